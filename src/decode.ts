@@ -185,9 +185,16 @@ type Decoded = Result.Result<SessionEvent, EventDecodeError>;
 
 const fail = (error: EventDecodeError): Decoded => Result.fail(error);
 
+/** An input whose envelope passed: its type and seq, read once. */
+interface Envelope {
+  readonly input: Record<string, unknown>;
+  readonly type: string;
+  readonly seq: SessionSeq;
+}
+
 const checkEnvelope = (
   input: unknown,
-): EventDecodeError | undefined => {
+): EventDecodeError | Envelope => {
   if (!isObject(input)) {
     return new InvalidEnvelope({
       seq: undefined,
@@ -243,7 +250,7 @@ const checkEnvelope = (
   if (!isSessionSeq(input.seq)) {
     return new InvalidSessionSeq({ value: input.seq, type });
   }
-  return undefined;
+  return { input, type, seq: input.seq };
 };
 
 const checkSurfaceOp = (op: unknown): op is SurfaceOp => {
@@ -331,7 +338,7 @@ const asEvent = (value: Record<string, unknown>): SessionEvent =>
  * Decodes one event synchronously, checking every event-local rule. The
  * same as {@link decodeEvent}, as a `Result`, for loops that decode many.
  *
- * @param input A parsed JSON value.
+ * @param value A parsed JSON value.
  * @param options The vocabulary to decode with.
  * @returns The event, or the first rule it breaks.
  *
@@ -346,15 +353,12 @@ const asEvent = (value: Record<string, unknown>): SessionEvent =>
  * ```
  */
 export function decodeEventResult(
-  input: unknown,
+  value: unknown,
   options?: DecodeOptions,
 ): Result.Result<SessionEvent, EventDecodeError> {
-  const envelopeError = checkEnvelope(input);
-  if (envelopeError !== undefined) return fail(envelopeError);
-  // checkEnvelope proved these.
-  if (!isObject(input)) return fail(envelopeError ?? unreachable());
-  const type = String(input.type);
-  const seq = isSessionSeq(input.seq) ? input.seq : unreachable();
+  const envelope = checkEnvelope(value);
+  if (envelope instanceof Error) return fail(envelope);
+  const { input, type, seq } = envelope;
   const surface = isSurfaceType(type);
   const compiled = coreCompiled.get(type);
   if (compiled === undefined) {
@@ -465,10 +469,6 @@ export function decodeEventResult(
     }
   }
   return Result.succeed(asEvent(buildEvent(type, seq, input, data)));
-}
-
-function unreachable(): never {
-  throw new Error("Decoder invariant broken: a checked envelope changed");
 }
 
 /**
