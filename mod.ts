@@ -1,0 +1,79 @@
+/**
+ * `@palimpsest/session`: the session log of an LLM agent.
+ *
+ * An append-only event log is the source of truth. The **surface** is the
+ * ordered list of event seqs that currently produce the messages sent to a
+ * model. History manipulation (compaction, tool-result pruning, system-prompt
+ * changes, crash repair) is itself an event that says where it goes on the
+ * surface (`surfaceOp`) and which earlier events it stands for
+ * (`sourceEventSeqs`). Shadowed events stay in the log, written over but
+ * still legible.
+ *
+ * - {@link decodeEvent} checks one event's local rules, one tagged error per
+ *   rule ({@link EventDecodeError}).
+ * - {@link applyEvent} and {@link replay} fold events into a {@link Surface},
+ *   checking the relational rules ({@link SurfaceError}).
+ * - {@link deriveMessages} reads the messages off a surface.
+ * - {@link Session} ties a header, the log and its surface together and
+ *   assigns seqs and times to drafts.
+ *
+ * @example Appending, replacing and deriving
+ * ```ts
+ * import { deriveMessages, Session, SessionSeq } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const text = (text: string) => [{ type: "text" as const, text }];
+ * const program = Effect.gen(function* () {
+ *   let session = Session.make({ id: "demo", createdAt: 0, isSeeded: false });
+ *   session = yield* Session.append(session, {
+ *     type: "user/message", surfaceOp: "append",
+ *     data: { id: "u0", role: "user", content: text("a long question"), source: { kind: "user" } },
+ *   });
+ *   session = yield* Session.append(session, {
+ *     type: "user/message",
+ *     surfaceOp: { op: "replace", startSeq: SessionSeq.make(0), endSeq: SessionSeq.make(0) },
+ *     sourceEventSeqs: [SessionSeq.make(0)],
+ *     data: { id: "s1", role: "user", content: text("summary"), source: { kind: "plugin", plugin: "compaction" } },
+ *   });
+ *   return deriveMessages(session.surface);
+ * });
+ * const messages = Effect.runSync(program);
+ * assert.deepEqual(messages.map((m) => m.id), ["s1"]);
+ * ```
+ *
+ * @module
+ */
+export * from "./src/seq.ts";
+export * from "./src/message.ts";
+export * from "./src/event.ts";
+export * from "./src/errors.ts";
+export {
+  decodeEvent,
+  decodeEventResult,
+  type DecodeOptions,
+  encodeEvent,
+  type EncodeOptions,
+  isOpaqueEvent,
+  makeVocabulary,
+  type Vocabulary,
+} from "./src/decode.ts";
+export {
+  applyEvent,
+  applyEventResult,
+  emptySurface,
+  emptySurfaceAt,
+  logEvent,
+  replay,
+  type ReplayFailure,
+  replayResult,
+  Surface,
+  surfaceEvent,
+  surfaceNodes,
+} from "./src/surface.ts";
+export {
+  deriveMessages,
+  deriveMessagesWithSources,
+  type MessageWithSource,
+} from "./src/derive.ts";
+export * from "./src/session.ts";

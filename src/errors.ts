@@ -1,0 +1,494 @@
+/**
+ * The tagged errors of decoding and folding: one class per rule.
+ *
+ * Every rule of the format has its own error, named after what went wrong
+ * and carrying the offending seqs and values as fields, so a caller can
+ * narrow with `Effect.catchTag`. Messages are for people and are not part of
+ * the contract. This module owns the errors, not the checks.
+ *
+ * @module
+ */
+import { Data } from "effect";
+import type { SessionSeq } from "./seq.ts";
+
+/** Quotes a value for a message. */
+const q = (value: unknown): string => {
+  if (typeof value === "string") return `"${value}"`;
+  if (Object.is(value, -0)) return `"-0"`;
+  if (typeof value === "number" || typeof value === "boolean") {
+    return `"${value}"`;
+  }
+  if (value === undefined) return `"undefined"`;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
+};
+
+const at = (seq: number | undefined): string =>
+  seq === undefined ? "" : ` at seq ${q(seq)}`;
+
+// ---------------------------------------------------------------------------
+// Event-local rules
+
+/** Why an envelope is invalid. */
+export type EnvelopeProblem =
+  | "not-an-object"
+  | "unknown-key"
+  | "invalid-type"
+  | "invalid-time"
+  | "missing-data"
+  | "invalid-ignorable";
+
+/** The value is not an event envelope. */
+export class InvalidEnvelope extends Data.Error<{
+  /** The seq, when the value had a readable one. */
+  readonly seq: number | undefined;
+  /** What is wrong. */
+  readonly problem: EnvelopeProblem;
+  /** The offending key, for `unknown-key`. */
+  readonly key: string | undefined;
+  /** The offending value. */
+  readonly value: unknown;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidEnvelope" = "InvalidEnvelope";
+  /** A sentence for people. */
+  override readonly message: string = {
+    "not-an-object": `Expected an event to be a JSON object but found ${
+      q(this.value)
+    }`,
+    "unknown-key": `Expected only the envelope keys but found ${q(this.key)}${
+      at(this.seq)
+    }; move it into data`,
+    "invalid-type": `Expected type to be a non-empty string but found ${
+      q(this.value)
+    }${at(this.seq)}`,
+    "invalid-time":
+      `Expected time to be a safe integer of epoch milliseconds but found ${
+        q(this.value)
+      }${at(this.seq)}`,
+    "missing-data": `Expected the event${at(this.seq)} to have data`,
+    "invalid-ignorable": `Expected ignorable to be absent or true but found ${
+      q(this.value)
+    }${at(this.seq)}`,
+  }[this.problem];
+}
+
+/** `seq` is not a non-negative safe integer (or is `-0`). */
+export class InvalidSessionSeq extends Data.Error<{
+  /** The offending value. */
+  readonly value: unknown;
+  /** The event type, when readable. */
+  readonly type: string | undefined;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidSessionSeq" = "InvalidSessionSeq";
+  /** A sentence for people. */
+  override readonly message: string =
+    `Expected seq to be a non-negative safe integer but found ${q(this.value)}`;
+}
+
+/** The type is outside the vocabulary and the event is not ignorable. */
+export class UnknownEventType extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The unknown type. */
+  readonly type: string;
+}> {
+  /** The tag. */
+  readonly _tag: "UnknownEventType" = "UnknownEventType";
+  /** A sentence for people. */
+  override readonly message: string = `Unknown event type ${q(this.type)}${
+    at(this.seq)
+  }; pass its data schema in the vocabulary or mark it ignorable: true`;
+}
+
+/** `data` does not match the type's schema. */
+export class InvalidEventData extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** Where in `data` the first issue is. */
+  readonly path: ReadonlyArray<string | number>;
+  /** The issue, readable. */
+  readonly issue: string;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidEventData" = "InvalidEventData";
+  /** A sentence for people. */
+  override readonly message: string = `Invalid data for ${q(this.type)}${
+    at(this.seq)
+  } at ${q(["data", ...this.path.map(String)].join("."))}: ${this.issue}`;
+}
+
+/** A surface type without `surfaceOp`. */
+export class SurfaceOpMissing extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+}> {
+  /** The tag. */
+  readonly _tag: "SurfaceOpMissing" = "SurfaceOpMissing";
+  /** A sentence for people. */
+  override readonly message: string = `Expected ${q(this.type)}${
+    at(this.seq)
+  } to carry surfaceOp; surface events are never implicit appends`;
+}
+
+/** `surfaceOp` is neither `"append"` nor an exact replace object. */
+export class InvalidSurfaceOp extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** The offending value. */
+  readonly surfaceOp: unknown;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidSurfaceOp" = "InvalidSurfaceOp";
+  /** A sentence for people. */
+  override readonly message: string =
+    `Expected surfaceOp to be "append" or {"op":"replace","startSeq","endSeq"} but found ${
+      q(this.surfaceOp)
+    }${at(this.seq)}`;
+}
+
+/** A known log-only type carries `surfaceOp` or `sourceEventSeqs`. */
+export class SurfaceMetadataOnLogOnlyEvent extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** The field that must not be there. */
+  readonly field: "surfaceOp" | "sourceEventSeqs";
+}> {
+  /** The tag. */
+  readonly _tag: "SurfaceMetadataOnLogOnlyEvent" =
+    "SurfaceMetadataOnLogOnlyEvent";
+  /** A sentence for people. */
+  override readonly message: string = `Log-only event ${q(this.type)}${
+    at(this.seq)
+  } must not carry ${q(this.field)}`;
+}
+
+/** An `assistant/message` carries `sourceEventSeqs`. */
+export class SourcesOnAssistantMessage extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "SourcesOnAssistantMessage" = "SourcesOnAssistantMessage";
+  /** A sentence for people. */
+  override readonly message: string = `The assistant message${
+    at(this.seq)
+  } must not carry sourceEventSeqs; it embeds its stream`;
+}
+
+/** `sourceEventSeqs` is not an array of seqs. */
+export class InvalidSourceList extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** The index of the bad element, or undefined when not an array. */
+  readonly index: number | undefined;
+  /** The offending value. */
+  readonly value: unknown;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidSourceList" = "InvalidSourceList";
+  /** A sentence for people. */
+  override readonly message: string = this.index === undefined
+    ? `Expected sourceEventSeqs to be an array of seqs but found ${
+      q(this.value)
+    }${at(this.seq)}`
+    : `Expected sourceEventSeqs[${this.index}] to be a seq but found ${
+      q(this.value)
+    }${at(this.seq)}`;
+}
+
+/** `sourceEventSeqs` is `[]`. */
+export class EmptySourceList extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+}> {
+  /** The tag. */
+  readonly _tag: "EmptySourceList" = "EmptySourceList";
+  /** A sentence for people. */
+  override readonly message: string = `Expected sourceEventSeqs${
+    at(this.seq)
+  } to be non-empty; omit the key when there are no sources`;
+}
+
+/** A source is listed twice. */
+export class DuplicateSource extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** The repeated source. */
+  readonly source: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "DuplicateSource" = "DuplicateSource";
+  /** A sentence for people. */
+  override readonly message: string = `Source ${
+    q(this.source)
+  } is listed twice${at(this.seq)}`;
+}
+
+/** A source is not earlier than the event. */
+export class SourceNotEarlier extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** The offending source. */
+  readonly source: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "SourceNotEarlier" = "SourceNotEarlier";
+  /** A sentence for people. */
+  override readonly message: string = `Source ${
+    q(this.source)
+  } is not earlier than the event${at(this.seq)}`;
+}
+
+/** A replace endpoint is not earlier than the event. */
+export class ReplaceEndpointNotEarlier extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+  /** Which endpoint. */
+  readonly endpoint: "startSeq" | "endSeq";
+  /** Its value. */
+  readonly value: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "ReplaceEndpointNotEarlier" = "ReplaceEndpointNotEarlier";
+  /** A sentence for people. */
+  override readonly message: string = `Replace ${this.endpoint} ${
+    q(this.value)
+  } is not earlier than the event${at(this.seq)}`;
+}
+
+/** A `tool/result` has `error` while its block is not `isError: true`. */
+export class ToolErrorWithoutIsError extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The tool call id. */
+  readonly callId: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ToolErrorWithoutIsError" = "ToolErrorWithoutIsError";
+  /** A sentence for people. */
+  override readonly message: string = `Tool result for call ${q(this.callId)}${
+    at(this.seq)
+  } has an error but its block is not isError: true`;
+}
+
+/** A v3 `request/header` carries `header.system`. */
+export class RetiredHeaderSystem extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "RetiredHeaderSystem" = "RetiredHeaderSystem";
+  /** A sentence for people. */
+  override readonly message: string = `Request header${
+    at(this.seq)
+  } carries header.system, retired in v3; append a system/message instead`;
+}
+
+/** Every error of event-local decoding. */
+export type EventDecodeError =
+  | InvalidEnvelope
+  | InvalidSessionSeq
+  | UnknownEventType
+  | InvalidEventData
+  | SurfaceOpMissing
+  | InvalidSurfaceOp
+  | SurfaceMetadataOnLogOnlyEvent
+  | SourcesOnAssistantMessage
+  | InvalidSourceList
+  | EmptySourceList
+  | DuplicateSource
+  | SourceNotEarlier
+  | ReplaceEndpointNotEarlier
+  | ToolErrorWithoutIsError
+  | RetiredHeaderSystem;
+
+// ---------------------------------------------------------------------------
+// Relational rules
+
+/** The event's seq is not the surface's next expected seq. */
+export class NonContiguousSeq extends Data.Error<{
+  /** The expected seq. */
+  readonly expected: SessionSeq;
+  /** The event's seq. */
+  readonly actual: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "NonContiguousSeq" = "NonContiguousSeq";
+  /** A sentence for people. */
+  override readonly message: string = `Expected seq ${
+    q(this.expected)
+  } but found ${q(this.actual)}; seqs are dense`;
+}
+
+/** `startSeq` is not a current surface node. */
+export class ReplaceStartNotOnSurface extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The start endpoint. */
+  readonly startSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "ReplaceStartNotOnSurface" = "ReplaceStartNotOnSurface";
+  /** A sentence for people. */
+  override readonly message: string = `Replace startSeq ${q(this.startSeq)}${
+    at(this.seq)
+  } is not on the surface`;
+}
+
+/** `endSeq` is not a current surface node. */
+export class ReplaceEndNotOnSurface extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The end endpoint. */
+  readonly endSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "ReplaceEndNotOnSurface" = "ReplaceEndNotOnSurface";
+  /** A sentence for people. */
+  override readonly message: string = `Replace endSeq ${q(this.endSeq)}${
+    at(this.seq)
+  } is not on the surface`;
+}
+
+/** `startSeq` stands after `endSeq` in surface order. */
+export class ReplaceRangeInverted extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The start endpoint. */
+  readonly startSeq: SessionSeq;
+  /** The end endpoint. */
+  readonly endSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "ReplaceRangeInverted" = "ReplaceRangeInverted";
+  /** A sentence for people. */
+  override readonly message: string = `Replace startSeq ${
+    q(this.startSeq)
+  } stands after endSeq ${q(this.endSeq)} on the surface${at(this.seq)}`;
+}
+
+/** A node in the replaced range is missing from `sourceEventSeqs`. */
+export class ShadowedNodeNotCited extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The shadowed nodes the event does not cite. */
+  readonly missing: ReadonlyArray<SessionSeq>;
+}> {
+  /** The tag. */
+  readonly _tag: "ShadowedNodeNotCited" = "ShadowedNodeNotCited";
+  /** A sentence for people. */
+  override readonly message: string = `The replacement${
+    at(this.seq)
+  } must cite every node it shadows; missing ${
+    q(this.missing)
+  } in sourceEventSeqs`;
+}
+
+/** A `tool/result` replacement whose range is not exactly one node. */
+export class ToolResultReplaceNotSingle extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** How many nodes the range holds. */
+  readonly rangeLength: number;
+}> {
+  /** The tag. */
+  readonly _tag: "ToolResultReplaceNotSingle" = "ToolResultReplaceNotSingle";
+  /** A sentence for people. */
+  override readonly message: string = `A tool/result replacement${
+    at(this.seq)
+  } must replace exactly one node but its range holds ${q(this.rangeLength)}`;
+}
+
+/** A `tool/result` replacement whose shadowed node is not a `tool/result`. */
+export class ToolResultReplaceTargetNotToolResult extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The shadowed node. */
+  readonly target: SessionSeq;
+  /** Its type. */
+  readonly targetType: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ToolResultReplaceTargetNotToolResult" =
+    "ToolResultReplaceTargetNotToolResult";
+  /** A sentence for people. */
+  override readonly message: string = `A tool/result replacement${
+    at(this.seq)
+  } must shadow a tool/result but node ${q(this.target)} is ${
+    q(this.targetType)
+  }`;
+}
+
+/** A `tool/result` replacement that changes more than the block's content. */
+export class ToolResultReplaceChangesMoreThanContent extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The shadowed node. */
+  readonly target: SessionSeq;
+  /** The first path in `data` that differs. */
+  readonly path: ReadonlyArray<string | number>;
+}> {
+  /** The tag. */
+  readonly _tag: "ToolResultReplaceChangesMoreThanContent" =
+    "ToolResultReplaceChangesMoreThanContent";
+  /** A sentence for people. */
+  override readonly message: string = `A tool/result replacement${
+    at(this.seq)
+  } may change only the block's content but changes ${
+    q(["data", ...this.path.map(String)].join("."))
+  } of node ${q(this.target)}`;
+}
+
+/** A replacement that would take the protected system head off. */
+export class SystemHeadProtected extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The head node. */
+  readonly head: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "SystemHeadProtected" = "SystemHeadProtected";
+  /** A sentence for people. */
+  override readonly message: string = `The replacement${
+    at(this.seq)
+  } would shadow the system head ${
+    q(this.head)
+  }; only a system/message replacing exactly the head may`;
+}
+
+/** Every error of the fold. */
+export type SurfaceError =
+  | NonContiguousSeq
+  | ReplaceStartNotOnSurface
+  | ReplaceEndNotOnSurface
+  | ReplaceRangeInverted
+  | ShadowedNodeNotCited
+  | ToolResultReplaceNotSingle
+  | ToolResultReplaceTargetNotToolResult
+  | ToolResultReplaceChangesMoreThanContent
+  | SystemHeadProtected;

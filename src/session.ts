@@ -1,0 +1,403 @@
+/**
+ * The session: a header, the event log and its surface, as one immutable
+ * value, and the append path that gives drafts their seq and time.
+ *
+ * A draft is an event without `seq` and `time`. Its type enforces the
+ * surface rules at compile time (a literal surface type requires
+ * `surfaceOp`; `assistant/message` takes no `sourceEventSeqs`; log-only types
+ * take neither); decoding and folding check them again at run time for
+ * widened values. A rejected draft leaves the session unchanged.
+ *
+ * @module
+ */
+import { Clock, Effect, Result, Schema } from "effect";
+import type { Brand } from "effect";
+import type { SessionSeq } from "./seq.ts";
+import type {
+  AssistantMessageData,
+  LogOnlyEvent,
+  SessionEvent,
+  SurfaceOp,
+  SurfaceType,
+} from "./event.ts";
+import type { SurfaceEvent } from "./event.ts";
+import { decodeEventResult, encodeEvent, type Vocabulary } from "./decode.ts";
+import type { EventDecodeError, SurfaceError } from "./errors.ts";
+import {
+  applyEventResult,
+  emptySurface,
+  emptySurfaceAt,
+  forEachLogEvent,
+  logEvent,
+  replayResult,
+  type Surface,
+} from "./surface.ts";
+
+/** The first line of a session file, and the identity of a session. */
+export interface SessionHeader {
+  /** The session id. */
+  readonly id: string;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  /** True when the log starts with a seed copied from elsewhere. */
+  readonly isSeeded: boolean;
+  /** The id of the session this one was forked from. */
+  readonly parentSession?: string;
+  /** Harness metadata. */
+  readonly meta?: { readonly [key: string]: unknown };
+}
+
+/** Schema of {@link SessionHeader}. */
+export const SessionHeader: Schema.Codec<SessionHeader> = Schema.Struct({
+  id: Schema.NonEmptyString,
+  createdAt: Schema.Int,
+  isSeeded: Schema.Boolean,
+  parentSession: Schema.optionalKey(Schema.NonEmptyString),
+  meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+});
+
+/** A session: its header, its log and its surface. */
+export interface Session {
+  /** The header. */
+  readonly header: SessionHeader;
+  /** The surface, which also holds the log of its window. */
+  readonly surface: Surface;
+  /** The extra vocabulary its events are decoded with. */
+  readonly vocabulary: Vocabulary | undefined;
+}
+
+type SurfaceDraftOf<T extends SurfaceType> = {
+  /** The event type. */
+  readonly type: T;
+  /** The type's data. */
+  readonly data: Extract<SurfaceEvent, { type: T }>["data"];
+  /** Where the event goes on the surface. */
+  readonly surfaceOp: SurfaceOp;
+  /** Marks the event as skippable by readers that do not know it. */
+  readonly ignorable?: true;
+};
+
+/** A `system/message`, `user/message` or `tool/result` draft. */
+export type CitingSurfaceDraft =
+  | SurfaceDraftOf<"system/message"> & {
+    /** Earlier events it stands for. */
+    readonly sourceEventSeqs?: ReadonlyArray<SessionSeq>;
+  }
+  | SurfaceDraftOf<"user/message"> & {
+    /** Earlier events it stands for. */
+    readonly sourceEventSeqs?: ReadonlyArray<SessionSeq>;
+  }
+  | SurfaceDraftOf<"tool/result"> & {
+    /** Earlier events it stands for. */
+    readonly sourceEventSeqs?: ReadonlyArray<SessionSeq>;
+  };
+
+/** An `assistant/message` draft: it never cites sources. */
+export interface AssistantMessageDraft {
+  /** The event type. */
+  readonly type: "assistant/message";
+  /** The data. */
+  readonly data: AssistantMessageData;
+  /** Where the event goes on the surface. */
+  readonly surfaceOp: SurfaceOp;
+  /** Marks the event as skippable by readers that do not know it. */
+  readonly ignorable?: true;
+  /** Never allowed. */
+  readonly sourceEventSeqs?: never;
+}
+
+/** A core log-only draft: no surface metadata. */
+export type LogOnlyDraft = LogOnlyEvent extends infer E
+  ? E extends LogOnlyEvent ? {
+      /** The event type. */
+      readonly type: E["type"];
+      /** The data. */
+      readonly data: E["data"];
+      /** Marks the event as skippable by readers that do not know it. */
+      readonly ignorable?: true;
+      /** Never allowed. */
+      readonly surfaceOp?: never;
+      /** Never allowed. */
+      readonly sourceEventSeqs?: never;
+    }
+  : never
+  : never;
+
+/** A type name of a caller's extra vocabulary; see {@link extensionType}. */
+export type ExtensionType = string & Brand.Brand<"ExtensionType">;
+
+/**
+ * Brands the name of an extra log-only type, so a draft of it cannot be
+ * mistaken for a core type.
+ *
+ * @param name The type name, as registered in the vocabulary.
+ * @returns The branded name.
+ *
+ * @example A draft of an extra type
+ * ```ts
+ * import { extensionType, type EventDraft } from "@palimpsest/session";
+ *
+ * const draft: EventDraft = { type: extensionType("harness/checkpoint"), data: { label: "a" } };
+ * void draft;
+ * ```
+ */
+export function extensionType(name: string): ExtensionType {
+  return brandExtension(name);
+}
+
+// The brand is nominal only: the vocabulary checks the name when decoding.
+const brandExtension = (name: string): ExtensionType => name as ExtensionType;
+
+/** A draft of an extra log-only type. */
+export interface ExtensionDraft {
+  /** The branded type name. */
+  readonly type: ExtensionType;
+  /** The data, encoded by the vocabulary's schema. */
+  readonly data: unknown;
+  /** Marks the event as skippable by readers that do not know it. */
+  readonly ignorable?: true;
+  /** Never allowed. */
+  readonly surfaceOp?: never;
+  /** Never allowed. */
+  readonly sourceEventSeqs?: never;
+}
+
+/** An event without `seq` and `time`: what a harness appends. */
+export type EventDraft =
+  | CitingSurfaceDraft
+  | AssistantMessageDraft
+  | LogOnlyDraft
+  | ExtensionDraft;
+
+const draftInput = (
+  draft: EventDraft,
+  seq: SessionSeq,
+  time: number,
+): Record<string, unknown> => {
+  const input: Record<string, unknown> = {
+    type: draft.type,
+    seq,
+    time,
+    data: draft.data,
+  };
+  if (draft.ignorable !== undefined) input.ignorable = draft.ignorable;
+  if (draft.surfaceOp !== undefined) input.surfaceOp = draft.surfaceOp;
+  if (draft.sourceEventSeqs !== undefined) {
+    input.sourceEventSeqs = draft.sourceEventSeqs;
+  }
+  return input;
+};
+
+/** A session error: the draft broke an event-local or a relational rule. */
+export type AppendError = EventDecodeError | SurfaceError;
+
+/** Options of {@link Session.make}. */
+export interface MakeOptions {
+  /** Extra log-only types this session's events may have. */
+  readonly vocabulary?: Vocabulary;
+  /** The first seq of the log (a window); 0 by default. */
+  readonly baseSeq?: SessionSeq;
+}
+
+/** The operations on {@link Session} values. */
+export interface SessionApi {
+  /**
+   * An empty session.
+   *
+   * @param header The session header.
+   * @param options The vocabulary and base seq.
+   * @returns A session with an empty log.
+   */
+  readonly make: (header: SessionHeader, options?: MakeOptions) => Session;
+  /**
+   * A session folded from decoded events.
+   *
+   * @param header The session header.
+   * @param events Decoded events from the base seq on.
+   * @param options The vocabulary and base seq.
+   * @returns `Effect<Session, SurfaceError>`.
+   */
+  readonly fromEvents: (
+    header: SessionHeader,
+    events: Iterable<SessionEvent>,
+    options?: MakeOptions,
+  ) => Effect.Effect<Session, SurfaceError>;
+  /**
+   * Appends a draft: assigns the next seq and the `Clock` time, decodes and
+   * folds it. A rejected draft changes nothing.
+   *
+   * @param session The session.
+   * @param draft The event without seq and time.
+   * @returns `Effect<Session, EventDecodeError | SurfaceError>`.
+   */
+  readonly append: (
+    session: Session,
+    draft: EventDraft,
+  ) => Effect.Effect<Session, AppendError>;
+  /**
+   * Appends drafts in order, all or nothing, with one `Clock` reading.
+   *
+   * @param session The session.
+   * @param drafts The events without seq and time.
+   * @returns `Effect<Session, EventDecodeError | SurfaceError>`.
+   */
+  readonly appendAll: (
+    session: Session,
+    drafts: Iterable<EventDraft>,
+  ) => Effect.Effect<Session, AppendError>;
+  /**
+   * Appends decoded events (seq and time already set), all or nothing.
+   *
+   * @param session The session.
+   * @param events Decoded events continuing the log.
+   * @returns `Effect<Session, SurfaceError>`.
+   */
+  readonly appendEvents: (
+    session: Session,
+    events: Iterable<SessionEvent>,
+  ) => Effect.Effect<Session, SurfaceError>;
+  /**
+   * The log, in seq order. O(log length).
+   *
+   * @param session The session.
+   * @param fromSeq The first seq to include; the base by default.
+   * @returns The events.
+   */
+  readonly events: (
+    session: Session,
+    fromSeq?: SessionSeq,
+  ) => ReadonlyArray<SessionEvent>;
+  /**
+   * One event of the log.
+   *
+   * @param session The session.
+   * @param seq The seq.
+   * @returns The event, or undefined outside the log.
+   */
+  readonly eventAt: (
+    session: Session,
+    seq: SessionSeq,
+  ) => SessionEvent | undefined;
+  /**
+   * The seq the next appended event gets.
+   *
+   * @param session The session.
+   * @returns The next seq.
+   */
+  readonly nextSeq: (session: Session) => SessionSeq;
+  /**
+   * Encodes the log as JSON values in canonical key order.
+   *
+   * @param session The session.
+   * @returns One JSON value per event.
+   */
+  readonly encode: (session: Session) => ReadonlyArray<unknown>;
+}
+
+const appendOne = (
+  session: Session,
+  surface: Surface,
+  draft: EventDraft,
+  time: number,
+): Result.Result<Surface, AppendError> => {
+  const input = draftInput(draft, surface.nextSeq, time);
+  const options = session.vocabulary === undefined
+    ? undefined
+    : { vocabulary: session.vocabulary };
+  const decoded = decodeEventResult(input, options);
+  if (decoded._tag === "Failure") return Result.fail(decoded.failure);
+  return applyEventResult(surface, decoded.success);
+};
+
+const withSurface = (session: Session, surface: Surface): Session => ({
+  header: session.header,
+  surface,
+  vocabulary: session.vocabulary,
+});
+
+/**
+ * Operations on sessions. A session is an immutable value: every operation
+ * returns a new one and leaves its input usable.
+ *
+ * @example Appending with a test clock
+ * ```ts
+ * import { Session } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import { TestClock } from "effect/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* TestClock.setTime(1_000);
+ *   const empty = Session.make({ id: "s1", createdAt: 0, isSeeded: false });
+ *   const next = yield* Session.append(empty, {
+ *     type: "user/message",
+ *     surfaceOp: "append",
+ *     data: { id: "u0", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
+ *   });
+ *   return Session.events(next);
+ * });
+ * const [event] = await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())));
+ * assert.equal(event?.seq, 0);
+ * assert.equal(event?.time, 1_000);
+ * ```
+ */
+export const Session: SessionApi = {
+  make: (header, options) => ({
+    header,
+    surface: options?.baseSeq === undefined
+      ? emptySurface
+      : emptySurfaceAt(options.baseSeq),
+    vocabulary: options?.vocabulary,
+  }),
+  fromEvents: (header, events, options) =>
+    Effect.suspend(() => {
+      const session = Session.make(header, options);
+      const result = replayResult(events, session.surface);
+      return result._tag === "Success"
+        ? Effect.succeed(withSurface(session, result.success))
+        : Effect.fail(result.failure.error);
+    }),
+  append: (session, draft) =>
+    Effect.flatMap(Clock.currentTimeMillis, (time) => {
+      const result = appendOne(session, session.surface, draft, time);
+      return result._tag === "Success"
+        ? Effect.succeed(withSurface(session, result.success))
+        : Effect.fail(result.failure);
+    }),
+  appendAll: (session, drafts) =>
+    Effect.flatMap(Clock.currentTimeMillis, (time) => {
+      let surface = session.surface;
+      for (const draft of drafts) {
+        const result = appendOne(session, surface, draft, time);
+        if (result._tag === "Failure") return Effect.fail(result.failure);
+        surface = result.success;
+      }
+      return Effect.succeed(withSurface(session, surface));
+    }),
+  appendEvents: (session, events) =>
+    Effect.suspend(() => {
+      const result = replayResult(events, session.surface);
+      return result._tag === "Success"
+        ? Effect.succeed(withSurface(session, result.success))
+        : Effect.fail(result.failure.error);
+    }),
+  events: (session, fromSeq) => {
+    const out: SessionEvent[] = [];
+    const from = fromSeq ?? session.surface.baseSeq;
+    forEachLogEvent(session.surface, (event) => {
+      if (event.seq >= from) out.push(event);
+    });
+    return out;
+  },
+  eventAt: (session, seq) => logEvent(session.surface, seq),
+  nextSeq: (session) => session.surface.nextSeq,
+  encode: (session) =>
+    Session.events(session).map((event) =>
+      encodeEvent(
+        event,
+        session.vocabulary === undefined
+          ? undefined
+          : { vocabulary: session.vocabulary },
+      )
+    ),
+};
