@@ -8,6 +8,7 @@
  * @module
  */
 import { Data } from "effect";
+import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
 
 /**
  * The first line of an old log is not a session header of a released version.
@@ -558,17 +559,21 @@ export class SyntheticIdCollision extends Data.Error<{
  * @example Narrowing on the tag
  * ```ts
  * import { MigratedEventRejected } from "./errors.ts";
+ * import { decodeEventResult } from "../src/decode.ts";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new MigratedEventRejected({ line: 9, seq: 8, tag: "ReplaceStartNotOnSurface", error: undefined });
- * assert.equal(error._tag, "MigratedEventRejected");
+ * const decoded = decodeEventResult({ type: "nope", seq: 0, time: 0, data: {} });
+ * assert.ok(Result.isFailure(decoded));
+ * const error = new MigratedEventRejected({ line: 2, seq: 0, tag: decoded.failure._tag, error: decoded.failure });
+ * assert.equal(error.tag, "UnknownEventType");
  * ```
  */
 export class MigratedEventRejected extends Data.Error<{
   readonly line: number;
   readonly seq: number;
   readonly tag: string;
-  readonly error: unknown;
+  readonly error: EventDecodeError | SurfaceError;
 }> {
   /** The tag `Effect.catchTag` narrows on. */
   readonly _tag: "MigratedEventRejected" = "MigratedEventRejected";
