@@ -136,6 +136,18 @@ export const nonEmpty: DataCheck = (value, path) =>
 export const anyJson: DataCheck = () => undefined;
 
 /**
+ * A key the version does not allow (use it among a struct's optional keys).
+ *
+ * @param _value The JSON value.
+ * @param path Its dotted path in `data`.
+ * @returns Always an issue.
+ */
+export const forbidden: DataCheck = (_value, path) => ({
+  path,
+  issue: "is not allowed in this version",
+});
+
+/**
  * Any JSON object.
  *
  * @param value The JSON value.

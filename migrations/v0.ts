@@ -23,6 +23,7 @@ import {
   arrayOf,
   type DataCheck,
   decodeLegacyEvent,
+  forbidden,
   type LegacyEvent,
   type LegacyVocabulary,
   literal,
@@ -68,6 +69,7 @@ export const v0Vocabulary: LegacyVocabulary = {
       struct({ turn: nat, step: nat, message: message("assistant") }, {
         usage: anyJson,
         interrupted: anyJson,
+        stream: forbidden,
       }),
     ],
     ["assistant/chunk", struct({ turn: nat, step: nat, chunk: anyJson })],

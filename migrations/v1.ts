@@ -21,6 +21,7 @@ import {
   arrayOf,
   type DataCheck,
   decodeLegacyEvent,
+  forbidden,
   type LegacyEvent,
   type LegacyVocabulary,
   literal,
@@ -60,6 +61,7 @@ export const v1Vocabulary: LegacyVocabulary = {
       struct({ turn: nat, step: nat, message: message("assistant") }, {
         usage: anyJson,
         interrupted: anyJson,
+        stream: forbidden,
       }),
     ],
     ["assistant/chunk", struct({ turn: nat, step: nat, chunk: anyJson })],

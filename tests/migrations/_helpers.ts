@@ -93,3 +93,152 @@ export function success(
   }
   return out;
 }
+
+/** The session id every builder uses. */
+export const sessionId = "sess-t";
+
+/**
+ * A header of the given version.
+ *
+ * @param version The format version.
+ * @returns The header line.
+ */
+export function header(version: number): Record<string, unknown> {
+  return {
+    type: "session",
+    version,
+    id: sessionId,
+    createdAt: 0,
+    isSeeded: false,
+  };
+}
+
+/**
+ * Given old events of a version (seqs and times assigned densely when absent), migrate them.
+ *
+ * @param version The format version of the events.
+ * @param events Events without (or with) `seq`/`time`.
+ * @returns The outcome.
+ */
+export function given(
+  version: number,
+  events: ReadonlyArray<Record<string, unknown>>,
+): Outcome {
+  const lines = events.map((e, i) => ({ seq: i, time: 1000 + i, ...e }));
+  return runMigrate([header(version), ...lines]);
+}
+
+/**
+ * The v3 event lines (header excluded) of a successful outcome, as parsed objects.
+ *
+ * @param out The outcome.
+ * @returns The events.
+ */
+export function eventsOf(out: Outcome): Array<Record<string, unknown>> {
+  if (!out.ok) {
+    throw new Error(
+      `Expected success but got ${out.error._tag}: ${out.error.message}`,
+    );
+  }
+  return out.text.split("\n").slice(1, -1).map((l): Record<string, unknown> =>
+    JSON.parse(l)
+  );
+}
+
+/**
+ * The refusal of an outcome as a plain record of its fields (message excluded).
+ *
+ * @param out The outcome.
+ * @returns `_tag` and fields.
+ */
+export function errorOf(out: Outcome): Record<string, unknown> {
+  if (out.ok) throw new Error("Expected a refusal but the migration succeeded");
+  const { message: _message, ...fields } = {
+    ...out.error,
+    _tag: out.error._tag,
+  };
+  return fields;
+}
+
+/** Small builders of old events' data. */
+export const ev = {
+  turnStart: (turn = 0): Record<string, unknown> => ({
+    type: "turn/start",
+    data: { turn },
+  }),
+  turnEnd: (turn = 0): Record<string, unknown> => ({
+    type: "turn/end",
+    data: { turn, reason: { kind: "completed" } },
+  }),
+  stepStart: (turn = 0, step = 0): Record<string, unknown> => ({
+    type: "step/start",
+    data: { turn, step },
+  }),
+  stepEnd: (turn = 0, step = 0): Record<string, unknown> => ({
+    type: "step/end",
+    data: { turn, step },
+  }),
+  header: (system?: string): Record<string, unknown> => ({
+    type: "request/header",
+    data: {
+      header: {
+        config: { provider: "p", model: "m" },
+        ...(system === undefined ? {} : { system }),
+      },
+      reason: "step",
+    },
+  }),
+  user: (
+    id: string,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> => ({
+    type: "user/message",
+    data: {
+      id,
+      role: "user",
+      content: [{ type: "text", text: id }],
+      source: { kind: "user" },
+    },
+    surfaceOp: "append",
+    ...extra,
+  }),
+  chunk: (chunk: unknown, turn = 0, step = 0): Record<string, unknown> => ({
+    type: "assistant/chunk",
+    data: { turn, step, chunk },
+  }),
+  assistantV1: (
+    id: string,
+    sources?: ReadonlyArray<number>,
+    turn = 0,
+    step = 0,
+  ): Record<string, unknown> => ({
+    type: "assistant/message",
+    data: {
+      turn,
+      step,
+      message: {
+        id,
+        role: "assistant",
+        content: [{ type: "text", text: id }],
+        source: { kind: "model", provider: "p", model: "m" },
+      },
+    },
+    surfaceOp: "append",
+    ...(sources === undefined ? {} : { sourceEventSeqs: sources }),
+  }),
+  assistantV2: (id: string, turn = 0, step = 0): Record<string, unknown> => ({
+    type: "assistant/message",
+    data: {
+      turn,
+      step,
+      message: {
+        id,
+        role: "assistant",
+        content: [{ type: "text", text: id }],
+        source: { kind: "model", provider: "p", model: "m" },
+      },
+      stream: [],
+    },
+    surfaceOp: "append",
+  }),
+};
