@@ -1,0 +1,14 @@
+/**
+ * The commands of the command line, in the order `--help` lists them.
+ *
+ * @module
+ */
+import type { Command } from "./outcome.ts";
+import { migrateCommand } from "./commands/migrate.ts";
+import { schemaCommand } from "./commands/schema.ts";
+
+/** Every command. */
+export const commands: ReadonlyArray<Command> = [
+  migrateCommand,
+  schemaCommand,
+];

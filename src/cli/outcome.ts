@@ -1,0 +1,70 @@
+/**
+ * What a command produces: an exit code, the JSON document for `--json`,
+ * and the text for people. The runner picks one and writes it; commands
+ * never write to stdout themselves (progress on stderr excepted).
+ *
+ * @module
+ */
+import type { CliIo } from "./io.ts";
+import type { ParsedArgs } from "./args.ts";
+import type { CommandSpec } from "./args.ts";
+import type { Effect } from "effect";
+import { describeFailure, failureText } from "./failure.ts";
+
+/** The exit codes of the command line. */
+export const ExitCode: {
+  /** The log is valid, or the command did what it was asked. */
+  readonly ok: 0;
+  /** The log is invalid, or the operation was refused. */
+  readonly invalid: 1;
+  /** Usage error, or an I/O error (missing file, existing target, ...). */
+  readonly usage: 2;
+} = { ok: 0, invalid: 1, usage: 2 };
+
+/** An exit code of the command line. */
+export type ExitCode = 0 | 1 | 2;
+
+/** The result of one command. */
+export interface Outcome {
+  /** The exit code. */
+  readonly code: ExitCode;
+  /** The document printed with `--json`. */
+  readonly json: unknown;
+  /** The text printed on stdout without `--json`. */
+  readonly text: string;
+  /** Text printed on stderr without `--json` (errors, warnings). */
+  readonly errText?: string;
+}
+
+/** A command: its usage and what it does. */
+export interface Command {
+  /** Usage, for parsing and `--help`. */
+  readonly spec: CommandSpec;
+  /** Runs the command; never fails, failures are outcomes. */
+  readonly run: (args: ParsedArgs, io: CliIo) => Effect.Effect<Outcome>;
+}
+
+/**
+ * The outcome of a failure: `{"ok": false, "error": {...}}` and readable text
+ * on stderr.
+ *
+ * @param code The exit code.
+ * @param file The file the failure is about.
+ * @param error The tagged error.
+ * @param extra Fields added to the JSON document before `error`.
+ * @returns The outcome.
+ */
+export function failureOutcome(
+  code: ExitCode,
+  file: string,
+  error: unknown,
+  extra: Readonly<Record<string, unknown>> = {},
+): Outcome {
+  const report = describeFailure(error);
+  return {
+    code,
+    json: { ok: false, ...extra, error: report },
+    text: "",
+    errText: failureText(file, report),
+  };
+}
