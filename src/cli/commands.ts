@@ -5,10 +5,16 @@
  */
 import type { Command } from "./outcome.ts";
 import { migrateCommand } from "./commands/migrate.ts";
+import { verifyCommand } from "./commands/verify.ts";
+import { deriveCommand } from "./commands/derive.ts";
+import { statsCommand } from "./commands/stats.ts";
 import { schemaCommand } from "./commands/schema.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
+  verifyCommand,
+  deriveCommand,
+  statsCommand,
   migrateCommand,
   schemaCommand,
 ];

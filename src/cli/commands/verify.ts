@@ -1,0 +1,122 @@
+/**
+ * `verify FILE`: read (migrating in memory if older), decode, fold, and say
+ * whether the log is valid. A torn final line (a write cut by a crash) is
+ * reported but does not make the log invalid: the committed lines before it
+ * are the log, and opening it for write cuts the tail.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import { type Command, ExitCode, type Outcome } from "../outcome.ts";
+import { describeFailure, failureText } from "../failure.ts";
+import { type LoadError, loadLog } from "../load.ts";
+
+/** The `verify --json` document. */
+export interface VerifyReport {
+  /** True when every complete line decodes and folds. */
+  readonly ok: boolean;
+  /** The file's format version (before migration), or null when unknown. */
+  readonly version: number | null;
+  /** Events read and folded (before the first bad line, if any). */
+  readonly events: number;
+  /** Surface length after those events. */
+  readonly surface: number;
+  /** Replacements folded. */
+  readonly replacements: number;
+  /** The torn final line, not served. */
+  readonly tornTail?: { readonly offset: number; readonly bytes: number };
+  /** The first failure. */
+  readonly error?: {
+    readonly tag: string;
+    readonly line?: number;
+    readonly seq?: number;
+    readonly message: string;
+  };
+}
+
+const ioTags: ReadonlySet<string> = new Set(["JsonlIoError"]);
+
+const versionOf = (error: LoadError): number | null =>
+  "version" in error && typeof error.version === "number"
+    ? error.version
+    : null;
+
+const failed = (file: string, error: LoadError): Outcome => {
+  const report = describeFailure(error);
+  const json: VerifyReport = {
+    ok: false,
+    version: versionOf(error),
+    events: 0,
+    surface: 0,
+    replacements: 0,
+    error: report,
+  };
+  return {
+    code: ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
+    json,
+    text: `${file}: invalid\n`,
+    errText: failureText(file, report),
+  };
+};
+
+/** The `verify` command. */
+export const verifyCommand: Command = {
+  spec: {
+    name: "verify",
+    summary: "check that a log decodes and folds",
+    description:
+      "Reads FILE (migrating it in memory if it has an older format version),\n" +
+      "decodes every event and folds the surface. Reports the first broken rule\n" +
+      "with its line, seq and tag. A torn final line is reported, not served,\n" +
+      "and leaves the log valid (exit 0).",
+    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
+    options: [],
+  },
+  run: (args, io) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const result = yield* Effect.result(loadLog(file, io, { recover: true }));
+      if (result._tag === "Failure") return failed(file, result.failure);
+      const log = result.success;
+      const surface = log.session.surface;
+      const torn = log.report.tornTail;
+      const stopped = log.report.stoppedAt;
+      const error = stopped === undefined
+        ? undefined
+        : describeFailure(stopped);
+      const json: VerifyReport = {
+        ok: error === undefined,
+        version: log.version,
+        events: log.events.length,
+        surface: surface.length,
+        replacements: surface.replacements,
+        ...(torn === undefined
+          ? {}
+          : { tornTail: { offset: torn.offset, bytes: torn.bytes } }),
+        ...(error === undefined ? {} : { error }),
+      };
+      const migrated = log.version === 3
+        ? ""
+        : ` (format v${log.version}, migrated in memory)`;
+      const summary =
+        `${log.events.length} events, surface ${surface.length} nodes, ${surface.replacements} replacements`;
+      const tornText = torn === undefined
+        ? ""
+        : `warning: torn final line at byte ${torn.offset} (${torn.bytes} bytes), not served; ` +
+          `"repair FILE" cuts it and closes the interrupted turn\n`;
+      if (error === undefined) {
+        return {
+          code: ExitCode.ok,
+          json,
+          text: `${file}: valid${migrated}: ${summary}\n`,
+          errText: tornText,
+        };
+      }
+      return {
+        code: ExitCode.invalid,
+        json,
+        text: `${file}: invalid${migrated}: ${summary} before the error\n`,
+        errText: failureText(file, error) + tornText,
+      };
+    }),
+};

@@ -1,0 +1,181 @@
+/**
+ * Reading a log for the command line: the streaming reader of `src/jsonl/`,
+ * fed from the file in 1 MiB chunks so that progress can be drawn on
+ * stderr, with the `migrations/` catalog plugged in so older logs are read
+ * in memory.
+ *
+ * Adapter: the reader's `migrate` hook takes the old log's parsed lines,
+ * and the catalog offers a line-by-line {@link makeMigrator}; this module
+ * joins the two. A migration refusal keeps the old file's line number.
+ *
+ * @module
+ */
+import { Effect, Result, Schema } from "effect";
+import * as fs from "node:fs";
+import { encodeEvent } from "../decode.ts";
+import { replayResult } from "../surface.ts";
+import { SessionHeader } from "../session.ts";
+import { JsonlIoError } from "../jsonl/errors.ts";
+import type { LogReadError } from "../jsonl/errors.ts";
+import {
+  type LoadedLog,
+  type Migration,
+  readSessionBytes,
+} from "../jsonl/reader.ts";
+import { makeMigrator, type MigrationError } from "../../migrations/mod.ts";
+import type { CliIo } from "./io.ts";
+
+/** Files larger than this show progress on a terminal's stderr. */
+export const PROGRESS_BYTES: number = 4 * 1024 * 1024;
+
+const CHUNK = 1024 * 1024;
+
+/** Errors of loading a log: its content, the migration, or the file. */
+export type LoadError = LogReadError | MigrationError | JsonlIoError;
+
+/** A migration header that does not decode as a v3 header. */
+const decodeHeader = Schema.decodeUnknownResult(SessionHeader);
+
+/**
+ * The reader's migration hook over the catalog's line-by-line migrator.
+ * Parsed line i (0-based, after the header) is file line i + 2.
+ */
+export const catalogMigration: Migration<MigrationError> = (input) =>
+  Effect.suspend(() => {
+    const made = makeMigrator(input.header);
+    if (Result.isFailure(made)) return Effect.fail(made.failure);
+    const migrator = made.success;
+    const events: unknown[] = [];
+    for (let i = 0; i < input.lines.length; i++) {
+      const out = migrator.push(input.lines[i], i + 2);
+      if (Result.isFailure(out)) return Effect.fail(out.failure);
+      for (const m of out.success) events.push(encodeEvent(m.event));
+    }
+    const rest = migrator.end();
+    if (Result.isFailure(rest)) return Effect.fail(rest.failure);
+    for (const m of rest.success) events.push(encodeEvent(m.event));
+    const header = decodeHeader(migrator.header.header);
+    // The migrator wrote this header from a checked one: it always decodes.
+    if (Result.isFailure(header)) return Effect.die(header.failure);
+    return Effect.succeed({ header: header.success, events });
+  });
+
+const ioFailure = (
+  operation: string,
+  path: string,
+  cause: unknown,
+): JsonlIoError => {
+  const code = typeof cause === "object" && cause !== null &&
+      "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined;
+  return new JsonlIoError({ operation, path, code, cause });
+};
+
+/**
+ * Adapter: a recovering read that stops at a corrupt line inside a chunk
+ * serves the events decoded before it in that chunk without folding them
+ * into the session's surface. Folds what the surface is missing, so that
+ * the events and the surface agree. The served events folded once already
+ * or come before the first bad line, so a fold error here stops the
+ * catch-up where it happened.
+ */
+const catchUp = (log: LoadedLog): LoadedLog => {
+  const surface = log.session.surface;
+  const missing = log.events.filter((e) => e.seq >= surface.nextSeq);
+  if (missing.length === 0) return log;
+  const result = replayResult(missing, surface);
+  const next = result._tag === "Success"
+    ? result.success
+    : result.failure.surface;
+  return {
+    ...log,
+    session: { ...log.session, surface: next },
+    events: log.events.filter((e) => e.seq < next.nextSeq),
+  };
+};
+
+const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+
+/** Options of {@link loadLog}. */
+export interface LoadOptions {
+  /** Serve the valid prefix before a bad line (see the reader). */
+  readonly recover: boolean;
+}
+
+/**
+ * Reads, migrates if older, decodes and folds a log file.
+ *
+ * @param file The file.
+ * @param io Where progress goes (stderr, only when it is a terminal).
+ * @param options `recover`.
+ * @returns `Effect<LoadedLog, LoadError>`.
+ */
+export function loadLog(
+  file: string,
+  io: CliIo,
+  options: LoadOptions,
+): Effect.Effect<LoadedLog, LoadError> {
+  return Effect.suspend(() => {
+    let fd: number;
+    let size: number;
+    try {
+      fd = fs.openSync(file, "r");
+    } catch (cause) {
+      return Effect.fail(ioFailure("open", file, cause));
+    }
+    try {
+      size = fs.fstatSync(fd).size;
+    } catch (cause) {
+      fs.closeSync(fd);
+      return Effect.fail(ioFailure("stat", file, cause));
+    }
+    const progress = io.stderrIsTerminal && size > PROGRESS_BYTES;
+    let failure: JsonlIoError | undefined;
+    let shown = -1;
+    function* chunks(): Generator<Uint8Array> {
+      const buffer = new Uint8Array(CHUNK);
+      let done = 0;
+      for (;;) {
+        let n: number;
+        try {
+          n = fs.readSync(fd, buffer, 0, buffer.length, null);
+        } catch (cause) {
+          failure = ioFailure("read", file, cause);
+          return;
+        }
+        if (n === 0) return;
+        done += n;
+        if (progress) {
+          const percent = Math.floor((done / size) * 100);
+          if (percent !== shown) {
+            shown = percent;
+            io.stderr(
+              `\rreading ${file}: ${percent}% (${mib(done)} of ${
+                mib(size)
+              } MiB)`,
+            );
+          }
+        }
+        // The reader copies what it keeps, so the buffer is reused.
+        yield buffer.subarray(0, n);
+      }
+    }
+    const read = readSessionBytes(chunks(), {
+      recover: options.recover,
+      migrate: catalogMigration,
+    });
+    return read.pipe(
+      Effect.ensuring(Effect.sync(() => {
+        fs.closeSync(fd);
+        if (progress) io.stderr("\r\x1b[K");
+      })),
+      Effect.flatMap((log) =>
+        failure === undefined
+          ? Effect.succeed(catchUp(log))
+          : Effect.fail(failure)
+      ),
+      Effect.mapError((error) => failure ?? error),
+    );
+  });
+}
