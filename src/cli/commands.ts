@@ -8,6 +8,7 @@ import { migrateCommand } from "./commands/migrate.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import { deriveCommand } from "./commands/derive.ts";
 import { statsCommand } from "./commands/stats.ts";
+import { repairCommand } from "./commands/repair.ts";
 import { schemaCommand } from "./commands/schema.ts";
 
 /** Every command. */
@@ -16,5 +17,6 @@ export const commands: ReadonlyArray<Command> = [
   deriveCommand,
   statsCommand,
   migrateCommand,
+  repairCommand,
   schemaCommand,
 ];
