@@ -19,7 +19,9 @@ import { getSeq, type SeqMap } from "./seq_map.ts";
 
 /** One event emitted by an edge: its JSON object and the 1-based line of the old file it came from. */
 export interface EdgeOutput {
+  /** The 1-based line of the old file the event came from. */
   readonly line: number;
+  /** The event, as a JSON object of the edge's target version. */
   readonly event: JsonObject;
 }
 

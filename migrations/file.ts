@@ -35,6 +35,8 @@ import {
 export interface MigrateFileOptions extends MigrationOptions {
   /** The new file's path (default: the source with `.jsonl` replaced by `.v3.jsonl`). */
   readonly target?: string;
+  /** Called with the number of lines read so far, every 65 536 lines (for progress output). */
+  readonly progress?: (lines: number) => void;
 }
 
 /** What {@link migrateFile} wrote. */
@@ -135,7 +137,7 @@ const run = (
   source: string,
   target: string,
   temp: string,
-  options: MigrationOptions,
+  options: MigrateFileOptions,
 ): Result.Result<MigrateFileSummary, MigrationError> => {
   const input = io(source, "open", () => fs.openSync(source, "r"));
   if (Result.isFailure(input)) return Result.fail(input.failure);
@@ -159,8 +161,10 @@ const run = (
   const decoder = new TextDecoder();
   const chunk = new Uint8Array(1 << 16);
 
+  const progress = options.progress;
   const take = (text: string): Result.Result<void, MigrationError> => {
     line += 1;
+    if (progress !== undefined && (line & 0xffff) === 0) progress(line);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -197,8 +201,7 @@ const run = (
       if (read.success === 0) break;
       const bytes = chunk.subarray(0, read.success);
       let start = 0;
-      for (let i = 0; i < bytes.length; i++) {
-        if (bytes[i] !== 10) continue;
+      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
         const text = rest + decoder.decode(bytes.subarray(start, i));
         rest = "";
         restBytes = 0;

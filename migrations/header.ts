@@ -14,12 +14,19 @@ import { isJsonObject, isSeq, type Json, type JsonObject } from "./json.ts";
 
 /** A session header of any version. */
 export interface SessionHeaderJson {
+  /** Always `"session"`. */
   readonly type: "session";
+  /** The format version of the file. */
   readonly version: number;
+  /** The session id (seeds synthetic message ids). */
   readonly id: string;
+  /** When the session was created, as the file spells it. */
   readonly createdAt: Json;
+  /** Whether the log starts with events inherited from a parent. */
   readonly isSeeded: boolean;
+  /** The parent session, for a fork. */
   readonly parentSession?: Json;
+  /** Free metadata. */
   readonly meta?: JsonObject;
 }
 

@@ -20,6 +20,7 @@ export type Json =
 
 /** A JSON object. */
 export interface JsonObject {
+  /** Any key holds a JSON value. */
   readonly [key: string]: Json;
 }
 

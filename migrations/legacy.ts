@@ -43,12 +43,19 @@ export type LegacySurfaceOp = "append" | LegacyReplace;
 
 /** One event line of a released format (v0, v1 or v2) after its envelope was checked. */
 export interface LegacyEvent {
+  /** The event type. */
   readonly type: string;
+  /** Its seq in the old log. */
   readonly seq: number;
+  /** Epoch milliseconds. */
   readonly time: number;
+  /** The data, exactly as read. */
   readonly data: Json;
+  /** Present when the event may be skipped by readers that do not know its type. */
   readonly ignorable?: true;
+  /** Where a surface event goes. */
   readonly surfaceOp?: LegacySurfaceOp;
+  /** The earlier events it stands for. */
   readonly sourceEventSeqs?: ReadonlyArray<number>;
 }
 

@@ -36,6 +36,7 @@ export interface MigrationOptions {
 
 /** The migrated header line. */
 export interface MigratedHeader {
+  /** The record kind. */
   readonly _tag: "MigratedHeader";
   /** Always 1. */
   readonly line: number;
@@ -47,6 +48,7 @@ export interface MigratedHeader {
 
 /** One migrated event with the 1-based line of the old event it came from. */
 export interface MigratedEvent {
+  /** The record kind. */
   readonly _tag: "MigratedEvent";
   /** The old file's line (inserted events carry the line of the event they were inserted for). */
   readonly line: number;
