@@ -111,6 +111,10 @@ const partnersOf = (nodes: ReadonlyArray<Node>): number[][] => {
   return partners;
 };
 
+const isSummary = (event: SurfaceEvent): boolean =>
+  event.type === "user/message" && event.data.source.kind === "plugin" &&
+  event.data.source.plugin === "compaction";
+
 const hasSystemHead = (nodes: ReadonlyArray<Node>): boolean =>
   nodes[0]?.event.type === "system/message";
 
@@ -392,13 +396,18 @@ const selectKeeping = (
   if (best < start || first === undefined || last === undefined) {
     return undefined;
   }
+  // A summary alone would only be summarised again: a loop that compacts
+  // until under budget must be told there is nothing left to gain.
+  if (best === start && isSummary(first.event)) return undefined;
   return { startSeq: first.seq, endSeq: last.seq };
 };
 
 /**
  * The oldest range that can be compacted while keeping the newest
  * `keepLast` nodes and the `system/message` head: from the first node after
- * the head to the latest end that splits no tool call from its result.
+ * the head to the latest end that splits no tool call from its result. A
+ * range that would be one compaction summary alone is not offered, so a
+ * loop that compacts until it is under budget ends.
  *
  * @param surface A surface.
  * @param options How many newest nodes to keep.

@@ -29,7 +29,11 @@ import {
   toolResult,
   user,
 } from "./_helpers/drafts.ts";
-import { planArb, planSession } from "./_helpers/session_gen.ts";
+import {
+  historySessionArb,
+  planArb,
+  planSession,
+} from "./_helpers/session_gen.ts";
 import { checkPairs } from "./_helpers/transcript_check.ts";
 
 // 0 system, 1 turn/start 4, 2 u0, 3 a0 [call c1], 4 tool/call, 5 result c1,
@@ -290,6 +294,21 @@ Deno.test("selectCompactableRange() keeps the head, the newest nodes and pairs",
     ),
     undefined,
   );
+});
+
+Deno.test("selectCompactableRange() does not offer a summary alone", () => {
+  const session = ok(compact(sessionOf([user("a"), user("b"), user("c")]), {
+    ...range(0, 1),
+  }));
+  // Surface: summary 5, c.
+  assert.equal(
+    selectCompactableRange(session.surface, { keepLast: 1 }),
+    undefined,
+  );
+  assert.deepEqual(selectCompactableRange(session.surface, { keepLast: 0 }), {
+    startSeq: 5,
+    endSeq: 2,
+  });
 });
 
 Deno.test("selectCompactableRangeByBudget() keeps the newest text within the budget", () => {
@@ -646,10 +665,10 @@ const step = (session: Session, op: Op, n: number): Session => {
 Deno.test("compactions and prunes replace exactly their range and keep the transcript clean", () => {
   fc.assert(
     fc.property(
-      planArb,
+      historySessionArb,
       fc.array(opArb, { minLength: 1, maxLength: 5 }),
-      (plan, ops) => {
-        let session = planSession(plan);
+      (start, ops) => {
+        let session = start;
         assert.deepEqual(checkPairs(deriveMessages(session.surface)), []);
         ops.forEach((op, n) => {
           session = step(session, op, n);

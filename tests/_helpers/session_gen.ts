@@ -6,7 +6,15 @@
  * transcripts are clean: every call is answered right after its message.
  */
 import fc from "fast-check";
-import { type EventDraft, Session } from "@palimpsest/session";
+import {
+  compact,
+  type EventDraft,
+  pruneToolResult,
+  selectCompactableRange,
+  Session,
+  surfaceEvent,
+  surfaceNodes,
+} from "@palimpsest/session";
 import { Effect } from "effect";
 
 /** A generated tool call and its result. */
@@ -69,7 +77,7 @@ const text = (value: string) =>
   value === "" ? [] : [{ type: "text" as const, text: value }];
 
 /** The drafts of a plan, in log order. */
-export function planDrafts(plan: GenPlan): EventDraft[] {
+export function planDrafts(plan: GenPlan, prefix = ""): EventDraft[] {
   const drafts: EventDraft[] = [];
   if (plan.system !== undefined) {
     drafts.push({
@@ -93,14 +101,14 @@ export function planDrafts(plan: GenPlan): EventDraft[] {
       type: "user/message",
       surfaceOp: "append",
       data: {
-        id: `u${turn}`,
+        id: `${prefix}u${turn}`,
         role: "user",
         content: [{ type: "text", text: t.user }],
         source: { kind: "user" },
       },
     });
     t.steps.forEach((s, step) => {
-      const callId = (k: number) => `c${turn}.${step}.${k}`;
+      const callId = (k: number) => `${prefix}c${turn}.${step}.${k}`;
       drafts.push({ type: "step/start", data: { turn, step } });
       drafts.push({
         type: "assistant/message",
@@ -110,7 +118,7 @@ export function planDrafts(plan: GenPlan): EventDraft[] {
           step,
           stream: [],
           message: {
-            id: `a${turn}.${step}`,
+            id: `${prefix}a${turn}.${step}`,
             role: "assistant",
             content: [
               ...text(s.text),
@@ -178,3 +186,65 @@ export function planSession(plan: GenPlan, id = "gen"): Session {
 export const sessionArb: fc.Arbitrary<Session> = planArb.map((plan) =>
   planSession(plan)
 );
+
+/** One history operation: compact keeping `n` nodes, or prune result `n`. */
+export type HistoryOp = readonly ["compact" | "prune" | "append", number];
+
+/**
+ * Applies history operations to a session: a compaction of the range
+ * {@link selectCompactableRange} picks keeping `n % 6` nodes, a prune of the
+ * `n`-th current tool result, or an append of more generated turns.
+ */
+export function applyHistory(
+  session: Session,
+  ops: ReadonlyArray<HistoryOp>,
+  more: ReadonlyArray<GenPlan> = [],
+): Session {
+  let current = session;
+  ops.forEach(([kind, n], k) => {
+    if (kind === "compact") {
+      const range = selectCompactableRange(current.surface, {
+        keepLast: n % 6,
+      });
+      if (range === undefined) return;
+      current = Effect.runSync(compact(current, {
+        ...range,
+        summary: `summary ${k}`,
+        compactionId: `h${k}`,
+      }));
+    } else if (kind === "prune") {
+      const results = surfaceNodes(current.surface).filter((seq) =>
+        surfaceEvent(current.surface, seq)?.type === "tool/result"
+      );
+      const seq = results[n % Math.max(1, results.length)];
+      if (seq === undefined) return;
+      current = Effect.runSync(pruneToolResult(current, seq, [
+        { type: "text", text: `pruned ${k}` },
+      ]));
+    } else {
+      const plan = more[n % Math.max(1, more.length)];
+      if (plan === undefined) return;
+      current = Effect.runSync(
+        Session.appendAll(
+          current,
+          planDrafts({ ...plan, system: undefined }, `m${k}.`),
+        ),
+      );
+    }
+  });
+  return current;
+}
+
+/** Operations for {@link applyHistory}. */
+export const historyOpsArb: fc.Arbitrary<HistoryOp[]> = fc.array(
+  fc.tuple(
+    fc.constantFrom("compact" as const, "prune" as const, "append" as const),
+    fc.nat(),
+  ),
+  { maxLength: 6 },
+);
+
+/** Generated sessions with compactions, prunes and later appends. */
+export const historySessionArb: fc.Arbitrary<Session> = fc
+  .tuple(planArb, historyOpsArb, fc.array(planArb, { maxLength: 2 }))
+  .map(([plan, ops, more]) => applyHistory(planSession(plan), ops, more));
