@@ -77,6 +77,7 @@ export {
   type MessageWithSource,
 } from "./src/derive.ts";
 export * from "./src/session.ts";
+export { eventJsonSchema, type JsonSchemaDocument } from "./src/json_schema.ts";
 export {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
