@@ -140,7 +140,9 @@ export function parseArgs(
     let value: string | undefined;
     if (eq !== -1) {
       value = arg.slice(eq + 1);
-    } else {
+    } else if (argv[i + 1]?.startsWith("--") !== true) {
+      // A following option is not taken as the value: "--out --json" is a
+      // missing value, not a file named "--json" ("--out=--json" is one).
       value = argv[i + 1];
       i += 1;
     }

@@ -9,6 +9,7 @@ import { verifyCommand } from "./commands/verify.ts";
 import { deriveCommand } from "./commands/derive.ts";
 import { statsCommand } from "./commands/stats.ts";
 import { repairCommand } from "./commands/repair.ts";
+import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
 
 /** Every command. */
@@ -16,6 +17,7 @@ export const commands: ReadonlyArray<Command> = [
   verifyCommand,
   deriveCommand,
   statsCommand,
+  explainCommand,
   migrateCommand,
   repairCommand,
   schemaCommand,

@@ -13,7 +13,6 @@
 import { Effect, Result, Schema } from "effect";
 import * as fs from "node:fs";
 import { encodeEvent } from "../decode.ts";
-import { replayResult } from "../surface.ts";
 import { SessionHeader } from "../session.ts";
 import { JsonlIoError } from "../jsonl/errors.ts";
 import type { LogReadError } from "../jsonl/errors.ts";
@@ -70,29 +69,6 @@ const ioFailure = (
     ? cause.code
     : undefined;
   return new JsonlIoError({ operation, path, code, cause });
-};
-
-/**
- * Adapter: a recovering read that stops at a corrupt line inside a chunk
- * serves the events decoded before it in that chunk without folding them
- * into the session's surface. Folds what the surface is missing, so that
- * the events and the surface agree. The served events folded once already
- * or come before the first bad line, so a fold error here stops the
- * catch-up where it happened.
- */
-const catchUp = (log: LoadedLog): LoadedLog => {
-  const surface = log.session.surface;
-  const missing = log.events.filter((e) => e.seq >= surface.nextSeq);
-  if (missing.length === 0) return log;
-  const result = replayResult(missing, surface);
-  const next = result._tag === "Success"
-    ? result.success
-    : result.failure.surface;
-  return {
-    ...log,
-    session: { ...log.session, surface: next },
-    events: log.events.filter((e) => e.seq < next.nextSeq),
-  };
 };
 
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
@@ -171,9 +147,7 @@ export function loadLog(
         if (progress) io.stderr("\r\x1b[K");
       })),
       Effect.flatMap((log) =>
-        failure === undefined
-          ? Effect.succeed(catchUp(log))
-          : Effect.fail(failure)
+        failure === undefined ? Effect.succeed(log) : Effect.fail(failure)
       ),
       Effect.mapError((error) => failure ?? error),
     );

@@ -1,0 +1,64 @@
+/**
+ * Helpers of the CLI tests: run the real CLI as a subprocess or in-process,
+ * locate fixtures, copy them to a temp folder.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordingIo, runCli } from "@palimpsest/session/cli";
+
+/** The repository root. */
+export const root: string = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The path of a fixture of `tests/fixtures/cli/`. */
+export const fixture = (name: string): string =>
+  path.join(root, "tests", "fixtures", "cli", name);
+
+/** What a run printed and returned. */
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `deno run -A src/cli/main.ts ...args` and waits for it. */
+export async function cli(...args: string[]): Promise<Run> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", path.join(root, "src", "cli", "main.ts"), ...args],
+    cwd: root,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** Runs the CLI in this process. */
+export async function cliInProcess(...args: string[]): Promise<Run> {
+  const io = recordingIo();
+  const code = await runCli(args, io);
+  return { code, stdout: io.out(), stderr: io.err() };
+}
+
+/** Parses stdout as one JSON document. */
+// deno-lint-ignore no-explicit-any
+export const json = (run: Run): any => JSON.parse(run.stdout);
+
+/** A fresh temp folder. */
+export const tempDir = (): string =>
+  fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-cli-"));
+
+/** Copies a fixture into a fresh temp folder, under `name` if given. */
+export const tempCopy = (fixtureName: string, name?: string): string => {
+  const target = path.join(tempDir(), name ?? fixtureName);
+  fs.copyFileSync(fixture(fixtureName), target);
+  return target;
+};
