@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { recordingIo, runCli } from "@palimpsest/session/cli";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+Deno.test("deno task demo writes a log the CLI accepts", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-demo-test-"));
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      path.join(root, "examples", "agent_session.ts"),
+      "--dir",
+      dir,
+    ],
+    cwd: root,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const file = path.join(dir, "demo-session.jsonl");
+  assert.equal(fs.existsSync(`${file}.lock`), false);
+
+  const verify = recordingIo();
+  assert.equal(await runCli(["verify", file, "--json"], verify), 0);
+  const report = JSON.parse(verify.out());
+  assert.equal(report.ok, true);
+  assert.equal(report.tornTail, undefined);
+  assert.equal(report.replacements, 2);
+
+  const stats = recordingIo();
+  assert.equal(await runCli(["stats", file, "--json"], stats), 0);
+  const counts = JSON.parse(stats.out());
+  assert.equal(counts.prunes.count, 1);
+  assert.equal(counts.compactions.count, 1);
+  assert.equal(counts.eventsByType["turn/end"], 2);
+
+  const repair = recordingIo();
+  assert.equal(
+    await runCli(["repair", file, "--dry-run", "--json"], repair),
+    0,
+  );
+  assert.deepEqual(JSON.parse(repair.out()).closers, []);
+  assert.deepEqual(JSON.parse(repair.out()).transcriptViolations, []);
+});
