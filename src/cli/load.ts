@@ -29,6 +29,24 @@ export const PROGRESS_BYTES: number = 4 * 1024 * 1024;
 
 const CHUNK = 1024 * 1024;
 
+/**
+ * Whether to draw progress for a file: stderr is a terminal and the file is
+ * larger than {@link PROGRESS_BYTES}.
+ *
+ * @param io The output channel.
+ * @param file The file.
+ * @returns Its size when progress is shown, else undefined.
+ */
+export function showProgress(io: CliIo, file: string): number | undefined {
+  if (!io.stderrIsTerminal) return undefined;
+  try {
+    const size = fs.statSync(file).size;
+    return size > PROGRESS_BYTES ? size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Errors of loading a log: its content, the migration, or the file. */
 export type LoadError = LogReadError | MigrationError | JsonlIoError;
 

@@ -121,3 +121,14 @@ export function eventLine(event: SessionEvent, max: number): string {
   }
   return `${head} ${cut(JSON.stringify(event.data) ?? "", max)}`;
 }
+
+/**
+ * A count and a noun, plural when the count is not 1.
+ *
+ * @param n The count.
+ * @param noun The singular noun.
+ * @returns For example `1 event` or `3 events`.
+ */
+export function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : `${noun}s`}`;
+}

@@ -136,7 +136,7 @@ export const explainCommand: Command = {
         event: encodeEvent(event),
         lineage: lineageJson,
       };
-      const lines = [eventLine(event, 160)];
+      const lines = [eventLine(event, 100)];
       if (!isSurfaceEvent(event)) {
         lines.push("a log-only event: it never joins the surface");
       } else if (onSurface) {

@@ -9,6 +9,7 @@ import { Effect } from "effect";
 import { migrateFile } from "../../../migrations/mod.ts";
 import { FORMAT_VERSION } from "../../event.ts";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
+import { showProgress } from "../load.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "MigrationIoError",
@@ -34,7 +35,7 @@ export const migrateCommand: Command = {
       summary: "the new file (must not exist)",
     }],
   },
-  run: (args) =>
+  run: (args, io) =>
     Effect.gen(function* () {
       const file = args.positionals[0] ?? "";
       const out = args.values.get("out");
@@ -53,7 +54,17 @@ export const migrateCommand: Command = {
             'error: missing "--out NEW"; usage: migrate FILE --out NEW [--json]\n',
         };
       }
-      const result = yield* Effect.result(migrateFile(file, { target: out }));
+      const progress = showProgress(io, file);
+      const result = yield* Effect.result(
+        migrateFile(file, {
+          target: out,
+          ...(progress === undefined ? {} : {
+            progress: (lines: number) =>
+              io.stderr(`\rmigrating ${file}: ${lines} lines`),
+          }),
+        }),
+      );
+      if (progress !== undefined) io.stderr("\r\x1b[K");
       if (result._tag === "Failure") {
         const error = result.failure;
         return failureOutcome(

@@ -17,7 +17,7 @@ import type { Surface } from "../../surface.ts";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { loadLog } from "../load.ts";
 import { repairFile } from "../repair_file.ts";
-import { eventLine } from "../render.ts";
+import { count, eventLine } from "../render.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "JsonlIoError",
@@ -57,7 +57,7 @@ const report = (
   if (closers.length === 0) {
     lines.push(`${file}: nothing to close, the last turn is closed`);
   } else {
-    lines.push(`${file}: ${verb} ${closers.length} closers:`);
+    lines.push(`${file}: ${verb} ${count(closers.length, "closer")}:`);
     for (const e of closers) lines.push(`  ${eventLine(e, 120)}`);
   }
   lines.push(

@@ -21,7 +21,7 @@ import {
 } from "../../surface.ts";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { loadLog } from "../load.ts";
-import { eventChars, messageChars } from "../render.ts";
+import { count, eventChars, messageChars } from "../render.ts";
 
 /** One replacement as `stats` reports it. */
 export interface ReplacementStat {
@@ -162,13 +162,11 @@ export const statsCommand: Command = {
         ...Object.keys(eventsByType).map((t) => t.length),
       );
       const lines = [
-        `${file}: ${num(log.events.length)} events, surface ${
-          num(surface.length)
-        } nodes ` +
-        `(${num(messages.length)} messages, ${
-          num(surfaceChars)
-        } characters), ` +
-        `${num(surface.replacements)} replacements`,
+        `${file}: ${count(log.events.length, "event")}, surface ${
+          count(surface.length, "node")
+        } (${count(messages.length, "message")}, ${
+          count(surfaceChars, "character")
+        }), ${count(surface.replacements, "replacement")}`,
         "events by type:",
         ...Object.entries(eventsByType).map(([type, n]) =>
           `  ${type.padEnd(width)}  ${num(n)}`
@@ -181,9 +179,9 @@ export const statsCommand: Command = {
         `${title}: ${num(g.count)}${
           g.count === 0
             ? ""
-            : `, ${num(g.shadowedNodes)} nodes shadowed, ${
-              num(g.charsSaved)
-            } characters saved`
+            : `, ${count(g.shadowedNodes, "node")} shadowed, ${
+              count(g.charsSaved, "character")
+            } saved`
         }`,
         ...g.items.map((i) =>
           `  seq ${i.seq} replaced [${i.shadowed.join(", ")}]: ${

@@ -10,6 +10,7 @@ import { Effect } from "effect";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
 import { type LoadError, loadLog } from "../load.ts";
+import { count } from "../render.ts";
 
 /** The `verify --json` document. */
 export interface VerifyReport {
@@ -98,8 +99,9 @@ export const verifyCommand: Command = {
       const migrated = log.version === 3
         ? ""
         : ` (format v${log.version}, migrated in memory)`;
-      const summary =
-        `${log.events.length} events, surface ${surface.length} nodes, ${surface.replacements} replacements`;
+      const summary = `${count(log.events.length, "event")}, surface ${
+        count(surface.length, "node")
+      }, ${count(surface.replacements, "replacement")}`;
       const tornText = torn === undefined
         ? ""
         : `warning: torn final line at byte ${torn.offset} (${torn.bytes} bytes), not served; ` +
