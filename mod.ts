@@ -16,6 +16,20 @@
  * - {@link deriveMessages} reads the messages off a surface.
  * - {@link Session} ties a header, the log and its surface together and
  *   assigns seqs and times to drafts.
+ * - {@link compact}, {@link pruneToolResult} and {@link setSystemPrompt}
+ *   rewrite history by appending; {@link lineage} and {@link shadowedBy}
+ *   explain what a node stands for and what took it off the surface.
+ * - {@link SessionStore} (with {@link layerJsonlStore}) persists sessions as
+ *   JSONL files: durable appends, one writer per session, a torn tail
+ *   reported and cut; {@link readSessionFile} streams a log in.
+ * - {@link interruptedTurnClosers} and the store's `repair` close a turn a
+ *   crash left open; {@link checkTranscript} finds what providers reject.
+ * - {@link eventJsonSchema} is the JSON Schema of an event line.
+ *
+ * Two more entry points: `@palimpsest/session/migrations` reads and converts
+ * logs of older format versions, and `@palimpsest/session/cli` is the
+ * `palimpsest` command line (`verify`, `derive`, `stats`, `explain`,
+ * `migrate`, `repair`, `schema`), also callable in-process as `runCli`.
  *
  * @example Appending, replacing and deriving
  * ```ts
