@@ -77,6 +77,7 @@ export {
   applyEventResult,
   emptySurface,
   emptySurfaceAt,
+  type EmptySurfaceOptions,
   logEvent,
   replay,
   type ReplayFailure,

@@ -1,7 +1,7 @@
 /**
  * Memory and speed of migrating a large v1 log to v3 (SPEC §5: migration streams).
  *
- * `deno run --allow-all bench/migrate_bench.ts [events]` (default 1 000 000) writes a v1 JSONL
+ * As a script, `deno run --allow-all bench/migrate_bench.ts [events]` (default 1 000 000) writes a v1 JSONL
  * log of that many events to a temporary folder, then migrates it with `migrateFile` in a child
  * process, sampling `Deno.memoryUsage()` as lines are read and reading the kernel's peak RSS
  * (`VmHWM`) at the end. The child's baseline (after loading the library, before reading) is
@@ -10,6 +10,8 @@
  * `user/message`, three `assistant/chunk`s, the `assistant/message` citing them (text and a
  * tool call), `tool/call`, `tool/result`, `step/end`, `turn/end` (12 events), with a compaction
  * of everything but the head every 20 turns, so the surface stays short as in a long session.
+ *
+ * Under `deno bench` it times the in-memory migration of a 12k-event log of the same workload.
  *
  * @module
  */
@@ -30,43 +32,31 @@ const write = (fd: Deno.FsFile, text: string): void => {
 };
 
 /**
- * Write a v1 log of at least `events` events.
+ * The lines of a v1 log of at least `events` events (rounded up to whole turns), header first.
  *
- * @param path The file to create.
- * @param events How many events (rounded up to whole turns).
- * @returns The number of events written.
+ * @param events How many events.
+ * @returns The JSONL lines, without `\n`.
  */
-export function generateV1(path: string, events: number): number {
-  const file = Deno.openSync(path, { write: true, createNew: true });
+export function* v1Lines(events: number): Generator<string> {
   let seq = 0;
   let time = 1_700_000_000_000;
-  let batch: Array<string> = [];
-  const push = (e: Record<string, unknown>): number => {
-    const s = seq++;
+  const line = (e: Record<string, unknown>): string => {
     const { type, ...rest } = e;
-    batch.push(JSON.stringify({ type, seq: s, time: time++, ...rest }));
-    if (batch.length >= 4096) {
-      write(file, batch.join("\n") + "\n");
-      batch = [];
-    }
-    return s;
+    return JSON.stringify({ type, seq: seq++, time: time++, ...rest });
   };
-  write(
-    file,
-    JSON.stringify({
-      type: "session",
-      version: 1,
-      id: "bench",
-      createdAt: time,
-      isSeeded: false,
-    }) + "\n",
-  );
+  yield JSON.stringify({
+    type: "session",
+    version: 1,
+    id: "bench",
+    createdAt: time,
+    isSeeded: false,
+  });
   let surface: Array<number> = [];
   let compactions = 0;
   for (let turn = 0; seq < events; turn++) {
-    push({ type: "turn/start", data: { turn } });
-    push({ type: "step/start", data: { turn, step: 0 } });
-    push({
+    yield line({ type: "turn/start", data: { turn } });
+    yield line({ type: "step/start", data: { turn, step: 0 } });
+    yield line({
       type: "request/header",
       data: {
         header: {
@@ -76,7 +66,8 @@ export function generateV1(path: string, events: number): number {
         reason: { kind: "step" },
       },
     });
-    surface.push(push({
+    surface.push(seq);
+    yield line({
       type: "user/message",
       data: {
         id: `u${turn}`,
@@ -88,15 +79,18 @@ export function generateV1(path: string, events: number): number {
         source: { kind: "user" },
       },
       surfaceOp: "append",
-    }));
-    const chunks = [0, 1, 2].map((i) =>
-      push({
+    });
+    const chunks: Array<number> = [];
+    for (let i = 0; i < 3; i++) {
+      chunks.push(seq);
+      yield line({
         type: "assistant/chunk",
         data: { turn, step: 0, chunk: { delta: `part ${i} of ${turn}` } },
-      })
-    );
+      });
+    }
     const callId = `call${turn}`;
-    surface.push(push({
+    surface.push(seq);
+    yield line({
       type: "assistant/message",
       data: {
         turn,
@@ -121,12 +115,14 @@ export function generateV1(path: string, events: number): number {
       },
       surfaceOp: "append",
       sourceEventSeqs: chunks,
-    }));
-    const call = push({
+    });
+    const call = seq;
+    yield line({
       type: "tool/call",
       data: { turn, step: 0, callId, name: "shell", arguments: '{"cmd":"ls"}' },
     });
-    surface.push(push({
+    surface.push(seq);
+    yield line({
       type: "tool/result",
       data: {
         turn,
@@ -144,22 +140,26 @@ export function generateV1(path: string, events: number): number {
       },
       surfaceOp: "append",
       sourceEventSeqs: [call],
-    }));
-    push({ type: "step/end", data: { turn, step: 0 } });
-    push({ type: "turn/end", data: { turn, reason: { kind: "completed" } } });
+    });
+    yield line({ type: "step/end", data: { turn, step: 0 } });
+    yield line({
+      type: "turn/end",
+      data: { turn, reason: { kind: "completed" } },
+    });
     if (turn % 20 === 19) {
       const id = `k${compactions++}`;
-      const k0 = push({
+      const k0 = seq;
+      yield line({
         type: "compaction/start",
         data: { compactionId: id, turn },
       });
-      const k1 = push({
+      const k1 = seq;
+      yield line({
         type: "compaction/summary",
         data: { compactionId: id, summary: "s", shadowedSeqs: surface },
       });
-      const first = surface[0];
-      const last = surface[surface.length - 1];
-      const summary = push({
+      const summary = seq;
+      yield line({
         type: "user/message",
         data: {
           id: `s${id}`,
@@ -167,17 +167,59 @@ export function generateV1(path: string, events: number): number {
           content: [{ type: "text", text: "Summary of the session so far." }],
           source: { kind: "plugin", plugin: "compaction" },
         },
-        surfaceOp: { op: "replace", start: first, end: last },
+        surfaceOp: {
+          op: "replace",
+          start: surface[0],
+          end: surface[surface.length - 1],
+        },
         sourceEventSeqs: [k0, k1, ...surface],
       });
-      push({ type: "compaction/end", data: { compactionId: id } });
+      yield line({ type: "compaction/end", data: { compactionId: id } });
       surface = [summary];
+    }
+  }
+}
+
+/**
+ * Write a v1 log of at least `events` events.
+ *
+ * @param path The file to create (it must not exist).
+ * @param events How many events (rounded up to whole turns).
+ * @returns The number of events written.
+ */
+export function generateV1(path: string, events: number): number {
+  const file = Deno.openSync(path, { write: true, createNew: true });
+  let batch: Array<string> = [];
+  let count = -1;
+  for (const l of v1Lines(events)) {
+    count += 1;
+    batch.push(l);
+    if (batch.length >= 4096) {
+      write(file, batch.join("\n") + "\n");
+      batch = [];
     }
   }
   if (batch.length > 0) write(file, batch.join("\n") + "\n");
   file.close();
-  return seq;
+  return count;
 }
+
+let small: ReadonlyArray<unknown> | undefined;
+
+Deno.bench(
+  "migrate 12k v1 events in memory (three edges, v3 decode and fold)",
+  () => {
+    // Built on first use so that running this file as a script does not pay for it.
+    small ??= [...v1Lines(12_000)].map((l): unknown => JSON.parse(l));
+    const migrator = Result.getOrThrow(makeMigrator(small[0]));
+    for (let i = 1; i < small.length; i++) {
+      Result.getOrThrow(
+        migrator.push(small[i], i + 1),
+      );
+    }
+    Result.getOrThrow(migrator.end());
+  },
+);
 
 const peakRss = (): number => {
   const status = Deno.readTextFileSync("/proc/self/status");

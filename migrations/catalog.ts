@@ -24,7 +24,17 @@ import { v0ToV1 } from "./v0_to_v1.ts";
 import { v1ToV2 } from "./v1_to_v2.ts";
 import { v2ToV3 } from "./v2_to_v3.ts";
 
-/** The format version this library reads natively and writes. */
+/**
+ * The format version this library reads natively and writes.
+ *
+ * @example Every chain ends here
+ * ```ts
+ * import { currentVersion, defaultCatalog } from "@palimpsest/session/migrations";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(defaultCatalog.current, currentVersion);
+ * ```
+ */
 export const currentVersion: number = 3;
 
 /** A checked set of edges: one from every version in `oldest..current - 1` to the next. */

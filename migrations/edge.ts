@@ -49,9 +49,6 @@ export interface MigrationEdge {
   readonly start: (header: SessionHeaderJson) => EdgeRun;
 }
 
-/** No events, successfully. */
-export const nothing: EdgeResult = Result.succeed([]);
-
 /**
  * Check that the event is the next of a log dense from 0.
  *
@@ -60,6 +57,16 @@ export const nothing: EdgeResult = Result.succeed([]);
  * @param line Its line.
  * @param version The version of the edge input.
  * @returns The refusal, or `undefined`.
+ *
+ * @example Remapping
+ * ```ts
+ * import { checkDense } from "./edge.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const event = { type: "turn/start", seq: 2, time: 0, data: { turn: 0 } };
+ * assert.equal(checkDense(event, 2, 4, 1), undefined);
+ * assert.equal(checkDense(event, 1, 4, 1)?._tag, "LegacySeqNotDense");
+ * ```
  */
 export function checkDense(
   event: LegacyEvent,
@@ -81,6 +88,22 @@ export function checkDense(
  * @param version The version of the edge input.
  * @param onMarker Called for a negative mapped value; returns the refusal.
  * @returns The new data, or the refusal.
+ *
+ * @example Remapping
+ * ```ts
+ * import { remapShadowed } from "./edge.ts";
+ * import { ConsumedChunkReference } from "./errors.ts";
+ * import { makeSeqMap, pushSeq } from "./seq_map.ts";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const map = makeSeqMap();
+ * pushSeq(map, 0);
+ * pushSeq(map, 5);
+ * const event = { type: "compaction/prune", seq: 2, time: 0, data: { shadowedSeqs: [1] } };
+ * const data = remapShadowed(event, map, 4, 1, (old) => new ConsumedChunkReference({ line: 4, seq: 2, chunkSeq: old, via: "shadowedSeqs" }));
+ * assert.deepEqual(Result.getOrThrow(data), { shadowedSeqs: [5] });
+ * ```
  */
 export function remapShadowed(
   event: LegacyEvent,
@@ -125,6 +148,20 @@ export function remapShadowed(
  * @param list Old seqs.
  * @param map The old→new map.
  * @returns The new seqs, or the first old seq whose mapped value is a negative marker.
+ *
+ * @example Remapping
+ * ```ts
+ * import { remapList } from "./edge.ts";
+ * import { makeSeqMap, pushSeq } from "./seq_map.ts";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const map = makeSeqMap();
+ * pushSeq(map, 3);
+ * pushSeq(map, -1);
+ * assert.deepEqual(Result.getOrThrow(remapList([0], map)), [3]);
+ * assert.equal(Result.isFailure(remapList([0, 1], map)), true);
+ * ```
  */
 export function remapList(
   list: ReadonlyArray<number>,
@@ -145,6 +182,18 @@ export function remapList(
  * @param old An old seq earlier than the current event.
  * @param map The old→new map.
  * @returns The new seq.
+ *
+ * @example Remapping
+ * ```ts
+ * import { remapOne } from "./edge.ts";
+ * import { makeSeqMap, pushSeq } from "./seq_map.ts";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const map = makeSeqMap();
+ * pushSeq(map, 7);
+ * assert.equal(Result.getOrThrow(remapOne(0, map)), 7);
+ * ```
  */
 export function remapOne(
   old: number,

@@ -23,13 +23,7 @@ import {
   SurfaceMetadataOnLegacyLogOnly,
   UnknownLegacyEventType,
 } from "./errors.ts";
-import {
-  isJsonObject,
-  isSafeInt,
-  isSeq,
-  type Json,
-  type JsonObject,
-} from "./json.ts";
+import { isJsonObject, isSafeInt, isSeq, type Json } from "./json.ts";
 
 /** A v0–v2 replace: the inclusive range `start`..`end` of surface seqs. */
 export type LegacyReplace = {
@@ -99,6 +93,15 @@ const join = (path: string, key: string | number): string =>
  * @param value The JSON value.
  * @param path Its dotted path in `data`.
  * @returns The issue, or `undefined`.
+ *
+ * @example Checking values
+ * ```ts
+ * import { nat } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(nat(2, "turn"), undefined);
+ * assert.equal(nat(-1, "turn")?.path, "turn");
+ * ```
  */
 export const nat: DataCheck = (value, path) =>
   isSeq(value) ? undefined : { path, issue: "expected a non-negative integer" };
@@ -109,6 +112,15 @@ export const nat: DataCheck = (value, path) =>
  * @param value The JSON value.
  * @param path Its dotted path in `data`.
  * @returns The issue, or `undefined`.
+ *
+ * @example Checking values
+ * ```ts
+ * import { int } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(int(-5, "time"), undefined);
+ * assert.equal(int(0.5, "time")?.path, "time");
+ * ```
  */
 export const int: DataCheck = (value, path) =>
   isSafeInt(value) ? undefined : { path, issue: "expected a safe integer" };
@@ -119,6 +131,15 @@ export const int: DataCheck = (value, path) =>
  * @param value The JSON value.
  * @param path Its dotted path in `data`.
  * @returns The issue, or `undefined`.
+ *
+ * @example Checking values
+ * ```ts
+ * import { str } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(str("", "name"), undefined);
+ * assert.equal(str(1, "name")?.path, "name");
+ * ```
  */
 export const str: DataCheck = (value, path) =>
   typeof value === "string" ? undefined : { path, issue: "expected a string" };
@@ -129,6 +150,15 @@ export const str: DataCheck = (value, path) =>
  * @param value The JSON value.
  * @param path Its dotted path in `data`.
  * @returns The issue, or `undefined`.
+ *
+ * @example Checking values
+ * ```ts
+ * import { nonEmpty } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(nonEmpty("a", "id"), undefined);
+ * assert.equal(nonEmpty("", "id")?.path, "id");
+ * ```
  */
 export const nonEmpty: DataCheck = (value, path) =>
   typeof value === "string" && value.length > 0
@@ -139,6 +169,14 @@ export const nonEmpty: DataCheck = (value, path) =>
  * Any JSON value.
  *
  * @returns Always `undefined`.
+ *
+ * @example Checking values
+ * ```ts
+ * import { anyJson } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(anyJson(null, "chunk"), undefined);
+ * ```
  */
 export const anyJson: DataCheck = () => undefined;
 
@@ -148,6 +186,14 @@ export const anyJson: DataCheck = () => undefined;
  * @param _value The JSON value.
  * @param path Its dotted path in `data`.
  * @returns Always an issue.
+ *
+ * @example Checking values
+ * ```ts
+ * import { forbidden } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(forbidden([], "stream")?.path, "stream");
+ * ```
  */
 export const forbidden: DataCheck = (_value, path) => ({
   path,
@@ -155,20 +201,20 @@ export const forbidden: DataCheck = (_value, path) => ({
 });
 
 /**
- * Any JSON object.
- *
- * @param value The JSON value.
- * @param path Its dotted path in `data`.
- * @returns The issue, or `undefined`.
- */
-export const anyObject: DataCheck = (value, path) =>
-  isJsonObject(value) ? undefined : { path, issue: "expected an object" };
-
-/**
  * One of the given literal values.
  *
  * @param values The allowed values.
  * @returns The check.
+ *
+ * @example Checking values
+ * ```ts
+ * import { literal } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const role = literal("user");
+ * assert.equal(role("user", "role"), undefined);
+ * assert.equal(role("system", "role")?.path, "role");
+ * ```
  */
 export function literal(...values: ReadonlyArray<Json>): DataCheck {
   return (value, path) =>
@@ -186,6 +232,17 @@ export function literal(...values: ReadonlyArray<Json>): DataCheck {
  * @param item The element check.
  * @param nonEmptyArray Whether an empty array is refused.
  * @returns The check.
+ *
+ * @example Checking values
+ * ```ts
+ * import { arrayOf, nat } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const seqs = arrayOf(nat, true);
+ * assert.equal(seqs([0, 1], "s"), undefined);
+ * assert.equal(seqs([0, -1], "s")?.path, "s.1");
+ * assert.equal(seqs([], "s")?.path, "s");
+ * ```
  */
 export function arrayOf(item: DataCheck, nonEmptyArray = false): DataCheck {
   return (value, path) => {
@@ -208,6 +265,17 @@ export function arrayOf(item: DataCheck, nonEmptyArray = false): DataCheck {
  * @param required Checks of the required keys.
  * @param optional Checks of the optional keys (absent is fine, `null` is not absent).
  * @returns The check.
+ *
+ * @example Checking values
+ * ```ts
+ * import { nat, str, struct } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const check = struct({ turn: nat }, { note: str });
+ * assert.equal(check({ turn: 0, extra: true }, ""), undefined);
+ * assert.equal(check({ turn: 0, note: 1 }, "")?.path, "note");
+ * assert.equal(check({}, "")?.issue, "is required");
+ * ```
  */
 export function struct(
   required: Readonly<Record<string, DataCheck>>,
@@ -241,6 +309,16 @@ export function struct(
  *
  * @param role The required role.
  * @returns The check.
+ *
+ * @example Checking values
+ * ```ts
+ * import { message } from "./legacy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const user = message("user");
+ * assert.equal(user({ id: "u", role: "user", content: [], source: { kind: "user" } }, ""), undefined);
+ * assert.equal(user({ id: "u", role: "user", content: [1], source: { kind: "user" } }, "")?.path, "content.0");
+ * ```
  */
 export function message(role: string): DataCheck {
   return struct({
@@ -258,6 +336,16 @@ export function message(role: string): DataCheck {
  * @param vocabulary The version's vocabulary.
  * @param event A decoded event of that version.
  * @returns `true` for an opaque event.
+ *
+ * @example Checking values
+ * ```ts
+ * import { isOpaque } from "./legacy.ts";
+ * import { v2Vocabulary } from "./v2.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const event = { type: "x/note", seq: 0, time: 0, data: {}, ignorable: true } as const;
+ * assert.equal(isOpaque(v2Vocabulary, event), true);
+ * ```
  */
 export function isOpaque(
   vocabulary: LegacyVocabulary,
@@ -431,19 +519,3 @@ export function decodeLegacyEvent(
     ...(sourceEventSeqs === undefined ? {} : { sourceEventSeqs }),
   });
 }
-
-/**
- * Read a field of a JSON object, `undefined` when absent or when `value` is not an object.
- *
- * @param value A JSON value.
- * @param key The key.
- * @returns The field.
- */
-export function field(value: Json, key: string): Json | undefined {
-  return isJsonObject(value) ? value[key] : undefined;
-}
-
-/** An object with a required JSON field: used to read validated data without casts. */
-export type WithField<K extends string, V extends Json> =
-  & JsonObject
-  & { readonly [P in K]: V };

@@ -59,6 +59,29 @@ export function pushSeq(map: SeqMap, value: number): void {
 }
 
 /**
+ * Change the value of an already mapped old seq (to a marker, say).
+ *
+ * @param map The map, mutated.
+ * @param old An old seq below `map.size`.
+ * @param value The new value.
+ * @returns Nothing.
+ *
+ * @example Marking a seq
+ * ```ts
+ * import { getSeq, makeSeqMap, pushSeq, setSeq } from "./seq_map.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const map = makeSeqMap();
+ * pushSeq(map, 0);
+ * setSeq(map, 0, -1);
+ * assert.equal(getSeq(map, 0), -1);
+ * ```
+ */
+export function setSeq(map: SeqMap, old: number, value: number): void {
+  if (old < map.size) map.table[old] = value;
+}
+
+/**
  * The value mapped to an old seq, `undefined` when that seq is not mapped yet.
  *
  * @param map The map.

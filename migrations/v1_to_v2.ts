@@ -39,7 +39,7 @@ import {
 } from "./errors.ts";
 import { isJsonObject, isSeq, type Json, type JsonObject } from "./json.ts";
 import { isOpaque, type LegacyEvent } from "./legacy.ts";
-import { getSeq, makeSeqMap, pushSeq } from "./seq_map.ts";
+import { getSeq, makeSeqMap, pushSeq, setSeq } from "./seq_map.ts";
 import { decodeV1Event, v1Vocabulary } from "./v1.ts";
 
 /** Marks an old seq that was a chunk now folded into a message or an attempt. */
@@ -116,7 +116,7 @@ export const v1ToV2: MigrationEdge = {
 
     const flush = (out: Array<EdgeOutput>): void => {
       const a = attempt(pending);
-      for (const c of pending) map.table[c.seq] = CONSUMED;
+      for (const c of pending) setSeq(map, c.seq, CONSUMED);
       pending = [];
       if (a !== undefined) out.push(a);
     };
@@ -187,7 +187,7 @@ export const v1ToV2: MigrationEdge = {
       }
       const a = attempt(unclaimed);
       if (a !== undefined) out.push(a);
-      for (const c of pending) map.table[c.seq] = CONSUMED;
+      for (const c of pending) setSeq(map, c.seq, CONSUMED);
       pending = [];
       const seq = next;
       next += 1;

@@ -50,10 +50,30 @@ import { isOpaque, type LegacyEvent } from "./legacy.ts";
 import { makeSeqMap, pushSeq } from "./seq_map.ts";
 import { decodeV2Event, v2Vocabulary } from "./v2.ts";
 
-/** The prefix of every synthetic system message id. */
+/**
+ * The prefix of every synthetic system message id.
+ *
+ * @example Recognising a synthetic id
+ * ```ts
+ * import { syntheticIdPrefix, syntheticSystemId } from "@palimpsest/session/migrations";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(syntheticSystemId("s", 0).startsWith(syntheticIdPrefix));
+ * ```
+ */
 export const syntheticIdPrefix: string = "migrated-system-";
 
-/** The plugin name v2→v3 system messages carry in their source. */
+/**
+ * The plugin name v2→v3 system messages carry in their source.
+ *
+ * @example Its value
+ * ```ts
+ * import { systemPromptPlugin } from "@palimpsest/session/migrations";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(systemPromptPlugin, "system-prompt");
+ * ```
+ */
 export const systemPromptPlugin: string = "system-prompt";
 
 /**
@@ -182,21 +202,27 @@ export const v2ToV3: MigrationEdge = {
       };
       const known = !isOpaque(v2Vocabulary, event);
       // Every v2 reference is to an earlier event, all of them mapped: remapping cannot fail.
-      const unreachable = (old: number) =>
+      const unreachable = (where: string) => (old: number) =>
         new InvalidLegacyEventData({
           line,
           seq: event.seq,
           version: 2,
           type: event.type,
-          path: String(old),
-          issue: "expected a reference to an earlier event",
+          path: where,
+          issue: `expected "${old}" to be an earlier event`,
         });
       if (
         known &&
         (event.type === "compaction/summary" ||
           event.type === "compaction/prune")
       ) {
-        const data = remapShadowed(event, map, line, 2, unreachable);
+        const data = remapShadowed(
+          event,
+          map,
+          line,
+          2,
+          unreachable("shadowedSeqs"),
+        );
         if (Result.isFailure(data)) return Result.fail(data.failure);
         body["data"] = data.success;
       }
@@ -218,10 +244,10 @@ export const v2ToV3: MigrationEdge = {
           const start = remapOne(op.start, map);
           const end = remapOne(op.end, map);
           if (Result.isFailure(start)) {
-            return Result.fail(unreachable(start.failure));
+            return Result.fail(unreachable("surfaceOp")(start.failure));
           }
           if (Result.isFailure(end)) {
-            return Result.fail(unreachable(end.failure));
+            return Result.fail(unreachable("surfaceOp")(end.failure));
           }
           body["surfaceOp"] = {
             op: "replace",
@@ -233,7 +259,7 @@ export const v2ToV3: MigrationEdge = {
       if (event.sourceEventSeqs !== undefined) {
         const sources = remapList(event.sourceEventSeqs, map);
         if (Result.isFailure(sources)) {
-          return Result.fail(unreachable(sources.failure));
+          return Result.fail(unreachable("sourceEventSeqs")(sources.failure));
         }
         body["sourceEventSeqs"] = sources.success;
       }

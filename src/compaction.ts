@@ -84,8 +84,13 @@ const resultIdOf = (event: SurfaceEvent): string | undefined =>
 /**
  * For each position, the positions of its partners: the results answering
  * an assistant message's calls, or the assistant message a result answers.
+ * With `pending`, a call with no result on the surface gets the partner
+ * `nodes.length`, past every range: its result may still be appended.
  */
-const partnersOf = (nodes: ReadonlyArray<Node>): number[][] => {
+const partnersOf = (
+  nodes: ReadonlyArray<Node>,
+  pending = false,
+): number[][] => {
   const calls = new Map<string, number[]>();
   const results = new Map<string, number[]>();
   const push = (map: Map<string, number[]>, key: string, pos: number) => {
@@ -101,6 +106,9 @@ const partnersOf = (nodes: ReadonlyArray<Node>): number[][] => {
   const partners: number[][] = nodes.map(() => []);
   for (const [id, callPositions] of calls) {
     const resultPositions = results.get(id) ?? [];
+    if (pending && resultPositions.length === 0) {
+      for (const c of callPositions) partners[c]?.push(nodes.length);
+    }
     for (const c of callPositions) {
       for (const r of resultPositions) {
         partners[c]?.push(r);
@@ -375,7 +383,7 @@ const selectKeeping = (
   const start = hasSystemHead(nodes) ? 1 : 0;
   let end = nodes.length - 1 - keep;
   if (end < start) return undefined;
-  const partners = partnersOf(nodes);
+  const partners = partnersOf(nodes, true);
   // A node whose partner stands before the range can never be in it.
   for (let k = start; k <= end; k++) {
     if ((partners[k] ?? []).some((p) => p < start)) {
@@ -405,7 +413,9 @@ const selectKeeping = (
 /**
  * The oldest range that can be compacted while keeping the newest
  * `keepLast` nodes and the `system/message` head: from the first node after
- * the head to the latest end that splits no tool call from its result. A
+ * the head to the latest end that splits no tool call from its result. It
+ * is more careful than {@link compact}: it also stops before a tool call
+ * whose result is not on the surface yet (the tool may still answer). A
  * range that would be one compaction summary alone is not offered, so a
  * loop that compacts until it is under budget ends.
  *

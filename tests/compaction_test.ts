@@ -296,6 +296,21 @@ Deno.test("selectCompactableRange() keeps the head, the newest nodes and pairs",
   );
 });
 
+Deno.test("selectCompactableRange() stops before a call still in flight", () => {
+  const session = sessionOf([
+    user("u0"),
+    assistant("a0", "", ["c1"]),
+    toolCall("c1"),
+  ]);
+  assert.deepEqual(selectCompactableRange(session.surface, { keepLast: 0 }), {
+    startSeq: 0,
+    endSeq: 0,
+  });
+  // compact itself allows it: the result is not on the surface.
+  const compacted = ok(compact(session, range(0, 1)));
+  assert.deepEqual(surfaceNodes(compacted.surface), [5]);
+});
+
 Deno.test("selectCompactableRange() does not offer a summary alone", () => {
   const session = ok(compact(sessionOf([user("a"), user("b"), user("c")]), {
     ...range(0, 1),
@@ -464,6 +479,21 @@ Deno.test("pruneLargeToolResults() keeps head and tail of large results", async 
     assert.deepEqual(again.pruned, []);
     assert.equal(again.savedChars, 0);
     assert.equal(again.session, result.session);
+  });
+
+  await t.step("a surrogate pair is never cut in half", () => {
+    const emoji = "😀".repeat(300);
+    const cut = ok(pruneLargeToolResults(
+      sessionOf([assistant("a", "", ["e"]), toolResult("e", emoji)]),
+      { thresholdChars: 100, headChars: 11, tailChars: 11 },
+    ));
+    const block = deriveMessages(cut.session.surface)[1]?.content[0];
+    assert.ok(block?.type === "tool-result");
+    const inner = block.content[0];
+    assert.ok(inner?.type === "text");
+    assert.ok(inner.text.startsWith("😀".repeat(5) + "\n"));
+    assert.ok(inner.text.endsWith("\n" + "😀".repeat(5)));
+    assert.equal(inner.text.isWellFormed(), true);
   });
 
   await t.step("keeping more than the text saves nothing", () => {
