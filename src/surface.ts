@@ -31,7 +31,7 @@ import type {
   SurfaceEvent,
   ToolResultEvent,
 } from "./event.ts";
-import { isSurfaceEvent, isSurfaceType } from "./event.ts";
+import { isSurfaceEvent } from "./event.ts";
 import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
@@ -295,9 +295,10 @@ export function forEachNode(
   const base = surface.baseSeq;
   const { events, next } = store;
   let index = surface.head - base;
-  for (let n = surface.length; n > 0 && index !== NONE; n--) {
+  for (let n = surface.length; n > 0; n--) {
     const event = events[index];
-    if (event !== undefined && isSurfaceType(event.type)) {
+    // Only surface events are ever linked into the list.
+    if (event !== undefined) {
       f(seqUnchecked(index + base), surfaceEventUnchecked(event));
     }
     index = next[index] ?? NONE;
