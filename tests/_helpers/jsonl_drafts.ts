@@ -169,3 +169,15 @@ export const headerLine = (id: string): string =>
   `{"type":"session","version":3,"id":${
     JSON.stringify(id)
   },"createdAt":0,"isSeeded":false}\n`;
+
+/** A small seeded random generator (mulberry32), uniform in [0, 1). */
+export const mulberry32 = (seed: number): () => number => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
