@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli, fixture, json, tempCopy } from "./_cli.ts";
+import { cli, fixture, json, root, tempCopy } from "./_cli.ts";
 
 Deno.test("the real CLI as a subprocess", async (t) => {
   await t.step("verify accepts a valid log with exit 0", async () => {
@@ -202,4 +202,51 @@ Deno.test("the real CLI as a subprocess", async (t) => {
     assert.equal(stats.prunes.charsSaved, 2000 - 24);
     assert.equal(stats.compactions.count, 0);
   });
+
+  await t.step(
+    "the cli task's permissions reclaim a dead writer's lock",
+    async () => {
+      const file = tempCopy("torn-tail.jsonl", "dead.jsonl");
+      const dir = path.dirname(file);
+      const child = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "eval",
+          `import { makeJsonlStore } from "${
+            path.join(root, "mod.ts")
+          }"; import { Effect } from "effect";` +
+          `const store = Effect.runSync(makeJsonlStore({ root: ${
+            JSON.stringify(dir)
+          } }));` +
+          `await Effect.runPromise(store.open("dead", { mode: "write" }));` +
+          `Deno.kill(Deno.pid, "SIGKILL");`,
+        ],
+        cwd: root,
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      assert.equal(child.signal, "SIGKILL");
+      assert.equal(fs.existsSync(`${file}.lock`), true);
+      const task: string = JSON.parse(
+        fs.readFileSync(path.join(root, "deno.json"), "utf8"),
+      ).tasks.cli;
+      const flags = task.split(" ").filter((w) => w.startsWith("--allow"));
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          ...flags,
+          path.join(root, "src", "cli", "main.ts"),
+          "repair",
+          file,
+          "--json",
+        ],
+        cwd: root,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stdout));
+      const report = JSON.parse(new TextDecoder().decode(output.stdout));
+      assert.equal(report.closers.length, 3);
+      assert.equal(fs.existsSync(`${file}.lock`), false);
+    },
+  );
 });
