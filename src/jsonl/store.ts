@@ -25,6 +25,7 @@
  * @module
  */
 import { Context, Effect, Layer, Result, Semaphore } from "effect";
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { SessionEvent } from "../event.ts";
@@ -415,7 +416,7 @@ const makeStore = (root: string): SessionStore => {
         return fail(new SessionAlreadyExists({ id: header.id }));
       }
       const text = encodeHeaderLine(header);
-      const temp = nodePath.join(root, `.${crypto.randomUUID()}.tmp`);
+      const temp = nodePath.join(root, `.${randomUUID()}.tmp`);
       let fd: number | undefined;
       try {
         fd = fs.openSync(temp, "wx");
