@@ -95,6 +95,8 @@ const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 export interface LoadOptions {
   /** Serve the valid prefix before a bad line (see the reader). */
   readonly recover: boolean;
+  /** Told the version of an older log before it is migrated. */
+  readonly onOlderVersion?: (version: number) => void;
 }
 
 /**
@@ -157,7 +159,10 @@ export function loadLog(
     }
     const read = readSessionBytes(chunks(), {
       recover: options.recover,
-      migrate: catalogMigration,
+      migrate: (input) => {
+        options.onOlderVersion?.(input.version);
+        return catalogMigration(input);
+      },
     });
     return read.pipe(
       Effect.ensuring(Effect.sync(() => {

@@ -8,6 +8,7 @@ import {
   cliInProcess as run,
   fixture,
   json,
+  root,
   tempCopy,
   tempDir,
 } from "./_cli.ts";
@@ -76,6 +77,24 @@ Deno.test("verify", async (t) => {
     assert.equal(r.code, 1);
     assert.equal(json(r).error.tag, "MissingHeader");
   });
+
+  await t.step(
+    "a refused migration names the old file's line, exit 1",
+    async () => {
+      const r = await run(
+        "verify",
+        path.join(root, "tests", "fixtures", "v1", "consumed-chunk.jsonl"),
+        "--json",
+      );
+      assert.equal(r.code, 1);
+      const report = json(r);
+      assert.equal(report.version, 1);
+      assert.deepEqual(
+        [report.error.tag, report.error.line, report.error.seq],
+        ["ConsumedChunkReference", 10, 8],
+      );
+    },
+  );
 
   await t.step("a torn tail is a warning on stderr in text mode", async () => {
     const r = await run("verify", fixture("torn-tail.jsonl"));

@@ -42,20 +42,25 @@ const versionOf = (error: LoadError): number | null =>
     ? error.version
     : null;
 
-const failed = (file: string, error: LoadError): Outcome => {
+const failed = (
+  file: string,
+  error: LoadError,
+  version: number | undefined,
+): Outcome => {
   const report = describeFailure(error);
+  const io = ioTags.has(error._tag);
   const json: VerifyReport = {
     ok: false,
-    version: versionOf(error),
+    version: version ?? versionOf(error),
     events: 0,
     surface: 0,
     replacements: 0,
     error: report,
   };
   return {
-    code: ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
+    code: io ? ExitCode.usage : ExitCode.invalid,
     json,
-    text: `${file}: invalid\n`,
+    text: io ? "" : `${file}: invalid\n`,
     errText: failureText(file, report),
   };
 };
@@ -76,8 +81,18 @@ export const verifyCommand: Command = {
   run: (args, io) =>
     Effect.gen(function* () {
       const file = args.positionals[0] ?? "";
-      const result = yield* Effect.result(loadLog(file, io, { recover: true }));
-      if (result._tag === "Failure") return failed(file, result.failure);
+      let older: number | undefined;
+      const result = yield* Effect.result(
+        loadLog(file, io, {
+          recover: true,
+          onOlderVersion: (version) => {
+            older = version;
+          },
+        }),
+      );
+      if (result._tag === "Failure") {
+        return failed(file, result.failure, older);
+      }
       const log = result.success;
       const surface = log.session.surface;
       const torn = log.report.tornTail;
