@@ -48,9 +48,61 @@ export async function cliInProcess(...args: string[]): Promise<Run> {
   return { code, stdout: io.out(), stderr: io.err() };
 }
 
+/** The keys the tests read from `--json` output. */
+type DocKey =
+  | "ok"
+  | "version"
+  | "events"
+  | "surface"
+  | "replacements"
+  | "tornTail"
+  | "offset"
+  | "bytes"
+  | "error"
+  | "tag"
+  | "line"
+  | "seq"
+  | "message"
+  | "closers"
+  | "dryRun"
+  | "transcriptViolations"
+  | "type"
+  | "surfaceEvent"
+  | "onSurface"
+  | "shadowedBy"
+  | "lineage"
+  | "sources"
+  | "compactions"
+  | "prunes"
+  | "systemPromptChanges"
+  | "count"
+  | "charsSaved"
+  | "items"
+  | "charsAfter"
+  | "charsBefore"
+  | "shadowed"
+  | "eventsByType"
+  | "fromVersion"
+  | "toVersion"
+  | "tool/result"
+  | "turn/end"
+  | "$schema"
+  | "role"
+  | "length"
+  | "map"
+  | "0";
+
+/**
+ * A parsed JSON document read loosely: each key the tests use gives a
+ * document, and array methods can be called, so tests reach into `--json`
+ * output without casts or `any`. Assertions check the actual values.
+ */
+export type Doc =
+  & { readonly [K in DocKey]: Doc }
+  & ((...args: ReadonlyArray<unknown>) => Doc);
+
 /** Parses stdout as one JSON document. */
-// deno-lint-ignore no-explicit-any
-export const json = (run: Run): any => JSON.parse(run.stdout);
+export const json = (run: Run): Doc => JSON.parse(run.stdout);
 
 /** A fresh temp folder. */
 export const tempDir = (): string =>

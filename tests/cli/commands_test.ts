@@ -190,8 +190,8 @@ Deno.test("stats", async (t) => {
     assert.deepEqual(stats.compactions.items[0].shadowed, [5, 8, 10]);
     assert.equal(
       stats.compactions.charsSaved,
-      stats.compactions.items[0].charsBefore -
-        stats.compactions.items[0].charsAfter,
+      Number(stats.compactions.items[0].charsBefore) -
+        Number(stats.compactions.items[0].charsAfter),
     );
     assert.equal(stats.systemPromptChanges.count, 1);
     assert.equal(stats.prunes.count, 0);
