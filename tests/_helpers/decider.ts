@@ -76,15 +76,17 @@ export const fold = (
  *
  * @param history Lines folded first, in order.
  * @param from The surface they fold onto.
+ * @param options The vocabulary to decode with.
  */
 export const given = (
   history: ReadonlyArray<Raw>,
   from: Surface = emptySurface,
+  options?: DecodeOptions,
 ): Given => ({
   when: (event) => {
-    const before = fold(history, from);
+    const before = fold(history, from, options);
     const expected = snapshot(before);
-    const result = applyEventResult(before, decoded(event));
+    const result = applyEventResult(before, decoded(event, options));
     return {
       then: (nodes) => {
         if (Result.isFailure(result)) {

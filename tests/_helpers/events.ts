@@ -154,8 +154,8 @@ export interface ToolResultOptions extends SurfaceOptions {
   readonly callId?: string;
   readonly id?: string;
   readonly content?: ReadonlyArray<Raw>;
-  readonly isError?: boolean;
-  readonly error?: Raw;
+  readonly isError?: boolean | undefined;
+  readonly error?: Raw | undefined;
   readonly meta?: unknown;
   readonly turn?: number;
   readonly step?: number;
