@@ -717,9 +717,16 @@ export function replayResult(
   events: Iterable<SessionEvent>,
   from: Surface = emptySurface,
 ): Result.Result<Surface, ReplayFailure> {
+  // A lazy iterable runs caller code between events; if that code reads or
+  // extends another surface, the shared store is rerooted under the open
+  // cursor and the fold writes into the wrong version. Drain it first: the
+  // store keeps every event anyway, so this costs one array of references.
+  const batch: ReadonlyArray<SessionEvent> = Array.isArray(events)
+    ? events
+    : Array.from(events);
   let cursor: Cursor | undefined;
   let surface = from;
-  for (const event of events) {
+  for (const event of batch) {
     if (cursor === undefined) cursor = cursorOf(surface, true);
     const error = step(cursor, event);
     if (error !== undefined) {

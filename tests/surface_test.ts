@@ -543,3 +543,35 @@ Deno.test("replay", async (t) => {
     assert.deepEqual(deriveMessages(surface).map((m) => m.id), ["sys0", "u5"]);
   });
 });
+
+Deno.test("a lazy replay whose iterable reads other surfaces folds correctly", async (t) => {
+  await t.step("reading the start surface between events", () => {
+    const from = fold([user(0), user(1), user(2)]);
+    const seen: Array<ReadonlyArray<number>> = [];
+    function* events() {
+      yield decoded(user(3, { op: replace(1, 1), sources: [1] }));
+      seen.push(surfaceNodes(from));
+      yield decoded(user(4));
+    }
+    const result = replayResult(events(), from);
+    if (Result.isFailure(result)) assert.fail(result.failure.error._tag);
+    assert.deepEqual(seen, [[0, 1, 2]]);
+    assert.deepEqual(surfaceNodes(result.success), [0, 3, 2, 4]);
+    assert.deepEqual(surfaceNodes(from), [0, 1, 2]);
+  });
+  await t.step("extending another version between events", () => {
+    const from = fold([user(0), user(1), user(2)]);
+    const other = fold([user(3)], from);
+    function* events() {
+      yield decoded(user(3, { op: replace(0, 1), sources: [0, 1] }));
+      const extended = applyEventResult(other, decoded(user(4)));
+      assert.equal(Result.isSuccess(extended), true);
+      yield decoded(user(4));
+    }
+    const result = replayResult(events(), from);
+    if (Result.isFailure(result)) assert.fail(result.failure.error._tag);
+    assert.deepEqual(surfaceNodes(result.success), [3, 2, 4]);
+    assert.deepEqual(surfaceNodes(from), [0, 1, 2]);
+    assert.deepEqual(surfaceNodes(other), [0, 1, 2, 3]);
+  });
+});
