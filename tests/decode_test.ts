@@ -562,6 +562,13 @@ Deno.test("ReplaceEndpointNotEarlier", async (t) => {
       },
     );
   });
+  await t.step("endSeq equal to the event's seq", () => {
+    decodeFails(
+      user(3, { op: replace(0, 3), sources: [0] }),
+      "ReplaceEndpointNotEarlier",
+      { endpoint: "endSeq", value: 3 },
+    );
+  });
   await t.step("both: startSeq is reported", () => {
     decodeFails(
       user(3, { op: replace(4, 5), sources: [0] }),
