@@ -93,7 +93,7 @@ Deno.test("decodeEvent accepts every builder's valid line", () => {
   ) decodes(raw);
 });
 
-Deno.test("InvalidEnvelope", async (t) => {
+Deno.test("decodeEvent fails InvalidEnvelope on a malformed envelope", async (t) => {
   await t.step("a value that is not an object", () => {
     for (const value of [null, [], "line", 3, true, undefined]) {
       decodeFails(value, "InvalidEnvelope", { problem: "not-an-object" });
@@ -146,7 +146,7 @@ Deno.test("InvalidEnvelope", async (t) => {
   });
 });
 
-Deno.test("InvalidSessionSeq", async (t) => {
+Deno.test("decodeEvent fails InvalidSessionSeq on a seq that is not a SessionSeq", async (t) => {
   for (const [name, seq] of BAD_SEQS) {
     await t.step(`a seq that is ${name}`, () => {
       decodeFails({ ...turnStart(0), seq }, "InvalidSessionSeq", {
@@ -162,7 +162,7 @@ Deno.test("InvalidSessionSeq", async (t) => {
   });
 });
 
-Deno.test("UnknownEventType", async (t) => {
+Deno.test("decodeEvent fails UnknownEventType on an unknown type unless ignorable", async (t) => {
   await t.step("a type outside the vocabulary without ignorable", () => {
     decodeFails(logOnly("future/thing", 3, {}), "UnknownEventType", {
       seq: 3,
@@ -181,7 +181,7 @@ Deno.test("UnknownEventType", async (t) => {
   });
 });
 
-Deno.test("InvalidEventData", async (t) => {
+Deno.test("decodeEvent fails InvalidEventData when data breaks its schema", async (t) => {
   const cases: ReadonlyArray<readonly [string, Raw]> = [
     ["user/message with role assistant", {
       ...user(0),
@@ -343,7 +343,7 @@ Deno.test("InvalidEventData", async (t) => {
   });
 });
 
-Deno.test("SurfaceOpMissing", async (t) => {
+Deno.test("decodeEvent fails SurfaceOpMissing on a surface type without surfaceOp", async (t) => {
   for (
     const raw of [user(0), system(0), assistant(0), toolResult(0)]
   ) {
@@ -359,7 +359,7 @@ Deno.test("SurfaceOpMissing", async (t) => {
   }
 });
 
-Deno.test("InvalidSurfaceOp", async (t) => {
+Deno.test("decodeEvent fails InvalidSurfaceOp on anything but append or an exact replace", async (t) => {
   const ops: ReadonlyArray<readonly [string, unknown]> = [
     ["another string", "prepend"],
     ["null", null],
@@ -398,7 +398,7 @@ Deno.test("InvalidSurfaceOp", async (t) => {
   }
 });
 
-Deno.test("SurfaceMetadataOnLogOnlyEvent", async (t) => {
+Deno.test("decodeEvent fails SurfaceMetadataOnLogOnlyEvent on a log-only type with surface metadata", async (t) => {
   await t.step("a log-only type with surfaceOp", () => {
     decodeFails(
       { ...turnStart(1), surfaceOp: "append" },
@@ -444,7 +444,7 @@ Deno.test("SurfaceMetadataOnLogOnlyEvent", async (t) => {
   );
 });
 
-Deno.test("SourcesOnAssistantMessage", async (t) => {
+Deno.test("decodeEvent fails SourcesOnAssistantMessage on a citing assistant message", async (t) => {
   for (const sources of [[0], []]) {
     await t.step(
       `assistant/message with sourceEventSeqs ${JSON.stringify(sources)}`,
@@ -463,7 +463,7 @@ Deno.test("SourcesOnAssistantMessage", async (t) => {
   });
 });
 
-Deno.test("InvalidSourceList", async (t) => {
+Deno.test("decodeEvent fails InvalidSourceList on a source list that is not an array of seqs", async (t) => {
   await t.step("not an array", () => {
     for (const sources of ["0", 0, { 0: 0, length: 1 }, null]) {
       decodeFails(
@@ -506,13 +506,13 @@ Deno.test("InvalidSourceList", async (t) => {
   });
 });
 
-Deno.test("EmptySourceList", () => {
+Deno.test("decodeEvent fails EmptySourceList on sourceEventSeqs: []", () => {
   decodeFails(user(3, { sources: [] }), "EmptySourceList", { seq: 3 });
   decodeFails(toolResult(3, { sources: [] }), "EmptySourceList");
   decodeFails(system(3, { sources: [] }), "EmptySourceList");
 });
 
-Deno.test("DuplicateSource", async (t) => {
+Deno.test("decodeEvent fails DuplicateSource on a source listed twice", async (t) => {
   await t.step("a short list", () => {
     decodeFails(user(3, { sources: [0, 2, 0] }), "DuplicateSource", {
       source: 0,
@@ -525,7 +525,7 @@ Deno.test("DuplicateSource", async (t) => {
   });
 });
 
-Deno.test("SourceNotEarlier", async (t) => {
+Deno.test("decodeEvent fails SourceNotEarlier on a source not before the event", async (t) => {
   await t.step("a source equal to the event's seq", () => {
     decodeFails(user(3, { sources: [0, 3] }), "SourceNotEarlier", {
       source: 3,
@@ -541,7 +541,7 @@ Deno.test("SourceNotEarlier", async (t) => {
   });
 });
 
-Deno.test("ReplaceEndpointNotEarlier", async (t) => {
+Deno.test("decodeEvent fails ReplaceEndpointNotEarlier on an endpoint not before the event", async (t) => {
   await t.step("startSeq equal to the event's seq", () => {
     decodeFails(
       user(3, { op: replace(3, 0), sources: [0] }),
@@ -583,7 +583,7 @@ Deno.test("ReplaceEndpointNotEarlier", async (t) => {
   });
 });
 
-Deno.test("ToolErrorWithoutIsError", async (t) => {
+Deno.test("decodeEvent fails ToolErrorWithoutIsError on an error without isError: true", async (t) => {
   const error = { name: "ToolFailed", code: "E1" };
   await t.step("error without isError", () => {
     decodeFails(
@@ -606,7 +606,7 @@ Deno.test("ToolErrorWithoutIsError", async (t) => {
   });
 });
 
-Deno.test("RetiredHeaderSystem", async (t) => {
+Deno.test("decodeEvent fails RetiredHeaderSystem on a v3 header.system", async (t) => {
   const header = (extra: Raw) =>
     logOnly("request/header", 1, {
       header: { config: { provider: "p", model: "m" }, ...extra },
@@ -730,7 +730,7 @@ Deno.test("decodeEvent fails with a tag that Effect.catchTag narrows", () => {
   assert.equal(Effect.runSync(program), "caught 2");
 });
 
-Deno.test("opaque events", async (t) => {
+Deno.test("opaque events are kept exactly as read", async (t) => {
   await t.step("round-trip byte for byte, keys in their own order", () => {
     const line = JSON.stringify({
       ...opaque(4),

@@ -35,7 +35,7 @@ import {
 const users = (from: number, to: number): Raw[] =>
   Array.from({ length: to - from + 1 }, (_, i) => user(from + i));
 
-Deno.test("append, log-only and opaque events", async (t) => {
+Deno.test("applyEvent appends surface events and only advances past log-only and opaque ones", async (t) => {
   await t.step("an append puts the event at the tail", () => {
     given([user(0), assistant(1)]).when(user(2)).then([0, 1, 2]);
   });
@@ -63,7 +63,7 @@ Deno.test("append, log-only and opaque events", async (t) => {
   });
 });
 
-Deno.test("NonContiguousSeq", async (t) => {
+Deno.test("applyEvent fails NonContiguousSeq on a seq that is not the next", async (t) => {
   await t.step("a gap", () => {
     given([user(0)]).when(user(2)).thenFails("NonContiguousSeq", {
       expected: 1,
@@ -90,7 +90,7 @@ Deno.test("NonContiguousSeq", async (t) => {
   });
 });
 
-Deno.test("ReplaceStartNotOnSurface", async (t) => {
+Deno.test("applyEvent fails ReplaceStartNotOnSurface when startSeq is not a node", async (t) => {
   await t.step("the start is a log-only event", () => {
     given([user(0), turnStart(1), user(2)])
       .when(user(3, { op: replace(1, 2), sources: [1, 2] }))
@@ -113,7 +113,7 @@ Deno.test("ReplaceStartNotOnSurface", async (t) => {
   });
 });
 
-Deno.test("ReplaceEndNotOnSurface", async (t) => {
+Deno.test("applyEvent fails ReplaceEndNotOnSurface when endSeq is not a node", async (t) => {
   await t.step("the end is a log-only event", () => {
     given([user(0), turnStart(1)])
       .when(user(2, { op: replace(0, 1), sources: [0, 1] }))
@@ -126,7 +126,7 @@ Deno.test("ReplaceEndNotOnSurface", async (t) => {
   });
 });
 
-Deno.test("ReplaceRangeInverted", async (t) => {
+Deno.test("applyEvent fails ReplaceRangeInverted when start stands after end", async (t) => {
   await t.step("start after end in surface order", () => {
     given(users(0, 2))
       .when(user(3, { op: replace(2, 0), sources: [0, 1, 2] }))
@@ -160,7 +160,7 @@ Deno.test("ReplaceRangeInverted", async (t) => {
   });
 });
 
-Deno.test("ShadowedNodeNotCited", async (t) => {
+Deno.test("applyEvent fails ShadowedNodeNotCited when a shadowed node is not cited", async (t) => {
   await t.step("a node in the range is missing from the sources", () => {
     given(users(0, 3))
       .when(user(4, { op: replace(0, 2), sources: [2, 0] }))
@@ -197,7 +197,7 @@ Deno.test("ShadowedNodeNotCited", async (t) => {
   });
 });
 
-Deno.test("ToolResultReplaceNotSingle", async (t) => {
+Deno.test("applyEvent fails ToolResultReplaceNotSingle on a multi-node tool/result replace", async (t) => {
   await t.step("a tool/result replacing two nodes", () => {
     given([toolResult(0), toolResult(1)])
       .when(toolResult(2, { callId: "c0", op: replace(0, 1), sources: [0, 1] }))
@@ -215,7 +215,7 @@ Deno.test("ToolResultReplaceNotSingle", async (t) => {
   });
 });
 
-Deno.test("ToolResultReplaceTargetNotToolResult", async (t) => {
+Deno.test("applyEvent fails ToolResultReplaceTargetNotToolResult when the target is another type", async (t) => {
   await t.step("a tool/result replacing a user message", () => {
     given([user(0)])
       .when(toolResult(1, { op: replace(0, 0), sources: [0] }))
@@ -234,7 +234,7 @@ Deno.test("ToolResultReplaceTargetNotToolResult", async (t) => {
   });
 });
 
-Deno.test("ToolResultReplaceChangesMoreThanContent", async (t) => {
+Deno.test("applyEvent fails ToolResultReplaceChangesMoreThanContent unless only the inner content changes", async (t) => {
   const base: ToolResultOptions = {
     callId: "c0",
     id: "r0",
@@ -366,7 +366,7 @@ Deno.test("ToolResultReplaceChangesMoreThanContent", async (t) => {
   });
 });
 
-Deno.test("SystemHeadProtected", async (t) => {
+Deno.test("applyEvent fails SystemHeadProtected unless a system message replaces exactly the head", async (t) => {
   const history = [system(0), user(1), user(2)];
   await t.step("a user message over the head", () => {
     given(history)
@@ -413,7 +413,7 @@ Deno.test("SystemHeadProtected", async (t) => {
   });
 });
 
-Deno.test("windows", async (t) => {
+Deno.test("a window refuses replaces below its base and accepts sources below it", async (t) => {
   const window = emptySurfaceAt(s(10));
   const history = [user(10), user(11), user(12)];
   await t.step("a replace starting below the base", () => {
@@ -482,7 +482,7 @@ Deno.test("a rejected event leaves the input surface usable and unchanged", () =
   }
 });
 
-Deno.test("replay", async (t) => {
+Deno.test("replay folds events, stops at the first broken rule and counts", async (t) => {
   const lines = [
     system(0),
     user(1),
