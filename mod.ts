@@ -63,6 +63,7 @@ export {
   applyEventResult,
   emptySurface,
   emptySurfaceAt,
+  type EmptySurfaceOptions,
   logEvent,
   replay,
   type ReplayFailure,
@@ -77,3 +78,37 @@ export {
   type MessageWithSource,
 } from "./src/derive.ts";
 export * from "./src/session.ts";
+export { eventJsonSchema, type JsonSchemaDocument } from "./src/json_schema.ts";
+export {
+  CompactionShadowsSystemHead,
+  CompactionSplitsToolPair,
+  ForkPointOutOfRange,
+  SystemPromptNotAtHead,
+} from "./src/history_errors.ts";
+export {
+  compact,
+  type CompactableRange,
+  type CompactionError,
+  type CompactOptions,
+  type PrunedToolResult,
+  type PruneError,
+  type PruneLargeOptions,
+  type PruneLargeResult,
+  pruneLargeToolResults,
+  pruneToolResult,
+  type SelectByBudgetOptions,
+  selectCompactableRange,
+  selectCompactableRangeByBudget,
+  type SelectOptions,
+  setSystemPrompt,
+} from "./src/compaction.ts";
+export { fork, type ForkOptions } from "./src/fork.ts";
+export {
+  diffSurfaces,
+  lineage,
+  type LineageNode,
+  shadowedBy,
+  surfaceAt,
+  type SurfaceDiff,
+  type SurfaceReplacement,
+} from "./src/provenance.ts";

@@ -53,9 +53,10 @@ export function isSessionSeq(value: unknown): value is SessionSeq {
  * assert.throws(() => SessionSeq.make(-0));
  * ```
  */
-export const SessionSeq: Schema.brand<Schema.Number, "SessionSeq"> = Schema
-  .Number.check(
-    Schema.makeFilter((n: number) => isSessionSeq(n), {
-      expected: "a non-negative safe integer that is not -0",
+export const SessionSeq: Schema.brand<Schema.Int, "SessionSeq"> = Schema.Int
+  .check(
+    Schema.isGreaterThanOrEqualTo(0),
+    Schema.makeFilter((n: number) => !Object.is(n, -0), {
+      expected: "a seq that is not -0",
     }),
   ).pipe(Schema.brand("SessionSeq"));

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds dist/ (ES modules + .d.ts) from a copy of the Deno sources, so that
+# "effect" resolves from node/node_modules. Run after `npm ci` in node/.
+set -euo pipefail
+cd "$(dirname "$0")"
+rm -rf build dist
+mkdir -p build/src
+cp ../mod.ts build/src/mod.ts
+cp -R ../src build/src/src
+cp -R ../migrations build/src/migrations
+# Deno-only files (the CLI entry point uses Deno APIs) stay out of the build.
+rm -rf build/src/src/cli
+./node_modules/.bin/tsc -p tsconfig.json
+echo "node build: $(find dist -name '*.js' | wc -l) modules in node/dist"

@@ -1,0 +1,60 @@
+// Smoke tests of the Node build: the package imported from dist/ with effect
+// installed from npm.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Effect } from "effect";
+import {
+  decodeEvent,
+  deriveMessages,
+  replay,
+  Session,
+  SessionSeq,
+  surfaceNodes,
+} from "../dist/mod.js";
+
+const user = (seq, extra) => ({
+  type: "user/message",
+  seq,
+  time: 0,
+  data: {
+    id: `u${seq}`,
+    role: "user",
+    content: [{ type: "text", text: `message ${seq}` }],
+    source: { kind: "user" },
+  },
+  ...extra,
+});
+
+test("decodes, folds and derives under Node", async () => {
+  const events = await Effect.runPromise(Effect.all([
+    decodeEvent(user(0, { surfaceOp: "append" })),
+    decodeEvent(user(1, { surfaceOp: "append" })),
+    decodeEvent(user(2, {
+      surfaceOp: { op: "replace", startSeq: 0, endSeq: 1 },
+      sourceEventSeqs: [0, 1],
+    })),
+  ]));
+  const surface = await Effect.runPromise(replay(events));
+  assert.deepEqual(surfaceNodes(surface), [2]);
+  assert.deepEqual(deriveMessages(surface).map((m) => m.id), ["u2"]);
+});
+
+test("reports a broken rule as a tagged error under Node", async () => {
+  const tag = await Effect.runPromise(
+    decodeEvent(user(0, {})).pipe(
+      Effect.map(() => "decoded"),
+      Effect.catchTag("SurfaceOpMissing", (e) => Effect.succeed(e._tag)),
+    ),
+  );
+  assert.equal(tag, "SurfaceOpMissing");
+});
+
+test("appends drafts to a session under Node", async () => {
+  const session = await Effect.runPromise(
+    Session.append(Session.make({ id: "n", createdAt: 0, isSeeded: false }), {
+      type: "turn/start",
+      data: { turn: 0 },
+    }),
+  );
+  assert.equal(Session.nextSeq(session), SessionSeq.make(1));
+});
