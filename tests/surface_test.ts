@@ -574,4 +574,35 @@ Deno.test("a lazy replay whose iterable reads other surfaces folds correctly", a
     assert.deepEqual(surfaceNodes(from), [0, 1, 2]);
     assert.deepEqual(surfaceNodes(other), [0, 1, 2, 3]);
   });
+  await t.step("across chunk boundaries, failing at the end", () => {
+    const from = fold([user(0), user(1)]);
+    let other = fold([user(2)], from);
+    const n = 10_000;
+    function* events() {
+      for (let seq = 2; seq < n; seq++) {
+        if (seq % 997 === 0) {
+          // Read the start first: reading it after extending `other` would
+          // move the store back and hide a broken fold.
+          assert.deepEqual(surfaceNodes(from), [0, 1]);
+          const next = applyEventResult(other, decoded(user(other.nextSeq)));
+          if (Result.isSuccess(next)) other = next.success;
+        }
+        yield decoded(
+          seq % 2 === 0
+            ? user(seq)
+            : user(seq, { op: replace(seq - 1, seq - 1), sources: [seq - 1] }),
+        );
+      }
+      yield decoded(user(n + 5));
+    }
+    const result = replayResult(events(), from);
+    if (Result.isSuccess(result)) assert.fail("Expected the gap to fail");
+    assert.equal(result.failure.error._tag, "NonContiguousSeq");
+    const nodes = surfaceNodes(result.failure.surface);
+    assert.equal(nodes.length, n / 2 + 1);
+    assert.deepEqual(nodes.slice(0, 3), [0, 1, 3]);
+    assert.equal(result.failure.surface.nextSeq, n);
+    assert.deepEqual(surfaceNodes(from), [0, 1]);
+    assert.equal(surfaceNodes(other).length, 3 + Math.floor((n - 1) / 997));
+  });
 });
