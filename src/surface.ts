@@ -756,6 +756,39 @@ export function replayResult(
   events: Iterable<SessionEvent>,
   from: Surface = emptySurface,
 ): Result.Result<Surface, ReplayFailure> {
+  // A lazy iterable runs caller code between events. When `from` shares its
+  // store with other versions, that code may read or extend them, which
+  // reroots the store under an open cursor: the fold would then write into
+  // the wrong version, and a read of `from` would see half-applied writes.
+  // So such an iterable is folded in chunks, with no cursor open while it
+  // runs. Arrays run no caller code, and a fresh store is reachable by no
+  // one else, so both fold in one pass.
+  if (Array.isArray(events) || refOf(from) === undefined) {
+    return foldBatch(events, from);
+  }
+  let surface = from;
+  let chunk: SessionEvent[] = [];
+  for (const event of events) {
+    chunk.push(event);
+    if (chunk.length === REPLAY_CHUNK) {
+      const result = foldBatch(chunk, surface);
+      if (Result.isFailure(result)) return result;
+      surface = result.success;
+      chunk = [];
+    }
+  }
+  return chunk.length === 0
+    ? Result.succeed(surface)
+    : foldBatch(chunk, surface);
+}
+
+const REPLAY_CHUNK = 4096;
+
+/** Folds events with one cursor; caller code must not run in between. */
+const foldBatch = (
+  events: Iterable<SessionEvent>,
+  from: Surface,
+): Result.Result<Surface, ReplayFailure> => {
   let cursor: Cursor | undefined;
   let surface = from;
   for (const event of events) {
@@ -770,7 +803,7 @@ export function replayResult(
   return Result.succeed(
     cursor === undefined ? surface : finish(surface, cursor),
   );
-}
+};
 
 /**
  * Folds decoded events onto a surface (by default {@link emptySurface}).
