@@ -37,11 +37,19 @@ export { type CliIo, type RecordingIo, recordingIo, runCli };
 
 const writeAll = (stream: { writeSync(p: Uint8Array): number }) => {
   const encoder = new TextEncoder();
+  let closed = false;
   return (text: string): void => {
+    if (closed) return;
     const bytes = encoder.encode(text);
     let offset = 0;
-    while (offset < bytes.length) {
-      offset += stream.writeSync(bytes.subarray(offset));
+    try {
+      while (offset < bytes.length) {
+        offset += stream.writeSync(bytes.subarray(offset));
+      }
+    } catch (error) {
+      // The reader went away (`| head`): the rest of the output is unwanted.
+      if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+      closed = true;
     }
   };
 };

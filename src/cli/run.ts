@@ -12,6 +12,7 @@ import { type Command, ExitCode, type Outcome } from "./outcome.ts";
 import { commands } from "./commands.ts";
 
 const PROGRAM = "palimpsest";
+const PRETTY_LIMIT = 1 << 20;
 
 const topHelp = (): string => {
   const width = Math.max(...commands.map((c) => c.spec.name.length)) + 2;
@@ -52,7 +53,16 @@ const usageError = (
 
 const write = (io: CliIo, json: boolean, outcome: Outcome): void => {
   if (json) {
-    io.stdout(`${JSON.stringify(outcome.json, null, 2)}\n`);
+    // Indented for people when small; a deep document (a lineage thousands
+    // of levels deep) would grow quadratically with indentation.
+    const compact = JSON.stringify(outcome.json);
+    io.stdout(
+      `${
+        compact.length <= PRETTY_LIMIT
+          ? JSON.stringify(outcome.json, null, 2)
+          : compact
+      }\n`,
+    );
     return;
   }
   if (outcome.text !== "") io.stdout(outcome.text);

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { makeJsonlStore } from "@palimpsest/session";
+import {
+  compact,
+  encodeEventLine,
+  encodeHeaderLine,
+  makeJsonlStore,
+  Session,
+  SessionSeq,
+} from "@palimpsest/session";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
 import {
   cliInProcess as run,
@@ -337,4 +344,50 @@ Deno.test("migrate", async (t) => {
     assert.equal(r.code, 1);
     assert.equal(json(r).error.tag, "FormatTooNew");
   });
+});
+
+Deno.test("explain handles a lineage thousands of levels deep", async () => {
+  const depth = 2000;
+  const program = Effect.gen(function* () {
+    let session = Session.make({ id: "deep", createdAt: 0, isSeeded: false });
+    let summary: number | undefined;
+    for (let i = 0; i < depth; i++) {
+      session = yield* Session.append(session, {
+        type: "user/message",
+        surfaceOp: "append",
+        data: {
+          id: `u${i}`,
+          role: "user",
+          content: [{ type: "text", text: `message ${i}` }],
+          source: { kind: "user" },
+        },
+      });
+      const added = Session.nextSeq(session) - 1;
+      session = yield* compact(session, {
+        startSeq: SessionSeq.make(summary ?? added),
+        endSeq: SessionSeq.make(added),
+        summary: `summary ${i}`,
+        compactionId: `c${i}`,
+      });
+      summary = Session.nextSeq(session) - 2;
+    }
+    return session;
+  });
+  const session = Effect.runSync(program);
+  const file = path.join(tempDir(), "deep.jsonl");
+  fs.writeFileSync(
+    file,
+    encodeHeaderLine(session.header) +
+      Session.events(session).map((e) => encodeEventLine(e)).join(""),
+  );
+  const first = await run("explain", file, "0", "--json");
+  assert.equal(first.code, 0);
+  assert.equal(json(first).shadowedBy.length, depth);
+  const last = Session.nextSeq(session) - 2;
+  const text = await run("explain", file, String(last));
+  assert.equal(text.code, 0);
+  assert.ok(text.stdout.split("\n").length < 100);
+  const deep = await run("explain", file, String(last), "--json");
+  assert.equal(deep.code, 0);
+  assert.equal(json(deep).onSurface, true);
 });

@@ -13,8 +13,12 @@ import type { SessionEvent } from "../../event.ts";
 import { isSurfaceEvent } from "../../event.ts";
 import { encodeEvent } from "../../decode.ts";
 import { Session } from "../../session.ts";
-import { surfaceEvent } from "../../surface.ts";
-import { lineage, type LineageNode, shadowedBy } from "../../provenance.ts";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  surfaceEvent,
+} from "../../surface.ts";
+import { lineage, type LineageNode } from "../../provenance.ts";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { loadLog } from "../load.ts";
 import { eventLine } from "../render.ts";
@@ -42,25 +46,94 @@ const toJson = (node: LineageNode, seen: Set<number>): LineageJson => {
   };
 };
 
-const treeLines = (
-  node: LineageJson,
-  session: Session,
-  prefix: string,
-  last: boolean,
-  top: boolean,
-  out: string[],
-): void => {
-  const event = Session.eventAt(session, SessionSeq.make(node.seq));
-  const label = event === undefined
-    ? `seq ${node.seq} (before this log's window)`
-    : eventLine(event, 80);
-  const branch = top ? "" : last ? "└─ " : "├─ ";
-  out.push(`${prefix}${branch}${label}${node.repeated ? " (see above)" : ""}`);
-  const children = node.sources ?? [];
-  const next = top ? prefix : `${prefix}${last ? "   " : "│  "}`;
-  children.forEach((child, i) =>
-    treeLines(child, session, next, i === children.length - 1, false, out)
-  );
+/** The most lineage lines and chain links the text output shows. */
+const MAX_TREE_LINES = 60;
+const MAX_CHAIN_LINKS = 12;
+
+/** How many nodes a lineage tree prints, iteratively. */
+const countNodes = (root: LineageJson): number => {
+  let n = 0;
+  const stack: LineageJson[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    n += 1;
+    for (const child of node.sources ?? []) stack.push(child);
+  }
+  return n;
+};
+
+/**
+ * The lineage as an indented tree, depth first, at most
+ * {@link MAX_TREE_LINES} lines (a long history is summarised, `--json` has
+ * all of it). Iterative: lineages of repeated compactions nest thousands
+ * deep.
+ */
+const treeLines = (root: LineageJson, session: Session): string[] => {
+  const out: string[] = [];
+  const total = countNodes(root);
+  const stack: Array<{ node: LineageJson; prefix: string; branch: string }> = [
+    { node: root, prefix: "  ", branch: "" },
+  ];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (out.length >= MAX_TREE_LINES) break;
+    const { node, prefix, branch } = item;
+    const event = Session.eventAt(session, SessionSeq.make(node.seq));
+    const label = event === undefined
+      ? `seq ${node.seq} (before this log's window)`
+      : eventLine(event, 80);
+    out.push(
+      `${prefix}${branch}${label}${node.repeated ? " (see above)" : ""}`,
+    );
+    const children = node.sources ?? [];
+    const childPrefix = branch === ""
+      ? prefix
+      : `${prefix}${branch === "└─ " ? "   " : "│  "}`;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child === undefined) continue;
+      stack.push({
+        node: child,
+        prefix: childPrefix,
+        branch: i === children.length - 1 ? "└─ " : "├─ ",
+      });
+    }
+  }
+  if (total > out.length) {
+    out.push(
+      `  … ${
+        total - out.length
+      } more events in the lineage; --json prints all of them`,
+    );
+  }
+  return out;
+};
+
+/**
+ * The chain of replacements that took `seq` off the surface, then its
+ * replacement off, and so on, in one fold of the log. Adapter: following
+ * `shadowedBy` link by link replays the log once per link, which on a long
+ * log with repeated compactions is quadratic.
+ */
+const shadowChain = (
+  events: ReadonlyArray<SessionEvent>,
+  base: SessionSeq,
+  seq: SessionSeq,
+): ReadonlyArray<SessionSeq> => {
+  const chain: SessionSeq[] = [];
+  let target = seq;
+  let surface = emptySurfaceAt(base);
+  for (const event of events) {
+    const watched = event.seq > target && isSurfaceEvent(event) &&
+      event.surfaceOp !== "append" &&
+      surfaceEvent(surface, target) !== undefined;
+    const next = applyEventResult(surface, event);
+    if (next._tag === "Failure") break;
+    surface = next.success;
+    if (watched && surfaceEvent(surface, target) === undefined) {
+      chain.push(event.seq);
+      target = event.seq;
+    }
+  }
+  return chain;
 };
 
 const usage = (message: string) => ({
@@ -120,11 +193,11 @@ export const explainCommand: Command = {
         );
       }
       const onSurface = surfaceEvent(session.surface, seq) !== undefined;
-      const chain: SessionSeq[] = [];
-      for (let at = shadowedBy(session, seq); at !== undefined;) {
-        chain.push(at);
-        at = shadowedBy(session, at);
-      }
+      const chain = shadowChain(
+        result.success.events,
+        session.surface.baseSeq,
+        seq,
+      );
       const lineageJson = toJson(tree, new Set());
       const json = {
         ok: true,
@@ -145,7 +218,14 @@ export const explainCommand: Command = {
         lines.push("off the surface");
       } else {
         lines.push("off the surface, shadowed by:");
-        for (const at of chain) {
+        const shown = chain.length <= MAX_CHAIN_LINKS
+          ? chain
+          : [...chain.slice(0, 3), undefined, ...chain.slice(-3)];
+        for (const at of shown) {
+          if (at === undefined) {
+            lines.push(`  … ${chain.length - 6} more replacements …`);
+            continue;
+          }
           const by = Session.eventAt(session, at);
           const current = surfaceEvent(session.surface, at) !== undefined;
           lines.push(
@@ -156,9 +236,7 @@ export const explainCommand: Command = {
         }
       }
       lines.push("lineage:");
-      const tree_: string[] = [];
-      treeLines(lineageJson, session, "  ", true, true, tree_);
-      lines.push(...tree_);
+      for (const line of treeLines(lineageJson, session)) lines.push(line);
       return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
     }),
 };
