@@ -24,7 +24,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
-import { workload } from "./workload.ts";
+import { workload, writeWorkloadFile } from "./workload.ts";
 import {
   baselineApply,
   baselineDecode,
@@ -101,18 +101,8 @@ const prunes = (surface: Surface, count: number): SessionEvent[] => {
 const benchFile = (events: number): string => {
   const dir = path.join(".tmp", "bench");
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `workload_${events}.jsonl`);
-  if (!fs.existsSync(file)) {
-    const { lines } = workload({ events });
-    const header = JSON.stringify({
-      type: "session",
-      version: 3,
-      id: "bench",
-      createdAt: 1_700_000_000_000,
-      isSeeded: false,
-    });
-    fs.writeFileSync(file, `${header}\n${lines.join("\n")}\n`);
-  }
+  const file = path.join(dir, `workload_v3_${events}.jsonl`);
+  if (!fs.existsSync(file)) writeWorkloadFile(file, events);
   return file;
 };
 
