@@ -32,6 +32,8 @@ import type {
   ToolResultEvent,
 } from "./event.ts";
 import { isSurfaceEvent } from "./event.ts";
+import type { Message } from "./message.ts";
+import { projectEvent } from "./project.ts";
 import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
@@ -57,6 +59,11 @@ interface Store {
   readonly next: Array<number>;
   /** Order key of a node on the surface; NONE (or a hole) when off it. */
   readonly key: Array<number>;
+  /**
+   * The message each node derives, or null when it derives none: projected
+   * once when the node is linked, so derivation is a walk and no dispatch.
+   */
+  readonly messages: Array<Message | null>;
 }
 
 /** Undo log: triples of (array, index, value to restore). */
@@ -117,7 +124,13 @@ const reroot = (ref: Ref): Store => {
   return store;
 };
 
-const newStore = (): Store => ({ events: [], prev: [], next: [], key: [] });
+const newStore = (): Store => ({
+  events: [],
+  prev: [],
+  next: [],
+  key: [],
+  messages: [],
+});
 
 let refOf: (surface: Surface) => Ref | undefined;
 let makeSurface: (
@@ -331,6 +344,28 @@ export function forEachNode(
     // Only surface events are ever linked into the list.
     if (event !== undefined) {
       f(seqUnchecked(index + base), surfaceEventUnchecked(event));
+    }
+    index = next[index] ?? NONE;
+  }
+}
+
+/**
+ * Calls `f` with each node that derives a message, in surface order.
+ * @internal
+ */
+export function forEachMessage(
+  surface: Surface,
+  f: (seq: SessionSeq, message: Message) => void,
+): void {
+  const store = storeOf(surface);
+  if (store === undefined || surface.head === undefined) return;
+  const base = surface.baseSeq;
+  const { messages, next } = store;
+  let index = surface.head - base;
+  for (let n = surface.length; n > 0; n--) {
+    const message = messages[index];
+    if (message !== null && message !== undefined) {
+      f(seqUnchecked(index + base), message);
     }
     index = next[index] ?? NONE;
   }
@@ -659,6 +694,7 @@ const step = (
   const op = event.surfaceOp;
   if (op === "append") {
     write(cursor, store.events, index, event);
+    write(cursor, store.messages, index, projectEvent(event) ?? null);
     write(cursor, store.key, index, index + cursor.base);
     write(cursor, store.prev, index, cursor.tail);
     write(cursor, store.next, index, NONE);
@@ -681,6 +717,7 @@ const step = (
     if (!cursor.keepLog) write(cursor, store.events, i, undefined);
   }
   write(cursor, store.events, index, event);
+  write(cursor, store.messages, index, projectEvent(event) ?? null);
   write(cursor, store.key, index, key);
   write(cursor, store.prev, index, before);
   write(cursor, store.next, index, after);
