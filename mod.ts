@@ -78,3 +78,57 @@ export {
 } from "./src/derive.ts";
 export * from "./src/session.ts";
 export { eventJsonSchema, type JsonSchemaDocument } from "./src/json_schema.ts";
+export {
+  checkTranscript,
+  type DuplicateToolCall,
+  type DuplicateToolResult,
+  type TranscriptViolation,
+  type UnansweredToolCall,
+  type UnknownToolResult,
+} from "./src/transcript.ts";
+export {
+  interruptedTurnClosers,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+} from "./src/repair.ts";
+export * from "./src/jsonl/errors.ts";
+export {
+  compressSourceSeqs,
+  decodeEventLine,
+  decodeEventValue,
+  decodeHeaderLine,
+  decodeSessionHeader,
+  encodeEventLine,
+  encodeHeaderLine,
+  expandSourceSeqs,
+  type HeaderLine,
+  type LineCodecOptions,
+  type StoredSource,
+} from "./src/jsonl/codec.ts";
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  type LoadedLog,
+  type Migration,
+  type MigrationInput,
+  type MigrationOutput,
+  type ReadOptions,
+  type ReadReport,
+  readSessionBytes,
+  readSessionFile,
+  type TornTail,
+} from "./src/jsonl/reader.ts";
+export { decodeSessionId, encodeSessionId } from "./src/jsonl/ids.ts";
+export {
+  type CreateOptions,
+  type JsonlStoreOptions,
+  layerJsonlStore,
+  makeJsonlStore,
+  type OpenError,
+  type OpenMode,
+  type OpenOptions,
+  type RepairResult,
+  type SessionHandle,
+  type SessionStat,
+  SessionStore,
+  type WriteError,
+} from "./src/jsonl/store.ts";

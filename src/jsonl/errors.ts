@@ -1,0 +1,382 @@
+/**
+ * The tagged errors of JSONL persistence: reading a log file, and the
+ * session store over a folder of them.
+ *
+ * Reading errors name the 1-based line (the header is line 1) and, for a
+ * line that does not parse or decode, the inner error that says why. Store
+ * errors name the session id. Messages are for people; callers narrow on
+ * `_tag` and fields. This module owns the errors, not the checks.
+ *
+ * @module
+ */
+import { Data } from "effect";
+import type { EventDecodeError, SurfaceError } from "../errors.ts";
+
+/** Quotes a value for a message. */
+const q = (value: unknown): string => {
+  if (typeof value === "string") {
+    return `"${value.length > 80 ? `${value.slice(0, 77)}...` : value}"`;
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
+};
+
+// ---------------------------------------------------------------------------
+// Inner errors of one line
+
+/** A line is not JSON. */
+export class InvalidJson extends Data.Error<{
+  /** What the JSON parser said. */
+  readonly problem: string;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidJson" = "InvalidJson";
+  /** A sentence for people. */
+  override readonly message: string =
+    `Expected a JSON value but the parser said ${q(this.problem)}`;
+}
+
+/** A line is not valid UTF-8. */
+export class InvalidUtf8 extends Data.Error<{
+  /** How many bytes the line has. */
+  readonly bytes: number;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidUtf8" = "InvalidUtf8";
+  /** A sentence for people. */
+  override readonly message: string = `Expected the line of ${
+    q(this.bytes)
+  } bytes to be UTF-8 text`;
+}
+
+/** Why an on-disk `[start, end]` source range is refused. */
+export type SourceRangeProblem =
+  | "not-a-pair"
+  | "not-a-seq"
+  | "inverted"
+  | "not-increasing"
+  | "not-earlier";
+
+/**
+ * An on-disk `[start, end]` run in `sourceEventSeqs` is malformed: not two
+ * seqs, `start > end`, not in increasing order with its neighbours, or not
+ * earlier than the event.
+ */
+export class InvalidSourceRange extends Data.Error<{
+  /** The event seq, when readable. */
+  readonly seq: number | undefined;
+  /** The index of the element in the stored list. */
+  readonly index: number;
+  /** The stored element. */
+  readonly value: unknown;
+  /** What is wrong. */
+  readonly problem: SourceRangeProblem;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidSourceRange" = "InvalidSourceRange";
+  /** A sentence for people. */
+  override readonly message: string = {
+    "not-a-pair":
+      `Expected sourceEventSeqs[${this.index}] to be a seq or a [start, end] pair but found ${
+        q(this.value)
+      }`,
+    "not-a-seq":
+      `Expected both ends of sourceEventSeqs[${this.index}] to be seqs but found ${
+        q(this.value)
+      }`,
+    "inverted": `Expected the range sourceEventSeqs[${this.index}] ${
+      q(this.value)
+    } to have start <= end`,
+    "not-increasing":
+      `Expected a source list holding ranges to be increasing but sourceEventSeqs[${this.index}] ${
+        q(this.value)
+      } is not`,
+    "not-earlier": `Expected the range sourceEventSeqs[${this.index}] ${
+      q(this.value)
+    } to end before the event's seq ${q(this.seq)}`,
+  }[this.problem];
+}
+
+/** Why a header line is refused. */
+export type HeaderProblem =
+  | "not-an-object"
+  | "not-a-session"
+  | "invalid-version"
+  | "unknown-key"
+  | "invalid-field";
+
+/** Line 1 is JSON but not a session header. */
+export class InvalidHeader extends Data.Error<{
+  /** What is wrong. */
+  readonly problem: HeaderProblem;
+  /** The offending key, when one is. */
+  readonly key: string | undefined;
+  /** The offending value. */
+  readonly value: unknown;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidHeader" = "InvalidHeader";
+  /** A sentence for people. */
+  override readonly message: string = {
+    "not-an-object": `Expected the header to be a JSON object but found ${
+      q(this.value)
+    }`,
+    "not-a-session": `Expected the header type to be "session" but found ${
+      q(this.value)
+    }`,
+    "invalid-version":
+      `Expected the header version to be a non-negative integer but found ${
+        q(this.value)
+      }`,
+    "unknown-key": `Expected only header keys but found ${q(this.key)}`,
+    "invalid-field": `Invalid header field ${q(this.key)}: ${q(this.value)}`,
+  }[this.problem];
+}
+
+/** Everything that can be wrong with one complete line. */
+export type LineError =
+  | InvalidJson
+  | InvalidUtf8
+  | InvalidHeader
+  | InvalidSourceRange
+  | EventDecodeError;
+
+// ---------------------------------------------------------------------------
+// Reading a log
+
+/**
+ * A complete line does not parse or decode. Nothing after it is served
+ * silently: a strict read fails, a recovering read stops before it.
+ */
+export class CorruptLine extends Data.Error<{
+  /** The 1-based line number; the header is line 1. */
+  readonly line: number;
+  /** The start of the line, for people. */
+  readonly excerpt: string;
+  /** The inner error's tag. */
+  readonly innerTag: LineError["_tag"];
+  /** The inner error. */
+  readonly inner: LineError;
+}> {
+  /** The tag. */
+  readonly _tag: "CorruptLine" = "CorruptLine";
+  /** A sentence for people. */
+  override readonly message: string = `Line ${this.line} is corrupt (${
+    q(this.innerTag)
+  }): ${this.inner.message}; line starts ${q(this.excerpt)}`;
+}
+
+/** A decoded event breaks a relational rule of the fold. */
+export class FoldFailed extends Data.Error<{
+  /** The 1-based line number of the event. */
+  readonly line: number;
+  /** The event's seq. */
+  readonly seq: number;
+  /** The inner error's tag. */
+  readonly innerTag: SurfaceError["_tag"];
+  /** The inner error. */
+  readonly inner: SurfaceError;
+}> {
+  /** The tag. */
+  readonly _tag: "FoldFailed" = "FoldFailed";
+  /** A sentence for people. */
+  override readonly message: string = `The event on line ${this.line} (seq ${
+    q(this.seq)
+  }) breaks ${q(this.innerTag)}: ${this.inner.message}`;
+}
+
+/** A line is longer than the reader's limit. */
+export class LineTooLong extends Data.Error<{
+  /** The 1-based line number. */
+  readonly line: number;
+  /** The byte offset where the line starts. */
+  readonly offset: number;
+  /** The limit, in bytes. */
+  readonly limit: number;
+}> {
+  /** The tag. */
+  readonly _tag: "LineTooLong" = "LineTooLong";
+  /** A sentence for people. */
+  override readonly message: string = `Line ${this.line} at byte ${
+    q(this.offset)
+  } is longer than ${
+    q(this.limit)
+  } bytes; raise maxLineBytes if the log is trusted`;
+}
+
+/** The file has no complete header line (it is empty or torn before it). */
+export class MissingHeader extends Data.Error<{
+  /** How many bytes the file has. */
+  readonly bytes: number;
+}> {
+  /** The tag. */
+  readonly _tag: "MissingHeader" = "MissingHeader";
+  /** A sentence for people. */
+  override readonly message: string =
+    `Expected a session header line but the file has ${
+      q(this.bytes)
+    } bytes and no complete line`;
+}
+
+/** The header's version is newer than this library reads. */
+export class FormatTooNew extends Data.Error<{
+  /** The file's version. */
+  readonly version: number;
+  /** The newest version this library reads. */
+  readonly supported: number;
+}> {
+  /** The tag. */
+  readonly _tag: "FormatTooNew" = "FormatTooNew";
+  /** A sentence for people. */
+  override readonly message: string = `The log has format version ${
+    q(this.version)
+  } but this library reads up to ${
+    q(this.supported)
+  }; upgrade @palimpsest/session`;
+}
+
+/** The header's version is older and no migration was supplied. */
+export class FormatTooOld extends Data.Error<{
+  /** The file's version. */
+  readonly version: number;
+  /** The version this library reads natively. */
+  readonly supported: number;
+}> {
+  /** The tag. */
+  readonly _tag: "FormatTooOld" = "FormatTooOld";
+  /** A sentence for people. */
+  override readonly message: string = `The log has format version ${
+    q(this.version)
+  } but only ${q(this.supported)} is read natively; pass a migration`;
+}
+
+/** A file-system call failed. */
+export class JsonlIoError extends Data.Error<{
+  /** What was being done (`open`, `read`, `write`, `fsync`, ...). */
+  readonly operation: string;
+  /** The path involved. */
+  readonly path: string;
+  /** The system error code, when there is one (`ENOENT`, `ENOSPC`, ...). */
+  readonly code: string | undefined;
+  /** The thrown value. */
+  readonly cause: unknown;
+}> {
+  /** The tag. */
+  readonly _tag: "JsonlIoError" = "JsonlIoError";
+  /** A sentence for people. */
+  override readonly message: string = `Could not ${this.operation} ${
+    q(this.path)
+  }${
+    this.code === undefined ? "" : ` (${this.code})`
+  }; check the path and permissions`;
+}
+
+// ---------------------------------------------------------------------------
+// The store
+
+/** Why a session id is refused. */
+export type SessionIdProblem = "empty" | "not-well-formed" | "too-long";
+
+/** A session id cannot name a file. */
+export class InvalidSessionId extends Data.Error<{
+  /** The id. */
+  readonly id: string;
+  /** What is wrong. */
+  readonly problem: SessionIdProblem;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidSessionId" = "InvalidSessionId";
+  /** A sentence for people. */
+  override readonly message: string = {
+    "empty": "Expected a non-empty session id",
+    "not-well-formed": `Expected the session id ${
+      q(this.id)
+    } to be well-formed Unicode (no lone surrogates)`,
+    "too-long": `Expected the session id ${
+      q(this.id)
+    } to fit a file name (at most 200 encoded bytes); use a shorter id`,
+  }[this.problem];
+}
+
+/** `create` found a session with the same id. */
+export class SessionAlreadyExists extends Data.Error<{
+  /** The id. */
+  readonly id: string;
+}> {
+  /** The tag. */
+  readonly _tag: "SessionAlreadyExists" = "SessionAlreadyExists";
+  /** A sentence for people. */
+  override readonly message: string = `A session ${
+    q(this.id)
+  } already exists; open it instead of creating it`;
+}
+
+/** No session has this id. */
+export class SessionNotFound extends Data.Error<{
+  /** The id. */
+  readonly id: string;
+}> {
+  /** The tag. */
+  readonly _tag: "SessionNotFound" = "SessionNotFound";
+  /** A sentence for people. */
+  override readonly message: string = `No session ${
+    q(this.id)
+  } in the store; create it first`;
+}
+
+/** Another writer holds the session's lock. */
+export class SessionLocked extends Data.Error<{
+  /** The id. */
+  readonly id: string;
+  /** The pid recorded in the lock, when readable. */
+  readonly pid: number | undefined;
+}> {
+  /** The tag. */
+  readonly _tag: "SessionLocked" = "SessionLocked";
+  /** A sentence for people. */
+  override readonly message: string = `Session ${
+    q(this.id)
+  } is open for writing by process ${
+    q(this.pid)
+  }; close that writer or open for reading`;
+}
+
+/** A write operation on a handle opened for reading. */
+export class ReadOnlyHandle extends Data.Error<{
+  /** The id. */
+  readonly id: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ReadOnlyHandle" = "ReadOnlyHandle";
+  /** A sentence for people. */
+  override readonly message: string = `Session ${
+    q(this.id)
+  } was opened for reading; open it with mode "write" to append`;
+}
+
+/** An operation on a closed handle. */
+export class HandleClosed extends Data.Error<{
+  /** The id. */
+  readonly id: string;
+}> {
+  /** The tag. */
+  readonly _tag: "HandleClosed" = "HandleClosed";
+  /** A sentence for people. */
+  override readonly message: string = `The handle of session ${
+    q(this.id)
+  } is closed; open the session again`;
+}
+
+/** Every error of reading a log file's content. */
+export type LogReadError =
+  | CorruptLine
+  | FoldFailed
+  | LineTooLong
+  | MissingHeader
+  | FormatTooNew
+  | FormatTooOld;

@@ -1,0 +1,662 @@
+/**
+ * The streaming reader: bytes to lines to decoded events to a folded
+ * {@link Session}, one chunk at a time, never the whole file as one string.
+ *
+ * What it reports:
+ *
+ * - a final line without `\n` is a torn write: it is not served, and the
+ *   report gives its byte offset and length (`tornTail`);
+ * - a complete line that is not UTF-8, not JSON, or does not decode is
+ *   `CorruptLine` with its 1-based line number (the header is line 1), an
+ *   excerpt and the inner error;
+ * - an event that breaks a fold rule is `FoldFailed` with its line;
+ * - a line longer than `maxLineBytes` (256 MiB by default) is `LineTooLong`,
+ *   so memory stays bounded on hostile input.
+ *
+ * Strict by default: the first bad line fails the read. With `recover`, the
+ * valid prefix before the first bad line is served and the report says
+ * where the read stopped (`stoppedAt`). Nothing after a bad line is ever
+ * served.
+ *
+ * Line endings: `\r\n` is accepted, the `\r` is stripped and counted
+ * (`crlfLines`), because a log copied through a Windows tool stays
+ * readable; the writer only ever writes `\n`.
+ *
+ * Versions: a header newer than {@link FORMAT_VERSION} is `FormatTooNew`.
+ * An older one needs a `migrate` function (the `migrations/` catalog
+ * provides one; this module never imports it); without it the read fails
+ * `FormatTooOld`. A migrated log is decoded and folded by the current rules;
+ * its line numbers after migration are positions in the migrated log.
+ *
+ * @module
+ */
+import { Effect, Result } from "effect";
+import * as fsp from "node:fs/promises";
+import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
+import { replayResult, type Surface } from "../surface.ts";
+import { Session, type SessionHeader } from "../session.ts";
+import {
+  decodeEventValue,
+  decodeHeaderLine,
+  decodeSessionHeader,
+  type HeaderLine,
+  rememberOpaqueLine,
+} from "./codec.ts";
+import {
+  CorruptLine,
+  FoldFailed,
+  FormatTooNew,
+  FormatTooOld,
+  InvalidJson,
+  InvalidUtf8,
+  type JsonlIoError,
+  type LineError,
+  LineTooLong,
+  type LogReadError,
+  MissingHeader,
+} from "./errors.ts";
+import { ioError } from "./io.ts";
+
+/** What a migration is given: an older log, parsed but not decoded. */
+export interface MigrationInput {
+  /** The file's format version. */
+  readonly version: number;
+  /** The parsed header line. */
+  readonly header: { readonly [key: string]: unknown };
+  /** The parsed event lines, in file order. */
+  readonly lines: ReadonlyArray<unknown>;
+}
+
+/** What a migration returns: a current-version log, not yet decoded. */
+export interface MigrationOutput {
+  /** The session header. */
+  readonly header: SessionHeader;
+  /** Current-version event values, in seq order. */
+  readonly events: ReadonlyArray<unknown>;
+}
+
+/**
+ * Migrates an older log in memory to the current version. Plugged into the
+ * reader by a caller (for instance from the `migrations/` catalog).
+ */
+export type Migration<E> = (
+  input: MigrationInput,
+) => Effect.Effect<MigrationOutput, E>;
+
+/** Options of {@link readSessionFile} and {@link readSessionBytes}. */
+export interface ReadOptions<E = never> {
+  /** Extra log-only types to decode. */
+  readonly vocabulary?: Vocabulary;
+  /** Serve the valid prefix before the first bad line instead of failing. */
+  readonly recover?: boolean;
+  /** The longest line accepted, in bytes without `\n`; 256 MiB by default. */
+  readonly maxLineBytes?: number;
+  /** Migrates logs of older versions; without it they fail `FormatTooOld`. */
+  readonly migrate?: Migration<E>;
+}
+
+/** A final line without `\n`: a torn write. */
+export interface TornTail {
+  /** The byte offset where it starts (the length of the good prefix). */
+  readonly offset: number;
+  /** Its length in bytes. */
+  readonly bytes: number;
+}
+
+/** What the reader saw besides the events. */
+export interface ReadReport {
+  /** Complete lines served, the header included. */
+  readonly lines: number;
+  /** Bytes of the served lines, `\n` included: where the next line goes. */
+  readonly bytes: number;
+  /** The torn final line, when there is one. */
+  readonly tornTail: TornTail | undefined;
+  /** How many served lines ended in `\r\n`. */
+  readonly crlfLines: number;
+  /** With `recover`: the error of the first bad line, where reading stopped. */
+  readonly stoppedAt: CorruptLine | FoldFailed | LineTooLong | undefined;
+}
+
+/** A loaded log. */
+export interface LoadedLog {
+  /** The file's format version (older when migrated). */
+  readonly version: number;
+  /** The session: header, log and surface. */
+  readonly session: Session;
+  /** The events, in seq order. */
+  readonly events: ReadonlyArray<SessionEvent>;
+  /** What the reader saw. */
+  readonly report: ReadReport;
+}
+
+/** The default {@link ReadOptions.maxLineBytes}: 256 MiB. */
+export const DEFAULT_MAX_LINE_BYTES: number = 256 * 1024 * 1024;
+
+const CHUNK_BYTES = 1024 * 1024;
+const EXCERPT = 60;
+const NL = 10;
+
+type Stop = CorruptLine | FoldFailed | LineTooLong;
+type HeaderError = LogReadError;
+
+/** The line machine: chunks in, lines decoded and folded as they come. */
+interface Parser {
+  /** Feeds a chunk; false once reading should stop. */
+  readonly push: (chunk: Uint8Array) => boolean;
+  /** The state after the last chunk. */
+  readonly end: () => ParserEnd;
+}
+
+interface ParserEnd {
+  readonly fatal: HeaderError | undefined;
+  readonly headerLine: HeaderLine | undefined;
+  readonly header: SessionHeader | undefined;
+  readonly raw: ReadonlyArray<unknown>;
+  readonly events: ReadonlyArray<SessionEvent>;
+  readonly surface: Surface | undefined;
+  readonly lines: number;
+  readonly bytes: number;
+  readonly pendingBytes: number;
+  readonly crlfLines: number;
+  readonly stoppedAt: Stop | undefined;
+}
+
+const excerptOf = (text: string): string =>
+  text.length > EXCERPT ? `${text.slice(0, EXCERPT)}...` : text;
+
+const corrupt = (line: number, text: string, inner: LineError): CorruptLine =>
+  new CorruptLine({
+    line,
+    excerpt: excerptOf(text),
+    innerTag: inner._tag,
+    inner,
+  });
+
+/** The index just after the k-th `\n` from `start` (k = 0: `start`). */
+const offsetOfPart = (buf: Uint8Array, start: number, k: number): number => {
+  let at = start;
+  for (let i = 0; i < k; i++) {
+    const nl = buf.indexOf(NL, at);
+    if (nl < 0) return buf.length;
+    at = nl + 1;
+  }
+  return at;
+};
+
+const makeParser = (
+  options: ReadOptions<unknown>,
+  decodeOptions: { readonly vocabulary?: Vocabulary } | undefined,
+): Parser => {
+  const recover = options.recover === true;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  let lineNo = 0;
+  // Bytes of the complete lines served so far, and of chunks pushed.
+  let good = 0;
+  let pushed = 0;
+  let crlfLines = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let headerLine: HeaderLine | undefined;
+  let header: SessionHeader | undefined;
+  let migrating = false;
+  const raw: unknown[] = [];
+  const events: SessionEvent[] = [];
+  let surface: Surface | undefined;
+  let fatal: HeaderError | undefined;
+  let stoppedAt: Stop | undefined;
+  let stopped = false;
+
+  const stop = (error: Stop | HeaderError): false => {
+    if (
+      recover && lineNo > 1 &&
+      (error._tag === "CorruptLine" || error._tag === "FoldFailed" ||
+        error._tag === "LineTooLong")
+    ) {
+      stoppedAt = error;
+    } else {
+      fatal = error;
+    }
+    stopped = true;
+    return false;
+  };
+
+  const readHeader = (text: string): HeaderError | undefined => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return corrupt(1, text, new InvalidJson({ problem: String(error) }));
+    }
+    const line = decodeHeaderLine(value);
+    if (Result.isFailure(line)) return corrupt(1, text, line.failure);
+    headerLine = line.success;
+    const version = line.success.version;
+    if (version > FORMAT_VERSION) {
+      return new FormatTooNew({ version, supported: FORMAT_VERSION });
+    }
+    if (version < FORMAT_VERSION) {
+      if (options.migrate === undefined) {
+        return new FormatTooOld({ version, supported: FORMAT_VERSION });
+      }
+      migrating = true;
+      return undefined;
+    }
+    const decoded = decodeSessionHeader(line.success.raw);
+    if (Result.isFailure(decoded)) return corrupt(1, text, decoded.failure);
+    header = decoded.success;
+    surface = Session.make(header).surface;
+    return undefined;
+  };
+
+  // One complete line without its "\n"; the error that stops, if any.
+  const line = (input: string): HeaderError | undefined => {
+    let text = input;
+    lineNo++;
+    if (text.charCodeAt(text.length - 1) === 13) {
+      text = text.slice(0, -1);
+      crlfLines++;
+    }
+    if (lineNo === 1) return readHeader(text);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return corrupt(lineNo, text, new InvalidJson({ problem: String(error) }));
+    }
+    if (migrating) {
+      raw.push(value);
+      return undefined;
+    }
+    const decoded = decodeEventValue(value, decodeOptions);
+    if (decoded._tag === "Failure") {
+      return corrupt(lineNo, text, decoded.failure);
+    }
+    const event = decoded.success;
+    if (isOpaqueEvent(event)) rememberOpaqueLine(event, text);
+    events.push(event);
+    return undefined;
+  };
+
+  // Decodes the lines of buf[start, end); returns the failing part index.
+  const decodeRegion = (
+    buf: Uint8Array,
+    start: number,
+    end: number,
+  ): { readonly part: number; readonly error: HeaderError } | undefined => {
+    let text: string | undefined;
+    try {
+      text = decoder.decode(buf.subarray(start, end));
+    } catch {
+      text = undefined;
+    }
+    if (text !== undefined) {
+      const parts = text.split("\n");
+      for (let k = 0; k < parts.length; k++) {
+        const error = line(parts[k] ?? "");
+        if (error !== undefined) return { part: k, error };
+      }
+      return undefined;
+    }
+    // Some line is not UTF-8: decode line by line to name it.
+    let from = start;
+    for (let k = 0;; k++) {
+      let nl = buf.indexOf(NL, from);
+      if (nl < 0 || nl > end) nl = end;
+      const bytesOfLine = buf.subarray(from, nl);
+      let lineText: string | undefined;
+      try {
+        lineText = decoder.decode(bytesOfLine);
+      } catch {
+        lineText = undefined;
+      }
+      if (lineText === undefined) {
+        lineNo++;
+        const error = corrupt(
+          lineNo,
+          new TextDecoder().decode(bytesOfLine),
+          new InvalidUtf8({ bytes: bytesOfLine.length }),
+        );
+        return { part: k, error };
+      }
+      const error = line(lineText);
+      if (error !== undefined) return { part: k, error };
+      if (nl >= end) return undefined;
+      from = nl + 1;
+    }
+  };
+
+  // Complete lines buf[start, end), each followed by "\n" (buf[end] is the
+  // last one's, possibly virtual); `at` is the global offset of buf[0].
+  const region = (
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    at: number,
+  ): boolean => {
+    const firstLine = lineNo + 1;
+    const before = events.length;
+    const failed = decodeRegion(buf, start, end);
+    if (failed !== undefined) {
+      good = at + offsetOfPart(buf, start, failed.part);
+      return stop(failed.error);
+    }
+    good = at + end + 1;
+    if (surface === undefined || before === events.length) return true;
+    const batch = before === 0 ? events : events.slice(before);
+    const from = surface.nextSeq;
+    const result = replayResult(batch, surface);
+    if (result._tag === "Success") {
+      surface = result.success;
+      return true;
+    }
+    const { error, surface: stoppedSurface } = result.failure;
+    const index = before + (stoppedSurface.nextSeq - from);
+    const event = events[index];
+    surface = stoppedSurface;
+    const failedLine = index + 2;
+    events.length = index;
+    lineNo = failedLine - 1;
+    good = at + offsetOfPart(buf, start, failedLine - firstLine);
+    return stop(
+      new FoldFailed({
+        line: failedLine,
+        seq: event?.seq ?? stoppedSurface.nextSeq,
+        innerTag: error._tag,
+        inner: error,
+      }),
+    );
+  };
+
+  const tooLong = (): false =>
+    stop(
+      new LineTooLong({ line: lineNo + 1, offset: good, limit: maxLineBytes }),
+    );
+
+  const push = (chunk: Uint8Array): boolean => {
+    if (stopped) return false;
+    const at = pushed;
+    pushed += chunk.length;
+    let start = 0;
+    if (pendingBytes > 0) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        if (pendingBytes + chunk.length > maxLineBytes) return tooLong();
+        pending.push(chunk.slice());
+        pendingBytes += chunk.length;
+        return true;
+      }
+      if (pendingBytes + nl > maxLineBytes) return tooLong();
+      const whole = new Uint8Array(pendingBytes + nl);
+      let offset = 0;
+      for (const part of pending) {
+        whole.set(part, offset);
+        offset += part.length;
+      }
+      whole.set(chunk.subarray(0, nl), offset);
+      pending = [];
+      pendingBytes = 0;
+      if (!region(whole, 0, whole.length, good)) return false;
+      start = nl + 1;
+    }
+    const last = chunk.lastIndexOf(NL);
+    if (last >= start) {
+      if (maxLineBytes < last - start) {
+        let from = start;
+        while (from <= last) {
+          const nl = chunk.indexOf(NL, from);
+          if (nl - from > maxLineBytes) {
+            good = at + from;
+            return tooLong();
+          }
+          from = nl + 1;
+        }
+      }
+      if (!region(chunk, start, last, at)) return false;
+      start = last + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.length - start;
+      if (pendingBytes + rest > maxLineBytes) return tooLong();
+      pending.push(chunk.slice(start));
+      pendingBytes += rest;
+    }
+    return true;
+  };
+
+  const end = (): ParserEnd => ({
+    fatal,
+    headerLine,
+    header,
+    raw,
+    events,
+    surface,
+    lines: lineNo,
+    bytes: good,
+    pendingBytes: stopped ? 0 : pendingBytes,
+    crlfLines,
+    stoppedAt,
+  });
+
+  return { push, end };
+};
+
+const decodeOptionsOf = (
+  options: ReadOptions<unknown>,
+): { readonly vocabulary?: Vocabulary } | undefined =>
+  options.vocabulary === undefined
+    ? undefined
+    : { vocabulary: options.vocabulary };
+
+const excerptOfValue = (value: unknown): string => {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return excerptOf(text);
+};
+
+/** Decodes and folds a migrated log; line numbers are positions in it. */
+const loadMigrated = (
+  output: MigrationOutput,
+  options: ReadOptions<unknown>,
+  base: Omit<ReadReport, "stoppedAt">,
+  stoppedBefore: Stop | undefined,
+  version: number,
+): Effect.Effect<LoadedLog, LogReadError> =>
+  Effect.suspend((): Effect.Effect<LoadedLog, LogReadError> => {
+    const decodeOptions = decodeOptionsOf(options);
+    const events: SessionEvent[] = [];
+    let stoppedAt: Stop | undefined = stoppedBefore;
+    let index = 0;
+    for (; index < output.events.length; index++) {
+      const value = output.events[index];
+      const decoded = decodeEventValue(value, decodeOptions);
+      if (decoded._tag === "Failure") {
+        const error = corrupt(
+          index + 2,
+          excerptOfValue(value),
+          decoded.failure,
+        );
+        if (options.recover !== true) return Effect.fail(error);
+        stoppedAt = error;
+        break;
+      }
+      events.push(decoded.success);
+    }
+    const session = Session.make(output.header, decodeOptions);
+    const result = replayResult(events, session.surface);
+    let surface: Surface;
+    if (result._tag === "Success") {
+      surface = result.success;
+    } else {
+      const { error, surface: at } = result.failure;
+      const failedIndex = at.nextSeq - session.surface.nextSeq;
+      const failure = new FoldFailed({
+        line: failedIndex + 2,
+        seq: events[failedIndex]?.seq ?? at.nextSeq,
+        innerTag: error._tag,
+        inner: error,
+      });
+      if (options.recover !== true) return Effect.fail(failure);
+      stoppedAt = failure;
+      events.length = failedIndex;
+      surface = at;
+    }
+    return Effect.succeed({
+      version,
+      session: { ...session, surface },
+      events,
+      report: { ...base, stoppedAt },
+    });
+  });
+
+const finish = <E>(
+  state: ParserEnd,
+  options: ReadOptions<E>,
+): Effect.Effect<LoadedLog, LogReadError | E> => {
+  if (state.fatal !== undefined) return Effect.fail(state.fatal);
+  const headerLine = state.headerLine;
+  if (headerLine === undefined) {
+    return Effect.fail(
+      new MissingHeader({ bytes: state.bytes + state.pendingBytes }),
+    );
+  }
+  const base = {
+    lines: state.lines,
+    bytes: state.bytes,
+    tornTail: state.pendingBytes > 0
+      ? { offset: state.bytes, bytes: state.pendingBytes }
+      : undefined,
+    crlfLines: state.crlfLines,
+  };
+  const decodeOptions = decodeOptionsOf(options);
+  if (state.header !== undefined && state.surface !== undefined) {
+    const session = Session.make(state.header, decodeOptions);
+    return Effect.succeed({
+      version: headerLine.version,
+      session: { ...session, surface: state.surface },
+      events: state.events,
+      report: { ...base, stoppedAt: state.stoppedAt },
+    });
+  }
+  const migrate = options.migrate;
+  if (migrate === undefined) {
+    return Effect.fail(
+      new FormatTooOld({
+        version: headerLine.version,
+        supported: FORMAT_VERSION,
+      }),
+    );
+  }
+  return Effect.flatMap(
+    migrate({
+      version: headerLine.version,
+      header: headerLine.raw,
+      lines: state.raw,
+    }),
+    (output) =>
+      loadMigrated(output, options, base, state.stoppedAt, headerLine.version),
+  );
+};
+
+/**
+ * Reads a session log from bytes held in memory: the same reader as
+ * {@link readSessionFile}, for tests, pipes and embedded logs.
+ *
+ * @param chunks The bytes, as one array or in chunks.
+ * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
+ * @returns `Effect<LoadedLog, LogReadError | E>`: `CorruptLine`,
+ * `FoldFailed`, `LineTooLong`, `MissingHeader`, `FormatTooNew`,
+ * `FormatTooOld`, or the migration's error.
+ *
+ * @example A torn final line is reported, not served
+ * ```ts
+ * import { readSessionBytes } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const text = '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}\n' +
+ *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n{"type":"tur';
+ * const log = Effect.runSync(readSessionBytes(new TextEncoder().encode(text)));
+ * assert.equal(log.events.length, 1);
+ * assert.deepEqual(log.report.tornTail, { offset: 128, bytes: 12 });
+ * ```
+ */
+export function readSessionBytes<E = never>(
+  chunks: Uint8Array | Iterable<Uint8Array>,
+  options: ReadOptions<E> = {},
+): Effect.Effect<LoadedLog, LogReadError | E> {
+  return Effect.suspend(() => {
+    const parser = makeParser(options, decodeOptionsOf(options));
+    if (chunks instanceof Uint8Array) {
+      parser.push(chunks);
+    } else {
+      for (const chunk of chunks) {
+        if (!parser.push(chunk)) break;
+      }
+    }
+    return finish(parser.end(), options);
+  });
+}
+
+/**
+ * Reads a session log file, streaming it in 1 MiB chunks: decode, fold, and
+ * the report of a torn tail. See the module documentation for the rules.
+ *
+ * @param path The file.
+ * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
+ * @returns `Effect<LoadedLog, LogReadError | JsonlIoError | E>`:
+ * `CorruptLine`, `FoldFailed`, `LineTooLong`, `MissingHeader`,
+ * `FormatTooNew`, `FormatTooOld`, `JsonlIoError`, or the migration's error.
+ *
+ * @example Reading a file written by hand
+ * ```ts
+ * import { readSessionFile } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "doc-")), "a.jsonl");
+ * fs.writeFileSync(file, '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}\n');
+ * const log = await Effect.runPromise(readSessionFile(file));
+ * assert.equal(log.session.header.id, "a");
+ * assert.equal(log.events.length, 0);
+ * ```
+ */
+export function readSessionFile<E = never>(
+  path: string,
+  options: ReadOptions<E> = {},
+): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
+  return Effect.flatMap(
+    Effect.tryPromise({
+      try: async () => {
+        const parser = makeParser(options, decodeOptionsOf(options));
+        const handle = await fsp.open(path, "r");
+        try {
+          const buffer = new Uint8Array(CHUNK_BYTES);
+          for (;;) {
+            const { bytesRead } = await handle.read(
+              buffer,
+              0,
+              buffer.length,
+              null,
+            );
+            if (bytesRead === 0) break;
+            if (!parser.push(buffer.subarray(0, bytesRead))) break;
+          }
+        } finally {
+          await handle.close();
+        }
+        return parser.end();
+      },
+      catch: (cause) => ioError("read", path, cause),
+    }),
+    (state) => finish(state, options),
+  );
+}

@@ -1,0 +1,190 @@
+/**
+ * Crash repair: the events that close a turn a crash left open.
+ *
+ * A harness that dies mid-turn leaves tool calls without results, maybe an
+ * open step, and no `turn/end`. Providers refuse such a transcript (a
+ * `tool-call` must be answered before the conversation goes on), so the log
+ * is closed with ordinary events that say what happened: an error
+ * `tool/result` per unanswered call, then `step/end` if a step is open, then
+ * `turn/end { reason: { kind: "interrupted" } }`. They are appended through
+ * the normal path and replay like any other event. Times and ids are
+ * derived from the log alone, so repairing the same log twice gives the
+ * same bytes.
+ *
+ * This module computes the closers; appending them durably is the store's
+ * `repair`.
+ *
+ * @module
+ */
+import { SessionSeq } from "./seq.ts";
+import type {
+  CoreEvent,
+  CoreType,
+  SessionEvent,
+  StepEndEvent,
+  ToolResultEvent,
+  TurnEndEvent,
+} from "./event.ts";
+
+/** Error code of a closer for a call whose `tool/call` was logged: the tool may have run. */
+export const TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN" as const;
+/** Error code of a closer for a call the harness never started. */
+export const TOOL_NOT_STARTED = "TOOL_NOT_STARTED" as const;
+
+/** Narrows by type: core type names belong to core events only. */
+const isType = <T extends CoreType>(
+  event: SessionEvent,
+  type: T,
+): event is Extract<CoreEvent, { type: T }> => event.type === type;
+
+interface IssuedCall {
+  readonly callId: string;
+  readonly step: number;
+  readonly message: SessionSeq;
+}
+
+const closerText = (code: string): string =>
+  code === TOOL_OUTCOME_UNKNOWN
+    ? "The session was interrupted while this tool call ran; its outcome is unknown."
+    : "The session was interrupted before this tool call started; it did not run.";
+
+/**
+ * The events that close the last turn of a log when a crash left it open,
+ * in order: one error `tool/result` (`isError: true`, `surfaceOp:
+ * "append"`) per tool call the model issued in that turn without a result,
+ * then `step/end` if a step is open, then `turn/end` with reason
+ * `interrupted`. A closer cites the `tool/call` event when one was logged
+ * (error code `TOOL_OUTCOME_UNKNOWN`), else the `assistant/message` that
+ * issued the call (`TOOL_NOT_STARTED`). Every closer has the last event's
+ * time; message ids are `repair-<callId>`.
+ *
+ * A call is issued by a `tool-call` block of an `assistant/message`; a
+ * `tool/call` event with no such block is not answered (a result would
+ * answer a call the model never made).
+ *
+ * @param events The log, in seq order.
+ * @returns The closers with their seqs, continuing the log; empty when the
+ * last turn is closed or there is none.
+ *
+ * @example Closing a turn cut after a tool call
+ * ```ts
+ * import { decodeEventResult, interruptedTurnClosers } from "@palimpsest/session";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const events = [
+ *   { type: "turn/start", seq: 0, time: 5, data: { turn: 0 } },
+ *   { type: "step/start", seq: 1, time: 5, data: { turn: 0, step: 0 } },
+ *   { type: "assistant/message", seq: 2, time: 6, surfaceOp: "append", data: {
+ *     turn: 0, step: 0, stream: [], message: { id: "a0", role: "assistant",
+ *       content: [{ type: "tool-call", id: "c1", name: "ls", arguments: "{}" }],
+ *       source: { kind: "model", provider: "p", model: "m" } } } },
+ *   { type: "tool/call", seq: 3, time: 7, data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" } },
+ * ].map((e) => Result.getOrThrow(decodeEventResult(e)));
+ * const closers = interruptedTurnClosers(events);
+ * assert.deepEqual(closers.map((e) => e.type), ["tool/result", "step/end", "turn/end"]);
+ * assert.deepEqual(closers[0]?.sourceEventSeqs, [3]);
+ * assert.equal(closers[2]?.time, 7);
+ * ```
+ */
+export function interruptedTurnClosers(
+  events: ReadonlyArray<SessionEvent>,
+): ReadonlyArray<SessionEvent> {
+  const last = events[events.length - 1];
+  if (last === undefined) return [];
+  let start = -1;
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (events[i]?.type === "turn/start") {
+      start = i;
+      break;
+    }
+  }
+  const opener = events[start];
+  if (opener === undefined || !isType(opener, "turn/start")) return [];
+  const turn = opener.data.turn;
+  const issued: IssuedCall[] = [];
+  const logged = new Map<string, SessionSeq>();
+  const answered = new Set<string>();
+  let openStep: number | undefined;
+  for (let i = start + 1; i < events.length; i++) {
+    const event = events[i];
+    if (event === undefined) continue;
+    if (isType(event, "turn/end")) {
+      if (event.data.turn === turn) return [];
+    } else if (isType(event, "step/start")) {
+      openStep = event.data.step;
+    } else if (isType(event, "step/end")) {
+      if (event.data.step === openStep) openStep = undefined;
+    } else if (isType(event, "assistant/message")) {
+      for (const block of event.data.message.content) {
+        if (block.type === "tool-call") {
+          issued.push({
+            callId: block.id,
+            step: event.data.step,
+            message: event.seq,
+          });
+        }
+      }
+    } else if (isType(event, "tool/call")) {
+      if (!logged.has(event.data.callId)) {
+        logged.set(event.data.callId, event.seq);
+      }
+    } else if (isType(event, "tool/result")) {
+      answered.add(event.data.message.source.callId);
+    }
+  }
+  const time = last.time;
+  let seq = last.seq + 1;
+  const next = (): SessionSeq => SessionSeq.make(seq++);
+  const closers: SessionEvent[] = [];
+  const closed = new Set<string>();
+  for (const call of issued) {
+    if (answered.has(call.callId) || closed.has(call.callId)) continue;
+    closed.add(call.callId);
+    const toolCall = logged.get(call.callId);
+    const code = toolCall === undefined
+      ? TOOL_NOT_STARTED
+      : TOOL_OUTCOME_UNKNOWN;
+    const result: ToolResultEvent = {
+      type: "tool/result",
+      seq: next(),
+      time,
+      data: {
+        turn,
+        step: call.step,
+        message: {
+          id: `repair-${call.callId}`,
+          role: "user",
+          content: [{
+            type: "tool-result",
+            toolCallId: call.callId,
+            content: [{ type: "text", text: closerText(code) }],
+            isError: true,
+          }],
+          source: { kind: "tool", callId: call.callId },
+        },
+        error: { name: "ToolInterrupted", code },
+      },
+      surfaceOp: "append",
+      sourceEventSeqs: [toolCall ?? call.message],
+    };
+    closers.push(result);
+  }
+  if (openStep !== undefined) {
+    const stepEnd: StepEndEvent = {
+      type: "step/end",
+      seq: next(),
+      time,
+      data: { turn, step: openStep },
+    };
+    closers.push(stepEnd);
+  }
+  const turnEnd: TurnEndEvent = {
+    type: "turn/end",
+    seq: next(),
+    time,
+    data: { turn, reason: { kind: "interrupted" } },
+  };
+  closers.push(turnEnd);
+  return closers;
+}
