@@ -1,0 +1,80 @@
+/**
+ * Fuzzing the decoder and the fold against the reference checker: random
+ * valid logs (whole logs and windows) must be accepted by both with the same
+ * surface, and every single mutation of one event must be judged the same
+ * way by both (accept/reject, index, seq, tag, fields). Aimed mutations must
+ * hit their rule, and every tag of both unions must be hit.
+ */
+import assert from "node:assert/strict";
+import {
+  config,
+  countOf,
+  countsReport,
+  fuzz,
+  heavyRuns,
+  type Rng,
+} from "../_helpers/fuzz.ts";
+import { type GenLog, genValidLog } from "../_helpers/fuzz_logs.ts";
+import { mutate, MUTATION_NAMES } from "../_helpers/fuzz_mutations.ts";
+import {
+  assertAgree,
+  DECODE_TAGS,
+  FOLD_TAGS,
+} from "../_helpers/fuzz_compare.ts";
+
+const randomLog = (rng: Rng): GenLog => {
+  const length = rng.int(1, 40);
+  const base = rng.chance(0.3) ? rng.int(1, 500) : 0;
+  return genValidLog(rng, length, base);
+};
+
+const outcomes = new Map<string, number>();
+const note = (tag: string): void => {
+  outcomes.set(tag, (outcomes.get(tag) ?? 0) + 1);
+};
+
+Deno.test("fuzz: random valid logs are accepted by the library and the checker alike", () => {
+  fuzz("fold/valid-log", config.runs, (rng) => {
+    const log = randomLog(rng);
+    const { outcome } = assertAgree(log.events, log.base);
+    assert.equal(outcome, "accepted");
+  });
+});
+
+Deno.test("fuzz: long valid logs with many replacements agree", () => {
+  fuzz("fold/long-valid-log", heavyRuns(15), (rng) => {
+    const log = genValidLog(rng, rng.int(200, 400), rng.chance(0.5) ? 0 : 77);
+    assert.equal(assertAgree(log.events, log.base).outcome, "accepted");
+  });
+});
+
+Deno.test("fuzz: every single mutation of one event is judged alike", () => {
+  const runs = config.runs * 4;
+  fuzz("fold/single-mutation", runs, (rng, index) => {
+    const name = MUTATION_NAMES[index % MUTATION_NAMES.length] ?? "";
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const log = randomLog(rng);
+      const mutant = mutate(rng, log, name);
+      if (mutant === undefined) continue;
+      const { outcome, library } = assertAgree(mutant.events, mutant.base);
+      note(outcome);
+      if (mutant.expect !== undefined) {
+        assert.equal(outcome, mutant.expect, `mutation ${mutant.name}`);
+        assert.ok(!library.ok && library.index === mutant.at);
+      }
+      return;
+    }
+  });
+  if (config.only === undefined && config.runs >= 50) {
+    const missing = [...DECODE_TAGS, ...FOLD_TAGS].filter((tag) =>
+      !outcomes.has(tag)
+    );
+    assert.deepEqual(missing, [], "every rule of SPEC 2.3-2.4 was hit");
+  }
+  console.log(
+    [...outcomes.entries()].sort().map(([k, v]) => `fuzz-outcome ${k}=${v}`)
+      .join("\n"),
+  );
+  console.log(countsReport());
+  assert.ok(countOf("fold/single-mutation") > 0 || config.only !== undefined);
+});
