@@ -31,7 +31,7 @@ import type {
   SurfaceEvent,
   ToolResultEvent,
 } from "./event.ts";
-import { isSurfaceEvent, isSurfaceType } from "./event.ts";
+import { isSurfaceEvent } from "./event.ts";
 import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
