@@ -439,31 +439,65 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
 const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null;
 
-/** The first path where two JSON values differ, or undefined. */
+/** A pair of values still to compare, and where it sits. */
+interface DiffFrame {
+  readonly a: unknown;
+  readonly b: unknown;
+  readonly parent: DiffFrame | undefined;
+  readonly key: string | number | undefined;
+}
+
+const pathOf = (frame: DiffFrame): Array<string | number> => {
+  const out: Array<string | number> = [];
+  for (let f: DiffFrame | undefined = frame; f !== undefined; f = f.parent) {
+    if (f.key !== undefined) out.push(f.key);
+  }
+  return out.reverse();
+};
+
+/**
+ * The first path where two JSON values differ, or undefined. Iterative, with
+ * an explicit stack: data read from a log may nest far deeper than the call
+ * stack allows (a 100k-deep `meta` must not end in a RangeError).
+ */
 const jsonDiff = (
   a: unknown,
   b: unknown,
-  path: Array<string | number>,
 ): Array<string | number> | undefined => {
-  if (Object.is(a, b)) return undefined;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b)) return path;
-    if (a.length !== b.length) return path;
-    for (let i = 0; i < a.length; i++) {
-      const d = jsonDiff(a[i], b[i], [...path, i]);
-      if (d !== undefined) return d;
+  const stack: DiffFrame[] = [{ a, b, parent: undefined, key: undefined }];
+  for (;;) {
+    const frame = stack.pop();
+    if (frame === undefined) return undefined;
+    const { a, b } = frame;
+    if (Object.is(a, b)) continue;
+    if (Array.isArray(a) || Array.isArray(b)) {
+      if (!Array.isArray(a) || !Array.isArray(b)) return pathOf(frame);
+      if (a.length !== b.length) return pathOf(frame);
+      // Pushed in reverse so that the first differing index is found first.
+      for (let i = a.length - 1; i >= 0; i--) {
+        stack.push({ a: a[i], b: b[i], parent: frame, key: i });
+      }
+      continue;
     }
-    return undefined;
+    if (!isObject(a) || !isObject(b)) {
+      if (a === b) continue;
+      return pathOf(frame);
+    }
+    const keys: string[] = [];
+    const seen = new Set<string>();
+    for (const k of Object.keys(a)) {
+      if (a[k] !== undefined && !seen.has(k)) (seen.add(k), keys.push(k));
+    }
+    for (const k of Object.keys(b)) {
+      if (b[k] !== undefined && !seen.has(k)) (seen.add(k), keys.push(k));
+    }
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i];
+      if (k !== undefined) {
+        stack.push({ a: a[k], b: b[k], parent: frame, key: k });
+      }
+    }
   }
-  if (!isObject(a) || !isObject(b)) return a === b ? undefined : path;
-  const keys = new Set<string>();
-  for (const k of Object.keys(a)) if (a[k] !== undefined) keys.add(k);
-  for (const k of Object.keys(b)) if (b[k] !== undefined) keys.add(k);
-  for (const k of keys) {
-    const d = jsonDiff(a[k], b[k], [...path, k]);
-    if (d !== undefined) return d;
-  }
-  return undefined;
 };
 
 /** Compares two tool results' data, ignoring the block's inner content. */
@@ -477,7 +511,7 @@ const toolResultChange = (
     const { content: _content, ...blockRest } = block;
     return { ...rest, message: { ...message, content: [blockRest, ...more] } };
   };
-  return jsonDiff(strip(before), strip(after), []);
+  return jsonDiff(strip(before), strip(after));
 };
 
 const checkReplace = (
