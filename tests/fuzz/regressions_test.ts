@@ -37,6 +37,13 @@ const REGRESSIONS: ReadonlyArray<Regression> = [
     outcome: "ToolResultReplaceChangesMoreThanContent",
     line: 3,
   },
+  {
+    file: "deep-tojson-seq.jsonl",
+    found:
+      "an invalid seq that is a 30k-deep array ending in a toJSON key threw RangeError while the error quoted it",
+    outcome: "InvalidSessionSeq",
+    line: 3,
+  },
 ];
 
 const fixture = (file: string): Uint8Array =>
