@@ -86,8 +86,8 @@ export function decodeSessionId(stem: string): string | undefined {
   for (let i = 0; i < stem.length; i++) {
     const code = stem.charCodeAt(i);
     if (code === 0x25) {
-      const hi = HEX.indexOf(stem[i + 1] ?? "");
-      const lo = HEX.indexOf(stem[i + 2] ?? "");
+      const hi = i + 2 < stem.length ? HEX.indexOf(stem.charAt(i + 1)) : -1;
+      const lo = i + 2 < stem.length ? HEX.indexOf(stem.charAt(i + 2)) : -1;
       if (hi < 0 || lo < 0) return undefined;
       const byte = hi * 16 + lo;
       if (isPlain(byte)) return undefined;

@@ -338,18 +338,20 @@ const makeParser = (
     const firstLine = lineNo + 1;
     const before = events.length;
     const failed = decodeRegion(buf, start, end);
-    if (failed !== undefined) {
+    const decodeStop = (): boolean => {
+      if (failed === undefined) return true;
       good = at + offsetOfPart(buf, start, failed.part);
       return stop(failed.error);
-    }
+    };
     good = at + end + 1;
-    if (surface === undefined || before === events.length) return true;
+    // Fold what decoded first: a fold error is on an earlier line.
+    if (surface === undefined || before === events.length) return decodeStop();
     const batch = before === 0 ? events : events.slice(before);
     const from = surface.nextSeq;
     const result = replayResult(batch, surface);
     if (result._tag === "Success") {
       surface = result.success;
-      return true;
+      return decodeStop();
     }
     const { error, surface: stoppedSurface } = result.failure;
     const index = before + (stoppedSurface.nextSeq - from);
@@ -369,10 +371,8 @@ const makeParser = (
     );
   };
 
-  const tooLong = (): false =>
-    stop(
-      new LineTooLong({ line: lineNo + 1, offset: good, limit: maxLineBytes }),
-    );
+  const tooLong = (line: number = lineNo + 1): false =>
+    stop(new LineTooLong({ line, offset: good, limit: maxLineBytes }));
 
   const push = (chunk: Uint8Array): boolean => {
     if (stopped) return false;
@@ -407,8 +407,12 @@ const makeParser = (
         while (from <= last) {
           const nl = chunk.indexOf(NL, from);
           if (nl - from > maxLineBytes) {
+            // Serve the lines before it, then stop at it.
+            if (from > start && !region(chunk, start, from - 1, at)) {
+              return false;
+            }
             good = at + from;
-            return tooLong();
+            return tooLong(lineNo + 1);
           }
           from = nl + 1;
         }
@@ -432,7 +436,7 @@ const makeParser = (
     raw,
     events,
     surface,
-    lines: lineNo,
+    lines: stoppedAt === undefined ? lineNo : stoppedAt.line - 1,
     bytes: good,
     pendingBytes: stopped ? 0 : pendingBytes,
     crlfLines,

@@ -1,0 +1,183 @@
+/**
+ * Drafts of the standard workload (a turn: user message, assistant message
+ * with one tool call, tool/call, tool/result) and small helpers for the
+ * persistence tests: temp folders and running programs against a store.
+ *
+ * @module
+ */
+import { Effect, Exit } from "effect";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  type EventDraft,
+  layerJsonlStore,
+  type SessionStore,
+} from "@palimpsest/session";
+
+const model = { kind: "model", provider: "test", model: "m" } as const;
+
+/** `user/message`. */
+export const userDraft = (id: string, text: string): EventDraft => ({
+  type: "user/message",
+  surfaceOp: "append",
+  data: {
+    id,
+    role: "user",
+    content: [{ type: "text", text }],
+    source: { kind: "user" },
+  },
+});
+
+/** `assistant/message` with one `tool-call` block. */
+export const assistantCallDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+): EventDraft => ({
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    stream: [],
+    message: {
+      id: `a-${callId}`,
+      role: "assistant",
+      content: [
+        { type: "text", text: "let me look" },
+        { type: "tool-call", id: callId, name: "read", arguments: "{}" },
+      ],
+      source: model,
+    },
+  },
+});
+
+/** `assistant/message` with text only. */
+export const assistantTextDraft = (
+  turn: number,
+  step: number,
+  id: string,
+): EventDraft => ({
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    stream: [],
+    message: {
+      id,
+      role: "assistant",
+      content: [{ type: "text", text: "done" }],
+      source: model,
+    },
+  },
+});
+
+/** `tool/call`. */
+export const toolCallDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+): EventDraft => ({
+  type: "tool/call",
+  data: { turn, step, callId, name: "read", arguments: "{}" },
+});
+
+/** `tool/result` answering `callId`. */
+export const toolResultDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+  text = "contents",
+): EventDraft => ({
+  type: "tool/result",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    message: {
+      id: `r-${callId}`,
+      role: "user",
+      content: [{
+        type: "tool-result",
+        toolCallId: callId,
+        content: [{ type: "text", text }],
+      }],
+      source: { kind: "tool", callId },
+    },
+  },
+});
+
+/** One complete turn of the workload, as batches the way a harness appends them. */
+export const turnBatches = (
+  turn: number,
+  resultText = "contents",
+): ReadonlyArray<ReadonlyArray<EventDraft>> => {
+  const callId = `c${turn}`;
+  return [
+    [
+      { type: "turn/start", data: { turn } },
+      { type: "step/start", data: { turn, step: 0 } },
+      userDraft(`u${turn}`, `question ${turn}`),
+    ],
+    [assistantCallDraft(turn, 0, callId)],
+    [toolCallDraft(turn, 0, callId)],
+    [toolResultDraft(turn, 0, callId, resultText)],
+    [
+      assistantTextDraft(turn, 0, `a${turn}`),
+      { type: "step/end", data: { turn, step: 0 } },
+      { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
+    ],
+  ];
+};
+
+/** A fresh temp folder. */
+export const tempDir = (prefix = "palimpsest-"): string =>
+  fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+/** Runs a program needing the store over `root`. */
+export const withStore = <A, E>(
+  root: string,
+  program: Effect.Effect<A, E, SessionStore>,
+): Promise<A> =>
+  Effect.runPromise(program.pipe(Effect.provide(layerJsonlStore({ root }))));
+
+/** Runs a program needing the store and returns its exit. */
+export const exitWithStore = <A, E>(
+  root: string,
+  program: Effect.Effect<A, E, SessionStore>,
+): Promise<Exit.Exit<A, E>> =>
+  Effect.runPromise(
+    Effect.exit(program).pipe(Effect.provide(layerJsonlStore({ root }))),
+  );
+
+/** The failure of an exit, or throws when it succeeded or died. */
+export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) {
+    throw new Error(`Expected a failure but the effect succeeded`);
+  }
+  const found = exit.cause.reasons.find((r) => r._tag === "Fail");
+  if (found === undefined || found._tag !== "Fail") {
+    throw new Error(`Expected a typed failure but found ${String(exit.cause)}`);
+  }
+  return found.error;
+};
+
+/** The header line of a v3 session. */
+export const headerLine = (id: string): string =>
+  `{"type":"session","version":3,"id":${
+    JSON.stringify(id)
+  },"createdAt":0,"isSeeded":false}\n`;
+
+/** A small seeded random generator (mulberry32), uniform in [0, 1). */
+export const mulberry32 = (seed: number): () => number => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};

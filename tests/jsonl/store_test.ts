@@ -1,0 +1,614 @@
+import assert from "node:assert/strict";
+import { Effect, Result } from "effect";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  checkTranscript,
+  deriveMessages,
+  encodeSessionId,
+  extensionType,
+  Session,
+  SessionSeq,
+  SessionStore,
+} from "@palimpsest/session";
+import {
+  assistantCallDraft,
+  exitWithStore,
+  failureOf,
+  headerLine,
+  tempDir,
+  toolCallDraft,
+  turnBatches,
+  userDraft,
+  withStore,
+} from "../_helpers/jsonl_drafts.ts";
+
+const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
+const fileOf = (root: string, id: string) =>
+  path.join(root, `${Result.getOrThrow(encodeSessionId(id))}.jsonl`);
+const helper = new URL("../_helpers/store_writer.ts", import.meta.url).pathname;
+
+Deno.test("the store round-trips a session", async (t) => {
+  const root = tempDir();
+  const written = await withStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const handle = yield* store.create(header("round"));
+      for (let turn = 0; turn < 3; turn++) {
+        for (const batch of turnBatches(turn)) {
+          yield* store.append(handle, batch);
+        }
+      }
+      yield* store.append(handle, [{
+        type: "user/message",
+        surfaceOp: {
+          op: "replace",
+          startSeq: SessionSeq.make(2),
+          endSeq: SessionSeq.make(15),
+        },
+        sourceEventSeqs: Array.from(
+          { length: 14 },
+          (_, i) => SessionSeq.make(i + 2),
+        ),
+        data: {
+          id: "summary",
+          role: "user",
+          content: [{ type: "text", text: "summary" }],
+          source: { kind: "plugin", plugin: "compaction" },
+        },
+      }, {
+        type: extensionType("harness/note"),
+        ignorable: true,
+        data: { z: 1, a: [2] },
+      }]);
+      const session = handle.session;
+      yield* store.close(handle);
+      return session;
+    }),
+  );
+  const file = fileOf(root, "round");
+  const before = fs.readFileSync(file);
+
+  await t.step(
+    "events and derived messages are equal after reopen",
+    async () => {
+      const read = await withStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const handle = yield* store.open("round");
+          return handle.session;
+        }),
+      );
+      assert.deepEqual(Session.events(read), Session.events(written));
+      assert.deepEqual(
+        deriveMessages(read.surface),
+        deriveMessages(written.surface),
+      );
+      assert.deepEqual(read.header, header("round"));
+      assert.deepEqual(checkTranscript(deriveMessages(read.surface)), []);
+      assert.equal(read.surface.replacements, 1);
+      assert.ok(
+        fs.readFileSync(file, "utf8").includes('"sourceEventSeqs":[[2,15]]'),
+      );
+    },
+  );
+  await t.step(
+    "opening and closing an unchanged log keeps its bytes",
+    async () => {
+      await withStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const writer = yield* store.open("round", { mode: "write" });
+          yield* store.close(writer);
+          const reader = yield* store.open("round");
+          yield* store.close(reader);
+          const again = yield* store.open("round", { mode: "write" });
+          yield* store.repair(again);
+          yield* store.close(again);
+        }),
+      );
+      assert.deepEqual(fs.readFileSync(file), before);
+      assert.ok(!fs.existsSync(`${file}.lock`));
+    },
+  );
+  await t.step("list and stat", async () => {
+    const [ids, stat] = await withStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const handle = yield* store.create(header("../other"));
+        yield* store.close(handle);
+        return [yield* store.list(), yield* store.stat("round")] as const;
+      }),
+    );
+    assert.deepEqual(ids, ["../other", "round"]);
+    assert.equal(stat.bytes, before.length);
+    assert.equal(stat.locked, false);
+  });
+  fs.rmSync(root, { recursive: true });
+});
+
+Deno.test("store errors", async (t) => {
+  const root = tempDir();
+  await withStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      yield* store.close(yield* store.create(header("s")));
+    }),
+  );
+  await t.step("create never overwrites", async () => {
+    const exit = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.create(header("s"))),
+    );
+    const error = failureOf(exit);
+    assert.equal(error._tag, "SessionAlreadyExists");
+  });
+  await t.step("a missing session is SessionNotFound", async () => {
+    const exit = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.open("nope")),
+    );
+    assert.equal(failureOf(exit)._tag, "SessionNotFound");
+    const stat = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.stat("nope")),
+    );
+    assert.equal(failureOf(stat)._tag, "SessionNotFound");
+  });
+  await t.step("an empty id is refused", async () => {
+    const exit = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.open("")),
+    );
+    const error = failureOf(exit);
+    assert.equal(error._tag, "InvalidSessionId");
+  });
+  await t.step("read handles refuse appends", async () => {
+    const exit = await exitWithStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const reader = yield* store.open("s");
+        return yield* store.append(reader, [userDraft("u", "x")]);
+      }),
+    );
+    assert.equal(failureOf(exit)._tag, "ReadOnlyHandle");
+  });
+  await t.step("closed handles refuse appends", async () => {
+    const exit = await exitWithStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const writer = yield* store.open("s", { mode: "write" });
+        yield* store.close(writer);
+        yield* store.close(writer);
+        return yield* store.append(writer, [userDraft("u", "x")]);
+      }),
+    );
+    assert.equal(failureOf(exit)._tag, "HandleClosed");
+  });
+  await t.step("a rejected batch writes nothing", async () => {
+    const file = fileOf(root, "s");
+    const before = fs.readFileSync(file);
+    const exit = await exitWithStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const writer = yield* store.open("s", { mode: "write" });
+        return yield* store.append(writer, [
+          userDraft("u", "x"),
+          {
+            type: "user/message",
+            surfaceOp: {
+              op: "replace",
+              startSeq: SessionSeq.make(0),
+              endSeq: SessionSeq.make(0),
+            },
+            sourceEventSeqs: [],
+            data: {
+              id: "v",
+              role: "user",
+              content: [],
+              source: { kind: "user" },
+            },
+          },
+        ]).pipe(Effect.ensuring(store.close(writer)));
+      }),
+    );
+    assert.equal(failureOf(exit)._tag, "EmptySourceList");
+    assert.deepEqual(fs.readFileSync(file), before);
+  });
+  fs.rmSync(root, { recursive: true });
+});
+
+Deno.test("one writer per session", async (t) => {
+  const root = tempDir();
+  await withStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      yield* store.close(yield* store.create(header("w")));
+    }),
+  );
+  const file = fileOf(root, "w");
+  await t.step(
+    "a second writer in this process gets SessionLocked",
+    async () => {
+      const exit = await exitWithStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const first = yield* store.open("w", { mode: "write" });
+          const second = yield* Effect.result(
+            store.open("w", { mode: "write" }),
+          );
+          yield* store.append(first, turnBatches(0)[0] ?? []);
+          const reader = yield* store.open("w");
+          yield* store.close(first);
+          return { second, readerLines: reader.report.lines };
+        }),
+      );
+      assert.ok(exit._tag === "Success");
+      const { second, readerLines } = exit.value;
+      assert.ok(Result.isFailure(second));
+      assert.equal(second.failure._tag, "SessionLocked");
+      assert.equal(
+        second.failure._tag === "SessionLocked" && second.failure.pid,
+        Deno.pid,
+      );
+      assert.equal(readerLines, 4);
+    },
+  );
+  await t.step("a writer in another process gets SessionLocked", async () => {
+    const exit = await exitWithStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const first = yield* store.open("w", { mode: "write" });
+        const child = spawnSync(Deno.execPath(), [
+          "run",
+          "-A",
+          helper,
+          root,
+          "w",
+          "try",
+        ], { encoding: "utf8" });
+        yield* store.close(first);
+        return child.stdout.trim();
+      }),
+    );
+    assert.ok(exit._tag === "Success");
+    assert.equal(exit.value, "SessionLocked");
+  });
+  await t.step(
+    "while another process writes, this one is locked out and lines never interleave",
+    async () => {
+      const child = spawn(Deno.execPath(), [
+        "run",
+        "-A",
+        helper,
+        root,
+        "w",
+        "hold",
+      ], {
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      const out: string[] = [];
+      let buffer = "";
+      const waitFor = (count: number) =>
+        new Promise<void>((resolve) => {
+          const check = () => {
+            if (out.length >= count) resolve();
+            else setTimeout(check, 10);
+          };
+          check();
+        });
+      child.stdout?.on("data", (data: Uint8Array) => {
+        buffer += new TextDecoder().decode(data);
+        const lines = buffer.split("\n");
+        buffer = lines.pop() ?? "";
+        out.push(...lines);
+      });
+      await waitFor(1);
+      assert.equal(out[0], "opened");
+      for (let i = 0; i < 3; i++) {
+        child.stdin?.write("append\n");
+        const exit = await exitWithStore(
+          root,
+          SessionStore.use((s) => s.open("w", { mode: "write" })),
+        );
+        assert.equal(failureOf(exit)._tag, "SessionLocked");
+        await waitFor(2 + i);
+      }
+      child.stdin?.end();
+      await new Promise((resolve) => child.on("close", resolve));
+      assert.deepEqual(out.slice(1), [
+        "appended 4",
+        "appended 5",
+        "appended 6",
+      ]);
+      const read = await withStore(
+        root,
+        SessionStore.use((s) => s.open("w", { mode: "write" })),
+      );
+      assert.equal(read.session.surface.nextSeq, 6);
+      assert.equal(read.report.tornTail, undefined);
+      const lines = fs.readFileSync(file, "utf8").split("\n");
+      assert.equal(lines.length, 8);
+    },
+  );
+  await t.step("a lock left by a dead process is reclaimed", async () => {
+    const dead = spawnSync(Deno.execPath(), ["eval", "console.log(Deno.pid)"], {
+      encoding: "utf8",
+    });
+    const pid = Number(dead.stdout.trim());
+    assert.ok(pid > 0);
+    fs.writeFileSync(
+      `${file}.lock`,
+      JSON.stringify({ pid, start: null, token: "stale" }),
+    );
+    const stat = await withStore(
+      root,
+      SessionStore.use((s) => s.stat("w")),
+    );
+    assert.equal(stat.locked, false);
+    const opened = await withStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const writer = yield* store.open("w", { mode: "write" });
+        const lock = JSON.parse(fs.readFileSync(`${file}.lock`, "utf8"));
+        yield* store.close(writer);
+        return lock;
+      }),
+    );
+    assert.equal(opened.pid, Deno.pid);
+    assert.ok(!fs.existsSync(`${file}.lock`));
+  });
+  await t.step(
+    "a lock whose pid was reused by a newer process is reclaimed",
+    async () => {
+      if (!fs.existsSync("/proc/self/stat")) return;
+      fs.writeFileSync(
+        `${file}.lock`,
+        JSON.stringify({ pid: Deno.pid, start: "1", token: "reused" }),
+      );
+      const exit = await exitWithStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          yield* store.close(yield* store.open("w", { mode: "write" }));
+        }),
+      );
+      assert.equal(exit._tag, "Success");
+    },
+  );
+  await t.step("a live lock from another process is respected", async () => {
+    const child = spawn(Deno.execPath(), [
+      "eval",
+      "await new Promise((r) => setTimeout(r, 20000))",
+    ]);
+    fs.writeFileSync(
+      `${file}.lock`,
+      JSON.stringify({ pid: child.pid, start: null, token: "live" }),
+    );
+    const exit = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.open("w", { mode: "write" })),
+    );
+    const error = failureOf(exit);
+    assert.equal(error._tag, "SessionLocked");
+    assert.equal(error._tag === "SessionLocked" && error.pid, child.pid);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.on("close", resolve));
+    fs.rmSync(`${file}.lock`);
+  });
+  fs.rmSync(root, { recursive: true });
+});
+
+Deno.test("torn tails and recovery through the store", async (t) => {
+  const root = tempDir();
+  const file = fileOf(root, "t");
+  await withStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const writer = yield* store.create(header("t"));
+      yield* store.append(writer, turnBatches(0)[0] ?? []);
+      yield* store.close(writer);
+    }),
+  );
+  const good = fs.readFileSync(file);
+  fs.appendFileSync(file, '{"type":"assistant/mes');
+  await t.step(
+    "a reader reports the torn tail and leaves the file alone",
+    async () => {
+      const reader = await withStore(
+        root,
+        SessionStore.use((s) => s.open("t")),
+      );
+      assert.deepEqual(reader.report.tornTail, {
+        offset: good.length,
+        bytes: 22,
+      });
+      assert.equal(fs.statSync(file).size, good.length + 22);
+    },
+  );
+  await t.step("a writer cuts the tail, then appends", async () => {
+    const after = await withStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const writer = yield* store.open("t", { mode: "write" });
+        assert.equal(fs.statSync(file).size, good.length);
+        yield* store.append(writer, [assistantCallDraft(0, 0, "c0")]);
+        yield* store.close(writer);
+        return yield* store.open("t");
+      }),
+    );
+    assert.equal(after.report.tornTail, undefined);
+    assert.equal(after.session.surface.nextSeq, 4);
+    assert.deepEqual(fs.readFileSync(file).subarray(0, good.length), good);
+  });
+  await t.step(
+    "repair closes the turn and the transcript is clean",
+    async () => {
+      const before = await withStore(
+        root,
+        SessionStore.use((s) => s.open("t")),
+      );
+      assert.equal(
+        checkTranscript(deriveMessages(before.session.surface)).length,
+        1,
+      );
+      fs.copyFileSync(file, fileOf(root, "t2"));
+      const repaired = await withStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const results = [];
+          for (const id of ["t", "t2"]) {
+            const writer = yield* store.open(id, { mode: "write" });
+            results.push(yield* store.repair(writer));
+            results.push(yield* store.repair(writer));
+            yield* store.close(writer);
+          }
+          return results;
+        }),
+      );
+      assert.deepEqual(
+        repaired.map((r) => r.closers.length),
+        [3, 0, 3, 0],
+      );
+      const text = fs.readFileSync(file, "utf8");
+      assert.equal(text, fs.readFileSync(fileOf(root, "t2"), "utf8"));
+      const reopened = await withStore(
+        root,
+        SessionStore.use((s) => s.open("t")),
+      );
+      assert.deepEqual(
+        checkTranscript(deriveMessages(reopened.session.surface)),
+        [],
+      );
+    },
+  );
+  await t.step(
+    "mid-file corruption fails the open, for readers and writers",
+    async () => {
+      const lines = fs.readFileSync(file, "utf8").split("\n");
+      lines[2] = lines[2]?.replace('"seq":1', '"seq":"1"') ?? "";
+      fs.writeFileSync(file, lines.join("\n"));
+      for (const mode of ["read", "write"] as const) {
+        const exit = await exitWithStore(
+          root,
+          SessionStore.use((s) => s.open("t", { mode })),
+        );
+        const error = failureOf(exit);
+        assert.equal(error._tag, "CorruptLine");
+        assert.equal(error._tag === "CorruptLine" && error.line, 3);
+        assert.equal(
+          error._tag === "CorruptLine" && error.innerTag,
+          "InvalidSessionSeq",
+        );
+      }
+      assert.ok(!fs.existsSync(`${file}.lock`));
+      const recovered = await withStore(
+        root,
+        SessionStore.use((s) => s.open("t", { recover: true })),
+      );
+      assert.equal(recovered.session.surface.nextSeq, 1);
+      assert.equal(recovered.report.stoppedAt?.line, 3);
+    },
+  );
+  await t.step("a future version fails the open", async () => {
+    fs.writeFileSync(
+      fileOf(root, "future"),
+      '{"type":"session","version":9,"id":"future","createdAt":0,"isSeeded":false}\n',
+    );
+    const exit = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.open("future", { mode: "write" })),
+    );
+    assert.equal(failureOf(exit)._tag, "FormatTooNew");
+  });
+  await t.step("an empty file fails the open with MissingHeader", async () => {
+    fs.writeFileSync(fileOf(root, "empty"), "");
+    const exit = await exitWithStore(
+      root,
+      SessionStore.use((s) => s.open("empty")),
+    );
+    assert.equal(failureOf(exit)._tag, "MissingHeader");
+  });
+  await t.step("a header-only file opens empty and takes appends", async () => {
+    fs.writeFileSync(fileOf(root, "bare"), headerLine("bare"));
+    const session = await withStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const writer = yield* store.open("bare", { mode: "write" });
+        assert.equal(writer.session.surface.nextSeq, 0);
+        yield* store.append(writer, [toolCallDraft(0, 0, "x")]);
+        yield* store.close(writer);
+        return (yield* store.open("bare")).session;
+      }),
+    );
+    assert.equal(session.surface.nextSeq, 1);
+  });
+  await t.step(
+    "a CRLF file opens for writing and keeps its lines",
+    async () => {
+      fs.writeFileSync(
+        fileOf(root, "crlf"),
+        headerLine("crlf").replace("\n", "\r\n") +
+          '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\r\n',
+      );
+      const reopened = await withStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const writer = yield* store.open("crlf", { mode: "write" });
+          assert.equal(writer.report.crlfLines, 2);
+          yield* store.append(writer, [{
+            type: "step/start",
+            data: { turn: 0, step: 0 },
+          }]);
+          yield* store.close(writer);
+          return yield* store.open("crlf");
+        }),
+      );
+      assert.equal(reopened.session.surface.nextSeq, 2);
+      assert.equal(reopened.report.crlfLines, 2);
+    },
+  );
+  fs.rmSync(root, { recursive: true });
+});
+
+Deno.test("a 50 MB single event round-trips", async () => {
+  const root = tempDir();
+  const big = "x".repeat(50 * 1024 * 1024);
+  const read = await withStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const writer = yield* store.create(header("big"));
+      yield* store.append(writer, [
+        userDraft("u0", big),
+        userDraft("u1", "small"),
+      ]);
+      yield* store.close(writer);
+      return yield* store.open("big");
+    }),
+  );
+  const [first, second] = deriveMessages(read.session.surface);
+  const block = first?.content[0];
+  assert.equal(block?.type === "text" && block.text.length, big.length);
+  assert.equal(second?.id, "u1");
+  assert.ok(fs.statSync(fileOf(root, "big")).size > 50 * 1024 * 1024);
+  fs.rmSync(root, { recursive: true });
+});

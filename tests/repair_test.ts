@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Result } from "effect";
+import {
+  checkTranscript,
+  decodeEventResult,
+  deriveMessages,
+  encodeEventLine,
+  type EventDraft,
+  interruptedTurnClosers,
+  isSurfaceEvent,
+  replayResult,
+  type SessionEvent,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+  type ToolResultEvent,
+} from "@palimpsest/session";
+import {
+  assistantCallDraft,
+  toolCallDraft,
+  toolResultDraft,
+  turnBatches,
+  userDraft,
+} from "./_helpers/jsonl_drafts.ts";
+
+/** Decodes drafts as a log: seq i, time 10 (i + 1). */
+const given = (
+  drafts: ReadonlyArray<EventDraft>,
+): ReadonlyArray<SessionEvent> =>
+  drafts.map((draft, seq) =>
+    Result.getOrThrow(
+      decodeEventResult({ ...draft, seq, time: 10 * (seq + 1) }),
+    )
+  );
+
+const toolResult = (event: SessionEvent | undefined): ToolResultEvent => {
+  if (
+    event === undefined || !isSurfaceEvent(event) ||
+    event.type !== "tool/result"
+  ) {
+    throw new Error(`Expected a tool/result but found ${event?.type}`);
+  }
+  return event;
+};
+
+const multiCall: EventDraft = {
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn: 0,
+    step: 0,
+    stream: [],
+    message: {
+      id: "a0",
+      role: "assistant",
+      content: [
+        { type: "tool-call", id: "c1", name: "t", arguments: "{}" },
+        { type: "tool-call", id: "c2", name: "t", arguments: "{}" },
+        { type: "tool-call", id: "c3", name: "t", arguments: "{}" },
+      ],
+      source: { kind: "model", provider: "p", model: "m" },
+    },
+  },
+};
+
+const openTurn: ReadonlyArray<EventDraft> = [
+  { type: "turn/start", data: { turn: 0 } },
+  { type: "step/start", data: { turn: 0, step: 0 } },
+  userDraft("u0", "q"),
+  multiCall,
+  toolCallDraft(0, 0, "c1"),
+  toolResultDraft(0, 0, "c1"),
+  toolCallDraft(0, 0, "c2"),
+];
+
+Deno.test("interruptedTurnClosers", async (t) => {
+  await t.step(
+    "closes calls, the step and the turn, citing their sources",
+    () => {
+      const events = given(openTurn);
+      const closers = interruptedTurnClosers(events);
+      assert.deepEqual(closers.map((e) => [e.type, e.seq]), [
+        ["tool/result", 7],
+        ["tool/result", 8],
+        ["step/end", 9],
+        ["turn/end", 10],
+      ]);
+      const [first, second, , end] = closers;
+      const unknown = toolResult(first);
+      const notStarted = toolResult(second);
+      assert.equal(unknown.data.error?.code, TOOL_OUTCOME_UNKNOWN);
+      assert.deepEqual(unknown.sourceEventSeqs, [6]);
+      assert.equal(unknown.data.message.id, "repair-c2");
+      assert.equal(unknown.data.message.content[0].isError, true);
+      assert.equal(unknown.surfaceOp, "append");
+      assert.equal(notStarted.data.error?.code, TOOL_NOT_STARTED);
+      assert.deepEqual(notStarted.sourceEventSeqs, [3]);
+      assert.deepEqual(end?.data, { turn: 0, reason: { kind: "interrupted" } });
+      for (const closer of closers) assert.equal(closer.time, 70);
+    },
+  );
+  await t.step("closers decode, replay and leave a clean transcript", () => {
+    const events = given(openTurn);
+    const closers = interruptedTurnClosers(events);
+    for (const closer of closers) {
+      const line = encodeEventLine(closer);
+      assert.deepEqual(
+        Result.getOrThrow(decodeEventResult(JSON.parse(line))),
+        closer,
+      );
+    }
+    const before = Result.getOrThrow(replayResult(events));
+    assert.equal(checkTranscript(deriveMessages(before)).length, 2);
+    const after = Result.getOrThrow(replayResult(closers, before));
+    assert.deepEqual(checkTranscript(deriveMessages(after)), []);
+    assert.deepEqual(interruptedTurnClosers([...events, ...closers]), []);
+  });
+  await t.step("repairing twice gives the same bytes", () => {
+    const a = interruptedTurnClosers(given(openTurn)).map((e) =>
+      encodeEventLine(e)
+    );
+    const b = interruptedTurnClosers(given(openTurn)).map((e) =>
+      encodeEventLine(e)
+    );
+    assert.deepEqual(a, b);
+  });
+  await t.step("a closed turn, or no turn, needs nothing", () => {
+    assert.deepEqual(interruptedTurnClosers([]), []);
+    assert.deepEqual(interruptedTurnClosers(given([userDraft("u", "x")])), []);
+    assert.deepEqual(interruptedTurnClosers(given(turnBatches(0).flat())), []);
+  });
+  await t.step("a closed step gets no step/end", () => {
+    const events = given([
+      { type: "turn/start", data: { turn: 3 } },
+      { type: "step/start", data: { turn: 3, step: 1 } },
+      assistantCallDraft(3, 1, "k"),
+      { type: "step/end", data: { turn: 3, step: 1 } },
+    ]);
+    assert.deepEqual(interruptedTurnClosers(events).map((e) => e.type), [
+      "tool/result",
+      "turn/end",
+    ]);
+  });
+  await t.step("only the last turn is repaired", () => {
+    const events = given([
+      { type: "turn/start", data: { turn: 0 } },
+      assistantCallDraft(0, 0, "old"),
+      ...turnBatches(1).flat(),
+    ]);
+    assert.deepEqual(interruptedTurnClosers(events), []);
+  });
+  await t.step(
+    "every cut of the workload repairs to a clean transcript",
+    () => {
+      const workload = [0, 1, 2].flatMap((turn) => turnBatches(turn).flat());
+      const all = given(workload);
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: all.length }), (cut) => {
+          const prefix = all.slice(0, cut);
+          const closers = interruptedTurnClosers(prefix);
+          const surface = Result.getOrThrow(
+            replayResult([...prefix, ...closers]),
+          );
+          assert.deepEqual(checkTranscript(deriveMessages(surface)), []);
+          assert.deepEqual(interruptedTurnClosers([...prefix, ...closers]), []);
+        }),
+        { numRuns: all.length + 1 },
+      );
+    },
+  );
+});
