@@ -15,12 +15,18 @@ interface Regression {
   readonly file: string;
   /** What went wrong before the fix. */
   readonly found: string;
-  /** "accepted", or the rule the log breaks. */
+  /** Decode and fold line by line: "accepted" or the rule broken. */
   readonly outcome: string;
-  /** The 1-based line of the failing event, when it fails. */
-  readonly line?: number;
-  /** The surface after reading, when accepted. */
+  /** The reader's limit to read with. */
+  readonly maxLineBytes?: number;
+  /** The surface after a strict read, when it succeeds. */
   readonly nodes?: ReadonlyArray<number>;
+  /** Where a read with `recover` stops, when a strict read fails. */
+  readonly stoppedAt?: {
+    readonly tag: string;
+    readonly line: number;
+    readonly innerTag?: string;
+  };
 }
 
 const REGRESSIONS: ReadonlyArray<Regression> = [
@@ -35,14 +41,33 @@ const REGRESSIONS: ReadonlyArray<Regression> = [
     file: "deep-meta-prune-differs.jsonl",
     found: "the same diff, when the deep meta differs at the bottom",
     outcome: "ToolResultReplaceChangesMoreThanContent",
-    line: 3,
+    stoppedAt: {
+      tag: "FoldFailed",
+      line: 3,
+      innerTag: "ToolResultReplaceChangesMoreThanContent",
+    },
   },
   {
     file: "deep-tojson-seq.jsonl",
     found:
       "an invalid seq that is a 30k-deep array ending in a toJSON key threw RangeError while the error quoted it",
     outcome: "InvalidSessionSeq",
-    line: 3,
+    stoppedAt: { tag: "CorruptLine", line: 3, innerTag: "InvalidSessionSeq" },
+  },
+  {
+    file: "recover-fold-line2.jsonl",
+    found:
+      "with recover, a fold error on line 2 failed the read instead of serving the empty prefix",
+    outcome: "NonContiguousSeq",
+    stoppedAt: { tag: "FoldFailed", line: 2, innerTag: "NonContiguousSeq" },
+  },
+  {
+    file: "recover-too-long-line2.jsonl",
+    found:
+      "with recover, an overlong line 2 failed the read instead of serving the empty prefix",
+    outcome: "accepted",
+    maxLineBytes: 100,
+    stoppedAt: { tag: "LineTooLong", line: 2 },
   },
 ];
 
@@ -56,20 +81,35 @@ for (const r of REGRESSIONS) {
     const { outcome } = assertAgree(lines.map((l) => JSON.parse(l)));
     assert.equal(outcome, r.outcome);
 
-    const strict = Effect.runSyncExit(readSessionBytes(bytes));
-    if (r.outcome === "accepted") {
+    const options = r.maxLineBytes === undefined
+      ? {}
+      : { maxLineBytes: r.maxLineBytes };
+    const strict = Effect.runSyncExit(readSessionBytes(bytes, options));
+    if (r.stoppedAt === undefined) {
       assert.ok(Exit.isSuccess(strict));
       assert.deepEqual(surfaceNodes(strict.value.session.surface), r.nodes);
       return;
     }
     assert.ok(Exit.isFailure(strict));
     const recovered = Effect.runSyncExit(
-      readSessionBytes(bytes, { recover: true }),
+      readSessionBytes(bytes, { ...options, recover: true }),
     );
     assert.ok(Exit.isSuccess(recovered));
     const stopped = recovered.value.report.stoppedAt;
-    assert.ok(stopped !== undefined && stopped._tag !== "LineTooLong");
-    assert.equal(stopped.innerTag, r.outcome);
-    assert.equal(stopped.line, r.line);
+    assert.ok(stopped !== undefined);
+    assert.deepEqual(
+      {
+        tag: stopped._tag,
+        line: stopped.line,
+        ...(stopped._tag === "LineTooLong"
+          ? {}
+          : { innerTag: stopped.innerTag }),
+      },
+      r.stoppedAt,
+    );
+    assert.equal(
+      recovered.value.events.length,
+      recovered.value.session.surface.nextSeq,
+    );
   });
 }
