@@ -1,0 +1,526 @@
+/**
+ * Fuzzing the streaming reader: byte-level mutations of valid JSONL logs
+ * (truncation at every offset, bit flips, byte insertion and deletion,
+ * duplicated, swapped and dropped lines, CR/LF mixes, BOMs, invalid UTF-8,
+ * header damage, tiny line limits), each read in one chunk and in random
+ * chunks, strict and with `recover`, and compared with an independent model
+ * of the reader (tests/_helpers/reader_model.ts) built on the reference
+ * checker.
+ *
+ * Properties on every case: no defect and no throw, only the documented
+ * `LogReadError` tags with their line; the model's prediction (outcome,
+ * line, inner tag, seq, served events, surface, torn tail, byte count);
+ * chunking does not change the result; the prefix served under `recover`
+ * is exactly what a strict read of the bytes before the bad line serves;
+ * built-in prototypes are untouched.
+ */
+import assert from "node:assert/strict";
+import { Cause, Effect, Exit, Result } from "effect";
+import {
+  decodeEventResult,
+  encodeEventLine,
+  type LoadedLog,
+  type LogReadError,
+  type ReadOptions,
+  readSessionBytes,
+  surfaceNodes,
+} from "@palimpsest/session";
+import {
+  assertProtoUnchanged,
+  config,
+  countsReport,
+  fuzz,
+  heavyRuns,
+  protoSnapshot,
+  type Rng,
+} from "../_helpers/fuzz.ts";
+import { genValidLog, headerLine } from "../_helpers/fuzz_logs.ts";
+import { type ModelError, modelRead } from "../_helpers/reader_model.ts";
+import { DECODE_TAGS, FOLD_TAGS } from "../_helpers/fuzz_compare.ts";
+
+const READ_TAGS = [
+  "CorruptLine",
+  "FoldFailed",
+  "LineTooLong",
+  "MissingHeader",
+  "FormatTooNew",
+  "FormatTooOld",
+];
+const LINE_TAGS = [
+  "InvalidJson",
+  "InvalidUtf8",
+  "InvalidHeader",
+  "InvalidSourceRange",
+  ...DECODE_TAGS,
+];
+
+const encoder = new TextEncoder();
+
+/** A valid log as bytes: raw JSON lines, or the codec's canonical lines. */
+const validBytes = (rng: Rng, length: number): Uint8Array => {
+  const log = genValidLog(rng, length);
+  const canonical = rng.chance(0.5);
+  let text = headerLine(`fuzz-${rng.int(0, 9999)}`);
+  for (const e of log.events) {
+    if (canonical) {
+      const decoded = decodeEventResult(JSON.parse(JSON.stringify(e)));
+      assert.ok(Result.isSuccess(decoded));
+      text += encodeEventLine(decoded.success);
+    } else text += `${JSON.stringify(e)}\n`;
+  }
+  return encoder.encode(text);
+};
+
+/** Random chunks of `bytes` (sometimes 1-byte chunks, sometimes empty). */
+const chunksOf = (rng: Rng, bytes: Uint8Array): Uint8Array[] => {
+  const out: Uint8Array[] = [];
+  let at = 0;
+  const tiny = rng.chance(0.1);
+  while (at < bytes.length) {
+    const n = tiny ? 1 : rng.int(0, 64);
+    out.push(bytes.slice(at, at + n));
+    at += n;
+  }
+  if (rng.chance(0.2)) out.push(new Uint8Array(0));
+  return out;
+};
+
+type Read = { ok: true; log: LoadedLog } | { ok: false; error: LogReadError };
+
+/** Reads, asserting that no defect or interruption escapes. */
+const read = (
+  input: Uint8Array | Iterable<Uint8Array>,
+  options: ReadOptions,
+): Read => {
+  const exit = Effect.runSyncExit(readSessionBytes(input, options));
+  if (Exit.isSuccess(exit)) return { ok: true, log: exit.value };
+  assert.ok(!Cause.hasDies(exit.cause), `defect: ${Cause.pretty(exit.cause)}`);
+  assert.ok(!Cause.hasInterrupts(exit.cause));
+  const found = Cause.findError(exit.cause);
+  assert.ok(Result.isSuccess(found));
+  const error = found.success;
+  assert.ok(READ_TAGS.includes(error._tag), error._tag);
+  assert.ok(error instanceof Error);
+  return { ok: false, error };
+};
+
+const errorShape = (
+  e: LogReadError,
+): { tag: string; line?: number; innerTag?: string; seq?: number } => {
+  switch (e._tag) {
+    case "CorruptLine":
+      assert.ok(LINE_TAGS.includes(e.innerTag), e.innerTag);
+      return { tag: e._tag, line: e.line, innerTag: e.innerTag };
+    case "FoldFailed":
+      assert.ok(FOLD_TAGS.includes(e.innerTag), e.innerTag);
+      return { tag: e._tag, line: e.line, innerTag: e.innerTag, seq: e.seq };
+    case "LineTooLong":
+      return { tag: e._tag, line: e.line };
+    default:
+      return { tag: e._tag };
+  }
+};
+
+const modelShape = (
+  e: ModelError,
+): { tag: string; line?: number; innerTag?: string; seq?: number } => {
+  const out: { tag: string; line?: number; innerTag?: string; seq?: number } = {
+    tag: e.tag,
+  };
+  if (
+    e.tag === "CorruptLine" || e.tag === "FoldFailed" || e.tag === "LineTooLong"
+  ) {
+    if (e.line !== undefined) out.line = e.line;
+  }
+  if (e.innerTag !== undefined) out.innerTag = e.innerTag;
+  if (e.tag === "FoldFailed" && e.seq !== undefined) out.seq = e.seq;
+  return out;
+};
+
+const outcomes = new Map<string, number>();
+
+/** The summary of a read, comparable across chunkings. */
+const summary = (r: Read): unknown =>
+  r.ok
+    ? {
+      events: r.log.events.length,
+      nodes: surfaceNodes(r.log.session.surface),
+      lines: r.log.report.lines,
+      bytes: r.log.report.bytes,
+      tornTail: r.log.report.tornTail,
+      stoppedAt: r.log.report.stoppedAt === undefined
+        ? undefined
+        : errorShape(r.log.report.stoppedAt),
+    }
+    : errorShape(r.error);
+
+/**
+ * Every property on one input: model agreement for both modes, chunking
+ * independence, the recover-prefix law, prototypes.
+ */
+const judgeBytes = (
+  rng: Rng,
+  bytes: Uint8Array,
+  options: { maxLineBytes?: number } = {},
+): void => {
+  const before = protoSnapshot();
+  for (const recover of [false, true]) {
+    const opts: ReadOptions = { ...options, recover };
+    const whole = read(bytes, opts);
+    const chunked = read(chunksOf(rng, bytes), opts);
+    assert.deepEqual(summary(chunked), summary(whole), "chunking matters");
+    const model = modelRead(bytes, opts);
+    if (model.ok) {
+      if (!whole.ok) {
+        assert.fail(
+          `reader failed ${
+            JSON.stringify(errorShape(whole.error))
+          } but the model serves ${model.events} events (recover: ${recover})`,
+        );
+      }
+      const { log } = whole;
+      assert.deepEqual(
+        {
+          events: log.events.length,
+          nodes: [...surfaceNodes(log.session.surface)],
+          lines: log.report.lines,
+          bytes: log.report.bytes,
+          tornTail: log.report.tornTail,
+          stoppedAt: log.report.stoppedAt === undefined
+            ? undefined
+            : errorShape(log.report.stoppedAt),
+        },
+        {
+          events: model.events,
+          nodes: model.nodes,
+          lines: model.lines,
+          bytes: model.bytes,
+          tornTail: model.tornTail,
+          stoppedAt: model.stoppedAt === undefined
+            ? undefined
+            : modelShape(model.stoppedAt),
+        },
+        `recover: ${recover}`,
+      );
+      // Served events are exactly the folded ones.
+      assert.equal(log.session.surface.nextSeq, log.events.length);
+      const key = model.stoppedAt === undefined
+        ? model.tornTail === undefined ? "served" : "served+torn-tail"
+        : `stopped:${model.stoppedAt.tag}:${model.stoppedAt.innerTag ?? ""}`;
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      if (model.stoppedAt !== undefined) {
+        // The recover prefix is what a strict read of the prefix serves.
+        const prefix = read(bytes.subarray(0, model.stoppedAt.offset), {
+          ...options,
+        });
+        assert.ok(prefix.ok, "the prefix before the bad line reads strictly");
+        assert.equal(prefix.log.events.length, log.events.length);
+        assert.deepEqual(
+          surfaceNodes(prefix.log.session.surface),
+          surfaceNodes(log.session.surface),
+        );
+        assert.equal(prefix.log.report.tornTail, undefined);
+      }
+    } else {
+      if (whole.ok) {
+        assert.fail(
+          `reader served ${whole.log.events.length} events but the model fails ${
+            JSON.stringify(modelShape(model.error))
+          } (recover: ${recover})`,
+        );
+      }
+      assert.deepEqual(errorShape(whole.error), modelShape(model.error));
+      const key = `failed:${model.error.tag}:${model.error.innerTag ?? ""}`;
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+    }
+  }
+  assertProtoUnchanged(before);
+};
+
+// ---------------------------------------------------------------------------
+// Byte mutations
+
+const splice = (
+  bytes: Uint8Array,
+  at: number,
+  remove: number,
+  insert: ArrayLike<number> = [],
+): Uint8Array => {
+  const out = new Uint8Array(bytes.length - remove + insert.length);
+  out.set(bytes.subarray(0, at), 0);
+  out.set(insert, at);
+  out.set(bytes.subarray(at + remove), at + insert.length);
+  return out;
+};
+
+const lineStarts = (bytes: Uint8Array): number[] => {
+  const out = [0];
+  for (let i = 0; i < bytes.length - 1; i++) {
+    if (bytes[i] === 10) out.push(i + 1);
+  }
+  return out;
+};
+
+const splitLines = (bytes: Uint8Array): Uint8Array[] => {
+  const out: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 10) {
+      out.push(bytes.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  if (start < bytes.length) out.push(bytes.slice(start));
+  return out;
+};
+
+const join = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+const INVALID_UTF8: ReadonlyArray<ReadonlyArray<number>> = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc0, 0x80],
+  [0xc3],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+];
+const INSERT_BYTES = [
+  10,
+  13,
+  0,
+  0x22,
+  0x7b,
+  0x7d,
+  0x5b,
+  0x2c,
+  0x3a,
+  0x5c,
+  0x20,
+  0x31,
+  0xef,
+];
+
+const MUTATORS: Record<string, (rng: Rng, b: Uint8Array) => Uint8Array> = {
+  bitFlip: (rng, b) => {
+    const out = b.slice();
+    const flips = rng.int(1, 3);
+    for (let i = 0; i < flips; i++) {
+      const at = rng.int(0, out.length - 1);
+      out[at] = (out[at] ?? 0) ^ (1 << rng.int(0, 7));
+    }
+    return out;
+  },
+  insertByte: (rng, b) =>
+    splice(b, rng.int(0, b.length), 0, [
+      rng.chance(0.7) ? rng.pick(INSERT_BYTES) : rng.int(0, 255),
+    ]),
+  deleteBytes: (rng, b) => {
+    const at = rng.int(0, b.length - 1);
+    return splice(b, at, Math.min(rng.int(1, 8), b.length - at));
+  },
+  duplicateLine: (rng, b) => {
+    const lines = splitLines(b);
+    const i = rng.int(1, lines.length - 1);
+    const line = lines[i];
+    if (line === undefined) return b;
+    lines.splice(rng.int(1, lines.length), 0, line);
+    return join(lines);
+  },
+  swapLines: (rng, b) => {
+    const lines = splitLines(b);
+    if (lines.length < 3) return b;
+    const i = rng.int(1, lines.length - 2);
+    const j = rng.int(i + 1, lines.length - 1);
+    const a = lines[i];
+    const c = lines[j];
+    if (a === undefined || c === undefined) return b;
+    lines[i] = c;
+    lines[j] = a;
+    return join(lines);
+  },
+  dropLine: (rng, b) => {
+    const lines = splitLines(b);
+    lines.splice(rng.int(0, lines.length - 1), 1);
+    return join(lines);
+  },
+  crlfMix: (rng, b) => {
+    const parts: number[] = [];
+    const p = rng.next();
+    for (const byte of b) {
+      if (byte === 10 && rng.chance(p)) parts.push(13);
+      parts.push(byte);
+    }
+    if (rng.chance(0.3)) {
+      // A lone CR somewhere, and sometimes CR CR LF.
+      parts.splice(rng.int(0, parts.length), 0, 13);
+    }
+    return Uint8Array.from(parts);
+  },
+  bom: (rng, b) => {
+    const starts = lineStarts(b);
+    const at = rng.chance(0.5) ? 0 : rng.pick(starts);
+    return splice(b, at, 0, [0xef, 0xbb, 0xbf]);
+  },
+  invalidUtf8: (rng, b) =>
+    splice(
+      b,
+      rng.int(0, b.length),
+      rng.chance(0.3) ? 1 : 0,
+      rng.pick(INVALID_UTF8),
+    ),
+  truncate: (rng, b) => b.subarray(0, rng.int(0, b.length)),
+  header: (rng, b) => {
+    const lines = splitLines(b);
+    const header = rng.pick<Record<string, unknown>>([
+      { type: "session", version: 2, id: "a", createdAt: 0, isSeeded: false },
+      { type: "session", version: 4, id: "a", createdAt: 0, isSeeded: false },
+      { type: "session", version: "3", id: "a", createdAt: 0, isSeeded: false },
+      { type: "session", version: -1, id: "a", createdAt: 0, isSeeded: false },
+      { type: "session", version: 3, createdAt: 0, isSeeded: false },
+      { type: "session", version: 3, id: "", createdAt: 0, isSeeded: false },
+      { type: "session", version: 3, id: "a", createdAt: 1.5, isSeeded: false },
+      { type: "session", version: 3, id: "a", createdAt: 0, isSeeded: 0 },
+      {
+        type: "session",
+        version: 3,
+        id: "a",
+        createdAt: 0,
+        isSeeded: false,
+        extra: 1,
+      },
+      {
+        type: "session",
+        version: 3,
+        id: "a",
+        createdAt: 0,
+        isSeeded: false,
+        parentSession: "",
+      },
+      {
+        type: "session",
+        version: 3,
+        id: "a",
+        createdAt: 0,
+        isSeeded: false,
+        meta: [],
+      },
+      { type: "Session", version: 3, id: "a", createdAt: 0, isSeeded: false },
+      JSON.parse(
+        `{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false,"meta":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}}`,
+      ),
+      {
+        type: "session",
+        version: 3,
+        id: "a/../../etc",
+        createdAt: 0,
+        isSeeded: true,
+        parentSession: "p",
+      },
+    ]);
+    lines[0] = encoder.encode(`${JSON.stringify(header)}\n`);
+    return join(lines);
+  },
+};
+
+const MUTATOR_NAMES = Object.keys(MUTATORS);
+
+Deno.test("fuzz: a small log truncated at every byte offset", () => {
+  const logs = heavyRuns(50);
+  fuzz("reader/truncate-every-offset", logs, (rng) => {
+    const bytes = validBytes(rng, rng.int(4, 8));
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      judgeBytes(rng, bytes.subarray(0, cut));
+    }
+  });
+});
+
+Deno.test("fuzz: byte mutations of valid logs", () => {
+  fuzz("reader/byte-mutation", config.runs * 2, (rng, index) => {
+    const name = MUTATOR_NAMES[index % MUTATOR_NAMES.length] ?? "bitFlip";
+    const mutate = MUTATORS[name];
+    if (mutate === undefined) return;
+    let bytes = validBytes(rng, rng.int(1, 15));
+    const rounds = rng.chance(0.2) ? rng.int(2, 4) : 1;
+    for (let i = 0; i < rounds && bytes.length > 0; i++) {
+      bytes = mutate(rng, bytes);
+    }
+    judgeBytes(rng, bytes);
+  });
+});
+
+Deno.test("fuzz: a small maximum line length bounds every line", () => {
+  fuzz("reader/max-line-length", config.runs, (rng) => {
+    const bytes = validBytes(rng, rng.int(1, 10));
+    judgeBytes(rng, bytes, { maxLineBytes: rng.int(0, 700) });
+  });
+});
+
+Deno.test("fuzz: an endless line stops the read without buffering it", () => {
+  fuzz("reader/endless-line", heavyRuns(30), (rng) => {
+    const mib = 1024 * 1024;
+    const limit = rng.int(1, 4) * mib;
+    const chunk = encoder.encode("x".repeat(mib));
+    for (const recover of [false, true]) {
+      let pulled = 0;
+      function* endless(): Generator<Uint8Array> {
+        yield encoder.encode(headerLine());
+        yield encoder.encode(
+          '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n{"a":"',
+        );
+        // 512 MiB if the reader kept pulling.
+        for (let i = 0; i < 512; i++) {
+          pulled++;
+          yield chunk;
+        }
+      }
+      const r = read(endless(), { recover, maxLineBytes: limit });
+      const error = r.ok ? r.log.report.stoppedAt : r.error;
+      assert.ok(error !== undefined && error._tag === "LineTooLong");
+      assert.equal(error.line, 3);
+      if (r.ok) assert.equal(r.log.events.length, 1);
+      // It held at most the limit's worth of the line.
+      assert.ok(pulled <= limit / mib + 1, `pulled ${pulled} MiB`);
+    }
+  });
+});
+
+Deno.test("fuzz: the reader stops pulling chunks at the first bad line", () => {
+  fuzz("reader/stops-pulling", heavyRuns(30), (rng) => {
+    let pulled = 0;
+    const good = validBytes(rng, rng.int(1, 5));
+    function* source(): Generator<Uint8Array> {
+      yield good;
+      yield encoder.encode("not json\n");
+      for (let i = 0; i < 1000; i++) {
+        pulled++;
+        yield encoder.encode(
+          '{"type":"turn/start","seq":99,"time":0,"data":{"turn":0}}\n',
+        );
+      }
+    }
+    const r = read(source(), { recover: rng.chance(0.5) });
+    const error = r.ok ? r.log.report.stoppedAt : r.error;
+    assert.ok(error !== undefined && error._tag === "CorruptLine");
+    assert.equal(pulled, 0, `pulled ${pulled} chunks after the bad line`);
+  });
+});
+
+Deno.test("fuzz: reader outcome counts", () => {
+  console.log(
+    [...outcomes.entries()].sort().map(([k, v]) =>
+      `fuzz-reader-outcome ${k}=${v}`
+    ).join("\n"),
+  );
+  console.log(countsReport());
+});
