@@ -461,7 +461,12 @@ const excerptOfValue = (value: unknown): string => {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    // JSON.stringify and String() both recurse on deep data and can throw.
+    text = Array.isArray(value)
+      ? "[...]"
+      : typeof value === "object" && value !== null
+      ? "{...}"
+      : String(value);
   }
   return excerptOf(text);
 };
