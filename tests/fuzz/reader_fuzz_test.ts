@@ -75,9 +75,12 @@ const validBytes = (rng: Rng, length: number): Uint8Array => {
 const chunksOf = (rng: Rng, bytes: Uint8Array): Uint8Array[] => {
   const out: Uint8Array[] = [];
   let at = 0;
-  const tiny = rng.chance(0.1);
+  // Small chunks for small inputs; a 10 MB line in 64-byte chunks would
+  // only make the suite slow.
+  const scale = Math.max(1, Math.floor(bytes.length / 4096));
+  const tiny = rng.chance(0.1) && scale === 1;
   while (at < bytes.length) {
-    const n = tiny ? 1 : rng.int(0, 64);
+    const n = tiny ? 1 : rng.int(0, 64 * scale);
     out.push(bytes.slice(at, at + n));
     at += n;
   }
@@ -436,9 +439,9 @@ const MUTATORS: Record<string, (rng: Rng, b: Uint8Array) => Uint8Array> = {
 const MUTATOR_NAMES = Object.keys(MUTATORS);
 
 Deno.test("fuzz: a small log truncated at every byte offset", () => {
-  const logs = heavyRuns(50);
+  const logs = heavyRuns(100);
   fuzz("reader/truncate-every-offset", logs, (rng) => {
-    const bytes = validBytes(rng, rng.int(4, 8));
+    const bytes = validBytes(rng, rng.int(3, 6));
     for (let cut = 0; cut <= bytes.length; cut++) {
       judgeBytes(rng, bytes.subarray(0, cut));
     }
@@ -523,4 +526,126 @@ Deno.test("fuzz: reader outcome counts", () => {
     ).join("\n"),
   );
   console.log(countsReport());
+});
+
+// ---------------------------------------------------------------------------
+// Hostile values through the line layer
+
+const deep = (n: number, leaf: string): string =>
+  `${"[".repeat(n)}${leaf}${"]".repeat(n)}`;
+
+const HEADER_OK =
+  `{"type":"session","version":3,"id":"h","createdAt":0,"isSeeded":false}`;
+const USER_LINE = (seq: number, extra: string): string =>
+  `{"type":"user/message","seq":${seq},"time":0,"data":{"id":"u","role":"user","content":[],"source":{"kind":"user"}},"surfaceOp":"append"${extra}}`;
+
+const hostileFiles = (n: number): ReadonlyArray<readonly [string, string]> => {
+  const d = deep(n, `{"toJSON":1}`);
+  const big = `"${"x".repeat(10 * 1024 * 1024)}"`;
+  return [
+    [
+      "header-id",
+      `{"type":"session","version":3,"id":${d},"createdAt":0,"isSeeded":false}\n`,
+    ],
+    [
+      "header-version",
+      `{"type":"session","version":${d},"id":"h","createdAt":0,"isSeeded":false}\n`,
+    ],
+    ["header-type", `{"type":${d},"version":3}\n`],
+    [
+      "header-meta",
+      `{"type":"session","version":3,"id":"h","createdAt":0,"isSeeded":false,"meta":${d}}\n`,
+    ],
+    ["header-whole", `${d}\n`],
+    [
+      "header-big-meta",
+      `{"type":"session","version":3,"id":"h","createdAt":0,"isSeeded":false,"meta":{"k":${big}}}\n`,
+    ],
+    [
+      "header-extra-key",
+      `{"type":"session","version":3,"id":"h","createdAt":0,"isSeeded":false,${big}:1}\n`,
+    ],
+    [
+      "source-run-deep",
+      `${HEADER_OK}\n${USER_LINE(0, "")}\n${
+        USER_LINE(1, `,"sourceEventSeqs":[${d}]`)
+      }\n`,
+    ],
+    [
+      "source-run-pair-deep",
+      `${HEADER_OK}\n${USER_LINE(0, "")}\n${
+        USER_LINE(1, `,"sourceEventSeqs":[[0,${d}]]`)
+      }\n`,
+    ],
+    [
+      "source-run-junk",
+      `${HEADER_OK}\n${USER_LINE(0, "")}\n${
+        USER_LINE(
+          5,
+          `,"sourceEventSeqs":[[0,1],[1,2],[-0,1],[3,2],[0],[0,1,2],[1e400,2]]`,
+        )
+      }\n`,
+    ],
+    [
+      "event-seq",
+      `${HEADER_OK}\n{"type":"turn/start","seq":${d},"time":0,"data":{"turn":0}}\n`,
+    ],
+    ["event-whole", `${HEADER_OK}\n${d}\n`],
+    [
+      "event-big",
+      `${HEADER_OK}\n${
+        USER_LINE(0, "").replace(
+          `"content":[]`,
+          `"content":[{"type":"text","text":${big}}]`,
+        )
+      }\n`,
+    ],
+  ];
+};
+
+Deno.test("fuzz: hostile values in header and event lines", () => {
+  const depths = config.runs >= 1000 ? [1000, 30000, 100000] : [30000];
+  const cases = depths.flatMap((n) => hostileFiles(n));
+  fuzz("reader/hostile-lines", cases.length, (rng, index) => {
+    const c = cases[index];
+    if (c === undefined) return;
+    judgeBytes(rng, encoder.encode(c[1]));
+  });
+});
+
+Deno.test("fuzz: a migrated log goes through the same checks", () => {
+  const cases = hostileFiles(30000).filter(([name]) =>
+    !name.startsWith("header")
+  );
+  const migrate: ReadOptions["migrate"] = (input) =>
+    Effect.succeed({
+      header: { id: "m", createdAt: 0, isSeeded: false },
+      events: input.lines,
+    });
+  fuzz("reader/migrated", cases.length + config.runs, (rng, index) => {
+    const c = cases[index];
+    let text = c === undefined ? undefined : c[1];
+    if (text === undefined) {
+      let bytes = validBytes(rng, rng.int(1, 10));
+      const name = rng.pick(MUTATOR_NAMES);
+      const mutateBytes = MUTATORS[name];
+      if (mutateBytes !== undefined && name !== "header") {
+        bytes = mutateBytes(rng, bytes);
+      }
+      text = new TextDecoder().decode(bytes);
+    }
+    const v2 = text.replace(`"version":3`, `"version":2`);
+    const before = protoSnapshot();
+    for (const recover of [false, true]) {
+      const r = read(encoder.encode(v2), { recover, migrate });
+      if (!r.ok) errorShape(r.error);
+      else {
+        assert.equal(r.log.session.surface.nextSeq, r.log.events.length);
+        if (r.log.report.stoppedAt !== undefined) {
+          errorShape(r.log.report.stoppedAt);
+        }
+      }
+    }
+    assertProtoUnchanged(before);
+  });
 });
