@@ -7,8 +7,10 @@
  * suite and `deno task fuzz` a long one:
  *
  * - `FUZZ_SEED`: the run seed (default {@link DEFAULT_SEED}).
- * - `FUZZ_RUNS`: cases per category (default {@link DEFAULT_RUNS}); heavy
- *   categories (10 MB strings, 100k-deep nesting) run a fixed fraction.
+ * - `FUZZ_RUNS`: cases per category (default {@link DEFAULT_RUNS}, or
+ *   {@link LONG_RUNS} under `FUZZ_PROFILE=long`, which `deno task fuzz`
+ *   sets); heavy categories run a fraction, and some fixed case tables
+ *   (numbers, nesting depths) grow with the long profile.
  * - `FUZZ_CASE`: run only this case index of every category, to replay one
  *   failure.
  *
@@ -20,6 +22,8 @@ import assert from "node:assert/strict";
 export const DEFAULT_SEED = 20261202;
 /** Cases per category when `FUZZ_RUNS` is not set. */
 export const DEFAULT_RUNS = 150;
+/** Cases per category for `deno task fuzz` (`FUZZ_PROFILE=long`). */
+export const LONG_RUNS = 3000;
 
 const envInt = (name: string): number | undefined => {
   const raw = Deno.env.get(name);
@@ -40,7 +44,8 @@ export const config: {
   readonly only: number | undefined;
 } = {
   seed: envInt("FUZZ_SEED") ?? DEFAULT_SEED,
-  runs: envInt("FUZZ_RUNS") ?? DEFAULT_RUNS,
+  runs: envInt("FUZZ_RUNS") ??
+    (Deno.env.get("FUZZ_PROFILE") === "long" ? LONG_RUNS : DEFAULT_RUNS),
   only: envInt("FUZZ_CASE"),
 };
 
