@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Cause, Effect, Exit, Result } from "effect";
 import {
+  encodeEventLine,
+  encodeHeaderLine,
   type Migration,
   type ReadOptions,
   readSessionBytes,
@@ -26,6 +28,8 @@ interface Regression {
   readonly maxLineBytes?: number;
   /** The surface after a strict read, when it succeeds. */
   readonly nodes?: ReadonlyArray<number>;
+  /** Writing the header and events back gives the file's bytes. */
+  readonly writesBack?: boolean;
   /** Read as an older version through a pass-through migration. */
   readonly migrated?: boolean;
   /** The error of both a strict and a recovering read, when fatal. */
@@ -104,6 +108,14 @@ const REGRESSIONS: ReadonlyArray<Regression> = [
     migrated: true,
     stoppedAt: { tag: "CorruptLine", line: 3, innerTag: "InvalidEnvelope" },
   },
+  {
+    file: "write-back-deep-tojson.jsonl",
+    found:
+      "writing back a header or event whose data nests 30k deep with a toJSON key threw RangeError from JSON.stringify",
+    outcome: "accepted",
+    nodes: [0],
+    writesBack: true,
+  },
 ];
 
 const passThrough: Migration<never> = (input) =>
@@ -151,6 +163,11 @@ for (const r of REGRESSIONS) {
     if (r.stoppedAt === undefined) {
       assert.ok(Exit.isSuccess(strict));
       assert.deepEqual(surfaceNodes(strict.value.session.surface), r.nodes);
+      if (r.writesBack === true) {
+        const text = encodeHeaderLine(strict.value.session.header) +
+          strict.value.events.map((e) => encodeEventLine(e)).join("");
+        assert.equal(text, new TextDecoder().decode(bytes));
+      }
       return;
     }
     assert.ok(Exit.isFailure(strict));
