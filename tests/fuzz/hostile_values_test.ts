@@ -20,6 +20,7 @@ import {
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
 import { jsonEqual } from "../_helpers/reference_checker.ts";
 import { genValidLog, jsonValue } from "../_helpers/fuzz_logs.ts";
+import { stringifyIteratively } from "../../src/jsonl/codec.ts";
 
 /** Parses lines, judges them, checks prototypes; returns the outcome tag. */
 const judge = (
@@ -522,4 +523,17 @@ Deno.test("fuzz: random JSON values and junk subtrees", () => {
     judge([JSON.stringify(value)]);
   });
   console.log(countsReport());
+});
+
+Deno.test("fuzz: the stack-free JSON writer matches JSON.stringify", () => {
+  fuzz("hostile/stack-free-stringify", config.runs, (rng) => {
+    const value = {
+      a: jsonValue(rng, 5),
+      toJSON: rng.chance(0.3) ? jsonValue(rng, 2) : undefined,
+      list: [jsonValue(rng, 3), undefined, -0, "\ud800", "\u2028"],
+      ["__proto__"]: jsonValue(rng, 2),
+      nested: JSON.parse(`{"__proto__":${JSON.stringify(jsonValue(rng, 2))}}`),
+    };
+    assert.equal(stringifyIteratively(value), JSON.stringify(value));
+  });
 });

@@ -17,7 +17,9 @@
 import assert from "node:assert/strict";
 import { Cause, Effect, Exit, Result } from "effect";
 import {
+  decodeEventLine,
   decodeEventResult,
+  encodeEvent,
   encodeEventLine,
   type LoadedLog,
   type LogReadError,
@@ -37,6 +39,7 @@ import {
 import { genValidLog, headerLine } from "../_helpers/fuzz_logs.ts";
 import { type ModelError, modelRead } from "../_helpers/reader_model.ts";
 import { DECODE_TAGS, FOLD_TAGS } from "../_helpers/fuzz_compare.ts";
+import { jsonEqual } from "../_helpers/reference_checker.ts";
 
 const READ_TAGS = [
   "CorruptLine",
@@ -207,6 +210,7 @@ const judgeBytes = (
       );
       // Served events are exactly the folded ones.
       assert.equal(log.session.surface.nextSeq, log.events.length);
+      if (!recover) assertLinesRoundTrip(log);
       const key = model.stoppedAt === undefined
         ? model.tornTail === undefined ? "served" : "served+torn-tail"
         : `stopped:${model.stoppedAt.tag}:${model.stoppedAt.innerTag ?? ""}`;
@@ -238,6 +242,17 @@ const judgeBytes = (
     }
   }
   assertProtoUnchanged(before);
+};
+
+/** Every served event writes back to a line that reads as the same event. */
+const assertLinesRoundTrip = (log: LoadedLog): void => {
+  for (const event of log.events) {
+    const line = encodeEventLine(event);
+    assert.ok(line.endsWith("\n") && line.indexOf("\n") === line.length - 1);
+    const again = decodeEventLine(line.slice(0, -1));
+    assert.ok(Result.isSuccess(again));
+    assert.ok(jsonEqual(encodeEvent(again.success), encodeEvent(event)));
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -591,6 +606,14 @@ const hostileFiles = (n: number): ReadonlyArray<readonly [string, string]> => {
       `${HEADER_OK}\n{"type":"turn/start","seq":${d},"time":0,"data":{"turn":0}}\n`,
     ],
     ["event-whole", `${HEADER_OK}\n${d}\n`],
+    [
+      "event-deep-meta",
+      `${HEADER_OK}\n{"type":"tool/result","seq":0,"time":0,"data":{"turn":0,"step":0,"message":{"id":"t","role":"user","content":[{"type":"tool-result","toolCallId":"c","content":[]}],"source":{"kind":"tool","callId":"c"}},"meta":${d}},"surfaceOp":"append"}\n`,
+    ],
+    [
+      "event-deep-opaque",
+      `${HEADER_OK}\n{"type":"x/y","seq":0,"time":0,"data":${d},"ignorable":true}\n`,
+    ],
     [
       "event-big",
       `${HEADER_OK}\n${
