@@ -79,6 +79,39 @@ export {
 export * from "./src/session.ts";
 export { eventJsonSchema, type JsonSchemaDocument } from "./src/json_schema.ts";
 export {
+  CompactionShadowsSystemHead,
+  CompactionSplitsToolPair,
+  ForkPointOutOfRange,
+  SystemPromptNotAtHead,
+} from "./src/history_errors.ts";
+export {
+  compact,
+  type CompactableRange,
+  type CompactionError,
+  type CompactOptions,
+  type PrunedToolResult,
+  type PruneError,
+  type PruneLargeOptions,
+  type PruneLargeResult,
+  pruneLargeToolResults,
+  pruneToolResult,
+  type SelectByBudgetOptions,
+  selectCompactableRange,
+  selectCompactableRangeByBudget,
+  type SelectOptions,
+  setSystemPrompt,
+} from "./src/compaction.ts";
+export { fork, type ForkOptions } from "./src/fork.ts";
+export {
+  diffSurfaces,
+  lineage,
+  type LineageNode,
+  shadowedBy,
+  surfaceAt,
+  type SurfaceDiff,
+  type SurfaceReplacement,
+} from "./src/provenance.ts";
+export {
   checkTranscript,
   type DuplicateToolCall,
   type DuplicateToolResult,

@@ -16,6 +16,8 @@ import { Result } from "effect";
 import { InvalidSessionId } from "./errors.ts";
 
 const MAX_NAME_BYTES = 200;
+// With the u flag a surrogate pair is one code point, so only lone halves match.
+const LONE_SURROGATE = /\p{Cs}/u;
 const HEX = "0123456789ABCDEF";
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
@@ -48,7 +50,7 @@ export function encodeSessionId(
   if (id.length === 0) {
     return Result.fail(new InvalidSessionId({ id, problem: "empty" }));
   }
-  if (!id.isWellFormed()) {
+  if (LONE_SURROGATE.test(id)) {
     return Result.fail(
       new InvalidSessionId({ id, problem: "not-well-formed" }),
     );

@@ -14,6 +14,7 @@
  * @internal
  */
 import { Result } from "effect";
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import process from "node:process";
 import { type JsonlIoError, SessionLocked } from "./errors.ts";
@@ -55,8 +56,14 @@ const isAlive = (info: LockInfo): boolean => {
     if (code === "ESRCH") return false;
     if (code !== "EPERM") {
       // No permission to signal (a Deno sandbox): ask /proc where it exists.
-      if (fs.existsSync("/proc/self") && !fs.existsSync(`/proc/${info.pid}`)) {
-        return false;
+      try {
+        if (
+          fs.existsSync("/proc/self") && !fs.existsSync(`/proc/${info.pid}`)
+        ) {
+          return false;
+        }
+      } catch {
+        // /proc is not readable either: assume the holder is alive.
       }
     }
   }
@@ -107,7 +114,7 @@ export const acquireLock = (
   path: string,
   id: string,
 ): Result.Result<HeldLock, SessionLocked | JsonlIoError> => {
-  const token = crypto.randomUUID();
+  const token = randomUUID();
   const info: LockInfo = { pid: process.pid, start: ownStart, token };
   const temp = `${path}.${token}.tmp`;
   for (let attempt = 0; attempt < 4; attempt++) {

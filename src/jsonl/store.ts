@@ -25,6 +25,7 @@
  * @module
  */
 import { Context, Effect, Layer, Result, Semaphore } from "effect";
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { SessionEvent } from "../event.ts";
@@ -281,10 +282,42 @@ const fsyncDirectory = (dir: string): void => {
   }
 };
 
-const writeAll = (fd: number, bytes: Uint8Array, position: number): void => {
+/**
+ * The file calls of the append path, replaceable so tests can make a write
+ * fail half way.
+ * @internal
+ */
+export interface AppendIo {
+  /** `fs.writeSync(fd, bytes, offset, length, position)`. */
+  readonly write: (
+    fd: number,
+    bytes: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ) => number;
+  /** `fs.fdatasyncSync(fd)`. */
+  readonly sync: (fd: number) => void;
+  /** `fs.ftruncateSync(fd, length)`. */
+  readonly truncate: (fd: number, length: number) => void;
+}
+
+const nodeIo: AppendIo = {
+  write: (fd, bytes, offset, length, position) =>
+    fs.writeSync(fd, bytes, offset, length, position),
+  sync: (fd) => fs.fdatasyncSync(fd),
+  truncate: (fd, length) => fs.ftruncateSync(fd, length),
+};
+
+const writeAll = (
+  io: AppendIo,
+  fd: number,
+  bytes: Uint8Array,
+  position: number,
+): void => {
   let done = 0;
   while (done < bytes.length) {
-    done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+    done += io.write(fd, bytes, done, bytes.length - done, position + done);
   }
 };
 
@@ -324,7 +357,7 @@ export function makeJsonlStore(
   return Effect.try({
     try: () => {
       fs.mkdirSync(root, { recursive: true });
-      return makeStore(root);
+      return makeStore(root, nodeIo);
     },
     catch: (cause) => ioError("create the store folder", root, cause),
   });
@@ -360,7 +393,11 @@ export function layerJsonlStore(
   return Layer.effect(SessionStore, makeJsonlStore(options));
 }
 
-const makeStore = (root: string): SessionStore => {
+/**
+ * A JSONL store whose append path goes through `io`; for tests.
+ * @internal
+ */
+export const makeStore = (root: string, io: AppendIo): SessionStore => {
   const states = new WeakMap<SessionHandle, HandleState>();
 
   const pathOf = (
@@ -415,11 +452,11 @@ const makeStore = (root: string): SessionStore => {
         return fail(new SessionAlreadyExists({ id: header.id }));
       }
       const text = encodeHeaderLine(header);
-      const temp = nodePath.join(root, `.${crypto.randomUUID()}.tmp`);
+      const temp = nodePath.join(root, `.${randomUUID()}.tmp`);
       let fd: number | undefined;
       try {
         fd = fs.openSync(temp, "wx");
-        writeAll(fd, encoder.encode(text), 0);
+        writeAll(nodeIo, fd, encoder.encode(text), 0);
         fs.fsyncSync(fd);
         fs.closeSync(fd);
         fd = undefined;
@@ -579,12 +616,12 @@ const makeStore = (root: string): SessionStore => {
       }
       const bytes = encoder.encode(text);
       try {
-        writeAll(fd, bytes, state.length);
-        fs.fdatasyncSync(fd);
+        writeAll(io, fd, bytes, state.length);
+        io.sync(fd);
       } catch (cause) {
         try {
-          fs.ftruncateSync(fd, state.length);
-          fs.fsyncSync(fd);
+          io.truncate(fd, state.length);
+          io.sync(fd);
         } catch {
           // The file may hold a partial batch: stop writing through it.
           release(state);

@@ -164,6 +164,12 @@ export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   return found.error;
 };
 
+/** The value of an exit, or throws with its cause. */
+export const failureOrValue = <A, E>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isSuccess(exit)) return exit.value;
+  throw new Error(`Expected a success but found ${String(exit.cause)}`);
+};
+
 /** The header line of a v3 session. */
 export const headerLine = (id: string): string =>
   `{"type":"session","version":3,"id":${

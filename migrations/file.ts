@@ -1,0 +1,320 @@
+/**
+ * Writing the migrated log to a new current-version file beside the old one.
+ *
+ * The old file is only ever opened for reading. The new file is written under a temporary name
+ * created with `wx` (it never replaces anything), fsynced, and then published by a hard link to
+ * the target name, which fails rather than overwrite an existing file; the temporary name is then
+ * removed and the folder fsynced. So the target either does not exist or holds the whole
+ * migrated log, and an existing target is never touched. Reading streams the file in 64 KiB
+ * chunks: memory stays flat with the log's length. A final line without `\n` is a torn write: it
+ * is not migrated and is reported.
+ *
+ * This uses `node:fs` synchronously, which works on Deno and Node alike.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import process from "node:process";
+import { Effect, Result } from "effect";
+import {
+  CorruptLegacyLine,
+  InvalidLegacyHeader,
+  type MigrationError,
+  MigrationIoError,
+  MigrationTargetExists,
+} from "./errors.ts";
+import {
+  makeMigrator,
+  type MigrationOptions,
+  type Migrator,
+  toJsonLine,
+} from "./migrate.ts";
+
+/** Options of {@link migrateFile}. */
+export interface MigrateFileOptions extends MigrationOptions {
+  /** The new file's path (default: the source with `.jsonl` replaced by `.v3.jsonl`). */
+  readonly target?: string;
+  /** Called with the number of lines read so far, every 65 536 lines (for progress output). */
+  readonly progress?: (lines: number) => void;
+}
+
+/** What {@link migrateFile} wrote. */
+export interface MigrateFileSummary {
+  /** The old file (unchanged). */
+  readonly source: string;
+  /** The new file. */
+  readonly target: string;
+  /** The version the old file declared. */
+  readonly fromVersion: number;
+  /** Event lines read (the header not counted, a torn tail not counted). */
+  readonly eventsRead: number;
+  /** Event lines written. */
+  readonly eventsWritten: number;
+  /** A final line without `\n`, left out: its 1-based line and byte length. */
+  readonly tornTail?: { readonly line: number; readonly bytes: number };
+}
+
+/**
+ * The default target of a source path: `x.jsonl` → `x.v3.jsonl`, anything else gets `.v3.jsonl`
+ * appended.
+ *
+ * @param source The old file's path.
+ * @returns The new file's path.
+ *
+ * @example Naming the new file
+ * ```ts
+ * import { defaultTarget } from "@palimpsest/session/migrations";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(defaultTarget("/logs/s.jsonl"), "/logs/s.v3.jsonl");
+ * ```
+ */
+export function defaultTarget(source: string): string {
+  return source.endsWith(".jsonl")
+    ? `${source.slice(0, -6)}.v3.jsonl`
+    : `${source}.v3.jsonl`;
+}
+
+const reason = (error: unknown): string => {
+  if (
+    typeof error === "object" && error !== null && "code" in error &&
+    typeof error.code === "string"
+  ) {
+    return error.code;
+  }
+  return error instanceof Error ? error.message : String(error);
+};
+
+const excerptOf = (
+  text: string,
+): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
+
+/** Runs `f`, turning a thrown system error into a tagged one. */
+const io = <A>(
+  file: string,
+  operation: string,
+  f: () => A,
+): Result.Result<A, MigrationIoError> => {
+  try {
+    return Result.succeed(f());
+  } catch (error) {
+    return Result.fail(
+      new MigrationIoError({ path: file, operation, reason: reason(error) }),
+    );
+  }
+};
+
+interface Writer {
+  readonly fd: number;
+  readonly file: string;
+  buffer: Array<string>;
+  size: number;
+}
+
+const flush = (w: Writer): Result.Result<void, MigrationIoError> => {
+  if (w.buffer.length === 0) return Result.succeed(undefined);
+  const text = w.buffer.join("");
+  w.buffer = [];
+  w.size = 0;
+  return io(w.file, "write", () => {
+    const bytes = new TextEncoder().encode(text);
+    let offset = 0;
+    while (offset < bytes.length) offset += fs.writeSync(w.fd, bytes, offset);
+  });
+};
+
+const write = (
+  w: Writer,
+  line: string,
+): Result.Result<void, MigrationIoError> => {
+  w.buffer.push(line, "\n");
+  w.size += line.length + 1;
+  return w.size >= 1 << 16 ? flush(w) : Result.succeed(undefined);
+};
+
+const run = (
+  source: string,
+  target: string,
+  temp: string,
+  options: MigrateFileOptions,
+): Result.Result<MigrateFileSummary, MigrationError> => {
+  const input = io(source, "open", () => fs.openSync(source, "r"));
+  if (Result.isFailure(input)) return Result.fail(input.failure);
+  const output = io(temp, "create", () => fs.openSync(temp, "wx"));
+  if (Result.isFailure(output)) {
+    fs.closeSync(input.success);
+    return Result.fail(output.failure);
+  }
+  const writer: Writer = {
+    fd: output.success,
+    file: temp,
+    buffer: [],
+    size: 0,
+  };
+  let migrator: Migrator | undefined;
+  let line = 0;
+  let eventsRead = 0;
+  let eventsWritten = 0;
+  let rest = "";
+  let restBytes = 0;
+  const decoder = new TextDecoder();
+  const chunk = new Uint8Array(1 << 16);
+
+  const progress = options.progress;
+  const take = (text: string): Result.Result<void, MigrationError> => {
+    line += 1;
+    if (progress !== undefined && (line & 0xffff) === 0) progress(line);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return Result.fail(
+        new CorruptLegacyLine({ line, excerpt: excerptOf(text) }),
+      );
+    }
+    if (migrator === undefined) {
+      const made = makeMigrator(value, options);
+      if (Result.isFailure(made)) return Result.fail(made.failure);
+      migrator = made.success;
+      return write(writer, toJsonLine(migrator.header));
+    }
+    eventsRead += 1;
+    const events = migrator.push(value, line);
+    if (Result.isFailure(events)) return Result.fail(events.failure);
+    for (const e of events.success) {
+      const written = write(writer, toJsonLine(e));
+      if (Result.isFailure(written)) return Result.fail(written.failure);
+      eventsWritten += 1;
+    }
+    return Result.succeed(undefined);
+  };
+
+  const body = (): Result.Result<MigrateFileSummary, MigrationError> => {
+    for (;;) {
+      const read = io(
+        source,
+        "read",
+        () => fs.readSync(input.success, chunk, 0, chunk.length, null),
+      );
+      if (Result.isFailure(read)) return Result.fail(read.failure);
+      if (read.success === 0) break;
+      const bytes = chunk.subarray(0, read.success);
+      let start = 0;
+      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
+        const text = rest + decoder.decode(bytes.subarray(start, i));
+        rest = "";
+        restBytes = 0;
+        start = i + 1;
+        const taken = take(text);
+        if (Result.isFailure(taken)) return Result.fail(taken.failure);
+      }
+      if (start < bytes.length) {
+        rest += decoder.decode(bytes.subarray(start), { stream: true });
+        restBytes += bytes.length - start;
+      }
+    }
+    const torn = restBytes > 0
+      ? { line: line + 1, bytes: restBytes }
+      : undefined;
+    if (migrator === undefined) {
+      return Result.fail(
+        new InvalidLegacyHeader({ line: 1, reason: "header" }),
+      );
+    }
+    const ended = migrator.end();
+    if (Result.isFailure(ended)) return Result.fail(ended.failure);
+    for (const e of ended.success) {
+      const written = write(writer, toJsonLine(e));
+      if (Result.isFailure(written)) return Result.fail(written.failure);
+      eventsWritten += 1;
+    }
+    const flushed = flush(writer);
+    if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
+    const synced = io(temp, "sync", () => fs.fsyncSync(writer.fd));
+    if (Result.isFailure(synced)) return Result.fail(synced.failure);
+    return Result.succeed({
+      source,
+      target,
+      fromVersion: migrator.header.fromVersion,
+      eventsRead,
+      eventsWritten,
+      ...(torn === undefined ? {} : { tornTail: torn }),
+    });
+  };
+
+  const result = body();
+  fs.closeSync(input.success);
+  fs.closeSync(writer.fd);
+  if (Result.isFailure(result)) return Result.fail(result.failure);
+  // Publish: link never replaces an existing name, so a target created meanwhile is kept.
+  const linked = io(target, "link", () => fs.linkSync(temp, target));
+  if (Result.isFailure(linked)) {
+    return linked.failure.reason === "EEXIST"
+      ? Result.fail(new MigrationTargetExists({ path: target }))
+      : Result.fail(linked.failure);
+  }
+  const folder = path.dirname(target);
+  const dirSynced = io(folder, "sync", () => {
+    const fd = fs.openSync(folder, "r");
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+  if (Result.isFailure(dirSynced)) return Result.fail(dirSynced.failure);
+  return result;
+};
+
+/**
+ * Migrate a JSONL log file of any released version to a new current-version file beside it.
+ * Never modifies the source and never overwrites anything: an existing target fails with
+ * `MigrationTargetExists`. On any refusal the target is not created.
+ *
+ * @param source The old file.
+ * @param options `target` (default {@link defaultTarget}) and the catalog.
+ * @returns What was written, or the first refusal with its line.
+ *
+ * @example Migrating a v2 file
+ * ```ts
+ * import { migrateFile } from "@palimpsest/session/migrations";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const source = `${dir}/s.jsonl`;
+ * Deno.writeTextFileSync(source, [
+ *   '{"type":"session","version":2,"id":"s","createdAt":0,"isSeeded":false}',
+ *   '{"type":"turn/start","seq":0,"time":1,"data":{"turn":0}}',
+ *   "",
+ * ].join("\n"));
+ * const summary = Effect.runSync(migrateFile(source));
+ * assert.equal(summary.target, `${dir}/s.v3.jsonl`);
+ * assert.equal(Deno.readTextFileSync(summary.target).split("\n")[0], '{"type":"session","version":3,"id":"s","createdAt":0,"isSeeded":false}');
+ * const again = Effect.runSync(Effect.flip(migrateFile(source)));
+ * assert.equal(again._tag, "MigrationTargetExists");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function migrateFile(
+  source: string,
+  options: MigrateFileOptions = {},
+): Effect.Effect<MigrateFileSummary, MigrationError> {
+  return Effect.suspend(() => {
+    const target = options.target ?? defaultTarget(source);
+    if (fs.existsSync(target)) {
+      return Effect.fail(new MigrationTargetExists({ path: target }));
+    }
+    const temp = `${target}.tmp-${process.pid}-${
+      Math.random().toString(36).slice(2)
+    }`;
+    const result = run(source, target, temp, options);
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // The temporary name may not exist (creation failed); nothing else to clean.
+    }
+    return Effect.fromResult(result);
+  });
+}

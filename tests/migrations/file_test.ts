@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { Effect, Exit } from "effect";
+import { migrateFile, type MigrationError } from "../../migrations/mod.ts";
+import { parseLines, runMigrate } from "./_helpers.ts";
+
+const fixture = (path: string): string =>
+  Deno.readTextFileSync(new URL(`../fixtures/${path}`, import.meta.url));
+
+const inTemp = async (
+  f: (dir: string) => void | Promise<void>,
+): Promise<void> => {
+  const dir = Deno.makeTempDirSync({ prefix: "palimpsest-migrate-" });
+  try {
+    await f(dir);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+};
+
+const refusalOf = (
+  effect: Effect.Effect<unknown, MigrationError>,
+): Record<string, unknown> => {
+  const exit = Effect.runSyncExit(effect);
+  if (Exit.isSuccess(exit)) throw new Error("Expected a refusal");
+  const error = exit.cause.reasons[0];
+  if (error === undefined || error._tag !== "Fail") {
+    throw new Error("Expected a failure");
+  }
+  const { message: _m, ...rest } = { ...error.error, _tag: error.error._tag };
+  return rest;
+};
+
+const names = (dir: string): Array<string> =>
+  [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+
+Deno.test("migrateFile()", async (t) => {
+  await t.step(
+    "writes the same bytes as migrate beside the source and leaves the source alone",
+    () =>
+      inTemp((dir) => {
+        const text = fixture("v1/chunks.jsonl");
+        const source = `${dir}/chunks.jsonl`;
+        Deno.writeTextFileSync(source, text);
+        const summary = Effect.runSync(migrateFile(source));
+        assert.equal(summary.target, `${dir}/chunks.v3.jsonl`);
+        assert.equal(summary.fromVersion, 1);
+        assert.equal(summary.eventsRead, parseLines(text).length - 1);
+        assert.equal("tornTail" in summary, false);
+        const expected = runMigrate(parseLines(text));
+        assert.ok(expected.ok);
+        assert.equal(Deno.readTextFileSync(summary.target), expected.text);
+        assert.equal(
+          summary.eventsWritten,
+          expected.text.split("\n").length - 2,
+        );
+        assert.equal(Deno.readTextFileSync(source), text);
+        assert.deepEqual(names(dir), ["chunks.jsonl", "chunks.v3.jsonl"]);
+      }),
+  );
+  await t.step(
+    "never overwrites an existing target: MigrationTargetExists",
+    () =>
+      inTemp((dir) => {
+        const source = `${dir}/s.jsonl`;
+        Deno.writeTextFileSync(source, fixture("v2/system-prompts.jsonl"));
+        Deno.writeTextFileSync(`${dir}/taken.jsonl`, "mine\n");
+        assert.deepEqual(
+          refusalOf(migrateFile(source, { target: `${dir}/taken.jsonl` })),
+          {
+            _tag: "MigrationTargetExists",
+            path: `${dir}/taken.jsonl`,
+          },
+        );
+        assert.equal(Deno.readTextFileSync(`${dir}/taken.jsonl`), "mine\n");
+        assert.deepEqual(names(dir), ["s.jsonl", "taken.jsonl"]);
+      }),
+  );
+  await t.step(
+    "creates nothing when the log is refused",
+    () =>
+      inTemp((dir) => {
+        const source = `${dir}/s.jsonl`;
+        Deno.writeTextFileSync(source, fixture("v1/consumed-chunk.jsonl"));
+        const error = refusalOf(migrateFile(source));
+        assert.deepEqual([error["_tag"], error["line"]], [
+          "ConsumedChunkReference",
+          10,
+        ]);
+        assert.deepEqual(names(dir), ["s.jsonl"]);
+      }),
+  );
+  await t.step(
+    "refuses a newer format with FormatTooNew and creates nothing",
+    () =>
+      inTemp((dir) => {
+        const source = `${dir}/s.jsonl`;
+        Deno.writeTextFileSync(source, fixture("v2/too-new.jsonl"));
+        assert.equal(refusalOf(migrateFile(source))["_tag"], "FormatTooNew");
+        assert.deepEqual(names(dir), ["s.jsonl"]);
+      }),
+  );
+  await t.step(
+    "reports a torn final line and does not migrate it",
+    () =>
+      inTemp((dir) => {
+        const text = fixture("v2/system-prompts.jsonl");
+        const source = `${dir}/s.jsonl`;
+        const torn = '{"type":"turn/start","seq":30,"ti';
+        Deno.writeTextFileSync(source, text + torn);
+        const summary = Effect.runSync(migrateFile(source));
+        const lines = parseLines(text).length;
+        assert.deepEqual(summary.tornTail, {
+          line: lines + 1,
+          bytes: torn.length,
+        });
+        const expected = runMigrate(parseLines(text));
+        assert.ok(expected.ok);
+        assert.equal(Deno.readTextFileSync(summary.target), expected.text);
+      }),
+  );
+  await t.step(
+    "refuses a line that is not JSON with CorruptLegacyLine naming it",
+    () =>
+      inTemp((dir) => {
+        const source = `${dir}/s.jsonl`;
+        const lines = fixture("v2/system-prompts.jsonl").split("\n");
+        lines[4] = "{not json";
+        Deno.writeTextFileSync(source, lines.join("\n"));
+        assert.deepEqual(refusalOf(migrateFile(source)), {
+          _tag: "CorruptLegacyLine",
+          line: 5,
+          excerpt: "{not json",
+        });
+        assert.deepEqual(names(dir), ["s.jsonl"]);
+      }),
+  );
+  await t.step(
+    "refuses an empty file with InvalidLegacyHeader",
+    () =>
+      inTemp((dir) => {
+        Deno.writeTextFileSync(`${dir}/s.jsonl`, "");
+        assert.equal(
+          refusalOf(migrateFile(`${dir}/s.jsonl`))["_tag"],
+          "InvalidLegacyHeader",
+        );
+      }),
+  );
+  await t.step(
+    "reports a missing source with MigrationIoError",
+    () =>
+      inTemp((dir) => {
+        const error = refusalOf(migrateFile(`${dir}/none.jsonl`));
+        assert.deepEqual([error["_tag"], error["operation"], error["reason"]], [
+          "MigrationIoError",
+          "open",
+          "ENOENT",
+        ]);
+        assert.deepEqual(names(dir), []);
+      }),
+  );
+  await t.step(
+    "reads lines split across read chunks and multi-byte characters",
+    () =>
+      inTemp((dir) => {
+        const lines = parseLines(fixture("v2/system-prompts.jsonl"));
+        // One user message far longer than a 64 KiB read, full of multi-byte characters.
+        const big = "é✓🙂".repeat(30_000);
+        const text = lines.map((l) =>
+          JSON.stringify(l)
+        ).join("\n").replace('"text":"one"', `"text":"${big}"`) + "\n";
+        Deno.writeTextFileSync(`${dir}/s.jsonl`, text);
+        const summary = Effect.runSync(migrateFile(`${dir}/s.jsonl`));
+        const expected = runMigrate(parseLines(text));
+        assert.ok(expected.ok);
+        assert.equal(Deno.readTextFileSync(summary.target), expected.text);
+        assert.ok(Deno.readTextFileSync(summary.target).includes(big));
+      }),
+  );
+});

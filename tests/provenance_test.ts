@@ -1,0 +1,293 @@
+import {
+  compact,
+  decodeEventResult,
+  diffSurfaces,
+  type EventDraft,
+  lineage,
+  type LineageNode,
+  pruneToolResult,
+  replay,
+  Session,
+  type SessionEvent,
+  shadowedBy,
+  surfaceAt,
+  surfaceNodes,
+} from "@palimpsest/session";
+import { Effect, Result } from "effect";
+import fc from "fast-check";
+import assert from "node:assert/strict";
+import {
+  assistant,
+  ok,
+  s,
+  sessionOf,
+  toolCall,
+  toolResult,
+  user,
+} from "./_helpers/drafts.ts";
+import { historySessionArb } from "./_helpers/session_gen.ts";
+
+const shape = (node: LineageNode | undefined): unknown =>
+  node === undefined
+    ? undefined
+    : node.sources.length === 0
+    ? node.seq
+    : [node.seq, node.sources.map(shape)];
+
+const replacing = (
+  id: string,
+  startSeq: number,
+  endSeq: number,
+  sources: number[],
+): EventDraft => ({
+  type: "user/message",
+  surfaceOp: { op: "replace", startSeq: s(startSeq), endSeq: s(endSeq) },
+  sourceEventSeqs: sources.map(s),
+  data: {
+    id,
+    role: "user",
+    content: [{ type: "text", text: id }],
+    source: { kind: "plugin", plugin: "test" },
+  },
+});
+
+// 0 u0, 1 a0 [c1], 2 tool/call, 3 result, 4 u1; compact 0..3 (5..8,
+// summary at 7); prune? no: compact 7..4 (9..12, summary at 11).
+const twice = (): Session => {
+  const base = sessionOf([
+    user("u0"),
+    assistant("a0", "", ["c1"]),
+    toolCall("c1"),
+    toolResult("c1", "out"),
+    user("u1"),
+  ]);
+  const first = ok(compact(base, {
+    startSeq: s(0),
+    endSeq: s(3),
+    summary: "first",
+    compactionId: "one",
+  }));
+  return ok(compact(first, {
+    startSeq: s(7),
+    endSeq: s(4),
+    summary: "second",
+    compactionId: "two",
+  }));
+};
+
+Deno.test("lineage() follows sources down to the original events", async (t) => {
+  const session = twice();
+
+  await t.step("an original event has no sources", () => {
+    const node = lineage(session, s(0));
+    assert.equal(node?.event?.type, "user/message");
+    assert.deepEqual(node?.sources, []);
+  });
+
+  await t.step("a summary of a summary", () => {
+    assert.deepEqual(shape(lineage(session, s(11))), [11, [
+      9,
+      10,
+      [7, [5, 6, 0, 1, 3]],
+      4,
+    ]]);
+    const older = lineage(session, s(11))?.sources[2]?.sources[1];
+    assert.deepEqual(older?.event?.data, {
+      compactionId: "one",
+      summary: "first",
+      shadowedSeqs: [0, 1, 3],
+    });
+  });
+
+  await t.step("a log-only event and a seq outside the log", () => {
+    assert.deepEqual(shape(lineage(session, s(2))), 2);
+    assert.equal(lineage(session, s(13)), undefined);
+  });
+
+  await t.step("a pruned result stands for the original", () => {
+    const pruned = ok(pruneToolResult(
+      sessionOf([
+        assistant("a0", "", ["c1"]),
+        toolResult("c1", "long"),
+      ]),
+      s(1),
+      [],
+    ));
+    assert.deepEqual(shape(lineage(pruned, s(3))), [3, [1]]);
+  });
+});
+
+Deno.test("lineage() shares a source cited along two paths", () => {
+  // 1 cites 0 while appended; 2 replaces 1 and cites 0 again.
+  const session = sessionOf([
+    user("u0"),
+    {
+      type: "user/message",
+      surfaceOp: "append",
+      sourceEventSeqs: [s(0)],
+      data: {
+        id: "u1",
+        role: "user",
+        content: [],
+        source: { kind: "user" },
+      },
+    },
+    replacing("r", 1, 1, [1, 0]),
+  ]);
+  const tree = lineage(session, s(2));
+  assert.deepEqual(shape(tree), [2, [[1, [0]], 0]]);
+  assert.equal(tree?.sources[0]?.sources[0], tree?.sources[1]);
+});
+
+Deno.test("lineage() names sources before the window without an event", () => {
+  const window = ok(Session.appendAll(
+    Session.make({ id: "w", createdAt: 0, isSeeded: false }, {
+      baseSeq: s(10),
+    }),
+    [user("u10"), replacing("r", 10, 10, [10, 3])],
+  ));
+  const tree = lineage(window, s(11));
+  assert.deepEqual(tree?.sources.map((n) => [n.seq, n.event?.type]), [
+    [10, "user/message"],
+    [3, undefined],
+  ]);
+});
+
+Deno.test("shadowedBy() names the replacement that took a node off", () => {
+  const session = twice();
+  assert.equal(shadowedBy(session, s(0)), 7);
+  assert.equal(shadowedBy(session, s(3)), 7);
+  assert.equal(shadowedBy(session, s(4)), 11);
+  assert.equal(shadowedBy(session, s(7)), 11);
+  assert.equal(shadowedBy(session, s(11)), undefined);
+  assert.equal(shadowedBy(session, s(2)), undefined);
+  assert.equal(shadowedBy(session, s(99)), undefined);
+  // 2 cites 0 without shadowing it; 3 shadows it.
+  const cited = sessionOf([
+    user("u0"),
+    user("u1"),
+    replacing("r", 1, 1, [0, 1]),
+    replacing("q", 0, 0, [0]),
+  ]);
+  assert.equal(shadowedBy(cited, s(1)), 2);
+  assert.equal(shadowedBy(cited, s(0)), 3);
+});
+
+Deno.test("surfaceAt() is the surface right after an event", () => {
+  const session = twice();
+  const nodes = (seq: number) => {
+    const surface = surfaceAt(session, s(seq));
+    return surface && surfaceNodes(surface);
+  };
+  assert.deepEqual(nodes(0), [0]);
+  assert.deepEqual(nodes(4), [0, 1, 3, 4]);
+  assert.deepEqual(nodes(7), [7, 4]);
+  assert.deepEqual(nodes(12), [11]);
+  assert.equal(nodes(13), undefined);
+  // The session's own surface is unaffected.
+  assert.deepEqual(surfaceNodes(session.surface), [11]);
+  assert.deepEqual(
+    surfaceNodes(ok(Session.append(session, user("u2"))).surface),
+    [11, 13],
+  );
+});
+
+Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) => {
+  const session = twice();
+  const at = (seq: number) => {
+    const surface = surfaceAt(session, s(seq));
+    assert.ok(surface !== undefined);
+    return surface;
+  };
+
+  await t.step("one compaction", () => {
+    assert.deepEqual(diffSurfaces(at(4), at(8)), {
+      added: [],
+      removed: [],
+      replaced: [{ by: 7, shadowed: [0, 1, 3] }],
+    });
+  });
+
+  await t.step("through an intermediate replacement", () => {
+    assert.deepEqual(diffSurfaces(at(4), session.surface), {
+      added: [],
+      removed: [],
+      replaced: [{ by: 11, shadowed: [0, 1, 3, 4] }],
+    });
+  });
+
+  await t.step("appends", () => {
+    const after = ok(Session.append(session, user("u2")));
+    // 3 and 4 came after at(2): 11 stands for the two nodes at(2) had.
+    assert.deepEqual(diffSurfaces(at(2), after.surface), {
+      added: [13],
+      removed: [],
+      replaced: [{ by: 11, shadowed: [0, 1] }],
+    });
+    assert.deepEqual(diffSurfaces(session.surface, after.surface), {
+      added: [13],
+      removed: [],
+      replaced: [],
+    });
+  });
+
+  await t.step("backwards, the summary is removed", () => {
+    assert.deepEqual(diffSurfaces(at(8), at(4)), {
+      added: [0, 1, 3],
+      removed: [7],
+      replaced: [],
+    });
+  });
+
+  await t.step("a surface and itself", () => {
+    assert.deepEqual(diffSurfaces(session.surface, session.surface), {
+      added: [],
+      removed: [],
+      replaced: [],
+    });
+  });
+});
+
+const decoded = (session: Session): SessionEvent[] =>
+  Session.encode(session).map((e) => Result.getOrThrow(decodeEventResult(e)));
+
+Deno.test("provenance laws over generated sessions", () => {
+  fc.assert(
+    fc.property(historySessionArb, fc.nat(), (session, pick) => {
+      const events = decoded(session);
+      const length = events.length;
+      if (length === 0) return;
+      const cut = pick % length;
+      // surfaceAt equals replaying the prefix.
+      const prefix = Effect.runSync(replay(events.slice(0, cut + 1)));
+      const at = surfaceAt(session, s(cut));
+      assert.ok(at !== undefined);
+      assert.deepEqual(surfaceNodes(at), surfaceNodes(prefix));
+      const diff = diffSurfaces(at, session.surface);
+      const now = new Set<number>(surfaceNodes(session.surface));
+      for (const node of surfaceNodes(at)) {
+        const by = shadowedBy(session, node);
+        // A node is still on the surface, or was shadowed by a later event
+        // whose replacement the diff reports as standing for it.
+        if (now.has(node)) {
+          assert.equal(by, undefined);
+          continue;
+        }
+        assert.ok(by !== undefined && by > cut);
+        const stands = diff.replaced.find((r) => r.shadowed.includes(node));
+        assert.ok(stands !== undefined);
+        // ...and the node is in the lineage of that replacement.
+        const seen = new Set<number>();
+        const walk = (n: LineageNode | undefined): void => {
+          if (n === undefined || seen.has(n.seq)) return;
+          seen.add(n.seq);
+          n.sources.forEach(walk);
+        };
+        walk(lineage(session, stands.by));
+        assert.ok(seen.has(node));
+      }
+      assert.deepEqual(diff.removed, []);
+    }),
+    { numRuns: 100 },
+  );
+});
