@@ -484,31 +484,38 @@ Deno.test("fuzz: a small maximum line length bounds every line", () => {
   });
 });
 
+/** A header, one event, then a line that never ends (512 MiB if pulled). */
+function* endless(
+  chunk: Uint8Array,
+  counter: { pulled: number },
+): Generator<Uint8Array> {
+  yield encoder.encode(headerLine());
+  yield encoder.encode(
+    '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n{"a":"',
+  );
+  for (let i = 0; i < 512; i++) {
+    counter.pulled++;
+    yield chunk;
+  }
+}
+
 Deno.test("fuzz: an endless line stops the read without buffering it", () => {
   fuzz("reader/endless-line", heavyRuns(30), (rng) => {
     const mib = 1024 * 1024;
     const limit = rng.int(1, 4) * mib;
     const chunk = encoder.encode("x".repeat(mib));
     for (const recover of [false, true]) {
-      let pulled = 0;
-      function* endless(): Generator<Uint8Array> {
-        yield encoder.encode(headerLine());
-        yield encoder.encode(
-          '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n{"a":"',
-        );
-        // 512 MiB if the reader kept pulling.
-        for (let i = 0; i < 512; i++) {
-          pulled++;
-          yield chunk;
-        }
-      }
-      const r = read(endless(), { recover, maxLineBytes: limit });
+      const counter = { pulled: 0 };
+      const r = read(endless(chunk, counter), { recover, maxLineBytes: limit });
       const error = r.ok ? r.log.report.stoppedAt : r.error;
       assert.ok(error !== undefined && error._tag === "LineTooLong");
       assert.equal(error.line, 3);
       if (r.ok) assert.equal(r.log.events.length, 1);
       // It held at most the limit's worth of the line.
-      assert.ok(pulled <= limit / mib + 1, `pulled ${pulled} MiB`);
+      assert.ok(
+        counter.pulled <= limit / mib + 1,
+        `pulled ${counter.pulled} MiB`,
+      );
     }
   });
 });
