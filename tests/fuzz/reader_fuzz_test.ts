@@ -25,6 +25,7 @@ import {
   type LogReadError,
   type ReadOptions,
   readSessionBytes,
+  readSessionFile,
   surfaceNodes,
 } from "@palimpsest/session";
 import {
@@ -541,15 +542,6 @@ Deno.test("fuzz: the reader stops pulling chunks at the first bad line", () => {
   });
 });
 
-Deno.test("fuzz: reader outcome counts", () => {
-  console.log(
-    [...outcomes.entries()].sort().map(([k, v]) =>
-      `fuzz-reader-outcome ${k}=${v}`
-    ).join("\n"),
-  );
-  console.log(countsReport());
-});
-
 // ---------------------------------------------------------------------------
 // Hostile values through the line layer
 
@@ -678,4 +670,90 @@ Deno.test("fuzz: a migrated log goes through the same checks", () => {
     }
     assertProtoUnchanged(before);
   });
+});
+
+Deno.test("fuzz: files read in 1 MiB chunks give what bytes in memory give", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "fuzz-reader-" });
+  const cases: Uint8Array[] = [];
+  fuzz("reader/file-1mib-chunks", heavyRuns(30), (rng) => {
+    // Lines of about 1 MiB of multi-byte text, so that chunk boundaries fall
+    // inside lines and inside characters.
+    const lines = [headerLine()];
+    const count = rng.int(1, 4);
+    for (let seq = 0; seq < count; seq++) {
+      const unit = rng.pick(["é", "中", "😀", "a"]);
+      const text = unit.repeat(
+        Math.floor((1024 * 1024) / 3) + rng.int(-50, 50),
+      );
+      lines.push(
+        `${
+          JSON.stringify({
+            type: "user/message",
+            seq,
+            time: 0,
+            data: {
+              id: `u${seq}`,
+              role: "user",
+              content: [{ type: "text", text }],
+              source: { kind: "user" },
+            },
+            surfaceOp: "append",
+          })
+        }\n`,
+      );
+    }
+    let bytes: Uint8Array = encoder.encode(lines.join(""));
+    const name = rng.pick([
+      "none",
+      "truncate",
+      "bitFlip",
+      "invalidUtf8",
+      "crlfMix",
+    ]);
+    const mutateBytes = MUTATORS[name];
+    if (mutateBytes !== undefined) bytes = mutateBytes(rng, bytes);
+    cases.push(bytes);
+  });
+  for (const [i, bytes] of cases.entries()) {
+    const file = `${dir}/case-${i}.jsonl`;
+    await Deno.writeFile(file, bytes);
+    for (const recover of [false, true]) {
+      const fromFile = await Effect.runPromiseExit(
+        readSessionFile(file, { recover }),
+      );
+      const fromBytes = read(bytes, { recover });
+      assert.ok(!Exit.isFailure(fromFile) || !Cause.hasDies(fromFile.cause));
+      const asRead: Read = Exit.isSuccess(fromFile)
+        ? { ok: true, log: fromFile.value }
+        : readFailure(fromFile.cause);
+      assert.deepEqual(summary(asRead), summary(fromBytes), `case ${i}`);
+    }
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+const readFailure = (cause: Cause.Cause<unknown>): Read => {
+  const found = Cause.findError(cause);
+  assert.ok(Result.isSuccess(found));
+  const e = found.success;
+  assert.ok(
+    typeof e === "object" && e !== null && "_tag" in e &&
+      READ_TAGS.includes(String(e._tag)),
+  );
+  // Narrowed by tag above; the union member is recovered by a type guard.
+  assert.ok(isLogReadError(e));
+  return { ok: false, error: e };
+};
+
+const isLogReadError = (e: unknown): e is LogReadError =>
+  typeof e === "object" && e !== null && "_tag" in e &&
+  READ_TAGS.includes(String(e._tag));
+
+Deno.test("fuzz: reader outcome counts", () => {
+  console.log(
+    [...outcomes.entries()].sort().map(([k, v]) =>
+      `fuzz-reader-outcome ${k}=${v}`
+    ).join("\n"),
+  );
+  console.log(countsReport());
 });
