@@ -391,13 +391,11 @@ const MUTATORS: Record<string, (rng: Rng, b: Uint8Array) => Uint8Array> = {
     const at = rng.chance(0.5) ? 0 : rng.pick(starts);
     return splice(b, at, 0, [0xef, 0xbb, 0xbf]);
   },
-  invalidUtf8: (rng, b) =>
-    splice(
-      b,
-      rng.int(0, b.length),
-      rng.chance(0.3) ? 1 : 0,
-      rng.pick(INVALID_UTF8),
-    ),
+  invalidUtf8: (rng, b) => {
+    const at = rng.int(0, b.length);
+    const replace = at < b.length && rng.chance(0.3) ? 1 : 0;
+    return splice(b, at, replace, rng.pick(INVALID_UTF8));
+  },
   truncate: (rng, b) => b.subarray(0, rng.int(0, b.length)),
   header: (rng, b) => {
     const lines = splitLines(b);
