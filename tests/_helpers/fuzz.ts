@@ -114,7 +114,7 @@ export function fuzz(
       body(rng, index);
     } catch (cause) {
       throw new Error(
-        `Fuzz case failed: category "${category}", case ${index}; reproduce with FUZZ_SEED=${config.seed} FUZZ_CASE=${index}`,
+        `Fuzz case failed: category "${category}", case ${index}; reproduce with FUZZ_SEED=${config.seed} FUZZ_RUNS=${config.runs} FUZZ_CASE=${index}`,
         { cause },
       );
     }
