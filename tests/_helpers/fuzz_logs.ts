@@ -49,6 +49,8 @@ const ALPHABET = [
   "\t",
   "{",
   "}",
+  "\ud800",
+  "\udfff",
 ];
 
 /** A short random string with awkward characters. */
