@@ -24,6 +24,7 @@ import {
   type Surface,
   type SurfaceError,
   surfaceNodes,
+  type Vocabulary,
 } from "@palimpsest/session";
 import {
   type CheckerError,
@@ -63,6 +64,14 @@ export const FOLD_TAGS: ReadonlyArray<string> = [
   "SystemHeadProtected",
 ];
 
+/** Extra log-only types: the library's vocabulary and the checker's rules. */
+export interface Extensions {
+  /** What the library decodes with. */
+  readonly vocabulary: Vocabulary;
+  /** The same types' data rules, for the checker. */
+  readonly checker: Readonly<Record<string, (data: unknown) => boolean>>;
+}
+
 /** The library's verdict, shaped like the checker's. */
 export type LibraryVerdict =
   | {
@@ -93,11 +102,15 @@ export const startSurface = (base: number): Surface =>
 export function runLibrary(
   values: ReadonlyArray<unknown>,
   base = 0,
+  extensions?: Extensions,
 ): LibraryVerdict {
   let surface = startSurface(base);
   const events: SessionEvent[] = [];
+  const options = extensions === undefined
+    ? undefined
+    : { vocabulary: extensions.vocabulary };
   for (let index = 0; index < values.length; index++) {
-    const decoded = decodeEventResult(values[index]);
+    const decoded = decodeEventResult(values[index], options);
     if (Result.isFailure(decoded)) {
       assert.ok(DECODE_TAGS.includes(decoded.failure._tag));
       assert.ok(decoded.failure instanceof Error);
@@ -221,9 +234,10 @@ export interface Agreement {
 export function assertAgree(
   values: ReadonlyArray<unknown>,
   base = 0,
+  extensions?: Extensions,
 ): Agreement {
-  const library = runLibrary(values, base);
-  const checker = checkLog(values, base);
+  const library = runLibrary(values, base, extensions);
+  const checker = checkLog(values, base, extensions?.checker ?? {});
   if (checker.ok) {
     if (!library.ok) {
       assert.fail(

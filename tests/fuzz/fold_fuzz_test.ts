@@ -19,8 +19,11 @@ import { mutate, MUTATION_NAMES } from "../_helpers/fuzz_mutations.ts";
 import {
   assertAgree,
   DECODE_TAGS,
+  type Extensions,
   FOLD_TAGS,
 } from "../_helpers/fuzz_compare.ts";
+import { Schema } from "effect";
+import { makeVocabulary } from "@palimpsest/session";
 
 const randomLog = (rng: Rng): GenLog => {
   const length = rng.int(1, 40);
@@ -77,4 +80,47 @@ Deno.test("fuzz: every single mutation of one event is judged alike", () => {
   );
   console.log(countsReport());
   assert.ok(countOf("fold/single-mutation") > 0 || config.only !== undefined);
+});
+
+const extensions: Extensions = {
+  vocabulary: makeVocabulary({
+    "harness/checkpoint": Schema.Struct({ label: Schema.String }),
+  }),
+  checker: {
+    "harness/checkpoint": (d) =>
+      typeof d === "object" && d !== null && !Array.isArray(d) &&
+      "label" in d && typeof d.label === "string",
+  },
+};
+
+Deno.test("fuzz: a caller's extra log-only types follow the same rules", () => {
+  fuzz("fold/vocabulary", config.runs, (rng) => {
+    const log = randomLog(rng);
+    const events = log.events.map((e) => ({ ...e }));
+    // Turn a few events into the extra type, some of them broken.
+    for (let k = rng.int(1, 3); k > 0; k--) {
+      const at = rng.int(0, events.length - 1);
+      const e = events[at];
+      if (e === undefined) continue;
+      const extra: Record<string, unknown> = {
+        type: "harness/checkpoint",
+        seq: e.seq,
+        time: e.time,
+        data: rng.chance(0.8) ? { label: "x", more: 1 } : { label: 5 },
+      };
+      if (rng.chance(0.1)) extra.surfaceOp = "append";
+      if (rng.chance(0.1)) extra.sourceEventSeqs = [0];
+      if (rng.chance(0.1)) extra.ignorable = true;
+      events[at] = extra;
+    }
+    const withVocabulary = assertAgree(events, log.base, extensions);
+    note(`vocabulary:${withVocabulary.outcome}`);
+    // Without the vocabulary the type is unknown (or opaque when ignorable).
+    assertAgree(events, log.base);
+  });
+  console.log(
+    [...outcomes.entries()].filter(([k]) => k.startsWith("vocabulary:"))
+      .sort().map(([k, v]) => `fuzz-outcome ${k}=${v}`).join("\n"),
+  );
+  console.log(countsReport());
 });
