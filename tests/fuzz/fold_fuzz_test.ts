@@ -21,9 +21,19 @@ import {
   DECODE_TAGS,
   type Extensions,
   FOLD_TAGS,
+  startSurface,
 } from "../_helpers/fuzz_compare.ts";
 import { Schema } from "effect";
-import { makeVocabulary } from "@palimpsest/session";
+import {
+  applyEventResult,
+  decodeEventResult,
+  makeVocabulary,
+  replayResult,
+  type Surface,
+  surfaceNodes,
+} from "@palimpsest/session";
+import { Result } from "effect";
+import { checkLog } from "../_helpers/reference_checker.ts";
 
 const randomLog = (rng: Rng): GenLog => {
   const length = rng.int(1, 40);
@@ -123,4 +133,52 @@ Deno.test("fuzz: a caller's extra log-only types follow the same rules", () => {
       .sort().map(([k, v]) => `fuzz-outcome ${k}=${v}`).join("\n"),
   );
   console.log(countsReport());
+});
+
+Deno.test("fuzz: old surfaces stay valid however versions are revisited", () => {
+  fuzz("fold/persistent-versions", heavyRuns(3), (rng) => {
+    const log = randomLog(rng);
+    const values = log.events;
+    const decoded = values.map((v) => {
+      const r = decodeEventResult(v);
+      assert.ok(Result.isSuccess(r));
+      return r.success;
+    });
+    // expected[k]: the checker's surface after k events.
+    const expected: number[][] = [];
+    for (let k = 0; k <= values.length; k++) {
+      expected.push([...checkLog(values.slice(0, k), log.base).nodes]);
+    }
+    // versions[k]: every library surface known to stand after k events.
+    const versions: Surface[][] = [[startSurface(log.base)]];
+    for (let k = 0; k < decoded.length; k++) {
+      const before = versions[k]?.[0];
+      const event = decoded[k];
+      assert.ok(before !== undefined && event !== undefined);
+      const next = applyEventResult(before, event);
+      assert.ok(Result.isSuccess(next));
+      versions.push([next.success]);
+    }
+    for (let op = 0; op < 60; op++) {
+      const k = rng.int(0, values.length);
+      const atK = versions[k] ?? [];
+      const surface = rng.pick(atK);
+      if (rng.chance(0.5)) {
+        assert.deepEqual([...surfaceNodes(surface)], expected[k]);
+        continue;
+      }
+      // Fold on from an old version: a branch that must match the checker.
+      const m = rng.int(k, values.length);
+      const folded = replayResult(decoded.slice(k, m), surface);
+      assert.ok(Result.isSuccess(folded));
+      assert.deepEqual([...surfaceNodes(folded.success)], expected[m]);
+      versions[m]?.push(folded.success);
+      // A candidate that fails leaves the old version as it was.
+      const wrong = decoded[Math.max(0, k - 1)];
+      if (wrong !== undefined && k > 0) {
+        assert.ok(Result.isFailure(applyEventResult(surface, wrong)));
+        assert.deepEqual([...surfaceNodes(surface)], expected[k]);
+      }
+    }
+  });
 });
