@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Cause, Effect, Exit, Result } from "effect";
 import {
+  decodeSessionId,
   encodeHeaderLine,
+  encodeSessionId,
   makeJsonlStore,
   readSessionBytes,
   surfaceNodes,
@@ -129,4 +131,73 @@ Deno.test("fuzz: opening damaged files through the store", async () => {
     );
   }
   await Deno.remove(root, { recursive: true });
+});
+
+const ID_ALPHABET = [
+  "a",
+  "Z",
+  "0",
+  "-",
+  "_",
+  ".",
+  "..",
+  "/",
+  "\\",
+  "\0",
+  "%",
+  "%41",
+  "%2",
+  " ",
+  "é",
+  "中",
+  "😀",
+  "\ud800",
+  "\udc00",
+  "CON",
+  ":",
+  "*",
+  "\n",
+];
+
+Deno.test("fuzz: session ids map to safe, reversible, unique file names", () => {
+  fuzz("store/session-ids", config.runs * 4, (rng) => {
+    let id = "";
+    for (let n = rng.int(0, 12); n > 0; n--) id += rng.pick(ID_ALPHABET);
+    if (rng.chance(0.02)) id = "x".repeat(rng.int(60, 220));
+    const encoded = encodeSessionId(id);
+    if (Result.isSuccess(encoded)) {
+      const name = encoded.success;
+      assert.match(name, /^[a-z0-9_%A-F-]+$/);
+      assert.ok(name !== "." && name !== "..");
+      assert.equal(decodeSessionId(name), id);
+    } else {
+      assert.ok(
+        ["empty", "not-well-formed", "too-long"].includes(
+          encoded.failure.problem,
+        ),
+      );
+    }
+    // Any stem that decodes is the one canonical name of its id.
+    let stem = "";
+    for (let n = rng.int(0, 10); n > 0; n--) {
+      stem += rng.pick([
+        "a",
+        "%",
+        "%41",
+        "%2F",
+        "%e9",
+        "%C3%A9",
+        "%ED%A0%80",
+        "A",
+        ".",
+        "0",
+      ]);
+    }
+    const back = decodeSessionId(stem);
+    if (back !== undefined) {
+      const again = encodeSessionId(back);
+      assert.ok(Result.isSuccess(again));
+      assert.equal(again.success, stem);
+    }
+  });
 });
