@@ -63,6 +63,7 @@ export {
   applyEventResult,
   emptySurface,
   emptySurfaceAt,
+  type EmptySurfaceOptions,
   logEvent,
   replay,
   type ReplayFailure,

@@ -128,6 +128,7 @@ let makeSurface: (
   replacements: number,
   head: SessionSeq | undefined,
   tail: SessionSeq | undefined,
+  keepsLog: boolean,
 ) => Surface;
 
 /**
@@ -159,6 +160,11 @@ export class Surface {
   readonly head: SessionSeq | undefined;
   /** The last node, or undefined when empty. */
   readonly tail: SessionSeq | undefined;
+  /**
+   * Whether the surface keeps every event of its window ({@link logEvent}),
+   * or only the events of its current nodes (memory O(surface length)).
+   */
+  readonly keepsLog: boolean;
   readonly #ref: Ref | undefined;
 
   private constructor(
@@ -169,8 +175,10 @@ export class Surface {
     replacements: number,
     head: SessionSeq | undefined,
     tail: SessionSeq | undefined,
+    keepsLog: boolean,
   ) {
     this.#ref = ref;
+    this.keepsLog = keepsLog;
     this.baseSeq = baseSeq;
     this.nextSeq = nextSeq;
     this.length = length;
@@ -211,7 +219,17 @@ export const emptySurface: Surface = makeSurface(
   0,
   undefined,
   undefined,
+  true,
 );
+
+/** Options of {@link emptySurfaceAt}. */
+export interface EmptySurfaceOptions {
+  /**
+   * Keep every event of the window (the default), or only the events of the
+   * current nodes, for streaming validation of logs larger than memory.
+   */
+  readonly keepLog?: boolean;
+}
 
 /**
  * The empty surface of a window whose first event has seq `baseSeq`.
@@ -219,6 +237,7 @@ export const emptySurface: Surface = makeSurface(
  * accepted unchecked.
  *
  * @param baseSeq The seq of the window's first event.
+ * @param options Whether to keep the whole log or only the surface's events.
  * @returns An empty surface expecting `baseSeq` next.
  *
  * @example A window starting at 100
@@ -229,8 +248,20 @@ export const emptySurface: Surface = makeSurface(
  * assert.equal(emptySurfaceAt(SessionSeq.make(100)).nextSeq, 100);
  * ```
  */
-export function emptySurfaceAt(baseSeq: SessionSeq): Surface {
-  return makeSurface(undefined, baseSeq, baseSeq, 0, 0, undefined, undefined);
+export function emptySurfaceAt(
+  baseSeq: SessionSeq,
+  options?: EmptySurfaceOptions,
+): Surface {
+  return makeSurface(
+    undefined,
+    baseSeq,
+    baseSeq,
+    0,
+    0,
+    undefined,
+    undefined,
+    options?.keepLog ?? true,
+  );
 }
 
 function seqUnchecked(n: number): SessionSeq {
@@ -339,7 +370,8 @@ export function surfaceEvent(
  *
  * @param surface A surface.
  * @param seq A seq.
- * @returns The event folded at `seq`, or undefined outside the window.
+ * @returns The event folded at `seq`, or undefined outside the window (or,
+ * on a surface that does not keep its log, when `seq` is off the surface).
  *
  * @example Outside the window
  * ```ts
@@ -381,6 +413,7 @@ export function forEachLogEvent(
 /** Mutable fold state while applying events to one store. */
 interface Cursor {
   store: Store;
+  keepLog: boolean;
   writes: Writes | undefined;
   base: number;
   next: number;
@@ -407,6 +440,7 @@ const cursorOf = (surface: Surface, record: boolean): Cursor => {
   const store = ref === undefined ? newStore() : reroot(ref);
   return {
     store,
+    keepLog: surface.keepsLog,
     writes: ref !== undefined && record ? [] : undefined,
     base: surface.baseSeq,
     next: surface.nextSeq,
@@ -433,6 +467,7 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
     cursor.replacements,
     cursor.head === NONE ? undefined : seqUnchecked(cursor.head + cursor.base),
     cursor.tail === NONE ? undefined : seqUnchecked(cursor.tail + cursor.base),
+    surface.keepsLog,
   );
 };
 
@@ -603,7 +638,7 @@ const step = (
   const { store } = cursor;
   const index = cursor.next - cursor.base;
   if (!isSurfaceEvent(event)) {
-    write(cursor, store.events, index, event);
+    if (cursor.keepLog) write(cursor, store.events, index, event);
     cursor.next++;
     return undefined;
   }
@@ -627,7 +662,10 @@ const step = (
   const before = store.prev[first] ?? NONE;
   const after = store.next[last] ?? NONE;
   const key = store.key[first] ?? NONE;
-  for (const i of checked) write(cursor, store.key, i, NONE);
+  for (const i of checked) {
+    write(cursor, store.key, i, NONE);
+    if (!cursor.keepLog) write(cursor, store.events, i, undefined);
+  }
   write(cursor, store.events, index, event);
   write(cursor, store.key, index, key);
   write(cursor, store.prev, index, before);
@@ -752,6 +790,39 @@ export function replayResult(
   events: Iterable<SessionEvent>,
   from: Surface = emptySurface,
 ): Result.Result<Surface, ReplayFailure> {
+  // A lazy iterable runs caller code between events. When `from` shares its
+  // store with other versions, that code may read or extend them, which
+  // reroots the store under an open cursor: the fold would then write into
+  // the wrong version, and a read of `from` would see half-applied writes.
+  // So such an iterable is folded in chunks, with no cursor open while it
+  // runs. Arrays run no caller code, and a fresh store is reachable by no
+  // one else, so both fold in one pass.
+  if (Array.isArray(events) || refOf(from) === undefined) {
+    return foldBatch(events, from);
+  }
+  let surface = from;
+  let chunk: SessionEvent[] = [];
+  for (const event of events) {
+    chunk.push(event);
+    if (chunk.length === REPLAY_CHUNK) {
+      const result = foldBatch(chunk, surface);
+      if (Result.isFailure(result)) return result;
+      surface = result.success;
+      chunk = [];
+    }
+  }
+  return chunk.length === 0
+    ? Result.succeed(surface)
+    : foldBatch(chunk, surface);
+}
+
+const REPLAY_CHUNK = 4096;
+
+/** Folds events with one cursor; caller code must not run in between. */
+const foldBatch = (
+  events: Iterable<SessionEvent>,
+  from: Surface,
+): Result.Result<Surface, ReplayFailure> => {
   let cursor: Cursor | undefined;
   let surface = from;
   for (const event of events) {
@@ -766,7 +837,7 @@ export function replayResult(
   return Result.succeed(
     cursor === undefined ? surface : finish(surface, cursor),
   );
-}
+};
 
 /**
  * Folds decoded events onto a surface (by default {@link emptySurface}).

@@ -3,7 +3,10 @@
 # reports for every type that comes from an npm package (a known Deno bug).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=$(NO_COLOR=1 deno doc --lint mod.ts 2>&1)
+# Every entry point the package exports (deno.json "exports").
+entries=$(deno eval 'const m = JSON.parse(Deno.readTextFileSync("deno.json")); console.log(Object.values(m.exports).join(" "))')
+# shellcheck disable=SC2086
+out=$(NO_COLOR=1 deno doc --lint $entries 2>&1)
 errors=$(grep -E '^(error|warning)\[' <<<"$out" | grep -v 'private-type-ref' || true)
 if [ -n "$errors" ]; then
   echo "$out" | grep -v 'private-type-ref' >&2

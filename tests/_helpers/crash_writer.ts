@@ -35,7 +35,8 @@ const program = Effect.gen(function* () {
       if (++batches === tearAt) {
         fs.appendFileSync(handle.path, '{"type":"user/message","seq":');
         console.log("tear");
-        yield* Effect.never;
+        // A timer keeps the process alive (a bare never would let it exit).
+        yield* Effect.sleep("1 hour");
       }
     }
   }

@@ -1,0 +1,246 @@
+/**
+ * Builders of raw event lines (parsed JSON, canonical key order) for tests,
+ * and a strict decoder that fails the test when a builder is wrong.
+ *
+ * Builders return plain objects so a test can break exactly one rule by
+ * spreading or deleting a key; `decoded` turns a valid one into a
+ * `SessionEvent`.
+ *
+ * @module
+ */
+import { Result } from "effect";
+import {
+  decodeEventResult,
+  type DecodeOptions,
+  type SessionEvent,
+  SessionSeq,
+} from "@palimpsest/session";
+
+/** A raw event: a parsed JSON object. */
+export type Raw = Record<string, unknown>;
+
+/** A surface op as written in a line. */
+export type RawOp = "append" | {
+  readonly op: "replace";
+  readonly startSeq: number;
+  readonly endSeq: number;
+};
+
+/** Options shared by surface builders. */
+export interface SurfaceOptions {
+  /** Where the event goes; `"append"` by default. */
+  readonly op?: RawOp;
+  /** Sources, written as given. */
+  readonly sources?: ReadonlyArray<number>;
+  /** The event time; `seq * 10` by default. */
+  readonly time?: number;
+}
+
+/** `SessionSeq.make`, short. */
+export const s = (n: number): SessionSeq => SessionSeq.make(n);
+
+/** A replace op over `startSeq..endSeq`. */
+export const replace = (startSeq: number, endSeq: number): RawOp => ({
+  op: "replace",
+  startSeq,
+  endSeq,
+});
+
+const envelope = (
+  type: string,
+  seq: number,
+  data: unknown,
+  options: SurfaceOptions | undefined,
+  surface: boolean,
+): Raw => {
+  const raw: Raw = { type, seq, time: options?.time ?? seq * 10, data };
+  if (surface) raw.surfaceOp = options?.op ?? "append";
+  if (options?.sources !== undefined) raw.sourceEventSeqs = options.sources;
+  return raw;
+};
+
+/** Text content. */
+export const text = (
+  value: string,
+): ReadonlyArray<{ type: "text"; text: string }> => [{
+  type: "text",
+  text: value,
+}];
+
+/** A `user/message` line. */
+export const user = (
+  seq: number,
+  options?: SurfaceOptions & {
+    readonly id?: string;
+    readonly text?: string;
+    readonly source?: Raw;
+  },
+): Raw =>
+  envelope(
+    "user/message",
+    seq,
+    {
+      id: options?.id ?? `u${seq}`,
+      role: "user",
+      content: text(options?.text ?? `user ${seq}`),
+      source: options?.source ?? { kind: "user" },
+    },
+    options,
+    true,
+  );
+
+/** A `system/message` line (empty `text` means no prompt). */
+export const system = (
+  seq: number,
+  options?: SurfaceOptions & { readonly text?: string },
+): Raw =>
+  envelope(
+    "system/message",
+    seq,
+    {
+      turn: 0,
+      step: 0,
+      message: {
+        id: `sys${seq}`,
+        role: "system",
+        content: options?.text === "" ? [] : text(options?.text ?? "be brief"),
+        source: { kind: "plugin", plugin: "prompt" },
+      },
+    },
+    options,
+    true,
+  );
+
+/** An `assistant/message` line, optionally issuing one tool call. */
+export const assistant = (
+  seq: number,
+  options?: SurfaceOptions & {
+    readonly callId?: string;
+    readonly empty?: boolean;
+  },
+): Raw => {
+  const content: Array<Raw> = options?.empty === true
+    ? []
+    : [{ type: "text", text: `answer ${seq}` }];
+  if (options?.callId !== undefined) {
+    content.push({
+      type: "tool-call",
+      id: options.callId,
+      name: "read",
+      arguments: "{}",
+    });
+  }
+  return envelope(
+    "assistant/message",
+    seq,
+    {
+      turn: 0,
+      step: 0,
+      message: {
+        id: `a${seq}`,
+        role: "assistant",
+        content,
+        source: { kind: "model", provider: "p", model: "m" },
+      },
+      stream: [],
+    },
+    options,
+    true,
+  );
+};
+
+/** Fields of a `tool/result` line. */
+export interface ToolResultOptions extends SurfaceOptions {
+  readonly callId?: string;
+  readonly id?: string;
+  readonly content?: ReadonlyArray<Raw>;
+  readonly isError?: boolean | undefined;
+  readonly error?: Raw | undefined;
+  readonly meta?: unknown;
+  readonly turn?: number;
+  readonly step?: number;
+}
+
+/** The data of a `tool/result` line. */
+export const toolResultData = (
+  seq: number,
+  options?: ToolResultOptions,
+): Raw => {
+  const callId = options?.callId ?? `c${seq}`;
+  const block: Raw = {
+    type: "tool-result",
+    toolCallId: callId,
+    content: options?.content ?? text(`result ${seq}`),
+  };
+  if (options?.isError !== undefined) block.isError = options.isError;
+  const data: Raw = {
+    turn: options?.turn ?? 0,
+    step: options?.step ?? 0,
+    message: {
+      id: options?.id ?? `r${seq}`,
+      role: "user",
+      content: [block],
+      source: { kind: "tool", callId },
+    },
+  };
+  if (options?.error !== undefined) data.error = options.error;
+  if (options?.meta !== undefined) data.meta = options.meta;
+  return data;
+};
+
+/** A `tool/result` line. */
+export const toolResult = (seq: number, options?: ToolResultOptions): Raw =>
+  envelope("tool/result", seq, toolResultData(seq, options), options, true);
+
+/** A `tool/result` line with prebuilt data. */
+export const toolResultWith = (
+  seq: number,
+  data: unknown,
+  options?: SurfaceOptions,
+): Raw => envelope("tool/result", seq, data, options, true);
+
+/** A log-only line of any type. */
+export const logOnly = (
+  type: string,
+  seq: number,
+  data: unknown,
+  extra?: Raw,
+): Raw => ({ type, seq, time: seq * 10, data, ...extra });
+
+/** A `turn/start` line. */
+export const turnStart = (seq: number): Raw =>
+  logOnly("turn/start", seq, { turn: 0 });
+
+/** A `tool/call` line. */
+export const toolCall = (seq: number, callId: string): Raw =>
+  logOnly("tool/call", seq, {
+    turn: 0,
+    step: 0,
+    callId,
+    name: "read",
+    arguments: "{}",
+  });
+
+/** An opaque line: unknown type, `ignorable: true`, keys out of order. */
+export const opaque = (seq: number, extra?: Raw): Raw => ({
+  ignorable: true,
+  data: { anything: [1, "two", null] },
+  type: "future/thing",
+  time: seq * 10,
+  seq,
+  ...extra,
+});
+
+/** Decodes a line that must be valid; throws (failing the test) if not. */
+export const decoded = (
+  raw: unknown,
+  options?: DecodeOptions,
+): SessionEvent => {
+  const result = decodeEventResult(raw, options);
+  if (Result.isFailure(result)) {
+    throw new Error(
+      `Expected a valid test event but decoding failed with ${result.failure._tag}`,
+    );
+  }
+  return result.success;
+};
