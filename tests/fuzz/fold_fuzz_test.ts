@@ -181,4 +181,5 @@ Deno.test("fuzz: old surfaces stay valid however versions are revisited", () => 
       }
     }
   });
+  console.log(countsReport());
 });

@@ -536,4 +536,5 @@ Deno.test("fuzz: the stack-free JSON writer matches JSON.stringify", () => {
     };
     assert.equal(stringifyIteratively(value), JSON.stringify(value));
   });
+  console.log(countsReport());
 });

@@ -15,7 +15,13 @@ import {
   readSessionBytes,
   surfaceNodes,
 } from "@palimpsest/session";
-import { config, fuzz, heavyRuns, type Rng } from "../_helpers/fuzz.ts";
+import {
+  config,
+  countsReport,
+  fuzz,
+  heavyRuns,
+  type Rng,
+} from "../_helpers/fuzz.ts";
 import { genValidLog } from "../_helpers/fuzz_logs.ts";
 
 const encoder = new TextEncoder();
@@ -200,4 +206,5 @@ Deno.test("fuzz: session ids map to safe, reversible, unique file names", () => 
       assert.equal(again.success, stem);
     }
   });
+  console.log(countsReport());
 });
