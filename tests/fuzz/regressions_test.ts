@@ -9,6 +9,7 @@ import { Cause, Effect, Exit, Result } from "effect";
 import {
   encodeEventLine,
   encodeHeaderLine,
+  interruptedTurnClosers,
   type Migration,
   type ReadOptions,
   readSessionBytes,
@@ -193,3 +194,16 @@ for (const r of REGRESSIONS) {
     );
   });
 }
+
+Deno.test("regression window-last-safe-seq.events.jsonl: no closers past the last safe seq", () => {
+  // Event lines of a window starting at 2^53 - 1 (no header: a file always
+  // starts at seq 0). Found by the fuzzer: interruptedTurnClosers threw from
+  // SessionSeq.make when the closers' seqs would pass the last safe integer.
+  const text = new TextDecoder().decode(
+    fixture("window-last-safe-seq.events.jsonl"),
+  );
+  const values = text.split("\n").slice(0, -1).map((l) => JSON.parse(l));
+  const { outcome, library } = assertAgree(values, Number.MAX_SAFE_INTEGER);
+  assert.equal(outcome, "accepted");
+  assert.deepEqual(interruptedTurnClosers(library.events), []);
+});
