@@ -13,11 +13,15 @@ import assert from "node:assert/strict";
 import { Result } from "effect";
 import {
   applyEventResult,
+  checkTranscript,
   decodeEventResult,
+  deriveMessages,
   deriveMessagesWithSources,
   emptySurface,
   emptySurfaceAt,
+  encodeEvent,
   type EventDecodeError,
+  interruptedTurnClosers,
   replayResult,
   type SessionEvent,
   SessionSeq,
@@ -318,6 +322,18 @@ function checkReplayLaws(
   assert.deepEqual([...surfaceNodes(rest.success)], nodes);
   // Folding on from an older surface leaves it as it was.
   assert.deepEqual(surfaceNodes(first.success), firstNodes);
+  // Crash repair on any valid log: the closers are events that continue the
+  // log, pass the decoder unchanged, and fold. Transcript checks never throw.
+  const closers = interruptedTurnClosers(events);
+  for (const closer of closers) {
+    const again = decodeEventResult(
+      JSON.parse(JSON.stringify(encodeEvent(closer))),
+    );
+    assert.ok(Result.isSuccess(again), "a closer decodes");
+  }
+  const repaired = replayResult(closers, full.success);
+  assert.ok(Result.isSuccess(repaired), "the closers fold");
+  assert.ok(Array.isArray(checkTranscript(deriveMessages(repaired.success))));
   // Derivation reads one message per non-empty node, in surface order.
   const derived = deriveMessagesWithSources(full.success).map((m) => m.seq);
   for (const seq of derived) assert.ok(nodes.includes(seq));
