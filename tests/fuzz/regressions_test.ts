@@ -10,9 +10,11 @@ import {
   encodeEventLine,
   encodeHeaderLine,
   interruptedTurnClosers,
+  lineage,
   type Migration,
   type ReadOptions,
   readSessionBytes,
+  SessionSeq,
   surfaceNodes,
 } from "@palimpsest/session";
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
@@ -206,4 +208,21 @@ Deno.test("regression window-last-safe-seq.events.jsonl: no closers past the las
   const { outcome, library } = assertAgree(values, Number.MAX_SAFE_INTEGER);
   assert.equal(outcome, "accepted");
   assert.deepEqual(interruptedTurnClosers(library.events), []);
+});
+
+Deno.test("regression lineage-chain-10k.jsonl: lineage follows a chain deeper than the call stack", () => {
+  // Found by the fuzzer: lineage recursed once per level and threw
+  // RangeError on a chain of 10k replacements, each citing the one before.
+  const exit = Effect.runSyncExit(
+    readSessionBytes(fixture("lineage-chain-10k.jsonl")),
+  );
+  assert.ok(Exit.isSuccess(exit));
+  const session = exit.value.session;
+  const tree = lineage(session, SessionSeq.make(10000));
+  assert.ok(tree !== undefined);
+  let depth = 0;
+  for (let node = tree; node.sources[0] !== undefined; depth++) {
+    node = node.sources[0];
+  }
+  assert.equal(depth, 10000);
 });
