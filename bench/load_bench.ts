@@ -3,7 +3,7 @@
  * decode, fold) against the same chunked read with `JSON.parse` of each
  * line, and the peak memory of each.
  *
- * `deno task bench` runs the two as `Deno.bench` cases on 100k events
+ * `deno bench -A bench/load_bench.ts` runs the two as `Deno.bench` cases on 100k events
  * (`BENCH_EVENTS` overrides). The full report, on 1M events, with the ratio
  * measured in one process and peak memory (`VmHWM` and heap after load)
  * measured in a fresh subprocess per loader:
@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readSessionFile } from "@palimpsest/session";
-import { writeWorkload } from "./_jsonl_workload.ts";
+import { writeWorkloadFile } from "./workload.ts";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const tmp = path.join(here, "..", ".tmp", "bench");
@@ -25,7 +25,7 @@ const tmp = path.join(here, "..", ".tmp", "bench");
 const fileFor = (events: number): string => {
   fs.mkdirSync(tmp, { recursive: true });
   const file = path.join(tmp, `load_${events}.jsonl`);
-  if (!fs.existsSync(file)) writeWorkload(file, events);
+  if (!fs.existsSync(file)) writeWorkloadFile(file, events);
   return file;
 };
 

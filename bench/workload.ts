@@ -18,9 +18,12 @@
  * @module
  */
 import { Result } from "effect";
+import * as fs from "node:fs";
 import {
   decodeEventResult,
   encodeEvent,
+  encodeEventLine,
+  encodeHeaderLine,
   type SessionEvent,
 } from "@palimpsest/session";
 
@@ -314,4 +317,48 @@ export function workload(size: WorkloadSize): Workload {
     nodes = item.nodes;
   }
   return { events, lines, nodes };
+}
+
+/**
+ * Writes the standard workload as a JSONL session file (header, then the
+ * lines as the store writes them, source runs compressed), streaming: the
+ * log is never held in memory.
+ *
+ * @param file The path to write (replaced if it exists).
+ * @param events How many events.
+ * @param seed The PRNG seed.
+ * @returns The number of bytes written.
+ */
+export function writeWorkloadFile(
+  file: string,
+  events: number,
+  seed = 1,
+): number {
+  const fd = fs.openSync(file, "w");
+  let out = encodeHeaderLine({
+    id: "bench",
+    createdAt: START_TIME,
+    isSeeded: false,
+  });
+  let bytes = 0;
+  let count = 0;
+  const flush = () => {
+    bytes += fs.writeSync(fd, out);
+    out = "";
+  };
+  for (const item of rawWorkload(seed)) {
+    if (count++ >= events) break;
+    const decoded = decodeEventResult(item.raw);
+    if (Result.isFailure(decoded)) {
+      throw new Error(
+        `Workload bug: event ${count} fails ${decoded.failure._tag}`,
+      );
+    }
+    out += encodeEventLine(decoded.success);
+    if (out.length > 1 << 20) flush();
+  }
+  flush();
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  return bytes;
 }

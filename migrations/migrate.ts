@@ -15,6 +15,7 @@ import type { SessionEvent } from "../src/event.ts";
 import {
   applyEventResult,
   emptySurface,
+  emptySurfaceAt,
   type Surface,
 } from "../src/surface.ts";
 import {
@@ -112,7 +113,11 @@ export function makeMigrator(
   const chain = chainFor(catalog, decoded.success.version);
   if (Result.isFailure(chain)) return Result.fail(chain.failure);
   const run: EdgeRun = startChain(chain.success, decoded.success);
-  let surface: Surface = emptySurface;
+  // The migrator checks and derives; it does not serve the log, so its
+  // surface keeps only the current nodes' events.
+  let surface: Surface = emptySurfaceAt(emptySurface.baseSeq, {
+    keepLog: false,
+  });
 
   const check = (
     outputs: ReadonlyArray<EdgeOutput>,

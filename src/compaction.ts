@@ -48,7 +48,7 @@ import {
   SystemPromptNotAtHead,
 } from "./history_errors.ts";
 import { forEachNode, type Surface, surfaceEvent } from "./surface.ts";
-import { projectEvent } from "./derive.ts";
+import { projectEvent } from "./project.ts";
 import { type AppendError, type EventDraft, Session } from "./session.ts";
 
 // ---------------------------------------------------------------------------

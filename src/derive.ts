@@ -11,8 +11,7 @@
  */
 import type { SessionSeq } from "./seq.ts";
 import type { Message } from "./message.ts";
-import type { SurfaceEvent } from "./event.ts";
-import { forEachNode, type Surface } from "./surface.ts";
+import { forEachMessage, type Surface } from "./surface.ts";
 
 /** A derived message and the surface node it came from. */
 export interface MessageWithSource {
@@ -20,24 +19,6 @@ export interface MessageWithSource {
   readonly seq: SessionSeq;
   /** The message. */
   readonly message: Message;
-}
-
-/**
- * The message a surface event projects to, or undefined when empty.
- * @internal
- */
-export function projectEvent(event: SurfaceEvent): Message | undefined {
-  switch (event.type) {
-    case "user/message":
-      return event.data;
-    case "tool/result":
-      return event.data.message;
-    case "system/message":
-    case "assistant/message":
-      return event.data.message.content.length === 0
-        ? undefined
-        : event.data.message;
-  }
 }
 
 /**
@@ -67,9 +48,8 @@ export function projectEvent(event: SurfaceEvent): Message | undefined {
  */
 export function deriveMessages(surface: Surface): ReadonlyArray<Message> {
   const out: Message[] = [];
-  forEachNode(surface, (_seq, event) => {
-    const message = projectEvent(event);
-    if (message !== undefined) out.push(message);
+  forEachMessage(surface, (_seq, message) => {
+    out.push(message);
   });
   return out;
 }
@@ -99,9 +79,8 @@ export function deriveMessagesWithSources(
   surface: Surface,
 ): ReadonlyArray<MessageWithSource> {
   const out: MessageWithSource[] = [];
-  forEachNode(surface, (seq, event) => {
-    const message = projectEvent(event);
-    if (message !== undefined) out.push({ seq, message });
+  forEachMessage(surface, (seq, message) => {
+    out.push({ seq, message });
   });
   return out;
 }

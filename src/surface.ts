@@ -32,6 +32,8 @@ import type {
   ToolResultEvent,
 } from "./event.ts";
 import { isSurfaceEvent } from "./event.ts";
+import type { Message } from "./message.ts";
+import { projectEvent } from "./project.ts";
 import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
@@ -57,6 +59,11 @@ interface Store {
   readonly next: Array<number>;
   /** Order key of a node on the surface; NONE (or a hole) when off it. */
   readonly key: Array<number>;
+  /**
+   * The message each node derives, or null when it derives none: projected
+   * once when the node is linked, so derivation is a walk and no dispatch.
+   */
+  readonly messages: Array<Message | null>;
 }
 
 /** Undo log: triples of (array, index, value to restore). */
@@ -117,7 +124,13 @@ const reroot = (ref: Ref): Store => {
   return store;
 };
 
-const newStore = (): Store => ({ events: [], prev: [], next: [], key: [] });
+const newStore = (): Store => ({
+  events: [],
+  prev: [],
+  next: [],
+  key: [],
+  messages: [],
+});
 
 let refOf: (surface: Surface) => Ref | undefined;
 let makeSurface: (
@@ -336,6 +349,28 @@ export function forEachNode(
   }
 }
 
+/**
+ * Calls `f` with each node that derives a message, in surface order.
+ * @internal
+ */
+export function forEachMessage(
+  surface: Surface,
+  f: (seq: SessionSeq, message: Message) => void,
+): void {
+  const store = storeOf(surface);
+  if (store === undefined || surface.head === undefined) return;
+  const base = surface.baseSeq;
+  const { messages, next } = store;
+  let index = surface.head - base;
+  for (let n = surface.length; n > 0; n--) {
+    const message = messages[index];
+    if (message !== null && message !== undefined) {
+      f(seqUnchecked(index + base), message);
+    }
+    index = next[index] ?? NONE;
+  }
+}
+
 // Events stored on the surface list are surface events by construction.
 const surfaceEventUnchecked = (event: SessionEvent): SurfaceEvent =>
   event as SurfaceEvent;
@@ -474,80 +509,94 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
 const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null;
 
-/** A pair of values still to compare, and where it sits. */
+type JsonPath = Array<string | number>;
+
 interface DiffFrame {
   readonly a: unknown;
   readonly b: unknown;
-  readonly parent: DiffFrame | undefined;
-  readonly key: string | number | undefined;
+  readonly keys: ReadonlyArray<string | number>;
+  next: number;
+  /** Whether this frame's path is a prefix of the skipped path. */
+  readonly onSkip: boolean;
 }
 
-const pathOf = (frame: DiffFrame): Array<string | number> => {
-  const out: Array<string | number> = [];
-  for (let f: DiffFrame | undefined = frame; f !== undefined; f = f.parent) {
-    if (f.key !== undefined) out.push(f.key);
+const definedKeys = (
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): string[] => {
+  const keys: string[] = [];
+  for (const k of Object.keys(a)) if (a[k] !== undefined) keys.push(k);
+  for (const k of Object.keys(b)) {
+    if (b[k] !== undefined && (a[k] === undefined || !Object.hasOwn(a, k))) {
+      keys.push(k);
+    }
   }
-  return out.reverse();
+  return keys;
 };
 
 /**
- * The first path where two JSON values differ, or undefined. Iterative, with
- * an explicit stack: data read from a log may nest far deeper than the call
- * stack allows (a 100k-deep `meta` must not end in a RangeError).
+ * The first path where two JSON values differ, ignoring the value at `skip`,
+ * or undefined when they are equal. Iterative, so a deeply nested value
+ * cannot overflow the call stack, and it allocates no path unless the values
+ * differ.
  */
 const jsonDiff = (
-  a: unknown,
-  b: unknown,
-): Array<string | number> | undefined => {
-  const stack: DiffFrame[] = [{ a, b, parent: undefined, key: undefined }];
-  for (;;) {
-    const frame = stack.pop();
-    if (frame === undefined) return undefined;
-    const { a, b } = frame;
-    if (Object.is(a, b)) continue;
-    if (Array.isArray(a) || Array.isArray(b)) {
-      if (!Array.isArray(a) || !Array.isArray(b)) return pathOf(frame);
-      if (a.length !== b.length) return pathOf(frame);
-      // Pushed in reverse so that the first differing index is found first.
-      for (let i = a.length - 1; i >= 0; i--) {
-        stack.push({ a: a[i], b: b[i], parent: frame, key: i });
-      }
+  a0: unknown,
+  b0: unknown,
+  skip: ReadonlyArray<string | number>,
+): JsonPath | undefined => {
+  const stack: DiffFrame[] = [];
+  const path = (): JsonPath =>
+    stack.map((frame) => frame.keys[frame.next - 1] ?? "");
+  // Pushes a frame for the pair, or says whether they are equal leaves.
+  const open = (a: unknown, b: unknown, onSkip: boolean): boolean => {
+    if (Object.is(a, b)) return true;
+    const arrayA = Array.isArray(a);
+    const arrayB = Array.isArray(b);
+    if (arrayA || arrayB) {
+      if (!arrayA || !arrayB || a.length !== b.length) return false;
+      const keys: number[] = [];
+      for (let i = 0; i < a.length; i++) keys.push(i);
+      stack.push({ a, b, keys, next: 0, onSkip });
+      return true;
+    }
+    if (!isObject(a) || !isObject(b)) return false;
+    stack.push({ a, b, keys: definedKeys(a, b), next: 0, onSkip });
+    return true;
+  };
+  if (!open(a0, b0, skip.length > 0)) return [];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame === undefined) break;
+    if (frame.next >= frame.keys.length) {
+      stack.pop();
       continue;
     }
-    if (!isObject(a) || !isObject(b)) {
-      if (a === b) continue;
-      return pathOf(frame);
-    }
-    const keys: string[] = [];
-    const seen = new Set<string>();
-    for (const k of Object.keys(a)) {
-      if (a[k] !== undefined && !seen.has(k)) (seen.add(k), keys.push(k));
-    }
-    for (const k of Object.keys(b)) {
-      if (b[k] !== undefined && !seen.has(k)) (seen.add(k), keys.push(k));
-    }
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const k = keys[i];
-      if (k !== undefined) {
-        stack.push({ a: a[k], b: b[k], parent: frame, key: k });
-      }
-    }
+    const key = frame.keys[frame.next++];
+    if (key === undefined) continue;
+    const depth = stack.length - 1;
+    const onSkip = frame.onSkip && skip[depth] === key;
+    if (onSkip && depth === skip.length - 1) continue;
+    const a = isObject(frame.a) ? Reflect.get(frame.a, key) : undefined;
+    const b = isObject(frame.b) ? Reflect.get(frame.b, key) : undefined;
+    if (!open(a, b, onSkip)) return [...path()];
   }
+  return undefined;
 };
+
+const TOOL_RESULT_CONTENT: ReadonlyArray<string | number> = [
+  "message",
+  "content",
+  0,
+  "content",
+];
 
 /** Compares two tool results' data, ignoring the block's inner content. */
 const toolResultChange = (
   before: ToolResultEvent,
   after: ToolResultEvent,
-): Array<string | number> | undefined => {
-  const strip = (event: ToolResultEvent): unknown => {
-    const { message, ...rest } = event.data;
-    const [block, ...more] = message.content;
-    const { content: _content, ...blockRest } = block;
-    return { ...rest, message: { ...message, content: [blockRest, ...more] } };
-  };
-  return jsonDiff(strip(before), strip(after));
-};
+): JsonPath | undefined =>
+  jsonDiff(before.data, after.data, TOOL_RESULT_CONTENT);
 
 const checkReplace = (
   cursor: Cursor,
@@ -645,6 +694,7 @@ const step = (
   const op = event.surfaceOp;
   if (op === "append") {
     write(cursor, store.events, index, event);
+    write(cursor, store.messages, index, projectEvent(event) ?? null);
     write(cursor, store.key, index, index + cursor.base);
     write(cursor, store.prev, index, cursor.tail);
     write(cursor, store.next, index, NONE);
@@ -667,6 +717,7 @@ const step = (
     if (!cursor.keepLog) write(cursor, store.events, i, undefined);
   }
   write(cursor, store.events, index, event);
+  write(cursor, store.messages, index, projectEvent(event) ?? null);
   write(cursor, store.key, index, key);
   write(cursor, store.prev, index, before);
   write(cursor, store.next, index, after);

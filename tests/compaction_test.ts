@@ -1,4 +1,5 @@
 import {
+  checkTranscript,
   compact,
   deriveMessages,
   deriveMessagesWithSources,
@@ -34,7 +35,6 @@ import {
   planArb,
   planSession,
 } from "./_helpers/session_gen.ts";
-import { checkPairs } from "./_helpers/transcript_check.ts";
 
 // 0 system, 1 turn/start 4, 2 u0, 3 a0 [call c1], 4 tool/call, 5 result c1,
 // 6 a1, 7 u1. Surface: 0 2 3 5 6 7.
@@ -466,7 +466,7 @@ Deno.test("pruneLargeToolResults() keeps head and tail of large results", async 
       { type: "text", text: "x".repeat(300) + marker(600) + "y".repeat(300) },
       { type: "image", attachment: { path: "shot.png" } },
     ]);
-    assert.deepEqual(checkPairs(messages), []);
+    assert.deepEqual(checkTranscript(messages), []);
   });
 
   await t.step("a second pass prunes nothing", () => {
@@ -676,7 +676,7 @@ const step = (session: Session, op: Op, n: number): Session => {
     j,
     summaryMessage(id, summary),
   );
-  if (checkPairs(expected).length > 0) {
+  if (checkTranscript(expected).length > 0) {
     assert.ok(result._tag === "Failure");
     assert.equal(result.failure._tag, "CompactionSplitsToolPair");
     return session;
@@ -699,10 +699,13 @@ Deno.test("compactions and prunes replace exactly their range and keep the trans
       fc.array(opArb, { minLength: 1, maxLength: 5 }),
       (start, ops) => {
         let session = start;
-        assert.deepEqual(checkPairs(deriveMessages(session.surface)), []);
+        assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
         ops.forEach((op, n) => {
           session = step(session, op, n);
-          assert.deepEqual(checkPairs(deriveMessages(session.surface)), []);
+          assert.deepEqual(
+            checkTranscript(deriveMessages(session.surface)),
+            [],
+          );
         });
       },
     ),
@@ -731,7 +734,7 @@ Deno.test("a selected range always compacts and keeps what it promises", () => {
           );
           const j = nodes.indexOf(r.endSeq);
           assert.ok(nodes.length - 1 - j >= 0);
-          assert.deepEqual(checkPairs(deriveMessages(after.surface)), []);
+          assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
         }
         const r = selectCompactableRange(session.surface, { keepLast });
         if (r !== undefined) {
@@ -780,7 +783,7 @@ Deno.test("pruneLargeToolResults() changes only the large results' content", () 
           saved += chars(m.message) - chars(next);
         });
         assert.equal(result.savedChars, saved);
-        assert.deepEqual(checkPairs(after), []);
+        assert.deepEqual(checkTranscript(after), []);
       },
     ),
     { numRuns: 100 },

@@ -1,0 +1,291 @@
+/**
+ * One measurement of the standard-workload benchmark, in its own process:
+ * `deno run -A --v8-flags=--expose-gc bench/measure.ts <case> <size>` prints
+ * one JSON line. `bench/run.ts` runs every case this way (neighbouring
+ * benchmarks in one process skew each other) and prints the table.
+ *
+ * Inputs are generated before the clock starts. Times are the best of a few
+ * repetitions (the least disturbed run of deterministic work).
+ *
+ * @module
+ */
+import { Effect, Result } from "effect";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  applyEventResult,
+  decodeEventResult,
+  deriveMessages,
+  readSessionFile,
+  replayResult,
+  type SessionEvent,
+  SessionSeq,
+  type Surface,
+  surfaceEvent,
+  surfaceNodes,
+} from "@palimpsest/session";
+import { workload, writeWorkloadFile } from "./workload.ts";
+import {
+  baselineApply,
+  baselineDecode,
+  baselineDerive,
+  baselineReplay,
+  type BaselineState,
+} from "./baseline.ts";
+
+const [name = "", sizeText = "100000"] = Deno.args;
+const size = Number(sizeText);
+
+const gc = (): void => {
+  const collect: unknown = Reflect.get(globalThis, "gc");
+  if (typeof collect === "function") collect();
+};
+
+const best = (runs: number, f: () => void): number => {
+  let min = Infinity;
+  for (let i = 0; i < runs; i++) {
+    gc();
+    const start = performance.now();
+    f();
+    min = Math.min(min, performance.now() - start);
+  }
+  return min;
+};
+
+const peakKiB = (): number => {
+  const status = fs.readFileSync("/proc/self/status", "utf8");
+  const match = /VmHWM:\s+(\d+) kB/.exec(status);
+  return match === null ? 0 : Number(match[1]);
+};
+
+const report = (value: number, unit: string, extra: object = {}): void => {
+  console.log(JSON.stringify({ name, size, value, unit, ...extra }));
+};
+
+const fold = (events: Iterable<SessionEvent>): Surface =>
+  Result.getOrThrow(replayResult(events));
+
+const decode = (value: unknown): SessionEvent =>
+  Result.getOrThrow(decodeEventResult(value));
+
+let sink = 0;
+const runs = size >= 1_000_000 ? 3 : 5;
+
+/**
+ * Builds `count` single-node prunes of distinct tool results spread evenly
+ * over `surface` (so a design that scans for its endpoints pays for where
+ * they are, as it would in use).
+ */
+const prunes = (surface: Surface, count: number): SessionEvent[] => {
+  const results = surfaceNodes(surface).filter((node) =>
+    surfaceEvent(surface, node)?.type === "tool/result"
+  );
+  const stride = Math.max(1, Math.floor(results.length / count));
+  const out: SessionEvent[] = [];
+  let seq = surface.nextSeq;
+  for (let i = 0; i < results.length && out.length < count; i += stride) {
+    const node = results[i];
+    const event = node === undefined ? undefined : surfaceEvent(surface, node);
+    if (node === undefined || event?.type !== "tool/result") continue;
+    const [block] = event.data.message.content;
+    out.push(decode({
+      type: "tool/result",
+      seq: seq++,
+      time: event.time,
+      data: {
+        ...event.data,
+        message: {
+          ...event.data.message,
+          content: [{ ...block, content: [{ type: "text", text: "pruned" }] }],
+        },
+      },
+      surfaceOp: { op: "replace", startSeq: node, endSeq: node },
+      sourceEventSeqs: [node],
+    }));
+  }
+  return out;
+};
+
+const benchFile = (events: number): string => {
+  const dir = path.join(".tmp", "bench");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `workload_v3_${events}.jsonl`);
+  if (!fs.existsSync(file)) writeWorkloadFile(file, events);
+  return file;
+};
+
+const readLines = (file: string): string[] => {
+  // Chunked read and split: the same line source the reader has.
+  const lines: string[] = [];
+  const fd = fs.openSync(file, "r");
+  const buffer = new Uint8Array(1 << 20);
+  const decoder = new TextDecoder();
+  let rest = "";
+  for (;;) {
+    const n = fs.readSync(fd, buffer, 0, buffer.length, null);
+    if (n === 0) break;
+    const parts =
+      (rest + decoder.decode(buffer.subarray(0, n), { stream: true }))
+        .split("\n");
+    rest = parts.pop() ?? "";
+    for (const part of parts) lines.push(part);
+  }
+  fs.closeSync(fd);
+  return lines.slice(1);
+};
+
+switch (name) {
+  case "parse": {
+    const { lines } = workload({ events: size });
+    report(
+      best(runs, () => {
+        for (const line of lines) if (JSON.parse(line) === null) sink++;
+      }),
+      "ms",
+    );
+    break;
+  }
+  case "decode": {
+    const { lines } = workload({ events: size });
+    report(
+      best(runs, () => {
+        for (const line of lines) decode(JSON.parse(line));
+      }),
+      "ms",
+    );
+    break;
+  }
+  case "replay": {
+    const { lines } = workload({ events: size });
+    report(
+      best(runs, () => {
+        fold(lines.map((line) => decode(JSON.parse(line))));
+      }),
+      "ms",
+    );
+    break;
+  }
+  case "fold": {
+    const { events } = workload({ events: size, lines: false });
+    report(best(runs, () => void fold(events)), "ms");
+    break;
+  }
+  case "replace": {
+    const { events } = workload({ nodes: size, lines: false });
+    const base = fold(events);
+    const ops = prunes(base, 1000);
+    // Each op timed alone; the median is "one replace" (a mean mostly
+    // measures whichever major GC of the million-event heap lands inside).
+    // Three chains from the same surface, the least disturbed one counts;
+    // going back to `base` (rerooting) happens outside the clock.
+    let bestMedian = Infinity;
+    let bestMean = Infinity;
+    for (let chain = 0; chain < 3; chain++) {
+      sink += surfaceNodes(base).length;
+      gc();
+      const times: number[] = [];
+      let surface = base;
+      for (const op of ops) {
+        const start = performance.now();
+        surface = Result.getOrThrow(applyEventResult(surface, op));
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      bestMedian = Math.min(bestMedian, times[times.length >> 1] ?? 0);
+      const mean = times.reduce((a, b) => a + b, 0) / times.length;
+      bestMean = Math.min(bestMean, mean);
+    }
+    report(bestMedian * 1000, "us/op", {
+      nodes: base.length,
+      ops: ops.length,
+      meanUs: bestMean * 1000,
+    });
+    break;
+  }
+  case "derive": {
+    const { events } = workload({ nodes: size, lines: false });
+    const surface = fold(events);
+    report(best(runs * 2, () => void deriveMessages(surface)), "ms", {
+      nodes: surface.length,
+    });
+    break;
+  }
+  case "baseline-replay": {
+    const { lines } = workload({ events: size });
+    report(best(runs, () => void baselineReplay(lines)), "ms");
+    break;
+  }
+  case "baseline-derive": {
+    const { lines } = workload({ nodes: size });
+    const state = baselineReplay(lines);
+    report(best(runs * 2, () => void baselineDerive(state)), "ms", {
+      nodes: state.surface.length,
+    });
+    break;
+  }
+  case "baseline-replace": {
+    const { events, lines } = workload({ nodes: size });
+    const state: BaselineState = baselineReplay(lines);
+    const ops = prunes(fold(events), 1000).map((event) =>
+      baselineDecode(JSON.parse(JSON.stringify(event)))
+    );
+    gc();
+    const times: number[] = [];
+    for (const op of ops) {
+      const start = performance.now();
+      baselineApply(state, op);
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    report((times[times.length >> 1] ?? 0) * 1000, "us/op", {
+      nodes: state.surface.length,
+    });
+    break;
+  }
+  case "prepare": {
+    report(fs.statSync(benchFile(size)).size, "bytes");
+    break;
+  }
+  case "load": {
+    const file = benchFile(size);
+    gc();
+    const start = performance.now();
+    const log = await Effect.runPromise(readSessionFile(file));
+    const ms = performance.now() - start;
+    gc();
+    report(ms, "ms", {
+      events: log.events.length,
+      peakKiB: peakKiB(),
+      heapBytes: Deno.memoryUsage().heapUsed,
+    });
+    break;
+  }
+  case "load-parse": {
+    // The parsed events alone: the same lines, JSON.parse, kept in an array.
+    const file = benchFile(size);
+    gc();
+    const start = performance.now();
+    const values = readLines(file).map((line): unknown => JSON.parse(line));
+    const ms = performance.now() - start;
+    gc();
+    report(ms, "ms", {
+      events: values.length,
+      peakKiB: peakKiB(),
+      heapBytes: Deno.memoryUsage().heapUsed,
+    });
+    break;
+  }
+  case "idle": {
+    gc();
+    report(0, "ms", {
+      peakKiB: peakKiB(),
+      heapBytes: Deno.memoryUsage().heapUsed,
+    });
+    break;
+  }
+  default:
+    console.error(`Unknown case "${name}"`);
+    Deno.exit(2);
+}
+void sink;
+void SessionSeq;
