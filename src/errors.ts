@@ -23,9 +23,25 @@ const q = (value: unknown): string => {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    text = opaqueText(value);
   }
   return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
+};
+
+/**
+ * A stand-in for a value JSON.stringify refused. V8 serializes deeply nested
+ * data recursively once an object has a `toJSON` key, and String() of a
+ * deep array recurses too: either can throw RangeError, and building an
+ * error's message must never throw.
+ */
+const opaqueText = (value: unknown): string => {
+  if (Array.isArray(value)) return "[...]";
+  if (typeof value === "object" && value !== null) return "{...}";
+  try {
+    return String(value);
+  } catch {
+    return typeof value;
+  }
 };
 
 const at = (seq: number | undefined): string =>

@@ -91,19 +91,49 @@ export function lineage(
   if (root === undefined) return undefined;
   const done = new Map<number, LineageNode>();
   const open = new Set<number>();
-  const build = (at: SessionSeq): LineageNode => {
+  // A node being built: its event, its sources and the subtrees built so far.
+  interface Frame {
+    readonly at: SessionSeq;
+    readonly event: SessionEvent | undefined;
+    readonly pending: ReadonlyArray<SessionSeq>;
+    readonly built: LineageNode[];
+  }
+  const visit = (at: SessionSeq): LineageNode | Frame => {
     const known = done.get(at);
     if (known !== undefined) return known;
     const event = Session.eventAt(session, at);
     if (open.has(at)) return { seq: at, event, sources: [] };
     open.add(at);
-    const sources = sourcesOf(event).map(build);
-    open.delete(at);
-    const node: LineageNode = { seq: at, event, sources };
-    done.set(at, node);
-    return node;
+    return { at, event, pending: sourcesOf(event), built: [] };
   };
-  return build(seq);
+  // Post-order over an explicit stack: a chain of replacements, each citing
+  // the one before, can be longer than the call stack is deep.
+  const first = visit(seq);
+  if (!("pending" in first)) return first;
+  const stack: Frame[] = [first];
+  for (;;) {
+    const top = stack[stack.length - 1];
+    // Unreachable: the root's node is returned when it is popped.
+    if (top === undefined) return undefined;
+    const source = top.pending[top.built.length];
+    if (source !== undefined) {
+      const child = visit(source);
+      if ("pending" in child) stack.push(child);
+      else top.built.push(child);
+      continue;
+    }
+    stack.pop();
+    open.delete(top.at);
+    const node: LineageNode = {
+      seq: top.at,
+      event: top.event,
+      sources: top.built,
+    };
+    done.set(top.at, node);
+    const parent = stack[stack.length - 1];
+    if (parent === undefined) return node;
+    parent.built.push(node);
+  }
 }
 
 /**

@@ -64,7 +64,8 @@ const closerText = (code: string): string =>
  *
  * @param events The log, in seq order.
  * @returns The closers with their seqs, continuing the log; empty when the
- * last turn is closed or there is none.
+ * last turn is closed or there is none, or when their seqs would run past
+ * the last safe integer (no event can follow such a log).
  *
  * @example Closing a turn cut after a tool call
  * ```ts
@@ -133,14 +134,22 @@ export function interruptedTurnClosers(
       answered.add(event.data.message.source.callId);
     }
   }
-  const time = last.time;
-  let seq = last.seq + 1;
-  const next = (): SessionSeq => SessionSeq.make(seq++);
-  const closers: SessionEvent[] = [];
+  const unanswered: IssuedCall[] = [];
   const closed = new Set<string>();
   for (const call of issued) {
     if (answered.has(call.callId) || closed.has(call.callId)) continue;
     closed.add(call.callId);
+    unanswered.push(call);
+  }
+  // A log that ends at the last safe seq cannot take another event, so there
+  // is nothing to number the closers with.
+  const count = unanswered.length + (openStep === undefined ? 1 : 2);
+  if (last.seq > Number.MAX_SAFE_INTEGER - count) return [];
+  const time = last.time;
+  let seq = last.seq + 1;
+  const next = (): SessionSeq => SessionSeq.make(seq++);
+  const closers: SessionEvent[] = [];
+  for (const call of unanswered) {
     const toolCall = logged.get(call.callId);
     const code = toolCall === undefined
       ? TOOL_NOT_STARTED

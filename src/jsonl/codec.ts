@@ -37,6 +37,98 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u);
 
 // ---------------------------------------------------------------------------
+// JSON text that does not depend on the call stack
+
+type Task =
+  | { readonly text: string; readonly closes?: object }
+  | { readonly value: unknown };
+
+/** What JSON.stringify does with a value before writing it. */
+const toJsonValue = (value: unknown, key: string): unknown => {
+  if (typeof value === "object" && value !== null) {
+    const toJSON: unknown = Reflect.get(value, "toJSON");
+    if (typeof toJSON === "function") {
+      const converted: unknown = Reflect.apply(toJSON, value, [key]);
+      return converted;
+    }
+  }
+  return value;
+};
+
+const skipped = (value: unknown): boolean =>
+  value === undefined || typeof value === "function" ||
+  typeof value === "symbol";
+
+/**
+ * JSON.stringify's output, built with an explicit stack.
+ * @internal
+ */
+export const stringifyIteratively = (root: unknown): string => {
+  const out: string[] = [];
+  const open = new Set<object>();
+  const stack: Task[] = [{ value: toJsonValue(root, "") }];
+  for (;;) {
+    const task = stack.pop();
+    if (task === undefined) return out.join("");
+    if ("text" in task) {
+      out.push(task.text);
+      if (task.closes !== undefined) open.delete(task.closes);
+      continue;
+    }
+    const value = task.value;
+    if (typeof value === "bigint") {
+      throw new TypeError("Do not know how to serialize a BigInt");
+    }
+    if (typeof value !== "object" || value === null) {
+      out.push(JSON.stringify(value) ?? "null");
+      continue;
+    }
+    if (open.has(value)) {
+      throw new TypeError("Converting circular structure to JSON");
+    }
+    open.add(value);
+    if (Array.isArray(value)) {
+      out.push("[");
+      stack.push({ text: "]", closes: value });
+      for (let i = value.length - 1; i >= 0; i--) {
+        const item = toJsonValue(value[i], String(i));
+        stack.push({ value: skipped(item) ? null : item });
+        if (i > 0) stack.push({ text: "," });
+      }
+      continue;
+    }
+    const members: Array<readonly [string, unknown]> = [];
+    for (const key of Object.keys(value)) {
+      const item = toJsonValue(Reflect.get(value, key), key);
+      if (!skipped(item)) members.push([key, item]);
+    }
+    out.push("{");
+    stack.push({ text: "}", closes: value });
+    for (let i = members.length - 1; i >= 0; i--) {
+      const member = members[i];
+      if (member === undefined) continue;
+      stack.push({ value: member[1] });
+      stack.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(member[0])}:` });
+    }
+  }
+};
+
+/**
+ * JSON.stringify of a line's value. V8 serializes recursively on its slow
+ * path (taken, for one, when an object has a `toJSON` key), so data that
+ * nests deep enough to be read could not be written back: on RangeError the
+ * same text is built with an explicit stack.
+ */
+const stringifyJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return stringifyIteratively(value);
+  }
+};
+
+// ---------------------------------------------------------------------------
 // Header
 
 /** A header line whose `type` and `version` were read; the rest is raw. */
@@ -194,7 +286,7 @@ export function encodeHeaderLine(header: SessionHeader): string {
     out.parentSession = header.parentSession;
   }
   if (header.meta !== undefined) out.meta = header.meta;
-  return `${JSON.stringify(out)}\n`;
+  return `${stringifyJson(out)}\n`;
 }
 
 // ---------------------------------------------------------------------------
@@ -441,5 +533,5 @@ export function encodeEventLine(
   ) {
     encoded.sourceEventSeqs = compressSourceSeqs(event.sourceEventSeqs);
   }
-  return `${JSON.stringify(encoded)}\n`;
+  return `${stringifyJson(encoded)}\n`;
 }

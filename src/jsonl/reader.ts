@@ -209,10 +209,13 @@ const makeParser = (
   let stopped = false;
 
   const stop = (error: Stop | HeaderError): false => {
+    // Judged by the bad line's own number: a fold error or an overlong line
+    // on line 2 is as recoverable as a corrupt one (the prefix is empty).
     if (
-      recover && lineNo > 1 &&
+      recover &&
       (error._tag === "CorruptLine" || error._tag === "FoldFailed" ||
-        error._tag === "LineTooLong")
+        error._tag === "LineTooLong") &&
+      error.line > 1
     ) {
       stoppedAt = error;
     } else {
@@ -458,7 +461,12 @@ const excerptOfValue = (value: unknown): string => {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    // JSON.stringify and String() both recurse on deep data and can throw.
+    text = Array.isArray(value)
+      ? "[...]"
+      : typeof value === "object" && value !== null
+      ? "{...}"
+      : String(value);
   }
   return excerptOf(text);
 };

@@ -94,8 +94,19 @@ const runWriter = (
         setTimeout(() => child.kill("SIGKILL"), tore ? 0 : delay);
       }
     });
-    child.on("error", reject);
+    // A guard timer: it kills a writer that never got going and keeps the
+    // event loop alive until the child's close event arrives (without it a
+    // loaded machine once ended the test with its promise unresolved).
+    const guard = setTimeout(() => {
+      killing = true;
+      child.kill("SIGKILL");
+    }, 60_000);
+    child.on("error", (error) => {
+      clearTimeout(guard);
+      reject(error);
+    });
     child.on("close", (code, signal) => {
+      clearTimeout(guard);
       if (signal !== "SIGKILL" && code !== 0) {
         reject(new Error(`Writer failed with ${code}: ${errors}`));
       } else {
