@@ -53,8 +53,8 @@ const usageError = (
 
 const write = (io: CliIo, json: boolean, outcome: Outcome): void => {
   if (json) {
-    // Indented for people when small; a deep document (a lineage thousands
-    // of levels deep) would grow quadratically with indentation.
+    // Indented for people when small; past 1 MiB (the messages of a long
+    // log) indentation only adds bytes nobody reads.
     const compact = JSON.stringify(outcome.json);
     io.stdout(
       `${

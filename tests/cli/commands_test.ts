@@ -221,7 +221,7 @@ Deno.test("explain", async (t) => {
       assert.equal(report.onSurface, true);
       assert.deepEqual(report.shadowedBy, []);
       assert.deepEqual(
-        report.lineage.sources.map((s: { seq: number }) => s.seq),
+        report.lineage[0].sources,
         [18, 19, 5, 8, 10],
       );
     },

@@ -182,7 +182,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
     assert.equal(report.seq, 8);
     assert.equal(report.onSurface, true);
     assert.deepEqual(
-      report.lineage.sources.map((s: { seq: number }) => s.seq),
+      report.lineage[0].sources,
       [6],
     );
     const shadowed = json(

@@ -23,43 +23,45 @@ import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { loadLog } from "../load.ts";
 import { eventLine } from "../render.ts";
 
-/** A lineage node as `explain --json` prints it. */
-export interface LineageJson {
+/**
+ * One event of a lineage as `explain --json` prints it. The lineage is a
+ * flat list (the root first, then depth first, each event once) whose
+ * `sources` name other entries by seq, so a history thousands of
+ * replacements deep is not a document thousands of levels deep.
+ */
+export interface LineageEntry {
   /** The event's seq. */
   readonly seq: number;
-  /** The event's type, or null for a source before the window. */
+  /** The event's type, or null for a source before the log's window. */
   readonly type: string | null;
-  /** Its sources; absent when `repeated`. */
-  readonly sources?: ReadonlyArray<LineageJson>;
-  /** True when this event was printed earlier in the tree (sources left out). */
-  readonly repeated?: true;
+  /** The seqs it cites, in order. */
+  readonly sources: ReadonlyArray<number>;
 }
 
-const toJson = (node: LineageNode, seen: Set<number>): LineageJson => {
-  const type = node.event?.type ?? null;
-  if (seen.has(node.seq)) return { seq: node.seq, type, repeated: true };
-  seen.add(node.seq);
-  return {
-    seq: node.seq,
-    type,
-    sources: node.sources.map((s) => toJson(s, seen)),
-  };
+/** Flattens a lineage tree, depth first, each event once; iterative. */
+const flatten = (root: LineageNode): ReadonlyArray<LineageEntry> => {
+  const out: LineageEntry[] = [];
+  const seen = new Set<number>();
+  const stack: LineageNode[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (seen.has(node.seq)) continue;
+    seen.add(node.seq);
+    out.push({
+      seq: node.seq,
+      type: node.event?.type ?? null,
+      sources: node.sources.map((s) => s.seq),
+    });
+    for (let i = node.sources.length - 1; i >= 0; i--) {
+      const child = node.sources[i];
+      if (child !== undefined) stack.push(child);
+    }
+  }
+  return out;
 };
 
 /** The most lineage lines and chain links the text output shows. */
 const MAX_TREE_LINES = 60;
 const MAX_CHAIN_LINKS = 12;
-
-/** How many nodes a lineage tree prints, iteratively. */
-const countNodes = (root: LineageJson): number => {
-  let n = 0;
-  const stack: LineageJson[] = [root];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    n += 1;
-    for (const child of node.sources ?? []) stack.push(child);
-  }
-  return n;
-};
 
 /**
  * The lineage as an indented tree, depth first, at most
@@ -67,23 +69,30 @@ const countNodes = (root: LineageJson): number => {
  * all of it). Iterative: lineages of repeated compactions nest thousands
  * deep.
  */
-const treeLines = (root: LineageJson, session: Session): string[] => {
+const treeLines = (
+  entries: ReadonlyArray<LineageEntry>,
+  session: Session,
+): string[] => {
   const out: string[] = [];
-  const total = countNodes(root);
-  const stack: Array<{ node: LineageJson; prefix: string; branch: string }> = [
-    { node: root, prefix: "  ", branch: "" },
+  const root = entries[0];
+  if (root === undefined) return out;
+  const bySeq = new Map(entries.map((e) => [e.seq, e]));
+  const printed = new Set<number>();
+  const stack: Array<{ seq: number; prefix: string; branch: string }> = [
+    { seq: root.seq, prefix: "  ", branch: "" },
   ];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (out.length >= MAX_TREE_LINES) break;
-    const { node, prefix, branch } = item;
-    const event = Session.eventAt(session, SessionSeq.make(node.seq));
+    const { seq, prefix, branch } = item;
+    const event = Session.eventAt(session, SessionSeq.make(seq));
     const label = event === undefined
-      ? `seq ${node.seq} (before this log's window)`
+      ? `seq ${seq} (before this log's window)`
       : eventLine(event, 80);
-    out.push(
-      `${prefix}${branch}${label}${node.repeated ? " (see above)" : ""}`,
-    );
-    const children = node.sources ?? [];
+    const repeated = printed.has(seq);
+    printed.add(seq);
+    out.push(`${prefix}${branch}${label}${repeated ? " (see above)" : ""}`);
+    if (repeated) continue;
+    const children = bySeq.get(seq)?.sources ?? [];
     const childPrefix = branch === ""
       ? prefix
       : `${prefix}${branch === "└─ " ? "   " : "│  "}`;
@@ -91,17 +100,16 @@ const treeLines = (root: LineageJson, session: Session): string[] => {
       const child = children[i];
       if (child === undefined) continue;
       stack.push({
-        node: child,
+        seq: child,
         prefix: childPrefix,
         branch: i === children.length - 1 ? "└─ " : "├─ ",
       });
     }
   }
-  if (total > out.length) {
+  const left = entries.length - printed.size;
+  if (left > 0) {
     out.push(
-      `  … ${
-        total - out.length
-      } more events in the lineage; --json prints all of them`,
+      `  … ${left} more events in the lineage; --json prints all of them`,
     );
   }
   return out;
@@ -198,7 +206,7 @@ export const explainCommand: Command = {
         session.surface.baseSeq,
         seq,
       );
-      const lineageJson = toJson(tree, new Set());
+      const lineageJson = flatten(tree);
       const json = {
         ok: true,
         seq: n,
