@@ -284,10 +284,10 @@ function renderChart(
     }" stroke="black"/>`,
     `<text x="${(width - margin.right + margin.left) / 2}" y="${
       height - 12
-    }" text-anchor="middle">events in the log</text>`,
+    }" text-anchor="middle">events in the log (replay) or surface nodes (derive)</text>`,
     `<text transform="translate(16 ${
       height / 2
-    }) rotate(-90)" text-anchor="middle">µs per event</text>`,
+    }) rotate(-90)" text-anchor="middle">µs per event or per node</text>`,
   ];
   for (const s of sizes) {
     parts.push(
