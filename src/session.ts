@@ -8,6 +8,10 @@
  * take neither); decoding and folding check them again at run time for
  * widened values. A rejected draft leaves the session unchanged.
  *
+ * Decoding does not copy: an appended event shares its `data` and
+ * `sourceEventSeqs` with the draft, so a draft must not be changed after it
+ * was appended (the log would change with it).
+ *
  * @module
  */
 import { Clock, Effect, Result, Schema } from "effect";
