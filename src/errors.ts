@@ -10,42 +10,10 @@
  */
 import { Data } from "effect";
 import type { SessionSeq } from "./seq.ts";
-
-/** Quotes a value for a message. */
-const q = (value: unknown): string => {
-  if (typeof value === "string") return `"${value}"`;
-  if (Object.is(value, -0)) return `"-0"`;
-  if (typeof value === "number" || typeof value === "boolean") {
-    return `"${value}"`;
-  }
-  if (value === undefined) return `"undefined"`;
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = opaqueText(value);
-  }
-  return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
-};
-
-/**
- * A stand-in for a value JSON.stringify refused. V8 serializes deeply nested
- * data recursively once an object has a `toJSON` key, and String() of a
- * deep array recurses too: either can throw RangeError, and building an
- * error's message must never throw.
- */
-const opaqueText = (value: unknown): string => {
-  if (Array.isArray(value)) return "[...]";
-  if (typeof value === "object" && value !== null) return "{...}";
-  try {
-    return String(value);
-  } catch {
-    return typeof value;
-  }
-};
+import { quote } from "./quote.ts";
 
 const at = (seq: number | undefined): string =>
-  seq === undefined ? "" : ` at seq ${q(seq)}`;
+  seq === undefined ? "" : ` at seq ${quote(seq)}`;
 
 // ---------------------------------------------------------------------------
 // Event-local rules
@@ -75,21 +43,21 @@ export class InvalidEnvelope extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string = {
     "not-an-object": `Expected an event to be a JSON object but found ${
-      q(this.value)
+      quote(this.value)
     }`,
-    "unknown-key": `Expected only the envelope keys but found ${q(this.key)}${
-      at(this.seq)
-    }; move it into data`,
+    "unknown-key": `Expected only the envelope keys but found ${
+      quote(this.key)
+    }${at(this.seq)}; move it into data`,
     "invalid-type": `Expected type to be a non-empty string but found ${
-      q(this.value)
+      quote(this.value)
     }${at(this.seq)}`,
     "invalid-time":
       `Expected time to be a safe integer of epoch milliseconds but found ${
-        q(this.value)
+        quote(this.value)
       }${at(this.seq)}`,
     "missing-data": `Expected the event${at(this.seq)} to have data`,
     "invalid-ignorable": `Expected ignorable to be absent or true but found ${
-      q(this.value)
+      quote(this.value)
     }${at(this.seq)}`,
   }[this.problem];
 }
@@ -105,7 +73,9 @@ export class InvalidSessionSeq extends Data.Error<{
   readonly _tag: "InvalidSessionSeq" = "InvalidSessionSeq";
   /** A sentence for people. */
   override readonly message: string =
-    `Expected seq to be a non-negative safe integer but found ${q(this.value)}`;
+    `Expected seq to be a non-negative safe integer but found ${
+      quote(this.value)
+    }`;
 }
 
 /** The type is outside the vocabulary and the event is not ignorable. */
@@ -118,7 +88,7 @@ export class UnknownEventType extends Data.Error<{
   /** The tag. */
   readonly _tag: "UnknownEventType" = "UnknownEventType";
   /** A sentence for people. */
-  override readonly message: string = `Unknown event type ${q(this.type)}${
+  override readonly message: string = `Unknown event type ${quote(this.type)}${
     at(this.seq)
   }; pass its data schema in the vocabulary or mark it ignorable: true`;
 }
@@ -137,9 +107,9 @@ export class InvalidEventData extends Data.Error<{
   /** The tag. */
   readonly _tag: "InvalidEventData" = "InvalidEventData";
   /** A sentence for people. */
-  override readonly message: string = `Invalid data for ${q(this.type)}${
+  override readonly message: string = `Invalid data for ${quote(this.type)}${
     at(this.seq)
-  } at ${q(["data", ...this.path.map(String)].join("."))}: ${this.issue}`;
+  } at ${quote(["data", ...this.path.map(String)].join("."))}: ${this.issue}`;
 }
 
 /** A surface type without `surfaceOp`. */
@@ -152,7 +122,7 @@ export class SurfaceOpMissing extends Data.Error<{
   /** The tag. */
   readonly _tag: "SurfaceOpMissing" = "SurfaceOpMissing";
   /** A sentence for people. */
-  override readonly message: string = `Expected ${q(this.type)}${
+  override readonly message: string = `Expected ${quote(this.type)}${
     at(this.seq)
   } to carry surfaceOp; surface events are never implicit appends`;
 }
@@ -171,7 +141,7 @@ export class InvalidSurfaceOp extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string =
     `Expected surfaceOp to be "append" or {"op":"replace","startSeq","endSeq"} but found ${
-      q(this.surfaceOp)
+      quote(this.surfaceOp)
     }${at(this.seq)}`;
 }
 
@@ -188,9 +158,9 @@ export class SurfaceMetadataOnLogOnlyEvent extends Data.Error<{
   readonly _tag: "SurfaceMetadataOnLogOnlyEvent" =
     "SurfaceMetadataOnLogOnlyEvent";
   /** A sentence for people. */
-  override readonly message: string = `Log-only event ${q(this.type)}${
+  override readonly message: string = `Log-only event ${quote(this.type)}${
     at(this.seq)
-  } must not carry ${q(this.field)}`;
+  } must not carry ${quote(this.field)}`;
 }
 
 /** An `assistant/message` carries `sourceEventSeqs`. */
@@ -222,10 +192,10 @@ export class InvalidSourceList extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string = this.index === undefined
     ? `Expected sourceEventSeqs to be an array of seqs but found ${
-      q(this.value)
+      quote(this.value)
     }${at(this.seq)}`
     : `Expected sourceEventSeqs[${this.index}] to be a seq but found ${
-      q(this.value)
+      quote(this.value)
     }${at(this.seq)}`;
 }
 
@@ -257,7 +227,7 @@ export class DuplicateSource extends Data.Error<{
   readonly _tag: "DuplicateSource" = "DuplicateSource";
   /** A sentence for people. */
   override readonly message: string = `Source ${
-    q(this.source)
+    quote(this.source)
   } is listed twice${at(this.seq)}`;
 }
 
@@ -274,7 +244,7 @@ export class SourceNotEarlier extends Data.Error<{
   readonly _tag: "SourceNotEarlier" = "SourceNotEarlier";
   /** A sentence for people. */
   override readonly message: string = `Source ${
-    q(this.source)
+    quote(this.source)
   } is not earlier than the event${at(this.seq)}`;
 }
 
@@ -293,7 +263,7 @@ export class ReplaceEndpointNotEarlier extends Data.Error<{
   readonly _tag: "ReplaceEndpointNotEarlier" = "ReplaceEndpointNotEarlier";
   /** A sentence for people. */
   override readonly message: string = `Replace ${this.endpoint} ${
-    q(this.value)
+    quote(this.value)
   } is not earlier than the event${at(this.seq)}`;
 }
 
@@ -307,9 +277,9 @@ export class ToolErrorWithoutIsError extends Data.Error<{
   /** The tag. */
   readonly _tag: "ToolErrorWithoutIsError" = "ToolErrorWithoutIsError";
   /** A sentence for people. */
-  override readonly message: string = `Tool result for call ${q(this.callId)}${
-    at(this.seq)
-  } has an error but its block is not isError: true`;
+  override readonly message: string = `Tool result for call ${
+    quote(this.callId)
+  }${at(this.seq)} has an error but its block is not isError: true`;
 }
 
 /** A v3 `request/header` carries `header.system`. */
@@ -357,8 +327,8 @@ export class NonContiguousSeq extends Data.Error<{
   readonly _tag: "NonContiguousSeq" = "NonContiguousSeq";
   /** A sentence for people. */
   override readonly message: string = `Expected seq ${
-    q(this.expected)
-  } but found ${q(this.actual)}; seqs are dense`;
+    quote(this.expected)
+  } but found ${quote(this.actual)}; seqs are dense`;
 }
 
 /** `startSeq` is not a current surface node. */
@@ -371,9 +341,9 @@ export class ReplaceStartNotOnSurface extends Data.Error<{
   /** The tag. */
   readonly _tag: "ReplaceStartNotOnSurface" = "ReplaceStartNotOnSurface";
   /** A sentence for people. */
-  override readonly message: string = `Replace startSeq ${q(this.startSeq)}${
-    at(this.seq)
-  } is not on the surface`;
+  override readonly message: string = `Replace startSeq ${
+    quote(this.startSeq)
+  }${at(this.seq)} is not on the surface`;
 }
 
 /** `endSeq` is not a current surface node. */
@@ -386,7 +356,7 @@ export class ReplaceEndNotOnSurface extends Data.Error<{
   /** The tag. */
   readonly _tag: "ReplaceEndNotOnSurface" = "ReplaceEndNotOnSurface";
   /** A sentence for people. */
-  override readonly message: string = `Replace endSeq ${q(this.endSeq)}${
+  override readonly message: string = `Replace endSeq ${quote(this.endSeq)}${
     at(this.seq)
   } is not on the surface`;
 }
@@ -404,8 +374,8 @@ export class ReplaceRangeInverted extends Data.Error<{
   readonly _tag: "ReplaceRangeInverted" = "ReplaceRangeInverted";
   /** A sentence for people. */
   override readonly message: string = `Replace startSeq ${
-    q(this.startSeq)
-  } stands after endSeq ${q(this.endSeq)} on the surface${at(this.seq)}`;
+    quote(this.startSeq)
+  } stands after endSeq ${quote(this.endSeq)} on the surface${at(this.seq)}`;
 }
 
 /** A node in the replaced range is missing from `sourceEventSeqs`. */
@@ -421,7 +391,7 @@ export class ShadowedNodeNotCited extends Data.Error<{
   override readonly message: string = `The replacement${
     at(this.seq)
   } must cite every node it shadows; missing ${
-    q(this.missing)
+    quote(this.missing)
   } in sourceEventSeqs`;
 }
 
@@ -437,7 +407,9 @@ export class ToolResultReplaceNotSingle extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string = `A tool/result replacement${
     at(this.seq)
-  } must replace exactly one node but its range holds ${q(this.rangeLength)}`;
+  } must replace exactly one node but its range holds ${
+    quote(this.rangeLength)
+  }`;
 }
 
 /** A `tool/result` replacement whose shadowed node is not a `tool/result`. */
@@ -455,8 +427,8 @@ export class ToolResultReplaceTargetNotToolResult extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string = `A tool/result replacement${
     at(this.seq)
-  } must shadow a tool/result but node ${q(this.target)} is ${
-    q(this.targetType)
+  } must shadow a tool/result but node ${quote(this.target)} is ${
+    quote(this.targetType)
   }`;
 }
 
@@ -476,8 +448,8 @@ export class ToolResultReplaceChangesMoreThanContent extends Data.Error<{
   override readonly message: string = `A tool/result replacement${
     at(this.seq)
   } may change only the block's content but changes ${
-    q(["data", ...this.path.map(String)].join("."))
-  } of node ${q(this.target)}`;
+    quote(["data", ...this.path.map(String)].join("."))
+  } of node ${quote(this.target)}`;
 }
 
 /** A replacement that would take the protected system head off. */
@@ -493,7 +465,7 @@ export class SystemHeadProtected extends Data.Error<{
   override readonly message: string = `The replacement${
     at(this.seq)
   } would shadow the system head ${
-    q(this.head)
+    quote(this.head)
   }; only a system/message replacing exactly the head may`;
 }
 

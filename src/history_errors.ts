@@ -13,10 +13,7 @@
  */
 import { Data } from "effect";
 import type { SessionSeq } from "./seq.ts";
-
-/** Quotes a value for a message. */
-const q = (value: unknown): string =>
-  typeof value === "string" ? `"${value}"` : `"${JSON.stringify(value)}"`;
+import { quote } from "./quote.ts";
 
 /** A compaction range that would shadow the protected system head. */
 export class CompactionShadowsSystemHead extends Data.Error<{
@@ -30,10 +27,10 @@ export class CompactionShadowsSystemHead extends Data.Error<{
   /** The tag. */
   readonly _tag: "CompactionShadowsSystemHead" = "CompactionShadowsSystemHead";
   /** A sentence for people. */
-  override readonly message: string = `Compaction range ${q(this.startSeq)}..${
-    q(this.endSeq)
-  } starts at the system head ${
-    q(this.head)
+  override readonly message: string = `Compaction range ${
+    quote(this.startSeq)
+  }..${quote(this.endSeq)} starts at the system head ${
+    quote(this.head)
   }; start the range after the head or use setSystemPrompt`;
 }
 
@@ -57,12 +54,12 @@ export class CompactionSplitsToolPair extends Data.Error<{
   /** The tag. */
   readonly _tag: "CompactionSplitsToolPair" = "CompactionSplitsToolPair";
   /** A sentence for people. */
-  override readonly message: string = `Compaction range ${q(this.startSeq)}..${
-    q(this.endSeq)
-  } splits tool call ${q(this.callId)} (node ${
-    q(this.callSeq)
+  override readonly message: string = `Compaction range ${
+    quote(this.startSeq)
+  }..${quote(this.endSeq)} splits tool call ${quote(this.callId)} (node ${
+    quote(this.callSeq)
   }) from its result (node ${
-    q(this.resultSeq)
+    quote(this.resultSeq)
   }); widen or narrow the range to hold both or neither`;
 }
 
@@ -80,8 +77,10 @@ export class SystemPromptNotAtHead extends Data.Error<{
   /** The tag. */
   readonly _tag: "SystemPromptNotAtHead" = "SystemPromptNotAtHead";
   /** A sentence for people. */
-  override readonly message: string = `The surface head ${q(this.head)} is ${
-    q(this.headType)
+  override readonly message: string = `The surface head ${
+    quote(this.head)
+  } is ${
+    quote(this.headType)
   }, not a system/message; set the system prompt before the first message`;
 }
 
@@ -98,8 +97,8 @@ export class ForkPointOutOfRange extends Data.Error<{
   readonly _tag: "ForkPointOutOfRange" = "ForkPointOutOfRange";
   /** A sentence for people. */
   override readonly message: string = `Fork point ${
-    q(this.atSeq)
-  } is outside the log; pick a seq from ${q(this.baseSeq)} to below ${
-    q(this.nextSeq)
+    quote(this.atSeq)
+  } is outside the log; pick a seq from ${quote(this.baseSeq)} to below ${
+    quote(this.nextSeq)
   }`;
 }

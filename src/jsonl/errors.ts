@@ -11,35 +11,7 @@
  */
 import { Data } from "effect";
 import type { EventDecodeError, SurfaceError } from "../errors.ts";
-
-/** Quotes a value for a message. */
-const q = (value: unknown): string => {
-  if (typeof value === "string") {
-    return `"${value.length > 80 ? `${value.slice(0, 77)}...` : value}"`;
-  }
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = opaqueText(value);
-  }
-  return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
-};
-
-/**
- * A stand-in for a value JSON.stringify refused (V8 recurses on deep data
- * once an object has a `toJSON` key, and String() of a deep array recurses
- * too): building an error's message must never throw.
- */
-const opaqueText = (value: unknown): string => {
-  if (Array.isArray(value)) return "[...]";
-  if (typeof value === "object" && value !== null) return "{...}";
-  try {
-    return String(value);
-  } catch {
-    return typeof value;
-  }
-};
+import { quote } from "../quote.ts";
 
 // ---------------------------------------------------------------------------
 // Inner errors of one line
@@ -53,7 +25,7 @@ export class InvalidJson extends Data.Error<{
   readonly _tag: "InvalidJson" = "InvalidJson";
   /** A sentence for people. */
   override readonly message: string =
-    `Expected a JSON value but the parser said ${q(this.problem)}`;
+    `Expected a JSON value but the parser said ${quote(this.problem)}`;
 }
 
 /** A line is not valid UTF-8. */
@@ -65,7 +37,7 @@ export class InvalidUtf8 extends Data.Error<{
   readonly _tag: "InvalidUtf8" = "InvalidUtf8";
   /** A sentence for people. */
   override readonly message: string = `Expected the line of ${
-    q(this.bytes)
+    quote(this.bytes)
   } bytes to be UTF-8 text`;
 }
 
@@ -98,22 +70,22 @@ export class InvalidSourceRange extends Data.Error<{
   override readonly message: string = {
     "not-a-pair":
       `Expected sourceEventSeqs[${this.index}] to be a seq or a [start, end] pair but found ${
-        q(this.value)
+        quote(this.value)
       }`,
     "not-a-seq":
       `Expected both ends of sourceEventSeqs[${this.index}] to be seqs but found ${
-        q(this.value)
+        quote(this.value)
       }`,
     "inverted": `Expected the range sourceEventSeqs[${this.index}] ${
-      q(this.value)
+      quote(this.value)
     } to have start <= end`,
     "not-increasing":
       `Expected a source list holding ranges to be increasing but sourceEventSeqs[${this.index}] ${
-        q(this.value)
+        quote(this.value)
       } is not`,
     "not-earlier": `Expected the range sourceEventSeqs[${this.index}] ${
-      q(this.value)
-    } to end before the event's seq ${q(this.seq)}`,
+      quote(this.value)
+    } to end before the event's seq ${quote(this.seq)}`,
   }[this.problem];
 }
 
@@ -139,17 +111,19 @@ export class InvalidHeader extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string = {
     "not-an-object": `Expected the header to be a JSON object but found ${
-      q(this.value)
+      quote(this.value)
     }`,
     "not-a-session": `Expected the header type to be "session" but found ${
-      q(this.value)
+      quote(this.value)
     }`,
     "invalid-version":
       `Expected the header version to be a non-negative integer but found ${
-        q(this.value)
+        quote(this.value)
       }`,
-    "unknown-key": `Expected only header keys but found ${q(this.key)}`,
-    "invalid-field": `Invalid header field ${q(this.key)}: ${q(this.value)}`,
+    "unknown-key": `Expected only header keys but found ${quote(this.key)}`,
+    "invalid-field": `Invalid header field ${quote(this.key)}: ${
+      quote(this.value)
+    }`,
   }[this.problem];
 }
 
@@ -182,8 +156,8 @@ export class CorruptLine extends Data.Error<{
   readonly _tag: "CorruptLine" = "CorruptLine";
   /** A sentence for people. */
   override readonly message: string = `Line ${this.line} is corrupt (${
-    q(this.innerTag)
-  }): ${this.inner.message}; line starts ${q(this.excerpt)}`;
+    quote(this.innerTag)
+  }): ${this.inner.message}; line starts ${quote(this.excerpt)}`;
 }
 
 /** A decoded event breaks a relational rule of the fold. */
@@ -201,8 +175,8 @@ export class FoldFailed extends Data.Error<{
   readonly _tag: "FoldFailed" = "FoldFailed";
   /** A sentence for people. */
   override readonly message: string = `The event on line ${this.line} (seq ${
-    q(this.seq)
-  }) breaks ${q(this.innerTag)}: ${this.inner.message}`;
+    quote(this.seq)
+  }) breaks ${quote(this.innerTag)}: ${this.inner.message}`;
 }
 
 /** A line is longer than the reader's limit. */
@@ -218,9 +192,9 @@ export class LineTooLong extends Data.Error<{
   readonly _tag: "LineTooLong" = "LineTooLong";
   /** A sentence for people. */
   override readonly message: string = `Line ${this.line} at byte ${
-    q(this.offset)
+    quote(this.offset)
   } is longer than ${
-    q(this.limit)
+    quote(this.limit)
   } bytes; raise maxLineBytes if the log is trusted`;
 }
 
@@ -234,7 +208,7 @@ export class MissingHeader extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string =
     `Expected a session header line but the file has ${
-      q(this.bytes)
+      quote(this.bytes)
     } bytes and no complete line`;
 }
 
@@ -249,9 +223,9 @@ export class FormatTooNew extends Data.Error<{
   readonly _tag: "FormatTooNew" = "FormatTooNew";
   /** A sentence for people. */
   override readonly message: string = `The log has format version ${
-    q(this.version)
+    quote(this.version)
   } but this library reads up to ${
-    q(this.supported)
+    quote(this.supported)
   }; upgrade @palimpsest/session`;
 }
 
@@ -266,8 +240,8 @@ export class FormatTooOld extends Data.Error<{
   readonly _tag: "FormatTooOld" = "FormatTooOld";
   /** A sentence for people. */
   override readonly message: string = `The log has format version ${
-    q(this.version)
-  } but only ${q(this.supported)} is read natively; pass a migration`;
+    quote(this.version)
+  } but only ${quote(this.supported)} is read natively; pass a migration`;
 }
 
 /** A file-system call failed. */
@@ -285,7 +259,7 @@ export class JsonlIoError extends Data.Error<{
   readonly _tag: "JsonlIoError" = "JsonlIoError";
   /** A sentence for people. */
   override readonly message: string = `Could not ${this.operation} ${
-    q(this.path)
+    quote(this.path)
   }${
     this.code === undefined ? "" : ` (${this.code})`
   }; check the path and permissions`;
@@ -310,10 +284,10 @@ export class InvalidSessionId extends Data.Error<{
   override readonly message: string = {
     "empty": "Expected a non-empty session id",
     "not-well-formed": `Expected the session id ${
-      q(this.id)
+      quote(this.id)
     } to be well-formed Unicode (no lone surrogates)`,
     "too-long": `Expected the session id ${
-      q(this.id)
+      quote(this.id)
     } to fit a file name (at most 200 encoded bytes); use a shorter id`,
   }[this.problem];
 }
@@ -327,7 +301,7 @@ export class SessionAlreadyExists extends Data.Error<{
   readonly _tag: "SessionAlreadyExists" = "SessionAlreadyExists";
   /** A sentence for people. */
   override readonly message: string = `A session ${
-    q(this.id)
+    quote(this.id)
   } already exists; open it instead of creating it`;
 }
 
@@ -340,7 +314,7 @@ export class SessionNotFound extends Data.Error<{
   readonly _tag: "SessionNotFound" = "SessionNotFound";
   /** A sentence for people. */
   override readonly message: string = `No session ${
-    q(this.id)
+    quote(this.id)
   } in the store; create it first`;
 }
 
@@ -355,9 +329,9 @@ export class SessionLocked extends Data.Error<{
   readonly _tag: "SessionLocked" = "SessionLocked";
   /** A sentence for people. */
   override readonly message: string = `Session ${
-    q(this.id)
+    quote(this.id)
   } is open for writing by process ${
-    q(this.pid)
+    quote(this.pid)
   }; close that writer or open for reading`;
 }
 
@@ -370,7 +344,7 @@ export class ReadOnlyHandle extends Data.Error<{
   readonly _tag: "ReadOnlyHandle" = "ReadOnlyHandle";
   /** A sentence for people. */
   override readonly message: string = `Session ${
-    q(this.id)
+    quote(this.id)
   } was opened for reading; open it with mode "write" to append`;
 }
 
@@ -383,7 +357,7 @@ export class HandleClosed extends Data.Error<{
   readonly _tag: "HandleClosed" = "HandleClosed";
   /** A sentence for people. */
   override readonly message: string = `The handle of session ${
-    q(this.id)
+    quote(this.id)
   } is closed; open the session again`;
 }
 
