@@ -23,6 +23,7 @@ import {
 } from "../jsonl/reader.ts";
 import { makeMigrator, type MigrationError } from "../../migrations/mod.ts";
 import type { CliIo } from "./io.ts";
+import { ExitCode, failureOutcome, type Outcome } from "./outcome.ts";
 
 /** Files larger than this show progress on a terminal's stderr. */
 export const PROGRESS_BYTES: number = 4 * 1024 * 1024;
@@ -175,4 +176,29 @@ export function loadLog(
       Effect.mapError((error) => failure ?? error),
     );
   });
+}
+
+/**
+ * Loads a log strictly for a command that needs it whole: the log, or the
+ * outcome that reports why it could not be loaded (exit 2 for I/O, 1 for a
+ * log that is invalid or refused).
+ *
+ * @param file The file.
+ * @param io Where progress goes.
+ * @returns `Effect<Result<LoadedLog, Outcome>>`.
+ */
+export function loadOrFail(
+  file: string,
+  io: CliIo,
+): Effect.Effect<Result.Result<LoadedLog, Outcome>> {
+  return Effect.map(
+    Effect.result(loadLog(file, io, { recover: false })),
+    (result) =>
+      Result.mapError(result, (error) =>
+        failureOutcome(
+          error._tag === "JsonlIoError" ? ExitCode.usage : ExitCode.invalid,
+          file,
+          error,
+        )),
+  );
 }

@@ -6,8 +6,8 @@
  */
 import { Effect } from "effect";
 import { deriveMessagesWithSources } from "../../derive.ts";
-import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadLog } from "../load.ts";
+import { type Command, ExitCode } from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
 import { messageLine } from "../render.ts";
 
 const BLOCK_CHARS = 240;
@@ -27,17 +27,8 @@ export const deriveCommand: Command = {
   run: (args, io) =>
     Effect.gen(function* () {
       const file = args.positionals[0] ?? "";
-      const result = yield* Effect.result(
-        loadLog(file, io, { recover: false }),
-      );
-      if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          error._tag === "JsonlIoError" ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
-      }
+      const result = yield* loadOrFail(file, io);
+      if (result._tag === "Failure") return result.failure;
       const log = result.success;
       const messages = deriveMessagesWithSources(log.session.surface);
       const width = String(log.session.surface.nextSeq).length;

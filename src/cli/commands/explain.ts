@@ -19,8 +19,8 @@ import {
   surfaceEvent,
 } from "../../surface.ts";
 import { lineage, type LineageNode } from "../../provenance.ts";
-import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadLog } from "../load.ts";
+import { type Command, ExitCode } from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
 import { eventLine } from "../render.ts";
 
 /**
@@ -177,17 +177,8 @@ export const explainCommand: Command = {
           `Expected SEQ to be a non-negative integer but found "${text}"`,
         );
       }
-      const result = yield* Effect.result(
-        loadLog(file, io, { recover: false }),
-      );
-      if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          error._tag === "JsonlIoError" ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
-      }
+      const result = yield* loadOrFail(file, io);
+      if (result._tag === "Failure") return result.failure;
       const session = result.success.session;
       const seq = SessionSeq.make(n);
       const event: SessionEvent | undefined = Session.eventAt(session, seq);

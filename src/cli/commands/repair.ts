@@ -15,7 +15,7 @@ import { replayResult } from "../../surface.ts";
 import { checkTranscript } from "../../transcript.ts";
 import type { Surface } from "../../surface.ts";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadLog } from "../load.ts";
+import { loadOrFail } from "../load.ts";
 import { repairFile } from "../repair_file.ts";
 import { count, eventLine } from "../render.ts";
 
@@ -94,16 +94,8 @@ export const repairCommand: Command = {
       const codeOf = (tag: string) =>
         ioTags.has(tag) ? ExitCode.usage : ExitCode.invalid;
       if (args.flags.has("dry-run")) {
-        const loaded = yield* Effect.result(
-          loadLog(file, io, { recover: false }),
-        );
-        if (loaded._tag === "Failure") {
-          return failureOutcome(
-            codeOf(loaded.failure._tag),
-            file,
-            loaded.failure,
-          );
-        }
+        const loaded = yield* loadOrFail(file, io);
+        if (loaded._tag === "Failure") return loaded.failure;
         const log = loaded.success;
         const closers = interruptedTurnClosers(log.events);
         const folded = replayResult(closers, log.session.surface);

@@ -19,8 +19,8 @@ import {
   type Surface,
   surfaceEvent,
 } from "../../surface.ts";
-import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadLog } from "../load.ts";
+import { type Command, ExitCode } from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
 import { count, eventChars, messageChars } from "../render.ts";
 
 /** One replacement as `stats` reports it. */
@@ -115,17 +115,8 @@ export const statsCommand: Command = {
   run: (args, io) =>
     Effect.gen(function* () {
       const file = args.positionals[0] ?? "";
-      const result = yield* Effect.result(
-        loadLog(file, io, { recover: false }),
-      );
-      if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          error._tag === "JsonlIoError" ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
-      }
+      const result = yield* loadOrFail(file, io);
+      if (result._tag === "Failure") return result.failure;
       const log = result.success;
       const surface = log.session.surface;
       const byType: Record<string, number> = {};
