@@ -309,6 +309,18 @@ const checkSources = (
   return undefined;
 };
 
+/** A log-only event may carry neither surface metadata field. */
+const logOnlyMetadata = (
+  input: Record<string, unknown>,
+  seq: SessionSeq,
+  type: string,
+): SurfaceMetadataOnLogOnlyEvent | undefined =>
+  "surfaceOp" in input
+    ? new SurfaceMetadataOnLogOnlyEvent({ seq, type, field: "surfaceOp" })
+    : "sourceEventSeqs" in input
+    ? new SurfaceMetadataOnLogOnlyEvent({ seq, type, field: "sourceEventSeqs" })
+    : undefined;
+
 const buildEvent = (
   type: string,
   seq: SessionSeq,
@@ -375,20 +387,8 @@ export function decodeEventResult(
       const { path, issue } = firstIssue(decoded.failure.issue);
       return fail(new InvalidEventData({ seq, type, path, issue }));
     }
-    if ("surfaceOp" in input) {
-      return fail(
-        new SurfaceMetadataOnLogOnlyEvent({ seq, type, field: "surfaceOp" }),
-      );
-    }
-    if ("sourceEventSeqs" in input) {
-      return fail(
-        new SurfaceMetadataOnLogOnlyEvent({
-          seq,
-          type,
-          field: "sourceEventSeqs",
-        }),
-      );
-    }
+    const metadataError = logOnlyMetadata(input, seq, type);
+    if (metadataError !== undefined) return fail(metadataError);
     return Result.succeed(
       asEvent(buildEvent(type, seq, input, decoded.success)),
     );
@@ -447,20 +447,8 @@ export function decodeEventResult(
       }
     }
   } else {
-    if ("surfaceOp" in input) {
-      return fail(
-        new SurfaceMetadataOnLogOnlyEvent({ seq, type, field: "surfaceOp" }),
-      );
-    }
-    if ("sourceEventSeqs" in input) {
-      return fail(
-        new SurfaceMetadataOnLogOnlyEvent({
-          seq,
-          type,
-          field: "sourceEventSeqs",
-        }),
-      );
-    }
+    const metadataError = logOnlyMetadata(input, seq, type);
+    if (metadataError !== undefined) return fail(metadataError);
     if (
       type === "request/header" && isObject(data) && isObject(data.header) &&
       Object.hasOwn(data.header, "system")
