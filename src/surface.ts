@@ -334,20 +334,31 @@ export function forEachNode(
   surface: Surface,
   f: (seq: SessionSeq, event: SurfaceEvent) => void,
 ): void {
+  walk(surface, (store) => store.events, (seq, event) => {
+    f(seq, surfaceEventUnchecked(event));
+  });
+}
+
+/** Walks the surface list, calling `f` with each node's entry in `column`. */
+const walk = <T>(
+  surface: Surface,
+  column: (store: Store) => ReadonlyArray<T | null | undefined>,
+  f: (seq: SessionSeq, value: T) => void,
+): void => {
   const store = storeOf(surface);
   if (store === undefined || surface.head === undefined) return;
   const base = surface.baseSeq;
-  const { events, next } = store;
+  const values = column(store);
+  const next = store.next;
   let index = surface.head - base;
   for (let n = surface.length; n > 0; n--) {
-    const event = events[index];
-    // Only surface events are ever linked into the list.
-    if (event !== undefined) {
-      f(seqUnchecked(index + base), surfaceEventUnchecked(event));
+    const value = values[index];
+    if (value !== null && value !== undefined) {
+      f(seqUnchecked(index + base), value);
     }
     index = next[index] ?? NONE;
   }
-}
+};
 
 /**
  * Calls `f` with each node that derives a message, in surface order.
@@ -357,18 +368,7 @@ export function forEachMessage(
   surface: Surface,
   f: (seq: SessionSeq, message: Message) => void,
 ): void {
-  const store = storeOf(surface);
-  if (store === undefined || surface.head === undefined) return;
-  const base = surface.baseSeq;
-  const { messages, next } = store;
-  let index = surface.head - base;
-  for (let n = surface.length; n > 0; n--) {
-    const message = messages[index];
-    if (message !== null && message !== undefined) {
-      f(seqUnchecked(index + base), message);
-    }
-    index = next[index] ?? NONE;
-  }
+  walk(surface, (store) => store.messages, f);
 }
 
 // Events stored on the surface list are surface events by construction.
