@@ -38,8 +38,11 @@ export interface WorkloadItem {
   readonly nodes: number;
 }
 
-/** A small seeded PRNG (mulberry32): the same seed, the same workload. */
-const prng = (seed: number): () => number => {
+/**
+ * A small seeded PRNG (mulberry32), uniform in [0, 1): the same seed, the
+ * same workload. The tests' seeded helpers use it too.
+ */
+export const mulberry32 = (seed: number): () => number => {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -76,7 +79,7 @@ const START_TIME = 1_700_000_000_000;
  * @param seed The PRNG seed.
  */
 export function* rawWorkload(seed = 1): Generator<WorkloadItem> {
-  const random = prng(seed);
+  const random = mulberry32(seed);
   const words = (n: number): string => {
     const out: string[] = [];
     for (let i = 0; i < n; i++) {

@@ -176,14 +176,5 @@ export const headerLine = (id: string): string =>
     JSON.stringify(id)
   },"createdAt":0,"isSeeded":false}\n`;
 
-/** A small seeded random generator (mulberry32), uniform in [0, 1). */
-export const mulberry32 = (seed: number): () => number => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
+/** The seeded generator of the benchmark workload, shared by the tests. */
+export { mulberry32 } from "../../bench/workload.ts";
