@@ -166,17 +166,33 @@ export {
   type TornTail,
 } from "./src/jsonl/reader.ts";
 export { decodeSessionId, encodeSessionId } from "./src/jsonl/ids.ts";
+export * from "./src/store/errors.ts";
 export {
+  type AppendResult,
+  type CreateError,
   type CreateOptions,
-  type JsonlStoreOptions,
-  layerJsonlStore,
-  makeJsonlStore,
+  type FollowError,
+  type FollowOptions,
+  type HistoryOperation,
+  makeSessionStore,
   type OpenError,
   type OpenMode,
   type OpenOptions,
+  type OpenReport,
   type RepairResult,
   type SessionHandle,
   type SessionStat,
   SessionStore,
+  type StoreCore,
   type WriteError,
+} from "./src/store/store.ts";
+export {
+  layerMemoryStore,
+  makeMemoryStore,
+  type MemoryStore,
+} from "./src/store/memory.ts";
+export {
+  type JsonlStoreOptions,
+  layerJsonlStore,
+  makeJsonlStore,
 } from "./src/jsonl/store.ts";

@@ -29,8 +29,8 @@ import {
   pruneToolResult,
   selectCompactableRange,
   Session,
-  type SessionHandle,
-  SessionSeq,
+  type SessionEvent,
+  type SessionSeq,
   SessionStore,
   setSystemPrompt,
   surfaceEvent,
@@ -114,24 +114,12 @@ const toolResult = (
   },
 });
 
-const lastSeq = (handle: SessionHandle): SessionSeq =>
-  SessionSeq.make(Session.nextSeq(handle.session) - 1);
-
-/** Appends what a pure history operation added to the session, durably. */
-const persist = (
-  handle: SessionHandle,
-  operation: (session: Session) => Effect.Effect<Session, unknown>,
-) =>
-  Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const before = handle.session;
-    const after = yield* operation(before);
-    yield* store.appendEvents(
-      handle,
-      Session.events(after, Session.nextSeq(before)),
-    );
-    return after;
-  });
+/** The seq of the last event of a stored batch (the one to cite). */
+const lastOf = (events: ReadonlyArray<SessionEvent>): SessionSeq => {
+  const last = events.at(-1);
+  if (last === undefined) throw new Error("Expected a non-empty batch");
+  return last.seq;
+};
 
 const readFile = {
   id: "read-1",
@@ -146,7 +134,7 @@ const notes = Array.from(
 ).join("\n");
 
 /** The child process: the agent's first turn, cut by a crash. */
-const crashingAgent = () =>
+const crashingAgent = (file: string) =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
     const handle = yield* store.create({
@@ -158,15 +146,15 @@ const crashingAgent = () =>
       { type: "turn/start", data: { turn: 0 } },
       { type: "step/start", data: { turn: 0, step: 0 } },
     ]);
-    yield* persist(handle, (s) =>
+    yield* store.update(handle, (s) =>
       setSystemPrompt(s, "You are a careful coding agent."));
-    yield* store.append(handle, [
+    const asked = yield* store.append(handle, [
       user("u0", "Summarize notes.txt, then run the tests."),
       assistant(0, 0, "a0", "Reading the notes first.", readFile),
       toolCall(0, 0, readFile),
     ]);
     yield* store.append(handle, [
-      toolResult(0, 0, readFile.id, lastSeq(handle), notes),
+      toolResult(0, 0, readFile.id, lastOf(asked.events), notes),
       { type: "step/end", data: { turn: 0, step: 0 } },
       { type: "step/start", data: { turn: 0, step: 1 } },
       assistant(
@@ -199,7 +187,7 @@ const crashingAgent = () =>
         },
       },
     });
-    fs.appendFileSync(handle.path, line.slice(0, 60));
+    fs.appendFileSync(file, line.slice(0, 60));
     Deno.kill(Deno.pid, "SIGKILL");
   });
 
@@ -232,7 +220,7 @@ const recovery = (file: string) =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
     say("\n2. Reopening the file for writing");
-    let handle = yield* store.open(SESSION_ID, { mode: "write" });
+    const handle = yield* store.open(SESSION_ID, { mode: "write" });
     const torn = handle.report.tornTail;
     say(
       `   the dead writer's lock was reclaimed; ${
@@ -255,7 +243,7 @@ const recovery = (file: string) =>
     }
 
     say("\n4. The user retries: a second turn");
-    yield* store.append(handle, [
+    const retried = yield* store.append(handle, [
       { type: "turn/start", data: { turn: 1 } },
       { type: "step/start", data: { turn: 1, step: 0 } },
       user("u1", "The session crashed. Please run the tests again."),
@@ -263,7 +251,7 @@ const recovery = (file: string) =>
       toolCall(1, 0, testAgain),
     ]);
     yield* store.append(handle, [
-      toolResult(1, 0, testAgain.id, lastSeq(handle), "12 passed"),
+      toolResult(1, 0, testAgain.id, lastOf(retried.events), "12 passed"),
       assistant(1, 0, "a3", "All 12 tests pass."),
       { type: "step/end", data: { turn: 1, step: 0 } },
       { type: "turn/end", data: { turn: 1, reason: { kind: "completed" } } },
@@ -281,7 +269,7 @@ const recovery = (file: string) =>
           readFile.id;
     });
     if (huge !== undefined) {
-      yield* persist(handle, (s) =>
+      const pruned = yield* store.update(handle, (s) =>
         pruneToolResult(
           s,
           huge,
@@ -291,7 +279,7 @@ const recovery = (file: string) =>
         ));
       say(
         `   seq ${huge} (${notes.length} characters) replaced by seq ${
-          lastSeq(handle)
+          lastOf(pruned.events)
         }; the original stays in the log`,
       );
     }
@@ -302,14 +290,15 @@ const recovery = (file: string) =>
     });
     let summarySeq: SessionSeq | undefined;
     if (range !== undefined) {
-      yield* persist(handle, (s) =>
+      const compacted = yield* store.update(handle, (s) =>
         compact(s, {
           ...range,
           summary:
             "The user asked for a summary of notes.txt (1500 lines of decisions) and a test run; the first run was interrupted by a crash.",
           compactionId: "c1",
         }));
-      summarySeq = SessionSeq.make(Session.nextSeq(handle.session) - 2);
+      // compaction/start, /summary, the message replacing the range, /end.
+      summarySeq = compacted.events.at(-2)?.seq;
       say(
         `   nodes ${range.startSeq}..${range.endSeq} replaced by the summary at seq ${summarySeq}`,
       );
@@ -317,13 +306,13 @@ const recovery = (file: string) =>
     yield* store.close(handle);
 
     // Read it back as any later process would.
-    handle = yield* store.open(SESSION_ID);
-    const surface = handle.session.surface;
+    const reader = yield* store.open(SESSION_ID);
+    const surface = reader.session.surface;
     say("\n7. The final surface (seqs that produce the model's messages)");
     say(`   ${JSON.stringify(surfaceNodes(surface))}`);
     say(
       `   ${
-        Session.nextSeq(handle.session)
+        Session.nextSeq(reader.session)
       } events in the log, ${surface.replacements} replacements`,
     );
     say("\n8. The derived messages");
@@ -353,7 +342,9 @@ const childFlag = Deno.args.indexOf("--crash-child");
 if (childFlag >= 0) {
   const root = Deno.args[childFlag + 1] ?? "";
   await Effect.runPromise(
-    crashingAgent().pipe(Effect.provide(layerJsonlStore({ root }))),
+    Effect.scoped(crashingAgent(path.join(root, `${SESSION_ID}.jsonl`))).pipe(
+      Effect.provide(layerJsonlStore({ root })),
+    ),
   );
 } else {
   // `--dir DIR` writes there (tests use it); by default a fresh temp folder.
@@ -374,6 +365,8 @@ if (childFlag >= 0) {
     } bytes and a lock file: ${fs.existsSync(`${file}.lock`)}`,
   );
   await Effect.runPromise(
-    recovery(file).pipe(Effect.provide(layerJsonlStore({ root }))),
+    Effect.scoped(recovery(file)).pipe(
+      Effect.provide(layerJsonlStore({ root })),
+    ),
   );
 }

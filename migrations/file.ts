@@ -1,10 +1,12 @@
 /**
  * Writing the migrated log to a new current-version file beside the old one.
  *
- * The old file is only ever opened for reading. The new file is written under a temporary name
- * created with `wx` (it never replaces anything), fsynced, and then published by a hard link to
- * the target name, which fails rather than overwrite an existing file; the temporary name is then
- * removed and the folder fsynced. So the target either does not exist or holds the whole
+ * The old file is only ever opened for reading. The new file is published by the library's
+ * durable-file module: written under a temporary name created with `wx` (it never replaces
+ * anything), fsynced, and then linked to the target name, which fails rather than overwrite an
+ * existing file; the temporary name is then removed and the folder fsynced. The source
+ * descriptor and the temporary file are released on success, failure and interruption alike,
+ * and a long run yields between chunks so a timeout can stop it. So the target either does not exist or holds the whole
  * migrated log, and an existing target is never touched. Reading streams the file in 64 KiB
  * chunks: memory stays flat with the log's length. A final line without `\n` is a torn write: it
  * is not migrated and is reported.
@@ -14,9 +16,9 @@
  * @module
  */
 import * as fs from "node:fs";
-import * as path from "node:path";
-import process from "node:process";
 import { Effect, Result } from "effect";
+import type { JsonlIoError } from "../src/jsonl/errors.ts";
+import { closeQuietly, publishNewFile } from "../src/jsonl/durable_file.ts";
 import {
   CorruptLegacyLine,
   InvalidLegacyHeader,
@@ -136,22 +138,12 @@ const write = (
 const run = (
   source: string,
   target: string,
+  input: number,
+  output: number,
   temp: string,
   options: MigrateFileOptions,
-): Result.Result<MigrateFileSummary, MigrationError> => {
-  const input = io(source, "open", () => fs.openSync(source, "r"));
-  if (Result.isFailure(input)) return Result.fail(input.failure);
-  const output = io(temp, "create", () => fs.openSync(temp, "wx"));
-  if (Result.isFailure(output)) {
-    fs.closeSync(input.success);
-    return Result.fail(output.failure);
-  }
-  const writer: Writer = {
-    fd: output.success,
-    file: temp,
-    buffer: [],
-    size: 0,
-  };
+): Effect.Effect<MigrateFileSummary, MigrationError> => {
+  const writer: Writer = { fd: output, file: temp, buffer: [], size: 0 };
   let migrator: Migrator | undefined;
   let line = 0;
   let eventsRead = 0;
@@ -190,30 +182,33 @@ const run = (
     return Result.succeed(undefined);
   };
 
-  const body = (): Result.Result<MigrateFileSummary, MigrationError> => {
-    for (;;) {
-      const read = io(
-        source,
-        "read",
-        () => fs.readSync(input.success, chunk, 0, chunk.length, null),
-      );
-      if (Result.isFailure(read)) return Result.fail(read.failure);
-      if (read.success === 0) break;
-      const bytes = chunk.subarray(0, read.success);
-      let start = 0;
-      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
-        const text = rest + decoder.decode(bytes.subarray(start, i));
-        rest = "";
-        restBytes = 0;
-        start = i + 1;
-        const taken = take(text);
-        if (Result.isFailure(taken)) return Result.fail(taken.failure);
-      }
-      if (start < bytes.length) {
-        rest += decoder.decode(bytes.subarray(start), { stream: true });
-        restBytes += bytes.length - start;
-      }
+  /** Reads and migrates one chunk; `true` at the end of the source. */
+  const step = (): Result.Result<boolean, MigrationError> => {
+    const read = io(
+      source,
+      "read",
+      () => fs.readSync(input, chunk, 0, chunk.length, null),
+    );
+    if (Result.isFailure(read)) return Result.fail(read.failure);
+    if (read.success === 0) return Result.succeed(true);
+    const bytes = chunk.subarray(0, read.success);
+    let start = 0;
+    for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
+      const text = rest + decoder.decode(bytes.subarray(start, i));
+      rest = "";
+      restBytes = 0;
+      start = i + 1;
+      const taken = take(text);
+      if (Result.isFailure(taken)) return Result.fail(taken.failure);
     }
+    if (start < bytes.length) {
+      rest += decoder.decode(bytes.subarray(start), { stream: true });
+      restBytes += bytes.length - start;
+    }
+    return Result.succeed(false);
+  };
+
+  const end = (): Result.Result<MigrateFileSummary, MigrationError> => {
     const torn = restBytes > 0
       ? { line: line + 1, bytes: restBytes }
       : undefined;
@@ -231,8 +226,6 @@ const run = (
     }
     const flushed = flush(writer);
     if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
-    const synced = io(temp, "sync", () => fs.fsyncSync(writer.fd));
-    if (Result.isFailure(synced)) return Result.fail(synced.failure);
     return Result.succeed({
       source,
       target,
@@ -243,29 +236,23 @@ const run = (
     });
   };
 
-  const result = body();
-  fs.closeSync(input.success);
-  fs.closeSync(writer.fd);
-  if (Result.isFailure(result)) return Result.fail(result.failure);
-  // Publish: link never replaces an existing name, so a target created meanwhile is kept.
-  const linked = io(target, "link", () => fs.linkSync(temp, target));
-  if (Result.isFailure(linked)) {
-    return linked.failure.reason === "EEXIST"
-      ? Result.fail(new MigrationTargetExists({ path: target }))
-      : Result.fail(linked.failure);
-  }
-  const folder = path.dirname(target);
-  const dirSynced = io(folder, "sync", () => {
-    const fd = fs.openSync(folder, "r");
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  });
-  if (Result.isFailure(dirSynced)) return Result.fail(dirSynced.failure);
-  return result;
+  // A yield between chunks lets a timeout or an interrupt stop a long run.
+  const loop = (): Effect.Effect<MigrateFileSummary, MigrationError> =>
+    Effect.suspend(() => {
+      const stepped = step();
+      if (Result.isFailure(stepped)) return Effect.fail(stepped.failure);
+      if (stepped.success) return Effect.fromResult(end());
+      return Effect.flatMap(Effect.yieldNow, loop);
+    });
+  return loop();
 };
+
+const migrationIo = (error: JsonlIoError): MigrationIoError =>
+  new MigrationIoError({
+    path: error.path,
+    operation: error.operation,
+    reason: error.code ?? reason(error.cause),
+  });
 
 /**
  * Migrate a JSONL log file of any released version to a new current-version file beside it.
@@ -306,15 +293,24 @@ export function migrateFile(
     if (fs.existsSync(target)) {
       return Effect.fail(new MigrationTargetExists({ path: target }));
     }
-    const temp = `${target}.tmp-${process.pid}-${
-      Math.random().toString(36).slice(2)
-    }`;
-    const result = run(source, target, temp, options);
-    try {
-      fs.unlinkSync(temp);
-    } catch {
-      // The temporary name may not exist (creation failed); nothing else to clean.
-    }
-    return Effect.fromResult(result);
+    // The source descriptor and the temporary file are released on
+    // success, failure and interruption alike.
+    return Effect.acquireUseRelease(
+      Effect.fromResult(io(source, "open", () => fs.openSync(source, "r"))),
+      (input) =>
+        Effect.mapError(
+          publishNewFile(
+            target,
+            (output, temp) => run(source, target, input, output, temp, options),
+          ),
+          (error): MigrationError =>
+            error._tag === "TargetExists"
+              ? new MigrationTargetExists({ path: target })
+              : error._tag === "JsonlIoError"
+              ? migrationIo(error)
+              : error,
+        ),
+      (input) => Effect.sync(() => closeQuietly(input)),
+    );
   });
 }

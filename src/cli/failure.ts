@@ -95,6 +95,9 @@ const hints: Readonly<Record<string, string>> = {
   NonContiguousSeq:
     "events must be numbered densely; a line was lost or duplicated before this one",
   JsonlIoError: "check the path and its permissions",
+  StorageError: "check the path and its permissions",
+  AppendOutcomeUnknown:
+    "the last write may or may not be in the file; run verify to see what it holds",
   MigrationIoError: "check the path and its permissions",
   MigrationTargetExists:
     "the target already exists and is never overwritten; choose another --out",

@@ -22,18 +22,22 @@ import { replayResult } from "../surface.ts";
 import type { SurfaceError } from "../errors.ts";
 import { decodeSessionId } from "../jsonl/ids.ts";
 import { encodeEventLine } from "../jsonl/codec.ts";
+import { FormatTooOld, type JsonlIoError } from "../jsonl/errors.ts";
 import {
-  FormatTooOld,
-  JsonlIoError,
+  AppendOutcomeUnknown,
   type SessionLocked,
-} from "../jsonl/errors.ts";
+  StorageError,
+} from "../store/errors.ts";
 import { acquireLock, releaseLock } from "../jsonl/lock.ts";
 import { readSessionFile, type TornTail } from "../jsonl/reader.ts";
+import { makeJsonlStore } from "../jsonl/store.ts";
+import type { OpenError, WriteError } from "../store/store.ts";
 import {
-  makeJsonlStore,
-  type OpenError,
-  type WriteError,
-} from "../jsonl/store.ts";
+  appendBatch,
+  closeQuietly,
+  nodeAppendIo,
+} from "../jsonl/durable_file.ts";
+import { ioError } from "../jsonl/io.ts";
 import { FORMAT_VERSION } from "../event.ts";
 
 /** What {@link repairFile} did. */
@@ -70,104 +74,112 @@ const viaStore = (
 ): Effect.Effect<RepairDone, RepairFileError> =>
   Effect.gen(function* () {
     const store = yield* makeJsonlStore({ root: nodePath.dirname(file) });
-    return yield* Effect.acquireUseRelease(
-      store.open(id, { mode: "write" }),
-      (handle) =>
-        Effect.map(store.repair(handle), (done) => ({
-          session: done.session,
-          closers: done.closers,
-          cutTornTail: handle.report.tornTail,
-          viaStore: true,
-        })),
-      (handle) => store.close(handle),
-    );
+    return yield* store.withSession(id, (handle) =>
+      Effect.map(store.repair(handle), (done) => ({
+        session: done.session,
+        closers: done.closers,
+        cutTornTail: handle.report.tornTail,
+        viaStore: true,
+      })));
   });
 
-const io = (operation: string, path: string, cause: unknown): JsonlIoError =>
-  new JsonlIoError({
-    operation,
-    path,
-    code: typeof cause === "object" && cause !== null && "code" in cause &&
-        typeof cause.code === "string"
-      ? cause.code
-      : undefined,
-    cause,
+const storage = (error: JsonlIoError): StorageError =>
+  new StorageError({
+    operation: "repair",
+    id: undefined,
+    code: error.code,
+    cause: error,
   });
+
+/** The file's lock, released when the scope closes. */
+const lockFile = (file: string) =>
+  Effect.acquireRelease(
+    Effect.suspend(() => {
+      const locked = acquireLock(`${file}.lock`, nodePath.basename(file));
+      if (Result.isFailure(locked)) {
+        const error = locked.failure;
+        return Effect.fail(
+          error._tag === "SessionLocked" ? error : storage(error),
+        );
+      }
+      return Effect.succeed(locked.success);
+    }),
+    (lock) => Effect.sync(() => releaseLock(lock)),
+  );
+
+/** A descriptor of the file open for writing, closed when the scope closes. */
+const openForWrite = (file: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => fs.openSync(file, "r+"),
+      catch: (cause) => storage(ioError("open for write", file, cause)),
+    }),
+    (fd) => Effect.sync(() => closeQuietly(fd)),
+  );
 
 const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
-  Effect.suspend(() => {
-    const locked = acquireLock(`${file}.lock`, nodePath.basename(file));
-    if (Result.isFailure(locked)) return Effect.fail(locked.failure);
-    const lock = locked.success;
-    return readSessionFile(file).pipe(
-      Effect.flatMap((log): Effect.Effect<RepairDone, RepairFileError> => {
-        if (log.version !== FORMAT_VERSION) {
-          return Effect.fail(
-            new FormatTooOld({
-              version: log.version,
-              supported: FORMAT_VERSION,
-            }),
-          );
-        }
-        const closers = interruptedTurnClosers(log.events);
-        const folded = replayResult(closers, log.session.surface);
-        if (folded._tag === "Failure") {
-          return Effect.fail(folded.failure.error);
-        }
-        const torn = log.report.tornTail;
-        if (closers.length === 0 && torn === undefined) {
-          return Effect.succeed({
-            session: log.session,
-            closers,
-            cutTornTail: undefined,
-            viaStore: false,
-          });
-        }
-        const bytes = new TextEncoder().encode(
-          closers.map((e) => encodeEventLine(e)).join(""),
-        );
-        let fd: number | undefined;
-        try {
-          fd = fs.openSync(file, "r+");
-          if (torn !== undefined) fs.ftruncateSync(fd, log.report.bytes);
-          let done = 0;
-          while (done < bytes.length) {
-            done += fs.writeSync(
-              fd,
-              bytes,
-              done,
-              bytes.length - done,
-              log.report.bytes + done,
-            );
-          }
-          fs.fsyncSync(fd);
-        } catch (cause) {
-          try {
-            if (fd !== undefined) {
-              fs.ftruncateSync(fd, log.report.bytes);
-              fs.fsyncSync(fd);
-            }
-          } catch {
-            // The file may hold a partial batch; its reader reports a torn tail.
-          }
-          return Effect.fail(io("append to", file, cause));
-        } finally {
-          if (fd !== undefined) fs.closeSync(fd);
-        }
-        return Effect.succeed({
-          session: { ...log.session, surface: folded.success },
-          closers,
-          cutTornTail: torn,
-          viaStore: false,
-        });
-      }),
-      Effect.ensuring(Effect.sync(() => releaseLock(lock))),
+  Effect.scoped(Effect.gen(function* () {
+    yield* lockFile(file);
+    const log = yield* Effect.mapError(
+      readSessionFile(file),
+      (error) => error._tag === "JsonlIoError" ? storage(error) : error,
     );
-  });
+    if (log.version !== FORMAT_VERSION) {
+      return yield* new FormatTooOld({
+        version: log.version,
+        supported: FORMAT_VERSION,
+      });
+    }
+    const closers = interruptedTurnClosers(log.events);
+    const folded = replayResult(closers, log.session.surface);
+    if (folded._tag === "Failure") return yield* folded.failure.error;
+    const torn = log.report.tornTail;
+    if (closers.length === 0 && torn === undefined) {
+      return {
+        session: log.session,
+        closers,
+        cutTornTail: undefined,
+        viaStore: false,
+      };
+    }
+    const fd = yield* openForWrite(file);
+    const bytes = new TextEncoder().encode(
+      closers.map((e) => encodeEventLine(e)).join(""),
+    );
+    if (torn !== undefined) {
+      yield* Effect.try({
+        try: () => {
+          fs.ftruncateSync(fd, log.report.bytes);
+          fs.fsyncSync(fd);
+        },
+        catch: (cause) => storage(ioError("cut the torn tail of", file, cause)),
+      });
+    }
+    const outcome = appendBatch(nodeAppendIo, fd, log.report.bytes, bytes);
+    if (outcome._tag === "NotWritten") {
+      return yield* storage(ioError("append to", file, outcome.cause));
+    }
+    if (outcome._tag === "Unknown") {
+      return yield* new AppendOutcomeUnknown({
+        id: log.session.header.id,
+        fromSeq: log.session.surface.nextSeq,
+        events: closers.length,
+        cause: ioError("append to", file, outcome.cause),
+        undo: ioError("truncate back", file, outcome.undo),
+      });
+    }
+    return {
+      session: { ...log.session, surface: folded.success },
+      closers,
+      cutTornTail: torn,
+      viaStore: false,
+    };
+  }));
 
 /**
  * Appends the closers of an interrupted last turn to a log file, durably,
- * after cutting a torn tail.
+ * after cutting a torn tail. The lock and the descriptor are released on
+ * success, failure and interruption alike.
  *
  * @param file The log file (current format version).
  * @returns `Effect<RepairDone, OpenError | SurfaceError | WriteError>`;
@@ -182,7 +194,7 @@ export function repairFile(
     try {
       fs.statSync(file);
     } catch (cause) {
-      return Effect.fail(io("open", file, cause));
+      return Effect.fail(storage(ioError("open", file, cause)));
     }
     const id = storeIdOf(file);
     return id === undefined ? viaFile(file) : viaStore(file, id);

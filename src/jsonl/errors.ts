@@ -1,11 +1,12 @@
 /**
- * The tagged errors of JSONL persistence: reading a log file, and the
- * session store over a folder of them.
+ * The tagged errors of reading a JSONL log: a line that does not parse or
+ * decode, a fold failure, a missing or too new header, a failed file call.
  *
  * Reading errors name the 1-based line (the header is line 1) and, for a
- * line that does not parse or decode, the inner error that says why. Store
- * errors name the session id. Messages are for people; callers narrow on
- * `_tag` and fields. This module owns the errors, not the checks.
+ * line that does not parse or decode, the inner error that says why. The
+ * store's own errors, which name a session rather than a file, live in
+ * `src/store/errors.ts`. Messages are for people; callers narrow on `_tag`
+ * and fields. This module owns the errors, not the checks.
  *
  * @module
  */
@@ -263,102 +264,6 @@ export class JsonlIoError extends Data.Error<{
   }${
     this.code === undefined ? "" : ` (${this.code})`
   }; check the path and permissions`;
-}
-
-// ---------------------------------------------------------------------------
-// The store
-
-/** Why a session id is refused. */
-export type SessionIdProblem = "empty" | "not-well-formed" | "too-long";
-
-/** A session id cannot name a file. */
-export class InvalidSessionId extends Data.Error<{
-  /** The id. */
-  readonly id: string;
-  /** What is wrong. */
-  readonly problem: SessionIdProblem;
-}> {
-  /** The tag. */
-  readonly _tag: "InvalidSessionId" = "InvalidSessionId";
-  /** A sentence for people. */
-  override readonly message: string = {
-    "empty": "Expected a non-empty session id",
-    "not-well-formed": `Expected the session id ${
-      quote(this.id)
-    } to be well-formed Unicode (no lone surrogates)`,
-    "too-long": `Expected the session id ${
-      quote(this.id)
-    } to fit a file name (at most 200 encoded bytes); use a shorter id`,
-  }[this.problem];
-}
-
-/** `create` found a session with the same id. */
-export class SessionAlreadyExists extends Data.Error<{
-  /** The id. */
-  readonly id: string;
-}> {
-  /** The tag. */
-  readonly _tag: "SessionAlreadyExists" = "SessionAlreadyExists";
-  /** A sentence for people. */
-  override readonly message: string = `A session ${
-    quote(this.id)
-  } already exists; open it instead of creating it`;
-}
-
-/** No session has this id. */
-export class SessionNotFound extends Data.Error<{
-  /** The id. */
-  readonly id: string;
-}> {
-  /** The tag. */
-  readonly _tag: "SessionNotFound" = "SessionNotFound";
-  /** A sentence for people. */
-  override readonly message: string = `No session ${
-    quote(this.id)
-  } in the store; create it first`;
-}
-
-/** Another writer holds the session's lock. */
-export class SessionLocked extends Data.Error<{
-  /** The id. */
-  readonly id: string;
-  /** The pid recorded in the lock, when readable. */
-  readonly pid: number | undefined;
-}> {
-  /** The tag. */
-  readonly _tag: "SessionLocked" = "SessionLocked";
-  /** A sentence for people. */
-  override readonly message: string = `Session ${
-    quote(this.id)
-  } is open for writing by process ${
-    quote(this.pid)
-  }; close that writer or open for reading`;
-}
-
-/** A write operation on a handle opened for reading. */
-export class ReadOnlyHandle extends Data.Error<{
-  /** The id. */
-  readonly id: string;
-}> {
-  /** The tag. */
-  readonly _tag: "ReadOnlyHandle" = "ReadOnlyHandle";
-  /** A sentence for people. */
-  override readonly message: string = `Session ${
-    quote(this.id)
-  } was opened for reading; open it with mode "write" to append`;
-}
-
-/** An operation on a closed handle. */
-export class HandleClosed extends Data.Error<{
-  /** The id. */
-  readonly id: string;
-}> {
-  /** The tag. */
-  readonly _tag: "HandleClosed" = "HandleClosed";
-  /** A sentence for people. */
-  override readonly message: string = `The handle of session ${
-    quote(this.id)
-  } is closed; open the session again`;
 }
 
 /** Every error of reading a log file's content. */

@@ -17,7 +17,8 @@ import { Result } from "effect";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import process from "node:process";
-import { type JsonlIoError, SessionLocked } from "./errors.ts";
+import type { JsonlIoError } from "./errors.ts";
+import { SessionLocked } from "../store/errors.ts";
 import { errorCode, ioError } from "./io.ts";
 
 /** What a lock file holds. */

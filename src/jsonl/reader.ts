@@ -31,7 +31,7 @@
  * @module
  */
 import { Effect, Result } from "effect";
-import * as fsp from "node:fs/promises";
+import * as fs from "node:fs";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
 import { replayResult, type Surface } from "../surface.ts";
@@ -645,30 +645,35 @@ export function readSessionFile<E = never>(
   path: string,
   options: ReadOptions<E> = {},
 ): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
+  // The descriptor is released whatever happens, interruption included; a
+  // yield between chunks lets a timeout or an interrupt stop a long read.
   return Effect.flatMap(
-    Effect.tryPromise({
-      try: async () => {
-        const parser = makeParser(options, decodeOptionsOf(options));
-        const handle = await fsp.open(path, "r");
-        try {
+    Effect.acquireUseRelease(
+      Effect.try({
+        try: () => fs.openSync(path, "r"),
+        catch: (cause) => ioError("read", path, cause),
+      }),
+      (fd) =>
+        Effect.suspend(() => {
+          const parser = makeParser(options, decodeOptionsOf(options));
           const buffer = new Uint8Array(CHUNK_BYTES);
-          for (;;) {
-            const { bytesRead } = await handle.read(
-              buffer,
-              0,
-              buffer.length,
-              null,
-            );
-            if (bytesRead === 0) break;
-            if (!parser.push(buffer.subarray(0, bytesRead))) break;
-          }
-        } finally {
-          await handle.close();
-        }
-        return parser.end();
-      },
-      catch: (cause) => ioError("read", path, cause),
-    }),
+          const loop = (): Effect.Effect<ParserEnd, JsonlIoError> =>
+            Effect.suspend(() => {
+              let read: number;
+              try {
+                read = fs.readSync(fd, buffer, 0, buffer.length, null);
+              } catch (cause) {
+                return Effect.fail(ioError("read", path, cause));
+              }
+              if (read === 0 || !parser.push(buffer.subarray(0, read))) {
+                return Effect.succeed(parser.end());
+              }
+              return Effect.flatMap(Effect.yieldNow, loop);
+            });
+          return loop();
+        }),
+      (fd) => Effect.sync(() => fs.closeSync(fd)),
+    ),
     (state) => finish(state, options),
   );
 }

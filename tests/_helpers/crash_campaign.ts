@@ -168,7 +168,7 @@ export const crashRun = async (
     };
   });
   const outcome = await Effect.runPromise(
-    Effect.result(check).pipe(Effect.provide(layer)),
+    Effect.result(Effect.scoped(check)).pipe(Effect.provide(layer)),
   );
   if (outcome._tag === "Failure") {
     return {

@@ -11,13 +11,22 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import * as fs from "node:fs";
-import { layerJsonlStore, SessionStore } from "@palimpsest/session";
+import * as path from "node:path";
+import {
+  encodeSessionId,
+  layerJsonlStore,
+  SessionStore,
+} from "@palimpsest/session";
 import { mulberry32, turnBatches } from "./jsonl_drafts.ts";
 
 const [root = ".", id = "crash", seedText = "1"] = Deno.args;
 const random = mulberry32(Number(seedText));
+const file = path.join(
+  root,
+  `${Result.getOrThrow(encodeSessionId(id))}.jsonl`,
+);
 
 const program = Effect.gen(function* () {
   const store = yield* SessionStore;
@@ -30,10 +39,10 @@ const program = Effect.gen(function* () {
       ? "r".repeat(64 * 1024 + Math.floor(random() * 512 * 1024))
       : "small";
     for (const batch of turnBatches(turn, text)) {
-      const session = yield* store.append(handle, batch);
+      const { session } = yield* store.append(handle, batch);
       console.log(`ok ${session.surface.nextSeq}`);
       if (++batches === tearAt) {
-        fs.appendFileSync(handle.path, '{"type":"user/message","seq":');
+        fs.appendFileSync(file, '{"type":"user/message","seq":');
         console.log("tear");
         // A timer keeps the process alive (a bare never would let it exit).
         yield* Effect.sleep("1 hour");
@@ -44,5 +53,5 @@ const program = Effect.gen(function* () {
 });
 
 await Effect.runPromise(
-  program.pipe(Effect.provide(layerJsonlStore({ root }))),
+  Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
 );

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Effect, Exit } from "effect";
+import { Effect, Exit, type Scope } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -136,20 +136,27 @@ export const turnBatches = (
 export const tempDir = (prefix = "palimpsest-"): string =>
   fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 
-/** Runs a program needing the store over `root`. */
+/**
+ * Runs a program needing the store over `root`, in one scope: handles it
+ * opens are released when it ends.
+ */
 export const withStore = <A, E>(
   root: string,
-  program: Effect.Effect<A, E, SessionStore>,
+  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
 ): Promise<A> =>
-  Effect.runPromise(program.pipe(Effect.provide(layerJsonlStore({ root }))));
+  Effect.runPromise(
+    Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
+  );
 
-/** Runs a program needing the store and returns its exit. */
+/** Runs a program needing the store, in one scope, and returns its exit. */
 export const exitWithStore = <A, E>(
   root: string,
-  program: Effect.Effect<A, E, SessionStore>,
+  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
 ): Promise<Exit.Exit<A, E>> =>
   Effect.runPromise(
-    Effect.exit(program).pipe(Effect.provide(layerJsonlStore({ root }))),
+    Effect.exit(Effect.scoped(program)).pipe(
+      Effect.provide(layerJsonlStore({ root })),
+    ),
   );
 
 /** The failure of an exit, or throws when it succeeded or died. */

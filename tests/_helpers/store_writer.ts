@@ -35,7 +35,7 @@ const program = Effect.gen(function* () {
         })
       );
       if (next === undefined) break;
-      const session = yield* store.append(handle, [
+      const { session } = yield* store.append(handle, [
         { type: "turn/start", data: { turn: turn++ } },
       ]);
       console.log(`appended ${session.surface.nextSeq}`);
@@ -45,5 +45,5 @@ const program = Effect.gen(function* () {
 });
 
 await Effect.runPromise(
-  program.pipe(Effect.provide(layerJsonlStore({ root }))),
+  Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
 );

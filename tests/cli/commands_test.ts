@@ -270,16 +270,14 @@ Deno.test("repair", async (t) => {
     const file = tempCopy("torn-tail.jsonl", "held.jsonl");
     const before = fs.readFileSync(file);
     const store = Effect.runSync(makeJsonlStore({ root: path.dirname(file) }));
-    const handle = await Effect.runPromise(
-      store.open("held", { mode: "write" }),
+    const r = await Effect.runPromise(
+      store.withSession(
+        "held",
+        () => Effect.promise(() => run("repair", file, "--json")),
+      ),
     );
-    try {
-      const r = await run("repair", file, "--json");
-      assert.equal(r.code, 2);
-      assert.equal(json(r).error.tag, "SessionLocked");
-    } finally {
-      await Effect.runPromise(store.close(handle));
-    }
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "SessionLocked");
     // Opening for write cut the torn tail; the CLI added nothing.
     assert.equal(fs.readFileSync(file).length < before.length, true);
     const after = await run("verify", file, "--json");

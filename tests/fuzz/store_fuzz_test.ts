@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import { Cause, Effect, Exit, Result } from "effect";
+import { Cause, Effect, Exit, Result, Scope } from "effect";
+import * as nodePath from "node:path";
 import {
   decodeSessionId,
   encodeHeaderLine,
@@ -85,29 +86,31 @@ Deno.test("fuzz: opening damaged files through the store", async () => {
     cases.push({ id, bytes });
   });
   for (const { id, bytes } of cases) {
-    const created = await Effect.runPromise(
-      store.create({ id, createdAt: 0, isSeeded: false }),
+    await Effect.runPromise(
+      Effect.scoped(store.create({ id, createdAt: 0, isSeeded: false })),
     );
-    const path = created.path;
-    await Effect.runPromise(store.close(created));
+    const path = nodePath.join(
+      root,
+      `${Result.getOrThrow(encodeSessionId(id))}.jsonl`,
+    );
     fs.writeFileSync(path, bytes);
     const inMemory = Effect.runSyncExit(readSessionBytes(bytes));
 
-    const reader = await Effect.runPromiseExit(store.open(id));
+    const reader = await Effect.runPromiseExit(Effect.scoped(store.open(id)));
     if (Exit.isSuccess(reader)) {
       assert.ok(Exit.isSuccess(inMemory), id);
       assert.deepEqual(
         surfaceNodes(reader.value.session.surface),
         surfaceNodes(inMemory.value.session.surface),
       );
-      await Effect.runPromise(store.close(reader.value));
     } else {
       assert.ok(Exit.isFailure(inMemory), id);
       assert.equal(tagOf(reader.cause), tagOf(inMemory.cause));
     }
 
+    const scope = Effect.runSync(Scope.make());
     const writer = await Effect.runPromiseExit(
-      store.open(id, { mode: "write" }),
+      Scope.provide(store.open(id, { mode: "write" }), scope),
     );
     if (Exit.isFailure(writer)) {
       assert.ok(Exit.isFailure(inMemory), id);
@@ -123,8 +126,8 @@ Deno.test("fuzz: opening damaged files through the store", async () => {
     const after = await Effect.runPromise(
       store.append(writer.value, [{ type: "turn/start", data: { turn: 9 } }]),
     );
-    await Effect.runPromise(store.close(writer.value));
-    assert.equal(after.surface.nextSeq, loaded.events.length + 1);
+    await Effect.runPromise(Scope.close(scope, Exit.void));
+    assert.equal(after.session.surface.nextSeq, loaded.events.length + 1);
     const reread = Effect.runSyncExit(
       readSessionBytes(new Uint8Array(fs.readFileSync(path))),
     );

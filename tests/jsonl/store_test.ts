@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Effect, Result } from "effect";
+import { Effect, Exit, Result, Scope } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
@@ -8,11 +8,13 @@ import {
   deriveMessages,
   encodeSessionId,
   extensionType,
+  readSessionFile,
   Session,
   SessionSeq,
   SessionStore,
 } from "@palimpsest/session";
-import { type AppendIo, makeStore } from "../../src/jsonl/store.ts";
+import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
+import type { AppendIo } from "../../src/jsonl/durable_file.ts";
 import {
   assistantCallDraft,
   exitWithStore,
@@ -253,7 +255,7 @@ Deno.test("one writer per session", async (t) => {
           yield* store.append(first, turnBatches(0)[0] ?? []);
           const reader = yield* store.open("w");
           yield* store.close(first);
-          return { second, readerLines: reader.report.lines };
+          return { second, readerLines: reader.report.events + 1 };
         }),
       );
       assert.ok(exit._tag === "Success");
@@ -586,7 +588,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         Effect.gen(function* () {
           const store = yield* SessionStore;
           const writer = yield* store.open("crlf", { mode: "write" });
-          assert.equal(writer.report.crlfLines, 2);
+          assert.equal(writer.report.events, 1);
           yield* store.append(writer, [{
             type: "step/start",
             data: { turn: 0, step: 0 },
@@ -596,7 +598,10 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         }),
       );
       assert.equal(reopened.session.surface.nextSeq, 2);
-      assert.equal(reopened.report.crlfLines, 2);
+      const read = await Effect.runPromise(
+        readSessionFile(fileOf(root, "crlf")),
+      );
+      assert.equal(read.report.crlfLines, 2);
     },
   );
   fs.rmSync(root, { recursive: true });
@@ -646,9 +651,10 @@ Deno.test("a failed write is truncated back", async (t) => {
       fs.ftruncateSync(fd, length);
     },
   };
-  const store = makeStore(root, io);
-  const run = <A, E>(effect: Effect.Effect<A, E>) =>
-    Effect.runPromise(Effect.exit(effect));
+  const store = Effect.runSync(makeJsonlStoreWith({ root }, io));
+  const scope = Effect.runSync(Scope.make());
+  const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
+    Effect.runPromise(Effect.exit(Scope.provide(effect, scope)));
   const writer = failureOrValue(await run(store.create(header("f"))));
   failureOrValue(await run(store.append(writer, turnBatches(0)[0] ?? [])));
   const good = fs.readFileSync(file);
@@ -659,33 +665,43 @@ Deno.test("a failed write is truncated back", async (t) => {
       failWrites = true;
       const exit = await run(store.append(writer, turnBatches(0)[1] ?? []));
       const error = failureOf(exit);
-      assert.equal(error._tag, "JsonlIoError");
-      assert.equal(error._tag === "JsonlIoError" && error.code, "ENOSPC");
+      assert.equal(error._tag, "StorageError");
+      assert.equal(error._tag === "StorageError" && error.code, "ENOSPC");
       assert.deepEqual(fs.readFileSync(file), good);
       assert.equal(writer.session.surface.nextSeq, 3);
     },
   );
   await t.step("the next append continues from the good length", async () => {
     failWrites = false;
-    const session = failureOrValue(
+    const { session } = failureOrValue(
       await run(store.append(writer, turnBatches(0)[1] ?? [])),
     );
     assert.equal(session.surface.nextSeq, 4);
   });
-  await t.step("when even the truncate fails, the handle closes", async () => {
-    failWrites = true;
-    failTruncate = true;
-    const exit = await run(store.append(writer, turnBatches(0)[2] ?? []));
-    assert.equal(failureOf(exit)._tag, "JsonlIoError");
-    failWrites = false;
-    failTruncate = false;
-    const next = await run(store.append(writer, turnBatches(0)[2] ?? []));
-    assert.equal(failureOf(next)._tag, "HandleClosed");
-    assert.ok(!fs.existsSync(`${file}.lock`));
-    // The partial batch is a torn tail or whole lines; a reader reports it.
-    const reader = failureOrValue(await run(store.open("f")));
-    assert.equal(reader.session.surface.nextSeq, 4);
-    assert.ok(reader.report.tornTail !== undefined);
-  });
+  await t.step(
+    "when even the truncate fails, the outcome is unknown and the handle closes",
+    async () => {
+      failWrites = true;
+      failTruncate = true;
+      const exit = await run(store.append(writer, turnBatches(0)[2] ?? []));
+      const unknown = failureOf(exit);
+      assert.equal(unknown._tag, "AppendOutcomeUnknown");
+      assert.deepEqual(
+        unknown._tag === "AppendOutcomeUnknown" &&
+          [unknown.id, unknown.fromSeq, unknown.events],
+        ["f", 4, (turnBatches(0)[2] ?? []).length],
+      );
+      failWrites = false;
+      failTruncate = false;
+      const next = await run(store.append(writer, turnBatches(0)[2] ?? []));
+      assert.equal(failureOf(next)._tag, "HandleClosed");
+      assert.ok(!fs.existsSync(`${file}.lock`));
+      // The partial batch is a torn tail or whole lines; a reader reports it.
+      const reader = failureOrValue(await run(store.open("f")));
+      assert.equal(reader.session.surface.nextSeq, 4);
+      assert.ok(reader.report.tornTail !== undefined);
+    },
+  );
+  await Effect.runPromise(Scope.close(scope, Exit.void));
   fs.rmSync(root, { recursive: true });
 });

@@ -21,6 +21,8 @@ import { count, eventLine } from "../render.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "JsonlIoError",
+  "StorageError",
+  "AppendOutcomeUnknown",
   "SessionNotFound",
   "SessionLocked",
   "InvalidSessionId",

@@ -1,0 +1,242 @@
+/**
+ * Durable file writes, in one place for the JSONL store, `migrateFile` and
+ * the command line's repair:
+ *
+ * - **Publish a new file** ({@link publishNewFile}): write it under a
+ *   temporary name created with `wx` in the target's folder, fsync it, then
+ *   `link` it to the target name, which fails (`EEXIST`) rather than replace
+ *   an existing file, and fsync the folder. The target either does not
+ *   exist or holds the whole content. The temporary name and its descriptor
+ *   are released on success, failure and interruption alike.
+ * - **Append a batch** ({@link appendBatch}): one write loop at the end of
+ *   the last good length, then `fdatasync`. A failed write is undone by
+ *   truncating back to that length and syncing; when the undo fails too the
+ *   outcome is unknown, and the caller must stop writing through the file.
+ *
+ * The calls are synchronous `node:fs` calls, so one never stops half way
+ * for an interruption, and they run the same on Deno and Node.
+ *
+ * @module
+ * @internal
+ */
+import { Effect, Result } from "effect";
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as nodePath from "node:path";
+import type { JsonlIoError } from "./errors.ts";
+import { errorCode, ioError } from "./io.ts";
+
+/** The file calls of an append, replaceable so tests can make one fail. */
+export interface AppendIo {
+  /** `fs.writeSync(fd, bytes, offset, length, position)`. */
+  readonly write: (
+    fd: number,
+    bytes: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ) => number;
+  /** `fs.fdatasyncSync(fd)`. */
+  readonly sync: (fd: number) => void;
+  /** `fs.ftruncateSync(fd, length)`. */
+  readonly truncate: (fd: number, length: number) => void;
+}
+
+/** The real file calls. */
+export const nodeAppendIo: AppendIo = {
+  write: (fd, bytes, offset, length, position) =>
+    fs.writeSync(fd, bytes, offset, length, position),
+  sync: (fd) => fs.fdatasyncSync(fd),
+  truncate: (fd, length) => fs.ftruncateSync(fd, length),
+};
+
+/** How an append ended. */
+export type AppendOutcome =
+  | { readonly _tag: "Written" }
+  /** The write failed and the file was cut back: nothing of the batch stays. */
+  | { readonly _tag: "NotWritten"; readonly cause: unknown }
+  /** The write failed and cutting back failed too: the file may hold part of it. */
+  | {
+    readonly _tag: "Unknown";
+    readonly cause: unknown;
+    readonly undo: unknown;
+  };
+
+/** Writes all of `bytes` at `position`. */
+export const writeAll = (
+  io: AppendIo,
+  fd: number,
+  bytes: Uint8Array,
+  position: number,
+): void => {
+  let done = 0;
+  while (done < bytes.length) {
+    done += io.write(fd, bytes, done, bytes.length - done, position + done);
+  }
+};
+
+/**
+ * Appends `bytes` at `length` (the last good length) and syncs; on failure,
+ * truncates back to `length` and syncs.
+ *
+ * @param io The file calls.
+ * @param fd An open descriptor of the file.
+ * @param length The last good length: where the batch goes.
+ * @param bytes The batch.
+ * @returns How it ended.
+ */
+export const appendBatch = (
+  io: AppendIo,
+  fd: number,
+  length: number,
+  bytes: Uint8Array,
+): AppendOutcome => {
+  try {
+    writeAll(io, fd, bytes, length);
+    io.sync(fd);
+    return { _tag: "Written" };
+  } catch (cause) {
+    try {
+      io.truncate(fd, length);
+      io.sync(fd);
+    } catch (undo) {
+      return { _tag: "Unknown", cause, undo };
+    }
+    return { _tag: "NotWritten", cause };
+  }
+};
+
+/** Fsyncs a folder, where the platform allows it. */
+export const syncFolder = (folder: string): void => {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(folder, "r");
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a folder; the file itself is synced.
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+};
+
+/** Closes a descriptor, ignoring a second close. */
+export const closeQuietly = (fd: number | undefined): void => {
+  if (fd === undefined) return;
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+};
+
+/** Removes a name, ignoring a missing one. */
+export const unlinkQuietly = (path: string): void => {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Never created, or already gone.
+  }
+};
+
+/** The target name exists: {@link publishNewFile} replaced nothing. */
+export interface TargetExists {
+  /** The tag. */
+  readonly _tag: "TargetExists";
+  /** The target. */
+  readonly path: string;
+}
+
+/** A writer of the new file's content, given its descriptor. */
+export type FillFile<A, E> = (
+  fd: number,
+  temp: string,
+) => Effect.Effect<A, E>;
+
+/**
+ * Writes a new file under a temporary name beside `target` and publishes it
+ * with `link`, never replacing an existing target. `fill` writes the
+ * content (it may be long and interruptible); the temporary file and its
+ * descriptor are released whatever happens.
+ *
+ * @param target The file to create.
+ * @param fill Writes the content through the descriptor.
+ * @returns `Effect<A, E | TargetExists | JsonlIoError>`.
+ */
+export const publishNewFile = <A, E>(
+  target: string,
+  fill: FillFile<A, E>,
+): Effect.Effect<A, E | TargetExists | JsonlIoError> => {
+  const folder = nodePath.dirname(target);
+  const temp = nodePath.join(
+    folder,
+    `.${nodePath.basename(target)}.${randomUUID()}.tmp`,
+  );
+  return Effect.acquireUseRelease(
+    Effect.try({
+      try: () => ({ fd: fs.openSync(temp, "wx") }),
+      catch: (cause) => ioError("create", temp, cause),
+    }),
+    (held) =>
+      Effect.flatMap(
+        fill(held.fd, temp),
+        (value): Effect.Effect<A, TargetExists | JsonlIoError> => {
+          try {
+            fs.fsyncSync(held.fd);
+          } catch (cause) {
+            return Effect.fail(ioError("fsync", temp, cause));
+          }
+          closeQuietly(held.fd);
+          held.fd = -1;
+          try {
+            fs.linkSync(temp, target);
+          } catch (cause) {
+            return errorCode(cause) === "EEXIST"
+              ? Effect.fail({ _tag: "TargetExists", path: target })
+              : Effect.fail(ioError("publish", target, cause));
+          }
+          unlinkQuietly(temp);
+          syncFolder(folder);
+          return Effect.succeed(value);
+        },
+      ),
+    (held) =>
+      Effect.sync(() => {
+        if (held.fd >= 0) closeQuietly(held.fd);
+        unlinkQuietly(temp);
+      }),
+  );
+};
+
+/**
+ * Writes `bytes` as a new file (see {@link publishNewFile}).
+ *
+ * @param target The file to create.
+ * @param bytes Its content.
+ * @returns `Effect<void, TargetExists | JsonlIoError>`.
+ */
+export const publishBytes = (
+  target: string,
+  bytes: Uint8Array,
+): Effect.Effect<void, TargetExists | JsonlIoError> =>
+  publishNewFile(target, (fd, temp) =>
+    Effect.suspend(() => {
+      try {
+        writeAll(nodeAppendIo, fd, bytes, 0);
+        return Effect.void;
+      } catch (cause) {
+        return Effect.fail(ioError("write", temp, cause));
+      }
+    }));
+
+/** Runs a throwing file call as a `Result`. */
+export const attempt = <A>(
+  operation: string,
+  path: string,
+  f: () => A,
+): Result.Result<A, JsonlIoError> => {
+  try {
+    return Result.succeed(f());
+  } catch (cause) {
+    return Result.fail(ioError(operation, path, cause));
+  }
+};

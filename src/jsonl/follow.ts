@@ -1,0 +1,165 @@
+/**
+ * Following a growing log: bytes in, events out. The store layers feed it
+ * what was appended since their last look; it serves the events of the
+ * complete lines from a first seq on and keeps a final line without `\n`
+ * until its end arrives, so a torn or half-written line is never served.
+ *
+ * The header line must be of the current format version (a follower does
+ * not migrate): an older one is `FormatTooOld`, a newer one `FormatTooNew`.
+ * A complete line that does not decode is `CorruptLine` with its number.
+ *
+ * @module
+ * @internal
+ */
+import { Result } from "effect";
+import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import type { Vocabulary } from "../decode.ts";
+import { decodeEventLine, decodeHeaderLine } from "./codec.ts";
+import {
+  CorruptLine,
+  FormatTooNew,
+  FormatTooOld,
+  InvalidJson,
+  InvalidUtf8,
+  type LineError,
+  LineTooLong,
+} from "./errors.ts";
+
+/** Errors of following. */
+export type FollowLineError =
+  | CorruptLine
+  | LineTooLong
+  | FormatTooNew
+  | FormatTooOld;
+
+/** A follower's state: push bytes, get events. */
+export interface LineFollower {
+  /** Bytes consumed so far (complete lines only). */
+  readonly consumed: () => number;
+  /**
+   * Takes the next bytes of the log.
+   *
+   * @returns The events of the lines completed by them, from `fromSeq` on.
+   */
+  readonly push: (
+    bytes: Uint8Array,
+  ) => Result.Result<ReadonlyArray<SessionEvent>, FollowLineError>;
+}
+
+const EXCERPT = 60;
+const NL = 10;
+
+const corrupt = (line: number, text: string, inner: LineError): CorruptLine =>
+  new CorruptLine({
+    line,
+    excerpt: text.length > EXCERPT ? `${text.slice(0, EXCERPT)}...` : text,
+    innerTag: inner._tag,
+    inner,
+  });
+
+/**
+ * Makes a follower.
+ *
+ * @param fromSeq The first seq to serve.
+ * @param vocabulary Extra log-only types.
+ * @param maxLineBytes The longest line kept waiting for its end.
+ * @returns The follower.
+ */
+export const makeLineFollower = (
+  fromSeq: number,
+  vocabulary: Vocabulary | undefined,
+  maxLineBytes: number,
+): LineFollower => {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const options = vocabulary === undefined ? undefined : { vocabulary };
+  let pending = new Uint8Array(0);
+  let consumed = 0;
+  let line = 0;
+
+  const take = (
+    bytes: Uint8Array,
+  ): Result.Result<SessionEvent | undefined, FollowLineError> => {
+    line += 1;
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      const shown = new TextDecoder().decode(bytes);
+      return Result.fail(
+        corrupt(line, shown, new InvalidUtf8({ bytes: bytes.length })),
+      );
+    }
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    if (line === 1) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        return Result.fail(
+          corrupt(line, text, new InvalidJson({ problem: String(error) })),
+        );
+      }
+      const header = decodeHeaderLine(value);
+      if (Result.isFailure(header)) {
+        return Result.fail(corrupt(line, text, header.failure));
+      }
+      const version = header.success.version;
+      if (version > FORMAT_VERSION) {
+        return Result.fail(
+          new FormatTooNew({ version, supported: FORMAT_VERSION }),
+        );
+      }
+      if (version < FORMAT_VERSION) {
+        return Result.fail(
+          new FormatTooOld({ version, supported: FORMAT_VERSION }),
+        );
+      }
+      return Result.succeed(undefined);
+    }
+    const event = decodeEventLine(text, options);
+    if (Result.isFailure(event)) {
+      return Result.fail(corrupt(line, text, event.failure));
+    }
+    return Result.succeed(
+      event.success.seq >= fromSeq ? event.success : undefined,
+    );
+  };
+
+  return {
+    consumed: () => consumed,
+    push: (bytes) => {
+      const buffer = pending.length === 0 ? bytes : concat(pending, bytes);
+      const events: SessionEvent[] = [];
+      let start = 0;
+      for (
+        let nl = buffer.indexOf(NL);
+        nl !== -1;
+        nl = buffer.indexOf(NL, start)
+      ) {
+        const taken = take(buffer.subarray(start, nl));
+        if (Result.isFailure(taken)) return Result.fail(taken.failure);
+        if (taken.success !== undefined) events.push(taken.success);
+        consumed += nl + 1 - start;
+        start = nl + 1;
+      }
+      pending = buffer.slice(start);
+      if (pending.length > maxLineBytes) {
+        return Result.fail(
+          new LineTooLong({
+            line: line + 1,
+            offset: consumed,
+            limit: maxLineBytes,
+          }),
+        );
+      }
+      return Result.succeed(events);
+    },
+  };
+};
+
+const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+};

@@ -1,0 +1,496 @@
+/**
+ * The session store: an effect service that keeps sessions, whatever holds
+ * them. Nothing in its interface names a file, a folder or a table; what is
+ * particular to one store (a root folder, a connection) belongs to its
+ * layer: `layerJsonlStore({ root })`, `layerMemoryStore()`, and
+ * `layerPostgresStore` in `@palimpsest/session/postgres`.
+ *
+ * Promises every layer keeps (the conformance suite checks each):
+ *
+ * - **No clobber.** `create` never replaces a stored session
+ *   (`SessionAlreadyExists`).
+ * - **Batches.** `append`, `update` and `repair` store one batch, all or
+ *   nothing, and it is durable when the effect succeeds. If a write fails
+ *   and undoing it fails too, the outcome is `AppendOutcomeUnknown` and the
+ *   handle refuses further writes.
+ * - **One writer per session.** A write handle holds the session's writer
+ *   claim; a second writer gets `SessionLocked`. A dead writer's claim is
+ *   reclaimed.
+ * - **Scoped handles.** `create` and `open` need a `Scope`: the claim and
+ *   whatever else the handle holds are released when the scope closes,
+ *   whether it closes on success, failure or interruption. An interrupted
+ *   `open` releases what it took at once. `withSession` opens, runs and
+ *   releases in one call; `close` releases early.
+ * - **Committed events only.** Readers and `follow` see whole batches that
+ *   were stored, never a torn or undone write.
+ *
+ * History operations (`compact`, `pruneToolResult`, `setSystemPrompt`, ...)
+ * are pure functions from a session to a longer one; `update` runs one on
+ * the handle's current session and stores exactly the events it appended.
+ * A `fork` is a new session: persist it with `create(forked)`, which
+ * publishes its header and events at once.
+ *
+ * A layer implements {@link StoreCore}; {@link makeSessionStore} builds the
+ * rest of the service on it, so every layer has the same `append`,
+ * `update`, `repair` and `withSession`.
+ *
+ * @module
+ */
+import { Context, Effect, type Scope, type Stream } from "effect";
+import type { SessionEvent } from "../event.ts";
+import type { Vocabulary } from "../decode.ts";
+import type { SurfaceError } from "../errors.ts";
+import {
+  type AppendError,
+  type EventDraft,
+  Session,
+  type SessionHeader,
+} from "../session.ts";
+import { logEvent } from "../surface.ts";
+import { SessionSeq } from "../seq.ts";
+import { interruptedTurnClosers } from "../repair.ts";
+import type {
+  CorruptLine,
+  FoldFailed,
+  LineTooLong,
+  LogReadError,
+} from "../jsonl/errors.ts";
+import type { Migration, TornTail } from "../jsonl/reader.ts";
+import {
+  type AppendOutcomeUnknown,
+  type HandleClosed,
+  type InvalidSessionId,
+  NotAnAppend,
+  type ReadOnlyHandle,
+  type SessionAlreadyExists,
+  type SessionLocked,
+  type SessionNotFound,
+  type StorageError,
+} from "./errors.ts";
+
+/** How a session is opened. */
+export type OpenMode = "read" | "write";
+
+/** What the store saw when a session was opened. */
+export interface OpenReport {
+  /** The events served. */
+  readonly events: number;
+  /**
+   * An incomplete final write found at open (offset and length in bytes of
+   * the stored form): a reader leaves it out, a writer cuts it.
+   */
+  readonly tornTail: TornTail | undefined;
+  /** With `recover`: the error of the first bad record, where reading stopped. */
+  readonly stoppedAt: CorruptLine | FoldFailed | LineTooLong | undefined;
+}
+
+/** An open session. */
+export interface SessionHandle {
+  /** The session id. */
+  readonly id: string;
+  /** How it was opened. */
+  readonly mode: OpenMode;
+  /** The session as of the last stored batch (or as read, for a reader). */
+  readonly session: Session;
+  /** What the store saw at open. */
+  readonly report: OpenReport;
+}
+
+/** Options of {@link SessionStore} `open`. */
+export interface OpenOptions<E = never> {
+  /** `read` (the default of `open`) or `write` (the default of `withSession`). */
+  readonly mode?: OpenMode;
+  /** Extra log-only types the session's events may have. */
+  readonly vocabulary?: Vocabulary;
+  /** The longest stored line accepted, in bytes; 256 MiB by default. */
+  readonly maxLineBytes?: number;
+  /** Read handles only: serve the valid prefix before a bad line. */
+  readonly recover?: boolean;
+  /** Read handles only: migrates an older log in memory. */
+  readonly migrate?: Migration<E>;
+}
+
+/** Options of {@link SessionStore} `create`. */
+export interface CreateOptions {
+  /** Extra log-only types the session's events may have. */
+  readonly vocabulary?: Vocabulary;
+}
+
+/** Options of {@link SessionStore} `follow`. */
+export interface FollowOptions {
+  /** The first seq to serve; 0 by default. */
+  readonly fromSeq?: number;
+  /** Extra log-only types the session's events may have. */
+  readonly vocabulary?: Vocabulary;
+}
+
+/** What `stat` tells about a stored session. */
+export interface SessionStat {
+  /** The session id. */
+  readonly id: string;
+  /** The stored size in bytes. */
+  readonly bytes: number;
+  /** The last change, epoch milliseconds. */
+  readonly modifiedAt: number;
+  /** Whether a live writer holds the session. */
+  readonly locked: boolean;
+}
+
+/** What a stored batch did. */
+export interface AppendResult {
+  /** The session after the batch. */
+  readonly session: Session;
+  /** The events stored, with their seqs and times; empty for an empty batch. */
+  readonly events: ReadonlyArray<SessionEvent>;
+}
+
+/** What `repair` did. */
+export interface RepairResult {
+  /** The session after the closers. */
+  readonly session: Session;
+  /** The closers appended; empty when the last turn was closed. */
+  readonly closers: ReadonlyArray<SessionEvent>;
+}
+
+/** Errors of creating a session. */
+export type CreateError =
+  | InvalidSessionId
+  | SessionAlreadyExists
+  | SessionLocked
+  | StorageError;
+
+/** Errors of opening a session. */
+export type OpenError =
+  | InvalidSessionId
+  | SessionNotFound
+  | SessionLocked
+  | LogReadError
+  | StorageError;
+
+/** Errors of writing through a handle. */
+export type WriteError =
+  | ReadOnlyHandle
+  | HandleClosed
+  | StorageError
+  | AppendOutcomeUnknown;
+
+/** Errors of following a session. */
+export type FollowError =
+  | InvalidSessionId
+  | SessionNotFound
+  | LogReadError
+  | StorageError;
+
+/** A history operation: a pure function from a session to a longer one. */
+export type HistoryOperation<E, R> = (
+  session: Session,
+) => Effect.Effect<Session, E, R>;
+
+/** The operations of a session store. */
+export interface SessionStore {
+  /**
+   * Creates a session and opens it for writing; never replaces a stored
+   * one. Given a `Session` (a fork, say), its header and events are stored
+   * at once. The handle is released when the scope closes.
+   *
+   * @param init A header, or a whole session.
+   * @param options The vocabulary (a given session's own by default).
+   * @returns `Effect<SessionHandle, CreateError, Scope>`.
+   */
+  readonly create: (
+    init: SessionHeader | Session,
+    options?: CreateOptions,
+  ) => Effect.Effect<SessionHandle, CreateError, Scope.Scope>;
+  /**
+   * Opens a session. A writer takes the writer claim and cuts a torn tail;
+   * a reader sees the stored batches. Writers read strictly and refuse
+   * older versions (`FormatTooOld`): migrate first. The handle is released
+   * when the scope closes; an interrupted open releases at once.
+   *
+   * @param id The session id.
+   * @param options Mode, vocabulary, limits; `recover` and `migrate` for readers.
+   * @returns `Effect<SessionHandle, OpenError | E, Scope>`.
+   */
+  readonly open: <E = never>(
+    id: string,
+    options?: OpenOptions<E>,
+  ) => Effect.Effect<SessionHandle, OpenError | E, Scope.Scope>;
+  /**
+   * Opens a session (for writing unless `options.mode` says otherwise), runs
+   * `f` with the handle and releases the handle, whatever happens.
+   *
+   * @param id The session id.
+   * @param f What to do with the handle.
+   * @param options As for `open`; `mode` defaults to `write`.
+   * @returns `Effect<A, E | OpenError | E2, R>`.
+   */
+  readonly withSession: <A, E, R, E2 = never>(
+    id: string,
+    f: (handle: SessionHandle) => Effect.Effect<A, E, R>,
+    options?: OpenOptions<E2>,
+  ) => Effect.Effect<A, E | OpenError | E2, Exclude<R, Scope.Scope>>;
+  /**
+   * Appends drafts as one stored batch: seqs and the `Clock` time assigned,
+   * decoded, folded, stored. All or nothing.
+   *
+   * @param handle A write handle.
+   * @param drafts The events without seq and time.
+   * @returns `Effect<AppendResult, AppendError | WriteError>`: the session
+   * and the events as stored, so citing one is a field read.
+   */
+  readonly append: (
+    handle: SessionHandle,
+    drafts: Iterable<EventDraft>,
+  ) => Effect.Effect<AppendResult, AppendError | WriteError>;
+  /**
+   * Appends decoded events (seqs and times set) as one stored batch.
+   *
+   * @param handle A write handle.
+   * @param events Events continuing the log.
+   * @returns `Effect<AppendResult, SurfaceError | WriteError>`.
+   */
+  readonly appendEvents: (
+    handle: SessionHandle,
+    events: Iterable<SessionEvent>,
+  ) => Effect.Effect<AppendResult, SurfaceError | WriteError>;
+  /**
+   * Runs a history operation on the handle's current session and stores
+   * exactly the events it appended, as one batch. The operation must build
+   * on the session it is given (`NotAnAppend` otherwise: a fork is stored
+   * with `create`).
+   *
+   * @param handle A write handle.
+   * @param op A pure operation such as `(s) => compact(s, range)`.
+   * @returns `Effect<AppendResult, E | NotAnAppend | WriteError, R>`.
+   */
+  readonly update: <E, R>(
+    handle: SessionHandle,
+    op: HistoryOperation<E, R>,
+  ) => Effect.Effect<AppendResult, E | NotAnAppend | WriteError, R>;
+  /**
+   * Appends the closers of an interrupted last turn
+   * ({@link interruptedTurnClosers}) as one stored batch.
+   *
+   * @param handle A write handle.
+   * @returns `Effect<RepairResult, SurfaceError | WriteError>`.
+   */
+  readonly repair: (
+    handle: SessionHandle,
+  ) => Effect.Effect<RepairResult, SurfaceError | WriteError>;
+  /**
+   * The stored events of a session from `fromSeq` on, then each batch as it
+   * is stored, live; the stream ends only when interrupted. Only committed
+   * events are served, never a torn write.
+   *
+   * @param id The session id.
+   * @param options The first seq and the vocabulary.
+   * @returns `Stream<SessionEvent, FollowError>`.
+   */
+  readonly follow: (
+    id: string,
+    options?: FollowOptions,
+  ) => Stream.Stream<SessionEvent, FollowError>;
+  /**
+   * The ids of the stored sessions, sorted.
+   *
+   * @returns `Effect<ReadonlyArray<string>, StorageError>`.
+   */
+  readonly list: () => Effect.Effect<ReadonlyArray<string>, StorageError>;
+  /**
+   * The size, time and writer state of a stored session.
+   *
+   * @param id The session id.
+   * @returns `Effect<SessionStat, InvalidSessionId | SessionNotFound |
+   * StorageError>`.
+   */
+  readonly stat: (
+    id: string,
+  ) => Effect.Effect<
+    SessionStat,
+    InvalidSessionId | SessionNotFound | StorageError
+  >;
+  /**
+   * Releases a handle before its scope closes. Idempotent.
+   *
+   * @param handle A handle.
+   * @returns `Effect<void>`.
+   */
+  readonly close: (handle: SessionHandle) => Effect.Effect<void>;
+}
+
+/**
+ * What a layer implements; {@link makeSessionStore} derives the rest.
+ */
+export interface StoreCore {
+  /** See {@link SessionStore} `create`. */
+  readonly create: SessionStore["create"];
+  /** See {@link SessionStore} `open`. */
+  readonly open: SessionStore["open"];
+  /**
+   * Under the handle's write permit, runs `next` on the handle's current
+   * session and stores the events of its result past the current next seq,
+   * as one batch; the handle's session becomes the result. The result is
+   * known to extend the current session.
+   */
+  readonly commit: <E, R>(
+    handle: SessionHandle,
+    next: HistoryOperation<E, R>,
+  ) => Effect.Effect<Session, E | WriteError, R>;
+  /** See {@link SessionStore} `follow`. */
+  readonly follow: SessionStore["follow"];
+  /** See {@link SessionStore} `list`. */
+  readonly list: SessionStore["list"];
+  /** See {@link SessionStore} `stat`. */
+  readonly stat: SessionStore["stat"];
+  /** See {@link SessionStore} `close`. */
+  readonly close: SessionStore["close"];
+}
+
+/** Whether `next` is `current` with events appended. */
+const extendsSession = (
+  current: Session,
+  next: Session,
+): "header" | "log" | undefined => {
+  if (next.header !== current.header) return "header";
+  const from = current.surface.nextSeq;
+  if (next.surface.baseSeq !== current.surface.baseSeq) return "log";
+  if (next.surface.nextSeq < from) return "log";
+  if (from > current.surface.baseSeq) {
+    const last = SessionSeq.make(from - 1);
+    if (logEvent(next.surface, last) !== logEvent(current.surface, last)) {
+      return "log";
+    }
+  }
+  return undefined;
+};
+
+const appended = (before: SessionSeq, session: Session): AppendResult => ({
+  session,
+  events: session.surface.nextSeq === before
+    ? []
+    : Session.events(session, before),
+});
+
+/**
+ * Builds a {@link SessionStore} on a layer's {@link StoreCore}: `append`,
+ * `appendEvents`, `update` and `repair` as commits, `withSession` as a
+ * scoped open.
+ *
+ * @param core The layer's operations.
+ * @returns The store.
+ *
+ * @example Wrapping a store's core
+ * ```ts
+ * import { makeMemoryStore, makeSessionStore } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const store = makeSessionStore(Effect.runSync(makeMemoryStore()).core);
+ * assert.deepEqual(Effect.runSync(store.list()), []);
+ * ```
+ */
+export function makeSessionStore(core: StoreCore): SessionStore {
+  const commit = <E, R>(
+    handle: SessionHandle,
+    op: HistoryOperation<E, R>,
+  ): Effect.Effect<AppendResult, E | WriteError, R> =>
+    Effect.suspend(() => {
+      let before = SessionSeq.make(0);
+      return Effect.map(
+        core.commit(handle, (session) => {
+          before = session.surface.nextSeq;
+          return op(session);
+        }),
+        (session) => appended(before, session),
+      );
+    });
+
+  const update: SessionStore["update"] = <E, R>(
+    handle: SessionHandle,
+    op: HistoryOperation<E, R>,
+  ) =>
+    commit<E | NotAnAppend, R>(
+      handle,
+      (session) =>
+        Effect.flatMap(op(session), (next) => {
+          const problem = extendsSession(session, next);
+          return problem === undefined
+            ? Effect.succeed(next)
+            : Effect.fail(new NotAnAppend({ id: handle.id, problem }));
+        }),
+    );
+
+  const repair: SessionStore["repair"] = (handle) =>
+    Effect.suspend(() => {
+      let closers: ReadonlyArray<SessionEvent> = [];
+      return Effect.map(
+        core.commit(handle, (session) => {
+          closers = interruptedTurnClosers(Session.events(session));
+          return closers.length === 0
+            ? Effect.succeed(session)
+            : Session.appendEvents(session, closers);
+        }),
+        (session) => ({ session, closers }),
+      );
+    });
+
+  const withSession: SessionStore["withSession"] = (id, f, options) =>
+    Effect.scoped(
+      Effect.flatMap(
+        core.open(id, { ...options, mode: options?.mode ?? "write" }),
+        f,
+      ),
+    );
+
+  return {
+    create: core.create,
+    open: core.open,
+    withSession,
+    append: (handle, drafts) =>
+      Effect.suspend(() => {
+        const batch = [...drafts];
+        return commit(handle, (session) => Session.appendAll(session, batch));
+      }),
+    appendEvents: (handle, events) =>
+      Effect.suspend(() => {
+        const batch = [...events];
+        return commit(
+          handle,
+          (session) => Session.appendEvents(session, batch),
+        );
+      }),
+    update,
+    repair,
+    follow: core.follow,
+    list: core.list,
+    stat: core.stat,
+    close: core.close,
+  };
+}
+
+/**
+ * The session store service. Provide it with `layerJsonlStore({ root })`,
+ * `layerMemoryStore()` or `layerPostgresStore` (in
+ * `@palimpsest/session/postgres`).
+ *
+ * @example Creating, appending and reopening
+ * ```ts
+ * import { layerMemoryStore, SessionStore } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const program = Effect.gen(function* () {
+ *   const store = yield* SessionStore;
+ *   const { events } = yield* Effect.scoped(Effect.gen(function* () {
+ *     const writer = yield* store.create({ id: "chat", createdAt: 0, isSeeded: false });
+ *     return yield* store.append(writer, [{ type: "turn/start", data: { turn: 0 } }]);
+ *   }));
+ *   const reader = yield* Effect.scoped(store.open("chat"));
+ *   return [events[0]?.seq, reader.report.events];
+ * });
+ * const [seq, count] = Effect.runSync(program.pipe(Effect.provide(layerMemoryStore())));
+ * assert.deepEqual([seq, count], [0, 1]);
+ * ```
+ */
+export const SessionStore: Context.Service<SessionStore, SessionStore> = Context
+  .Service<SessionStore>("@palimpsest/session/SessionStore");
