@@ -217,8 +217,9 @@ Deno.test("the real CLI as a subprocess", async (t) => {
           `const store = Effect.runSync(makeJsonlStore({ root: ${
             JSON.stringify(dir)
           } }));` +
-          `await Effect.runPromise(store.open("dead", { mode: "write" }));` +
-          `Deno.kill(Deno.pid, "SIGKILL");`,
+          `await Effect.runPromise(Effect.scoped(Effect.andThen(` +
+          `store.open("dead", { mode: "write" }),` +
+          `Effect.sync(() => Deno.kill(Deno.pid, "SIGKILL")))));`,
         ],
         cwd: root,
         stdout: "null",
