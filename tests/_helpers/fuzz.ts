@@ -191,3 +191,30 @@ export function assertProtoUnchanged(before: ProtoSnapshot): void {
     assert.ok(Object.is(a[2], b[2]), `prototype property changed`);
   }
 }
+
+/**
+ * {@link fuzz} for cases that run effects: the cases run one after another.
+ *
+ * @param category The category name (also the counter's name).
+ * @param runs How many cases.
+ * @param body One case, given its generator and index.
+ */
+export async function fuzzAsync(
+  category: string,
+  runs: number,
+  body: (rng: Rng, index: number) => Promise<void>,
+): Promise<void> {
+  for (let index = 0; index < runs; index++) {
+    if (config.only !== undefined && index !== config.only) continue;
+    const rng = new Rng(caseSeed(category, index));
+    try {
+      await body(rng, index);
+    } catch (cause) {
+      throw new Error(
+        `Fuzz case failed: category "${category}", case ${index}; reproduce with FUZZ_SEED=${config.seed} FUZZ_RUNS=${config.runs} FUZZ_CASE=${index}`,
+        { cause },
+      );
+    }
+    counts.set(category, (counts.get(category) ?? 0) + 1);
+  }
+}
