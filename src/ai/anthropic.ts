@@ -12,7 +12,6 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
-  joinText,
   type JsonObject,
   leadingSystem,
   omittedText,

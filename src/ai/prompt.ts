@@ -6,7 +6,6 @@
  */
 import * as Prompt from "effect/ai/Prompt";
 import type {
-  ContentBlock,
   FileBlock,
   ImageBlock,
   Message,
