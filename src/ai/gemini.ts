@@ -97,18 +97,17 @@ const media = (
   return { text: omittedText(block, resolved) };
 };
 
-const isResponse = (
-  part: GeminiPart | undefined,
-): part is GeminiFunctionResponsePart =>
-  part !== undefined && "functionResponse" in part;
-
 const resultText = (
   block: ToolResultBlock,
   resolve: AttachmentResolver,
-): string =>
-  block.content.map((b) =>
-    b.type === "text" ? b.text : omittedText(b, resolve(b))
-  ).join("\n");
+): string => {
+  let text = "";
+  block.content.forEach((b, i) => {
+    const piece = b.type === "text" ? b.text : omittedText(b, resolve(b));
+    text = i === 0 ? piece : `${text}\n${piece}`;
+  });
+  return text;
+};
 
 /**
  * Builds the `systemInstruction` and `contents` of a Gemini request from
@@ -166,9 +165,12 @@ export function toGemini(
   const names = new Map<string, string>();
   const contents: GeminiContent[] = [];
   let turn: GeminiContent | undefined;
+  // How many function responses lead the current turn.
+  let responses = 0;
   const turnOf = (role: "user" | "model"): GeminiContent => {
     if (turn === undefined || turn.role !== role) {
       turn = { role, parts: [] };
+      responses = 0;
       contents.push(turn);
     }
     return turn;
@@ -212,9 +214,9 @@ export function toGemini(
           // Responses go first in their turn; after pairing they already
           // are, unless a turn merged text before them.
           const parts = turnOf(role).parts;
-          let at = 0;
-          while (at < parts.length && isResponse(parts[at])) at++;
-          parts.splice(at, 0, part);
+          if (parts.length === responses) parts.push(part);
+          else parts.splice(responses, 0, part);
+          responses++;
           break;
         }
         default:
