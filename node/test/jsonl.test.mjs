@@ -50,7 +50,9 @@ const firstTurn = [
 ];
 
 const run = (root, program) =>
-  Effect.runPromise(program.pipe(Effect.provide(layerJsonlStore({ root }))));
+  Effect.runPromise(
+    Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
+  );
 
 test("writes and reads a JSONL session through the store under Node", async () => {
   const root = tempDir();

@@ -24,8 +24,8 @@
  * - **Follow.** `follow` polls the file (every 50 ms by default) from the
  *   length it has read, and serves complete lines only. A concurrent
  *   reader can see a batch's complete lines before its fsync; a batch whose
- *   write fails is cut back, and is so rare that a follower then fails
- *   rather than guess.
+ *   write fails is cut back, and is so rare that a follower that saw it then
+ *   fails (`StorageError`, code `ETRUNCATED`) rather than guess.
  * - **Safe names.** Ids are encoded reversibly into file names (see
  *   `encodeSessionId`); no id can name a path outside the root.
  *
@@ -545,6 +545,18 @@ const makeCore = (
         const events = [];
         try {
           fd = fs.openSync(path, "r");
+          if (fs.fstatSync(fd).size < offset) {
+            // A failed batch was cut back after this follower served some
+            // of its lines: it cannot take them back, so it stops.
+            return Effect.fail(
+              new StorageError({
+                operation: "follow",
+                id,
+                code: "ETRUNCATED",
+                cause: undefined,
+              }),
+            );
+          }
           for (;;) {
             const n = fs.readSync(fd, chunk, 0, chunk.length, offset);
             if (n === 0) break;
