@@ -85,7 +85,7 @@ export {
   Surface,
   surfaceEvent,
   surfaceNodes,
-} from "./src/surface.ts";
+} from "./src/surface/mod.ts";
 export {
   deriveMessages,
   deriveMessagesWithSources,
@@ -98,25 +98,29 @@ export {
   CompactionSplitsToolPair,
   ForkPointOutOfRange,
   SystemPromptNotAtHead,
-} from "./src/history_errors.ts";
+} from "./src/history/errors.ts";
 export {
   compact,
-  type CompactableRange,
   type CompactionError,
   type CompactOptions,
+} from "./src/history/compact.ts";
+export {
+  type CompactableRange,
+  type SelectByBudgetOptions,
+  selectCompactableRange,
+  selectCompactableRangeByBudget,
+  type SelectOptions,
+} from "./src/history/select.ts";
+export {
   type PrunedToolResult,
   type PruneError,
   type PruneLargeOptions,
   type PruneLargeResult,
   pruneLargeToolResults,
   pruneToolResult,
-  type SelectByBudgetOptions,
-  selectCompactableRange,
-  selectCompactableRangeByBudget,
-  type SelectOptions,
-  setSystemPrompt,
-} from "./src/compaction.ts";
-export { fork, type ForkOptions } from "./src/fork.ts";
+} from "./src/history/prune.ts";
+export { setSystemPrompt } from "./src/history/system_prompt.ts";
+export { fork, type ForkOptions } from "./src/history/fork.ts";
 export {
   diffSurfaces,
   lineage,
@@ -125,7 +129,7 @@ export {
   surfaceAt,
   type SurfaceDiff,
   type SurfaceReplacement,
-} from "./src/provenance.ts";
+} from "./src/history/provenance.ts";
 export {
   checkTranscript,
   type DuplicateToolCall,

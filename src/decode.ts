@@ -41,6 +41,7 @@ import {
   ToolErrorWithoutIsError,
   UnknownEventType,
 } from "./errors.ts";
+import { isObject } from "./json.ts";
 
 /**
  * Extra log-only event types a caller decodes besides the core vocabulary,
@@ -177,9 +178,6 @@ const coreCompiled: ReadonlyMap<string, Compiled> = new Map(
     ...Object.entries(logOnlyDataSchemas),
   ].map(([type, schema]) => [type, compile(schema)]),
 );
-
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u);
 
 type Decoded = Result.Result<SessionEvent, EventDecodeError>;
 

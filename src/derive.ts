@@ -11,7 +11,7 @@
  */
 import type { SessionSeq } from "./seq.ts";
 import type { Message } from "./message.ts";
-import { forEachMessage, type Surface } from "./surface.ts";
+import { forEachMessage, type Surface } from "./surface/mod.ts";
 
 /** A derived message and the surface node it came from. */
 export interface MessageWithSource {

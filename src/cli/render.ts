@@ -7,7 +7,7 @@
  */
 import type { ContentBlock, Message } from "../message.ts";
 import type { SessionEvent } from "../event.ts";
-import { projectEvent } from "../project.ts";
+import { projectEvent } from "../surface/project.ts";
 import { isSurfaceEvent } from "../event.ts";
 
 /**

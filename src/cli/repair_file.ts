@@ -18,7 +18,7 @@ import * as nodePath from "node:path";
 import type { SessionEvent } from "../event.ts";
 import type { Session } from "../session.ts";
 import { interruptedTurnClosers } from "../repair.ts";
-import { replayResult } from "../surface.ts";
+import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
 import { decodeSessionId } from "../jsonl/ids.ts";
 import { encodeEventLine } from "../jsonl/codec.ts";

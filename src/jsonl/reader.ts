@@ -34,7 +34,7 @@ import { Effect, Result } from "effect";
 import * as fsp from "node:fs/promises";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
-import { replayResult, type Surface } from "../surface.ts";
+import { replayResult, type Surface } from "../surface/mod.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import {
   decodeEventValue,

@@ -17,8 +17,8 @@ import {
   applyEventResult,
   emptySurfaceAt,
   surfaceEvent,
-} from "../../surface.ts";
-import { lineage, type LineageNode } from "../../provenance.ts";
+} from "../../surface/mod.ts";
+import { lineage, type LineageNode } from "../../history/provenance.ts";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { eventLine } from "../render.ts";

@@ -18,7 +18,7 @@ import {
   emptySurfaceAt,
   type Surface,
   surfaceEvent,
-} from "../../surface.ts";
+} from "../../surface/mod.ts";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { count, eventChars, messageChars } from "../render.ts";

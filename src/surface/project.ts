@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Message } from "./message.ts";
-import type { SurfaceEvent } from "./event.ts";
+import type { Message } from "../message.ts";
+import type { SurfaceEvent } from "../event.ts";
 
 /**
  * The message a surface event projects to, or undefined when empty.
