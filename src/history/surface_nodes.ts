@@ -15,6 +15,7 @@ import type {
 import type { SessionEvent, SurfaceEvent } from "../event.ts";
 import { forEachNode, type Surface } from "../surface/mod.ts";
 import { Session } from "../session.ts";
+import { isObject } from "../json.ts";
 
 export interface Node {
   readonly seq: SessionSeq;
@@ -116,9 +117,6 @@ export const findSplit = (
   return undefined;
 };
 
-const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null;
-
 const counter = (u: unknown): number =>
   typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? u : 0;
 
@@ -132,7 +130,7 @@ export const currentTurnStep = (
       session,
       SessionSeq.make(seq),
     );
-    if (event === undefined || !isRecord(event.data)) continue;
+    if (event === undefined || !isObject(event.data)) continue;
     if (event.type === "step/start") {
       return { turn: counter(event.data.turn), step: counter(event.data.step) };
     }

@@ -237,7 +237,11 @@ const makeParser = (
     headerLine = line.success;
     const version = line.success.version;
     if (version > FORMAT_VERSION) {
-      return new FormatTooNew({ version, supported: FORMAT_VERSION });
+      return new FormatTooNew({
+        line: 1,
+        version,
+        supported: FORMAT_VERSION,
+      });
     }
     if (version < FORMAT_VERSION) {
       if (options.migrate === undefined) {
