@@ -21,7 +21,6 @@ import {
   checkTranscript,
   compact,
   deriveMessagesWithSources,
-  encodeEventLine,
   type EventDraft,
   isSurfaceEvent,
   layerJsonlStore,
@@ -36,6 +35,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
+import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";

@@ -62,7 +62,7 @@ export interface Catalog {
  * import { v0ToV1 } from "./v0_to_v1.ts";
  * import { v2ToV3 } from "./v2_to_v3.ts";
  * import { Result } from "effect";
-import { FORMAT_VERSION } from "../src/event.ts";
+ * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const catalog = makeCatalog([v0ToV1, v2ToV3]);
@@ -120,7 +120,7 @@ export const defaultCatalog: Catalog = Result.getOrThrow(
  * ```ts
  * import { chainFor, defaultCatalog } from "./catalog.ts";
  * import { Result } from "effect";
-import { FORMAT_VERSION } from "../src/event.ts";
+ * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const chain = chainFor(defaultCatalog, 1);
@@ -186,7 +186,7 @@ const feed = (
  * ```ts
  * import { chainFor, defaultCatalog, startChain } from "./catalog.ts";
  * import { Result } from "effect";
-import { FORMAT_VERSION } from "../src/event.ts";
+ * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const header = { type: "session", version: 0, id: "s", createdAt: 0, isSeeded: false } as const;

@@ -8,7 +8,5 @@ mkdir -p build/src
 cp ../mod.ts build/src/mod.ts
 cp -R ../src build/src/src
 cp -R ../migrations build/src/migrations
-# Deno-only files (the CLI entry point uses Deno APIs) stay out of the build.
-rm -rf build/src/src/cli
 ./node_modules/.bin/tsc -p tsconfig.json
 echo "node build: $(find dist -name '*.js' | wc -l) modules in node/dist"

@@ -354,7 +354,7 @@ const asEvent = (value: Record<string, unknown>): SessionEvent =>
  *
  * @example Decoding a line without an Effect runtime
  * ```ts
- * import { decodeEventResult } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -515,7 +515,8 @@ export interface EncodeOptions {
  *
  * @example Canonical key order
  * ```ts
- * import { decodeEvent, encodeEvent } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session";
+ * import { encodeEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

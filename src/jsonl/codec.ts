@@ -64,7 +64,7 @@ const HEADER_KEYS: ReadonlySet<string> = new Set([
  *
  * @example Reading a header's version
  * ```ts
- * import { decodeHeaderLine } from "@palimpsest/session";
+ * import { decodeHeaderLine } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -119,7 +119,7 @@ const invalidField = (key: string, value: unknown): Result.Result<
  *
  * @example A v3 header
  * ```ts
- * import { decodeSessionHeader } from "@palimpsest/session";
+ * import { decodeSessionHeader } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -171,7 +171,7 @@ export function decodeSessionHeader(
  *
  * @example The header line
  * ```ts
- * import { encodeHeaderLine } from "@palimpsest/session";
+ * import { encodeHeaderLine } from "@palimpsest/session/jsonl";
  * import assert from "node:assert/strict";
  *
  * assert.equal(
@@ -211,7 +211,8 @@ export type StoredSource = number | readonly [number, number];
  *
  * @example Compressing a compaction's sources
  * ```ts
- * import { compressSourceSeqs, SessionSeq } from "@palimpsest/session";
+ * import { SessionSeq } from "@palimpsest/session";
+ * import { compressSourceSeqs } from "@palimpsest/session/jsonl";
  * import assert from "node:assert/strict";
  *
  * const seqs = [1, 2, 4, 5, 6, 7, 9].map((n) => SessionSeq.make(n));
@@ -254,7 +255,7 @@ export function compressSourceSeqs(
  *
  * @example Expanding a run
  * ```ts
- * import { expandSourceSeqs } from "@palimpsest/session";
+ * import { expandSourceSeqs } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -331,7 +332,7 @@ export interface LineCodecOptions {
  *
  * @example A stored run
  * ```ts
- * import { decodeEventValue } from "@palimpsest/session";
+ * import { decodeEventValue } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -374,7 +375,7 @@ export function decodeEventValue(
  *
  * @example Opaque lines round-trip
  * ```ts
- * import { decodeEventLine, encodeEventLine } from "@palimpsest/session";
+ * import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -418,7 +419,8 @@ export function rememberOpaqueLine(event: SessionEvent, text: string): void {
  *
  * @example An event line
  * ```ts
- * import { decodeEventResult, encodeEventLine } from "@palimpsest/session";
+ * import { encodeEventLine } from "@palimpsest/session/jsonl";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

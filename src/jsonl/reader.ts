@@ -591,7 +591,7 @@ const finish = <E>(
  *
  * @example A torn final line is reported, not served
  * ```ts
- * import { readSessionBytes } from "@palimpsest/session";
+ * import { readSessionBytes } from "@palimpsest/session/jsonl";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -631,7 +631,7 @@ export function readSessionBytes<E = never>(
  *
  * @example Reading a file written by hand
  * ```ts
- * import { readSessionFile } from "@palimpsest/session";
+ * import { readSessionFile } from "@palimpsest/session/jsonl";
  * import { Effect } from "effect";
  * import * as fs from "node:fs";
  * import * as os from "node:os";

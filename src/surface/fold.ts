@@ -266,7 +266,8 @@ const step = (
  *
  * @example A gap in seqs
  * ```ts
- * import { applyEventResult, decodeEventResult, emptySurface } from "@palimpsest/session";
+ * import { applyEventResult, emptySurface } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -353,7 +354,8 @@ export interface ReplayFailure {
  *
  * @example Folding until a broken rule
  * ```ts
- * import { decodeEventResult, emptySurface, replayResult } from "@palimpsest/session";
+ * import { emptySurface, replayResult } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -426,7 +428,8 @@ const foldBatch = (
  *
  * @example Incremental replay
  * ```ts
- * import { decodeEventResult, replay, surfaceNodes } from "@palimpsest/session";
+ * import { replay, surfaceNodes } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *

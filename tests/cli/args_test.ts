@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import { type CommandSpec, parseArgs, usageLine } from "../../src/cli/args.ts";
+import { type CommandSpec, parseArgs, usageLine } from "../../cli/args.ts";
 
 const spec: CommandSpec = {
   name: "migrate",

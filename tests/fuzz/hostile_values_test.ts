@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import { decodeEventResult, encodeEvent } from "@palimpsest/session";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   assertProtoUnchanged,
   config,
