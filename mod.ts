@@ -35,9 +35,11 @@
  *   log files.
  * - `@palimpsest/session/schema`: the raw effect Schemas, `decodeEventResult`,
  *   `encodeEvent` and `eventJsonSchema` (the JSON Schema of an event line).
+ * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
+ *   files as v3 logs.
  * - `@palimpsest/session/cli` is the `palimpsest` command line (`verify`,
- *   `derive`, `stats`, `explain`, `migrate`, `repair`, `schema`), also
- *   callable in-process as `runCli`.
+ *   `derive`, `stats`, `explain`, `migrate`, `import`, `repair`, `schema`),
+ *   also callable in-process as `runCli`.
  *
  * @example Appending, replacing and deriving
  * ```ts
