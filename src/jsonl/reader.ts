@@ -589,9 +589,7 @@ const finish = <E>(
  * at a time; reading stops pulling at the first line that stops the read, and
  * interrupting the fiber releases the source through its own scope.
  *
- * @param bytes The log's bytes, in chunks of any size. A chunk may be reused
- * by its producer once the next one is pulled: the reader copies what it
- * keeps.
+ * @param bytes The log's bytes, in chunks of any size.
  * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
  * @returns `Effect<LoadedLog, LogReadError | E | EB, R>`: the reader's
  * errors (`CorruptLine`, `FoldFailed`, `LineTooLong`, `MissingHeader`,
@@ -636,7 +634,8 @@ export function readSessionStream<E = never, EB = never, R = never>(
  * For a pipe, a socket or an HTTP body, give {@link readSessionStream} a
  * `Stream` of it.
  *
- * @param chunks The bytes, as one array or in chunks.
+ * @param chunks The bytes, as one array or in chunks; an iterable is pulled
+ * one chunk at a time, and may reuse one buffer for every chunk.
  * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
  * @returns `Effect<LoadedLog, LogReadError | E>`: `CorruptLine`,
  * `FoldFailed`, `LineTooLong`, `MissingHeader`, `FormatTooNew`,
@@ -660,9 +659,11 @@ export function readSessionBytes<E = never>(
   options: ReadOptions<E> = {},
 ): Effect.Effect<LoadedLog, LogReadError | E> {
   return readSessionStream(
-    Stream.fromIterable(
-      chunks instanceof Uint8Array ? [chunks] : chunks,
-    ),
+    // One chunk a pull: the reader copies what it keeps before it pulls the
+    // next, so a producer may reuse one buffer for every chunk.
+    chunks instanceof Uint8Array
+      ? Stream.make(chunks)
+      : Stream.fromIterable(chunks, { chunkSize: 1 }),
     options,
   );
 }
