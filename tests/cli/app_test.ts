@@ -155,7 +155,7 @@ Deno.test("the bash completion script is valid bash", async () => {
 Deno.test("help COMMAND prints the command's help; help of an unknown one exits 2", async () => {
   const r = await run("help", "verify");
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /USAGE\n  palimpsest verify /);
+  assert.match(r.stdout, /USAGE\n {2}palimpsest verify /);
   assert.equal((await run("help", "frob")).code, 2);
 });
 
