@@ -46,6 +46,7 @@ export {
 } from "./codec.ts";
 export {
   DEFAULT_MAX_LINE_BYTES,
+  fileBytes,
   type LoadedLog,
   type Migration,
   type MigrationInput,
@@ -54,6 +55,7 @@ export {
   type ReadReport,
   readSessionBytes,
   readSessionFile,
+  readSessionStream,
   type TornTail,
 } from "./reader.ts";
 export { decodeSessionId, encodeSessionId } from "./ids.ts";
