@@ -19,7 +19,9 @@ const parseArguments = (text: string): unknown => {
  * Derived messages as an `effect/ai` prompt.
  * @internal
  */
-export const toPromptShim = (messages: ReadonlyArray<Message>): Prompt.Prompt => {
+export const toPromptShim = (
+  messages: ReadonlyArray<Message>,
+): Prompt.Prompt => {
   const names = new Map<string, string>();
   const out: Prompt.MessageEncoded[] = [];
   for (const message of messages) {
@@ -32,7 +34,9 @@ export const toPromptShim = (messages: ReadonlyArray<Message>): Prompt.Prompt =>
     if (message.role === "assistant") {
       const content: Prompt.AssistantMessagePartEncoded[] = [];
       for (const block of message.content) {
-        if (block.type === "text") content.push({ type: "text", text: block.text });
+        if (block.type === "text") {
+          content.push({ type: "text", text: block.text });
+        }
         if (block.type === "reasoning") {
           content.push({ type: "reasoning", text: block.text });
         }

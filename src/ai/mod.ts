@@ -19,15 +19,15 @@
  */
 export {
   type AssistantAttemptDraft,
-  type RecordedAnswer,
   recordAnswer,
+  type RecordedAnswer,
   type RecordOptions,
   type TimedPart,
 } from "./record.ts";
 export {
   INVALID_ARGUMENTS,
-  type RunTurnOptions,
   runTurn,
+  type RunTurnOptions,
   TOOL_FAILED,
   TOOL_NOT_FOUND,
   type TurnError,

@@ -70,8 +70,8 @@ import type { SessionHandle, SessionStore } from "../jsonl/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
 import {
-  type CompactionEngineError,
   compactIfNeeded,
+  type CompactionEngineError,
   type CompactionPolicy,
   isContextOverflow,
 } from "./compaction.ts";
@@ -216,7 +216,11 @@ const parseArguments = (
 const executeTool = <Tools extends Record<string, Tool.Any>>(
   toolkit: Toolkit.WithHandler<Tools>,
   call: ToolCallBlock,
-): Effect.Effect<ToolOutcome, never, Tool.HandlerServices<Tools[keyof Tools]>> => {
+): Effect.Effect<
+  ToolOutcome,
+  never,
+  Tool.HandlerServices<Tools[keyof Tools]>
+> => {
   const name = call.name;
   if (!isToolName(toolkit.tools, name)) {
     return Effect.succeed(
@@ -442,14 +446,19 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         const cut = yield* persist(true);
         yield* closeCalls(cut.answer, cut.messageSeq);
         const error = Exit.findErrorOption(exit);
-        if (error._tag === "None") return yield* Effect.failCause(exit.cause);
+        if (error._tag === "None") {
+          return yield* Effect.failCause(exit.cause);
+        }
         return { ...cut, error: error.value };
       });
 
     let step = 0;
     let steps = 0;
     for (; step < maxSteps; step++) {
-      yield* appendDrafts(handle, [{ type: "step/start", data: { turn, step } }]);
+      yield* appendDrafts(handle, [{
+        type: "step/start",
+        data: { turn, step },
+      }]);
       if (options.compaction !== undefined) {
         yield* compactIfNeeded({ handle, ...options.compaction });
       }
