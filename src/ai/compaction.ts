@@ -59,7 +59,7 @@ import {
   CompactionRangeChanged,
   SummaryNotSmaller,
 } from "./errors.ts";
-import { toPromptShim as toPrompt } from "./_prompt_shim.ts";
+import { toPrompt } from "./prompt.ts";
 
 /** Estimates the tokens a model would count for some messages. */
 export type TokenEstimate = (messages: ReadonlyArray<Message>) => number;

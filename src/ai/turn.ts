@@ -75,7 +75,7 @@ import {
   type CompactionPolicy,
   isContextOverflow,
 } from "./compaction.ts";
-import { toPromptShim as toPrompt } from "./_prompt_shim.ts";
+import { toPrompt } from "./prompt.ts";
 
 /** Error code of a tool result for a tool the toolkit does not have. */
 export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
