@@ -86,7 +86,9 @@ const attachmentChars = (attachment: unknown): number =>
  * assert.equal(tokens, 104);
  * ```
  */
-export const estimateTokensByChars: TokenEstimate = (messages) => {
+export function estimateTokensByChars(
+  messages: ReadonlyArray<Message>,
+): number {
   let chars = 0;
   for (const message of messages) {
     for (const block of message.content) {
@@ -111,7 +113,7 @@ export const estimateTokensByChars: TokenEstimate = (messages) => {
     }
   }
   return Math.ceil(chars / 4) + 4 * messages.length;
-};
+}
 
 /** When and how to compact. */
 export interface CompactionPolicy {

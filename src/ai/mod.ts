@@ -66,15 +66,15 @@ export {
 export { toPrompt } from "./prompt.ts";
 export {
   type AssistantAttemptDraft,
-  type RecordedAnswer,
   recordAnswer,
+  type RecordedAnswer,
   type RecordOptions,
   type TimedPart,
 } from "./record.ts";
 export {
   INVALID_ARGUMENTS,
-  type RunTurnOptions,
   runTurn,
+  type RunTurnOptions,
   TOOL_FAILED,
   TOOL_NOT_FOUND,
   type TurnError,
