@@ -8,5 +8,8 @@ mkdir -p build/src
 cp ../mod.ts build/src/mod.ts
 cp -R ../src build/src/src
 cp -R ../migrations build/src/migrations
+# The view imports the library by its package name (@palimpsest/session),
+# which this copy does not resolve; Node users reach it through JSR.
+rm -rf build/src/src/view
 ./node_modules/.bin/tsc -p tsconfig.json
 echo "node build: $(find dist -name '*.js' | wc -l) modules in node/dist"
