@@ -106,7 +106,7 @@ export const makeLineFollower = (
       const version = header.success.version;
       if (version > FORMAT_VERSION) {
         return Result.fail(
-          new FormatTooNew({ version, supported: FORMAT_VERSION }),
+          new FormatTooNew({ line: 1, version, supported: FORMAT_VERSION }),
         );
       }
       if (version < FORMAT_VERSION) {

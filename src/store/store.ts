@@ -46,7 +46,7 @@ import {
   Session,
   type SessionHeader,
 } from "../session.ts";
-import { logEvent } from "../surface.ts";
+import { logEvent } from "../surface/mod.ts";
 import { SessionSeq } from "../seq.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import type {

@@ -14,11 +14,8 @@
 import { Effect, Result } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import {
-  encodeSessionId,
-  layerJsonlStore,
-  SessionStore,
-} from "@palimpsest/session";
+import { layerJsonlStore, SessionStore } from "@palimpsest/session";
+import { encodeSessionId } from "@palimpsest/session/jsonl";
 import { mulberry32, turnBatches } from "./jsonl_drafts.ts";
 
 const [root = ".", id = "crash", seedText = "1"] = Deno.args;

@@ -17,14 +17,16 @@ import * as path from "node:path";
 import { Cause, Duration, Effect, Exit, Fiber, Result } from "effect";
 import {
   compact,
-  encodeSessionId,
   layerJsonlStore,
-  readSessionFile,
   SessionSeq,
   SessionStore,
 } from "@palimpsest/session";
+import {
+  encodeSessionId,
+  readSessionFile,
+  repairFile,
+} from "@palimpsest/session/jsonl";
 import { migrateFile } from "@palimpsest/session/migrations";
-import { repairFile } from "../../src/cli/repair_file.ts";
 import {
   countsReport,
   fuzzAsync,

@@ -6,13 +6,12 @@ import { spawn, spawnSync } from "node:child_process";
 import {
   checkTranscript,
   deriveMessages,
-  encodeSessionId,
   extensionType,
-  readSessionFile,
   Session,
   SessionSeq,
   SessionStore,
 } from "@palimpsest/session";
+import { encodeSessionId, readSessionFile } from "@palimpsest/session/jsonl";
 import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
 import type { AppendIo } from "../../src/jsonl/durable_file.ts";
 import {

@@ -13,13 +13,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Cause, Effect, Exit, Result } from "effect";
-import {
-  encodeSessionId,
-  layerJsonlStore,
-  SessionStore,
-} from "@palimpsest/session";
+import { layerJsonlStore, SessionStore } from "@palimpsest/session";
+import { encodeSessionId, repairFile } from "@palimpsest/session/jsonl";
 import { migrateFile } from "@palimpsest/session/migrations";
-import { repairFile } from "../../src/cli/repair_file.ts";
 import { heldUnder, largeLog } from "./held.ts";
 
 const fileOf = (root: string, id: string) =>

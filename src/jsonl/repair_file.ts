@@ -1,0 +1,216 @@
+/**
+ * Repairing a log named by its path: the store's durable `repair` when the
+ * file name is a store name (`<encoded id>.jsonl`), else a small adapter
+ * that does the same steps on the file itself.
+ *
+ * Adapter: the store opens sessions by id inside a root folder, and not
+ * every file name is the encoding of an id (`session.v3.jsonl`, written by
+ * `migrate`, is not: `.` is encoded). For those, this module takes the same
+ * lock file the store would (`<file>.lock`, so a store writer and this
+ * command exclude each other), reads strictly, cuts a torn tail, appends the
+ * closers in one write and fsyncs, then releases the lock.
+ *
+ * @module
+ */
+import { Effect, Result } from "effect";
+import * as fs from "node:fs";
+import * as nodePath from "node:path";
+import type { SessionEvent } from "../event.ts";
+import type { Session } from "../session.ts";
+import { interruptedTurnClosers } from "../repair.ts";
+import { replayResult } from "../surface/mod.ts";
+import type { SurfaceError } from "../errors.ts";
+import { decodeSessionId } from "./ids.ts";
+import { encodeEventLine } from "./codec.ts";
+import { FormatTooOld, type JsonlIoError } from "./errors.ts";
+import {
+  AppendOutcomeUnknown,
+  type SessionLocked,
+  StorageError,
+} from "../store/errors.ts";
+import { acquireLock, releaseLock } from "./lock.ts";
+import { readSessionFile, type TornTail } from "./reader.ts";
+import { makeJsonlStore } from "./store.ts";
+import type { OpenError, WriteError } from "../store/store.ts";
+import { appendBatch, closeQuietly, nodeAppendIo } from "./durable_file.ts";
+import { ioError } from "./io.ts";
+import { FORMAT_VERSION } from "../event.ts";
+
+/** What {@link repairFile} did. */
+export interface RepairDone {
+  /** The session after the closers. */
+  readonly session: Session;
+  /** The closers appended; empty when the last turn was closed. */
+  readonly closers: ReadonlyArray<SessionEvent>;
+  /** The torn tail that was cut before appending. */
+  readonly cutTornTail: TornTail | undefined;
+  /** Whether the store's own `repair` did it (else the file adapter). */
+  readonly viaStore: boolean;
+}
+
+/** Errors of {@link repairFile}. */
+export type RepairFileError =
+  | OpenError
+  | SurfaceError
+  | WriteError
+  | SessionLocked;
+
+const EXTENSION = ".jsonl";
+
+/** The store id a file name encodes, if it is a store name. */
+const storeIdOf = (file: string): string | undefined => {
+  const base = nodePath.basename(file);
+  if (!base.endsWith(EXTENSION)) return undefined;
+  return decodeSessionId(base.slice(0, -EXTENSION.length));
+};
+
+const viaStore = (
+  file: string,
+  id: string,
+): Effect.Effect<RepairDone, RepairFileError> =>
+  Effect.gen(function* () {
+    const store = yield* makeJsonlStore({ root: nodePath.dirname(file) });
+    return yield* store.withSession(id, (handle) =>
+      Effect.map(store.repair(handle), (done) => ({
+        session: done.session,
+        closers: done.closers,
+        cutTornTail: handle.report.tornTail,
+        viaStore: true,
+      })));
+  });
+
+const storage = (error: JsonlIoError): StorageError =>
+  new StorageError({
+    operation: "repair",
+    id: undefined,
+    code: error.code,
+    cause: error,
+  });
+
+/** The file's lock, released when the scope closes. */
+const lockFile = (file: string) =>
+  Effect.acquireRelease(
+    Effect.suspend(() => {
+      const locked = acquireLock(`${file}.lock`, nodePath.basename(file));
+      if (Result.isFailure(locked)) {
+        const error = locked.failure;
+        return Effect.fail(
+          error._tag === "SessionLocked" ? error : storage(error),
+        );
+      }
+      return Effect.succeed(locked.success);
+    }),
+    (lock) => Effect.sync(() => releaseLock(lock)),
+  );
+
+/** A descriptor of the file open for writing, closed when the scope closes. */
+const openForWrite = (file: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => fs.openSync(file, "r+"),
+      catch: (cause) => storage(ioError("open for write", file, cause)),
+    }),
+    (fd) => Effect.sync(() => closeQuietly(fd)),
+  );
+
+const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
+  Effect.scoped(Effect.gen(function* () {
+    yield* lockFile(file);
+    const log = yield* Effect.mapError(
+      readSessionFile(file),
+      (error) => error._tag === "JsonlIoError" ? storage(error) : error,
+    );
+    if (log.version !== FORMAT_VERSION) {
+      return yield* new FormatTooOld({
+        version: log.version,
+        supported: FORMAT_VERSION,
+      });
+    }
+    const closers = interruptedTurnClosers(log.events);
+    const folded = replayResult(closers, log.session.surface);
+    if (folded._tag === "Failure") return yield* folded.failure.error;
+    const torn = log.report.tornTail;
+    if (closers.length === 0 && torn === undefined) {
+      return {
+        session: log.session,
+        closers,
+        cutTornTail: undefined,
+        viaStore: false,
+      };
+    }
+    const fd = yield* openForWrite(file);
+    const bytes = new TextEncoder().encode(
+      closers.map((e) => encodeEventLine(e)).join(""),
+    );
+    if (torn !== undefined) {
+      yield* Effect.try({
+        try: () => {
+          fs.ftruncateSync(fd, log.report.bytes);
+          fs.fsyncSync(fd);
+        },
+        catch: (cause) => storage(ioError("cut the torn tail of", file, cause)),
+      });
+    }
+    const outcome = appendBatch(nodeAppendIo, fd, log.report.bytes, bytes);
+    if (outcome._tag === "NotWritten") {
+      return yield* storage(ioError("append to", file, outcome.cause));
+    }
+    if (outcome._tag === "Unknown") {
+      return yield* new AppendOutcomeUnknown({
+        id: log.session.header.id,
+        fromSeq: log.session.surface.nextSeq,
+        events: closers.length,
+        cause: ioError("append to", file, outcome.cause),
+        undo: ioError("truncate back", file, outcome.undo),
+      });
+    }
+    return {
+      session: { ...log.session, surface: folded.success },
+      closers,
+      cutTornTail: torn,
+      viaStore: false,
+    };
+  }));
+
+/**
+ * Appends the closers of an interrupted last turn to a log file, durably,
+ * after cutting a torn tail. The lock and the descriptor are released on
+ * success, failure and interruption alike.
+ *
+ * @param file The log file (current format version).
+ * @returns `Effect<RepairDone, OpenError | SurfaceError | WriteError>`;
+ * `FormatTooOld` for an older log (migrate it first), `SessionLocked` when a
+ * writer holds it.
+ *
+ * @example Closing a turn a crash left open
+ * ```ts
+ * import { repairFile } from "@palimpsest/session/jsonl";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const file = `${dir}/crashed.v3.jsonl`;
+ * Deno.writeTextFileSync(file, [
+ *   '{"type":"session","version":3,"id":"s","createdAt":0,"isSeeded":false}',
+ *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
+ *   "",
+ * ].join("\n"));
+ * const done = await Effect.runPromise(repairFile(file));
+ * assert.deepEqual(done.closers.map((e) => e.type), ["turn/end"]);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function repairFile(
+  file: string,
+): Effect.Effect<RepairDone, RepairFileError> {
+  return Effect.suspend(() => {
+    // Checked first: making the store would create a missing folder.
+    try {
+      fs.statSync(file);
+    } catch (cause) {
+      return Effect.fail(storage(ioError("open", file, cause)));
+    }
+    const id = storeIdOf(file);
+    return id === undefined ? viaFile(file) : viaStore(file, id);
+  });
+}
