@@ -411,7 +411,7 @@ Deno.test("a turn interrupted before any of its writes leaves a log that repair 
         yield* store.close(handle);
         const reader = yield* store.open("s");
         return { exit, after: reader.session };
-      }).pipe(Effect.provide(cuttingStore(cut))),
+      }).pipe(Effect.scoped, Effect.provide(cuttingStore(cut))),
     );
     completed = exit._tag === "Success";
     assert.deepEqual(
