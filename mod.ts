@@ -163,6 +163,7 @@ export {
   type ReadReport,
   readSessionBytes,
   readSessionFile,
+  readSessionStream,
   type TornTail,
 } from "./src/jsonl/reader.ts";
 export { decodeSessionId, encodeSessionId } from "./src/jsonl/ids.ts";

@@ -30,7 +30,7 @@
  *
  * @module
  */
-import { Effect, Result } from "effect";
+import { Effect, Result, Stream } from "effect";
 import * as fsp from "node:fs/promises";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
@@ -671,4 +671,45 @@ export function readSessionFile<E = never>(
     }),
     (state) => finish(state, options),
   );
+}
+
+/**
+ * Reads a session log from a stream of byte chunks: the same reader as
+ * {@link readSessionFile}, for logs held elsewhere (a database, a socket).
+ * Chunks are parsed as they arrive; reading stops at the first bad line
+ * (or serves the prefix before it with `recover`).
+ *
+ * @param chunks The log's bytes, in order, split anywhere.
+ * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
+ * @returns `Effect<LoadedLog, LogReadError | E | E2, R>`: the reader's
+ * errors, the migration's, and the stream's own.
+ *
+ * @example Reading a log that arrives in pieces
+ * ```ts
+ * import { readSessionStream } from "@palimpsest/session";
+ * import { Effect, Stream } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const text = '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}\n' +
+ *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n';
+ * const bytes = new TextEncoder().encode(text);
+ * const chunks = Stream.make(bytes.subarray(0, 50), bytes.subarray(50));
+ * const log = Effect.runSync(readSessionStream(chunks));
+ * assert.equal(log.events.length, 1);
+ * ```
+ */
+export function readSessionStream<E = never, E2 = never, R = never>(
+  chunks: Stream.Stream<Uint8Array, E2, R>,
+  options: ReadOptions<E> = {},
+): Effect.Effect<LoadedLog, LogReadError | E | E2, R> {
+  return Effect.suspend(() => {
+    const parser = makeParser(options, decodeOptionsOf(options));
+    return Effect.flatMap(
+      Stream.runForEachWhile(
+        chunks,
+        (chunk) => Effect.sync(() => parser.push(chunk)),
+      ),
+      () => finish(parser.end(), options),
+    );
+  });
 }
