@@ -22,5 +22,5 @@ fi
 # -t keeps the cluster in a temp folder even as root; 20+ writer processes
 # and their pools need more than the default 100 connections.
 exec pg_virtualenv -t -o max_connections=300 bash -c \
-  'export PALIMPSEST_PG_URL="postgres://${PGUSER}:${PGPASSWORD}@${PGHOST}:${PGPORT}/${PGDATABASE}"; exec "$@"' \
+  'export PALIMPSEST_PG_URL="postgres://${PGUSER}:${PGPASSWORD}@${PGHOST/#localhost/127.0.0.1}:${PGPORT}/${PGDATABASE}"; exec "$@"' \
   bash "$@"
