@@ -157,6 +157,7 @@ export {
 } from "./src/jsonl/codec.ts";
 export {
   DEFAULT_MAX_LINE_BYTES,
+  fileBytes,
   type LoadedLog,
   type Migration,
   type MigrationInput,
