@@ -59,7 +59,7 @@ import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import { logEvent } from "../surface.ts";
+import { logEvent } from "../surface/surface.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import {
   decodeEventLine,

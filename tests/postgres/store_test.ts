@@ -5,9 +5,8 @@ import * as path from "node:path";
 import { type ChildProcess, spawn } from "node:child_process";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
+import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
 import {
-  encodeEventLine,
-  encodeHeaderLine,
   type EventDraft,
   layerJsonlStore,
   Session,
