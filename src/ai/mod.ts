@@ -78,39 +78,6 @@ export {
 } from "./content.ts";
 export { toPrompt } from "./prompt.ts";
 export {
-  type AssistantAttemptDraft,
-  recordAnswer,
-  type RecordedAnswer,
-  type RecordOptions,
-  type TimedPart,
-} from "./record.ts";
-export {
-  INVALID_ARGUMENTS,
-  runTurn,
-  type RunTurnOptions,
-  TOOL_FAILED,
-  TOOL_NOT_FOUND,
-  type TurnError,
-  type TurnOutcome,
-} from "./turn.ts";
-export {
-  compactIfNeeded,
-  type CompactIfNeededOptions,
-  type CompactionEngineError,
-  type CompactionOutcome,
-  type CompactionPolicy,
-  DEFAULT_SUMMARY_INSTRUCTIONS,
-  estimateTokensByChars,
-  isContextOverflow,
-  releaseStaleCompaction,
-  type TokenEstimate,
-} from "./compaction.ts";
-export {
-  CompactionInProgress,
-  CompactionRangeChanged,
-  SummaryNotSmaller,
-} from "./errors.ts";
-export {
   type AnthropicAssistantBlock,
   type AnthropicAssistantMessage,
   type AnthropicDocumentBlock,
@@ -168,3 +135,36 @@ export {
   toGemini,
   validateGemini,
 } from "./gemini.ts";
+export {
+  type AssistantAttemptDraft,
+  recordAnswer,
+  type RecordedAnswer,
+  type RecordOptions,
+  type TimedPart,
+} from "./record.ts";
+export {
+  INVALID_ARGUMENTS,
+  runTurn,
+  type RunTurnOptions,
+  TOOL_FAILED,
+  TOOL_NOT_FOUND,
+  type TurnError,
+  type TurnOutcome,
+} from "./turn.ts";
+export {
+  compactIfNeeded,
+  type CompactIfNeededOptions,
+  type CompactionEngineError,
+  type CompactionOutcome,
+  type CompactionPolicy,
+  DEFAULT_SUMMARY_INSTRUCTIONS,
+  estimateTokensByChars,
+  isContextOverflow,
+  releaseStaleCompaction,
+  type TokenEstimate,
+} from "./compaction.ts";
+export {
+  CompactionInProgress,
+  CompactionRangeChanged,
+  SummaryNotSmaller,
+} from "./errors.ts";
