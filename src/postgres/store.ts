@@ -58,33 +58,37 @@ import type { SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
-import { Session } from "../session.ts";
-import { logEvent } from "../surface/surface.ts";
-import { interruptedTurnClosers } from "../repair.ts";
+import { Session, type SessionHeader } from "../session.ts";
 import {
   decodeEventLine,
   encodeEventLine,
   encodeHeaderLine,
 } from "../jsonl/codec.ts";
+import { CorruptLine, FormatTooOld } from "../jsonl/errors.ts";
+import { encodeSessionId } from "../jsonl/ids.ts";
+import { readSessionStream } from "../jsonl/reader.ts";
 import {
-  CorruptLine,
-  FormatTooOld,
   HandleClosed,
-  JsonlIoError,
+  type InvalidSessionId,
   ReadOnlyHandle,
   SessionAlreadyExists,
   SessionLocked,
   SessionNotFound,
-} from "../jsonl/errors.ts";
-import { encodeSessionId } from "../jsonl/ids.ts";
-import { type ReadReport, readSessionStream } from "../jsonl/reader.ts";
+  StorageError,
+} from "../store/errors.ts";
 import {
+  type FollowError,
+  type FollowOptions,
+  makeSessionStore,
   type OpenError,
   type OpenMode,
   type OpenOptions,
+  type OpenReport,
   type SessionHandle,
   SessionStore,
-} from "../jsonl/store.ts";
+  type StoreCore,
+  type WriteError,
+} from "../store/store.ts";
 import {
   EVENTS_CHANNEL,
   EVENTS_TABLE,
@@ -110,36 +114,19 @@ export interface PostgresStoreOptions {
   readonly deadWriterSeconds?: number;
 }
 
-/** Options of `follow`. */
-export interface FollowOptions {
-  /** The first seq to serve; 0 by default. */
-  readonly fromSeq?: number;
-}
-
-/** The PostgreSQL store: the {@link SessionStore} operations and `follow`. */
-export interface PostgresSessionStore extends SessionStore {
-  /**
-   * The committed events of a session from `fromSeq` on, then each batch as
-   * it commits. Never ends by itself.
-   *
-   * @param id The session id.
-   * @param options Where to start.
-   * @returns `Stream<SessionEvent, SessionNotFound | CorruptLine |
-   * JsonlIoError>`.
-   */
-  readonly follow: (
-    id: string,
-    options?: FollowOptions,
-  ) => Stream.Stream<
-    SessionEvent,
-    SessionNotFound | CorruptLine | JsonlIoError
-  >;
-}
+/** Options of `follow` (the store's own). */
+export type { FollowOptions };
 
 /**
- * The session store service, PostgreSQL flavour: {@link SessionStore} plus
- * `follow`. Provided by {@link layerPostgresStore}, which also provides
- * {@link SessionStore}.
+ * The PostgreSQL store: the {@link SessionStore} operations (`follow`
+ * included, as every store has it).
+ */
+export type PostgresSessionStore = SessionStore;
+
+/**
+ * The session store service under a name of its own, for a program that
+ * uses PostgreSQL and another store side by side. Provided by
+ * {@link layerPostgresStore}, which also provides {@link SessionStore}.
  */
 export const PostgresStore: Context.Service<
   PostgresSessionStore,
@@ -150,7 +137,6 @@ export const PostgresStore: Context.Service<
 
 interface HandleState {
   session: Session;
-  bytes: number;
   closed: boolean;
   readonly client: SqlClient | undefined;
   readonly scope: Scope.Closeable | undefined;
@@ -195,7 +181,7 @@ const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
  * with the scope.
  *
  * @param options The connection URL and tuning.
- * @returns `Effect<PostgresSessionStore, JsonlIoError, Scope>`.
+ * @returns `Effect<PostgresSessionStore, StorageError, Scope>`.
  *
  * @example Listing the sessions of a database
  * ```ts
@@ -215,7 +201,7 @@ const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
  */
 export function makePostgresStore(
   options: PostgresStoreOptions,
-): Effect.Effect<PostgresSessionStore, JsonlIoError, Scope.Scope> {
+): Effect.Effect<PostgresSessionStore, StorageError, Scope.Scope> {
   return Effect.gen(function* () {
     const url = typeof options.url === "string"
       ? Redacted.make(options.url)
@@ -226,15 +212,19 @@ export function makePostgresStore(
       options.pollInterval ?? Duration.seconds(1),
     );
     const dead = Math.max(3, Math.round(options.deadWriterSeconds ?? 15));
-    const failed = (operation: string) => (error: SqlError | MigrationError) =>
-      new JsonlIoError({
-        operation,
-        path: address,
-        code: "_tag" in error && error._tag === "SqlError"
-          ? sqlState(error) ?? error.reason._tag
-          : error.kind,
-        cause: error,
-      });
+    // The cause keeps the storage's own error (a SqlError with its SQL
+    // state, or the Migrator's), the code its SQL state or kind.
+    const failed =
+      (operation: string, id?: string) =>
+      (error: SqlError | MigrationError): StorageError =>
+        new StorageError({
+          operation: `${operation} ${address}`,
+          id,
+          code: "_tag" in error && error._tag === "SqlError"
+            ? sqlState(error) ?? error.reason._tag
+            : error.kind,
+          cause: error,
+        });
     const storeScope = yield* Effect.scope;
     const reactivity = yield* Reactivity.make;
     const pool = yield* PgClient.make({
@@ -271,15 +261,12 @@ export function makePostgresStore(
     const makeHandle = (
       id: string,
       mode: OpenMode,
-      report: ReadReport,
+      report: OpenReport,
       state: HandleState,
     ): SessionHandle => {
       const handle: SessionHandle = {
         id,
         mode,
-        path: `${address}${address.includes("?") ? "&" : "?"}session=${
-          encodeURIComponent(id)
-        }`,
         report,
         get session(): Session {
           return state.session;
@@ -300,7 +287,7 @@ export function makePostgresStore(
     const readHead = (
       client: SqlClient,
       id: string,
-    ): Effect.Effect<HeadRow | undefined, JsonlIoError> =>
+    ): Effect.Effect<HeadRow | undefined, StorageError> =>
       Effect.map(
         client.unsafe<
           { header: string; version: number; next_seq: bigint | number }
@@ -326,7 +313,7 @@ export function makePostgresStore(
       end: number | undefined,
     ): Effect.Effect<
       ReadonlyArray<{ readonly seq: number; readonly line: string }>,
-      JsonlIoError
+      StorageError
     > =>
       Effect.map(
         end === undefined
@@ -346,7 +333,7 @@ export function makePostgresStore(
       client: SqlClient,
       id: string,
       head: HeadRow,
-    ): Stream.Stream<Uint8Array, JsonlIoError> =>
+    ): Stream.Stream<Uint8Array, StorageError> =>
       Stream.concat(
         Stream.make(encoder.encode(`${head.header}\n`)),
         Stream.paginate(0, (from: number) =>
@@ -373,7 +360,7 @@ export function makePostgresStore(
     const claim = (
       id: string,
       scope: Scope.Scope,
-    ): Effect.Effect<SqlClient, SessionLocked | JsonlIoError> =>
+    ): Effect.Effect<SqlClient, SessionLocked | StorageError> =>
       Effect.gen(function* () {
         const client = yield* Scope.provide(writerConnection, scope).pipe(
           Effect.mapError(failed("connect a writer to")),
@@ -407,52 +394,121 @@ export function makePostgresStore(
         )
       );
 
-    const create: SessionStore["create"] = (header, createOptions) =>
-      Effect.suspend((): ReturnType<SessionStore["create"]> => {
+    /** Event rows of `session` from seq `from` on, and their bytes. */
+    const rowsOf = (session: Session, from: number) => {
+      const encodeOptions = session.vocabulary === undefined
+        ? undefined
+        : { vocabulary: session.vocabulary };
+      const rows: Array<{ session_id: string; seq: number; line: string }> = [];
+      let bytes = 0;
+      const id = session.header.id;
+      for (const event of Session.events(session)) {
+        if (event.seq < from) continue;
+        const line = encodeEventLine(event, encodeOptions);
+        bytes += encoder.encode(line).length;
+        rows.push({ session_id: id, seq: event.seq, line: line.slice(0, -1) });
+      }
+      return { rows, bytes };
+    };
+
+    const insertRows = (
+      client: SqlClient,
+      rows: ReadonlyArray<{ session_id: string; seq: number; line: string }>,
+    ): Effect.Effect<void, SqlError> =>
+      Effect.gen(function* () {
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+          const chunk = rows.slice(i, i + INSERT_CHUNK);
+          if (!Arr.isArrayNonEmpty(chunk)) continue;
+          yield* client`INSERT INTO ${client(EVENTS_TABLE)} ${
+            client.insert(chunk)
+          }`;
+        }
+      });
+
+    /**
+     * Registers the handle's release with the caller's scope; an interrupted
+     * or failed acquisition has already closed its own scope.
+     */
+    const scoped = <E>(
+      acquire: Effect.Effect<SessionHandle, E>,
+    ): Effect.Effect<SessionHandle, E, Scope.Scope> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.tap(
+          restore(acquire),
+          (handle) => Effect.addFinalizer(() => close(handle)),
+        )
+      );
+
+    const isSession = (init: SessionHeader | Session): init is Session =>
+      "surface" in init && "header" in init;
+
+    const create: StoreCore["create"] = (init, createOptions) =>
+      Effect.suspend((): ReturnType<StoreCore["create"]> => {
+        const header = isSession(init) ? init.header : init;
         const checked = checkId(header.id);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const vocabulary = createOptions?.vocabulary ??
+          (isSession(init) ? init.vocabulary : undefined);
+        const session = isSession(init) ? init : Session.make(
+          header,
+          vocabulary === undefined ? undefined : { vocabulary },
+        );
         const text = encodeHeaderLine(header).slice(0, -1);
-        const bytes = encoder.encode(text).length + 1;
-        return withHandleScope((scope) =>
+        const { rows, bytes } = rowsOf(session, 0);
+        const total = encoder.encode(text).length + 1 + bytes;
+        const next = session.surface.nextSeq;
+        return scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
             const client = yield* claim(header.id, scope);
-            const rows = yield* client.unsafe<{ id: string }>(
-              `INSERT INTO ${SESSIONS_TABLE} (id, version, header, next_seq, bytes, created_at)
-               VALUES ($1, $2, $3, 0, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id`,
-              [header.id, FORMAT_VERSION, text, bytes, header.createdAt],
-            ).pipe(Effect.mapError(failed("create a session in")));
-            if (rows.length === 0) {
+            // The head row and the events of a whole session in one
+            // transaction: a created session is whole or absent.
+            const inserted = yield* client.withTransaction(
+              Effect.gen(function* () {
+                const made = yield* client.unsafe<{ id: string }>(
+                  `INSERT INTO ${SESSIONS_TABLE} (id, version, header, next_seq, bytes, created_at)
+                   VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
+                  [
+                    header.id,
+                    FORMAT_VERSION,
+                    text,
+                    next,
+                    total,
+                    header.createdAt,
+                  ],
+                );
+                if (made.length === 0) return false;
+                yield* insertRows(client, rows);
+                return true;
+              }),
+            ).pipe(Effect.mapError(failed("create a session in", header.id)));
+            if (!inserted) {
               return yield* new SessionAlreadyExists({ id: header.id });
             }
             const state: HandleState = {
-              session: Session.make(
-                header,
-                createOptions?.vocabulary === undefined
-                  ? undefined
-                  : { vocabulary: createOptions.vocabulary },
-              ),
-              bytes,
+              session,
               closed: false,
               client,
               scope,
               semaphore: Semaphore.makeUnsafe(1),
             };
             return makeHandle(header.id, "write", {
-              lines: 1,
-              bytes,
+              events: rows.length,
               tornTail: undefined,
-              crlfLines: 0,
               stoppedAt: undefined,
             }, state);
           })
-        );
+        ));
       });
 
     const open = <E = never>(
       id: string,
       openOptions?: OpenOptions<E>,
-    ): Effect.Effect<SessionHandle, OpenError | E> =>
-      Effect.suspend((): Effect.Effect<SessionHandle, OpenError | E> => {
+    ): Effect.Effect<SessionHandle, OpenError | E, Scope.Scope> =>
+      Effect.suspend((): Effect.Effect<
+        SessionHandle,
+        OpenError | E,
+        Scope.Scope
+      > => {
         const checked = checkId(id);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
         const mode = openOptions?.mode ?? "read";
@@ -480,9 +536,12 @@ export function makePostgresStore(
           return Effect.map(
             read(pool, false),
             (log) =>
-              makeHandle(id, "read", log.report, {
+              makeHandle(id, "read", {
+                events: log.events.length,
+                tornTail: log.report.tornTail,
+                stoppedAt: log.report.stoppedAt,
+              }, {
                 session: log.session,
-                bytes: log.report.bytes,
                 closed: false,
                 client: undefined,
                 scope: undefined,
@@ -490,7 +549,7 @@ export function makePostgresStore(
               }),
           );
         }
-        return withHandleScope((scope) =>
+        return scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
             const client = yield* claim(id, scope);
             const log = yield* read(client, true);
@@ -500,101 +559,89 @@ export function makePostgresStore(
                 supported: FORMAT_VERSION,
               });
             }
-            return makeHandle(id, "write", log.report, {
+            return makeHandle(id, "write", {
+              events: log.events.length,
+              tornTail: undefined,
+              stoppedAt: undefined,
+            }, {
               session: log.session,
-              bytes: log.report.bytes,
               closed: false,
               client,
               scope,
               semaphore: Semaphore.makeUnsafe(1),
             });
           })
-        );
+        ));
       });
 
     /** Writes the events of `next` past the handle's session: one transaction. */
-    const commit = (
+    const write = (
       handle: SessionHandle,
       state: HandleState,
       next: Session,
-    ): Effect.Effect<Session, JsonlIoError | HandleClosed> =>
-      Effect.suspend(
-        (): Effect.Effect<Session, JsonlIoError | HandleClosed> => {
-          const client = state.client;
-          if (state.closed || client === undefined) {
-            return Effect.fail(new HandleClosed({ id: handle.id }));
-          }
-          const from = state.session.surface.nextSeq;
-          const to = next.surface.nextSeq;
-          if (from === to) return Effect.succeed(next);
-          const encodeOptions = next.vocabulary === undefined
-            ? undefined
-            : { vocabulary: next.vocabulary };
-          const rows: Array<{ session_id: string; seq: number; line: string }> =
-            [];
-          let added = 0;
-          for (let seq = from; seq < to; seq++) {
-            const event = logEvent(next.surface, seq);
-            if (event === undefined) continue;
-            const line = encodeEventLine(event, encodeOptions);
-            added += encoder.encode(line).length;
-            rows.push({ session_id: handle.id, seq, line: line.slice(0, -1) });
-          }
-          const transaction = Effect.gen(function* () {
-            const head = yield* client.unsafe<{ next_seq: bigint | number }>(
-              `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
-              [handle.id],
-            );
-            const actual = head[0] === undefined
-              ? undefined
-              : Number(head[0].next_seq);
-            if (actual !== from) {
-              return yield* new JsonlIoError({
-                operation: `append at seq ${from} (the head says ${actual}) to`,
-                path: address,
-                code: "conflict",
-                cause: undefined,
-              });
-            }
-            for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-              const chunk = rows.slice(i, i + INSERT_CHUNK);
-              if (!Arr.isArrayNonEmpty(chunk)) continue;
-              yield* client`INSERT INTO ${client(EVENTS_TABLE)} ${
-                client.insert(chunk)
-              }`;
-            }
-            yield* client.unsafe(
-              `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
-              [handle.id, to, added],
-            );
-            yield* client.unsafe(`SELECT pg_notify($1, $2)`, [
-              EVENTS_CHANNEL,
-              handle.id,
-            ]);
-          });
-          return client.withTransaction(transaction).pipe(
-            Effect.mapError((error) =>
-              error._tag === "SqlError"
-                ? failed(
-                  sqlState(error) === "23505"
-                    ? "append (a seq is already taken) to"
-                    : "append to",
-                )(error)
-                : error
-            ),
-            // A writer whose append failed may have lost its claim or its
-            // connection: it stops, and the caller opens the session again.
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit) ? Effect.void : release(state)
-            ),
-            Effect.map(() => {
-              state.session = next;
-              state.bytes += added;
-              return next;
-            }),
+    ): Effect.Effect<Session, WriteError> =>
+      Effect.suspend((): Effect.Effect<Session, WriteError> => {
+        const client = state.client;
+        if (state.closed || client === undefined) {
+          return Effect.fail(new HandleClosed({ id: handle.id }));
+        }
+        const from = state.session.surface.nextSeq;
+        const to = next.surface.nextSeq;
+        if (from === to) {
+          state.session = next;
+          return Effect.succeed(next);
+        }
+        const { rows, bytes } = rowsOf(next, from);
+        const transaction = Effect.gen(function* () {
+          const head = yield* client.unsafe<{ next_seq: bigint | number }>(
+            `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
+            [handle.id],
           );
-        },
-      );
+          const actual = head[0] === undefined
+            ? undefined
+            : Number(head[0].next_seq);
+          if (actual !== from) {
+            return yield* new StorageError({
+              operation:
+                `append at seq ${from} (the head says ${actual}) in ${address}`,
+              id: handle.id,
+              code: "conflict",
+              cause: undefined,
+            });
+          }
+          yield* insertRows(client, rows);
+          yield* client.unsafe(
+            `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
+            [handle.id, to, bytes],
+          );
+          yield* client.unsafe(`SELECT pg_notify($1, $2)`, [
+            EVENTS_CHANNEL,
+            handle.id,
+          ]);
+        });
+        return client.withTransaction(transaction).pipe(
+          Effect.mapError((error) =>
+            error._tag === "SqlError"
+              ? failed(
+                sqlState(error) === "23505"
+                  ? "append (a seq is already taken) in"
+                  : "append in",
+                handle.id,
+              )(error)
+              : error
+          ),
+          // A writer whose append failed may have lost its claim or its
+          // connection: it stops, and the caller opens the session again.
+          // The transaction did not commit, so the batch is not stored.
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit) ? Effect.void : release(state)
+          ),
+          Effect.map(() => {
+            state.session = next;
+            return next;
+          }),
+        );
+      });
 
     const writable = (
       handle: SessionHandle,
@@ -609,66 +656,27 @@ export function makePostgresStore(
       return Result.succeed(state);
     };
 
-    const append: SessionStore["append"] = (handle, drafts) =>
-      Effect.suspend((): ReturnType<SessionStore["append"]> => {
+    const commit: StoreCore["commit"] = (handle, next) =>
+      Effect.suspend(() => {
         const checked = writable(handle);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
         const state = checked.success;
-        const batch = [...drafts];
         return state.semaphore.withPermits(1)(
           Effect.flatMap(
-            Effect.suspend(() => Session.appendAll(state.session, batch)),
-            (next) => commit(handle, state, next),
+            Effect.suspend(() => next(state.session)),
+            (session) => write(handle, state, session),
           ),
         );
       });
 
-    const appendEvents: SessionStore["appendEvents"] = (handle, events) =>
-      Effect.suspend((): ReturnType<SessionStore["appendEvents"]> => {
-        const checked = writable(handle);
-        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        const state = checked.success;
-        const batch = [...events];
-        return state.semaphore.withPermits(1)(
-          Effect.flatMap(
-            Effect.suspend(() => Session.appendEvents(state.session, batch)),
-            (next) => commit(handle, state, next),
-          ),
-        );
-      });
-
-    const repair: SessionStore["repair"] = (handle) =>
-      Effect.suspend((): ReturnType<SessionStore["repair"]> => {
-        const checked = writable(handle);
-        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        const state = checked.success;
-        return state.semaphore.withPermits(1)(
-          Effect.suspend((): ReturnType<SessionStore["repair"]> => {
-            const closers = interruptedTurnClosers(
-              Session.events(state.session),
-            );
-            if (closers.length === 0) {
-              return Effect.succeed({ session: state.session, closers });
-            }
-            return Effect.map(
-              Effect.flatMap(
-                Session.appendEvents(state.session, closers),
-                (next) => commit(handle, state, next),
-              ),
-              (session) => ({ session, closers }),
-            );
-          }),
-        );
-      });
-
-    const list: SessionStore["list"] = () =>
+    const list: StoreCore["list"] = () =>
       Effect.map(
         pool.unsafe<{ id: string }>(`SELECT id FROM ${SESSIONS_TABLE}`),
         (rows) => rows.map((row) => row.id).sort(),
       ).pipe(Effect.mapError(failed("list the sessions of")));
 
-    const stat: SessionStore["stat"] = (id) =>
-      Effect.suspend((): ReturnType<SessionStore["stat"]> => {
+    const stat: StoreCore["stat"] = (id) =>
+      Effect.suspend((): ReturnType<StoreCore["stat"]> => {
         const checked = checkId(id);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
         return Effect.flatMap(
@@ -690,7 +698,6 @@ export function makePostgresStore(
             }
             return Effect.succeed({
               id,
-              path: `${address}?session=${encodeURIComponent(id)}`,
               bytes: Number(row.bytes),
               modifiedAt: Math.round(Number(row.modified)),
               locked: row.locked,
@@ -699,7 +706,7 @@ export function makePostgresStore(
         );
       });
 
-    const close: SessionStore["close"] = (handle) =>
+    const close: StoreCore["close"] = (handle) =>
       Effect.suspend(() => {
         const state = states.get(handle);
         return state === undefined || state.closed
@@ -728,15 +735,10 @@ export function makePostgresStore(
     const follow = (
       id: string,
       followOptions?: FollowOptions,
-    ): Stream.Stream<
-      SessionEvent,
-      SessionNotFound | CorruptLine | JsonlIoError
-    > =>
+    ): Stream.Stream<SessionEvent, FollowError> =>
       Stream.unwrap(Effect.gen(function* () {
         const checked = checkId(id);
-        if (Result.isFailure(checked)) {
-          return yield* new SessionNotFound({ id });
-        }
+        if (Result.isFailure(checked)) return yield* checked.failure;
         // Subscribe before the first read, so no commit falls between.
         const hub = yield* Effect.option(RcRef.get(notifications));
         const subscription = Option.isSome(hub)
@@ -744,7 +746,9 @@ export function makePostgresStore(
           : Option.none();
         const head = yield* readHead(pool, id);
         if (head === undefined) return yield* new SessionNotFound({ id });
-        const vocabulary = undefined;
+        const vocabulary = followOptions?.vocabulary === undefined
+          ? undefined
+          : { vocabulary: followOptions.vocabulary };
         const wake: Effect.Effect<void> = Option.match(subscription, {
           onNone: () => Effect.sleep(pollInterval),
           onSome: (sub) =>
@@ -766,7 +770,7 @@ export function makePostgresStore(
               ReadonlyArray<SessionEvent>,
               Option.Option<{ from: number; wait: boolean }>,
             ],
-            CorruptLine | JsonlIoError
+            CorruptLine | StorageError
           > =>
             Effect.gen(function* () {
               if (cursor.wait) yield* wake;
@@ -796,18 +800,15 @@ export function makePostgresStore(
         );
       })).pipe(Stream.scoped);
 
-    const store: PostgresSessionStore = {
-      root: address,
+    const store: PostgresSessionStore = makeSessionStore({
       create,
       open,
-      append,
-      appendEvents,
-      repair,
+      commit,
+      follow,
       list,
       stat,
       close,
-      follow,
-    };
+    });
     return store;
   });
 }
@@ -818,7 +819,7 @@ export function makePostgresStore(
  * on start, one dedicated connection per writer.
  *
  * @param options The connection URL and tuning.
- * @returns `Layer<SessionStore | PostgresStore, JsonlIoError>`.
+ * @returns `Layer<SessionStore | PostgresStore, StorageError>`.
  *
  * @example Providing the store
  * ```ts
@@ -832,8 +833,7 @@ export function makePostgresStore(
  *   const id = `doc-${crypto.randomUUID()}`;
  *   const program = Effect.gen(function* () {
  *     const store = yield* SessionStore;
- *     const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
- *     yield* store.close(writer);
+ *     yield* Effect.scoped(store.create({ id, createdAt: 0, isSeeded: false }));
  *     return yield* store.stat(id);
  *   });
  *   const stat = await Effect.runPromise(program.pipe(Effect.provide(layerPostgresStore({ url }))));
@@ -843,7 +843,7 @@ export function makePostgresStore(
  */
 export function layerPostgresStore(
   options: PostgresStoreOptions,
-): Layer.Layer<SessionStore | PostgresSessionStore, JsonlIoError> {
+): Layer.Layer<SessionStore | PostgresSessionStore, StorageError> {
   return Layer.effectContext(
     Effect.map(
       makePostgresStore(options),

@@ -31,7 +31,7 @@ const program = Effect.gen(function* () {
   const handle = opened.success;
   let next = handle.session.surface.nextSeq;
   for (let i = 0; i < Number(count); i++) {
-    const session = yield* store.append(handle, [
+    const { session } = yield* store.append(handle, [
       { type: "turn/start", data: { turn: next } },
     ]);
     next = session.surface.nextSeq;
@@ -42,6 +42,6 @@ const program = Effect.gen(function* () {
 });
 
 await Effect.runPromise(
-  program.pipe(Effect.provide(layerPostgresStore({ url }))),
+  Effect.scoped(program).pipe(Effect.provide(layerPostgresStore({ url }))),
 );
 process.exit(0);
