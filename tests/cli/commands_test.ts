@@ -26,6 +26,7 @@ const commands = [
   "stats",
   "explain",
   "migrate",
+  "view",
   "repair",
   "schema",
 ];
