@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { readSessionFile } from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
 import { writeSessionHtml } from "@palimpsest/session/view";
 import { Effect } from "effect";
 import * as fs from "node:fs";

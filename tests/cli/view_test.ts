@@ -3,7 +3,7 @@
  * any log the CLI reads (older formats migrated, other tools' files
  * imported); an existing page is refused unless `--force`.
  */
-import { readSessionFile } from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
 import { importSession } from "@palimpsest/session/import";
 import { renderSessionHtml } from "@palimpsest/session/view";
 import { Effect } from "effect";
