@@ -69,7 +69,6 @@ import { encodeSessionId } from "../jsonl/ids.ts";
 import { readSessionStream } from "../jsonl/reader.ts";
 import {
   HandleClosed,
-  type InvalidSessionId,
   ReadOnlyHandle,
   SessionAlreadyExists,
   SessionLocked,
