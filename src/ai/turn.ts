@@ -74,7 +74,6 @@ import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
 import {
   compactIfNeeded,
-  type CompactionEngineError,
   type CompactionPolicy,
   isContextOverflow,
 } from "./compaction.ts";
