@@ -13,6 +13,7 @@ import {
   replayResult,
 } from "@palimpsest/session";
 import { importSession, type SourceTool } from "@palimpsest/session/import";
+import { pairToolCalls, toPrompt } from "@palimpsest/session/ai";
 import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 
@@ -82,7 +83,10 @@ for (const tool of tools) {
       const replayed = replayResult([...events, ...closers]);
       assert.ok(Result.isSuccess(replayed));
       if (Result.isSuccess(replayed)) {
-        assert.deepEqual(checkTranscript(deriveMessages(replayed.success)), []);
+        const messages = deriveMessages(replayed.success);
+        assert.deepEqual(checkTranscript(messages), []);
+        assert.deepEqual(pairToolCalls(messages).repairs, []);
+        toPrompt(messages);
       }
     });
   }
