@@ -41,7 +41,6 @@ import {
   fromLineOnward,
   isRecord,
   notCarried,
-  openTurn,
   setTime,
   skip,
   type Step,
@@ -49,6 +48,7 @@ import {
   synthesized,
   toolResult,
   userMessage,
+  userTurn,
 } from "./builder.ts";
 import {
   type ImportError,
@@ -502,7 +502,7 @@ const piMessage = (
     Result.isFailure(r) ? Result.fail(r.failure) : Result.succeed(undefined);
   switch (m.role) {
     case "user": {
-      const opened = openTurn(b, line);
+      const opened = userTurn(b, line);
       if (Result.isFailure(opened)) return opened;
       ctx.stop(undefined);
       const converted = convertBlocks(b, line, kind, m.content);
