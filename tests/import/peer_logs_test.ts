@@ -14,7 +14,18 @@ import {
   replayResult,
 } from "@palimpsest/session";
 import { importFile, type SourceTool } from "@palimpsest/session/import";
-import { pairToolCalls, toPrompt } from "@palimpsest/session/ai";
+import {
+  pairToolCalls,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat,
+  toOpenAIResponses,
+  toPrompt,
+  validateAnthropic,
+  validateGemini,
+  validateOpenAIChat,
+  validateOpenAIResponses,
+} from "@palimpsest/session/ai";
 import { Effect, Result } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -67,6 +78,14 @@ Deno.test("every study log imports, verifies and repairs to a clean transcript",
           assert.deepEqual(checkTranscript(messages), []);
           // The provider adapters' pairing pass finds nothing to repair.
           assert.deepEqual(pairToolCalls(messages).repairs, []);
+          // Each provider's request passes that provider's validator.
+          assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
+          assert.deepEqual(
+            validateOpenAIResponses(toOpenAIResponses(messages)),
+            [],
+          );
+          assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
+          assert.deepEqual(validateGemini(toGemini(messages)), []);
           assert.ok(toPrompt(messages).content.length > 0);
           const r = imported.report;
           console.log(
