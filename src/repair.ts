@@ -69,7 +69,8 @@ const closerText = (code: string): string =>
  *
  * @example Closing a turn cut after a tool call
  * ```ts
- * import { decodeEventResult, interruptedTurnClosers } from "@palimpsest/session";
+ * import { interruptedTurnClosers } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -35,7 +35,7 @@ import {
   logEvent,
   replayResult,
   type Surface,
-} from "./surface.ts";
+} from "./surface/mod.ts";
 
 /** The first line of a session file, and the identity of a session. */
 export interface SessionHeader {

@@ -3,9 +3,7 @@ import fc from "fast-check";
 import { Result } from "effect";
 import {
   checkTranscript,
-  decodeEventResult,
   deriveMessages,
-  encodeEventLine,
   type EventDraft,
   interruptedTurnClosers,
   isSurfaceEvent,
@@ -15,6 +13,8 @@ import {
   TOOL_OUTCOME_UNKNOWN,
   type ToolResultEvent,
 } from "@palimpsest/session";
+import { encodeEventLine } from "@palimpsest/session/jsonl";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   assistantCallDraft,
   toolCallDraft,

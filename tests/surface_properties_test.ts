@@ -7,7 +7,6 @@ import {
   deriveMessagesWithSources,
   emptySurface,
   emptySurfaceAt,
-  encodeEvent,
   logEvent,
   replayResult,
   type SessionEvent,
@@ -15,6 +14,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
+import { encodeEvent } from "@palimpsest/session/schema";
 import {
   assistant,
   decoded,

@@ -6,7 +6,7 @@
  * @module
  */
 import { Effect } from "effect";
-import { eventJsonSchema } from "../../json_schema.ts";
+import { eventJsonSchema } from "@palimpsest/session/schema";
 import { type Command, ExitCode } from "../outcome.ts";
 
 /** The `schema` command. */

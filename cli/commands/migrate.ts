@@ -6,8 +6,8 @@
  * @module
  */
 import { Effect } from "effect";
-import { migrateFile } from "../../../migrations/mod.ts";
-import { FORMAT_VERSION } from "../../event.ts";
+import { migrateFile } from "@palimpsest/session/migrations";
+import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { showProgress } from "../load.ts";
 

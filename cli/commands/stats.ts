@@ -9,16 +9,16 @@
  * @module
  */
 import { Effect } from "effect";
-import type { SessionSeq } from "../../seq.ts";
-import type { SessionEvent } from "../../event.ts";
-import { isSurfaceEvent } from "../../event.ts";
-import { deriveMessages } from "../../derive.ts";
+import type { SessionSeq } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { deriveMessages } from "@palimpsest/session";
 import {
   applyEventResult,
   emptySurfaceAt,
   type Surface,
   surfaceEvent,
-} from "../../surface.ts";
+} from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { count, eventChars, messageChars } from "../render.ts";

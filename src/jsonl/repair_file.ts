@@ -18,22 +18,14 @@ import * as nodePath from "node:path";
 import type { SessionEvent } from "../event.ts";
 import type { Session } from "../session.ts";
 import { interruptedTurnClosers } from "../repair.ts";
-import { replayResult } from "../surface.ts";
+import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
-import { decodeSessionId } from "../jsonl/ids.ts";
-import { encodeEventLine } from "../jsonl/codec.ts";
-import {
-  FormatTooOld,
-  JsonlIoError,
-  type SessionLocked,
-} from "../jsonl/errors.ts";
-import { acquireLock, releaseLock } from "../jsonl/lock.ts";
-import { readSessionFile, type TornTail } from "../jsonl/reader.ts";
-import {
-  makeJsonlStore,
-  type OpenError,
-  type WriteError,
-} from "../jsonl/store.ts";
+import { decodeSessionId } from "./ids.ts";
+import { encodeEventLine } from "./codec.ts";
+import { FormatTooOld, JsonlIoError, type SessionLocked } from "./errors.ts";
+import { acquireLock, releaseLock } from "./lock.ts";
+import { readSessionFile, type TornTail } from "./reader.ts";
+import { makeJsonlStore, type OpenError, type WriteError } from "./store.ts";
 import { FORMAT_VERSION } from "../event.ts";
 
 /** What {@link repairFile} did. */
@@ -173,6 +165,24 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
  * @returns `Effect<RepairDone, OpenError | SurfaceError | WriteError>`;
  * `FormatTooOld` for an older log (migrate it first), `SessionLocked` when a
  * writer holds it.
+ *
+ * @example Closing a turn a crash left open
+ * ```ts
+ * import { repairFile } from "@palimpsest/session/jsonl";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const file = `${dir}/crashed.v3.jsonl`;
+ * Deno.writeTextFileSync(file, [
+ *   '{"type":"session","version":3,"id":"s","createdAt":0,"isSeeded":false}',
+ *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
+ *   "",
+ * ].join("\n"));
+ * const done = await Effect.runPromise(repairFile(file));
+ * assert.deepEqual(done.closers.map((e) => e.type), ["turn/end"]);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
  */
 export function repairFile(
   file: string,

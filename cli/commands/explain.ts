@@ -8,17 +8,17 @@
  * @module
  */
 import { Effect } from "effect";
-import { SessionSeq } from "../../seq.ts";
-import type { SessionEvent } from "../../event.ts";
-import { isSurfaceEvent } from "../../event.ts";
-import { encodeEvent } from "../../decode.ts";
-import { Session } from "../../session.ts";
+import { SessionSeq } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { encodeEvent } from "@palimpsest/session/schema";
+import { Session } from "@palimpsest/session";
 import {
   applyEventResult,
   emptySurfaceAt,
   surfaceEvent,
-} from "../../surface.ts";
-import { lineage, type LineageNode } from "../../provenance.ts";
+} from "@palimpsest/session";
+import { lineage, type LineageNode } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { eventLine } from "../render.ts";

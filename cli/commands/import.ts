@@ -12,7 +12,7 @@ import {
   importFile,
   type SourceTool,
   sourceTools,
-} from "../../import/mod.ts";
+} from "@palimpsest/session/import";
 import {
   type Command,
   ExitCode,

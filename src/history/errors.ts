@@ -12,8 +12,8 @@
  * @module
  */
 import { Data } from "effect";
-import type { SessionSeq } from "./seq.ts";
-import { quote } from "./quote.ts";
+import type { SessionSeq } from "../seq.ts";
+import { quote } from "../quote.ts";
 
 /** A compaction range that would shadow the protected system head. */
 export class CompactionShadowsSystemHead extends Data.Error<{

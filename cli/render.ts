@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { ContentBlock, Message } from "../message.ts";
-import type { SessionEvent } from "../event.ts";
-import { projectEvent } from "../project.ts";
-import { isSurfaceEvent } from "../event.ts";
+import type { ContentBlock, Message } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { projectEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
 
 /**
  * Cuts a text to `max` characters, saying how many were left out.

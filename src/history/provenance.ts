@@ -12,9 +12,9 @@
  * @module
  */
 import { Result } from "effect";
-import { SessionSeq } from "./seq.ts";
-import type { SessionEvent } from "./event.ts";
-import { isSurfaceEvent } from "./event.ts";
+import { SessionSeq } from "../seq.ts";
+import type { SessionEvent } from "../event.ts";
+import { isSurfaceEvent } from "../event.ts";
 import {
   applyEventResult,
   emptySurfaceAt,
@@ -23,8 +23,8 @@ import {
   type Surface,
   surfaceEvent,
   surfaceNodes,
-} from "./surface.ts";
-import { Session } from "./session.ts";
+} from "../surface/mod.ts";
+import { Session } from "../session.ts";
 
 /** One event of a lineage tree and the events it stands for. */
 export interface LineageNode {

@@ -7,16 +7,16 @@
  * @module
  */
 import { Effect } from "effect";
-import type { SessionEvent } from "../../event.ts";
-import { encodeEvent } from "../../decode.ts";
-import { deriveMessages } from "../../derive.ts";
-import { interruptedTurnClosers } from "../../repair.ts";
-import { replayResult } from "../../surface.ts";
-import { checkTranscript } from "../../transcript.ts";
-import type { Surface } from "../../surface.ts";
+import type { SessionEvent } from "@palimpsest/session";
+import { encodeEvent } from "@palimpsest/session/schema";
+import { deriveMessages } from "@palimpsest/session";
+import { interruptedTurnClosers } from "@palimpsest/session";
+import { replayResult } from "@palimpsest/session";
+import { checkTranscript } from "@palimpsest/session";
+import type { Surface } from "@palimpsest/session";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
-import { repairFile } from "../repair_file.ts";
+import { repairFile } from "@palimpsest/session/jsonl";
 import { count, eventLine } from "../render.ts";
 
 const ioTags: ReadonlySet<string> = new Set([

@@ -1,28 +1,24 @@
 /**
  * Reading a log for the command line: the streaming reader of `src/jsonl/`,
  * fed from the file in 1 MiB chunks so that progress can be drawn on
- * stderr, with the `migrations/` catalog plugged in so older logs are read
- * in memory.
- *
- * Adapter: the reader's `migrate` hook takes the old log's parsed lines,
- * and the catalog offers a line-by-line {@link makeMigrator}; this module
- * joins the two. A migration refusal keeps the old file's line number.
+ * stderr, with `catalogMigration` from the migrations plugged in so older
+ * logs are read in memory.
  *
  * @module
  */
-import { Effect, Result, Schema, Stream } from "effect";
+import { Effect, Result, Stream } from "effect";
 import * as fs from "node:fs";
-import { encodeEvent } from "../decode.ts";
-import { SessionHeader } from "../session.ts";
-import type { JsonlIoError } from "../jsonl/errors.ts";
-import type { LogReadError } from "../jsonl/errors.ts";
 import {
   fileBytes,
+  type JsonlIoError,
   type LoadedLog,
-  type Migration,
+  type LogReadError,
   readSessionStream,
-} from "../jsonl/reader.ts";
-import { makeMigrator, type MigrationError } from "../../migrations/mod.ts";
+} from "@palimpsest/session/jsonl";
+import {
+  catalogMigration,
+  type MigrationError,
+} from "@palimpsest/session/migrations";
 import type { CliIo } from "./io.ts";
 import { ExitCode, failureOutcome, type Outcome } from "./outcome.ts";
 
@@ -51,33 +47,6 @@ export function showProgress(io: CliIo, file: string): number | undefined {
 
 /** Errors of loading a log: its content, the migration, or the file. */
 export type LoadError = LogReadError | MigrationError | JsonlIoError;
-
-/** A migration header that does not decode as a v3 header. */
-const decodeHeader = Schema.decodeUnknownResult(SessionHeader);
-
-/**
- * The reader's migration hook over the catalog's line-by-line migrator.
- * Parsed line i (0-based, after the header) is file line i + 2.
- */
-export const catalogMigration: Migration<MigrationError> = (input) =>
-  Effect.suspend(() => {
-    const made = makeMigrator(input.header);
-    if (Result.isFailure(made)) return Effect.fail(made.failure);
-    const migrator = made.success;
-    const events: unknown[] = [];
-    for (let i = 0; i < input.lines.length; i++) {
-      const out = migrator.push(input.lines[i], i + 2);
-      if (Result.isFailure(out)) return Effect.fail(out.failure);
-      for (const m of out.success) events.push(encodeEvent(m.event));
-    }
-    const rest = migrator.end();
-    if (Result.isFailure(rest)) return Effect.fail(rest.failure);
-    for (const m of rest.success) events.push(encodeEvent(m.event));
-    const header = decodeHeader(migrator.header.header);
-    // The migrator wrote this header from a checked one: it always decodes.
-    if (Result.isFailure(header)) return Effect.die(header.failure);
-    return Effect.succeed({ header: header.success, events });
-  });
 
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { Effect } from "effect";
-import { deriveMessagesWithSources } from "../../derive.ts";
+import { deriveMessagesWithSources } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { messageLine } from "../render.ts";

@@ -10,10 +10,10 @@
  * @module
  */
 import { Clock, Effect } from "effect";
-import { SessionSeq } from "./seq.ts";
-import type { SessionEvent } from "./event.ts";
-import { ForkPointOutOfRange } from "./history_errors.ts";
-import { type AppendError, Session, type SessionHeader } from "./session.ts";
+import { SessionSeq } from "../seq.ts";
+import type { SessionEvent } from "../event.ts";
+import { ForkPointOutOfRange } from "./errors.ts";
+import { type AppendError, Session, type SessionHeader } from "../session.ts";
 
 /** Options of {@link fork}. */
 export interface ForkOptions {

@@ -10,6 +10,10 @@
  *
  * @module
  */
+import { Predicate } from "effect";
+
+/** An object's fields, as `Predicate.isObject` narrows it. */
+type Fields = { readonly [x: PropertyKey]: unknown };
 
 /** One failure, as the CLI reports it (`error` of `verify --json`). */
 export interface FailureReport {
@@ -23,21 +27,18 @@ export interface FailureReport {
   readonly message: string;
 }
 
-const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null;
-
-const tagOf = (u: Record<string, unknown>): string | undefined =>
+const tagOf = (u: Fields): string | undefined =>
   typeof u["_tag"] === "string" ? u["_tag"] : undefined;
 
-const innerOf = (u: Record<string, unknown>): unknown => {
+const innerOf = (u: Fields): unknown => {
   for (const key of ["inner", "error"]) {
     const value = u[key];
-    if (isRecord(value) && tagOf(value) !== undefined) return value;
+    if (Predicate.isObject(value) && tagOf(value) !== undefined) return value;
   }
   return undefined;
 };
 
-const seqOf = (u: Record<string, unknown>): number | undefined => {
+const seqOf = (u: Fields): number | undefined => {
   const seq = u["seq"];
   return typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0
     ? seq
@@ -51,7 +52,7 @@ const seqOf = (u: Record<string, unknown>): number | undefined => {
  * @returns The report.
  */
 export function describeFailure(error: unknown): FailureReport {
-  if (!isRecord(error)) {
+  if (!Predicate.isObject(error)) {
     return { tag: "UnknownError", message: String(error) };
   }
   let tag = tagOf(error) ?? "UnknownError";
@@ -59,7 +60,7 @@ export function describeFailure(error: unknown): FailureReport {
   let seq: number | undefined;
   const message = typeof error["message"] === "string" ? error["message"] : tag;
   let current: unknown = error;
-  while (isRecord(current)) {
+  while (Predicate.isObject(current)) {
     tag = tagOf(current) ?? tag;
     const l = current["line"];
     if (line === undefined && typeof l === "number") line = l;
