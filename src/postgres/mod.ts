@@ -24,9 +24,10 @@
  *   const id = `doc-${crypto.randomUUID()}`;
  *   const program = Effect.gen(function* () {
  *     const store = yield* PostgresStore;
- *     const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
- *     yield* store.append(writer, [{ type: "turn/start", data: { turn: 0 } }]);
- *     yield* store.close(writer);
+ *     yield* Effect.scoped(Effect.gen(function* () {
+ *       const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
+ *       yield* store.append(writer, [{ type: "turn/start", data: { turn: 0 } }]);
+ *     }));
  *     return yield* Stream.runCollect(Stream.take(store.follow(id), 1));
  *   });
  *   const events = await Effect.runPromise(program.pipe(Effect.provide(layerPostgresStore({ url }))));
