@@ -47,12 +47,14 @@ export type SourceRangeProblem =
   | "not-a-seq"
   | "inverted"
   | "not-increasing"
-  | "not-earlier";
+  | "not-earlier"
+  | "too-many";
 
 /**
  * An on-disk `[start, end]` run in `sourceEventSeqs` is malformed: not two
- * seqs, `start > end`, not in increasing order with its neighbours, or not
- * earlier than the event.
+ * seqs, `start > end`, not in increasing order with its neighbours, not
+ * earlier than the event, or expanding to more seqs than the reader allows
+ * (more than the events before the line, or past the log's budget).
  */
 export class InvalidSourceRange extends Data.Error<{
   /** The event seq, when readable. */
@@ -86,6 +88,9 @@ export class InvalidSourceRange extends Data.Error<{
     "not-earlier": `Expected the range sourceEventSeqs[${this.index}] ${
       quote(this.value)
     } to end before the event's seq ${quote(this.seq)}`,
+    "too-many": `Expected the ranges up to sourceEventSeqs[${this.index}] ${
+      quote(this.value)
+    } to expand to no more seqs than the events before the line`,
   }[this.problem];
 }
 

@@ -11,7 +11,11 @@
  *   excerpt and the inner error;
  * - an event that breaks a fold rule is `FoldFailed` with its line;
  * - a line longer than `maxLineBytes` (256 MiB by default) is `LineTooLong`,
- *   so memory stays bounded on hostile input.
+ *   so memory stays bounded on hostile input;
+ * - a line whose `[start, end]` source runs would expand to more seqs than
+ *   the events before it, or past the read's budget (65,536 plus 4 per
+ *   event), is `CorruptLine` with `InvalidSourceRange` (`too-many`), judged
+ *   before anything is expanded.
  *
  * Strict by default: the first bad line fails the read. With `recover`, the
  * valid prefix before the first bad line is served and the report says
@@ -140,6 +144,53 @@ const NL = 10;
 type Stop = CorruptLine | FoldFailed | LineTooLong;
 type HeaderError = LogReadError;
 
+/**
+ * How many seqs the `[start, end]` runs of a whole read may expand to,
+ * beyond {@link RUN_SEQS_PER_EVENT} per event: a valid log's runs cite
+ * shadowed ranges, and a node leaves the surface once, so their total stays
+ * near the event count. Without a log-wide bound, n short lines each citing
+ * `[[0, k]]` would expand to n²/2 seqs.
+ */
+const RUN_SEQS_BASE = 1 << 16;
+const RUN_SEQS_PER_EVENT = 4;
+
+/** The seqs the runs of a read expanded to so far. */
+interface RunBudget {
+  expanded: number;
+}
+
+/**
+ * Decodes an event value whose position (`index`, its expected seq) is
+ * known: its runs may expand to no more seqs than the events before it, and
+ * the read's runs to no more than the budget.
+ */
+const decodeWithRuns = (
+  value: unknown,
+  index: number,
+  runs: RunBudget,
+  decodeOptions: { readonly vocabulary?: Vocabulary } | undefined,
+): ReturnType<typeof decodeEventValue> => {
+  if (
+    typeof value !== "object" || value === null ||
+    !("sourceEventSeqs" in value)
+  ) {
+    return decodeEventValue(value, decodeOptions);
+  }
+  const stored: unknown = value.sourceEventSeqs;
+  const budget = RUN_SEQS_BASE + RUN_SEQS_PER_EVENT * index - runs.expanded;
+  const decoded = decodeEventValue(value, {
+    ...decodeOptions,
+    maxRunSeqs: Math.min(index, budget),
+  });
+  if (decoded._tag === "Success") {
+    const sources = decoded.success.sourceEventSeqs;
+    if (Array.isArray(sources) && sources !== stored) {
+      runs.expanded += sources.length;
+    }
+  }
+  return decoded;
+};
+
 /** The line machine: chunks in, lines decoded and folded as they come. */
 interface Parser {
   /** Feeds a chunk; false once reading should stop. */
@@ -203,6 +254,7 @@ const makeParser = (
   let migrating = false;
   const raw: unknown[] = [];
   const events: SessionEvent[] = [];
+  const runs: RunBudget = { expanded: 0 };
   let surface: Surface | undefined;
   let fatal: HeaderError | undefined;
   let stoppedAt: Stop | undefined;
@@ -272,7 +324,7 @@ const makeParser = (
       raw.push(value);
       return undefined;
     }
-    const decoded = decodeEventValue(value, decodeOptions);
+    const decoded = decodeWithRuns(value, events.length, runs, decodeOptions);
     if (decoded._tag === "Failure") {
       return corrupt(lineNo, text, decoded.failure);
     }
@@ -482,11 +534,12 @@ const loadMigrated = (
   Effect.suspend((): Effect.Effect<LoadedLog, LogReadError> => {
     const decodeOptions = decodeOptionsOf(options);
     const events: SessionEvent[] = [];
+    const runs: RunBudget = { expanded: 0 };
     let stoppedAt: Stop | undefined = stoppedBefore;
     let index = 0;
     for (; index < output.events.length; index++) {
       const value = output.events[index];
-      const decoded = decodeEventValue(value, decodeOptions);
+      const decoded = decodeWithRuns(value, index, runs, decodeOptions);
       if (decoded._tag === "Failure") {
         const error = corrupt(
           index + 2,

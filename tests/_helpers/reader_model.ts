@@ -121,7 +121,8 @@ const judgeEvent = (
     return { tag: "CorruptLine", inner: "InvalidJson" };
   }
   // On disk, a surface event's sources may hold [start, end] runs: the
-  // codec expands and validates them before the event is decoded.
+  // codec expands and validates them before the event is decoded, once the
+  // event's seq is readable.
   if (
     isObj(v) && Array.isArray(v.sourceEventSeqs) &&
     SURFACE.indexOf(String(v.type)) !== -1 &&
@@ -131,7 +132,8 @@ const judgeEvent = (
         v.seq >= 0 && !Object.is(v.seq, -0)
       ? v.seq
       : undefined;
-    const expanded = expandSourceSeqs(v.sourceEventSeqs, seq);
+    // A line's runs expand to no more seqs than the events before it.
+    const expanded = expandSourceSeqs(v.sourceEventSeqs, seq, state.next);
     if (Result.isFailure(expanded)) {
       return { tag: "CorruptLine", inner: "InvalidSourceRange" };
     }
