@@ -57,7 +57,10 @@ Deno.test("a draft's data must be JSON", async (t) => {
       const error = failureOf(exit);
       assert.equal(error._tag, "InvalidEventData");
       if (error._tag !== "InvalidEventData") return;
-      assert.deepEqual(error.path, ["meta", "value", ...inner]);
+      assert.deepEqual(
+        error.path.slice(0, inner.length + 2),
+        ["meta", "value", ...inner],
+      );
       assert.equal(error.seq, 0);
       assert.equal(error.type, "tool/result");
     });

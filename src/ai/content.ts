@@ -1,0 +1,207 @@
+/**
+ * What every adapter needs from a content block: the tool arguments as an
+ * object, an attachment as bytes or a URL, and the text of a placeholder for
+ * what a provider cannot take.
+ *
+ * @module
+ */
+import type { FileBlock, ImageBlock } from "../message.ts";
+
+/** A JSON object, as providers that take tool arguments as an object want it. */
+export type JsonObject = { readonly [key: string]: unknown };
+
+/** The key under which arguments that are not a JSON object are passed on. */
+export const INVALID_ARGUMENTS_KEY = "invalid_json_arguments";
+
+/**
+ * Parses a call's raw JSON `arguments` for providers that want an object.
+ * The policy: an empty (or blank) string is `{}`; a JSON object is itself;
+ * anything else (text that does not parse, or JSON that is not an object)
+ * is passed on as `{ invalid_json_arguments: raw }`, so the model sees what
+ * it produced and the request is still accepted.
+ *
+ * @param raw The raw JSON text, exactly as the model produced it.
+ * @returns The arguments as an object.
+ *
+ * @example Valid, empty and invalid arguments
+ * ```ts
+ * import { parseToolArguments } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(parseToolArguments('{"path":"a"}'), { path: "a" });
+ * assert.deepEqual(parseToolArguments(""), {});
+ * assert.deepEqual(parseToolArguments('{"path":'), { invalid_json_arguments: '{"path":' });
+ * ```
+ */
+export function parseToolArguments(raw: string): JsonObject {
+  if (raw.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return { [INVALID_ARGUMENTS_KEY]: raw };
+  }
+  if (isJsonObject(value)) return value;
+  return { [INVALID_ARGUMENTS_KEY]: raw };
+}
+
+const isJsonObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** An attachment resolved to its bytes, as base64. */
+export interface InlineAttachment {
+  /** The kind. */
+  readonly kind: "inline";
+  /** The MIME type, e.g. `image/png`. */
+  readonly mediaType: string;
+  /** The bytes, base64-encoded (no `data:` prefix). */
+  readonly data: string;
+  /** A file name, when known. */
+  readonly fileName?: string;
+}
+
+/** An attachment resolved to a URL the provider fetches. */
+export interface UrlAttachment {
+  /** The kind. */
+  readonly kind: "url";
+  /** The URL. */
+  readonly url: string;
+  /** The MIME type, when known. */
+  readonly mediaType?: string;
+  /** A file name, when known. */
+  readonly fileName?: string;
+}
+
+/** An attachment in a form a provider can be sent. */
+export type ResolvedAttachment = InlineAttachment | UrlAttachment;
+
+/**
+ * Turns a block's opaque `attachment` into bytes or a URL, or `undefined`
+ * when it cannot (the adapter then sends a placeholder text instead).
+ */
+export type AttachmentResolver = (
+  block: ImageBlock | FileBlock,
+) => ResolvedAttachment | undefined;
+
+/** Options every adapter takes. */
+export interface AdapterOptions {
+  /**
+   * How attachments become bytes or URLs; {@link resolveAttachment} by
+   * default. Adapters are pure: a resolver that reads files should read
+   * them before the call and look them up here.
+   */
+  readonly resolveAttachment?: AttachmentResolver;
+}
+
+const str = (o: JsonObject, key: string): string | undefined => {
+  const v = o[key];
+  return typeof v === "string" && v !== "" ? v : undefined;
+};
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/**
+ * The default attachment resolver. It understands, in the attachment:
+ *
+ * - a `data:<type>;base64,<data>` string or `{ url }` with such a URL;
+ * - an `http:` or `https:` URL string, or `{ url, mediaType?, fileName? }`;
+ * - `{ mediaType, data, fileName? }` with base64 `data`.
+ *
+ * `mimeType` and `name` are read as spellings of `mediaType` and
+ * `fileName`. Anything else (a local path, a provider file id) is not
+ * resolved.
+ *
+ * @param block The image or file block.
+ * @returns The resolved attachment, or `undefined`.
+ *
+ * @example Inline bytes and a URL
+ * ```ts
+ * import { resolveAttachment } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(
+ *   resolveAttachment({ type: "image", attachment: { mediaType: "image/png", data: "iVBO" } }),
+ *   { kind: "inline", mediaType: "image/png", data: "iVBO" },
+ * );
+ * assert.deepEqual(
+ *   resolveAttachment({ type: "file", attachment: "https://example.com/a.pdf" }),
+ *   { kind: "url", url: "https://example.com/a.pdf" },
+ * );
+ * assert.equal(resolveAttachment({ type: "image", attachment: { path: "shot.png" } }), undefined);
+ * ```
+ */
+export function resolveAttachment(
+  block: ImageBlock | FileBlock,
+): ResolvedAttachment | undefined {
+  const a = block.attachment;
+  if (typeof a === "string") return fromUrl(a, undefined, undefined);
+  if (!isJsonObject(a)) return undefined;
+  const mediaType = str(a, "mediaType") ?? str(a, "mimeType");
+  const fileName = str(a, "fileName") ?? str(a, "name");
+  const url = str(a, "url");
+  if (url !== undefined) return fromUrl(url, mediaType, fileName);
+  const data = str(a, "data");
+  if (data === undefined || mediaType === undefined) return undefined;
+  return {
+    kind: "inline",
+    mediaType,
+    data,
+    ...(fileName === undefined ? {} : { fileName }),
+  };
+}
+
+const fromUrl = (
+  url: string,
+  mediaType: string | undefined,
+  fileName: string | undefined,
+): ResolvedAttachment | undefined => {
+  const data = DATA_URL.exec(url);
+  if (data !== null) {
+    return {
+      kind: "inline",
+      mediaType: data[1] ?? "application/octet-stream",
+      data: data[2] ?? "",
+      ...(fileName === undefined ? {} : { fileName }),
+    };
+  }
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  return {
+    kind: "url",
+    url,
+    ...(mediaType === undefined ? {} : { mediaType }),
+    ...(fileName === undefined ? {} : { fileName }),
+  };
+};
+
+/** The `data:` URL of inline bytes. */
+export const dataUrl = (a: InlineAttachment): string =>
+  `data:${a.mediaType};base64,${a.data}`;
+
+/**
+ * The text sent in place of an image or file a provider cannot take, e.g.
+ * `[image omitted]` or `[file report.pdf omitted]`.
+ *
+ * @param block The block left out.
+ * @param resolved What it resolved to, if anything (for its name).
+ * @returns The placeholder text.
+ *
+ * @example A file the target cannot take
+ * ```ts
+ * import { omittedText } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(omittedText({ type: "image", attachment: null }, undefined), "[image omitted]");
+ * ```
+ */
+export function omittedText(
+  block: ImageBlock | FileBlock,
+  resolved: ResolvedAttachment | undefined,
+): string {
+  const name = resolved?.fileName;
+  return `[${block.type}${name === undefined ? "" : ` ${name}`} omitted]`;
+}
+
+/** The resolver an adapter uses. */
+export const resolverOf = (
+  options: AdapterOptions | undefined,
+): AttachmentResolver => options?.resolveAttachment ?? resolveAttachment;

@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Schema } from "effect";
+import * as Prompt from "effect/ai/Prompt";
+import type { Message } from "@palimpsest/session";
+import { MISSING_RESULT_TEXT, toPrompt } from "@palimpsest/session/ai";
+import {
+  hostileMessagesArb,
+  logCutsArb,
+  sessionCutsArb,
+} from "../_helpers/message_gen.ts";
+
+const model = { kind: "model", provider: "p", model: "m" } as const;
+
+const transcript: Message[] = [
+  {
+    id: "s",
+    role: "system",
+    source: { kind: "plugin", plugin: "prompt" },
+    content: [{ type: "text", text: "be brief" }],
+  },
+  {
+    id: "u0",
+    role: "user",
+    source: { kind: "user" },
+    content: [
+      { type: "text", text: "what is in this?" },
+      { type: "image", attachment: { mediaType: "image/png", data: "iVBO" } },
+      { type: "file", attachment: { path: "notes.txt" } },
+    ],
+  },
+  {
+    id: "a1",
+    role: "assistant",
+    source: model,
+    content: [
+      { type: "reasoning", text: "look closer" },
+      { type: "text", text: "let me read it" },
+      { type: "tool-call", id: "c1", name: "read", arguments: '{"p":1}' },
+      { type: "tool-call", id: "c2", name: "grep", arguments: "{oops" },
+    ],
+  },
+  {
+    id: "r1",
+    role: "user",
+    source: { kind: "tool", callId: "c1" },
+    content: [{
+      type: "tool-result",
+      toolCallId: "c1",
+      content: [{ type: "text", text: "one" }, {
+        type: "image",
+        attachment: "https://example.com/a.png",
+      }],
+    }],
+  },
+];
+
+Deno.test("toPrompt() maps roles, parts, tool names and failures", () => {
+  const prompt = toPrompt(transcript);
+  assert.deepEqual(prompt.content.map((m) => m.role), [
+    "system",
+    "user",
+    "assistant",
+    "tool",
+  ]);
+  const [system, user, assistant, tool] = prompt.content;
+  assert.equal(system?.role === "system" && system.content, "be brief");
+  assert.ok(user?.role === "user");
+  assert.deepEqual(
+    user.content.map((p) => p.type === "text" ? p.text : p.mediaType),
+    ["what is in this?", "image/png", "[file omitted]"],
+  );
+  assert.ok(assistant?.role === "assistant");
+  assert.deepEqual(
+    assistant.content.map((p) =>
+      p.type === "tool-call" ? [p.name, p.params] : [p.type]
+    ),
+    [
+      ["reasoning"],
+      ["text"],
+      ["read", { p: 1 }],
+      ["grep", { invalid_json_arguments: "{oops" }],
+    ],
+  );
+  assert.ok(tool?.role === "tool");
+  assert.deepEqual(
+    tool.content.map((p) =>
+      p.type === "tool-result"
+        ? [p.id, p.name, p.isFailure, p.result, p.modelOutput?.length]
+        : []
+    ),
+    [
+      ["c1", "read", false, "one", 2],
+      // The unanswered call gets the pairing pass's synthetic error result.
+      ["c2", "grep", true, MISSING_RESULT_TEXT, undefined],
+    ],
+  );
+});
+
+/** Each assistant tool call is answered by the next message, a tool message, in order. */
+const assertAnswered = (prompt: Prompt.Prompt): void => {
+  const messages = prompt.content;
+  messages.forEach((message, i) => {
+    if (message.role === "tool") {
+      assert.equal(messages[i - 1]?.role, "assistant");
+    }
+    if (message.role !== "assistant") return;
+    const calls = message.content.flatMap((p) =>
+      p.type === "tool-call" ? [p.id] : []
+    );
+    const next = messages[i + 1];
+    if (calls.length === 0) {
+      assert.notEqual(next?.role, "tool");
+      return;
+    }
+    assert.ok(next?.role === "tool");
+    assert.deepEqual(
+      next.content.map((p) => p.type === "tool-result" ? p.id : p.type),
+      calls,
+    );
+  });
+  for (const message of messages) {
+    if (message.role !== "system") assert.ok(message.content.length > 0);
+  }
+};
+
+const checkPrompt = (messages: ReadonlyArray<Message>): void => {
+  const prompt = toPrompt(messages);
+  assertAnswered(prompt);
+  Schema.encodeSync(Prompt.Prompt)(prompt);
+};
+
+Deno.test("toPrompt() answers every call, for generated logs cut at every position", () => {
+  fc.assert(fc.property(logCutsArb, (cuts) => cuts.forEach(checkPrompt)), {
+    seed: 13,
+    numRuns: 100,
+  });
+  fc.assert(
+    fc.property(sessionCutsArb, (cuts) => cuts.forEach(checkPrompt)),
+    { seed: 13, numRuns: 60 },
+  );
+});
+
+Deno.test("toPrompt() answers every call, for hostile hand-built lists", () => {
+  fc.assert(fc.property(hostileMessagesArb, checkPrompt), {
+    seed: 13,
+    numRuns: 400,
+  });
+});
