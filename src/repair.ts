@@ -17,6 +17,7 @@
  * @module
  */
 import { SessionSeq } from "./seq.ts";
+import { emptySurfaceAt, forEachMessage, replayResult } from "./surface.ts";
 import type {
   CoreEvent,
   CoreType,
@@ -43,6 +44,47 @@ interface IssuedCall {
   readonly message: SessionSeq;
 }
 
+/**
+ * The calls a provider would find unanswered at the end of the log's
+ * transcript: those of the last assistant message on the surface that no
+ * later result answers, when that message was appended after `since`. Only
+ * these can be answered by appending; a call followed by another assistant
+ * message cannot (a result appended now would come after it), and is left
+ * for `pairToolCalls` to answer.
+ */
+const openCallsAtEnd = (
+  events: ReadonlyArray<SessionEvent>,
+  since: number,
+): ReadonlyArray<IssuedCall> => {
+  const first = events[0];
+  if (first === undefined) return [];
+  const folded = replayResult(events, emptySurfaceAt(first.seq));
+  if (folded._tag === "Failure") return [];
+  let open = new Map<string, IssuedCall>();
+  const seen = new Set<string>();
+  forEachMessage(folded.success, (seq, message) => {
+    if (message.role === "assistant") {
+      open = new Map();
+      const event = events[seq - first.seq];
+      const step = event !== undefined && isType(event, "assistant/message")
+        ? event.data.step
+        : 0;
+      for (const block of message.content) {
+        if (block.type !== "tool-call" || seen.has(block.id)) continue;
+        seen.add(block.id);
+        if (seq > since) {
+          open.set(block.id, { callId: block.id, step, message: seq });
+        }
+      }
+      return;
+    }
+    for (const block of message.content) {
+      if (block.type === "tool-result") open.delete(block.toolCallId);
+    }
+  });
+  return [...open.values()];
+};
+
 const closerText = (code: string): string =>
   code === TOOL_OUTCOME_UNKNOWN
     ? "The session was interrupted while this tool call ran; its outcome is unknown."
@@ -58,9 +100,23 @@ const closerText = (code: string): string =>
  * issued the call (`TOOL_NOT_STARTED`). Every closer has the last event's
  * time; message ids are `repair-<callId>`.
  *
- * A call is issued by a `tool-call` block of an `assistant/message`; a
- * `tool/call` event with no such block is not answered (a result would
- * answer a call the model never made).
+ * Which calls are answered: those the transcript leaves open at its end,
+ * that is the `tool-call` blocks of the last assistant message on the
+ * surface (when it was appended in the open turn) that no later result
+ * answers. A `tool/call` event with no such block is not answered (a result
+ * would answer a call the model never made), and neither is a call that
+ * another assistant message already follows: a result appended now would
+ * land after that message, where providers refuse it.
+ *
+ * The promise, exactly: the closers never add a transcript violation, and
+ * they remove every `UnansweredToolCall` of the calls above. So after repair
+ * {@link checkTranscript} is clean if and only if, before repair, its only
+ * violations were unanswered calls of the last assistant message of the open
+ * turn. A log that breaks this precondition (an orphan call followed by a
+ * later assistant message, a result with no call) keeps those violations:
+ * repair appends and never rewrites, and `pairToolCalls` of
+ * `@palimpsest/session/ai` answers or drops them before a provider sees the
+ * messages.
  *
  * @param events The log, in seq order.
  * @returns The closers with their seqs, continuing the log; empty when the
@@ -103,9 +159,7 @@ export function interruptedTurnClosers(
   const opener = events[start];
   if (opener === undefined || !isType(opener, "turn/start")) return [];
   const turn = opener.data.turn;
-  const issued: IssuedCall[] = [];
   const logged = new Map<string, SessionSeq>();
-  const answered = new Set<string>();
   let openStep: number | undefined;
   for (let i = start + 1; i < events.length; i++) {
     const event = events[i];
@@ -116,31 +170,13 @@ export function interruptedTurnClosers(
       openStep = event.data.step;
     } else if (isType(event, "step/end")) {
       if (event.data.step === openStep) openStep = undefined;
-    } else if (isType(event, "assistant/message")) {
-      for (const block of event.data.message.content) {
-        if (block.type === "tool-call") {
-          issued.push({
-            callId: block.id,
-            step: event.data.step,
-            message: event.seq,
-          });
-        }
-      }
     } else if (isType(event, "tool/call")) {
       if (!logged.has(event.data.callId)) {
         logged.set(event.data.callId, event.seq);
       }
-    } else if (isType(event, "tool/result")) {
-      answered.add(event.data.message.source.callId);
     }
   }
-  const unanswered: IssuedCall[] = [];
-  const closed = new Set<string>();
-  for (const call of issued) {
-    if (answered.has(call.callId) || closed.has(call.callId)) continue;
-    closed.add(call.callId);
-    unanswered.push(call);
-  }
+  const unanswered = openCallsAtEnd(events, opener.seq);
   // A log that ends at the last safe seq cannot take another event, so there
   // is nothing to number the closers with.
   const count = unanswered.length + (openStep === undefined ? 1 : 2);
