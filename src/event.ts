@@ -336,8 +336,10 @@ export interface EndSeedData {
 export interface CompactionStartData {
   /** The compaction id. */
   readonly compactionId: string;
-  /** The turn. */
-  readonly turn: number;
+  /** The turn, or `null` for a manual compaction between turns. */
+  readonly turn: number | null;
+  /** The command that asked for the compaction, when one did. */
+  readonly sourceCommandId?: string;
 }
 
 /** Data of `compaction/summary`. */
@@ -360,6 +362,10 @@ export interface CompactionPruneData {
 export interface CompactionEndData {
   /** The compaction id. */
   readonly compactionId: string;
+  /** The turn, or `null` for a manual compaction between turns. */
+  readonly turn?: number | null;
+  /** The command that asked for the compaction, when one did. */
+  readonly sourceCommandId?: string;
   /** Why the compaction failed, opaque JSON. */
   readonly error?: unknown;
 }
@@ -442,7 +448,8 @@ export const EndSeedData: Schema.Codec<EndSeedData> = Schema.Struct({
 export const CompactionStartData: Schema.Codec<CompactionStartData> = Schema
   .Struct({
     compactionId: Schema.NonEmptyString,
-    turn: Counter,
+    turn: Schema.NullOr(Counter),
+    sourceCommandId: Schema.optionalKey(Schema.NonEmptyString),
   });
 
 /** Schema of {@link CompactionSummaryData}. */
@@ -465,6 +472,8 @@ export const CompactionPruneData: Schema.Codec<CompactionPruneData, unknown> =
 export const CompactionEndData: Schema.Codec<CompactionEndData> = Schema
   .Struct({
     compactionId: Schema.NonEmptyString,
+    turn: Schema.optionalKey(Schema.NullOr(Counter)),
+    sourceCommandId: Schema.optionalKey(Schema.NonEmptyString),
     error: Schema.optionalKey(Schema.Unknown),
   });
 
