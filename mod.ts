@@ -29,7 +29,9 @@
  * Two more entry points: `@palimpsest/session/migrations` reads and converts
  * logs of older format versions, and `@palimpsest/session/cli` is the
  * `palimpsest` command line (`verify`, `derive`, `stats`, `explain`,
- * `migrate`, `repair`, `schema`), also callable in-process as `runCli`.
+ * `migrate`, `import`, `repair`, `schema`), also callable in-process as
+ * `runCli`; `@palimpsest/session/import` reads pi, Claude Code and Codex
+ * session files as v3 logs.
  *
  * @example Appending, replacing and deriving
  * ```ts

@@ -11,6 +11,7 @@ import { statsCommand } from "./commands/stats.ts";
 import { repairCommand } from "./commands/repair.ts";
 import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
+import { importCommand } from "./commands/import.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -19,6 +20,7 @@ export const commands: ReadonlyArray<Command> = [
   statsCommand,
   explainCommand,
   migrateCommand,
+  importCommand,
   repairCommand,
   schemaCommand,
 ];

@@ -1,0 +1,732 @@
+/**
+ * The v3 log an importer builds, one event at a time, through the library's
+ * own decoder and fold (`decodeEventResult`, `applyEventResult`): every event
+ * passes the v3 rules when it is appended, or the import is refused with the
+ * source line. Around that: turn and step bookkeeping, tool calls paired by
+ * id, interrupted turns closed by the library's repair
+ * (`interruptedTurnClosers`), compactions as replacements, and the report.
+ *
+ * The source line of every event is kept in an array indexed by seq; the
+ * importer writes it at the end as one ignorable `import/lines` event.
+ *
+ * @module
+ * @internal
+ */
+import { Result } from "effect";
+import {
+  applyEventResult,
+  type ContentBlock,
+  decodeEventResult,
+  emptySurface,
+  interruptedTurnClosers,
+  isOpaqueEvent,
+  type SessionEvent,
+  SessionSeq,
+  type Surface,
+  surfaceEvent,
+  surfaceNodes,
+  type SurfaceOp,
+  type ToolResultContentBlock,
+  type ToolResultEvent,
+  type TurnEndReason,
+} from "../../mod.ts";
+import { ImportEventRejected } from "./errors.ts";
+import type {
+  BranchReport,
+  ImportReport,
+  ReportEntry,
+  SkippedKind,
+  SourceTool,
+} from "./report.ts";
+
+/** An event before the builder gives it a seq and a time. */
+export interface Draft {
+  readonly type: string;
+  readonly data: unknown;
+  readonly surfaceOp?: SurfaceOp;
+  readonly sourceEventSeqs?: ReadonlyArray<SessionSeq>;
+  readonly ignorable?: true;
+}
+
+interface CallState {
+  readonly message: SessionSeq;
+  readonly turn: number;
+  readonly step: number;
+  readonly name: string;
+  readonly arguments: string;
+  answered: boolean;
+}
+
+/** The mutable state of one import. */
+export interface Builder {
+  surface: Surface;
+  readonly events: SessionEvent[];
+  /** Source line per seq (0: synthesized). */
+  readonly origin: number[];
+  time: number;
+  turn: number | undefined;
+  nextTurn: number;
+  step: number | undefined;
+  nextStep: number;
+  /** Why the open turn ends if nothing more specific is said. */
+  reason: TurnEndReason["kind"];
+  readonly calls: Map<string, CallState>;
+  /** Calls issued in the open turn and not answered yet. */
+  readonly openCalls: Set<string>;
+  readonly ids: Set<string>;
+  readonly kinds: Map<string, number>;
+  readonly skipped: Map<string, { reason: string; lines: number[] }>;
+  readonly opaque: Map<string, { reason: string; lines: number[] }>;
+  readonly synthesized: ReportEntry[];
+  readonly notCarried: ReportEntry[];
+  branches: ReadonlyArray<BranchReport>;
+  compactions: number;
+  repairs: number;
+  /** Summary events (their seqs) made by compactions. */
+  readonly summaries: Set<number>;
+}
+
+/** A fresh builder. */
+export const makeBuilder = (): Builder => ({
+  surface: emptySurface,
+  events: [],
+  origin: [],
+  time: 0,
+  turn: undefined,
+  nextTurn: 0,
+  step: undefined,
+  nextStep: 0,
+  reason: "completed",
+  calls: new Map(),
+  openCalls: new Set(),
+  ids: new Set(),
+  kinds: new Map(),
+  skipped: new Map(),
+  opaque: new Map(),
+  synthesized: [],
+  notCarried: [],
+  branches: [],
+  compactions: 0,
+  repairs: 0,
+  summaries: new Set(),
+});
+
+/** The result of a builder step. */
+export type Step<A = void> = Result.Result<A, ImportEventRejected>;
+
+const ok: Step = Result.succeed(undefined);
+
+/** Counts a source line of a kind. */
+export const count = (b: Builder, kind: string): void => {
+  b.kinds.set(kind, (b.kinds.get(kind) ?? 0) + 1);
+};
+
+/** Records a line skipped on purpose. */
+export const skip = (
+  b: Builder,
+  kind: string,
+  line: number,
+  reason: string,
+): void => {
+  const entry = b.skipped.get(kind);
+  if (entry === undefined) b.skipped.set(kind, { reason, lines: [line] });
+  else entry.lines.push(line);
+};
+
+/** Records a source part kept opaque in an assistant message's stream. */
+export const keptOpaque = (
+  b: Builder,
+  kind: string,
+  line: number,
+  reason: string,
+): void => {
+  const entry = b.opaque.get(kind);
+  if (entry === undefined) b.opaque.set(kind, { reason, lines: [line] });
+  else if (entry.lines[entry.lines.length - 1] !== line) entry.lines.push(line);
+};
+
+/** Records what could not be carried over. */
+export const notCarried = (
+  b: Builder,
+  line: number,
+  kind: string,
+  note: string,
+): void => {
+  b.notCarried.push({ line, kind, note });
+};
+
+/** Records what the importer made up. */
+export const synthesized = (
+  b: Builder,
+  line: number,
+  kind: string,
+  note: string,
+): void => {
+  b.synthesized.push({ line, kind, note });
+};
+
+/** Sets the time of the next events, when `t` is usable epoch milliseconds. */
+export const setTime = (b: Builder, t: unknown): void => {
+  if (typeof t === "number" && Number.isSafeInteger(t) && t >= 0) b.time = t;
+  else if (typeof t === "string") {
+    const parsed = Date.parse(t);
+    if (Number.isSafeInteger(parsed) && parsed >= 0) b.time = parsed;
+  }
+};
+
+/** A message id not used yet in this session, from the source's own id. */
+export const uniqueId = (b: Builder, base: string): string => {
+  const root = base === "" ? "message" : base;
+  let id = root;
+  for (let n = 2; b.ids.has(id); n++) id = `${root}#${n}`;
+  b.ids.add(id);
+  return id;
+};
+
+/** Appends one event through the decoder and the fold. */
+export const append = (
+  b: Builder,
+  draft: Draft,
+  line: number,
+): Step<SessionEvent> => {
+  const seq = b.surface.nextSeq;
+  const input: Record<string, unknown> = {
+    type: draft.type,
+    seq,
+    time: b.time,
+    data: draft.data,
+  };
+  if (draft.ignorable !== undefined) input.ignorable = draft.ignorable;
+  if (draft.surfaceOp !== undefined) input.surfaceOp = draft.surfaceOp;
+  if (draft.sourceEventSeqs !== undefined) {
+    input.sourceEventSeqs = draft.sourceEventSeqs;
+  }
+  const decoded = decodeEventResult(input);
+  if (Result.isFailure(decoded)) {
+    return Result.fail(
+      new ImportEventRejected({
+        line,
+        seq,
+        rule: decoded.failure._tag,
+        reason: decoded.failure.message,
+      }),
+    );
+  }
+  return push(b, decoded.success, line);
+};
+
+const push = (
+  b: Builder,
+  event: SessionEvent,
+  line: number,
+): Step<SessionEvent> => {
+  const applied = applyEventResult(b.surface, event);
+  if (Result.isFailure(applied)) {
+    return Result.fail(
+      new ImportEventRejected({
+        line,
+        seq: event.seq,
+        rule: applied.failure._tag,
+        reason: applied.failure.message,
+      }),
+    );
+  }
+  b.surface = applied.success;
+  b.events.push(event);
+  b.origin.push(line);
+  return Result.succeed(event);
+};
+
+const isToolResult = (e: SessionEvent): e is ToolResultEvent =>
+  e.type === "tool/result" && !isOpaqueEvent(e);
+
+const seqOf = (n: number): SessionSeq => SessionSeq.make(n);
+
+// ---------------------------------------------------------------------------
+// Turns and steps
+
+/** Opens a new turn, closing the open one first. */
+export const openTurn = (b: Builder, line: number): Step => {
+  const closed = closeTurn(b, line);
+  if (Result.isFailure(closed)) return closed;
+  const turn = b.nextTurn++;
+  const started = append(b, { type: "turn/start", data: { turn } }, line);
+  if (Result.isFailure(started)) return Result.fail(started.failure);
+  b.turn = turn;
+  b.nextStep = 0;
+  b.reason = "completed";
+  return ok;
+};
+
+/** Opens a turn when none is open. */
+export const ensureTurn = (b: Builder, line: number): Step =>
+  b.turn === undefined ? openTurn(b, line) : ok;
+
+/** Closes the open step, if any. */
+export const closeStep = (b: Builder, line: number): Step => {
+  if (b.turn === undefined || b.step === undefined) return ok;
+  const step = b.step;
+  b.step = undefined;
+  const ended = append(
+    b,
+    { type: "step/end", data: { turn: b.turn, step } },
+    line,
+  );
+  return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
+};
+
+/** Opens a new step in the open turn (opening a turn if needed). */
+export const openStep = (b: Builder, line: number): Step => {
+  const turned = ensureTurn(b, line);
+  if (Result.isFailure(turned)) return turned;
+  const closed = closeStep(b, line);
+  if (Result.isFailure(closed)) return closed;
+  const turn = b.turn ?? 0;
+  const step = b.nextStep++;
+  const started = append(b, { type: "step/start", data: { turn, step } }, line);
+  if (Result.isFailure(started)) return Result.fail(started.failure);
+  b.step = step;
+  return ok;
+};
+
+/**
+ * Closes the open turn. A turn with calls the source never answered is
+ * closed by the library's repair: one error result per call, `step/end`,
+ * then `turn/end` with reason `interrupted`. Otherwise `turn/end` takes the
+ * given reason, or the one the source last implied.
+ */
+export const closeTurn = (
+  b: Builder,
+  line: number,
+  reason?: TurnEndReason["kind"],
+): Step => {
+  if (b.turn === undefined) return ok;
+  if (b.openCalls.size > 0) {
+    const closers = interruptedTurnClosers(b.events);
+    for (const closer of closers) {
+      if (isToolResult(closer)) {
+        const callId = closer.data.message.source.callId;
+        const call = b.calls.get(callId);
+        if (call !== undefined) call.answered = true;
+        b.ids.add(closer.data.message.id);
+        b.repairs += 1;
+        const from = b.origin[call?.message ?? 0] ?? 0;
+        synthesized(
+          b,
+          from,
+          "tool-call",
+          `error result closing call ${
+            JSON.stringify(callId)
+          } that the source never answered (interrupted turn)`,
+        );
+      }
+      const pushed = push(b, closer, 0);
+      if (Result.isFailure(pushed)) return Result.fail(pushed.failure);
+    }
+    b.openCalls.clear();
+    b.turn = undefined;
+    b.step = undefined;
+    return ok;
+  }
+  const stepped = closeStep(b, line);
+  if (Result.isFailure(stepped)) return stepped;
+  const turn = b.turn;
+  b.turn = undefined;
+  const ended = append(
+    b,
+    { type: "turn/end", data: { turn, reason: { kind: reason ?? b.reason } } },
+    line,
+  );
+  return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
+};
+
+// ---------------------------------------------------------------------------
+// Messages
+
+/** Appends a user-role message (any source). */
+export const userMessage = (
+  b: Builder,
+  line: number,
+  id: string,
+  content: ReadonlyArray<ContentBlock>,
+  source: Readonly<Record<string, unknown>> & { readonly kind: string },
+  sourceEventSeqs?: ReadonlyArray<SessionSeq>,
+): Step<SessionEvent> =>
+  append(b, {
+    type: "user/message",
+    surfaceOp: "append",
+    ...(sourceEventSeqs === undefined || sourceEventSeqs.length === 0
+      ? {}
+      : { sourceEventSeqs }),
+    data: { id: uniqueId(b, id), role: "user", content, source },
+  }, line);
+
+/** What an assistant message carries besides its content. */
+export interface AssistantExtras {
+  readonly provider: string;
+  readonly model: string;
+  readonly usage?: unknown;
+  readonly interrupted?: boolean;
+  readonly stream?: ReadonlyArray<unknown>;
+}
+
+/**
+ * Appends an assistant message in a new step and registers its tool calls.
+ * Non-empty tool-call ids are required by v3: a call without one is kept
+ * as text and reported.
+ */
+export const assistantMessage = (
+  b: Builder,
+  line: number,
+  id: string,
+  content: ReadonlyArray<ContentBlock>,
+  extras: AssistantExtras,
+): Step<SessionEvent> => {
+  const stepped = openStep(b, line);
+  if (Result.isFailure(stepped)) return Result.fail(stepped.failure);
+  const seen = new Set<string>();
+  const blocks: ContentBlock[] = [];
+  for (const block of content) {
+    if (block.type === "tool-call") {
+      if (block.id === "" || seen.has(block.id) || b.calls.has(block.id)) {
+        notCarried(
+          b,
+          line,
+          "tool-call",
+          `call ${
+            JSON.stringify(block.id)
+          } has an empty or repeated id; kept as text`,
+        );
+        blocks.push({
+          type: "text",
+          text: `[tool call ${block.name} ${block.arguments}]`,
+        });
+        continue;
+      }
+      seen.add(block.id);
+    }
+    blocks.push(block);
+  }
+  const turn = b.turn ?? 0;
+  const step = b.step ?? 0;
+  const stream = (extras.stream ?? []).map((chunk) => ({
+    time: b.time,
+    chunk,
+  }));
+  const appended = append(b, {
+    type: "assistant/message",
+    surfaceOp: "append",
+    data: {
+      turn,
+      step,
+      message: {
+        id: uniqueId(b, id),
+        role: "assistant",
+        content: blocks,
+        source: {
+          kind: "model",
+          provider: extras.provider,
+          model: extras.model,
+        },
+      },
+      stream,
+      ...(extras.usage === undefined ? {} : { usage: extras.usage }),
+      ...(extras.interrupted === true ? { interrupted: true } : {}),
+    },
+  }, line);
+  if (Result.isFailure(appended)) return appended;
+  let calls = 0;
+  for (const block of blocks) {
+    if (block.type !== "tool-call") continue;
+    calls += 1;
+    b.calls.set(block.id, {
+      message: appended.success.seq,
+      turn,
+      step,
+      name: block.name,
+      arguments: block.arguments,
+      answered: false,
+    });
+    b.openCalls.add(block.id);
+  }
+  b.reason = calls > 0 ? "interrupted" : "completed";
+  return appended;
+};
+
+/**
+ * Appends the result of a call: `tool/call` (the tool ran), then the
+ * `tool/result` citing it. A result for an unknown or already answered call
+ * is reported and left out (a provider would refuse it).
+ */
+export const toolResult = (
+  b: Builder,
+  line: number,
+  kind: string,
+  callId: string,
+  content: ReadonlyArray<ToolResultContentBlock>,
+  isError: boolean,
+  meta?: unknown,
+): Step => {
+  const call = b.calls.get(callId);
+  if (call === undefined) {
+    notCarried(
+      b,
+      line,
+      kind,
+      `result for call ${
+        JSON.stringify(callId)
+      }, which no assistant message issued`,
+    );
+    return ok;
+  }
+  if (call.answered) {
+    notCarried(
+      b,
+      line,
+      kind,
+      `second result for call ${JSON.stringify(callId)}`,
+    );
+    return ok;
+  }
+  if (surfaceEvent(b.surface, call.message) === undefined) {
+    notCarried(
+      b,
+      line,
+      kind,
+      `result for call ${
+        JSON.stringify(callId)
+      }, whose message a compaction already replaced`,
+    );
+    call.answered = true;
+    b.openCalls.delete(callId);
+    return ok;
+  }
+  const logged = append(b, {
+    type: "tool/call",
+    data: {
+      turn: call.turn,
+      step: call.step,
+      callId,
+      name: call.name,
+      arguments: call.arguments,
+    },
+  }, line);
+  if (Result.isFailure(logged)) return Result.fail(logged.failure);
+  const result = append(b, {
+    type: "tool/result",
+    surfaceOp: "append",
+    sourceEventSeqs: [logged.success.seq],
+    data: {
+      turn: call.turn,
+      step: call.step,
+      message: {
+        id: uniqueId(b, `result-${callId}`),
+        role: "user",
+        content: [{
+          type: "tool-result",
+          toolCallId: callId,
+          content,
+          ...(isError ? { isError: true } : {}),
+        }],
+        source: { kind: "tool", callId },
+      },
+      ...(meta === undefined ? {} : { meta }),
+    },
+  }, line);
+  if (Result.isFailure(result)) return Result.fail(result.failure);
+  call.answered = true;
+  b.openCalls.delete(callId);
+  return ok;
+};
+
+// ---------------------------------------------------------------------------
+// Compaction
+
+/** What a compaction replaces and with what. */
+export interface CompactionInput {
+  readonly compactionId: string;
+  readonly summary: string;
+  /** The summary message's content (default: the summary as one text block). */
+  readonly content?: ReadonlyArray<ContentBlock>;
+  /** The first surface position kept (nodes before it are replaced); default: all. */
+  readonly keepFrom?: (seq: SessionSeq) => boolean;
+  readonly kind: string;
+}
+
+/**
+ * Replaces the surface nodes before the first kept one by a summary, as the
+ * library's `compact` does: `compaction/start`, `compaction/summary`, a
+ * `user/message` replacing the range and citing both plus every shadowed
+ * node, `compaction/end`. The system head is never shadowed. A kept tool
+ * result whose call falls in the range is shadowed with it (the pair stays
+ * whole) and reported. With nothing to replace, the summary is appended.
+ */
+export const compactBefore = (
+  b: Builder,
+  line: number,
+  input: CompactionInput,
+): Step => {
+  const nodes = surfaceNodes(b.surface);
+  let first = 0;
+  const head = nodes[0] === undefined
+    ? undefined
+    : surfaceEvent(b.surface, nodes[0]);
+  if (head?.type === "system/message") first = 1;
+  let end = first;
+  while (end < nodes.length) {
+    const seq = nodes[end];
+    if (seq === undefined) break;
+    if (input.keepFrom !== undefined && input.keepFrom(seq)) break;
+    end += 1;
+  }
+  // Keep call/result pairs whole: a kept result whose call is shadowed goes too.
+  const shadowedMessages = new Set<number>();
+  for (let i = first; i < end; i++) {
+    const seq = nodes[i];
+    if (seq !== undefined) shadowedMessages.add(seq);
+  }
+  while (end < nodes.length) {
+    const seq = nodes[end];
+    const event = seq === undefined ? undefined : surfaceEvent(b.surface, seq);
+    if (event?.type !== "tool/result") break;
+    const call = b.calls.get(event.data.message.source.callId);
+    if (call === undefined || !shadowedMessages.has(call.message)) break;
+    notCarried(
+      b,
+      line,
+      input.kind,
+      `the kept result of call ${
+        JSON.stringify(event.data.message.source.callId)
+      } is replaced with its call, so that the pair stays whole`,
+    );
+    end += 1;
+  }
+  const shadowed = nodes.slice(first, end);
+  const turn = b.turn ?? Math.max(0, b.nextTurn - 1);
+  const id = input.compactionId;
+  const started = append(b, {
+    type: "compaction/start",
+    data: { compactionId: id, turn },
+  }, line);
+  if (Result.isFailure(started)) return Result.fail(started.failure);
+  const summarized = append(b, {
+    type: "compaction/summary",
+    data: { compactionId: id, summary: input.summary, shadowedSeqs: shadowed },
+  }, line);
+  if (Result.isFailure(summarized)) return Result.fail(summarized.failure);
+  const startSeq = shadowed[0];
+  const endSeq = shadowed[shadowed.length - 1];
+  const content = input.content ?? [{ type: "text", text: input.summary }];
+  const message = {
+    id: uniqueId(b, `compaction-${id}`),
+    role: "user",
+    content,
+    source: { kind: "plugin", plugin: "compaction" },
+  };
+  const cited = [started.success.seq, summarized.success.seq];
+  const summary = startSeq === undefined || endSeq === undefined
+    ? append(b, {
+      type: "user/message",
+      surfaceOp: "append",
+      sourceEventSeqs: cited,
+      data: message,
+    }, line)
+    : append(b, {
+      type: "user/message",
+      surfaceOp: { op: "replace", startSeq, endSeq },
+      sourceEventSeqs: [...cited, ...shadowed],
+      data: message,
+    }, line);
+  if (Result.isFailure(summary)) return Result.fail(summary.failure);
+  b.summaries.add(summary.success.seq);
+  const ended = append(b, {
+    type: "compaction/end",
+    data: { compactionId: id },
+  }, line);
+  if (Result.isFailure(ended)) return Result.fail(ended.failure);
+  if (startSeq === undefined) {
+    notCarried(
+      b,
+      line,
+      input.kind,
+      "compaction with nothing before it on the surface; its summary is appended",
+    );
+  }
+  b.compactions += 1;
+  return ok;
+};
+
+/** Whether a surface node came from a source line at or after `line`. */
+export const fromLineOnward =
+  (b: Builder, line: number) => (seq: SessionSeq): boolean =>
+    !b.summaries.has(seq) && (b.origin[seq] ?? 0) >= line;
+
+// ---------------------------------------------------------------------------
+// The end
+
+/** Finishes the log: writes `import/lines` and builds the report. */
+export const finish = (
+  b: Builder,
+  base: {
+    readonly from: SourceTool;
+    readonly file: string;
+    readonly formatVersion?: number | string;
+    readonly lines: number;
+  },
+): Step<ImportReport> => {
+  const openTurn = b.turn !== undefined;
+  const lines = append(b, {
+    type: "import/lines",
+    ignorable: true,
+    data: { from: base.from, lines: [...b.origin, 0] },
+  }, 0);
+  if (Result.isFailure(lines)) return Result.fail(lines.failure);
+  const kinds = (
+    map: Map<string, { reason: string; lines: number[] }>,
+  ): SkippedKind[] =>
+    [...map.entries()].map(([kind, s]) => ({
+      kind,
+      count: s.lines.length,
+      reason: s.reason,
+      lines: s.lines,
+    }));
+  const skipped = kinds(b.skipped);
+  const opaque = kinds(b.opaque);
+  return Result.succeed({
+    from: base.from,
+    file: base.file,
+    ...(base.formatVersion === undefined
+      ? {}
+      : { formatVersion: base.formatVersion }),
+    lines: base.lines,
+    kinds: Object.fromEntries(b.kinds),
+    events: b.events.length,
+    surface: surfaceNodes(b.surface).length,
+    compactions: b.compactions,
+    repairs: b.repairs,
+    openTurn,
+    synthesized: b.synthesized,
+    skipped,
+    opaque,
+    notCarried: b.notCarried,
+    branches: b.branches,
+  });
+};
+
+/** `seqOf` for importers that compute seqs. */
+export { seqOf };
+
+// ---------------------------------------------------------------------------
+// Reading source values
+
+/** A JSON object, narrowed. */
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u);
+
+/** A string field, or `undefined`. */
+export const str = (u: unknown): string | undefined =>
+  typeof u === "string" ? u : undefined;
+
+/** Arguments as raw JSON text: a string as it is, anything else stringified. */
+export const argumentsText = (u: unknown): string =>
+  typeof u === "string" ? u : JSON.stringify(u ?? {});

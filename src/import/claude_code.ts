@@ -1,0 +1,459 @@
+/**
+ * Claude Code transcripts (`~/.claude/projects/.../SESSION.jsonl`) to v3
+ * events.
+ *
+ * - Claude Code writes an assistant message one content block per line,
+ *   every line carrying the same `message.id`: consecutive lines with one
+ *   id are joined back into one `assistant/message` (tool results that
+ *   arrive between them wait for the message to be complete). `thinking`
+ *   becomes `reasoning` (its signature kept in the `stream`), `tool_use` a
+ *   `tool-call` with its input as JSON text.
+ * - `user` lines: `tool_result` blocks are paired with their call by
+ *   `tool_use_id`; other content is a user message that opens a turn.
+ *   "[Request interrupted by user…]" ends the turn it interrupts
+ *   (`interrupted`; unanswered calls closed by repair, their error results
+ *   before the marker, which follows as a user message from the
+ *   `claude-code` plugin). `isMeta`
+ *   lines are user messages from the `claude-code` plugin.
+ * - `system` `compact_boundary` followed by the `isCompactSummary` user
+ *   message replaces everything on the surface before it by the summary.
+ * - `progress`, `file-history-snapshot`, `queue-operation`, titles
+ *   (`summary`, `custom-title`) and other `system` lines are skipped and
+ *   counted; sidechain (subagent) lines are reported, not imported.
+ *
+ * @module
+ * @internal
+ */
+import { Result } from "effect";
+import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
+import {
+  argumentsText,
+  assistantMessage,
+  type Builder,
+  closeTurn,
+  compactBefore,
+  count,
+  isRecord,
+  keptOpaque,
+  notCarried,
+  openTurn,
+  setTime,
+  skip,
+  type Step,
+  str,
+  toolResult,
+  userMessage,
+} from "./builder.ts";
+import { type ImportError, ImportNotASession } from "./errors.ts";
+import { forEachRecord, type RecordReadOptions } from "./lines.ts";
+import type { Converted } from "./pi.ts";
+
+const basename = (file: string): string => file.split(/[\\/]/).pop() ?? file;
+
+interface PendingAssistant {
+  readonly id: string;
+  readonly line: number;
+  readonly time: unknown;
+  model: string;
+  readonly content: ContentBlock[];
+  readonly stream: unknown[];
+  usage: unknown;
+  stop: string | undefined;
+}
+
+interface PendingResult {
+  readonly line: number;
+  readonly time: unknown;
+  readonly callId: string;
+  readonly content: ReadonlyArray<ToolResultContentBlock>;
+  readonly isError: boolean;
+  readonly meta: unknown;
+}
+
+const noise: Readonly<Record<string, string>> = {
+  "progress": "hook and tool progress, not sent to the model",
+  "file-history-snapshot": "file backup bookkeeping, not sent to the model",
+  "queue-operation": "input queue bookkeeping, not sent to the model",
+  "summary": "a session title, not a compaction",
+  "custom-title": "a session title",
+  "agent-name": "a session label",
+  "last-prompt": "input history",
+};
+
+const INTERRUPTED = "[Request interrupted by user";
+
+const image = (source: unknown): ContentBlock => ({
+  type: "image",
+  attachment: source ?? null,
+});
+
+const textOf = (u: unknown): string => {
+  if (typeof u === "string") return u;
+  if (Array.isArray(u)) {
+    return u.map((b) => isRecord(b) && typeof b.text === "string" ? b.text : "")
+      .join("");
+  }
+  return "";
+};
+
+/**
+ * Imports a Claude Code transcript into the builder.
+ *
+ * @param file The path.
+ * @param options Recover or refuse; the line bound.
+ * @param b The builder.
+ * @returns The header and what the reader saw.
+ */
+export const importClaudeCode = (
+  file: string,
+  options: RecordReadOptions,
+  b: Builder,
+): Result.Result<Converted, ImportError> => {
+  let sessionId: string | undefined;
+  let createdAt: number | undefined;
+  let cwd: unknown;
+  let version: string | undefined;
+  let pending: PendingAssistant | undefined;
+  const results: PendingResult[] = [];
+  let boundary: { line: number; id: string } | undefined;
+  let records = 0;
+
+  const flush = (): Step => {
+    if (pending !== undefined) {
+      const p = pending;
+      pending = undefined;
+      const saved = b.time;
+      setTime(b, p.time);
+      const made = assistantMessage(b, p.line, p.id, p.content, {
+        provider: "anthropic",
+        model: p.model,
+        ...(p.usage === undefined ? {} : { usage: p.usage }),
+        stream: p.stream,
+      });
+      if (Result.isFailure(made)) return Result.fail(made.failure);
+      if (p.stop === "max_tokens") b.reason = "max-tokens";
+      b.time = Math.max(saved, b.time);
+    }
+    for (const r of results.splice(0)) {
+      setTime(b, r.time);
+      const done = toolResult(
+        b,
+        r.line,
+        "user/tool_result",
+        r.callId,
+        r.content,
+        r.isError,
+        r.meta,
+      );
+      if (Result.isFailure(done)) return done;
+    }
+    return Result.succeed(undefined);
+  };
+
+  const assistantLine = (
+    value: Record<string, unknown>,
+    line: number,
+  ): Step => {
+    const m = value.message;
+    if (!isRecord(m)) {
+      notCarried(b, line, "assistant", "assistant line without a message");
+      return Result.succeed(undefined);
+    }
+    const id = str(m.id) ?? str(value.uuid) ?? `claude-L${line}`;
+    if (pending === undefined || pending.id !== id) {
+      const flushed = flush();
+      if (Result.isFailure(flushed)) return flushed;
+      pending = {
+        id,
+        line,
+        time: value.timestamp,
+        model: str(m.model) ?? "unknown",
+        content: [],
+        stream: [],
+        usage: undefined,
+        stop: undefined,
+      };
+    }
+    const p = pending;
+    if (m.usage !== undefined) p.usage = m.usage;
+    if (typeof m.stop_reason === "string") p.stop = m.stop_reason;
+    const blocks = typeof m.content === "string"
+      ? [{ type: "text", text: m.content }]
+      : Array.isArray(m.content)
+      ? m.content
+      : [];
+    for (const block of blocks) {
+      if (!isRecord(block)) continue;
+      switch (block.type) {
+        case "text":
+          p.content.push({ type: "text", text: str(block.text) ?? "" });
+          break;
+        case "thinking":
+          p.content.push({
+            type: "reasoning",
+            text: str(block.thinking) ?? "",
+          });
+          if (block.signature !== undefined) {
+            p.stream.push({
+              type: "thinking",
+              index: p.content.length - 1,
+              signature: block.signature,
+            });
+          }
+          break;
+        case "redacted_thinking":
+          p.stream.push(block);
+          keptOpaque(
+            b,
+            "assistant/redacted_thinking",
+            line,
+            "redacted thinking, in the assistant message's stream",
+          );
+          break;
+        case "tool_use":
+          p.content.push({
+            type: "tool-call",
+            id: str(block.id) ?? "",
+            name: str(block.name) ?? "",
+            arguments: argumentsText(block.input),
+          });
+          break;
+        default:
+          p.stream.push(block);
+          keptOpaque(
+            b,
+            `assistant/${String(block.type)}`,
+            line,
+            "a block with no v3 counterpart, in the assistant message's stream",
+          );
+      }
+    }
+    return Result.succeed(undefined);
+  };
+
+  const userLine = (value: Record<string, unknown>, line: number): Step => {
+    const m = value.message;
+    if (!isRecord(m)) {
+      notCarried(b, line, "user", "user line without a message");
+      return Result.succeed(undefined);
+    }
+    const id = str(value.uuid) ?? `claude-L${line}`;
+    const content: ContentBlock[] = [];
+    let hadResults = false;
+    const blocks = typeof m.content === "string"
+      ? [{ type: "text", text: m.content }]
+      : Array.isArray(m.content)
+      ? m.content
+      : [];
+    for (const block of blocks) {
+      if (!isRecord(block)) continue;
+      if (block.type === "tool_result") {
+        hadResults = true;
+        const inner: ToolResultContentBlock[] =
+          typeof block.content === "string"
+            ? [{ type: "text", text: block.content }]
+            : Array.isArray(block.content)
+            ? block.content.flatMap((c): ToolResultContentBlock[] =>
+              !isRecord(c)
+                ? []
+                : c.type === "text"
+                ? [{ type: "text", text: str(c.text) ?? "" }]
+                : c.type === "image"
+                ? [{ type: "image", attachment: c.source ?? null }]
+                : [{ type: "text", text: JSON.stringify(c) }]
+            )
+            : [];
+        results.push({
+          line,
+          time: value.timestamp,
+          callId: str(block.tool_use_id) ?? "",
+          content: inner,
+          isError: block.is_error === true,
+          meta: value.toolUseResult === undefined
+            ? undefined
+            : { toolUseResult: value.toolUseResult },
+        });
+      } else if (block.type === "text") {
+        content.push({ type: "text", text: str(block.text) ?? "" });
+      } else if (block.type === "image") {
+        content.push(image(block.source));
+      } else {
+        content.push({ type: "text", text: JSON.stringify(block) });
+        notCarried(
+          b,
+          line,
+          "user",
+          `content block of type ${
+            JSON.stringify(block.type)
+          } kept as its JSON text`,
+        );
+      }
+    }
+    if (content.length === 0) {
+      // Only tool results: they wait for the assistant message to be complete.
+      return hadResults && pending === undefined
+        ? flush()
+        : Result.succeed(undefined);
+    }
+    const flushed = flush();
+    if (Result.isFailure(flushed)) return flushed;
+    setTime(b, value.timestamp);
+    const text = textOf(m.content);
+    if (value.isCompactSummary === true) {
+      const compactionId = boundary?.id ?? id;
+      if (boundary === undefined) {
+        notCarried(
+          b,
+          line,
+          "user/compact-summary",
+          "compaction summary without its compact_boundary line; everything before it is replaced",
+        );
+      }
+      boundary = undefined;
+      const closed = closeTurn(b, line);
+      if (Result.isFailure(closed)) return closed;
+      return compactBefore(b, line, {
+        compactionId,
+        summary: text,
+        content,
+        kind: "user/compact-summary",
+      });
+    }
+    if (text.startsWith(INTERRUPTED) && b.turn !== undefined) {
+      // The turn ends first, so that error results for the calls the
+      // interruption cut off come right after the call, before the marker.
+      const closed = closeTurn(b, line, "interrupted");
+      if (Result.isFailure(closed)) return closed;
+      const made = userMessage(b, line, id, content, {
+        kind: "plugin",
+        plugin: "claude-code",
+      });
+      return Result.isFailure(made)
+        ? Result.fail(made.failure)
+        : Result.succeed(undefined);
+    }
+    const opened = openTurn(b, line);
+    if (Result.isFailure(opened)) return opened;
+    const source = value.isMeta === true
+      ? { kind: "plugin", plugin: "claude-code" }
+      : { kind: "user" };
+    const made = userMessage(b, line, id, content, source);
+    return Result.isFailure(made)
+      ? Result.fail(made.failure)
+      : Result.succeed(undefined);
+  };
+
+  const read = forEachRecord(
+    file,
+    options,
+    (value, line): Result.Result<void, ImportError> => {
+      records += 1;
+      if (!isRecord(value)) {
+        count(b, "not-an-object");
+        notCarried(b, line, "not-an-object", "a record that is not an object");
+        return Result.succeed(undefined);
+      }
+      const type = str(value.type) ?? "unknown";
+      const subtype = type === "system" ? str(value.subtype) : undefined;
+      const kind = subtype === undefined ? type : `${type}/${subtype}`;
+      count(b, kind);
+      if (
+        sessionId === undefined && typeof value.sessionId === "string"
+      ) sessionId = value.sessionId;
+      if (cwd === undefined && value.cwd !== undefined) cwd = value.cwd;
+      if (version === undefined && typeof value.version === "string") {
+        version = value.version;
+      }
+      if (createdAt === undefined && typeof value.timestamp === "string") {
+        const t = Date.parse(value.timestamp);
+        if (Number.isSafeInteger(t)) createdAt = t;
+      }
+      const reason = noise[type];
+      if (reason !== undefined) {
+        skip(b, kind, line, reason);
+        return Result.succeed(undefined);
+      }
+      if (value.isSidechain === true) {
+        notCarried(
+          b,
+          line,
+          kind,
+          "a subagent (sidechain) line, not part of this conversation",
+        );
+        return Result.succeed(undefined);
+      }
+      switch (type) {
+        case "assistant":
+          return assistantLine(value, line);
+        case "user":
+          return userLine(value, line);
+        case "system":
+          if (subtype === "compact_boundary") {
+            const flushed = flush();
+            if (Result.isFailure(flushed)) return flushed;
+            boundary = { line, id: str(value.uuid) ?? `claude-L${line}` };
+            return Result.succeed(undefined);
+          }
+          skip(
+            b,
+            kind,
+            line,
+            "a notice shown to the user, not sent to the model",
+          );
+          return Result.succeed(undefined);
+        default:
+          notCarried(
+            b,
+            line,
+            kind,
+            `line type ${JSON.stringify(type)} is not known to this importer`,
+          );
+          return Result.succeed(undefined);
+      }
+    },
+  );
+  if (Result.isFailure(read)) return Result.fail(read.failure);
+  if (records === 0) {
+    return Result.fail(
+      new ImportNotASession({
+        from: "claude-code",
+        line: 1,
+        expected: "a JSON record",
+      }),
+    );
+  }
+  const flushed = flush();
+  if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
+  if (boundary !== undefined) {
+    notCarried(
+      b,
+      boundary.line,
+      "system/compact_boundary",
+      "compact boundary without the summary that should follow it",
+    );
+  }
+  // A turn whose last assistant message answered without calls is complete.
+  if (
+    b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
+  ) {
+    const closed = closeTurn(b, 0);
+    if (Result.isFailure(closed)) return Result.fail(closed.failure);
+  }
+  return Result.succeed({
+    header: {
+      id: sessionId ?? basename(file),
+      createdAt: createdAt ?? 0,
+      isSeeded: false,
+      meta: {
+        importedFrom: {
+          tool: "claude-code",
+          file: basename(file),
+          ...(version === undefined ? {} : { version }),
+          ...(cwd === undefined ? {} : { cwd }),
+        },
+      },
+    },
+    ...(version === undefined ? {} : { formatVersion: version }),
+    read: read.success,
+  });
+};

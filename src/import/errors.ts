@@ -1,0 +1,146 @@
+/**
+ * The tagged errors of importing another tool's session file. Each names the
+ * 1-based line of the source file it is about (or the path, for I/O).
+ * Messages are for people; callers narrow on `_tag` and fields.
+ *
+ * @module
+ */
+import { Data } from "effect";
+import { quote } from "../quote.ts";
+
+/** A source line is not JSON (for example two records glued together). */
+export class ImportLineNotJson extends Data.Error<{
+  /** The 1-based line. */
+  readonly line: number;
+  /** The start of the line. */
+  readonly excerpt: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportLineNotJson" = "ImportLineNotJson";
+  /** A sentence for people. */
+  override readonly message: string = `Expected line ${
+    quote(this.line)
+  } to be one JSON record but it starts ${
+    quote(this.excerpt)
+  }; pass --recover to skip it`;
+}
+
+/** A source line is longer than the reader's bound. */
+export class ImportLineTooLong extends Data.Error<{
+  /** The 1-based line. */
+  readonly line: number;
+  /** Its length in bytes (at least the bound). */
+  readonly bytes: number;
+  /** The bound. */
+  readonly limit: number;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportLineTooLong" = "ImportLineTooLong";
+  /** A sentence for people. */
+  override readonly message: string = `Expected line ${
+    quote(this.line)
+  } to hold at most ${quote(this.limit)} bytes; pass --recover to skip it`;
+}
+
+/** The file does not start like a session of the named tool. */
+export class ImportNotASession extends Data.Error<{
+  /** The tool the file was read as. */
+  readonly from: string;
+  /** The 1-based line. */
+  readonly line: number;
+  /** What was expected there. */
+  readonly expected: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportNotASession" = "ImportNotASession";
+  /** A sentence for people. */
+  override readonly message: string = `Expected line ${quote(this.line)} of a ${
+    quote(this.from)
+  } session to be ${this.expected}`;
+}
+
+/** The file declares a format version this importer does not know. */
+export class ImportVersionUnsupported extends Data.Error<{
+  /** The tool. */
+  readonly from: string;
+  /** The version the file declares. */
+  readonly version: unknown;
+  /** The versions this importer reads. */
+  readonly supported: ReadonlyArray<number>;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportVersionUnsupported" = "ImportVersionUnsupported";
+  /** The header is line 1. */
+  readonly line: 1 = 1;
+  /** A sentence for people. */
+  override readonly message: string = `Expected a ${
+    quote(this.from)
+  } format version in ${quote(this.supported.join(", "))} but found ${
+    quote(this.version)
+  }`;
+}
+
+/**
+ * An event built from a source line broke a v3 rule. The importer builds
+ * every event through the library's decoder and fold, so this names the rule
+ * (`tag`, an `EventDecodeError` or `SurfaceError` tag) and the source line.
+ */
+export class ImportEventRejected extends Data.Error<{
+  /** The 1-based source line the event came from (0: synthesized). */
+  readonly line: number;
+  /** The seq the event would have had. */
+  readonly seq: number;
+  /** The tag of the v3 rule. */
+  readonly rule: string;
+  /** What the rule said. */
+  readonly reason: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportEventRejected" = "ImportEventRejected";
+  /** A sentence for people. */
+  override readonly message: string = `Expected line ${
+    quote(this.line)
+  } to import as a valid event but ${
+    quote(this.rule)
+  } refused it: ${this.reason}`;
+}
+
+/** Reading the source or writing the new log failed. */
+export class ImportIoError extends Data.Error<{
+  /** The path. */
+  readonly path: string;
+  /** What was being done (`open`, `read`, `create`, `write`, `sync`, `link`). */
+  readonly operation: string;
+  /** The system error code or message. */
+  readonly reason: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportIoError" = "ImportIoError";
+  /** A sentence for people. */
+  override readonly message: string = `Could not ${this.operation} ${
+    quote(this.path)
+  }: ${this.reason}`;
+}
+
+/** The file to write exists already; it is left untouched. */
+export class ImportTargetExists extends Data.Error<{
+  /** The path. */
+  readonly path: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportTargetExists" = "ImportTargetExists";
+  /** A sentence for people. */
+  override readonly message: string = `Expected ${
+    quote(this.path)
+  } not to exist; choose a new file name`;
+}
+
+/** Any refusal of an import. */
+export type ImportError =
+  | ImportLineNotJson
+  | ImportLineTooLong
+  | ImportNotASession
+  | ImportVersionUnsupported
+  | ImportEventRejected
+  | ImportIoError
+  | ImportTargetExists;

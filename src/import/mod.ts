@@ -1,0 +1,241 @@
+/**
+ * `@palimpsest/session/import`: reading the session files other agent tools
+ * wrote (pi, Claude Code, Codex) as v3 logs, so that `verify`, `derive`,
+ * `stats` and `explain` work on them.
+ *
+ * An import streams the source by lines (a line is never longer than
+ * `maxLineBytes`, and the file is never one string) and builds every event
+ * through the library's decoder and fold, so the result passes every v3
+ * rule by construction or the import is refused with the source line.
+ * Messages, tool calls and results are paired by the source's ids; the
+ * source's compactions become replacements that cite every node they
+ * shadow; turns that the source left with unanswered calls are closed by
+ * the library's repair (`interruptedTurnClosers`). What could not be carried
+ * over is listed in the {@link ImportReport}, never dropped silently.
+ *
+ * Where the source's identity goes:
+ *
+ * - the header's `meta.importedFrom` names the tool, its format version,
+ *   the file name, the source session id and working folder;
+ * - message ids are the source's ids where it has them (pi entry ids,
+ *   Claude Code `message.id` and `uuid`), else `<tool>-L<line>`; tool
+ *   results are `result-<callId>`;
+ * - the last event is an ignorable `import/lines` event whose
+ *   `data.lines[seq]` is the source line of event `seq` (0 for an event the
+ *   importer made up). Readers that do not know it keep it opaque.
+ *
+ * A source line that is not JSON (pi has written lines where two records
+ * were glued together) is a refusal naming the line ({@link ImportLineNotJson}),
+ * or with `recover` skipped and reported.
+ *
+ * @example Importing a pi session
+ * ```ts
+ * import { importSession } from "@palimpsest/session/import";
+ * import { deriveMessages } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const file = `${dir}/pi.jsonl`;
+ * Deno.writeTextFileSync(file, [
+ *   '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
+ *   '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}',
+ *   '{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"provider":"anthropic","model":"m","stopReason":"stop"}}',
+ *   "",
+ * ].join("\n"));
+ * const imported = Effect.runSync(importSession(file, { from: "pi" }));
+ * assert.deepEqual(deriveMessages(imported.session.surface).map((m) => m.id), ["a1", "a2"]);
+ * assert.equal(imported.report.openTurn, false);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+import { Effect, Result } from "effect";
+import type { Session, SessionEvent } from "../../mod.ts";
+import { type Builder, finish, makeBuilder } from "./builder.ts";
+import type { ImportError } from "./errors.ts";
+import type { RecordReadOptions } from "./lines.ts";
+import { type Converted, importPi } from "./pi.ts";
+import { importClaudeCode } from "./claude_code.ts";
+import { importCodex } from "./codex.ts";
+import type { ImportReport, SourceTool } from "./report.ts";
+import { publishLog } from "./write.ts";
+
+export * from "./errors.ts";
+export {
+  type BranchReport,
+  formatImportReport,
+  type ImportReport,
+  lineRanges,
+  type ReportEntry,
+  type SkippedKind,
+  type SourceTool,
+} from "./report.ts";
+
+/** The tools whose session files can be imported. */
+export const sourceTools: ReadonlyArray<SourceTool> = [
+  "pi",
+  "claude-code",
+  "codex",
+];
+
+/** The default bound on a source line: 64 MiB. */
+export const DEFAULT_IMPORT_MAX_LINE_BYTES: number = 64 * 1024 * 1024;
+
+/** Options of {@link importSession}. */
+export interface ImportOptions {
+  /** The tool that wrote the file. */
+  readonly from: SourceTool;
+  /** Skip (and report) lines that are not JSON or too long, instead of refusing. */
+  readonly recover?: boolean;
+  /** The longest source line accepted, in bytes (default {@link DEFAULT_IMPORT_MAX_LINE_BYTES}). */
+  readonly maxLineBytes?: number;
+}
+
+/** An imported session. */
+export interface ImportedSession {
+  /** The session: header, log and surface. */
+  readonly session: Session;
+  /** Its events, in seq order. */
+  readonly events: ReadonlyArray<SessionEvent>;
+  /** What the import did. */
+  readonly report: ImportReport;
+}
+
+const converters: Readonly<
+  Record<
+    SourceTool,
+    (
+      file: string,
+      options: RecordReadOptions,
+      b: Builder,
+    ) => Result.Result<Converted, ImportError>
+  >
+> = {
+  "pi": importPi,
+  "claude-code": importClaudeCode,
+  "codex": importCodex,
+};
+
+const run = (
+  file: string,
+  options: ImportOptions,
+): Result.Result<ImportedSession, ImportError> => {
+  const b = makeBuilder();
+  const converted = converters[options.from](file, {
+    recover: options.recover === true,
+    maxLineBytes: options.maxLineBytes ?? DEFAULT_IMPORT_MAX_LINE_BYTES,
+  }, b);
+  if (Result.isFailure(converted)) return Result.fail(converted.failure);
+  const c = converted.success;
+  for (const s of c.read.skipped) {
+    b.notCarried.push({
+      line: s.line,
+      kind: s.reason,
+      note: s.reason === "torn"
+        ? `a torn final line, left out: ${JSON.stringify(s.excerpt)}`
+        : s.reason === "too-long"
+        ? "a line longer than the bound, skipped under --recover"
+        : `a line that is not JSON, skipped under --recover: ${
+          JSON.stringify(s.excerpt)
+        }`,
+    });
+  }
+  b.notCarried.sort((x, y) => x.line - y.line);
+  const report = finish(b, {
+    from: options.from,
+    file,
+    ...(c.formatVersion === undefined
+      ? {}
+      : { formatVersion: c.formatVersion }),
+    lines: c.read.lines,
+  });
+  if (Result.isFailure(report)) return Result.fail(report.failure);
+  return Result.succeed({
+    session: { header: c.header, surface: b.surface, vocabulary: undefined },
+    events: b.events,
+    report: report.success,
+  });
+};
+
+/**
+ * Reads another tool's session file as a v3 session, in memory.
+ *
+ * @param file The source file.
+ * @param options The tool that wrote it; `recover` and the line bound.
+ * @returns The session, its events and the report; or the refusal, naming
+ * the source line.
+ *
+ * @example A line that is not JSON
+ * ```ts
+ * import { importSession } from "@palimpsest/session/import";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const file = `${dir}/c.jsonl`;
+ * Deno.writeTextFileSync(file, '{"type":"user","message":{"role":"user","content":"hi"}}\n{"type":"user"}{"type":"user"}\n');
+ * const refused = Effect.runSync(Effect.flip(importSession(file, { from: "claude-code" })));
+ * assert.equal(refused._tag, "ImportLineNotJson");
+ * const recovered = Effect.runSync(importSession(file, { from: "claude-code", recover: true }));
+ * assert.equal(recovered.report.notCarried[0]?.line, 2);
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function importSession(
+  file: string,
+  options: ImportOptions,
+): Effect.Effect<ImportedSession, ImportError> {
+  return Effect.suspend(() => Effect.fromResult(run(file, options)));
+}
+
+/** Options of {@link importFile}. */
+export interface ImportFileOptions extends ImportOptions {
+  /** The v3 file to write; it must not exist. */
+  readonly out: string;
+}
+
+/**
+ * Imports another tool's session file and publishes it as a new v3 log,
+ * never overwriting: an existing `out` is refused with
+ * {@link ImportTargetExists} and left untouched; on any refusal nothing is
+ * written.
+ *
+ * @param file The source file (only read).
+ * @param options The tool, the new file and the reading options.
+ * @returns The imported session and its report.
+ *
+ * @example Writing the v3 log
+ * ```ts
+ * import { importFile } from "@palimpsest/session/import";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/c.jsonl`, '{"type":"user","sessionId":"c1","message":{"role":"user","content":"hi"}}\n');
+ * const imported = Effect.runSync(importFile(`${dir}/c.jsonl`, { from: "claude-code", out: `${dir}/c.v3.jsonl` }));
+ * assert.equal(imported.session.header.id, "c1");
+ * assert.match(Deno.readTextFileSync(`${dir}/c.v3.jsonl`), /"version":3/);
+ * const again = Effect.runSync(Effect.flip(importFile(`${dir}/c.jsonl`, { from: "claude-code", out: `${dir}/c.v3.jsonl` })));
+ * assert.equal(again._tag, "ImportTargetExists");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function importFile(
+  file: string,
+  options: ImportFileOptions,
+): Effect.Effect<ImportedSession, ImportError> {
+  return Effect.suspend(() => {
+    const imported = run(file, options);
+    if (Result.isFailure(imported)) return Effect.fail(imported.failure);
+    const published = publishLog(
+      options.out,
+      imported.success.session.header,
+      imported.success.events,
+    );
+    return Result.isFailure(published)
+      ? Effect.fail(published.failure)
+      : Effect.succeed(imported.success);
+  });
+}

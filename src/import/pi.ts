@@ -1,0 +1,589 @@
+/**
+ * pi session files (format versions 1 to 3) to v3 events.
+ *
+ * - Header `{type: "session", version?, id, timestamp, cwd}`; no `version`
+ *   means 1. Version 1 has no entry ids (a linear log); versions 2 and 3
+ *   have an `id`/`parentId` tree: the import is the path from the last
+ *   entry to the root, and the other branches are reported with their lines.
+ *   A first pass reads the tree (ids and lines only), a second imports.
+ * - `message` entries by role: `user` opens a turn; `assistant` is a step
+ *   (`thinking` → `reasoning`, `toolCall` → `tool-call` with its arguments
+ *   as JSON text; a thinking signature and an error message are kept in the
+ *   message's `stream`); `toolResult` is paired with its call by id (its
+ *   `details` go to the result's `meta`); `bashExecution` becomes the user
+ *   message pi sends for it (skipped when excluded from context); `custom`
+ *   (`hookMessage` in v2) messages are user messages from a plugin.
+ * - `compaction` replaces the surface nodes before `firstKeptEntryId` (v1:
+ *   `firstKeptEntryIndex`, the header counted as index 0) by its summary.
+ * - `model_change` becomes `request/context`; `thinking_level_change` an
+ *   ignorable `pi/thinking_level_change` event; `custom`, `label` and
+ *   `session_info` entries carry nothing the model saw and are skipped.
+ * - An assistant message that stopped with `aborted` or `error` ends its
+ *   turn; calls it issued without results are closed by repair.
+ *
+ * @module
+ * @internal
+ */
+import { Result } from "effect";
+import type {
+  ContentBlock,
+  SessionHeader,
+  ToolResultContentBlock,
+} from "../../mod.ts";
+import {
+  append,
+  argumentsText,
+  assistantMessage,
+  type Builder,
+  closeTurn,
+  compactBefore,
+  count,
+  fromLineOnward,
+  isRecord,
+  notCarried,
+  openTurn,
+  setTime,
+  skip,
+  type Step,
+  str,
+  synthesized,
+  toolResult,
+  userMessage,
+} from "./builder.ts";
+import {
+  type ImportError,
+  ImportNotASession,
+  ImportVersionUnsupported,
+} from "./errors.ts";
+import {
+  forEachRecord,
+  type RecordReadOptions,
+  type RecordReadSummary,
+} from "./lines.ts";
+
+/** What a format importer hands back. */
+export interface Converted {
+  readonly header: SessionHeader;
+  readonly formatVersion?: number | string;
+  readonly read: RecordReadSummary;
+}
+
+interface TreeEntry {
+  readonly line: number;
+  readonly parent: string | null;
+}
+
+const basename = (file: string): string => file.split(/[\\/]/).pop() ?? file;
+
+const piText = (u: unknown): ReadonlyArray<ContentBlock> | undefined => {
+  if (typeof u === "string") return [{ type: "text", text: u }];
+  return undefined;
+};
+
+interface Converted_ {
+  readonly content: ContentBlock[];
+  readonly stream: unknown[];
+}
+
+const convertBlocks = (
+  b: Builder,
+  line: number,
+  kind: string,
+  u: unknown,
+): Converted_ => {
+  const content: ContentBlock[] = [];
+  const stream: unknown[] = [];
+  const simple = piText(u);
+  if (simple !== undefined) return { content: [...simple], stream };
+  if (!Array.isArray(u)) {
+    notCarried(b, line, kind, "content is neither text nor a list of blocks");
+    return { content, stream };
+  }
+  for (const block of u) {
+    if (!isRecord(block)) continue;
+    switch (block.type) {
+      case "text":
+        content.push({ type: "text", text: str(block.text) ?? "" });
+        break;
+      case "thinking":
+        content.push({ type: "reasoning", text: str(block.thinking) ?? "" });
+        if (block.thinkingSignature !== undefined || block.redacted === true) {
+          stream.push({
+            type: "thinking",
+            index: content.length - 1,
+            ...(block.thinkingSignature === undefined
+              ? {}
+              : { signature: block.thinkingSignature }),
+            ...(block.redacted === true ? { redacted: true } : {}),
+          });
+        }
+        break;
+      case "image":
+        content.push({
+          type: "image",
+          attachment: { mimeType: block.mimeType, data: block.data },
+        });
+        break;
+      case "toolCall":
+        content.push({
+          type: "tool-call",
+          id: str(block.id) ?? "",
+          name: str(block.name) ?? "",
+          arguments: argumentsText(block.arguments),
+        });
+        break;
+      default:
+        notCarried(
+          b,
+          line,
+          kind,
+          `content block of type ${JSON.stringify(block.type)} left out`,
+        );
+    }
+  }
+  return { content, stream };
+};
+
+const resultBlocks = (
+  content: ReadonlyArray<ContentBlock>,
+): ReadonlyArray<ToolResultContentBlock> =>
+  content.flatMap((block) =>
+    block.type === "text" || block.type === "image" || block.type === "file"
+      ? [block]
+      : []
+  );
+
+/** The text pi sends to the model for a `bashExecution` message. */
+const bashText = (m: Record<string, unknown>): string => {
+  let text = `Ran \`${str(m.command) ?? ""}\`\n`;
+  const output = str(m.output) ?? "";
+  text += output === "" ? "(no output)" : `\`\`\`\n${output}\n\`\`\``;
+  if (m.cancelled === true) text += "\n\n(command cancelled)";
+  else if (typeof m.exitCode === "number" && m.exitCode !== 0) {
+    text += `\n\nCommand exited with code ${m.exitCode}`;
+  }
+  if (m.truncated === true && typeof m.fullOutputPath === "string") {
+    text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
+  }
+  return text;
+};
+
+const stopReasons: Readonly<
+  Record<
+    string,
+    "completed" | "max-tokens" | "error" | "aborted" | "interrupted"
+  >
+> = {
+  stop: "completed",
+  length: "max-tokens",
+  error: "error",
+  aborted: "aborted",
+  toolUse: "interrupted",
+};
+
+/**
+ * Imports a pi session file into the builder.
+ *
+ * @param file The path.
+ * @param options Recover or refuse; the line bound.
+ * @param b The builder.
+ * @returns The header and what the reader saw.
+ */
+export const importPi = (
+  file: string,
+  options: RecordReadOptions,
+  b: Builder,
+): Result.Result<Converted, ImportError> => {
+  // Pass 1: the header and the entry tree (ids, parents, lines).
+  let header: Record<string, unknown> | undefined;
+  const tree = new Map<string, TreeEntry>();
+  const indexLine: number[] = [];
+  let lastId: string | undefined;
+  const first = forEachRecord(
+    file,
+    options,
+    (value, line): Result.Result<void, ImportError> => {
+      if (header === undefined) {
+        if (!isRecord(value) || value.type !== "session") {
+          return Result.fail(
+            new ImportNotASession({
+              from: "pi",
+              line,
+              expected: 'a "session" header',
+            }),
+          );
+        }
+        header = value;
+        indexLine.push(line);
+        return Result.succeed(undefined);
+      }
+      indexLine.push(line);
+      if (isRecord(value) && typeof value.id === "string") {
+        const parent = typeof value.parentId === "string"
+          ? value.parentId
+          : null;
+        tree.set(value.id, { line, parent });
+        lastId = value.id;
+      }
+      return Result.succeed(undefined);
+    },
+  );
+  if (Result.isFailure(first)) return Result.fail(first.failure);
+  if (header === undefined) {
+    return Result.fail(
+      new ImportNotASession({
+        from: "pi",
+        line: 1,
+        expected: 'a "session" header',
+      }),
+    );
+  }
+  const h = header;
+  const version = h.version === undefined ? 1 : h.version;
+  if (version !== 1 && version !== 2 && version !== 3) {
+    return Result.fail(
+      new ImportVersionUnsupported({
+        from: "pi",
+        version,
+        supported: [1, 2, 3],
+      }),
+    );
+  }
+  // The path from the last entry to the root; everything else is a branch.
+  const onPath = new Set<string>();
+  for (let id = lastId; id !== undefined && !onPath.has(id);) {
+    onPath.add(id);
+    const parent = tree.get(id)?.parent;
+    id = parent === null || parent === undefined ? undefined : parent;
+  }
+  const branchOf = new Map<string, string>();
+  const rootOf = (id: string): string => {
+    const known = branchOf.get(id);
+    if (known !== undefined) return known;
+    const trail: string[] = [];
+    let current = id;
+    for (;;) {
+      trail.push(current);
+      const parent = tree.get(current)?.parent;
+      if (
+        parent === null || parent === undefined || onPath.has(parent) ||
+        !tree.has(parent)
+      ) break;
+      const cached = branchOf.get(parent);
+      if (cached !== undefined) {
+        current = cached;
+        break;
+      }
+      current = parent;
+    }
+    const root = branchOf.get(current) ?? current;
+    for (const t of trail) branchOf.set(t, root);
+    return root;
+  };
+  const branches = new Map<string, number[]>();
+  for (const [id, entry] of tree) {
+    if (onPath.has(id)) continue;
+    const root = rootOf(id);
+    const lines = branches.get(root);
+    if (lines === undefined) branches.set(root, [entry.line]);
+    else lines.push(entry.line);
+  }
+  b.branches = [...branches.entries()].map(([root, lines]) => {
+    const parent = tree.get(root)?.parent;
+    const fromLine = parent === null || parent === undefined
+      ? 0
+      : tree.get(parent)?.line ?? 0;
+    return { fromLine, lines: lines.sort((x, y) => x - y) };
+  }).sort((x, y) => (x.lines[0] ?? 0) - (y.lines[0] ?? 0));
+
+  // Pass 2: the entries on the path, in file order.
+  const fallbackProvider = str(h.provider) ?? "unknown";
+  let model = {
+    provider: fallbackProvider,
+    model: str(h.modelId) ?? "unknown",
+  };
+  let seenHeader = false;
+  let lastStop: string | undefined;
+  const second = forEachRecord(file, options, (value, line): Step => {
+    if (!seenHeader) {
+      seenHeader = true;
+      setTime(b, h.timestamp);
+      return Result.succeed(undefined);
+    }
+    if (!isRecord(value)) {
+      count(b, "not-an-object");
+      notCarried(b, line, "not-an-object", "a record that is not an object");
+      return Result.succeed(undefined);
+    }
+    const type = str(value.type) ?? "unknown";
+    const role = type === "message" && isRecord(value.message)
+      ? str(value.message.role)
+      : undefined;
+    const kind = role === undefined ? type : `${type}/${role}`;
+    count(b, kind);
+    if (
+      typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
+    ) {
+      return Result.succeed(undefined);
+    }
+    setTime(b, value.timestamp);
+    switch (type) {
+      case "message": {
+        const m = value.message;
+        if (!isRecord(m)) {
+          notCarried(b, line, kind, "message entry without a message");
+          return Result.succeed(undefined);
+        }
+        const id = str(value.id) ?? `pi-L${line}`;
+        if (value.timestamp === undefined) setTime(b, m.timestamp);
+        return piMessage(b, line, kind, id, m, {
+          model: () => model,
+          stop: (s) => {
+            lastStop = s;
+          },
+        });
+      }
+      case "compaction": {
+        const summary = str(value.summary) ?? "";
+        let keptLine: number | undefined;
+        if (typeof value.firstKeptEntryId === "string") {
+          keptLine = tree.get(value.firstKeptEntryId)?.line;
+        } else if (typeof value.firstKeptEntryIndex === "number") {
+          keptLine = indexLine[value.firstKeptEntryIndex];
+        }
+        const compactionId = str(value.id) ?? `pi-L${line}`;
+        if (keptLine === undefined) {
+          notCarried(
+            b,
+            line,
+            kind,
+            "compaction whose first kept entry is not in the file; everything before it is replaced",
+          );
+        }
+        return compactBefore(b, line, {
+          compactionId,
+          summary,
+          kind,
+          ...(keptLine === undefined
+            ? {}
+            : { keepFrom: fromLineOnward(b, keptLine) }),
+        });
+      }
+      case "branch_summary": {
+        const text = str(value.summary) ?? "";
+        const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
+          type: "text",
+          text,
+        }], {
+          kind: "plugin",
+          plugin: "pi/branch-summary",
+        });
+        return Result.isFailure(made)
+          ? Result.fail(made.failure)
+          : Result.succeed(undefined);
+      }
+      case "custom_message": {
+        const converted = convertBlocks(b, line, kind, value.content);
+        const made = userMessage(
+          b,
+          line,
+          str(value.id) ?? `pi-L${line}`,
+          converted.content,
+          {
+            kind: "plugin",
+            plugin: `pi/${str(value.customType) ?? "custom"}`,
+          },
+        );
+        return Result.isFailure(made)
+          ? Result.fail(made.failure)
+          : Result.succeed(undefined);
+      }
+      case "model_change": {
+        model = {
+          provider: str(value.provider) ?? model.provider,
+          model: str(value.modelId) ?? model.model,
+        };
+        const made = append(b, { type: "request/context", data: model }, line);
+        return Result.isFailure(made)
+          ? Result.fail(made.failure)
+          : Result.succeed(undefined);
+      }
+      case "thinking_level_change": {
+        const made = append(b, {
+          type: "pi/thinking_level_change",
+          ignorable: true,
+          data: { thinkingLevel: value.thinkingLevel ?? null },
+        }, line);
+        return Result.isFailure(made)
+          ? Result.fail(made.failure)
+          : Result.succeed(undefined);
+      }
+      case "custom":
+      case "label":
+      case "session_info":
+        skip(b, kind, line, "harness state pi never sends to the model");
+        return Result.succeed(undefined);
+      default:
+        notCarried(
+          b,
+          line,
+          kind,
+          `entry type ${JSON.stringify(type)} is not known to this importer`,
+        );
+        return Result.succeed(undefined);
+    }
+  });
+  if (Result.isFailure(second)) return Result.fail(second.failure);
+  // A turn whose last answer ended it (stop, length, error, abort) is closed;
+  // one that stopped after tool results was cut off: `repair` closes it.
+  if (
+    lastStop !== undefined && lastStop !== "toolUse" && b.turn !== undefined
+  ) {
+    const closed = closeTurn(b, 0, stopReasons[lastStop]);
+    if (Result.isFailure(closed)) return Result.fail(closed.failure);
+  }
+  const created = Date.parse(str(h.timestamp) ?? "");
+  return Result.succeed({
+    header: {
+      id: str(h.id) ?? basename(file),
+      createdAt: Number.isSafeInteger(created) ? created : 0,
+      isSeeded: false,
+      meta: {
+        importedFrom: {
+          tool: "pi",
+          version,
+          file: basename(file),
+          ...(h.id === undefined ? {} : { id: h.id }),
+          ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
+          ...(h.branchedFrom === undefined
+            ? {}
+            : { branchedFrom: h.branchedFrom }),
+          ...(h.parentSession === undefined
+            ? {}
+            : { parentSession: h.parentSession }),
+        },
+      },
+    },
+    formatVersion: version,
+    read: second.success,
+  });
+};
+
+interface PiContext {
+  readonly model: () => { provider: string; model: string };
+  readonly stop: (s: string | undefined) => void;
+}
+
+const piMessage = (
+  b: Builder,
+  line: number,
+  kind: string,
+  id: string,
+  m: Record<string, unknown>,
+  ctx: PiContext,
+): Step => {
+  const done = <A>(r: Step<A>): Step =>
+    Result.isFailure(r) ? Result.fail(r.failure) : Result.succeed(undefined);
+  switch (m.role) {
+    case "user": {
+      const opened = openTurn(b, line);
+      if (Result.isFailure(opened)) return opened;
+      ctx.stop(undefined);
+      const converted = convertBlocks(b, line, kind, m.content);
+      return done(
+        userMessage(b, line, id, converted.content, { kind: "user" }),
+      );
+    }
+    case "assistant": {
+      const converted = convertBlocks(b, line, kind, m.content);
+      const stop = str(m.stopReason);
+      const stream = [...converted.stream];
+      if (m.errorMessage !== undefined) {
+        stream.push({
+          type: "error",
+          stopReason: stop,
+          errorMessage: m.errorMessage,
+        });
+      }
+      const fallback = ctx.model();
+      const made = assistantMessage(b, line, id, converted.content, {
+        provider: str(m.provider) ?? fallback.provider,
+        model: str(m.model) ?? fallback.model,
+        ...(m.usage === undefined ? {} : { usage: m.usage }),
+        ...(stop === "aborted" ? { interrupted: true } : {}),
+        stream,
+      });
+      if (Result.isFailure(made)) return Result.fail(made.failure);
+      ctx.stop(stop);
+      const reason = stop === undefined ? undefined : stopReasons[stop];
+      if (reason !== undefined) b.reason = reason;
+      return Result.succeed(undefined);
+    }
+    case "toolResult": {
+      const converted = convertBlocks(b, line, kind, m.content);
+      return toolResult(
+        b,
+        line,
+        kind,
+        str(m.toolCallId) ?? "",
+        resultBlocks(converted.content),
+        m.isError === true,
+        m.details === undefined ? undefined : { details: m.details },
+      );
+    }
+    case "bashExecution": {
+      if (m.excludeFromContext === true) {
+        skip(
+          b,
+          `${kind} (excluded)`,
+          line,
+          "a command run with !!, which pi keeps out of the model's context",
+        );
+        return Result.succeed(undefined);
+      }
+      synthesized(
+        b,
+        line,
+        kind,
+        "user message with the text pi sends for a command the user ran",
+      );
+      return done(
+        userMessage(b, line, id, [{ type: "text", text: bashText(m) }], {
+          kind: "plugin",
+          plugin: "pi/bash",
+        }),
+      );
+    }
+    case "custom":
+    case "hookMessage": {
+      const converted = convertBlocks(b, line, kind, m.content);
+      return done(userMessage(b, line, id, converted.content, {
+        kind: "plugin",
+        plugin: `pi/${str(m.customType) ?? "custom"}`,
+      }));
+    }
+    case "branchSummary":
+    case "compactionSummary": {
+      return done(
+        userMessage(
+          b,
+          line,
+          id,
+          [{ type: "text", text: str(m.summary) ?? "" }],
+          {
+            kind: "plugin",
+            plugin: `pi/${m.role}`,
+          },
+        ),
+      );
+    }
+    default:
+      notCarried(
+        b,
+        line,
+        kind,
+        `message role ${JSON.stringify(m.role)} is not known to this importer`,
+      );
+      return Result.succeed(undefined);
+  }
+};

@@ -1,0 +1,108 @@
+/**
+ * `palimpsest import`: exit codes, the JSON report, no overwrite, and a
+ * written log that `verify` accepts.
+ */
+import { recordingIo, runCli } from "@palimpsest/session/cli";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+
+const fixture = (name: string): string =>
+  fileURLToPath(new URL(`../fixtures/import/${name}`, import.meta.url));
+
+const run = async (...args: string[]) => {
+  const io = recordingIo();
+  const code = await runCli(args, io);
+  return { code, out: io.out(), err: io.err() };
+};
+
+Deno.test("import writes a v3 log that verify accepts, and never overwrites it", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-cli-"));
+  try {
+    const out = path.join(dir, "s.jsonl");
+    const first = await run(
+      "import",
+      "--from",
+      "pi",
+      fixture("pi/aborted-calls.jsonl"),
+      "--out",
+      out,
+      "--json",
+    );
+    assert.equal(first.code, 0);
+    const report = JSON.parse(first.out);
+    assert.equal(report.ok, true);
+    assert.equal(report.report.repairs, 2);
+    assert.equal((await run("verify", out)).code, 0);
+    const before = fs.readFileSync(out, "utf8");
+    const again = await run(
+      "import",
+      "--from",
+      "pi",
+      fixture("pi/aborted-calls.jsonl"),
+      "--out",
+      out,
+      "--json",
+    );
+    assert.equal(again.code, 2);
+    assert.equal(JSON.parse(again.out).error.tag, "ImportTargetExists");
+    assert.equal(fs.readFileSync(out, "utf8"), before);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("import refuses a line that is not JSON with its line, unless --recover", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-cli-"));
+  try {
+    const out = path.join(dir, "g.jsonl");
+    const refused = await run(
+      "import",
+      "--from",
+      "pi",
+      fixture("pi/glued-line.jsonl"),
+      "--out",
+      out,
+      "--json",
+    );
+    assert.equal(refused.code, 1);
+    assert.deepEqual(
+      [JSON.parse(refused.out).error.tag, JSON.parse(refused.out).error.line],
+      ["ImportLineNotJson", 3],
+    );
+    assert.equal(fs.existsSync(out), false);
+    const recovered = await run(
+      "import",
+      "--from",
+      "pi",
+      fixture("pi/glued-line.jsonl"),
+      "--out",
+      out,
+      "--recover",
+    );
+    assert.equal(recovered.code, 0);
+    assert.match(recovered.out, /line 3/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("import without --from or with an unknown tool is a usage error", async () => {
+  assert.equal(
+    (await run("import", fixture("pi/glued-line.jsonl"), "--out", "x")).code,
+    2,
+  );
+  assert.equal(
+    (await run(
+      "import",
+      "--from",
+      "opencode",
+      fixture("pi/glued-line.jsonl"),
+      "--out",
+      "x",
+    )).code,
+    2,
+  );
+});
