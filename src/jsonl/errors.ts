@@ -28,6 +28,30 @@ export class InvalidJson extends Data.Error<{
     `Expected a JSON value but the parser said ${quote(this.problem)}`;
 }
 
+/**
+ * A long line holds more arrays and objects than its length justifies:
+ * parsed, each costs far more memory than the two bytes `[]` take, so the
+ * reader counts them before parsing a line longer than 64 KiB and refuses
+ * more than one per 16 characters.
+ */
+export class TooManyContainers extends Data.Error<{
+  /** Arrays and objects counted when the limit was passed. */
+  readonly containers: number;
+  /** The line's length in characters. */
+  readonly length: number;
+  /** The most the line may hold. */
+  readonly limit: number;
+}> {
+  /** The tag. */
+  readonly _tag: "TooManyContainers" = "TooManyContainers";
+  /** A sentence for people. */
+  override readonly message: string = `Expected a line of ${
+    quote(this.length)
+  } characters to hold at most ${
+    quote(this.limit)
+  } arrays and objects but found more`;
+}
+
 /** A line is not valid UTF-8. */
 export class InvalidUtf8 extends Data.Error<{
   /** How many bytes the line has. */
@@ -135,6 +159,7 @@ export class InvalidHeader extends Data.Error<{
 /** Everything that can be wrong with one complete line. */
 export type LineError =
   | InvalidJson
+  | TooManyContainers
   | InvalidUtf8
   | InvalidHeader
   | InvalidSourceRange

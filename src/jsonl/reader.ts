@@ -15,7 +15,12 @@
  * - a line whose `[start, end]` source runs would expand to more seqs than
  *   the events before it, or past the read's budget (65,536 plus 4 per
  *   event), is `CorruptLine` with `InvalidSourceRange` (`too-many`), judged
- *   before anything is expanded.
+ *   before anything is expanded;
+ * - a line longer than 64 KiB holding more than one array or object per 16
+ *   characters (outside strings) is `CorruptLine` with `TooManyContainers`,
+ *   counted before it is parsed: `JSON.parse` spends about a hundred bytes
+ *   on each, so `[[[[...]]]]` or `[[],[],...]` would cost fifty times the
+ *   line.
  *
  * Strict by default: the first bad line fails the read. With `recover`, the
  * valid prefix before the first bad line is served and the report says
@@ -59,6 +64,7 @@ import {
   LineTooLong,
   type LogReadError,
   MissingHeader,
+  TooManyContainers,
 } from "./errors.ts";
 import { ioError } from "./io.ts";
 
@@ -191,6 +197,46 @@ const decodeWithRuns = (
   return decoded;
 };
 
+/**
+ * Lines longer than this are scanned for their arrays and objects before
+ * they are parsed; shorter ones cost little whatever they hold.
+ */
+const DENSE_SCAN_FROM = 64 * 1024;
+/** The fewest characters per array or object a long line may have. */
+const CHARS_PER_CONTAINER = 16;
+
+/**
+ * Counts the arrays and objects of a long line outside its strings, and
+ * refuses it past one per {@link CHARS_PER_CONTAINER} characters, before
+ * `JSON.parse` allocates them: `[]` takes two bytes on disk and about a
+ * hundred in memory, at any depth. A legitimate line (text, stream records,
+ * tool output) is far sparser.
+ */
+const denseLine = (text: string): TooManyContainers | undefined => {
+  const length = text.length;
+  if (length <= DENSE_SCAN_FROM) return undefined;
+  const limit = Math.floor(length / CHARS_PER_CONTAINER);
+  let containers = 0;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i++);
+    if (c === 34) {
+      // Skip a string: to the next quote that no backslash escapes.
+      for (;;) {
+        const end = text.indexOf('"', i);
+        if (end < 0) return undefined;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 92) slashes++;
+        i = end + 1;
+        if (slashes % 2 === 0) break;
+      }
+    } else if ((c === 91 || c === 123) && ++containers > limit) {
+      return new TooManyContainers({ containers, length, limit });
+    }
+  }
+  return undefined;
+};
+
 /** The line machine: chunks in, lines decoded and folded as they come. */
 interface Parser {
   /** Feeds a chunk; false once reading should stop. */
@@ -278,6 +324,8 @@ const makeParser = (
   };
 
   const readHeader = (text: string): HeaderError | undefined => {
+    const dense = denseLine(text);
+    if (dense !== undefined) return corrupt(1, text, dense);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -314,6 +362,8 @@ const makeParser = (
       crlfLines++;
     }
     if (lineNo === 1) return readHeader(text);
+    const dense = denseLine(text);
+    if (dense !== undefined) return corrupt(lineNo, text, dense);
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -109,6 +109,28 @@ const judgeHeader = (
   return undefined;
 };
 
+/**
+ * A line over 64 KiB with more than one array or object per 16 characters,
+ * outside strings, is refused before it is parsed.
+ */
+const tooDense = (text: string): boolean => {
+  if (text.length <= 65536) return false;
+  let containers = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === "[" || c === "{") {
+      containers++;
+    }
+  }
+  return containers > Math.floor(text.length / 16);
+};
+
 /** One event line against the checker; the error, if any. */
 const judgeEvent = (
   text: string,
@@ -198,6 +220,11 @@ export function modelRead(
       return fail(lineError("CorruptLine", "InvalidUtf8"));
     }
     if (text.endsWith("\r")) text = text.slice(0, -1);
+    if (tooDense(text)) {
+      return line === 1
+        ? { ok: false, error: lineError("CorruptLine", "TooManyContainers") }
+        : fail(lineError("CorruptLine", "TooManyContainers"));
+    }
     if (line === 1) {
       const bad = judgeHeader(text);
       if (bad !== undefined) {
