@@ -157,6 +157,7 @@ export {
 } from "./src/jsonl/codec.ts";
 export {
   DEFAULT_MAX_LINE_BYTES,
+  fileBytes,
   type LoadedLog,
   type Migration,
   type MigrationInput,
@@ -165,6 +166,7 @@ export {
   type ReadReport,
   readSessionBytes,
   readSessionFile,
+  readSessionStream,
   type TornTail,
 } from "./src/jsonl/reader.ts";
 export { decodeSessionId, encodeSessionId } from "./src/jsonl/ids.ts";

@@ -1,206 +1,244 @@
 /**
- * `deno task demo`: a scripted agent session with no network, written to a
- * real JSONL file through the session store.
+ * `deno task demo`: an agent on the session log, with a scripted,
+ * deterministic model (no network) and real tools in a temporary folder.
  *
- * 1. A child process plays the agent: system prompt, a user turn, an
- *    assistant message with a tool call, a huge tool result, a second tool
- *    call, and then it dies (SIGKILL) in the middle of writing that call's
- *    result: a torn line, an open turn, a lock left behind.
- * 2. This process reopens the file for writing (the dead writer's lock is
- *    reclaimed, the torn line cut) and repairs the interrupted turn.
- * 3. The session goes on with a second turn, then the huge tool result is
- *    pruned and the oldest history compacted into a summary.
+ * 1. A child process runs the agent (`runTurn`): the model reads
+ *    `notes.txt` with the `read_file` tool, then asks for the tests with the
+ *    `run` tool, and the process is killed (SIGKILL) while that tool runs:
+ *    the `tool/call` is durable, its result never comes, the turn is open,
+ *    the writer's lock is left behind.
+ * 2. This process reopens the session for writing (the dead writer's lock
+ *    is reclaimed) and repairs the interrupted turn.
+ * 3. The next turn runs with a small token budget: the compaction engine
+ *    replaces the oldest history (the huge file read) with the model's
+ *    summary before the request, then the model runs the tests for real.
+ * 4. The final request is printed in Anthropic and OpenAI shape.
  *
- * It prints each step, the final surface, the derived messages, and the
- * file's path, so the CLI can be run on it:
+ * It prints each step and the file's path, so the CLI can be run on it:
  * `deno task cli verify <path>`, `stats`, `explain`, `derive`.
  *
  * @module
  */
 import {
   checkTranscript,
-  compact,
+  deriveMessages,
   deriveMessagesWithSources,
-  encodeEventLine,
-  type EventDraft,
   isSurfaceEvent,
   layerJsonlStore,
   type Message,
-  pruneToolResult,
-  selectCompactableRange,
   Session,
   type SessionHandle,
-  SessionSeq,
   SessionStore,
   setSystemPrompt,
-  surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
-import { Effect } from "effect";
+import {
+  type CompactionPolicy,
+  runTurn,
+  toPrompt,
+} from "@palimpsest/session/ai";
+import { Effect, Layer, Schema, Stream } from "effect";
+import {
+  LanguageModel,
+  type Prompt,
+  type Response,
+  Tool,
+  Toolkit,
+} from "effect/ai";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SESSION_ID = "demo-session";
+const MODEL = { provider: "scripted", model: "demo-1" };
 const say = (text: string): void => console.log(text);
-const text = (t: string) => [{ type: "text" as const, text: t }];
-const model = { kind: "model" as const, provider: "scripted", model: "demo-1" };
 
-const user = (id: string, t: string): EventDraft => ({
-  type: "user/message",
-  surfaceOp: "append",
-  data: { id, role: "user", content: text(t), source: { kind: "user" } },
+// ---------------------------------------------------------------------------
+// The workspace and the tools (real: they read files and run commands)
+
+const ReadFile = Tool.make("read_file", {
+  description: "Read a file of the workspace",
+  parameters: Schema.Struct({ path: Schema.String }),
+  success: Schema.String,
+  failure: Schema.String,
 });
-
-const assistant = (
-  turn: number,
-  step: number,
-  id: string,
-  t: string,
-  call?: { id: string; name: string; arguments: string },
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content: call === undefined
-        ? text(t)
-        : [...text(t), { type: "tool-call", ...call }],
-      source: model,
-    },
-  },
+const Run = Tool.make("run", {
+  description: "Run a command in the workspace",
+  parameters: Schema.Struct({ command: Schema.Array(Schema.String) }),
+  success: Schema.String,
+  failure: Schema.String,
 });
+const tools = Toolkit.make(ReadFile, Run);
 
-const toolCall = (
-  turn: number,
-  step: number,
-  call: { id: string; name: string; arguments: string },
-): EventDraft => ({
-  type: "tool/call",
-  data: {
-    turn,
-    step,
-    callId: call.id,
-    name: call.name,
-    arguments: call.arguments,
-  },
-});
+const makeWorkspace = (dir: string): void => {
+  fs.mkdirSync(dir, { recursive: true });
+  const notes = Array.from(
+    { length: 1500 },
+    (_, i) => `line ${i + 1}: meeting notes, action items and decisions`,
+  ).join("\n");
+  fs.writeFileSync(path.join(dir, "notes.txt"), notes);
+  fs.writeFileSync(
+    path.join(dir, "run_tests.sh"),
+    'echo "running 12 tests"\necho "12 passed, 0 failed"\n',
+  );
+};
 
-const toolResult = (
-  turn: number,
-  step: number,
-  callId: string,
-  callSeq: SessionSeq,
-  t: string,
-): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  sourceEventSeqs: [callSeq],
-  data: {
-    turn,
-    step,
-    message: {
-      id: `result-${callId}`,
-      role: "user",
-      source: { kind: "tool", callId },
-      content: [{ type: "tool-result", toolCallId: callId, content: text(t) }],
-    },
-  },
-});
-
-const lastSeq = (handle: SessionHandle): SessionSeq =>
-  SessionSeq.make(Session.nextSeq(handle.session) - 1);
-
-/** Appends what a pure history operation added to the session, durably. */
-const persist = (
-  handle: SessionHandle,
-  operation: (session: Session) => Effect.Effect<Session, unknown>,
-) =>
-  Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const before = handle.session;
-    const after = yield* operation(before);
-    yield* store.appendEvents(
-      handle,
-      Session.events(after, Session.nextSeq(before)),
-    );
-    return after;
+/** The tools' handlers; `crashInRun` kills this process inside `run`. */
+const handlers = (workspace: string, crashInRun: boolean) =>
+  tools.toLayer({
+    read_file: ({ path: file }) =>
+      Effect.try({
+        try: () => fs.readFileSync(path.join(workspace, file), "utf8"),
+        catch: (cause) => `cannot read ${file}: ${String(cause)}`,
+      }),
+    run: ({ command }) =>
+      Effect.tryPromise({
+        try: async () => {
+          if (crashInRun) Deno.kill(Deno.pid, "SIGKILL");
+          const [program = "true", ...args] = command;
+          const out = await new Deno.Command(program, {
+            args,
+            cwd: workspace,
+            stdout: "piped",
+            stderr: "piped",
+          }).output();
+          return new TextDecoder().decode(out.stdout).trim();
+        },
+        catch: (cause) => `cannot run ${command.join(" ")}: ${String(cause)}`,
+      }),
   });
 
-const readFile = {
-  id: "read-1",
-  name: "read",
-  arguments: '{"path":"notes.txt"}',
+// ---------------------------------------------------------------------------
+// The scripted model: its answer is a function of the prompt it is sent
+
+const finish = (
+  reason: Response.FinishReason,
+): Response.StreamPartEncoded => ({
+  type: "finish",
+  reason,
+  usage: { inputTokens: {}, outputTokens: {} },
+});
+const say1 = (text: string): Response.StreamPartEncoded[] => [
+  { type: "text-start", id: "t" },
+  { type: "text-delta", id: "t", delta: text },
+  { type: "text-end", id: "t" },
+];
+
+const lastOf = (prompt: Prompt.Prompt) => prompt.content.at(-1);
+
+const answerTo = (
+  prompt: Prompt.Prompt,
+): ReadonlyArray<Response.StreamPartEncoded> => {
+  const last = lastOf(prompt);
+  const asks = prompt.content.filter((m) => m.role === "user").length;
+  const id = `call-${asks}-${prompt.content.length}`;
+  if (last?.role === "tool") {
+    const result = last.content.at(-1);
+    if (result?.type === "tool-result" && result.name === "read_file") {
+      return [
+        ...say1("The notes hold 1500 lines of decisions. Now the tests."),
+        {
+          type: "tool-call",
+          id,
+          name: "run",
+          params: { command: ["sh", "run_tests.sh"] },
+        },
+        finish("tool-calls"),
+      ];
+    }
+    return [...say1("All 12 tests pass."), finish("stop")];
+  }
+  const asked = last?.role === "user"
+    ? last.content.map((p) => p.type === "text" ? p.text : "").join("")
+    : "";
+  if (asked.includes("notes.txt")) {
+    return [
+      ...say1("Reading the notes first."),
+      {
+        type: "tool-call",
+        id,
+        name: "read_file",
+        params: { path: "notes.txt" },
+      },
+      finish("tool-calls"),
+    ];
+  }
+  return [
+    ...say1("Running them again."),
+    {
+      type: "tool-call",
+      id,
+      name: "run",
+      params: { command: ["sh", "run_tests.sh"] },
+    },
+    finish("tool-calls"),
+  ];
 };
-const testCall = { id: "test-1", name: "run_tests", arguments: "{}" };
-const testAgain = { id: "test-2", name: "run_tests", arguments: "{}" };
-const notes = Array.from(
-  { length: 1500 },
-  (_, i) => `line ${i + 1}: meeting notes, action items and decisions`,
-).join("\n");
+
+const scriptedModel = Layer.effect(
+  LanguageModel.LanguageModel,
+  LanguageModel.make({
+    streamText: (options) => Stream.fromIterable(answerTo(options.prompt)),
+    generateText: () =>
+      Effect.succeed([{
+        type: "text" as const,
+        text:
+          "Summary: the user asked for a summary of notes.txt (1500 lines of meeting decisions) and a test run; the first run was cut by a crash.",
+      }]),
+  }),
+);
+
+// ---------------------------------------------------------------------------
+// The two processes
+
+const turnOf = (
+  handle: SessionHandle,
+  workspace: string,
+  input: string,
+  options: { crashInRun: boolean; compaction?: CompactionPolicy },
+) =>
+  Effect.gen(function* () {
+    const toolkit = yield* tools;
+    return yield* runTurn({
+      handle,
+      toolkit,
+      model: MODEL,
+      input,
+      ...(options.compaction === undefined
+        ? {}
+        : { compaction: options.compaction }),
+    });
+  }).pipe(
+    Effect.provide(
+      Layer.merge(scriptedModel, handlers(workspace, options.crashInRun)),
+    ),
+  );
 
 /** The child process: the agent's first turn, cut by a crash. */
-const crashingAgent = () =>
+const crashingAgent = (workspace: string) =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
     const handle = yield* store.create({
       id: SESSION_ID,
-      createdAt: Date.now(),
+      createdAt: 0,
       isSeeded: false,
     });
-    yield* store.append(handle, [
-      { type: "turn/start", data: { turn: 0 } },
-      { type: "step/start", data: { turn: 0, step: 0 } },
-    ]);
-    yield* persist(handle, (s) =>
-      setSystemPrompt(s, "You are a careful coding agent."));
-    yield* store.append(handle, [
-      user("u0", "Summarize notes.txt, then run the tests."),
-      assistant(0, 0, "a0", "Reading the notes first.", readFile),
-      toolCall(0, 0, readFile),
-    ]);
-    yield* store.append(handle, [
-      toolResult(0, 0, readFile.id, lastSeq(handle), notes),
-      { type: "step/end", data: { turn: 0, step: 0 } },
-      { type: "step/start", data: { turn: 0, step: 1 } },
-      assistant(
-        0,
-        1,
-        "a1",
-        "The notes list 1500 lines of decisions. Now the tests.",
-        testCall,
-      ),
-      toolCall(0, 1, testCall),
-    ]);
-    // The tool ran; the process dies half-way through writing its result.
-    const line = encodeEventLine({
-      type: "tool/result",
-      seq: Session.nextSeq(handle.session),
-      time: Date.now(),
-      surfaceOp: "append",
-      data: {
-        turn: 0,
-        step: 1,
-        message: {
-          id: "result-test-1",
-          role: "user",
-          source: { kind: "tool", callId: testCall.id },
-          content: [{
-            type: "tool-result",
-            toolCallId: testCall.id,
-            content: text("12 passed"),
-          }],
-        },
-      },
-    });
-    fs.appendFileSync(handle.path, line.slice(0, 60));
-    Deno.kill(Deno.pid, "SIGKILL");
+    const before = handle.session;
+    const withPrompt = yield* setSystemPrompt(
+      before,
+      "You are a careful coding agent.",
+    );
+    yield* store.appendEvents(
+      handle,
+      Session.events(withPrompt, Session.nextSeq(before)),
+    );
+    yield* turnOf(
+      handle,
+      workspace,
+      "Summarize notes.txt, then run the tests.",
+      { crashInRun: true },
+    );
   });
 
 const show = (message: Message): string => {
@@ -227,23 +265,30 @@ const show = (message: Message): string => {
     : body;
 };
 
-/** This process: reopen, repair, go on, prune, compact. */
-const recovery = (file: string) =>
+const clip = (value: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(
+      value,
+      (_key, v) =>
+        typeof v === "string" && v.length > 60
+          ? `${v.slice(0, 60)}… (${v.length} chars)`
+          : v,
+    ),
+  );
+
+/** This process: reopen, repair, run the next turn under a small budget. */
+const recovery = (file: string, workspace: string) =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
-    say("\n2. Reopening the file for writing");
-    let handle = yield* store.open(SESSION_ID, { mode: "write" });
-    const torn = handle.report.tornTail;
+    say("\n2. Reopening the session for writing");
+    const handle = yield* store.open(SESSION_ID, { mode: "write" });
     say(
       `   the dead writer's lock was reclaimed; ${
         Session.nextSeq(handle.session)
-      } events read`,
+      } events read, the last one a ${
+        Session.events(handle.session).at(-1)?.type
+      }`,
     );
-    if (torn !== undefined) {
-      say(
-        `   torn final line cut: ${torn.bytes} bytes at byte ${torn.offset} (the unfinished tool result)`,
-      );
-    }
 
     say("\n3. Repairing the interrupted turn");
     const repaired = yield* store.repair(handle);
@@ -254,79 +299,38 @@ const recovery = (file: string) =>
       say(`   appended seq ${e.seq} ${e.type}${detail}`);
     }
 
-    say("\n4. The user retries: a second turn");
-    yield* store.append(handle, [
-      { type: "turn/start", data: { turn: 1 } },
-      { type: "step/start", data: { turn: 1, step: 0 } },
-      user("u1", "The session crashed. Please run the tests again."),
-      assistant(1, 0, "a2", "Running them again.", testAgain),
-      toolCall(1, 0, testAgain),
-    ]);
-    yield* store.append(handle, [
-      toolResult(1, 0, testAgain.id, lastSeq(handle), "12 passed"),
-      assistant(1, 0, "a3", "All 12 tests pass."),
-      { type: "step/end", data: { turn: 1, step: 0 } },
-      { type: "turn/end", data: { turn: 1, reason: { kind: "completed" } } },
-    ]);
-    say(
-      `   log: ${
-        Session.nextSeq(handle.session)
-      } events, surface: ${handle.session.surface.length} nodes`,
+    say("\n4. The next turn, under a budget of 2000 tokens");
+    const outcome = yield* turnOf(
+      handle,
+      workspace,
+      "The session crashed. Please run the tests again.",
+      { crashInRun: false, compaction: { maxTokens: 2000, keepTokens: 200 } },
     );
-
-    say("\n5. Pruning the huge tool result");
-    const huge = surfaceNodes(handle.session.surface).find((seq) => {
-      const e = surfaceEvent(handle.session.surface, seq);
-      return e?.type === "tool/result" && e.data.message.source.callId ===
-          readFile.id;
-    });
-    if (huge !== undefined) {
-      yield* persist(handle, (s) =>
-        pruneToolResult(
-          s,
-          huge,
-          text(
-            `[notes.txt: ${notes.length} characters pruned; read it again if needed]`,
-          ),
-        ));
-      say(
-        `   seq ${huge} (${notes.length} characters) replaced by seq ${
-          lastSeq(handle)
-        }; the original stays in the log`,
-      );
+    const events = Session.events(outcome.session);
+    for (
+      const e of Session.events(
+        outcome.session,
+        repaired.session.surface.nextSeq,
+      )
+    ) {
+      const shadowed = e.type === "compaction/summary" &&
+          typeof e.data === "object" && e.data !== null &&
+          "shadowedSeqs" in e.data
+        ? ` (standing for seqs ${JSON.stringify(e.data.shadowedSeqs)})`
+        : "";
+      say(`   seq ${e.seq} ${e.type}${shadowed}`);
     }
-
-    say("\n6. Compacting the oldest history");
-    const range = selectCompactableRange(handle.session.surface, {
-      keepLast: 4,
-    });
-    let summarySeq: SessionSeq | undefined;
-    if (range !== undefined) {
-      yield* persist(handle, (s) =>
-        compact(s, {
-          ...range,
-          summary:
-            "The user asked for a summary of notes.txt (1500 lines of decisions) and a test run; the first run was interrupted by a crash.",
-          compactionId: "c1",
-        }));
-      summarySeq = SessionSeq.make(Session.nextSeq(handle.session) - 2);
-      say(
-        `   nodes ${range.startSeq}..${range.endSeq} replaced by the summary at seq ${summarySeq}`,
-      );
-    }
+    say(
+      `   turn ${outcome.turn}: ${outcome.steps} steps, ended ${outcome.reason}; log: ${events.length} events, surface: ${outcome.session.surface.length} nodes, ${outcome.session.surface.replacements} replacement(s)`,
+    );
     yield* store.close(handle);
 
     // Read it back as any later process would.
-    handle = yield* store.open(SESSION_ID);
-    const surface = handle.session.surface;
-    say("\n7. The final surface (seqs that produce the model's messages)");
+    const reader = yield* store.open(SESSION_ID);
+    const surface = reader.session.surface;
+    say("\n5. The final surface (seqs that produce the model's messages)");
     say(`   ${JSON.stringify(surfaceNodes(surface))}`);
-    say(
-      `   ${
-        Session.nextSeq(handle.session)
-      } events in the log, ${surface.replacements} replacements`,
-    );
-    say("\n8. The derived messages");
+    say("\n6. The derived messages");
     const derived = deriveMessagesWithSources(surface);
     for (const { seq, message } of derived) {
       say(`   [${String(seq).padStart(2)}] ${message.role}: ${show(message)}`);
@@ -339,21 +343,23 @@ const recovery = (file: string) =>
           : violations.map((v) => v._tag).join(", ")
       }`,
     );
+    const messages = deriveMessages(surface);
+    say("\n7. The next request, as effect/ai's prompt (long strings clipped)");
+    say(JSON.stringify(clip(toPrompt(messages).content), null, 1));
     say(`\nThe session log: ${file}`);
     say("Try the CLI on it:");
     say(`   deno task cli verify ${file}`);
     say(`   deno task cli stats ${file}`);
     say(`   deno task cli derive ${file}`);
-    if (summarySeq !== undefined) {
-      say(`   deno task cli explain ${file} ${summarySeq}`);
-    }
   });
 
 const childFlag = Deno.args.indexOf("--crash-child");
 if (childFlag >= 0) {
   const root = Deno.args[childFlag + 1] ?? "";
   await Effect.runPromise(
-    crashingAgent().pipe(Effect.provide(layerJsonlStore({ root }))),
+    crashingAgent(path.join(root, "workspace")).pipe(
+      Effect.provide(layerJsonlStore({ root })),
+    ),
   );
 } else {
   // `--dir DIR` writes there (tests use it); by default a fresh temp folder.
@@ -361,8 +367,10 @@ if (childFlag >= 0) {
   const root = dirFlag >= 0
     ? path.resolve(Deno.args[dirFlag + 1] ?? ".")
     : fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-demo-"));
+  const workspace = path.join(root, "workspace");
+  makeWorkspace(workspace);
   const file = path.join(root, `${SESSION_ID}.jsonl`);
-  say("1. The agent runs in a child process and crashes mid tool call");
+  say("1. The agent runs in a child process and is killed mid tool call");
   const child = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", fileURLToPath(import.meta.url), "--crash-child", root],
     stdout: "inherit",
@@ -374,6 +382,6 @@ if (childFlag >= 0) {
     } bytes and a lock file: ${fs.existsSync(`${file}.lock`)}`,
   );
   await Effect.runPromise(
-    recovery(file).pipe(Effect.provide(layerJsonlStore({ root }))),
+    recovery(file, workspace).pipe(Effect.provide(layerJsonlStore({ root }))),
   );
 }

@@ -1,6 +1,6 @@
 /**
- * `@palimpsest/session/ai`: derived messages in the shape each model API
- * accepts, with every tool call answered.
+ * `@palimpsest/session/ai`: talking to a model through `effect/ai`, with
+ * every tool call answered and every step of the conversation in the log.
  *
  * - {@link pairToolCalls} is the one pairing pass every adapter runs first:
  *   each call answered once, right after the message that made it, and the
@@ -9,6 +9,19 @@
  *   `LanguageModel`.
  * - {@link parseToolArguments} and {@link resolveAttachment} are the
  *   policies the adapters share for tool arguments and attachments.
+ * - {@link recordAnswer} turns the `effect/ai` stream parts of one answer
+ *   into the events that keep it: an `assistant/message` embedding the
+ *   stream (or an `assistant/attempt` when nothing came out) and one
+ *   `tool/call` per call.
+ * - {@link runTurn} runs one agent turn on any `LanguageModel` and a
+ *   `Toolkit`: the prompt derived from the surface, the answer recorded,
+ *   each tool run with its handler, every step persisted through the
+ *   session store as it happens; interruption at any point leaves a log
+ *   that the store's `repair` closes.
+ * - {@link compactIfNeeded} is the compaction engine: a token budget, a
+ *   durable lock, a model-written summary refused unless smaller, a
+ *   stability check, and overflow recovery in the turn loop
+ *   ({@link isContextOverflow}).
  *
  * @example Pair, then build the prompt
  * ```ts
@@ -51,3 +64,36 @@ export {
   type UrlAttachment,
 } from "./content.ts";
 export { toPrompt } from "./prompt.ts";
+export {
+  type AssistantAttemptDraft,
+  recordAnswer,
+  type RecordedAnswer,
+  type RecordOptions,
+  type TimedPart,
+} from "./record.ts";
+export {
+  INVALID_ARGUMENTS,
+  runTurn,
+  type RunTurnOptions,
+  TOOL_FAILED,
+  TOOL_NOT_FOUND,
+  type TurnError,
+  type TurnOutcome,
+} from "./turn.ts";
+export {
+  compactIfNeeded,
+  type CompactIfNeededOptions,
+  type CompactionEngineError,
+  type CompactionOutcome,
+  type CompactionPolicy,
+  DEFAULT_SUMMARY_INSTRUCTIONS,
+  estimateTokensByChars,
+  isContextOverflow,
+  releaseStaleCompaction,
+  type TokenEstimate,
+} from "./compaction.ts";
+export {
+  CompactionInProgress,
+  CompactionRangeChanged,
+  SummaryNotSmaller,
+} from "./errors.ts";

@@ -10,16 +10,17 @@
  *
  * @module
  */
-import { Effect, Result, Schema } from "effect";
+import { Effect, Result, Schema, Stream } from "effect";
 import * as fs from "node:fs";
 import { encodeEvent } from "../decode.ts";
 import { SessionHeader } from "../session.ts";
-import { JsonlIoError } from "../jsonl/errors.ts";
+import type { JsonlIoError } from "../jsonl/errors.ts";
 import type { LogReadError } from "../jsonl/errors.ts";
 import {
+  fileBytes,
   type LoadedLog,
   type Migration,
-  readSessionBytes,
+  readSessionStream,
 } from "../jsonl/reader.ts";
 import { makeMigrator, type MigrationError } from "../../migrations/mod.ts";
 import type { CliIo } from "./io.ts";
@@ -78,18 +79,6 @@ export const catalogMigration: Migration<MigrationError> = (input) =>
     return Effect.succeed({ header: header.success, events });
   });
 
-const ioFailure = (
-  operation: string,
-  path: string,
-  cause: unknown,
-): JsonlIoError => {
-  const code = typeof cause === "object" && cause !== null &&
-      "code" in cause && typeof cause.code === "string"
-    ? cause.code
-    : undefined;
-  return new JsonlIoError({ operation, path, code, cause });
-};
-
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 
 /** Options of {@link loadLog}. */
@@ -114,67 +103,34 @@ export function loadLog(
   options: LoadOptions,
 ): Effect.Effect<LoadedLog, LoadError> {
   return Effect.suspend(() => {
-    let fd: number;
-    let size: number;
-    try {
-      fd = fs.openSync(file, "r");
-    } catch (cause) {
-      return Effect.fail(ioFailure("open", file, cause));
-    }
-    try {
-      size = fs.fstatSync(fd).size;
-    } catch (cause) {
-      fs.closeSync(fd);
-      return Effect.fail(ioFailure("stat", file, cause));
-    }
-    const progress = io.stderrIsTerminal && size > PROGRESS_BYTES;
-    let failure: JsonlIoError | undefined;
+    const size = showProgress(io, file);
+    let done = 0;
     let shown = -1;
-    function* chunks(): Generator<Uint8Array> {
-      const buffer = new Uint8Array(CHUNK);
-      let done = 0;
-      for (;;) {
-        let n: number;
-        try {
-          n = fs.readSync(fd, buffer, 0, buffer.length, null);
-        } catch (cause) {
-          failure = ioFailure("read", file, cause);
-          return;
-        }
-        if (n === 0) return;
-        done += n;
-        if (progress) {
-          const percent = Math.floor((done / size) * 100);
-          if (percent !== shown) {
+    const bytes = size === undefined
+      ? fileBytes(file, CHUNK)
+      : fileBytes(file, CHUNK).pipe(
+        Stream.tap((chunk) =>
+          Effect.sync(() => {
+            done += chunk.length;
+            const percent = Math.floor((done / size) * 100);
+            if (percent === shown) return;
             shown = percent;
             io.stderr(
               `\rreading ${file}: ${percent}% (${mib(done)} of ${
                 mib(size)
               } MiB)`,
             );
-          }
-        }
-        // The reader copies what it keeps, so the buffer is reused.
-        yield buffer.subarray(0, n);
-      }
-    }
-    const read = readSessionBytes(chunks(), {
+          })
+        ),
+        Stream.ensuring(Effect.sync(() => io.stderr("\r\x1b[K"))),
+      );
+    return readSessionStream(bytes, {
       recover: options.recover,
       migrate: (input) => {
         options.onOlderVersion?.(input.version);
         return catalogMigration(input);
       },
     });
-    return read.pipe(
-      Effect.ensuring(Effect.sync(() => {
-        fs.closeSync(fd);
-        if (progress) io.stderr("\r\x1b[K");
-      })),
-      Effect.flatMap((log) =>
-        failure === undefined ? Effect.succeed(log) : Effect.fail(failure)
-      ),
-      Effect.mapError((error) => failure ?? error),
-    );
   });
 }
 

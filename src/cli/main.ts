@@ -8,7 +8,9 @@
  *
  * Commands: `verify FILE`, `derive FILE`, `stats FILE`, `explain FILE SEQ`,
  * `migrate FILE --out NEW`, `import --from TOOL FILE --out NEW`,
- * `repair FILE [--dry-run]`, `schema`. Every
+ * `repair FILE [--dry-run]`, `schema`, and `help [COMMAND]`,
+ * `completions bash|zsh|fish`; `--version` prints the version. Parsing,
+ * help and completions are `effect/cli`'s. Every
  * command takes `--json` (one JSON document on stdout) and `--help`. Exit
  * codes: 0 valid, 1 the log is invalid or was refused, 2 usage or I/O error.
  * Reading a file of more than 4 MiB draws progress on stderr when it is a

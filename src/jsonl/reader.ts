@@ -2,6 +2,14 @@
  * The streaming reader: bytes to lines to decoded events to a folded
  * {@link Session}, one chunk at a time, never the whole file as one string.
  *
+ * The reader is a `Stream` pipeline: any byte stream (a file through
+ * {@link fileBytes}, a pipe, a socket, an HTTP body through
+ * `Stream.fromReadableStream`) is pulled chunk by chunk into the line
+ * machine, which splits complete lines, decodes them and folds each chunk's
+ * events as one batch ({@link readSessionStream}). Pulling stops at the first
+ * line that stops the read, and interrupting the reading fiber at any point
+ * releases the source (a file's descriptor is closed by the stream's scope).
+ *
  * What it reports:
  *
  * - a final line without `\n` is a torn write: it is not served, and the
@@ -39,8 +47,8 @@
  *
  * @module
  */
-import { Effect, Result } from "effect";
-import * as fsp from "node:fs/promises";
+import { Effect, Result, Stream } from "effect";
+import * as fs from "node:fs";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
 import { replayResult, type Surface } from "../surface.ts";
@@ -679,10 +687,58 @@ const finish = <E>(
 };
 
 /**
- * Reads a session log from bytes held in memory: the same reader as
- * {@link readSessionFile}, for tests, pipes and embedded logs.
+ * Reads a session log from any byte stream: the pipeline behind
+ * {@link readSessionFile} and {@link readSessionBytes}. Chunks are pulled one
+ * at a time; reading stops pulling at the first line that stops the read, and
+ * interrupting the fiber releases the source through its own scope.
  *
- * @param chunks The bytes, as one array or in chunks.
+ * @param bytes The log's bytes, in chunks of any size.
+ * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
+ * @returns `Effect<LoadedLog, LogReadError | E | EB, R>`: the reader's
+ * errors (`CorruptLine`, `FoldFailed`, `LineTooLong`, `MissingHeader`,
+ * `FormatTooNew`, `FormatTooOld`), the migration's and the stream's own.
+ *
+ * @example Reading a log that arrives in small pieces
+ * ```ts
+ * import { readSessionStream } from "@palimpsest/session";
+ * import { Effect, Stream } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const text = '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}\n' +
+ *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n';
+ * const bytes = new TextEncoder().encode(text);
+ * const pieces = Stream.fromIterable([bytes.subarray(0, 7), bytes.subarray(7, 100), bytes.subarray(100)]);
+ * const log = Effect.runSync(readSessionStream(pieces));
+ * assert.equal(log.events.length, 1);
+ * assert.equal(log.report.tornTail, undefined);
+ * ```
+ */
+export function readSessionStream<E = never, EB = never, R = never>(
+  bytes: Stream.Stream<Uint8Array, EB, R>,
+  options: ReadOptions<E> = {},
+): Effect.Effect<LoadedLog, LogReadError | E | EB, R> {
+  return Effect.suspend(() => {
+    const parser = makeParser(options, decodeOptionsOf(options));
+    return Effect.flatMap(
+      Stream.runForEachWhile(
+        bytes,
+        // Yielding once a chunk (about 30 µs) lets a timeout or an
+        // interrupting fiber in while a large log is read.
+        (chunk) => Effect.map(Effect.yieldNow, () => parser.push(chunk)),
+      ),
+      () => finish(parser.end(), options),
+    );
+  });
+}
+
+/**
+ * Reads a session log from bytes held in memory or produced by an iterable:
+ * the same reader as {@link readSessionStream}, for tests and embedded logs.
+ * For a pipe, a socket or an HTTP body, give {@link readSessionStream} a
+ * `Stream` of it.
+ *
+ * @param chunks The bytes, as one array or in chunks; an iterable is pulled
+ * one chunk at a time, and may reuse one buffer for every chunk.
  * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
  * @returns `Effect<LoadedLog, LogReadError | E>`: `CorruptLine`,
  * `FoldFailed`, `LineTooLong`, `MissingHeader`, `FormatTooNew`,
@@ -705,22 +761,83 @@ export function readSessionBytes<E = never>(
   chunks: Uint8Array | Iterable<Uint8Array>,
   options: ReadOptions<E> = {},
 ): Effect.Effect<LoadedLog, LogReadError | E> {
-  return Effect.suspend(() => {
-    const parser = makeParser(options, decodeOptionsOf(options));
-    if (chunks instanceof Uint8Array) {
-      parser.push(chunks);
-    } else {
-      for (const chunk of chunks) {
-        if (!parser.push(chunk)) break;
-      }
-    }
-    return finish(parser.end(), options);
-  });
+  return readSessionStream(
+    // One chunk a pull: the reader copies what it keeps before it pulls the
+    // next, so a producer may reuse one buffer for every chunk.
+    chunks instanceof Uint8Array
+      ? Stream.make(chunks)
+      : Stream.fromIterable(chunks, { chunkSize: 1 }),
+    options,
+  );
+}
+
+/**
+ * A file's bytes as a `Stream`, read in chunks of `chunkBytes` (1 MiB by
+ * default). The descriptor is opened when the stream starts and closed when
+ * it ends, fails or is interrupted.
+ *
+ * @param path The file.
+ * @param chunkBytes The size of each read.
+ * @returns `Stream<Uint8Array, JsonlIoError>`.
+ *
+ * @example Counting a file's bytes
+ * ```ts
+ * import { fileBytes } from "@palimpsest/session";
+ * import { Effect, Stream } from "effect";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "doc-")), "a.txt");
+ * fs.writeFileSync(file, "x".repeat(10));
+ * const total = Effect.runSync(
+ *   Stream.runFold(fileBytes(file, 4), () => 0, (n, chunk) => n + chunk.length),
+ * );
+ * assert.equal(total, 10);
+ * ```
+ */
+export function fileBytes(
+  path: string,
+  chunkBytes: number = CHUNK_BYTES,
+): Stream.Stream<Uint8Array, JsonlIoError> {
+  return Stream.unwrap(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.try({
+          try: () => fs.openSync(path, "r"),
+          catch: (cause) => ioError("read", path, cause),
+        }),
+        (fd) =>
+          Effect.sync(() => {
+            try {
+              fs.closeSync(fd);
+            } catch {
+              // Already closed: nothing is held.
+            }
+          }),
+      ),
+      (fd) =>
+        Stream.unfold(
+          undefined,
+          () =>
+            Effect.try({
+              try: (): readonly [Uint8Array, undefined] | undefined => {
+                const buffer = new Uint8Array(chunkBytes);
+                const n = fs.readSync(fd, buffer, 0, chunkBytes, null);
+                return n === 0 ? undefined : [buffer.subarray(0, n), undefined];
+              },
+              catch: (cause) => ioError("read", path, cause),
+            }),
+        ),
+    ),
+  );
 }
 
 /**
  * Reads a session log file, streaming it in 1 MiB chunks: decode, fold, and
  * the report of a torn tail. See the module documentation for the rules.
+ * Interrupting the read closes the file.
  *
  * @param path The file.
  * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
@@ -748,30 +865,5 @@ export function readSessionFile<E = never>(
   path: string,
   options: ReadOptions<E> = {},
 ): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
-  return Effect.flatMap(
-    Effect.tryPromise({
-      try: async () => {
-        const parser = makeParser(options, decodeOptionsOf(options));
-        const handle = await fsp.open(path, "r");
-        try {
-          const buffer = new Uint8Array(CHUNK_BYTES);
-          for (;;) {
-            const { bytesRead } = await handle.read(
-              buffer,
-              0,
-              buffer.length,
-              null,
-            );
-            if (bytesRead === 0) break;
-            if (!parser.push(buffer.subarray(0, bytesRead))) break;
-          }
-        } finally {
-          await handle.close();
-        }
-        return parser.end();
-      },
-      catch: (cause) => ioError("read", path, cause),
-    }),
-    (state) => finish(state, options),
-  );
+  return readSessionStream(fileBytes(path), options);
 }

@@ -98,7 +98,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   await t.step("--help exits 0", async () => {
     const run = await cli("explain", "--help");
     assert.equal(run.code, 0);
-    assert.match(run.stdout, /Usage: palimpsest explain/);
+    assert.match(run.stdout, /USAGE\n {2}palimpsest explain /);
   });
 
   await t.step(

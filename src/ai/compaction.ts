@@ -1,0 +1,487 @@
+/**
+ * The compaction engine: when the messages a model would be sent grow past
+ * a token budget, ask the model for a summary of the oldest history and put
+ * it in that history's place, durably and safely.
+ *
+ * {@link compactIfNeeded} estimates the derived messages (a pluggable
+ * {@link TokenEstimate}; {@link estimateTokensByChars} by default) and, over
+ * budget, selects the range to compact: the system head stays, the newest
+ * messages up to `keepTokens` stay verbatim, and no tool call is split from
+ * its result. Then, each step persisted through the store:
+ *
+ * 1. `compaction/start` is appended: the durable lock. While a compaction is
+ *    open in the log (a start without its end) another one fails with
+ *    {@link CompactionInProgress}.
+ * 2. The model is asked for the summary (`LanguageModel.generateText`, the
+ *    range as the prompt followed by the instructions).
+ * 3. A summary not smaller (by the estimate) than the messages it would
+ *    replace is refused ({@link SummaryNotSmaller}).
+ * 4. The range must still be on the surface exactly as selected (another
+ *    fiber may have appended or rewritten history meanwhile); if not,
+ *    {@link CompactionRangeChanged}.
+ * 5. `compaction/summary`, the summary `user/message` replacing the range
+ *    (citing the start, the summary and every shadowed node) and
+ *    `compaction/end` are appended as one batch.
+ *
+ * Whatever stops the engine after step 1 (a refusal, a model error, an
+ * interruption) appends `compaction/end { compactionId, error }` in a
+ * release step, so the lock is never left open by a live process. A process
+ * that dies mid-compaction leaves the start open; a writer that reopens the
+ * session (and so holds the writer claim) may close it with
+ * {@link releaseStaleCompaction}.
+ *
+ * {@link isContextOverflow} tells a request refused for its length; the turn
+ * loop uses it for overflow recovery (compact, then retry only if the
+ * surface changed).
+ *
+ * Decisions: the compaction id is `c<seq of its start>`, the summary message
+ * id `compaction-<compactionId>` (as `compact` names it), and `turn` in
+ * `compaction/start` is the log's current turn (0 before any).
+ *
+ * @module
+ */
+import { Effect, Exit } from "effect";
+import { type AiError, LanguageModel, Prompt } from "effect/ai";
+import { SessionSeq } from "../seq.ts";
+import type { Message } from "../message.ts";
+import type { CoreEvent, CoreType, SessionEvent } from "../event.ts";
+import { deriveMessagesWithSources } from "../derive.ts";
+import { surfaceNodes } from "../surface.ts";
+import { Session } from "../session.ts";
+import {
+  type CompactableRange,
+  selectCompactableRange,
+} from "../compaction.ts";
+import type { SessionHandle, SessionStore } from "../jsonl/store.ts";
+import { appendDrafts, type StoreAppendError } from "./_store.ts";
+import {
+  CompactionInProgress,
+  CompactionRangeChanged,
+  SummaryNotSmaller,
+} from "./errors.ts";
+import { toPrompt } from "./prompt.ts";
+
+/** Estimates the tokens a model would count for some messages. */
+export type TokenEstimate = (messages: ReadonlyArray<Message>) => number;
+
+const attachmentChars = (attachment: unknown): number =>
+  JSON.stringify(attachment ?? null).length;
+
+/**
+ * The default token estimate: one token per four characters of text,
+ * reasoning, tool names and arguments, tool results and attachment
+ * descriptions, plus four per message for its framing.
+ *
+ * @param messages The messages.
+ * @returns The estimated token count.
+ *
+ * @example Estimating a short exchange
+ * ```ts
+ * import { estimateTokensByChars } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const tokens = estimateTokensByChars([
+ *   { id: "u0", role: "user", content: [{ type: "text", text: "x".repeat(400) }], source: { kind: "user" } },
+ * ]);
+ * assert.equal(tokens, 104);
+ * ```
+ */
+export function estimateTokensByChars(
+  messages: ReadonlyArray<Message>,
+): number {
+  let chars = 0;
+  for (const message of messages) {
+    for (const block of message.content) {
+      switch (block.type) {
+        case "text":
+        case "reasoning":
+          chars += block.text.length;
+          break;
+        case "tool-call":
+          chars += block.name.length + block.arguments.length;
+          break;
+        case "tool-result":
+          for (const inner of block.content) {
+            chars += inner.type === "text"
+              ? inner.text.length
+              : attachmentChars(inner.attachment);
+          }
+          break;
+        default:
+          chars += attachmentChars(block.attachment);
+      }
+    }
+  }
+  return Math.ceil(chars / 4) + 4 * messages.length;
+}
+
+/** When and how to compact. */
+export interface CompactionPolicy {
+  /** Compact when the estimated tokens of the derived messages exceed this. */
+  readonly maxTokens: number;
+  /**
+   * Tokens of the newest messages kept verbatim; half of `maxTokens` by
+   * default.
+   */
+  readonly keepTokens?: number;
+  /** The token estimate; {@link estimateTokensByChars} by default. */
+  readonly estimate?: TokenEstimate;
+  /** What the model is asked to do with the range. */
+  readonly instructions?: string;
+}
+
+/** Options of {@link compactIfNeeded}. */
+export interface CompactIfNeededOptions extends CompactionPolicy {
+  /** A write handle on the session. */
+  readonly handle: SessionHandle;
+  /** Compact even when under budget (overflow recovery). */
+  readonly force?: boolean;
+}
+
+/** What {@link compactIfNeeded} did. */
+export interface CompactionOutcome {
+  /** The session afterwards. */
+  readonly session: Session;
+  /** True when a summary replaced a range. */
+  readonly compacted: boolean;
+  /** The estimated tokens before. */
+  readonly tokensBefore: number;
+  /** The estimated tokens after. */
+  readonly tokensAfter: number;
+  /** The compaction id, when one ran. */
+  readonly compactionId?: string;
+  /** The range replaced, when one was. */
+  readonly range?: CompactableRange;
+}
+
+/** Why {@link compactIfNeeded} refused or failed. */
+export type CompactionEngineError =
+  | CompactionInProgress
+  | SummaryNotSmaller
+  | CompactionRangeChanged
+  | AiError.AiError
+  | StoreAppendError;
+
+/** The default summary instructions. */
+export const DEFAULT_SUMMARY_INSTRUCTIONS: string =
+  "Summarize the conversation above for your own later use: the user's goals, the decisions made, what the tools showed, and what is left to do. Be brief; keep names, paths and numbers exactly.";
+
+const isType = <T extends CoreType>(
+  event: SessionEvent | undefined,
+  type: T,
+): event is Extract<CoreEvent, { type: T }> => event?.type === type;
+
+/**
+ * The open compaction of a log, if any: the latest `compaction/start`
+ * without a `compaction/end` of the same id.
+ */
+const openCompaction = (
+  session: Session,
+): { compactionId: string; startSeq: SessionSeq } | undefined => {
+  const ended = new Set<string>();
+  const events = Session.events(session);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (isType(event, "compaction/end")) ended.add(event.data.compactionId);
+    if (
+      isType(event, "compaction/start") &&
+      !ended.has(event.data.compactionId)
+    ) {
+      return { compactionId: event.data.compactionId, startSeq: event.seq };
+    }
+  }
+  return undefined;
+};
+
+/** The log's current turn: the latest `turn/start`'s, else 0. */
+const currentTurn = (session: Session): number => {
+  const events = Session.events(session);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (isType(event, "turn/start")) return event.data.turn;
+  }
+  return 0;
+};
+
+const errorInfo = (exit: Exit.Exit<unknown, unknown>): unknown => {
+  if (Exit.isSuccess(exit)) return { _tag: "Unknown" };
+  if (Exit.hasInterrupts(exit)) return { _tag: "Interrupted" };
+  const error = Exit.findErrorOption(exit);
+  if (error._tag === "Some") {
+    const value = error.value;
+    if (typeof value === "object" && value !== null && "_tag" in value) {
+      const message = "message" in value ? String(value.message) : undefined;
+      return message === undefined
+        ? { _tag: String(value._tag) }
+        : { _tag: String(value._tag), message };
+    }
+  }
+  return { _tag: "Defect" };
+};
+
+/**
+ * Compacts the oldest history into a model-written summary when the derived
+ * messages are over budget. See the module doc for the steps, the lock and
+ * the refusals.
+ *
+ * @param options The handle, the budget, the estimate and the instructions.
+ * @returns `Effect<CompactionOutcome, CompactionEngineError, SessionStore |
+ * LanguageModel>`: `compacted: false` when under budget or when nothing can
+ * be compacted.
+ *
+ * @example Compacting under a small budget with a scripted model
+ * ```ts
+ * import { compactIfNeeded } from "@palimpsest/session/ai";
+ * import { layerJsonlStore, SessionStore } from "@palimpsest/session";
+ * import { Effect, Layer, Stream } from "effect";
+ * import { LanguageModel } from "effect/ai";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const model = Layer.effect(LanguageModel.LanguageModel, LanguageModel.make({
+ *   generateText: () => Effect.succeed([{ type: "text", text: "They talked." }]),
+ *   streamText: () => Stream.empty,
+ * }));
+ * const user = (id: string) => ({
+ *   type: "user/message" as const, surfaceOp: "append" as const,
+ *   data: { id, role: "user" as const, content: [{ type: "text" as const, text: "x".repeat(200) }], source: { kind: "user" } },
+ * });
+ * const root = fs.mkdtempSync(path.join(os.tmpdir(), "compact-"));
+ * const program = Effect.gen(function* () {
+ *   const store = yield* SessionStore;
+ *   const handle = yield* store.create({ id: "s", createdAt: 0, isSeeded: false });
+ *   yield* store.append(handle, [user("u0"), user("u1"), user("u2"), user("u3")]);
+ *   const outcome = yield* compactIfNeeded({ handle, maxTokens: 150, keepTokens: 60 });
+ *   yield* store.close(handle);
+ *   return outcome;
+ * });
+ * const outcome = await Effect.runPromise(
+ *   program.pipe(Effect.provide(Layer.merge(model, layerJsonlStore({ root })))),
+ * );
+ * assert.equal(outcome.compacted, true);
+ * assert.ok(outcome.tokensAfter < outcome.tokensBefore);
+ * ```
+ */
+export function compactIfNeeded(
+  options: CompactIfNeededOptions,
+): Effect.Effect<
+  CompactionOutcome,
+  CompactionEngineError,
+  SessionStore | LanguageModel.LanguageModel
+> {
+  return Effect.gen(function* () {
+    const { handle } = options;
+    const estimate = options.estimate ?? estimateTokensByChars;
+    const keepTokens = options.keepTokens ?? Math.floor(options.maxTokens / 2);
+    const session = handle.session;
+    const derived = deriveMessagesWithSources(session.surface);
+    const tokensBefore = estimate(derived.map((d) => d.message));
+    const unchanged: CompactionOutcome = {
+      session,
+      compacted: false,
+      tokensBefore,
+      tokensAfter: tokensBefore,
+    };
+    if (options.force !== true && tokensBefore <= options.maxTokens) {
+      return unchanged;
+    }
+    const open = openCompaction(session);
+    if (open !== undefined) {
+      return yield* new CompactionInProgress(open);
+    }
+    const bySeq = new Map<number, Message>();
+    for (const { seq, message } of derived) bySeq.set(seq, message);
+    const nodes = surfaceNodes(session.surface);
+    let kept = 0;
+    let keep = 0;
+    for (let k = nodes.length - 1; k >= 0; k--) {
+      const seq = nodes[k];
+      const message = seq === undefined ? undefined : bySeq.get(seq);
+      const tokens = message === undefined ? 0 : estimate([message]);
+      if (kept + tokens > keepTokens) break;
+      kept += tokens;
+      keep++;
+    }
+    const range = selectCompactableRange(session.surface, { keepLast: keep });
+    if (range === undefined) return unchanged;
+    const from = nodes.indexOf(range.startSeq);
+    const to = nodes.indexOf(range.endSeq);
+    const shadowed = nodes.slice(from, to + 1);
+    const rangeMessages: Message[] = [];
+    for (const seq of shadowed) {
+      const message = bySeq.get(seq);
+      if (message !== undefined) rangeMessages.push(message);
+    }
+    const rangeTokens = estimate(rangeMessages);
+    const startSeq = Session.nextSeq(session);
+    const compactionId = `c${startSeq}`;
+    const instructions = options.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS;
+    let done = false;
+
+    const summarize = Effect.gen(function* () {
+      const prompt = Prompt.fromMessages([
+        ...toPrompt(rangeMessages).content,
+        ...Prompt.make(instructions).content,
+      ]);
+      const response = yield* LanguageModel.generateText({ prompt });
+      const summary = response.text;
+      const summaryMessage: Message = {
+        id: `compaction-${compactionId}`,
+        role: "user",
+        content: [{ type: "text", text: summary }],
+        source: { kind: "plugin", plugin: "compaction" },
+      };
+      const summaryTokens = estimate([summaryMessage]);
+      if (summaryTokens >= rangeTokens) {
+        return yield* new SummaryNotSmaller({
+          compactionId,
+          summaryTokens,
+          rangeTokens,
+        });
+      }
+      const now = surfaceNodes(handle.session.surface);
+      const at = now.indexOf(range.startSeq);
+      const same = at >= 0 &&
+        shadowed.every((seq, i) => now[at + i] === seq);
+      if (!same) {
+        return yield* new CompactionRangeChanged({
+          compactionId,
+          startSeq: range.startSeq,
+          endSeq: range.endSeq,
+        });
+      }
+      const summarySeq = SessionSeq.make(Session.nextSeq(handle.session));
+      const after = yield* appendDrafts(handle, [
+        {
+          type: "compaction/summary",
+          data: { compactionId, summary, shadowedSeqs: shadowed },
+        },
+        {
+          type: "user/message",
+          surfaceOp: {
+            op: "replace",
+            startSeq: range.startSeq,
+            endSeq: range.endSeq,
+          },
+          sourceEventSeqs: [
+            SessionSeq.make(startSeq),
+            summarySeq,
+            ...shadowed,
+          ],
+          data: { ...summaryMessage, role: "user" },
+        },
+        { type: "compaction/end", data: { compactionId } },
+      ]);
+      done = true;
+      return after;
+    });
+
+    const after = yield* Effect.acquireUseRelease(
+      appendDrafts(handle, [{
+        type: "compaction/start",
+        data: { compactionId, turn: currentTurn(session) },
+      }]),
+      () => summarize,
+      (_, exit) =>
+        done ? Effect.void : Effect.ignore(
+          appendDrafts(handle, [{
+            type: "compaction/end",
+            data: { compactionId, error: errorInfo(exit) },
+          }]),
+        ),
+    );
+    return {
+      session: after,
+      compacted: true,
+      tokensBefore,
+      tokensAfter: estimate(
+        deriveMessagesWithSources(after.surface).map((d) => d.message),
+      ),
+      compactionId,
+      range,
+    };
+  });
+}
+
+/**
+ * Closes a compaction a dead process left open: appends
+ * `compaction/end { compactionId, error: { _tag: "Abandoned" } }` for the
+ * open `compaction/start`, if any. Call it only while holding the session's
+ * writer claim, which proves no live compaction holds the lock.
+ *
+ * @param handle A write handle on the session.
+ * @returns `Effect<Session, StoreAppendError, SessionStore>`: the session,
+ * unchanged when no compaction was open.
+ *
+ * @example Nothing to release
+ * ```ts
+ * import { releaseStaleCompaction } from "@palimpsest/session/ai";
+ * import { layerJsonlStore, SessionStore, Session } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const root = fs.mkdtempSync(path.join(os.tmpdir(), "release-"));
+ * const program = Effect.gen(function* () {
+ *   const store = yield* SessionStore;
+ *   const handle = yield* store.create({ id: "s", createdAt: 0, isSeeded: false });
+ *   const session = yield* releaseStaleCompaction(handle);
+ *   yield* store.close(handle);
+ *   return Session.nextSeq(session);
+ * });
+ * assert.equal(await Effect.runPromise(program.pipe(Effect.provide(layerJsonlStore({ root })))), 0);
+ * ```
+ */
+export function releaseStaleCompaction(
+  handle: SessionHandle,
+): Effect.Effect<Session, StoreAppendError, SessionStore> {
+  return Effect.suspend(() => {
+    const open = openCompaction(handle.session);
+    if (open === undefined) return Effect.succeed(handle.session);
+    return appendDrafts(handle, [{
+      type: "compaction/end",
+      data: {
+        compactionId: open.compactionId,
+        error: { _tag: "Abandoned" },
+      },
+    }]);
+  });
+}
+
+const OVERFLOW =
+  /context (length|window)|too long|too many tokens|maximum (context|prompt)|token limit|exceeds the (context|max)/i;
+
+/**
+ * Whether a model error says the request was too long for the context
+ * window. `effect/ai` has no reason of its own for it, so this reads an
+ * `InvalidRequestError`'s parameter, constraint and description for the
+ * words providers use ("context length", "prompt is too long", "maximum
+ * context", "too many tokens", "token limit").
+ *
+ * @param error A model error.
+ * @returns True for a context overflow.
+ *
+ * @example Telling an overflow
+ * ```ts
+ * import { isContextOverflow } from "@palimpsest/session/ai";
+ * import { AiError } from "effect/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const overflow = AiError.make({
+ *   module: "Provider", method: "stream",
+ *   reason: new AiError.InvalidRequestError({ description: "prompt is too long: 210000 tokens > 200000 maximum" }),
+ * });
+ * assert.equal(isContextOverflow(overflow), true);
+ * ```
+ */
+export function isContextOverflow(error: AiError.AiError): boolean {
+  const reason = error.reason;
+  if (reason._tag !== "InvalidRequestError") return false;
+  const text = [reason.parameter, reason.constraint, reason.description]
+    .filter((s) => s !== undefined).join(" ");
+  return OVERFLOW.test(text);
+}

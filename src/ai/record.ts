@@ -1,0 +1,253 @@
+/**
+ * Recording a model's answer: from the `effect/ai` stream parts of one
+ * request to the events that keep it.
+ *
+ * The answer becomes one `assistant/message` draft that embeds the stream
+ * as `{ time, chunk }` records (each chunk is the encoded `effect/ai`
+ * stream part, as JSON), plus one `tool/call` draft per tool call, which the
+ * turn loop appends just before it runs that tool. An answer cut short (no
+ * `finish` part: the stream failed, reported an `error` part, or the fiber
+ * was interrupted) keeps what came out with `interrupted: true`; when
+ * nothing came out (no text, reasoning or tool call) it is an
+ * `assistant/attempt` instead, which keeps the stream off the surface.
+ *
+ * Decisions:
+ *
+ * - Text and reasoning blocks are built from `*-start`, `*-delta` and
+ *   `*-end` parts in the order they started; a delta for an id never started
+ *   starts its block. Blocks with no text are dropped.
+ * - A tool call's `arguments` are `JSON.stringify` of the parameters as the
+ *   provider sent them (`effect/ai` hands them over parsed); missing
+ *   parameters are `{}`.
+ * - Calls the provider ran itself (`providerExecuted: true`) stay in the
+ *   stream but not in the message: nothing in the log could answer them.
+ * - `usage` is the `finish` part's usage, encoded.
+ *
+ * The module is pure: it does not read the clock or append anything; see
+ * `turn.ts` for the loop that does.
+ *
+ * @module
+ */
+import type { Response } from "effect/ai";
+import type {
+  ContentBlock,
+  Message,
+  ModelSource,
+  ToolCallBlock,
+} from "../message.ts";
+import type { StreamRecord } from "../event.ts";
+import type { AssistantMessageDraft, EventDraft } from "../session.ts";
+
+/** One stream part as the log keeps it: its time and its encoded JSON. */
+export interface TimedPart {
+  /** Epoch milliseconds when the part arrived. */
+  readonly time: number;
+  /** The encoded `effect/ai` stream part. */
+  readonly chunk: Response.StreamPartEncoded;
+}
+
+/** Where an answer belongs and what its message is called. */
+export interface RecordOptions {
+  /** The turn. */
+  readonly turn: number;
+  /** The step. */
+  readonly step: number;
+  /** The id the assistant message gets. */
+  readonly messageId: string;
+  /** The model that answered. */
+  readonly source: ModelSource;
+  /**
+   * True when the stream is known to be cut (the fiber was interrupted or
+   * the request failed), even if a `finish` part came.
+   */
+  readonly cut?: boolean;
+}
+
+/** An `assistant/attempt` draft: a settled attempt with no message. */
+export interface AssistantAttemptDraft {
+  /** The event type. */
+  readonly type: "assistant/attempt";
+  /** The data. */
+  readonly data: {
+    /** The turn. */
+    readonly turn: number;
+    /** The step. */
+    readonly step: number;
+    /** The provider stream. */
+    readonly stream: ReadonlyArray<StreamRecord>;
+  };
+}
+
+/** What {@link recordAnswer} made of a stream. */
+export interface RecordedAnswer {
+  /** The `assistant/message` or `assistant/attempt` draft. */
+  readonly draft: AssistantMessageDraft | AssistantAttemptDraft;
+  /** The message, or undefined for an attempt. */
+  readonly message: Message | undefined;
+  /** The tool calls of the message, in order. */
+  readonly calls: ReadonlyArray<ToolCallBlock>;
+  /** One `tool/call` draft per call, in order. */
+  readonly toolCallDrafts: ReadonlyArray<EventDraft>;
+  /** The `finish` part's reason, when one came. */
+  readonly finishReason: Response.FinishReason | undefined;
+  /** True when the answer was cut short. */
+  readonly interrupted: boolean;
+}
+
+interface OpenBlock {
+  readonly type: "text" | "reasoning";
+  text: string;
+}
+
+/**
+ * Builds the drafts of one model answer from its stream parts.
+ *
+ * @param parts The stream parts, in arrival order, with their times.
+ * @param options The turn, step, message id and model.
+ * @returns The assistant message (or attempt) draft, its tool calls and
+ * their `tool/call` drafts, the finish reason, and whether it was cut.
+ *
+ * @example Recording a streamed answer with a tool call
+ * ```ts
+ * import { recordAnswer } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const answer = recordAnswer([
+ *   { time: 1, chunk: { type: "text-start", id: "t" } },
+ *   { time: 2, chunk: { type: "text-delta", id: "t", delta: "Reading it." } },
+ *   { time: 3, chunk: { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } } },
+ *   { time: 4, chunk: { type: "finish", reason: "tool-calls", usage: { inputTokens: { total: 9 }, outputTokens: { total: 3 } } } },
+ * ], { turn: 0, step: 0, messageId: "a0", source: { kind: "model", provider: "p", model: "m" } });
+ * assert.equal(answer.draft.type, "assistant/message");
+ * assert.deepEqual(answer.message?.content, [
+ *   { type: "text", text: "Reading it." },
+ *   { type: "tool-call", id: "c1", name: "read", arguments: '{"path":"a.txt"}' },
+ * ]);
+ * assert.equal(answer.toolCallDrafts.length, 1);
+ * assert.equal(answer.interrupted, false);
+ * ```
+ */
+export function recordAnswer(
+  parts: ReadonlyArray<TimedPart>,
+  options: RecordOptions,
+): RecordedAnswer {
+  const stream: StreamRecord[] = [];
+  const blocks: Array<OpenBlock | ToolCallBlock> = [];
+  const open = new Map<string, OpenBlock>();
+  let finishReason: Response.FinishReason | undefined;
+  let usage: unknown;
+  let failed = false;
+  const blockFor = (kind: "text" | "reasoning", id: string): OpenBlock => {
+    const key = `${kind}:${id}`;
+    const found = open.get(key);
+    if (found !== undefined) return found;
+    const block: OpenBlock = { type: kind, text: "" };
+    open.set(key, block);
+    blocks.push(block);
+    return block;
+  };
+  for (const { time, chunk } of parts) {
+    stream.push({ time, chunk });
+    switch (chunk.type) {
+      case "text-start":
+        blockFor("text", chunk.id);
+        break;
+      case "text-delta":
+        blockFor("text", chunk.id).text += chunk.delta;
+        break;
+      case "text-end":
+        open.delete(`text:${chunk.id}`);
+        break;
+      case "reasoning-start":
+        blockFor("reasoning", chunk.id);
+        break;
+      case "reasoning-delta":
+        blockFor("reasoning", chunk.id).text += chunk.delta;
+        break;
+      case "reasoning-end":
+        open.delete(`reasoning:${chunk.id}`);
+        break;
+      case "tool-call":
+        if (chunk.providerExecuted !== true) {
+          blocks.push({
+            type: "tool-call",
+            id: chunk.id,
+            name: chunk.name,
+            arguments: JSON.stringify(chunk.params ?? {}),
+          });
+        }
+        break;
+      case "finish":
+        finishReason = chunk.reason;
+        usage = chunk.usage;
+        break;
+      case "error":
+        failed = true;
+        break;
+      default:
+        break;
+    }
+  }
+  const content: ContentBlock[] = [];
+  const calls: ToolCallBlock[] = [];
+  for (const block of blocks) {
+    if (block.type === "tool-call") {
+      content.push(block);
+      calls.push(block);
+    } else if (block.text !== "") {
+      content.push(
+        block.type === "text"
+          ? { type: "text", text: block.text }
+          : { type: "reasoning", text: block.text },
+      );
+    }
+  }
+  const interrupted = options.cut === true || failed ||
+    finishReason === undefined;
+  const { turn, step } = options;
+  if (content.length === 0) {
+    return {
+      draft: { type: "assistant/attempt", data: { turn, step, stream } },
+      message: undefined,
+      calls: [],
+      toolCallDrafts: [],
+      finishReason,
+      interrupted,
+    };
+  }
+  const message: Message = {
+    id: options.messageId,
+    role: "assistant",
+    content,
+    source: options.source,
+  };
+  const draft: AssistantMessageDraft = {
+    type: "assistant/message",
+    surfaceOp: "append",
+    data: {
+      turn,
+      step,
+      message: { ...message, role: "assistant", source: options.source },
+      stream,
+      ...(usage === undefined ? {} : { usage }),
+      ...(interrupted ? { interrupted: true } : {}),
+    },
+  };
+  return {
+    draft,
+    message,
+    calls,
+    toolCallDrafts: calls.map((call): EventDraft => ({
+      type: "tool/call",
+      data: {
+        turn,
+        step,
+        callId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      },
+    })),
+    finishReason,
+    interrupted,
+  };
+}

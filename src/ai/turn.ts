@@ -1,0 +1,541 @@
+/**
+ * The turn loop: one user turn of an agent, run on a `LanguageModel` and a
+ * `Toolkit`, every step persisted through the session store as it happens.
+ *
+ * {@link runTurn} appends `turn/start` and the turn's input, then runs
+ * steps until the model stops calling tools or the step limit is reached.
+ * A step is:
+ *
+ * 1. `step/start`; then, with a compaction policy, `compactIfNeeded`.
+ * 2. The prompt: the derived messages of the surface through `toPrompt`.
+ * 3. The request: `LanguageModel.streamText` with the toolkit's tools
+ *    offered and tool-call resolution left to this loop
+ *    (`disableToolCallResolution`, `toolCallValidation: "deferred"`), each
+ *    part timed with `Clock` as it arrives.
+ * 4. The answer recorded (`recordAnswer`) and appended: an
+ *    `assistant/message` embedding its stream, or an `assistant/attempt`.
+ * 5. Each tool call in order: `tool/call` appended (durably, before the tool
+ *    runs), the toolkit's handler run, then the `tool/result` appended,
+ *    citing its `tool/call`.
+ * 6. `step/end`, and `turn/end` when the turn is over.
+ *
+ * What a failure leaves:
+ *
+ * - **A model error.** The part of the answer that came out is appended as
+ *   cut (`interrupted: true`, or an `assistant/attempt`), its tool calls are
+ *   answered with `TOOL_NOT_STARTED` error results, and, unless it is a
+ *   context overflow that compaction fixed, the turn ends with reason
+ *   `error` and `runTurn` fails with the model's error.
+ * - **Overflow recovery.** With a compaction policy, a request refused for
+ *   its length ({@link isContextOverflow}, or the caller's test) forces a
+ *   compaction; the request is retried only if a range was replaced (the
+ *   surface changed), at most `maxOverflowRetries` times.
+ * - **A tool error.** The result is an error `tool/result`
+ *   (`isError: true`, `error: { name, code }`: `TOOL_NOT_FOUND`,
+ *   `INVALID_ARGUMENTS`, `TOOL_FAILED`) and the turn goes on: the model sees
+ *   the failure. A defect in a handler is not caught.
+ * - **Interruption.** Anywhere: during the request the part of the answer
+ *   that came out is appended as cut (an uninterruptible finalizer); during
+ *   a tool its `tool/call` is already durable. Either way the log opens and
+ *   the store's `repair` closes the turn into a clean transcript.
+ *
+ * Ids: the assistant message is `assistant-<seq>`, a tool result
+ * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
+ * The turn number is one more than the last `turn/start`'s (0 for the
+ * first). A tool result's text is the handler's encoded result (a string
+ * as is, anything else as JSON).
+ *
+ * @module
+ */
+import { Clock, Effect, Exit, Schema, Stream } from "effect";
+import {
+  type AiError,
+  LanguageModel,
+  Response,
+  type Tool,
+  type Toolkit,
+} from "effect/ai";
+import { SessionSeq } from "../seq.ts";
+import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
+import type {
+  CoreEvent,
+  CoreType,
+  SessionEvent,
+  TurnEndReason,
+} from "../event.ts";
+import { deriveMessages } from "../derive.ts";
+import { type EventDraft, Session } from "../session.ts";
+import { TOOL_NOT_STARTED } from "../repair.ts";
+import type { SessionHandle, SessionStore } from "../jsonl/store.ts";
+import { appendDrafts, type StoreAppendError } from "./_store.ts";
+import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
+import {
+  compactIfNeeded,
+  type CompactionEngineError,
+  type CompactionPolicy,
+  isContextOverflow,
+} from "./compaction.ts";
+import { toPrompt } from "./prompt.ts";
+
+/** Error code of a tool result for a tool the toolkit does not have. */
+export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
+/** Error code of a tool result for arguments the tool refused. */
+export const INVALID_ARGUMENTS = "INVALID_ARGUMENTS" as const;
+/** Error code of a tool result for a tool that failed. */
+export const TOOL_FAILED = "TOOL_FAILED" as const;
+
+/** Options of {@link runTurn}. */
+export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
+  /** A write handle on the session. */
+  readonly handle: SessionHandle;
+  /** The tools the model may call, with their handlers. */
+  readonly toolkit: Toolkit.WithHandler<Tools>;
+  /** The provider and model, recorded as the assistant messages' source. */
+  readonly model: { readonly provider: string; readonly model: string };
+  /**
+   * What starts the turn: a user message's text, or drafts appended right
+   * after `turn/start`. Nothing by default (the model goes on from the log).
+   */
+  readonly input?: string | ReadonlyArray<EventDraft>;
+  /** The most model requests in the turn; 8 by default. */
+  readonly maxSteps?: number;
+  /** Compact before each request when over budget, and on overflow. */
+  readonly compaction?: CompactionPolicy;
+  /** Tells a context overflow; {@link isContextOverflow} by default. */
+  readonly isContextOverflow?: (error: AiError.AiError) => boolean;
+  /** How many times one step retries after an overflow; 2 by default. */
+  readonly maxOverflowRetries?: number;
+}
+
+/** How a turn went. */
+export interface TurnOutcome {
+  /** The session after the turn. */
+  readonly session: Session;
+  /** The turn number. */
+  readonly turn: number;
+  /** The model requests made that produced a step's answer. */
+  readonly steps: number;
+  /** The reason `turn/end` records. */
+  readonly reason: TurnEndReason["kind"];
+  /** Whether the model ended the turn or the step limit did. */
+  readonly stoppedBy: "model" | "step-limit";
+}
+
+/** What {@link runTurn} can fail with. */
+export type TurnError =
+  | AiError.AiError
+  | StoreAppendError
+  | CompactionEngineError;
+
+const isType = <T extends CoreType>(
+  event: SessionEvent | undefined,
+  type: T,
+): event is Extract<CoreEvent, { type: T }> => event?.type === type;
+
+const nextTurn = (session: Session): number => {
+  const events = Session.events(session);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (isType(event, "turn/start")) return event.data.turn + 1;
+  }
+  return 0;
+};
+
+const seqOfNext = (handle: SessionHandle): SessionSeq =>
+  SessionSeq.make(Session.nextSeq(handle.session));
+
+const encodePart = Schema.encodeUnknownEffect(Response.StreamPart());
+
+const jsonReplacer = (_key: string, value: unknown): unknown =>
+  value instanceof Error ? { name: value.name, message: value.message } : value;
+
+/** A decoded stream part as the JSON the log keeps. */
+const chunkOf = (
+  part: unknown,
+): Effect.Effect<Response.StreamPartEncoded> =>
+  Effect.map(
+    Effect.orDie(encodePart(part)),
+    (encoded): Response.StreamPartEncoded =>
+      JSON.parse(JSON.stringify(encoded, jsonReplacer)),
+  );
+
+const endReasonOf = (
+  finish: Response.FinishReason | undefined,
+): TurnEndReason["kind"] => {
+  switch (finish) {
+    case "length":
+      return "max-tokens";
+    case "content-filter":
+      return "blocked";
+    case "error":
+      return "error";
+    default:
+      return "completed";
+  }
+};
+
+/** The outcome of running one tool, as its result block says it. */
+interface ToolOutcome {
+  readonly content: ReadonlyArray<ToolResultContentBlock>;
+  readonly error?: { readonly name: string; readonly code: string };
+}
+
+const textOf = (value: unknown): string =>
+  typeof value === "string" ? value : JSON.stringify(value) ?? "null";
+
+const failed = (name: string, code: string, text: string): ToolOutcome => ({
+  content: [{ type: "text", text }],
+  error: { name, code },
+});
+
+const tagOf = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return "Error";
+  if ("reason" in error) {
+    const reason = error.reason;
+    if (typeof reason === "object" && reason !== null && "_tag" in reason) {
+      return String(reason._tag);
+    }
+  }
+  return "_tag" in error ? String(error._tag) : "Error";
+};
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : textOf(error);
+
+const parseArguments = (
+  text: string,
+): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/** Runs one call with the toolkit's handler; typed failures become data. */
+const executeTool = <Tools extends Record<string, Tool.Any>>(
+  toolkit: Toolkit.WithHandler<Tools>,
+  call: ToolCallBlock,
+): Effect.Effect<
+  ToolOutcome,
+  never,
+  Tool.HandlerServices<Tools[keyof Tools]>
+> => {
+  const name = call.name;
+  if (!isToolName(toolkit.tools, name)) {
+    return Effect.succeed(
+      failed(
+        "ToolNotFoundError",
+        TOOL_NOT_FOUND,
+        `No tool is named ${JSON.stringify(name)}`,
+      ),
+    );
+  }
+  const parsed = parseArguments(call.arguments);
+  if (!parsed.ok || !isEncodedParameters(toolkit.tools, parsed.value)) {
+    return Effect.succeed(
+      failed(
+        "ToolParameterValidationError",
+        INVALID_ARGUMENTS,
+        "The arguments are not valid JSON",
+      ),
+    );
+  }
+  return toolkit.handle(name, parsed.value, call.id).pipe(
+    Effect.flatMap(Stream.runCollect),
+    Effect.map((results): ToolOutcome => {
+      let last: Tool.HandlerResult<Tools[keyof Tools]> | undefined;
+      for (const result of results) if (!result.preliminary) last = result;
+      if (last === undefined) return { content: [] };
+      const text = textOf(last.encodedResult);
+      return last.isFailure
+        ? failed(tagOf(last.result), codeOf(last.result), text)
+        : { content: [{ type: "text", text }] };
+    }),
+    Effect.catch((error) =>
+      Effect.succeed(failed(tagOf(error), codeOf(error), messageOf(error)))
+    ),
+  );
+};
+
+const codeOf = (error: unknown): string => {
+  const tag = tagOf(error);
+  if (tag === "ToolParameterValidationError") return INVALID_ARGUMENTS;
+  if (tag === "ToolNotFoundError") return TOOL_NOT_FOUND;
+  return TOOL_FAILED;
+};
+
+const isToolName = <Tools extends Record<string, Tool.Any>>(
+  tools: Tools,
+  name: string,
+): name is Extract<keyof Tools, string> => Object.hasOwn(tools, name);
+
+/**
+ * Any JSON value may be handed to `Toolkit.handle`: it decodes the encoded
+ * parameters with the tool's schema and fails with a
+ * `ToolParameterValidationError` for what does not match.
+ */
+const isEncodedParameters = <Tools extends Record<string, Tool.Any>>(
+  _tools: Tools,
+  _value: unknown,
+): _value is Tool.ParametersEncoded<Tools[keyof Tools]> => true;
+
+/**
+ * Runs one turn of an agent: see the module doc for the steps, the events
+ * each appends and what a failure or an interruption leaves.
+ *
+ * @param options The handle, the toolkit, the model's name, the input, the
+ * step limit and the compaction policy.
+ * @returns `Effect<TurnOutcome, TurnError, SessionStore |
+ * LanguageModel | the tools' handler services>`.
+ *
+ * @example One turn with a scripted model and one tool
+ * ```ts
+ * import { runTurn } from "@palimpsest/session/ai";
+ * import { checkTranscript, deriveMessages, layerJsonlStore, SessionStore } from "@palimpsest/session";
+ * import { Effect, Layer, Schema, Stream } from "effect";
+ * import { LanguageModel, type Response, Tool, Toolkit } from "effect/ai";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ *
+ * const Clock = Tool.make("clock", { success: Schema.String });
+ * const tools = Toolkit.make(Clock);
+ * const answers: ReadonlyArray<ReadonlyArray<Response.StreamPartEncoded>> = [
+ *   [{ type: "tool-call", id: "c1", name: "clock", params: {} }, { type: "finish", reason: "tool-calls", usage: { inputTokens: {}, outputTokens: {} } }],
+ *   [{ type: "text-delta", id: "t", delta: "It is noon." }, { type: "finish", reason: "stop", usage: { inputTokens: {}, outputTokens: {} } }],
+ * ];
+ * let request = 0;
+ * const model = Layer.effect(LanguageModel.LanguageModel, LanguageModel.make({
+ *   generateText: () => Effect.succeed([]),
+ *   streamText: () => Stream.fromIterable(answers[request++] ?? []),
+ * }));
+ * const root = fs.mkdtempSync(path.join(os.tmpdir(), "turn-"));
+ * const program = Effect.gen(function* () {
+ *   const store = yield* SessionStore;
+ *   const handle = yield* store.create({ id: "s", createdAt: 0, isSeeded: false });
+ *   const toolkit = yield* tools;
+ *   const outcome = yield* runTurn({ handle, toolkit, model: { provider: "scripted", model: "m" }, input: "What time is it?" });
+ *   yield* store.close(handle);
+ *   return outcome;
+ * });
+ * const outcome = await Effect.runPromise(program.pipe(Effect.provide(Layer.mergeAll(
+ *   model, layerJsonlStore({ root }), tools.toLayer({ clock: () => Effect.succeed("12:00") }),
+ * ))));
+ * assert.equal(outcome.steps, 2);
+ * assert.equal(outcome.reason, "completed");
+ * assert.deepEqual(checkTranscript(deriveMessages(outcome.session.surface)), []);
+ * ```
+ */
+export function runTurn<Tools extends Record<string, Tool.Any>>(
+  options: RunTurnOptions<Tools>,
+): Effect.Effect<
+  TurnOutcome,
+  TurnError,
+  | SessionStore
+  | LanguageModel.LanguageModel
+  | Tool.HandlerServices<Tools[keyof Tools]>
+> {
+  return Effect.gen(function* () {
+    const { handle, toolkit } = options;
+    const maxSteps = Math.max(1, Math.floor(options.maxSteps ?? 8));
+    const overflowTest = options.isContextOverflow ?? isContextOverflow;
+    const maxRetries = Math.max(0, options.maxOverflowRetries ?? 2);
+    const source = {
+      kind: "model" as const,
+      provider: options.model.provider,
+      model: options.model.model,
+    };
+    const turn = nextTurn(handle.session);
+    const input: ReadonlyArray<EventDraft> = typeof options.input === "string"
+      ? [{
+        type: "user/message",
+        surfaceOp: "append",
+        data: {
+          id: `user-${Session.nextSeq(handle.session) + 1}`,
+          role: "user",
+          content: [{ type: "text", text: options.input }],
+          source: { kind: "user" },
+        },
+      }]
+      : options.input ?? [];
+    yield* appendDrafts(handle, [
+      { type: "turn/start", data: { turn } },
+      ...input,
+    ]);
+
+    const endTurn = (step: number, reason: TurnEndReason["kind"]) =>
+      appendDrafts(handle, [
+        { type: "step/end", data: { turn, step } },
+        { type: "turn/end", data: { turn, reason: { kind: reason } } },
+      ]);
+
+    /** Answers a cut answer's calls so the transcript stays whole. */
+    const closeCalls = (answer: RecordedAnswer, messageSeq: SessionSeq) =>
+      appendDrafts(
+        handle,
+        answer.calls.map((call, i): EventDraft => ({
+          type: "tool/result",
+          surfaceOp: "append",
+          sourceEventSeqs: [messageSeq],
+          data: {
+            turn: answer.draft.data.turn,
+            step: answer.draft.data.step,
+            message: {
+              id: `tool-${messageSeq + 1 + i}`,
+              role: "user",
+              source: { kind: "tool", callId: call.id },
+              content: [{
+                type: "tool-result",
+                toolCallId: call.id,
+                content: [{
+                  type: "text",
+                  text: "The answer was cut before this tool call could run.",
+                }],
+                isError: true,
+              }],
+            },
+            error: { name: "AnswerCut", code: TOOL_NOT_STARTED },
+          },
+        })),
+      );
+
+    /** One request: the answer recorded and appended, or the failure. */
+    const request = (step: number) =>
+      Effect.gen(function* () {
+        const parts: TimedPart[] = [];
+        let recorded = false;
+        const persist = (cut: boolean) =>
+          Effect.suspend(() => {
+            recorded = true;
+            const messageSeq = seqOfNext(handle);
+            const answer = recordAnswer(parts, {
+              turn,
+              step,
+              messageId: `assistant-${messageSeq}`,
+              source,
+              cut,
+            });
+            return Effect.map(
+              appendDrafts(handle, [answer.draft]),
+              () => ({ answer, messageSeq }),
+            );
+          });
+        const prompt = toPrompt(deriveMessages(handle.session.surface));
+        const exit = yield* LanguageModel.streamText({
+          prompt,
+          toolkit,
+          disableToolCallResolution: true,
+          toolCallValidation: "deferred",
+        }).pipe(
+          Stream.runForEach((part) =>
+            Effect.flatMap(Clock.currentTimeMillis, (time) =>
+              Effect.map(chunkOf(part), (chunk) => {
+                parts.push({ time, chunk });
+              }))
+          ),
+          Effect.onInterrupt(() =>
+            recorded ? Effect.void : Effect.ignore(persist(true))
+          ),
+          Effect.exit,
+        );
+        if (Exit.isSuccess(exit)) {
+          return { ...(yield* persist(false)), error: undefined };
+        }
+        const cut = yield* persist(true);
+        yield* closeCalls(cut.answer, cut.messageSeq);
+        const error = Exit.findErrorOption(exit);
+        if (error._tag === "None") {
+          return yield* Effect.failCause(exit.cause);
+        }
+        return { ...cut, error: error.value };
+      });
+
+    let step = 0;
+    let steps = 0;
+    for (; step < maxSteps; step++) {
+      yield* appendDrafts(handle, [{
+        type: "step/start",
+        data: { turn, step },
+      }]);
+      if (options.compaction !== undefined) {
+        yield* compactIfNeeded({ handle, ...options.compaction });
+      }
+      let result = yield* request(step);
+      for (let retry = 0; result.error !== undefined; retry++) {
+        const error = result.error;
+        const recoverable = options.compaction !== undefined &&
+          retry < maxRetries && overflowTest(error);
+        const compacted = recoverable && options.compaction !== undefined
+          ? (yield* compactIfNeeded({
+            handle,
+            ...options.compaction,
+            force: true,
+          })).compacted
+          : false;
+        if (!compacted) {
+          yield* endTurn(step, "error");
+          return yield* Effect.fail(error);
+        }
+        result = yield* request(step);
+      }
+      steps++;
+      const { answer, messageSeq } = result;
+      for (const call of answer.calls) {
+        const callSeq = seqOfNext(handle);
+        yield* appendDrafts(handle, [{
+          type: "tool/call",
+          data: {
+            turn,
+            step,
+            callId: call.id,
+            name: call.name,
+            arguments: call.arguments,
+          },
+        }]);
+        const outcome = yield* executeTool(toolkit, call);
+        const resultSeq = Session.nextSeq(handle.session);
+        yield* appendDrafts(handle, [{
+          type: "tool/result",
+          surfaceOp: "append",
+          sourceEventSeqs: [callSeq],
+          data: {
+            turn,
+            step,
+            message: {
+              id: `tool-${resultSeq}`,
+              role: "user",
+              source: { kind: "tool", callId: call.id },
+              content: [{
+                type: "tool-result",
+                toolCallId: call.id,
+                content: outcome.content,
+                ...(outcome.error === undefined ? {} : { isError: true }),
+              }],
+            },
+            ...(outcome.error === undefined ? {} : { error: outcome.error }),
+          },
+        }]);
+      }
+      void messageSeq;
+      if (answer.calls.length === 0) {
+        const reason = endReasonOf(answer.finishReason);
+        const session = yield* endTurn(step, reason);
+        return { session, turn, steps, reason, stoppedBy: "model" as const };
+      }
+      yield* appendDrafts(handle, [{ type: "step/end", data: { turn, step } }]);
+    }
+    const session = yield* appendDrafts(handle, [{
+      type: "turn/end",
+      data: { turn, reason: { kind: "aborted" } },
+    }]);
+    return {
+      session,
+      turn,
+      steps,
+      reason: "aborted" as const,
+      stoppedBy: "step-limit" as const,
+    };
+  });
+}

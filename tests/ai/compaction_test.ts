@@ -1,0 +1,431 @@
+import {
+  checkTranscript,
+  deriveMessages,
+  type EventDraft,
+  isSurfaceEvent,
+  pruneToolResult,
+  Session,
+  type SessionHandle,
+  SessionSeq,
+  SessionStore,
+  surfaceNodes,
+} from "@palimpsest/session";
+import {
+  compactIfNeeded,
+  type CompactIfNeededOptions,
+  type CompactionOutcome,
+  estimateTokensByChars,
+  releaseStaleCompaction,
+  runTurn,
+} from "@palimpsest/session/ai";
+import { Deferred, Effect, Fiber } from "effect";
+import { Toolkit } from "effect/ai";
+import assert from "node:assert/strict";
+import {
+  finish,
+  invalidRequest,
+  providerDown,
+  scriptedModel,
+  type StreamReply,
+  tempStore,
+  text,
+  type TextReply,
+} from "./_scripted.ts";
+
+const long = (n: number) => "x".repeat(n);
+const user = (id: string, t: string): EventDraft => ({
+  type: "user/message",
+  surfaceOp: "append",
+  data: {
+    id,
+    role: "user",
+    content: [{ type: "text", text: t }],
+    source: { kind: "user" },
+  },
+});
+const system: EventDraft = {
+  type: "system/message",
+  surfaceOp: "append",
+  data: {
+    turn: 0,
+    step: 0,
+    message: {
+      id: "sys",
+      role: "system",
+      content: [{ type: "text", text: "Be brief." }],
+      source: { kind: "plugin", plugin: "system-prompt" },
+    },
+  },
+};
+const assistantCall = (id: string, callId: string): EventDraft => ({
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn: 0,
+    step: 0,
+    stream: [],
+    message: {
+      id,
+      role: "assistant",
+      content: [{
+        type: "tool-call",
+        id: callId,
+        name: "read",
+        arguments: "{}",
+      }],
+      source: { kind: "model", provider: "p", model: "m" },
+    },
+  },
+});
+const result = (id: string, callId: string, t: string): EventDraft => ({
+  type: "tool/result",
+  surfaceOp: "append",
+  data: {
+    turn: 0,
+    step: 0,
+    message: {
+      id,
+      role: "user",
+      source: { kind: "tool", callId },
+      content: [{
+        type: "tool-result",
+        toolCallId: callId,
+        content: [{ type: "text", text: t }],
+      }],
+    },
+  },
+});
+
+// 0 system, 1 u0, 2 a0 [call k1], 3 result k1 (long), 4 u1, 5 u2, 6 u3.
+const history: ReadonlyArray<EventDraft> = [
+  system,
+  user("u0", long(400)),
+  assistantCall("a0", "k1"),
+  result("r0", "k1", long(800)),
+  user("u1", long(400)),
+  user("u2", long(100)),
+  user("u3", long(100)),
+];
+
+interface Harness {
+  readonly handle: SessionHandle;
+  readonly compact: (
+    options: Omit<CompactIfNeededOptions, "handle">,
+  ) => Effect.Effect<CompactionOutcome, unknown, SessionStore>;
+}
+
+const withSession = <A>(
+  replies: {
+    stream?: ReadonlyArray<StreamReply>;
+    text?: ReadonlyArray<TextReply>;
+  },
+  body: (h: Harness) => Effect.Effect<A, unknown, SessionStore>,
+  drafts: ReadonlyArray<EventDraft> = history,
+): Promise<A> => {
+  const scripted = scriptedModel(replies);
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const handle = yield* store.create({
+        id: "s",
+        createdAt: 0,
+        isSeeded: false,
+      });
+      yield* store.append(handle, drafts);
+      const compact: Harness["compact"] = (options) =>
+        compactIfNeeded({ handle, ...options }).pipe(
+          Effect.provide(scripted.layer),
+        );
+      return yield* body({ handle, compact }).pipe(
+        Effect.ensuring(store.close(handle)),
+      );
+    }).pipe(Effect.provide(tempStore())),
+  );
+};
+
+const tail = (handle: SessionHandle, from: number): string[] =>
+  Session.events(handle.session, SessionSeq.make(from)).map((e) => e.type);
+
+Deno.test("compactIfNeeded does nothing under budget", async () => {
+  const outcome = await withSession(
+    {},
+    ({ compact }) => compact({ maxTokens: 10_000 }),
+  );
+  assert.equal(outcome.compacted, false);
+  assert.equal(Session.nextSeq(outcome.session), history.length);
+});
+
+Deno.test("compactIfNeeded replaces the oldest history, keeping head, tail and pairs", async () => {
+  const { outcome, events } = await withSession(
+    { text: [{ text: "The user sent long notes; a read returned 800 x." }] },
+    ({ handle, compact }) =>
+      Effect.map(compact({ maxTokens: 300, keepTokens: 60 }), (outcome) => ({
+        outcome,
+        events: tail(handle, history.length),
+      })),
+  );
+  assert.equal(outcome.compacted, true);
+  assert.deepEqual(events, [
+    "compaction/start",
+    "compaction/summary",
+    "user/message",
+    "compaction/end",
+  ]);
+  assert.deepEqual(outcome.range, { startSeq: 1, endSeq: 4 });
+  assert.deepEqual(surfaceNodes(outcome.session.surface), [0, 9, 5, 6]);
+  const summary = Session.eventAt(outcome.session, SessionSeq.make(9));
+  assert.ok(summary !== undefined && isSurfaceEvent(summary));
+  assert.deepEqual(summary.sourceEventSeqs, [7, 8, 1, 2, 3, 4]);
+  assert.ok(outcome.tokensAfter < outcome.tokensBefore);
+  assert.ok(outcome.tokensAfter <= 300);
+  assert.deepEqual(
+    checkTranscript(deriveMessages(outcome.session.surface)),
+    [],
+  );
+});
+
+Deno.test("the token estimate is pluggable", async () => {
+  const byCount = (messages: ReadonlyArray<unknown>) => messages.length * 100;
+  const outcome = await withSession(
+    { text: [{ text: "short" }] },
+    ({ compact }) =>
+      compact({ maxTokens: 500, keepTokens: 200, estimate: byCount }),
+  );
+  assert.equal(outcome.compacted, true);
+  assert.deepEqual(outcome.range, { startSeq: 1, endSeq: 4 });
+  assert.equal(outcome.tokensAfter, 400);
+});
+
+Deno.test("an open compaction is a lock: a second one fails with CompactionInProgress", async () => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  const { error, ends } = await withSession(
+    { text: [{ hang: latch }] },
+    ({ handle, compact }) =>
+      Effect.gen(function* () {
+        const first = yield* Effect.forkChild(compact({ maxTokens: 300 }));
+        yield* Deferred.await(latch);
+        const error = yield* Effect.flip(compact({ maxTokens: 300 }));
+        yield* Fiber.interrupt(first);
+        return { error, ends: tail(handle, history.length) };
+      }),
+  );
+  assert.ok(error instanceof Error && "_tag" in error);
+  assert.equal(error._tag, "CompactionInProgress");
+  assert.ok("compactionId" in error && "startSeq" in error);
+  assert.equal(error.compactionId, `c${history.length}`);
+  assert.equal(error.startSeq, history.length);
+  // The interrupted first compaction released its lock.
+  assert.deepEqual(ends, ["compaction/start", "compaction/end"]);
+});
+
+Deno.test("a fiber interrupted mid-summary closes its compaction with an error", async () => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  const { end, next } = await withSession(
+    { text: [{ hang: latch }, { text: "short" }] },
+    ({ handle, compact }) =>
+      Effect.gen(function* () {
+        const fiber = yield* Effect.forkChild(compact({ maxTokens: 300 }));
+        yield* Deferred.await(latch);
+        yield* Fiber.interrupt(fiber);
+        const end = Session.eventAt(
+          handle.session,
+          SessionSeq.make(history.length + 1),
+        );
+        const next = yield* compact({ maxTokens: 300 });
+        return { end, next };
+      }),
+  );
+  assert.deepEqual(end?.data, {
+    compactionId: `c${history.length}`,
+    error: { _tag: "Interrupted" },
+  });
+  assert.equal(next.compacted, true);
+});
+
+Deno.test("a stale open compaction is released by releaseStaleCompaction", async () => {
+  const stale: EventDraft = {
+    type: "compaction/start",
+    data: { compactionId: "old", turn: 0 },
+  };
+  const { refused, outcome } = await withSession(
+    { text: [{ text: "short" }] },
+    ({ handle, compact }) =>
+      Effect.gen(function* () {
+        const refused = yield* Effect.flip(compact({ maxTokens: 300 }));
+        yield* releaseStaleCompaction(handle);
+        return { refused, outcome: yield* compact({ maxTokens: 300 }) };
+      }),
+    [...history, stale],
+  );
+  assert.ok(refused instanceof Error && "_tag" in refused);
+  assert.equal(refused._tag, "CompactionInProgress");
+  assert.equal(outcome.compacted, true);
+});
+
+Deno.test("a summary not smaller than its range is refused", async () => {
+  const { error, handle } = await withSession(
+    { text: [{ text: long(5_000) }] },
+    (h) =>
+      Effect.map(
+        Effect.flip(h.compact({ maxTokens: 300 })),
+        (error) => ({ error, handle: h.handle }),
+      ),
+  );
+  assert.ok(error instanceof Error && "_tag" in error);
+  assert.equal(error._tag, "SummaryNotSmaller");
+  assert.ok("summaryTokens" in error && "rangeTokens" in error);
+  assert.equal(
+    error.summaryTokens,
+    estimateTokensByChars([{
+      id: "x",
+      role: "user",
+      content: [{ type: "text", text: long(5_000) }],
+      source: { kind: "plugin", plugin: "compaction" },
+    }]),
+  );
+  assert.deepEqual(tail(handle, history.length), [
+    "compaction/start",
+    "compaction/end",
+  ]);
+  assert.equal(handle.session.surface.replacements, 0);
+});
+
+Deno.test("a range that changed while summarizing is refused", async () => {
+  const { error, events } = await withSession(
+    {},
+    ({ handle }) =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        // While the model writes the summary, the harness prunes a result in
+        // the range.
+        const pruneMeanwhile = Effect.orDie(Effect.gen(function* () {
+          const after = yield* pruneToolResult(
+            handle.session,
+            SessionSeq.make(3),
+            [
+              { type: "text", text: "pruned" },
+            ],
+          );
+          yield* store.appendEvents(
+            handle,
+            Session.events(after, Session.nextSeq(handle.session)),
+          );
+        }));
+        const model = scriptedModel({
+          text: [{ text: "short", before: pruneMeanwhile }],
+        });
+        const error = yield* Effect.flip(
+          compactIfNeeded({ handle, maxTokens: 300 }).pipe(
+            Effect.provide(model.layer),
+          ),
+        );
+        return { error, events: tail(handle, history.length) };
+      }),
+  );
+  assert.ok(error instanceof Error && "_tag" in error);
+  assert.equal(error._tag, "CompactionRangeChanged");
+  assert.ok("startSeq" in error && "endSeq" in error);
+  assert.deepEqual([error.startSeq, error.endSeq], [1, 4]);
+  assert.deepEqual(events, [
+    "compaction/start",
+    "compaction/prune",
+    "tool/result",
+    "compaction/end",
+  ]);
+});
+
+Deno.test("a model failure closes the compaction and fails with the model's error", async () => {
+  const { error, events } = await withSession(
+    { text: [{ fail: providerDown() }] },
+    ({ handle, compact }) =>
+      Effect.map(Effect.flip(compact({ maxTokens: 300 })), (error) => ({
+        error,
+        events: Session.events(handle.session, SessionSeq.make(history.length)),
+      })),
+  );
+  assert.ok(error instanceof Error && "_tag" in error);
+  assert.equal(error._tag, "AiError");
+  assert.deepEqual(events.map((e) => e.type), [
+    "compaction/start",
+    "compaction/end",
+  ]);
+  assert.deepEqual(events[1]?.data, {
+    compactionId: `c${history.length}`,
+    error: { _tag: "AiError", message: error.message },
+  });
+});
+
+const overflowTurn = (
+  stream: ReadonlyArray<StreamReply>,
+  drafts: ReadonlyArray<EventDraft>,
+) => {
+  const scripted = scriptedModel({
+    stream,
+    text: [{ text: "Earlier: notes." }],
+  });
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const handle = yield* store.create({
+        id: "s",
+        createdAt: 0,
+        isSeeded: false,
+      });
+      yield* store.append(handle, drafts);
+      const toolkit = yield* Toolkit.empty;
+      const result = yield* Effect.result(
+        runTurn({
+          handle,
+          toolkit,
+          model: { provider: "scripted", model: "m" },
+          input: "go on",
+          compaction: { maxTokens: 100_000, keepTokens: 50 },
+        }).pipe(Effect.provide(scripted.layer)),
+      );
+      yield* store.close(handle);
+      return { result, scripted, session: handle.session };
+    }).pipe(Effect.provide(tempStore())),
+  );
+};
+
+Deno.test("an overflow compacts and retries when the surface changed", async () => {
+  const { result, scripted, session } = await overflowTurn(
+    [{
+      fail: invalidRequest(
+        "prompt is too long: 210000 tokens > 200000 maximum",
+      ),
+    }, {
+      parts: [...text("Carrying on."), finish()],
+    }],
+    history,
+  );
+  assert.equal(result._tag, "Success");
+  assert.equal(scripted.streamed.length, 2);
+  assert.equal(scripted.summarized.length, 1);
+  assert.ok(
+    JSON.stringify(scripted.streamed[1]).length <
+      JSON.stringify(scripted.streamed[0]).length,
+  );
+  assert.equal(session.surface.replacements, 1);
+  assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
+});
+
+Deno.test("an overflow is not retried when compaction cannot change the surface", async () => {
+  const { result, scripted } = await overflowTurn(
+    [{ fail: invalidRequest("context length exceeded") }],
+    [user("u0", "hi")],
+  );
+  assert.equal(result._tag, "Failure");
+  assert.equal(scripted.streamed.length, 1);
+  assert.equal(scripted.summarized.length, 0);
+});
+
+Deno.test("an error that is not an overflow is not retried", async () => {
+  const { result, scripted } = await overflowTurn(
+    [{ fail: providerDown() }],
+    history,
+  );
+  assert.equal(result._tag, "Failure");
+  assert.equal(scripted.streamed.length, 1);
+  assert.equal(scripted.summarized.length, 0);
+});

@@ -1,0 +1,126 @@
+import { recordAnswer, type TimedPart } from "@palimpsest/session/ai";
+import { decodeEvent } from "@palimpsest/session";
+import { Effect } from "effect";
+import assert from "node:assert/strict";
+
+const options = {
+  turn: 2,
+  step: 1,
+  messageId: "a7",
+  source: { kind: "model" as const, provider: "p", model: "m" },
+};
+const usage = { inputTokens: { total: 10 }, outputTokens: { total: 4 } };
+const timed = (...chunks: TimedPart["chunk"][]): TimedPart[] =>
+  chunks.map((chunk, i) => ({ time: 100 + i, chunk }));
+
+Deno.test("recordAnswer builds blocks in start order and embeds every part", () => {
+  const parts = timed(
+    { type: "response-metadata", id: "r1" },
+    { type: "reasoning-start", id: "r" },
+    { type: "reasoning-delta", id: "r", delta: "think" },
+    { type: "text-start", id: "t" },
+    { type: "reasoning-delta", id: "r", delta: "ing" },
+    { type: "text-delta", id: "t", delta: "Hel" },
+    { type: "text-delta", id: "t", delta: "lo" },
+    { type: "text-end", id: "t" },
+    { type: "reasoning-end", id: "r" },
+    { type: "text-start", id: "empty" },
+    { type: "tool-call", id: "c1", name: "read", params: { path: "a" } },
+    {
+      type: "tool-call",
+      id: "c2",
+      name: "web",
+      params: {},
+      providerExecuted: true,
+    },
+    { type: "finish", reason: "tool-calls", usage },
+  );
+  const answer = recordAnswer(parts, options);
+  assert.equal(answer.interrupted, false);
+  assert.equal(answer.finishReason, "tool-calls");
+  assert.deepEqual(answer.message?.content, [
+    { type: "reasoning", text: "thinking" },
+    { type: "text", text: "Hello" },
+    { type: "tool-call", id: "c1", name: "read", arguments: '{"path":"a"}' },
+  ]);
+  assert.deepEqual(answer.calls.map((c) => c.id), ["c1"]);
+  assert.deepEqual(answer.toolCallDrafts, [{
+    type: "tool/call",
+    data: {
+      turn: 2,
+      step: 1,
+      callId: "c1",
+      name: "read",
+      arguments: '{"path":"a"}',
+    },
+  }]);
+  assert.equal(answer.draft.type, "assistant/message");
+  assert.deepEqual(answer.draft.data.stream, parts);
+  assert.ok(answer.draft.type === "assistant/message");
+  assert.deepEqual(answer.draft.data.usage, usage);
+  assert.equal(answer.draft.data.interrupted, undefined);
+});
+
+Deno.test("recordAnswer marks an answer without a finish part as interrupted", () => {
+  const answer = recordAnswer(
+    timed({ type: "text-delta", id: "t", delta: "Half an ans" }),
+    options,
+  );
+  assert.equal(answer.interrupted, true);
+  assert.ok(answer.draft.type === "assistant/message");
+  assert.equal(answer.draft.data.interrupted, true);
+});
+
+Deno.test("recordAnswer treats an error part or a cut as interrupted", () => {
+  const withError = recordAnswer(
+    timed(
+      { type: "text-delta", id: "t", delta: "x" },
+      { type: "error", error: { message: "boom" } },
+      { type: "finish", reason: "error", usage },
+    ),
+    options,
+  );
+  assert.equal(withError.interrupted, true);
+  const cut = recordAnswer(
+    timed({ type: "text-delta", id: "t", delta: "x" }, {
+      type: "finish",
+      reason: "stop",
+      usage,
+    }),
+    { ...options, cut: true },
+  );
+  assert.equal(cut.interrupted, true);
+});
+
+Deno.test("recordAnswer makes an attempt when no message came out", () => {
+  const parts = timed({ type: "response-metadata", id: "r" }, {
+    type: "text-start",
+    id: "t",
+  });
+  const answer = recordAnswer(parts, options);
+  assert.equal(answer.message, undefined);
+  assert.deepEqual(answer.draft, {
+    type: "assistant/attempt",
+    data: { turn: 2, step: 1, stream: parts },
+  });
+});
+
+Deno.test("recordAnswer drafts decode as events", async () => {
+  const answer = recordAnswer(
+    timed({ type: "text-delta", id: "t", delta: "ok" }, {
+      type: "finish",
+      reason: "stop",
+      usage,
+    }),
+    options,
+  );
+  const event = await Effect.runPromise(
+    decodeEvent({ ...answer.draft, seq: 0, time: 0 }),
+  );
+  assert.equal(event.type, "assistant/message");
+  const attempt = recordAnswer([], options);
+  const decoded = await Effect.runPromise(
+    decodeEvent({ ...attempt.draft, seq: 1, time: 0 }),
+  );
+  assert.equal(decoded.type, "assistant/attempt");
+});

@@ -1,0 +1,342 @@
+import {
+  type AssistantMessageEvent,
+  checkTranscript,
+  deriveMessages,
+  isSurfaceEvent,
+  Session,
+  type Session as SessionValue,
+  type SessionEvent,
+  type SessionHandle,
+  SessionStore,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+  type ToolResultEvent,
+} from "@palimpsest/session";
+import {
+  INVALID_ARGUMENTS,
+  runTurn,
+  type RunTurnOptions,
+  TOOL_FAILED,
+  TOOL_NOT_FOUND,
+  type TurnError,
+  type TurnOutcome,
+} from "@palimpsest/session/ai";
+import { Deferred, Effect, Fiber, Layer, Schema } from "effect";
+import { Tool, Toolkit } from "effect/ai";
+import assert from "node:assert/strict";
+import {
+  call,
+  finish,
+  providerDown,
+  scriptedModel,
+  type StreamReply,
+  tempStore,
+  text,
+} from "./_scripted.ts";
+
+const Read = Tool.make("read", {
+  parameters: Schema.Struct({ path: Schema.String }),
+  success: Schema.String,
+});
+const Broken = Tool.make("broken", {
+  success: Schema.String,
+  failure: Schema.String,
+});
+const Slow = Tool.make("slow", { success: Schema.String });
+const tools = Toolkit.make(Read, Broken, Slow);
+
+const model = { provider: "scripted", model: "test-1" };
+const types = (session: SessionValue): string[] =>
+  Session.events(session).map((e) => e.type);
+const eventsOf = (session: SessionValue, type: string): SessionEvent[] =>
+  Session.events(session).filter((e) => e.type === type);
+const answers = (session: SessionValue): AssistantMessageEvent[] =>
+  Session.events(session).flatMap((e) =>
+    isSurfaceEvent(e) && e.type === "assistant/message" ? [e] : []
+  );
+const results = (
+  events: ReadonlyArray<SessionEvent>,
+): ToolResultEvent[] =>
+  events.flatMap((e) =>
+    isSurfaceEvent(e) && e.type === "tool/result" ? [e] : []
+  );
+
+type Turn = (
+  options?: Partial<RunTurnOptions<Toolkit.Tools<typeof tools>>>,
+) => Effect.Effect<TurnOutcome, TurnError, SessionStore>;
+
+interface Harness {
+  /** Runs a turn on the session. */
+  readonly turn: Turn;
+  /** Opened when the slow tool starts. */
+  readonly slowStarted: Deferred.Deferred<void>;
+  /** The writer. */
+  readonly handle: SessionHandle;
+  /** The session as a new reader sees it on disk. */
+  readonly reread: Effect.Effect<SessionValue, unknown, SessionStore>;
+}
+
+/** Runs `body` with a fresh store, the scripted model and the tools. */
+const run = <A, E>(
+  stream: ReadonlyArray<StreamReply>,
+  body: (harness: Harness) => Effect.Effect<A, E, SessionStore>,
+): Promise<A> => {
+  const scripted = scriptedModel({ stream });
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      const slowStarted = yield* Deferred.make<void>();
+      const handlers = tools.toLayer({
+        read: ({ path }) => Effect.succeed(`contents of ${path}`),
+        broken: () => Effect.fail("disk full"),
+        slow: () =>
+          Effect.andThen(
+            Deferred.succeed(slowStarted, undefined),
+            Effect.never,
+          ),
+      });
+      const store = yield* SessionStore;
+      const handle = yield* store.create({
+        id: "s",
+        createdAt: 0,
+        isSeeded: false,
+      });
+      const toolkit = yield* Effect.provide(tools, handlers);
+      const turn: Turn = (options) =>
+        runTurn({ handle, toolkit, model, ...options }).pipe(
+          Effect.provide(Layer.merge(scripted.layer, handlers)),
+        );
+      const reread = Effect.map(store.open("s"), (reader) => reader.session);
+      return yield* body({ turn, slowStarted, handle, reread }).pipe(
+        Effect.ensuring(store.close(handle)),
+      );
+    }).pipe(Effect.provide(tempStore())),
+  );
+};
+
+Deno.test("runTurn records each step, runs the tool and cites its call", async () => {
+  const outcome = await run(
+    [
+      {
+        parts: [
+          ...text("Reading it."),
+          call("c1", "read", { path: "a.txt" }),
+          finish("tool-calls"),
+        ],
+      },
+      { parts: [...text("It says hello."), finish()] },
+    ],
+    ({ turn }) => turn({ input: "What is in a.txt?" }),
+  );
+  assert.equal(outcome.turn, 0);
+  assert.equal(outcome.steps, 2);
+  assert.equal(outcome.reason, "completed");
+  assert.equal(outcome.stoppedBy, "model");
+  assert.deepEqual(types(outcome.session), [
+    "turn/start",
+    "user/message",
+    "step/start",
+    "assistant/message",
+    "tool/call",
+    "tool/result",
+    "step/end",
+    "step/start",
+    "assistant/message",
+    "step/end",
+    "turn/end",
+  ]);
+  const [callEvent] = eventsOf(outcome.session, "tool/call");
+  const [result] = results(Session.events(outcome.session));
+  assert.ok(callEvent !== undefined && result !== undefined);
+  assert.deepEqual(result.sourceEventSeqs, [callEvent.seq]);
+  assert.deepEqual(callEvent.data, {
+    turn: 0,
+    step: 0,
+    callId: "c1",
+    name: "read",
+    arguments: '{"path":"a.txt"}',
+  });
+  const [first] = answers(outcome.session);
+  assert.ok(first !== undefined);
+  assert.equal(first.data.stream.length, 5);
+  assert.equal(first.data.interrupted, undefined);
+  assert.deepEqual(first.data.message.source, { kind: "model", ...model });
+  const messages = deriveMessages(outcome.session.surface);
+  assert.deepEqual(checkTranscript(messages), []);
+  assert.deepEqual(messages.at(2)?.content, [{
+    type: "tool-result",
+    toolCallId: "c1",
+    content: [{ type: "text", text: "contents of a.txt" }],
+  }]);
+});
+
+Deno.test("runTurn numbers turns after the last turn/start", async () => {
+  const second = await run(
+    [],
+    ({ turn }) =>
+      Effect.andThen(turn({ input: "one" }), turn({ input: "two" })),
+  );
+  assert.equal(second.turn, 1);
+  assert.deepEqual(checkTranscript(deriveMessages(second.session.surface)), []);
+});
+
+Deno.test("a failing tool becomes an error result and the turn goes on", async () => {
+  const outcome = await run(
+    [
+      {
+        parts: [
+          call("c1", "broken"),
+          call("c2", "nope"),
+          call("c3", "read", { file: 1 }),
+          finish("tool-calls"),
+        ],
+      },
+      { parts: [...text("Those failed."), finish()] },
+    ],
+    ({ turn }) => turn({ input: "go" }),
+  );
+  assert.equal(outcome.reason, "completed");
+  const codes = results(Session.events(outcome.session)).map((e) => [
+    e.data.message.content[0].isError,
+    e.data.error?.code,
+  ]);
+  assert.deepEqual(codes, [
+    [true, TOOL_FAILED],
+    [true, TOOL_NOT_FOUND],
+    [true, INVALID_ARGUMENTS],
+  ]);
+  assert.deepEqual(
+    checkTranscript(deriveMessages(outcome.session.surface)),
+    [],
+  );
+});
+
+Deno.test("a model that fails ends the turn with reason error and fails", async () => {
+  const { error, session } = await run(
+    [{ fail: providerDown() }],
+    ({ turn }) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(turn({ input: "hi" }));
+        const store = yield* SessionStore;
+        const reread = yield* store.open("s");
+        return { error, session: reread.session };
+      }),
+  );
+  assert.equal(error._tag, "AiError");
+  assert.ok(
+    error._tag === "AiError" && error.reason._tag === "InternalProviderError",
+  );
+  assert.deepEqual(types(session), [
+    "turn/start",
+    "user/message",
+    "step/start",
+    "assistant/attempt",
+    "step/end",
+    "turn/end",
+  ]);
+  const [end] = eventsOf(session, "turn/end");
+  assert.deepEqual(end?.data, { turn: 0, reason: { kind: "error" } });
+});
+
+Deno.test("an answer cut by a model error keeps its text and answers its calls", async () => {
+  const { error, session } = await run(
+    [{
+      parts: [...text("Let me look."), call("c1", "read", { path: "x" })],
+      thenFail: providerDown(),
+    }],
+    ({ turn, reread }) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(turn({ input: "hi" }));
+        return { error, session: yield* reread };
+      }),
+  );
+  assert.equal(error._tag, "AiError");
+  const [message] = answers(session);
+  assert.ok(message !== undefined);
+  assert.equal(message.data.interrupted, true);
+  const [closer] = results(Session.events(session));
+  assert.ok(closer !== undefined);
+  assert.equal(closer.data.error?.code, TOOL_NOT_STARTED);
+  assert.deepEqual(closer.sourceEventSeqs, [message.seq]);
+  assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
+});
+
+Deno.test("runTurn stops at the step limit", async () => {
+  const loop: StreamReply = {
+    parts: [call("c", "read", { path: "a" }), finish("tool-calls")],
+  };
+  const outcome = await run(
+    [loop, loop, loop],
+    ({ turn }) => turn({ input: "go", maxSteps: 2 }),
+  );
+  assert.equal(outcome.steps, 2);
+  assert.equal(outcome.stoppedBy, "step-limit");
+  assert.equal(outcome.reason, "aborted");
+  assert.deepEqual(eventsOf(outcome.session, "turn/end").map((e) => e.data), [
+    { turn: 0, reason: { kind: "aborted" } },
+  ]);
+});
+
+const interruptedThenRepaired = (
+  stream: ReadonlyArray<StreamReply>,
+  started: (harness: Harness) => Effect.Effect<void>,
+) =>
+  run(stream, (harness) =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.forkChild(harness.turn({ input: "go" }));
+      yield* started(harness);
+      yield* Fiber.interrupt(fiber);
+      const before = yield* harness.reread;
+      const store = yield* SessionStore;
+      const { closers, session } = yield* store.repair(harness.handle);
+      return { before, closers, after: yield* harness.reread, session };
+    }));
+
+Deno.test("a turn interrupted mid-tool leaves a log that repair closes", async () => {
+  const { before, closers, after } = await interruptedThenRepaired(
+    [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
+    ({ slowStarted }) => Deferred.await(slowStarted),
+  );
+  assert.equal(types(before).at(-1), "tool/call");
+  assert.deepEqual(closers.map((e) => e.type), [
+    "tool/result",
+    "step/end",
+    "turn/end",
+  ]);
+  const [closer] = results(closers);
+  assert.ok(closer !== undefined);
+  assert.equal(closer.data.error?.code, TOOL_OUTCOME_UNKNOWN);
+  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+});
+
+Deno.test("a turn interrupted mid-answer keeps the cut answer and repairs clean", async () => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  const { before, closers, after } = await interruptedThenRepaired(
+    [{
+      parts: [...text("Partial"), call("c9", "read", { path: "p" })],
+      thenHang: latch,
+    }],
+    () => Deferred.await(latch),
+  );
+  const [message] = answers(before);
+  assert.ok(message !== undefined);
+  assert.equal(message.data.interrupted, true);
+  assert.deepEqual(message.data.message.content[0], {
+    type: "text",
+    text: "Partial",
+  });
+  const [closer] = results(closers);
+  assert.ok(closer !== undefined);
+  assert.equal(closer.data.error?.code, TOOL_NOT_STARTED);
+  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+});
+
+Deno.test("a turn interrupted before any answer part records an attempt", async () => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  const { before, after } = await interruptedThenRepaired(
+    [{ parts: [], thenHang: latch }],
+    () => Deferred.await(latch),
+  );
+  assert.equal(types(before).at(-1), "assistant/attempt");
+  assert.equal(types(after).at(-1), "turn/end");
+  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+});
