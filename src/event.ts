@@ -716,6 +716,40 @@ export function isLogOnlyType(type: string): type is LogOnlyType {
 }
 
 /**
+ * Returns true when the event is of the core vocabulary, whose `type`
+ * narrows `data`: after this guard, `switch (event.type)` reaches each core
+ * type with its data. Extension and opaque events (`type: string`) are the
+ * rest, reached with {@link isOpaqueEvent} or by their own type name.
+ *
+ * @param event A decoded event.
+ * @returns Whether the event is a {@link CoreEvent}.
+ *
+ * @example Switching over the core types
+ * ```ts
+ * import { decodeEvent, isCoreEvent } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const event = Effect.runSync(decodeEvent({
+ *   type: "tool/call", seq: 0, time: 0,
+ *   data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" },
+ * }));
+ * let callId = "";
+ * if (isCoreEvent(event)) {
+ *   switch (event.type) {
+ *     case "tool/call":
+ *       callId = event.data.callId;
+ *       break;
+ *   }
+ * }
+ * assert.equal(callId, "c1");
+ * ```
+ */
+export function isCoreEvent(event: SessionEvent): event is CoreEvent {
+  return SURFACE_TYPES.has(event.type) || LOG_ONLY_TYPES.has(event.type);
+}
+
+/**
  * Narrows a decoded event to a surface event.
  *
  * @param event A decoded event.

@@ -18,25 +18,18 @@
  */
 import { SessionSeq } from "./seq.ts";
 import { emptySurfaceAt, forEachMessage, replayResult } from "./surface.ts";
-import type {
-  CoreEvent,
-  CoreType,
-  SessionEvent,
-  StepEndEvent,
-  ToolResultEvent,
-  TurnEndEvent,
+import {
+  isCoreEvent,
+  type SessionEvent,
+  type StepEndEvent,
+  type ToolResultEvent,
+  type TurnEndEvent,
 } from "./event.ts";
 
 /** Error code of a closer for a call whose `tool/call` was logged: the tool may have run. */
 export const TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN" as const;
 /** Error code of a closer for a call the harness never started. */
 export const TOOL_NOT_STARTED = "TOOL_NOT_STARTED" as const;
-
-/** Narrows by type: core type names belong to core events only. */
-const isType = <T extends CoreType>(
-  event: SessionEvent,
-  type: T,
-): event is Extract<CoreEvent, { type: T }> => event.type === type;
 
 interface IssuedCall {
   readonly callId: string;
@@ -66,7 +59,8 @@ const openCallsAtEnd = (
     if (message.role === "assistant") {
       open = new Map();
       const event = events[seq - first.seq];
-      const step = event !== undefined && isType(event, "assistant/message")
+      const step = event !== undefined && isCoreEvent(event) &&
+          event.type === "assistant/message"
         ? event.data.step
         : 0;
       for (const block of message.content) {
@@ -157,23 +151,32 @@ export function interruptedTurnClosers(
     }
   }
   const opener = events[start];
-  if (opener === undefined || !isType(opener, "turn/start")) return [];
+  if (
+    opener === undefined || !isCoreEvent(opener) || opener.type !== "turn/start"
+  ) {
+    return [];
+  }
   const turn = opener.data.turn;
   const logged = new Map<string, SessionSeq>();
   let openStep: number | undefined;
   for (let i = start + 1; i < events.length; i++) {
     const event = events[i];
-    if (event === undefined) continue;
-    if (isType(event, "turn/end")) {
-      if (event.data.turn === turn) return [];
-    } else if (isType(event, "step/start")) {
-      openStep = event.data.step;
-    } else if (isType(event, "step/end")) {
-      if (event.data.step === openStep) openStep = undefined;
-    } else if (isType(event, "tool/call")) {
-      if (!logged.has(event.data.callId)) {
-        logged.set(event.data.callId, event.seq);
-      }
+    if (event === undefined || !isCoreEvent(event)) continue;
+    switch (event.type) {
+      case "turn/end":
+        if (event.data.turn === turn) return [];
+        break;
+      case "step/start":
+        openStep = event.data.step;
+        break;
+      case "step/end":
+        if (event.data.step === openStep) openStep = undefined;
+        break;
+      case "tool/call":
+        if (!logged.has(event.data.callId)) {
+          logged.set(event.data.callId, event.seq);
+        }
+        break;
     }
   }
   const unanswered = openCallsAtEnd(events, opener.seq);
