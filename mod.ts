@@ -21,17 +21,25 @@
  *   explain what a node stands for and what took it off the surface.
  * - {@link SessionStore} (with {@link layerJsonlStore}) persists sessions as
  *   JSONL files: durable appends, one writer per session, a torn tail
- *   reported and cut; {@link readSessionFile} streams a log in.
+ *   reported and cut.
  * - {@link interruptedTurnClosers} and the store's `repair` close a turn a
  *   crash left open; {@link checkTranscript} finds what providers reject.
- * - {@link eventJsonSchema} is the JSON Schema of an event line.
  *
- * Two more entry points: `@palimpsest/session/migrations` reads and converts
- * logs of older format versions, and `@palimpsest/session/cli` is the
- * `palimpsest` command line (`verify`, `derive`, `stats`, `explain`,
- * `migrate`, `import`, `repair`, `schema`), also callable in-process as
- * `runCli`; `@palimpsest/session/import` reads pi, Claude Code and Codex
- * session files as v3 logs.
+ * More entry points, for other readers:
+ *
+ * - `@palimpsest/session/migrations` reads and converts logs of older format
+ *   versions; its `catalogMigration` is the `migrate` option of the store
+ *   and the reader.
+ * - `@palimpsest/session/jsonl`: the line codec, the streaming reader
+ *   (`readSessionFile`), file names and `repairFile`, for tools that work on
+ *   log files.
+ * - `@palimpsest/session/schema`: the raw effect Schemas, `decodeEventResult`,
+ *   `encodeEvent` and `eventJsonSchema` (the JSON Schema of an event line).
+ * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
+ *   files as v3 logs.
+ * - `@palimpsest/session/cli` is the `palimpsest` command line (`verify`,
+ *   `derive`, `stats`, `explain`, `migrate`, `import`, `repair`, `schema`),
+ *   also callable in-process as `runCli`.
  *
  * @example Appending, replacing and deriving
  * ```ts
@@ -60,16 +68,91 @@
  *
  * @module
  */
-export * from "./src/seq.ts";
-export * from "./src/message.ts";
-export * from "./src/event.ts";
+export { isSessionSeq, SessionSeq } from "./src/seq.ts";
+export type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  Message,
+  MessageSource,
+  ModelSource,
+  OtherSource,
+  PluginSource,
+  ReasoningBlock,
+  Role,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+  ToolResultContentBlock,
+  ToolSource,
+  UserSource,
+} from "./src/message.ts";
+export type {
+  AssistantAttemptData,
+  AssistantAttemptEvent,
+  AssistantMessage,
+  AssistantMessageData,
+  AssistantMessageEvent,
+  CompactionEndData,
+  CompactionEndEvent,
+  CompactionPruneData,
+  CompactionPruneEvent,
+  CompactionStartData,
+  CompactionStartEvent,
+  CompactionSummaryData,
+  CompactionSummaryEvent,
+  CoreEvent,
+  CoreType,
+  EndSeedData,
+  EndSeedEvent,
+  EventEnvelope,
+  ExtensionEvent,
+  LogOnlyEnvelope,
+  LogOnlyEvent,
+  LogOnlyType,
+  OpaqueEvent,
+  ReplaceOp,
+  RequestConfig,
+  RequestContextData,
+  RequestContextEvent,
+  RequestHeaderData,
+  RequestHeaderEvent,
+  SessionEvent,
+  StepData,
+  StepEndEvent,
+  StepStartEvent,
+  StreamRecord,
+  SurfaceEnvelope,
+  SurfaceEvent,
+  SurfaceOp,
+  SurfaceType,
+  SystemMessage,
+  SystemMessageData,
+  SystemMessageEvent,
+  ToolCallData,
+  ToolCallEvent,
+  ToolError,
+  ToolResultData,
+  ToolResultEvent,
+  ToolResultMessage,
+  TurnEndData,
+  TurnEndEvent,
+  TurnEndReason,
+  TurnStartData,
+  TurnStartEvent,
+  UserMessage,
+  UserMessageEvent,
+} from "./src/event.ts";
+export {
+  isCoreEvent,
+  isLogOnlyType,
+  isSurfaceEvent,
+  isSurfaceType,
+} from "./src/event.ts";
 export * from "./src/errors.ts";
 export {
   decodeEvent,
-  decodeEventResult,
   type DecodeOptions,
-  encodeEvent,
-  type EncodeOptions,
   isOpaqueEvent,
   makeVocabulary,
   type Vocabulary,
@@ -87,38 +170,42 @@ export {
   Surface,
   surfaceEvent,
   surfaceNodes,
-} from "./src/surface.ts";
+} from "./src/surface/mod.ts";
+export { projectEvent } from "./src/surface/project.ts";
 export {
   deriveMessages,
   deriveMessagesWithSources,
   type MessageWithSource,
 } from "./src/derive.ts";
 export * from "./src/session.ts";
-export { eventJsonSchema, type JsonSchemaDocument } from "./src/json_schema.ts";
 export {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
   ForkPointOutOfRange,
   SystemPromptNotAtHead,
-} from "./src/history_errors.ts";
+} from "./src/history/errors.ts";
 export {
   compact,
-  type CompactableRange,
   type CompactionError,
   type CompactOptions,
+} from "./src/history/compact.ts";
+export {
+  type CompactableRange,
+  type SelectByBudgetOptions,
+  selectCompactableRange,
+  selectCompactableRangeByBudget,
+  type SelectOptions,
+} from "./src/history/select.ts";
+export {
   type PrunedToolResult,
   type PruneError,
   type PruneLargeOptions,
   type PruneLargeResult,
   pruneLargeToolResults,
   pruneToolResult,
-  type SelectByBudgetOptions,
-  selectCompactableRange,
-  selectCompactableRangeByBudget,
-  type SelectOptions,
-  setSystemPrompt,
-} from "./src/compaction.ts";
-export { fork, type ForkOptions } from "./src/fork.ts";
+} from "./src/history/prune.ts";
+export { setSystemPrompt } from "./src/history/system_prompt.ts";
+export { fork, type ForkOptions } from "./src/history/fork.ts";
 export {
   diffSurfaces,
   lineage,
@@ -127,7 +214,7 @@ export {
   surfaceAt,
   type SurfaceDiff,
   type SurfaceReplacement,
-} from "./src/provenance.ts";
+} from "./src/history/provenance.ts";
 export {
   checkTranscript,
   type DuplicateToolCall,
@@ -142,34 +229,6 @@ export {
   TOOL_OUTCOME_UNKNOWN,
 } from "./src/repair.ts";
 export * from "./src/jsonl/errors.ts";
-export {
-  compressSourceSeqs,
-  decodeEventLine,
-  decodeEventValue,
-  decodeHeaderLine,
-  decodeSessionHeader,
-  encodeEventLine,
-  encodeHeaderLine,
-  expandSourceSeqs,
-  type HeaderLine,
-  type LineCodecOptions,
-  type StoredSource,
-} from "./src/jsonl/codec.ts";
-export {
-  DEFAULT_MAX_LINE_BYTES,
-  fileBytes,
-  type LoadedLog,
-  type Migration,
-  type MigrationInput,
-  type MigrationOutput,
-  type ReadOptions,
-  type ReadReport,
-  readSessionBytes,
-  readSessionFile,
-  readSessionStream,
-  type TornTail,
-} from "./src/jsonl/reader.ts";
-export { decodeSessionId, encodeSessionId } from "./src/jsonl/ids.ts";
 export {
   type CreateOptions,
   type JsonlStoreOptions,

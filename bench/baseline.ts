@@ -10,12 +10,14 @@
  */
 import { Schema } from "effect";
 import {
-  logOnlyDataSchemas,
   type Message,
   SessionSeq,
-  surfaceDataSchemas,
   SurfaceOp,
-} from "@palimpsest/session";
+} from "@palimpsest/session/schema";
+import {
+  logOnlyDataSchemas,
+  surfaceDataSchemas,
+} from "@palimpsest/session/schema";
 
 const surfaceEvent = <T extends string, D>(
   type: T,

@@ -14,7 +14,6 @@
 import { Result } from "effect";
 import {
   applyEventResult,
-  decodeEventResult,
   deriveMessages,
   emptySurface,
   replayResult,
@@ -23,6 +22,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import { type Raw, workload } from "./workload.ts";
 
 const fold = (events: Iterable<SessionEvent>, from = emptySurface): Surface => {

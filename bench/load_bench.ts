@@ -16,7 +16,7 @@ import { Effect } from "effect";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readSessionFile } from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
 import { writeWorkloadFile } from "./workload.ts";
 
 const here = path.dirname(new URL(import.meta.url).pathname);

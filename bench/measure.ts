@@ -14,9 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   applyEventResult,
-  decodeEventResult,
   deriveMessages,
-  readSessionFile,
   replayResult,
   type SessionEvent,
   SessionSeq,
@@ -24,6 +22,8 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import { workload, writeWorkloadFile } from "./workload.ts";
 import {
   baselineApply,

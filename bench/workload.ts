@@ -19,13 +19,9 @@
  */
 import { Result } from "effect";
 import * as fs from "node:fs";
-import {
-  decodeEventResult,
-  encodeEvent,
-  encodeEventLine,
-  encodeHeaderLine,
-  type SessionEvent,
-} from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 
 /** A raw event line, as parsed JSON. */
 export type Raw = Record<string, unknown>;

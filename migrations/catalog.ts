@@ -11,6 +11,7 @@
  * @module
  */
 import { Result } from "effect";
+import { FORMAT_VERSION } from "../src/event.ts";
 import type { EdgeOutput, EdgeResult, EdgeRun, MigrationEdge } from "./edge.ts";
 import {
   DuplicateMigrationEdge,
@@ -35,7 +36,7 @@ import { v2ToV3 } from "./v2_to_v3.ts";
  * assert.equal(defaultCatalog.current, currentVersion);
  * ```
  */
-export const currentVersion: number = 3;
+export const currentVersion: number = FORMAT_VERSION;
 
 /** A checked set of edges: one from every version in `oldest..current - 1` to the next. */
 export interface Catalog {
@@ -61,6 +62,7 @@ export interface Catalog {
  * import { v0ToV1 } from "./v0_to_v1.ts";
  * import { v2ToV3 } from "./v2_to_v3.ts";
  * import { Result } from "effect";
+ * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const catalog = makeCatalog([v0ToV1, v2ToV3]);
@@ -118,6 +120,7 @@ export const defaultCatalog: Catalog = Result.getOrThrow(
  * ```ts
  * import { chainFor, defaultCatalog } from "./catalog.ts";
  * import { Result } from "effect";
+ * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const chain = chainFor(defaultCatalog, 1);
@@ -183,6 +186,7 @@ const feed = (
  * ```ts
  * import { chainFor, defaultCatalog, startChain } from "./catalog.ts";
  * import { Result } from "effect";
+ * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const header = { type: "session", version: 0, id: "s", createdAt: 0, isSeeded: false } as const;

@@ -9,6 +9,10 @@
  */
 import { Data } from "effect";
 import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
+import { FormatTooNew } from "../src/jsonl/errors.ts";
+
+/** The header names a newer format version: the reader's own error. */
+export { FormatTooNew };
 
 /**
  * The first line of an old log is not a session header of a released version.
@@ -37,35 +41,6 @@ export class InvalidLegacyHeader extends Data.Error<{
     `Line ${this.line}: expected a session header but found a bad ${
       JSON.stringify(this.reason)
     }`;
-}
-
-/**
- * The header names a format version newer than this library knows.
- *
- * Fields:
- * - `line`: 1-based JSONL line (the header is line 1)
- * - `version`: the version the file declares
- * - `supported`: the newest version this library writes
- *
- * @example Narrowing on the tag
- * ```ts
- * import { FormatTooNew } from "./errors.ts";
- * import assert from "node:assert/strict";
- *
- * const error = new FormatTooNew({ line: 1, version: 4, supported: 3 });
- * assert.equal(error._tag, "FormatTooNew");
- * ```
- */
-export class FormatTooNew extends Data.Error<{
-  readonly line: number;
-  readonly version: number;
-  readonly supported: number;
-}> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "FormatTooNew" = "FormatTooNew";
-  /** A sentence for people; not the contract. */
-  override readonly message: string =
-    `Format version "${this.version}" is newer than the supported "${this.supported}"; upgrade the library to read it`;
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   emptySurface,
   emptySurfaceAt,
   type Surface,
-} from "../src/surface.ts";
+} from "../src/surface/mod.ts";
 import {
   type Catalog,
   chainFor,

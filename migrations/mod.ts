@@ -33,6 +33,7 @@ export {
   makeCatalog,
   startChain,
 } from "./catalog.ts";
+export { catalogMigration } from "./on_read.ts";
 export type { EdgeOutput, EdgeResult, EdgeRun, MigrationEdge } from "./edge.ts";
 export * from "./errors.ts";
 export {

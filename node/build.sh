@@ -8,7 +8,8 @@ mkdir -p build/src
 cp ../mod.ts build/src/mod.ts
 cp -R ../src build/src/src
 cp -R ../migrations build/src/migrations
-# Deno-only files (the CLI entry point uses Deno APIs) stay out of the build.
-rm -rf build/src/src/cli
+# The view imports the library by its package name (@palimpsest/session),
+# which this copy does not resolve; Node users reach it through JSR.
+rm -rf build/src/src/view
 ./node_modules/.bin/tsc -p tsconfig.json
 echo "node build: $(find dist -name '*.js' | wc -l) modules in node/dist"

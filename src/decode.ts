@@ -41,6 +41,7 @@ import {
   ToolErrorWithoutIsError,
   UnknownEventType,
 } from "./errors.ts";
+import { isObject } from "./json.ts";
 
 /**
  * Extra log-only event types a caller decodes besides the core vocabulary,
@@ -177,9 +178,6 @@ const coreCompiled: ReadonlyMap<string, Compiled> = new Map(
     ...Object.entries(logOnlyDataSchemas),
   ].map(([type, schema]) => [type, compile(schema)]),
 );
-
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u);
 
 type Decoded = Result.Result<SessionEvent, EventDecodeError>;
 
@@ -356,7 +354,7 @@ const asEvent = (value: Record<string, unknown>): SessionEvent =>
  *
  * @example Decoding a line without an Effect runtime
  * ```ts
- * import { decodeEventResult } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -519,7 +517,8 @@ export interface EncodeOptions {
  *
  * @example Canonical key order
  * ```ts
- * import { decodeEvent, encodeEvent } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session";
+ * import { encodeEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

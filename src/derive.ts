@@ -11,7 +11,7 @@
  */
 import type { SessionSeq } from "./seq.ts";
 import type { Message } from "./message.ts";
-import { forEachMessage, type Surface } from "./surface.ts";
+import { forEachMessage, type Surface } from "./surface/mod.ts";
 
 /** A derived message and the surface node it came from. */
 export interface MessageWithSource {
@@ -30,7 +30,8 @@ export interface MessageWithSource {
  *
  * @example Deriving a short transcript
  * ```ts
- * import { decodeEventResult, deriveMessages, replay } from "@palimpsest/session";
+ * import { deriveMessages, replay } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -63,7 +64,8 @@ export function deriveMessages(surface: Surface): ReadonlyArray<Message> {
  *
  * @example Explaining a message
  * ```ts
- * import { decodeEventResult, deriveMessagesWithSources, replay } from "@palimpsest/session";
+ * import { deriveMessagesWithSources, replay } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *

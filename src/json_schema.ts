@@ -42,7 +42,7 @@ const generate = (schema: Schema.Top): unknown => {
  *
  * @example Listing the types the schema knows
  * ```ts
- * import { eventJsonSchema } from "@palimpsest/session";
+ * import { eventJsonSchema } from "@palimpsest/session/schema";
  * import assert from "node:assert/strict";
  *
  * const schema = eventJsonSchema();

@@ -17,7 +17,7 @@
  * @module
  */
 import { SessionSeq } from "./seq.ts";
-import { emptySurfaceAt, forEachMessage, replayResult } from "./surface.ts";
+import { emptySurfaceAt, forEachMessage, replayResult } from "./surface/mod.ts";
 import {
   isCoreEvent,
   type SessionEvent,
@@ -119,7 +119,8 @@ const closerText = (code: string): string =>
  *
  * @example Closing a turn cut after a tool call
  * ```ts
- * import { decodeEventResult, interruptedTurnClosers } from "@palimpsest/session";
+ * import { interruptedTurnClosers } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -38,7 +38,7 @@ import {
   InvalidEventData,
   type SurfaceError,
 } from "./errors.ts";
-import { copyJsonValue } from "./json_value.ts";
+import { copyJsonValue } from "./json.ts";
 import {
   applyEventResult,
   emptySurface,
@@ -47,7 +47,7 @@ import {
   logEvent,
   replayResult,
   type Surface,
-} from "./surface.ts";
+} from "./surface/mod.ts";
 
 /** The first line of a session file, and the identity of a session. */
 export interface SessionHeader {

@@ -3,13 +3,13 @@ import fc from "fast-check";
 import { Result } from "effect";
 import {
   applyEventResult,
-  decodeEventResult,
   emptySurface,
   emptySurfaceAt,
   type EventDecodeError,
   replayResult,
   type SurfaceError,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import { decoded, s } from "./_helpers/events.ts";
 import { logArb } from "./_helpers/log_gen.ts";
 

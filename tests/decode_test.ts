@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import { Effect, Result, Schema } from "effect";
 import {
   decodeEvent,
-  decodeEventResult,
   type DecodeOptions,
-  encodeEvent,
   type EventDecodeError,
   isOpaqueEvent,
   makeVocabulary,
 } from "@palimpsest/session";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   assistant,
   decoded,

@@ -3,10 +3,10 @@ import { Effect, Result } from "effect";
 import {
   applyEvent,
   decodeEvent,
-  decodeEventResult,
   emptySurface,
   type SessionEvent,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 
 /** A turn/start value whose every read of `seq` is counted. */
 const counted = () => {

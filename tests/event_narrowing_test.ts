@@ -8,12 +8,12 @@ import assert from "node:assert/strict";
 import { Result, Schema } from "effect";
 import {
   type CoreEvent,
-  decodeEventResult,
   isCoreEvent,
   isOpaqueEvent,
   makeVocabulary,
   type SessionEvent,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 
 const vocabulary = makeVocabulary({
   "harness/checkpoint": Schema.Struct({ label: Schema.String }),

@@ -1,6 +1,5 @@
 import {
   compact,
-  decodeEventResult,
   diffSurfaces,
   type EventDraft,
   lineage,
@@ -13,6 +12,7 @@ import {
   surfaceAt,
   surfaceNodes,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";

@@ -3,9 +3,7 @@ import fc from "fast-check";
 import { Result } from "effect";
 import {
   checkTranscript,
-  decodeEventResult,
   deriveMessages,
-  encodeEventLine,
   type EventDraft,
   interruptedTurnClosers,
   isSurfaceEvent,
@@ -16,6 +14,8 @@ import {
   type ToolResultEvent,
 } from "@palimpsest/session";
 import { pairToolCalls } from "@palimpsest/session/ai";
+import { encodeEventLine } from "@palimpsest/session/jsonl";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   assistantCallDraft,
   assistantTextDraft,

@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Effect, Exit, Result } from "effect";
 import {
-  decodeEventLine,
-  encodeEventLine,
   type EventDraft,
   extensionType,
   Session,
   SessionStore,
 } from "@palimpsest/session";
+import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { toolResult } from "./_helpers/drafts.ts";
 import { exitWithStore, failureOf, tempDir } from "./_helpers/jsonl_drafts.ts";
 

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { Result } from "effect";
 import {
   applyEventResult,
-  decodeEventResult,
   replayResult,
   type SessionEvent,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 
 const decode = (value: unknown): SessionEvent =>
   Result.getOrThrow(decodeEventResult(value));

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
 import {
-  decodeEventResult,
   deriveMessages,
   emptySurfaceAt,
   logEvent,
@@ -10,6 +9,7 @@ import {
   SessionSeq,
   surfaceNodes,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 
 const decode = (value: unknown): SessionEvent =>
   Result.getOrThrow(decodeEventResult(value));

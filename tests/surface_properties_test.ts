@@ -9,7 +9,6 @@ import {
   deriveMessagesWithSources,
   emptySurface,
   emptySurfaceAt,
-  encodeEvent,
   logEvent,
   replayResult,
   type SessionEvent,
@@ -17,6 +16,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
+import { encodeEvent } from "@palimpsest/session/schema";
 import {
   assistant,
   decoded,

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import {
-  decodeEventResult,
-  replayResult,
-  surfaceNodes,
-} from "@palimpsest/session";
+import { replayResult, surfaceNodes } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import { workload } from "../bench/workload.ts";
 
 Deno.test("the standard workload folds, with its prunes and compactions", () => {

@@ -11,10 +11,10 @@ import {
   checkTranscript,
   deriveMessages,
   layerJsonlStore,
-  readSessionFile,
   SessionStore,
   surfaceNodes,
 } from "../dist/mod.js";
+import { readSessionFile } from "../dist/src/jsonl/mod.js";
 import { migrateFile } from "../dist/migrations/mod.js";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-"));

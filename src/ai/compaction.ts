@@ -46,12 +46,12 @@ import { SessionSeq } from "../seq.ts";
 import type { Message } from "../message.ts";
 import type { CoreEvent, CoreType, SessionEvent } from "../event.ts";
 import { deriveMessagesWithSources } from "../derive.ts";
-import { surfaceNodes } from "../surface.ts";
+import { surfaceNodes } from "../surface/mod.ts";
 import { Session } from "../session.ts";
 import {
   type CompactableRange,
   selectCompactableRange,
-} from "../compaction.ts";
+} from "../history/select.ts";
 import type { SessionHandle, SessionStore } from "../jsonl/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import {

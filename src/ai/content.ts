@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FileBlock, ImageBlock } from "../message.ts";
+import type { FileBlock, ImageBlock, Message } from "../message.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -205,3 +205,96 @@ export function omittedText(
 export const resolverOf = (
   options: AdapterOptions | undefined,
 ): AttachmentResolver => options?.resolveAttachment ?? resolveAttachment;
+
+/**
+ * The text blocks of a message joined by blank lines, empty ones skipped.
+ * @internal
+ */
+export const joinText = (
+  content: ReadonlyArray<{ readonly type: string; readonly text?: string }>,
+): string => {
+  let text = "";
+  for (const block of content) {
+    if (
+      block.type !== "text" || block.text === undefined || block.text === ""
+    ) {
+      continue;
+    }
+    text = text === "" ? block.text : `${text}\n\n${block.text}`;
+  }
+  return text;
+};
+
+/**
+ * The system prompt of the leading system messages (joined text) and the
+ * index of the first message after them.
+ * @internal
+ */
+export const leadingSystem = (
+  messages: ReadonlyArray<Message>,
+): { readonly system: string; readonly start: number } => {
+  let start = 0;
+  let system = "";
+  while (start < messages.length) {
+    const message = messages[start];
+    if (message === undefined || message.role !== "system") break;
+    const text = joinText(message.content);
+    if (text !== "") system = system === "" ? text : `${system}\n\n${text}`;
+    start++;
+  }
+  return { system, start };
+};
+
+/** The text sent as the first user turn when a conversation starts with the model. */
+export const CONTINUATION_TEXT = "(The conversation continues.)";
+
+/** What a validator found: one provider ordering rule broken. */
+export type RequestViolationTag =
+  /** The first turn is not the user's (Anthropic, Gemini). */
+  | "FirstTurnNotUser"
+  /** Two consecutive turns have the same role (Anthropic, Gemini). */
+  | "RolesNotAlternating"
+  /** A message or turn has no content. */
+  | "EmptyContent"
+  /** A text block is empty or blank (Anthropic). */
+  | "BlankText"
+  /** The final assistant turn ends with white space (Anthropic). */
+  | "TrailingWhitespace"
+  /** An assistant message has neither content nor tool calls (OpenAI Chat). */
+  | "AssistantWithoutContent"
+  /** A role the target does not accept in its message list. */
+  | "UnexpectedRole"
+  /** A tool call is not answered where the provider wants its result. */
+  | "ToolCallNotAnswered"
+  /** A tool result answers no call where the provider looks for one. */
+  | "ToolResultWithoutCall"
+  /** A second result for the same call. */
+  | "DuplicateToolResult"
+  /** Two calls with the same id. */
+  | "DuplicateToolCallId"
+  /** A call id the provider refuses (Anthropic: letters, digits, `_`, `-`). */
+  | "InvalidToolCallId"
+  /** A tool result after other content in its user turn (Anthropic). */
+  | "ToolResultNotFirst"
+  /** A function response whose name is not the name of its call (Gemini). */
+  | "ToolResultNameMismatch";
+
+/** One broken rule, with where it was found. */
+export interface RequestViolation {
+  /** The rule. */
+  readonly _tag: RequestViolationTag;
+  /** The index of the message, item or content in the request's list. */
+  readonly index: number;
+  /** The call id concerned, when the rule is about a call. */
+  readonly callId: string | undefined;
+}
+
+/**
+ * A violation value.
+ * @internal
+ */
+export const violation = (
+  _tag: RequestViolationTag,
+  index: number,
+  callId?: string,
+): RequestViolation => ({ _tag, index, callId });

@@ -7,6 +7,13 @@
  *   repairs reported as data.
  * - {@link toPrompt} builds an `effect/ai` `Prompt.Prompt`, for any
  *   `LanguageModel`.
+ * - {@link toOpenAIChat}, {@link toOpenAIResponses}, {@link toAnthropic} and
+ *   {@link toGemini} build each provider's request body (the message part of
+ *   it: the caller adds model, tools and settings).
+ * - {@link validateOpenAIChat}, {@link validateOpenAIResponses},
+ *   {@link validateAnthropic} and {@link validateGemini} check a request
+ *   against each provider's documented ordering rules and return what they
+ *   find as data ({@link RequestViolation}).
  * - {@link parseToolArguments} and {@link resolveAttachment} are the
  *   policies the adapters share for tool arguments and attachments.
  * - {@link recordAnswer} turns the `effect/ai` stream parts of one answer
@@ -22,6 +29,9 @@
  *   durable lock, a model-written summary refused unless smaller, a
  *   stability check, and overflow recovery in the turn loop
  *   ({@link isContextOverflow}).
+ *
+ * All adapters are pure functions of the messages, never throw, and produce
+ * a request their validator accepts for every input.
  *
  * @example Pair, then build the prompt
  * ```ts
@@ -54,16 +64,77 @@ export {
 export {
   type AdapterOptions,
   type AttachmentResolver,
+  CONTINUATION_TEXT,
   type InlineAttachment,
   INVALID_ARGUMENTS_KEY,
   type JsonObject,
   omittedText,
   parseToolArguments,
+  type RequestViolation,
+  type RequestViolationTag,
   resolveAttachment,
   type ResolvedAttachment,
   type UrlAttachment,
 } from "./content.ts";
 export { toPrompt } from "./prompt.ts";
+export {
+  type AnthropicAssistantBlock,
+  type AnthropicAssistantMessage,
+  type AnthropicDocumentBlock,
+  type AnthropicImageBlock,
+  type AnthropicImageMediaType,
+  type AnthropicMessage,
+  type AnthropicRequest,
+  type AnthropicTextBlock,
+  anthropicToolId,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  type AnthropicUserBlock,
+  type AnthropicUserMessage,
+  toAnthropic,
+  validateAnthropic,
+} from "./anthropic.ts";
+export {
+  type OpenAIChatAssistantMessage,
+  type OpenAIChatFilePart,
+  type OpenAIChatImagePart,
+  type OpenAIChatMessage,
+  type OpenAIChatRequest,
+  type OpenAIChatSystemMessage,
+  type OpenAIChatTextPart,
+  type OpenAIChatToolCall,
+  type OpenAIChatToolMessage,
+  type OpenAIChatUserMessage,
+  type OpenAIChatUserPart,
+  toOpenAIChat,
+  validateOpenAIChat,
+} from "./openai_chat.ts";
+export {
+  type OpenAIResponsesFilePart,
+  type OpenAIResponsesFunctionCall,
+  type OpenAIResponsesFunctionCallOutput,
+  type OpenAIResponsesImagePart,
+  type OpenAIResponsesItem,
+  type OpenAIResponsesPart,
+  type OpenAIResponsesRequest,
+  type OpenAIResponsesTextMessage,
+  type OpenAIResponsesTextPart,
+  type OpenAIResponsesUserMessage,
+  toOpenAIResponses,
+  validateOpenAIResponses,
+} from "./openai_responses.ts";
+export {
+  type GeminiContent,
+  type GeminiFileDataPart,
+  type GeminiFunctionCallPart,
+  type GeminiFunctionResponsePart,
+  type GeminiInlineDataPart,
+  type GeminiPart,
+  type GeminiRequest,
+  type GeminiTextPart,
+  toGemini,
+  validateGemini,
+} from "./gemini.ts";
 export {
   type AssistantAttemptDraft,
   recordAnswer,

@@ -6,7 +6,6 @@
  */
 import * as Prompt from "effect/ai/Prompt";
 import type {
-  ContentBlock,
   FileBlock,
   ImageBlock,
   Message,
@@ -15,6 +14,7 @@ import type {
 import {
   type AdapterOptions,
   type AttachmentResolver,
+  joinText,
   omittedText,
   parseToolArguments,
   resolverOf,
@@ -37,15 +37,6 @@ const filePart = (
     data: resolved.kind === "inline" ? resolved.data : new URL(resolved.url),
     ...(resolved.fileName === undefined ? {} : { fileName: resolved.fileName }),
   });
-};
-
-const joinText = (content: ReadonlyArray<ContentBlock>): string => {
-  let text = "";
-  for (const block of content) {
-    if (block.type !== "text" || block.text === "") continue;
-    text = text === "" ? block.text : `${text}\n\n${block.text}`;
-  }
-  return text;
 };
 
 const toolResultPart = (

@@ -16,7 +16,6 @@ import { Result } from "effect";
 import {
   applyEventResult,
   type ContentBlock,
-  decodeEventResult,
   emptySurface,
   interruptedTurnClosers,
   isOpaqueEvent,
@@ -30,6 +29,7 @@ import {
   type ToolResultEvent,
   type TurnEndReason,
 } from "../../mod.ts";
+import { decodeEventResult } from "../schema.ts";
 import { ImportEventRejected } from "./errors.ts";
 import type {
   BranchReport,

@@ -31,7 +31,7 @@
  * @example Importing a pi session
  * ```ts
  * import { importSession } from "@palimpsest/session/import";
- * import { deriveMessages } from "@palimpsest/session";
+ * import { deriveMessages } from "../../mod.ts";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

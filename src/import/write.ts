@@ -12,12 +12,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import { Result } from "effect";
-import {
-  encodeEventLine,
-  encodeHeaderLine,
-  type SessionEvent,
-  type SessionHeader,
-} from "../../mod.ts";
+import { type SessionEvent, type SessionHeader } from "../../mod.ts";
+import { encodeEventLine, encodeHeaderLine } from "../jsonl/mod.ts";
 import { ImportIoError, ImportTargetExists } from "./errors.ts";
 
 const reasonOf = (error: unknown): string => {

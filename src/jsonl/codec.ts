@@ -32,101 +32,7 @@ import {
   InvalidSourceRange,
   type LineError,
 } from "./errors.ts";
-
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u);
-
-// ---------------------------------------------------------------------------
-// JSON text that does not depend on the call stack
-
-type Task =
-  | { readonly text: string; readonly closes?: object }
-  | { readonly value: unknown };
-
-/** What JSON.stringify does with a value before writing it. */
-const toJsonValue = (value: unknown, key: string): unknown => {
-  if (typeof value === "object" && value !== null) {
-    const toJSON: unknown = Reflect.get(value, "toJSON");
-    if (typeof toJSON === "function") {
-      const converted: unknown = Reflect.apply(toJSON, value, [key]);
-      return converted;
-    }
-  }
-  return value;
-};
-
-const skipped = (value: unknown): boolean =>
-  value === undefined || typeof value === "function" ||
-  typeof value === "symbol";
-
-/**
- * JSON.stringify's output, built with an explicit stack.
- * @internal
- */
-export const stringifyIteratively = (root: unknown): string => {
-  const out: string[] = [];
-  const open = new Set<object>();
-  const stack: Task[] = [{ value: toJsonValue(root, "") }];
-  for (;;) {
-    const task = stack.pop();
-    if (task === undefined) return out.join("");
-    if ("text" in task) {
-      out.push(task.text);
-      if (task.closes !== undefined) open.delete(task.closes);
-      continue;
-    }
-    const value = task.value;
-    if (typeof value === "bigint") {
-      throw new TypeError("Do not know how to serialize a BigInt");
-    }
-    if (typeof value !== "object" || value === null) {
-      out.push(JSON.stringify(value) ?? "null");
-      continue;
-    }
-    if (open.has(value)) {
-      throw new TypeError("Converting circular structure to JSON");
-    }
-    open.add(value);
-    if (Array.isArray(value)) {
-      out.push("[");
-      stack.push({ text: "]", closes: value });
-      for (let i = value.length - 1; i >= 0; i--) {
-        const item = toJsonValue(value[i], String(i));
-        stack.push({ value: skipped(item) ? null : item });
-        if (i > 0) stack.push({ text: "," });
-      }
-      continue;
-    }
-    const members: Array<readonly [string, unknown]> = [];
-    for (const key of Object.keys(value)) {
-      const item = toJsonValue(Reflect.get(value, key), key);
-      if (!skipped(item)) members.push([key, item]);
-    }
-    out.push("{");
-    stack.push({ text: "}", closes: value });
-    for (let i = members.length - 1; i >= 0; i--) {
-      const member = members[i];
-      if (member === undefined) continue;
-      stack.push({ value: member[1] });
-      stack.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(member[0])}:` });
-    }
-  }
-};
-
-/**
- * JSON.stringify of a line's value. V8 serializes recursively on its slow
- * path (taken, for one, when an object has a `toJSON` key), so data that
- * nests deep enough to be read could not be written back: on RangeError the
- * same text is built with an explicit stack.
- */
-const stringifyJson = (value: unknown): string => {
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return stringifyIteratively(value);
-  }
-};
+import { isObject, stringifyJson } from "../json.ts";
 
 // ---------------------------------------------------------------------------
 // Header
@@ -158,7 +64,7 @@ const HEADER_KEYS: ReadonlySet<string> = new Set([
  *
  * @example Reading a header's version
  * ```ts
- * import { decodeHeaderLine } from "@palimpsest/session";
+ * import { decodeHeaderLine } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -213,7 +119,7 @@ const invalidField = (key: string, value: unknown): Result.Result<
  *
  * @example A v3 header
  * ```ts
- * import { decodeSessionHeader } from "@palimpsest/session";
+ * import { decodeSessionHeader } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -265,7 +171,7 @@ export function decodeSessionHeader(
  *
  * @example The header line
  * ```ts
- * import { encodeHeaderLine } from "@palimpsest/session";
+ * import { encodeHeaderLine } from "@palimpsest/session/jsonl";
  * import assert from "node:assert/strict";
  *
  * assert.equal(
@@ -305,7 +211,8 @@ export type StoredSource = number | readonly [number, number];
  *
  * @example Compressing a compaction's sources
  * ```ts
- * import { compressSourceSeqs, SessionSeq } from "@palimpsest/session";
+ * import { SessionSeq } from "@palimpsest/session";
+ * import { compressSourceSeqs } from "@palimpsest/session/jsonl";
  * import assert from "node:assert/strict";
  *
  * const seqs = [1, 2, 4, 5, 6, 7, 9].map((n) => SessionSeq.make(n));
@@ -355,7 +262,7 @@ export function compressSourceSeqs(
  *
  * @example Expanding a run
  * ```ts
- * import { expandSourceSeqs } from "@palimpsest/session";
+ * import { expandSourceSeqs } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -453,7 +360,7 @@ export interface LineCodecOptions {
  *
  * @example A stored run
  * ```ts
- * import { decodeEventValue } from "@palimpsest/session";
+ * import { decodeEventValue } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -500,7 +407,7 @@ export function decodeEventValue(
  *
  * @example Opaque lines round-trip
  * ```ts
- * import { decodeEventLine, encodeEventLine } from "@palimpsest/session";
+ * import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -544,7 +451,8 @@ export function rememberOpaqueLine(event: SessionEvent, text: string): void {
  *
  * @example An event line
  * ```ts
- * import { decodeEventResult, encodeEventLine } from "@palimpsest/session";
+ * import { encodeEventLine } from "@palimpsest/session/jsonl";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -242,8 +242,22 @@ export class MissingHeader extends Data.Error<{
     } bytes and no complete line`;
 }
 
-/** The header's version is newer than this library reads. */
+/**
+ * The header names a format version newer than this library reads: one
+ * error for the reader, the store and the migration chain.
+ *
+ * @example Narrowing on the tag
+ * ```ts
+ * import { FormatTooNew } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new FormatTooNew({ line: 1, version: 4, supported: 3 });
+ * assert.equal(error._tag, "FormatTooNew");
+ * ```
+ */
 export class FormatTooNew extends Data.Error<{
+  /** The 1-based line of the header (always 1). */
+  readonly line: number;
   /** The file's version. */
   readonly version: number;
   /** The newest version this library reads. */

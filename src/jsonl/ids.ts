@@ -36,7 +36,7 @@ const isPlain = (byte: number): boolean =>
  *
  * @example Ids that try to escape stay inside
  * ```ts
- * import { encodeSessionId } from "@palimpsest/session";
+ * import { encodeSessionId } from "@palimpsest/session/jsonl";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -75,7 +75,7 @@ export function encodeSessionId(
  *
  * @example Reversing the encoding
  * ```ts
- * import { decodeSessionId } from "@palimpsest/session";
+ * import { decodeSessionId } from "@palimpsest/session/jsonl";
  * import assert from "node:assert/strict";
  *
  * assert.equal(decodeSessionId("%C3%A9t%C3%A9"), "été");

@@ -51,7 +51,7 @@ import { Effect, Result, Stream } from "effect";
 import * as fs from "node:fs";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
-import { replayResult, type Surface } from "../surface.ts";
+import { replayResult, type Surface } from "../surface/mod.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import {
   decodeEventValue,
@@ -345,7 +345,11 @@ const makeParser = (
     headerLine = line.success;
     const version = line.success.version;
     if (version > FORMAT_VERSION) {
-      return new FormatTooNew({ version, supported: FORMAT_VERSION });
+      return new FormatTooNew({
+        line: 1,
+        version,
+        supported: FORMAT_VERSION,
+      });
     }
     if (version < FORMAT_VERSION) {
       if (options.migrate === undefined) {
@@ -700,7 +704,7 @@ const finish = <E>(
  *
  * @example Reading a log that arrives in small pieces
  * ```ts
- * import { readSessionStream } from "@palimpsest/session";
+ * import { readSessionStream } from "@palimpsest/session/jsonl";
  * import { Effect, Stream } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -746,7 +750,7 @@ export function readSessionStream<E = never, EB = never, R = never>(
  *
  * @example A torn final line is reported, not served
  * ```ts
- * import { readSessionBytes } from "@palimpsest/session";
+ * import { readSessionBytes } from "@palimpsest/session/jsonl";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -782,7 +786,7 @@ export function readSessionBytes<E = never>(
  *
  * @example Counting a file's bytes
  * ```ts
- * import { fileBytes } from "@palimpsest/session";
+ * import { fileBytes } from "@palimpsest/session/jsonl";
  * import { Effect, Stream } from "effect";
  * import * as fs from "node:fs";
  * import * as os from "node:os";
@@ -847,7 +851,7 @@ export function fileBytes(
  *
  * @example Reading a file written by hand
  * ```ts
- * import { readSessionFile } from "@palimpsest/session";
+ * import { readSessionFile } from "@palimpsest/session/jsonl";
  * import { Effect } from "effect";
  * import * as fs from "node:fs";
  * import * as os from "node:os";

@@ -37,7 +37,7 @@ import {
   Session,
   type SessionHeader,
 } from "../session.ts";
-import { logEvent } from "../surface.ts";
+import { logEvent } from "../surface/mod.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
 import {

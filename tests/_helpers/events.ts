@@ -10,11 +10,11 @@
  */
 import { Result } from "effect";
 import {
-  decodeEventResult,
   type DecodeOptions,
   type SessionEvent,
   SessionSeq,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 
 /** A raw event: a parsed JSON object. */
 export type Raw = Record<string, unknown>;

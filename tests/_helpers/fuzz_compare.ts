@@ -14,12 +14,10 @@ import { Result } from "effect";
 import {
   applyEventResult,
   checkTranscript,
-  decodeEventResult,
   deriveMessages,
   deriveMessagesWithSources,
   emptySurface,
   emptySurfaceAt,
-  encodeEvent,
   type EventDecodeError,
   interruptedTurnClosers,
   replayResult,
@@ -30,6 +28,7 @@ import {
   surfaceNodes,
   type Vocabulary,
 } from "@palimpsest/session";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   type CheckerError,
   type CheckerVerdict,

@@ -14,7 +14,7 @@
  * @module
  */
 import { Result } from "effect";
-import { expandSourceSeqs } from "@palimpsest/session";
+import { expandSourceSeqs } from "@palimpsest/session/jsonl";
 import {
   type CheckerState,
   checkerState,

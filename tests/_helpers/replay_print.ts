@@ -11,11 +11,10 @@ import { Effect } from "effect";
 import {
   checkTranscript,
   deriveMessagesWithSources,
-  encodeEventLine,
-  readSessionFile,
   Session,
   surfaceNodes,
 } from "@palimpsest/session";
+import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
 
 const out: string[] = [];
 for (const file of Deno.args) {

@@ -24,10 +24,10 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs `deno run -A src/cli/main.ts ...args` and waits for it. */
+/** Runs `deno run -A cli/main.ts ...args` and waits for it. */
 export async function cli(...args: string[]): Promise<Run> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", path.join(root, "src", "cli", "main.ts"), ...args],
+    args: ["run", "-A", path.join(root, "cli", "main.ts"), ...args],
     cwd: root,
     env: { NO_COLOR: "1" },
     stdout: "piped",

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { Effect } from "effect";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
-import { runApp } from "../../src/cli/app.ts";
-import type { ParsedArgs } from "../../src/cli/args.ts";
-import type { Command } from "../../src/cli/outcome.ts";
+import { runApp } from "../../cli/app.ts";
+import type { ParsedArgs } from "../../cli/args.ts";
+import type { Command } from "../../cli/outcome.ts";
 import { cli, cliInProcess as run, fixture, json } from "./_cli.ts";
 
 /** A command that reports what the parser gave it. */

@@ -4,12 +4,11 @@ import * as path from "node:path";
 import { Effect } from "effect";
 import {
   compact,
-  encodeEventLine,
-  encodeHeaderLine,
   makeJsonlStore,
   Session,
   SessionSeq,
 } from "@palimpsest/session";
+import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
 import {
   cliInProcess as run,

@@ -2,7 +2,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { eventJsonSchema } from "@palimpsest/session";
+import { eventJsonSchema } from "@palimpsest/session/schema";
 import { cliInProcess, fixture, json, root } from "./_cli.ts";
 
 // ajv is a test-only dependency: it checks the generated schema with an

@@ -234,7 +234,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
         args: [
           "run",
           ...flags,
-          path.join(root, "src", "cli", "main.ts"),
+          path.join(root, "cli", "main.ts"),
           "repair",
           file,
           "--json",

@@ -16,7 +16,7 @@ import { countsReport, fuzz, heavyRuns, type Rng } from "../_helpers/fuzz.ts";
 /** The V8 heap ceiling of each subprocess, in MB. */
 const HEAP_MB = 64;
 
-const CLI = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const HEADER =
   '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "amplification-"));

@@ -9,13 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { Effect, Exit, Result } from "effect";
-import {
-  decodeEventLine,
-  encodeEventLine,
-  type EventDraft,
-  extensionType,
-  Session,
-} from "@palimpsest/session";
+import { type EventDraft, extensionType, Session } from "@palimpsest/session";
+import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { config, countsReport, fuzz, type Rng } from "../_helpers/fuzz.ts";
 import { toolResult } from "../_helpers/drafts.ts";
 

@@ -26,12 +26,12 @@ import {
 import { Schema } from "effect";
 import {
   applyEventResult,
-  decodeEventResult,
   makeVocabulary,
   replayResult,
   type Surface,
   surfaceNodes,
 } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
 import { Result } from "effect";
 import { checkLog } from "../_helpers/reference_checker.ts";
 

@@ -16,7 +16,6 @@ import {
   type LineageNode,
   pruneLargeToolResults,
   pruneToolResult,
-  readSessionBytes,
   selectCompactableRange,
   selectCompactableRangeByBudget,
   type Session,
@@ -26,6 +25,7 @@ import {
   surfaceAt,
   surfaceNodes,
 } from "@palimpsest/session";
+import { readSessionBytes } from "@palimpsest/session/jsonl";
 import {
   config,
   countsReport,

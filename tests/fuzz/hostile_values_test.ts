@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import { decodeEventResult, encodeEvent } from "@palimpsest/session";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   assertProtoUnchanged,
   config,
@@ -20,7 +20,7 @@ import {
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
 import { jsonEqual } from "../_helpers/reference_checker.ts";
 import { genValidLog, jsonValue } from "../_helpers/fuzz_logs.ts";
-import { stringifyIteratively } from "../../src/jsonl/codec.ts";
+import { stringifyIteratively } from "../../src/json.ts";
 
 /** Parses lines, judges them, checks prototypes; returns the outcome tag. */
 const judge = (

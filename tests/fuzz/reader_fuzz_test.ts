@@ -17,18 +17,19 @@
 import assert from "node:assert/strict";
 import { Cause, Effect, Exit, Result } from "effect";
 import {
-  decodeEventLine,
-  decodeEventResult,
-  encodeEvent,
-  encodeEventLine,
   isOpaqueEvent,
-  type LoadedLog,
   type LogReadError,
+  surfaceNodes,
+} from "@palimpsest/session";
+import {
+  decodeEventLine,
+  encodeEventLine,
+  type LoadedLog,
   type ReadOptions,
   readSessionBytes,
   readSessionFile,
-  surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/jsonl";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   assertProtoUnchanged,
   config,

@@ -7,16 +7,18 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Cause, Effect, Exit, Result } from "effect";
 import {
-  encodeEventLine,
-  encodeHeaderLine,
   interruptedTurnClosers,
   lineage,
-  type Migration,
-  type ReadOptions,
-  readSessionBytes,
   SessionSeq,
   surfaceNodes,
 } from "@palimpsest/session";
+import {
+  encodeEventLine,
+  encodeHeaderLine,
+  type Migration,
+  type ReadOptions,
+  readSessionBytes,
+} from "@palimpsest/session/jsonl";
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
 
 /** A fixture and what reading it must give. */

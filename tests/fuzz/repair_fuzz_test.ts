@@ -14,10 +14,8 @@ import { Effect, Result } from "effect";
 import {
   checkTranscript,
   compact,
-  decodeEventResult,
   deriveMessages,
   deriveMessagesWithSources,
-  encodeEvent,
   type EventDraft,
   interruptedTurnClosers,
   replay,
@@ -25,6 +23,7 @@ import {
   Session,
   type SessionEvent,
 } from "@palimpsest/session";
+import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import { pairToolCalls } from "@palimpsest/session/ai";
 import { checkLog } from "../_helpers/reference_checker.ts";
 import {

@@ -7,14 +7,13 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Cause, Effect, Exit, Result } from "effect";
+import { makeJsonlStore, surfaceNodes } from "@palimpsest/session";
 import {
   decodeSessionId,
   encodeHeaderLine,
   encodeSessionId,
-  makeJsonlStore,
   readSessionBytes,
-  surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/jsonl";
 import {
   config,
   countsReport,

@@ -10,9 +10,9 @@ import {
   checkTranscript,
   deriveMessages,
   interruptedTurnClosers,
-  readSessionFile,
   replayResult,
 } from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
 import { importFile, type SourceTool } from "@palimpsest/session/import";
 import { Effect, Result } from "effect";
 import * as fs from "node:fs";

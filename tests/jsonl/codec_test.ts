@@ -1,18 +1,18 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
+import { SessionSeq } from "@palimpsest/session";
 import {
   compressSourceSeqs,
   decodeEventLine,
-  decodeEventResult,
   decodeEventValue,
   decodeHeaderLine,
   decodeSessionHeader,
   encodeEventLine,
   encodeHeaderLine,
   expandSourceSeqs,
-  SessionSeq,
-} from "@palimpsest/session";
+} from "@palimpsest/session/jsonl";
+import { decodeEventResult } from "@palimpsest/session/schema";
 
 const seqs = (ns: number[]) => ns.map((n) => SessionSeq.make(n));
 

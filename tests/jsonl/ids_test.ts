@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
-import { decodeSessionId, encodeSessionId } from "@palimpsest/session";
+import { decodeSessionId, encodeSessionId } from "@palimpsest/session/jsonl";
 
 Deno.test("session ids as file names", async (t) => {
   await t.step("encoding is reversible and uses only safe characters", () => {

@@ -7,7 +7,7 @@ import {
   fileBytes,
   readSessionFile,
   readSessionStream,
-} from "@palimpsest/session";
+} from "@palimpsest/session/jsonl";
 import { mulberry32, writeWorkloadFile } from "../../bench/workload.ts";
 import { descriptorsOn } from "../_helpers/descriptors.ts";
 

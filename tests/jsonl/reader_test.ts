@@ -9,7 +9,7 @@ import {
   type ReadOptions,
   readSessionBytes,
   readSessionFile,
-} from "@palimpsest/session";
+} from "@palimpsest/session/jsonl";
 import { headerLine, tempDir } from "../_helpers/jsonl_drafts.ts";
 
 const encoder = new TextEncoder();

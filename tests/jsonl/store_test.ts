@@ -6,12 +6,12 @@ import { spawn, spawnSync } from "node:child_process";
 import {
   checkTranscript,
   deriveMessages,
-  encodeSessionId,
   extensionType,
   Session,
   SessionSeq,
   SessionStore,
 } from "@palimpsest/session";
+import { encodeSessionId } from "@palimpsest/session/jsonl";
 import { type AppendIo, makeStore } from "../../src/jsonl/store.ts";
 import {
   assistantCallDraft,

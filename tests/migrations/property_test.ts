@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { Result } from "effect";
 import { decodeEventResult } from "../../src/decode.ts";
 import { deriveMessages } from "../../src/derive.ts";
-import { replayResult } from "../../src/surface.ts";
+import { replayResult } from "../../src/surface/mod.ts";
 import { makeMigrator, toJsonLine } from "../../migrations/mod.ts";
 import {
   actionArb,

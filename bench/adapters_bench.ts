@@ -1,0 +1,107 @@
+/**
+ * The adapters' benchmark: building each provider's request for the derived
+ * messages of a standard-workload surface (100k nodes by default), reported
+ * as a ratio to `JSON.stringify` of the request built, the work any client
+ * does next (goal: at most 2×).
+ *
+ * `deno task bench:ai [nodes]`. Inputs are built before the clock starts;
+ * times are the best of several repetitions, each after a collection, and
+ * every adapter is measured in this one process, after a warm-up.
+ *
+ * @module
+ */
+import { Result } from "effect";
+import {
+  deriveMessages,
+  type Message,
+  replayResult,
+} from "@palimpsest/session";
+import {
+  pairToolCalls,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat,
+  toOpenAIResponses,
+  toPrompt,
+} from "@palimpsest/session/ai";
+import { workload } from "./workload.ts";
+
+const nodes = Number(Deno.args[0] ?? "100000");
+const runs = 9;
+
+const gc = (): void => {
+  const collect: unknown = Reflect.get(globalThis, "gc");
+  if (typeof collect === "function") collect();
+};
+
+let sink = 0;
+const best = (f: () => unknown): number => {
+  let min = Infinity;
+  for (let i = 0; i < runs; i++) {
+    gc();
+    const start = performance.now();
+    const out = f();
+    min = Math.min(min, performance.now() - start);
+    if (out !== undefined) sink++;
+  }
+  return min;
+};
+
+const { events } = workload({ nodes, lines: false });
+const surface = Result.getOrThrow(replayResult(events));
+const messages: ReadonlyArray<Message> = deriveMessages(surface);
+
+const adapters: ReadonlyArray<readonly [string, () => unknown]> = [
+  ["toAnthropic", () => toAnthropic(messages)],
+  ["toOpenAIChat", () => toOpenAIChat(messages)],
+  ["toOpenAIResponses", () => toOpenAIResponses(messages)],
+  ["toGemini", () => toGemini(messages)],
+];
+
+interface Row {
+  readonly name: string;
+  readonly buildMs: number;
+  readonly stringifyMs: number;
+  readonly ratio: number;
+  readonly bytes: number;
+}
+
+const rows: Row[] = [];
+for (const [name, build] of adapters) {
+  for (let i = 0; i < 3; i++) JSON.stringify(build());
+  const request = build();
+  const buildMs = best(build);
+  const stringifyMs = best(() => JSON.stringify(request));
+  rows.push({
+    name,
+    buildMs,
+    stringifyMs,
+    ratio: buildMs / stringifyMs,
+    bytes: JSON.stringify(request).length,
+  });
+}
+for (let i = 0; i < 3; i++) pairToolCalls(messages);
+const pairMs = best(() => pairToolCalls(messages));
+for (let i = 0; i < 3; i++) toPrompt(messages);
+const promptMs = best(() => toPrompt(messages));
+
+const f2 = (n: number): string => n.toFixed(2);
+console.log(
+  `${messages.length} messages from a ${surface.length}-node surface (${events.length} events); best of ${runs}`,
+);
+console.log(
+  "| adapter | build | JSON.stringify of the request | ratio (goal ≤ 2×) | request size |",
+);
+console.log("| --- | ---: | ---: | ---: | ---: |");
+for (const r of rows) {
+  console.log(
+    `| \`${r.name}\` | ${f2(r.buildMs)} ms | ${f2(r.stringifyMs)} ms | ${
+      f2(r.ratio)
+    }× ${r.ratio <= 2 ? "met" : "NOT MET"} | ${
+      (r.bytes / 1e6).toFixed(1)
+    } MB |`,
+  );
+}
+console.log(`| \`pairToolCalls\` alone | ${f2(pairMs)} ms | | | |`);
+console.log(`| \`toPrompt\` (effect/ai) | ${f2(promptMs)} ms | | | |`);
+if (sink < 0) console.log(sink);

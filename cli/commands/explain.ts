@@ -1,0 +1,241 @@
+/**
+ * `explain FILE SEQ`: where a node came from and what became of it. The
+ * lineage is the tree of events the node stands for, following
+ * `sourceEventSeqs` down to the original events; "shadowed by" is the chain
+ * of replacements that took it off the surface, ending at the node that
+ * stands for it now.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import { SessionSeq } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { encodeEvent } from "@palimpsest/session/schema";
+import { Session } from "@palimpsest/session";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  surfaceEvent,
+} from "@palimpsest/session";
+import { lineage, type LineageNode } from "@palimpsest/session";
+import { type Command, ExitCode } from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
+import { eventLine } from "../render.ts";
+
+/**
+ * One event of a lineage as `explain --json` prints it. The lineage is a
+ * flat list (the root first, then depth first, each event once) whose
+ * `sources` name other entries by seq, so a history thousands of
+ * replacements deep is not a document thousands of levels deep.
+ */
+export interface LineageEntry {
+  /** The event's seq. */
+  readonly seq: number;
+  /** The event's type, or null for a source before the log's window. */
+  readonly type: string | null;
+  /** The seqs it cites, in order. */
+  readonly sources: ReadonlyArray<number>;
+}
+
+/** Flattens a lineage tree, depth first, each event once; iterative. */
+const flatten = (root: LineageNode): ReadonlyArray<LineageEntry> => {
+  const out: LineageEntry[] = [];
+  const seen = new Set<number>();
+  const stack: LineageNode[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (seen.has(node.seq)) continue;
+    seen.add(node.seq);
+    out.push({
+      seq: node.seq,
+      type: node.event?.type ?? null,
+      sources: node.sources.map((s) => s.seq),
+    });
+    for (let i = node.sources.length - 1; i >= 0; i--) {
+      const child = node.sources[i];
+      if (child !== undefined) stack.push(child);
+    }
+  }
+  return out;
+};
+
+/** The most lineage lines and chain links the text output shows. */
+const MAX_TREE_LINES = 60;
+const MAX_CHAIN_LINKS = 12;
+
+/**
+ * The lineage as an indented tree, depth first, at most
+ * {@link MAX_TREE_LINES} lines (a long history is summarised, `--json` has
+ * all of it). Iterative: lineages of repeated compactions nest thousands
+ * deep.
+ */
+const treeLines = (
+  entries: ReadonlyArray<LineageEntry>,
+  session: Session,
+): string[] => {
+  const out: string[] = [];
+  const root = entries[0];
+  if (root === undefined) return out;
+  const bySeq = new Map(entries.map((e) => [e.seq, e]));
+  const printed = new Set<number>();
+  const stack: Array<{ seq: number; prefix: string; branch: string }> = [
+    { seq: root.seq, prefix: "  ", branch: "" },
+  ];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (out.length >= MAX_TREE_LINES) break;
+    const { seq, prefix, branch } = item;
+    const event = Session.eventAt(session, SessionSeq.make(seq));
+    const label = event === undefined
+      ? `seq ${seq} (before this log's window)`
+      : eventLine(event, 80);
+    const repeated = printed.has(seq);
+    printed.add(seq);
+    out.push(`${prefix}${branch}${label}${repeated ? " (see above)" : ""}`);
+    if (repeated) continue;
+    const children = bySeq.get(seq)?.sources ?? [];
+    const childPrefix = branch === ""
+      ? prefix
+      : `${prefix}${branch === "└─ " ? "   " : "│  "}`;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child === undefined) continue;
+      stack.push({
+        seq: child,
+        prefix: childPrefix,
+        branch: i === children.length - 1 ? "└─ " : "├─ ",
+      });
+    }
+  }
+  const left = entries.length - printed.size;
+  if (left > 0) {
+    out.push(
+      `  … ${left} more events in the lineage; --json prints all of them`,
+    );
+  }
+  return out;
+};
+
+/**
+ * The chain of replacements that took `seq` off the surface, then its
+ * replacement off, and so on, in one fold of the log. Adapter: following
+ * `shadowedBy` link by link replays the log once per link, which on a long
+ * log with repeated compactions is quadratic.
+ */
+const shadowChain = (
+  events: ReadonlyArray<SessionEvent>,
+  base: SessionSeq,
+  seq: SessionSeq,
+): ReadonlyArray<SessionSeq> => {
+  const chain: SessionSeq[] = [];
+  let target = seq;
+  let surface = emptySurfaceAt(base);
+  for (const event of events) {
+    const watched = event.seq > target && isSurfaceEvent(event) &&
+      event.surfaceOp !== "append" &&
+      surfaceEvent(surface, target) !== undefined;
+    const next = applyEventResult(surface, event);
+    if (next._tag === "Failure") break;
+    surface = next.success;
+    if (watched && surfaceEvent(surface, target) === undefined) {
+      chain.push(event.seq);
+      target = event.seq;
+    }
+  }
+  return chain;
+};
+
+const usage = (message: string) => ({
+  code: ExitCode.usage,
+  json: { ok: false, error: { tag: "UsageError", message } },
+  text: "",
+  errText: `error: ${message}\n`,
+});
+
+/** The `explain` command. */
+export const explainCommand: Command = {
+  spec: {
+    name: "explain",
+    summary: "show a node's lineage and what shadows it",
+    description:
+      "Reads and folds FILE and explains the event SEQ: whether it is on the\n" +
+      "surface, the chain of replacements that shadowed it (ending at the node\n" +
+      "that stands for it now), and its lineage: the tree of events it stands\n" +
+      "for, following sourceEventSeqs down to the original events.",
+    positionals: [
+      { name: "FILE", summary: "the session log (JSONL)" },
+      { name: "SEQ", summary: "the seq of the event to explain" },
+    ],
+    options: [],
+  },
+  run: (args, io) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const text = args.positionals[1] ?? "";
+      const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(n)) {
+        return usage(
+          `Expected SEQ to be a non-negative integer but found "${text}"`,
+        );
+      }
+      const result = yield* loadOrFail(file, io);
+      if (result._tag === "Failure") return result.failure;
+      const session = result.success.session;
+      const seq = SessionSeq.make(n);
+      const event: SessionEvent | undefined = Session.eventAt(session, seq);
+      const tree = lineage(session, seq);
+      if (event === undefined || tree === undefined) {
+        const last = Session.nextSeq(session) - 1;
+        return usage(
+          last < session.surface.baseSeq
+            ? `Seq "${n}" is not in the log: it has no events`
+            : `Seq "${n}" is not in the log; choose one from "${session.surface.baseSeq}" to "${last}"`,
+        );
+      }
+      const onSurface = surfaceEvent(session.surface, seq) !== undefined;
+      const chain = shadowChain(
+        result.success.events,
+        session.surface.baseSeq,
+        seq,
+      );
+      const lineageJson = flatten(tree);
+      const json = {
+        ok: true,
+        seq: n,
+        type: event.type,
+        surfaceEvent: isSurfaceEvent(event),
+        onSurface,
+        shadowedBy: chain,
+        event: encodeEvent(event),
+        lineage: lineageJson,
+      };
+      const lines = [eventLine(event, 100)];
+      if (!isSurfaceEvent(event)) {
+        lines.push("a log-only event: it never joins the surface");
+      } else if (onSurface) {
+        lines.push("on the surface");
+      } else if (chain.length === 0) {
+        lines.push("off the surface");
+      } else {
+        lines.push("off the surface, shadowed by:");
+        const shown = chain.length <= MAX_CHAIN_LINKS
+          ? chain
+          : [...chain.slice(0, 3), undefined, ...chain.slice(-3)];
+        for (const at of shown) {
+          if (at === undefined) {
+            lines.push(`  … ${chain.length - 6} more replacements …`);
+            continue;
+          }
+          const by = Session.eventAt(session, at);
+          const current = surfaceEvent(session.surface, at) !== undefined;
+          lines.push(
+            `  ${by === undefined ? `seq ${at}` : eventLine(by, 80)}${
+              current ? " (on the surface)" : ""
+            }`,
+          );
+        }
+      }
+      lines.push("lineage:");
+      for (const line of treeLines(lineageJson, session)) lines.push(line);
+      return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+    }),
+};

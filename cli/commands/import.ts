@@ -1,0 +1,102 @@
+/**
+ * `import --from pi|claude-code|codex FILE --out NEW [--recover]`: writes a
+ * v3 log from another agent tool's session file and prints the import
+ * report. The work is `@palimpsest/session/import`'s; this command only
+ * parses, calls `importFile` and renders.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import {
+  formatImportReport,
+  importFile,
+  type SourceTool,
+  sourceTools,
+} from "@palimpsest/session/import";
+import {
+  type Command,
+  ExitCode,
+  failureOutcome,
+  type Outcome,
+} from "../outcome.ts";
+
+const ioTags: ReadonlySet<string> = new Set([
+  "ImportIoError",
+  "ImportTargetExists",
+]);
+
+const usage = (message: string): Outcome => ({
+  code: ExitCode.usage,
+  json: { ok: false, error: { tag: "UsageError", message } },
+  text: "",
+  errText:
+    `error: ${message}; usage: import --from pi|claude-code|codex FILE --out NEW [--recover] [--json]\n`,
+});
+
+const isTool = (u: string): u is SourceTool =>
+  sourceTools.some((tool) => tool === u);
+
+/** The `import` command. */
+export const importCommand: Command = {
+  spec: {
+    name: "import",
+    summary: "write a v3 log from a pi, Claude Code or Codex session file",
+    description:
+      "Reads FILE, a session file written by pi, Claude Code or Codex (--from), and\n" +
+      "writes a v3 log to NEW, never overwriting it (exit 2 if NEW exists). Prints\n" +
+      "the import report: source kinds, what was synthesized, skipped, kept opaque or\n" +
+      "not carried over, with line numbers. A line that is not JSON is a refusal\n" +
+      "naming the line (exit 1); --recover skips and reports it instead.",
+    positionals: [{ name: "FILE", summary: "the other tool's session file" }],
+    options: [
+      {
+        name: "from",
+        kind: "string",
+        value: "TOOL",
+        summary: "the tool that wrote FILE: pi, claude-code or codex",
+      },
+      {
+        name: "out",
+        kind: "string",
+        value: "NEW",
+        summary: "the new v3 file (must not exist)",
+      },
+      {
+        name: "recover",
+        kind: "boolean",
+        summary: "skip and report lines that are not JSON",
+      },
+    ],
+  },
+  run: (args) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const from = args.values.get("from");
+      const out = args.values.get("out");
+      if (from === undefined || !isTool(from)) {
+        return usage(
+          from === undefined
+            ? 'missing "--from TOOL"'
+            : `unknown tool ${JSON.stringify(from)}`,
+        );
+      }
+      if (out === undefined) return usage('missing "--out NEW"');
+      const result = yield* Effect.result(
+        importFile(file, { from, out, recover: args.flags.has("recover") }),
+      );
+      if (result._tag === "Failure") {
+        const error = result.failure;
+        return failureOutcome(
+          ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
+          file,
+          error,
+        );
+      }
+      const { report } = result.success;
+      return {
+        code: ExitCode.ok,
+        json: { ok: true, target: out, report },
+        text: formatImportReport(report, out),
+      };
+    }),
+};

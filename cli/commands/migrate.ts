@@ -1,0 +1,99 @@
+/**
+ * `migrate FILE --out NEW`: writes the current-version copy of a log. The
+ * source is only read; the target is created without replacing anything
+ * (an existing `NEW` is refused with exit code 2 and left untouched).
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import { migrateFile } from "@palimpsest/session/migrations";
+import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
+import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
+import { showProgress } from "../load.ts";
+
+const ioTags: ReadonlySet<string> = new Set([
+  "MigrationIoError",
+  "MigrationTargetExists",
+]);
+
+/** The `migrate` command. */
+export const migrateCommand: Command = {
+  spec: {
+    name: "migrate",
+    summary: "write the current-version copy of a log to NEW",
+    description:
+      "Reads FILE (any released format version), migrates it event by event and\n" +
+      "writes a v3 log to NEW. FILE is never modified and NEW is never overwritten:\n" +
+      "if NEW exists the command refuses (exit 2). A refusal of the log itself\n" +
+      "(an event the migration cannot prove) exits 1 and names the line; NEW is\n" +
+      "then not created.",
+    positionals: [{ name: "FILE", summary: "the session log to migrate" }],
+    options: [{
+      name: "out",
+      kind: "string",
+      value: "NEW",
+      summary: "the new file (must not exist)",
+    }],
+  },
+  run: (args, io) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const out = args.values.get("out");
+      if (out === undefined) {
+        return {
+          code: ExitCode.usage,
+          json: {
+            ok: false,
+            error: {
+              tag: "UsageError",
+              message: 'Missing "--out NEW"; name the file to write',
+            },
+          },
+          text: "",
+          errText:
+            'error: missing "--out NEW"; usage: migrate FILE --out NEW [--json]\n',
+        };
+      }
+      const progress = showProgress(io, file);
+      const result = yield* Effect.result(
+        migrateFile(file, {
+          target: out,
+          ...(progress === undefined ? {} : {
+            progress: (lines: number) =>
+              io.stderr(`\rmigrating ${file}: ${lines} lines`),
+          }),
+        }),
+      );
+      if (progress !== undefined) io.stderr("\r\x1b[K");
+      if (result._tag === "Failure") {
+        const error = result.failure;
+        return failureOutcome(
+          ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
+          file,
+          error,
+        );
+      }
+      const summary = result.success;
+      const torn = summary.tornTail === undefined
+        ? ""
+        : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
+      return {
+        code: ExitCode.ok,
+        json: {
+          ok: true,
+          source: summary.source,
+          target: summary.target,
+          fromVersion: summary.fromVersion,
+          toVersion: FORMAT_VERSION,
+          eventsRead: summary.eventsRead,
+          eventsWritten: summary.eventsWritten,
+          ...(summary.tornTail === undefined
+            ? {}
+            : { tornTail: summary.tornTail }),
+        },
+        text:
+          `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
+          `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
+      };
+    }),
+};

@@ -1,0 +1,114 @@
+/**
+ * `repair FILE [--dry-run]`: close a turn a crash left open. Appends, in one
+ * durable batch, an error `tool/result` per unanswered tool call, `step/end`
+ * if a step is open and `turn/end { reason: interrupted }`, after cutting a
+ * torn final line. `--dry-run` prints the closers and writes nothing.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import type { SessionEvent } from "@palimpsest/session";
+import { encodeEvent } from "@palimpsest/session/schema";
+import { deriveMessages } from "@palimpsest/session";
+import { interruptedTurnClosers } from "@palimpsest/session";
+import { replayResult } from "@palimpsest/session";
+import { checkTranscript } from "@palimpsest/session";
+import type { Surface } from "@palimpsest/session";
+import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
+import { repairFile } from "@palimpsest/session/jsonl";
+import { count, eventLine } from "../render.ts";
+
+const ioTags: ReadonlySet<string> = new Set([
+  "JsonlIoError",
+  "SessionNotFound",
+  "SessionLocked",
+  "InvalidSessionId",
+  "ReadOnlyHandle",
+  "HandleClosed",
+]);
+
+const report = (
+  file: string,
+  dryRun: boolean,
+  closers: ReadonlyArray<SessionEvent>,
+  surface: Surface,
+  torn: { readonly offset: number; readonly bytes: number } | undefined,
+) => {
+  const violations = checkTranscript(deriveMessages(surface));
+  const json = {
+    ok: true,
+    dryRun,
+    closers: closers.map((e) => encodeEvent(e)),
+    events: surface.nextSeq - surface.baseSeq,
+    surface: surface.length,
+    transcriptViolations: violations.map((v) => v._tag),
+    ...(torn === undefined ? {} : { tornTail: torn }),
+  };
+  const verb = dryRun ? "would append" : "appended";
+  const lines: string[] = [];
+  if (torn !== undefined) {
+    lines.push(
+      `${
+        dryRun ? "would cut" : "cut"
+      } the torn final line (${torn.bytes} bytes at byte ${torn.offset})`,
+    );
+  }
+  if (closers.length === 0) {
+    lines.push(`${file}: nothing to close, the last turn is closed`);
+  } else {
+    lines.push(`${file}: ${verb} ${count(closers.length, "closer")}:`);
+    for (const e of closers) lines.push(`  ${eventLine(e, 120)}`);
+  }
+  lines.push(
+    violations.length === 0
+      ? "transcript: clean"
+      : `transcript: ${violations.length} violations (${
+        violations.map((v) => v._tag).join(", ")
+      })`,
+  );
+  return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+};
+
+/** The `repair` command. */
+export const repairCommand: Command = {
+  spec: {
+    name: "repair",
+    summary: "close a turn a crash left open",
+    description:
+      "Appends the closers of an interrupted last turn to FILE as one durable\n" +
+      "batch: an error tool/result for each tool call without a result, step/end\n" +
+      "if a step is open, then turn/end (reason interrupted). A torn final line is\n" +
+      "cut first. Takes the session's writer lock. Repairing a closed log appends\n" +
+      "nothing. Older logs are refused: migrate them first.",
+    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
+    options: [{
+      name: "dry-run",
+      kind: "boolean",
+      summary: "print the closers, write nothing",
+    }],
+  },
+  run: (args, io) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const codeOf = (tag: string) =>
+        ioTags.has(tag) ? ExitCode.usage : ExitCode.invalid;
+      if (args.flags.has("dry-run")) {
+        const loaded = yield* loadOrFail(file, io);
+        if (loaded._tag === "Failure") return loaded.failure;
+        const log = loaded.success;
+        const closers = interruptedTurnClosers(log.events);
+        const folded = replayResult(closers, log.session.surface);
+        if (folded._tag === "Failure") {
+          return failureOutcome(ExitCode.invalid, file, folded.failure.error);
+        }
+        return report(file, true, closers, folded.success, log.report.tornTail);
+      }
+      const done = yield* Effect.result(repairFile(file));
+      if (done._tag === "Failure") {
+        return failureOutcome(codeOf(done.failure._tag), file, done.failure);
+      }
+      const { closers, session, cutTornTail } = done.success;
+      return report(file, false, closers, session.surface, cutTornTail);
+    }),
+};

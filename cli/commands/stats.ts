@@ -1,0 +1,190 @@
+/**
+ * `stats FILE`: events by type, the surface, and what each replacement
+ * saved. A replacement's saving is the characters of the nodes it took off
+ * the surface minus its own (texts, tool-call names and arguments, texts
+ * inside tool results; see {@link messageChars}). Replacements are told
+ * apart by the replacing event's type: a `tool/result` is a prune, a
+ * `system/message` a system-prompt change, anything else a compaction.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import type { SessionSeq } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { deriveMessages } from "@palimpsest/session";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  type Surface,
+  surfaceEvent,
+} from "@palimpsest/session";
+import { type Command, ExitCode } from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
+import { count, eventChars, messageChars } from "../render.ts";
+
+/** One replacement as `stats` reports it. */
+export interface ReplacementStat {
+  /** The replacing event's seq. */
+  readonly seq: number;
+  /** `compaction`, `prune` or `system-prompt`. */
+  readonly kind: "compaction" | "prune" | "system-prompt";
+  /** The nodes it took off the surface. */
+  readonly shadowed: ReadonlyArray<number>;
+  /** Characters of those nodes. */
+  readonly charsBefore: number;
+  /** Characters of the replacement. */
+  readonly charsAfter: number;
+  /** `charsBefore - charsAfter`. */
+  readonly charsSaved: number;
+}
+
+const kindOf = (event: SessionEvent): ReplacementStat["kind"] =>
+  event.type === "tool/result"
+    ? "prune"
+    : event.type === "system/message"
+    ? "system-prompt"
+    : "compaction";
+
+/** Replays the log and measures every replacement. */
+const measure = (
+  events: ReadonlyArray<SessionEvent>,
+  base: SessionSeq,
+): ReadonlyArray<ReplacementStat> => {
+  const out: ReplacementStat[] = [];
+  let surface: Surface = emptySurfaceAt(base);
+  for (const event of events) {
+    let candidates: Array<{ seq: SessionSeq; chars: number }> = [];
+    const replaces = isSurfaceEvent(event) && event.surfaceOp !== "append";
+    if (replaces && event.type !== "assistant/message") {
+      candidates = (event.sourceEventSeqs ?? []).flatMap((seq) => {
+        const node = surfaceEvent(surface, seq);
+        return node === undefined ? [] : [{ seq, chars: eventChars(node) }];
+      });
+    }
+    const next = applyEventResult(surface, event);
+    // The reader folded these events already; stop where a fold would fail.
+    if (next._tag === "Failure") break;
+    surface = next.success;
+    if (!replaces) continue;
+    const shadowed = candidates.filter((c) =>
+      surfaceEvent(surface, c.seq) === undefined
+    );
+    const charsBefore = shadowed.reduce((n, c) => n + c.chars, 0);
+    const charsAfter = eventChars(event);
+    out.push({
+      seq: event.seq,
+      kind: kindOf(event),
+      shadowed: shadowed.map((c) => c.seq),
+      charsBefore,
+      charsAfter,
+      charsSaved: charsBefore - charsAfter,
+    });
+  }
+  return out;
+};
+
+const group = (
+  items: ReadonlyArray<ReplacementStat>,
+  kind: ReplacementStat["kind"],
+) => {
+  const of = items.filter((i) => i.kind === kind);
+  return {
+    count: of.length,
+    shadowedNodes: of.reduce((n, i) => n + i.shadowed.length, 0),
+    charsSaved: of.reduce((n, i) => n + i.charsSaved, 0),
+    items: of,
+  };
+};
+
+const num = (n: number): string => n.toLocaleString("en-US");
+
+/** The `stats` command. */
+export const statsCommand: Command = {
+  spec: {
+    name: "stats",
+    summary: "count events, surface nodes, compactions and prunes",
+    description:
+      "Reads and folds FILE and prints the events by type, the surface length,\n" +
+      "the replacements, and the compactions and prunes with the characters each\n" +
+      "saved (characters of the nodes taken off the surface minus the\n" +
+      "replacement's own).",
+    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
+    options: [],
+  },
+  run: (args, io) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const result = yield* loadOrFail(file, io);
+      if (result._tag === "Failure") return result.failure;
+      const log = result.success;
+      const surface = log.session.surface;
+      const byType: Record<string, number> = {};
+      for (const event of log.events) {
+        byType[event.type] = (byType[event.type] ?? 0) + 1;
+      }
+      const eventsByType = Object.fromEntries(
+        Object.entries(byType).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
+      );
+      const items = measure(log.events, surface.baseSeq);
+      const messages = deriveMessages(surface);
+      const surfaceChars = messages.reduce((n, m) => n + messageChars(m), 0);
+      const compactions = group(items, "compaction");
+      const prunes = group(items, "prune");
+      const systemPrompts = group(items, "system-prompt");
+      const json = {
+        ok: true,
+        version: log.version,
+        events: log.events.length,
+        eventsByType,
+        surface: surface.length,
+        messages: messages.length,
+        surfaceChars,
+        replacements: surface.replacements,
+        compactions,
+        prunes,
+        systemPromptChanges: systemPrompts,
+        ...(log.report.tornTail === undefined
+          ? {}
+          : { tornTail: log.report.tornTail }),
+      };
+      const width = Math.max(
+        0,
+        ...Object.keys(eventsByType).map((t) => t.length),
+      );
+      const lines = [
+        `${file}: ${count(log.events.length, "event")}, surface ${
+          count(surface.length, "node")
+        } (${count(messages.length, "message")}, ${
+          count(surfaceChars, "character")
+        }), ${count(surface.replacements, "replacement")}`,
+        "events by type:",
+        ...Object.entries(eventsByType).map(([type, n]) =>
+          `  ${type.padEnd(width)}  ${num(n)}`
+        ),
+      ];
+      const section = (
+        title: string,
+        g: ReturnType<typeof group>,
+      ): string[] => [
+        `${title}: ${num(g.count)}${
+          g.count === 0
+            ? ""
+            : `, ${count(g.shadowedNodes, "node")} shadowed, ${
+              count(g.charsSaved, "character")
+            } saved`
+        }`,
+        ...g.items.map((i) =>
+          `  seq ${i.seq} replaced [${i.shadowed.join(", ")}]: ${
+            num(i.charsBefore)
+          } -> ${num(i.charsAfter)} characters`
+        ),
+      ];
+      lines.push(
+        ...section("compactions", compactions),
+        ...section("prunes", prunes),
+        ...section("system prompt changes", systemPrompts),
+      );
+      return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+    }),
+};

@@ -1,0 +1,129 @@
+/**
+ * Reading a log for the command line: the streaming reader of `src/jsonl/`,
+ * fed from the file in 1 MiB chunks so that progress can be drawn on
+ * stderr, with `catalogMigration` from the migrations plugged in so older
+ * logs are read in memory.
+ *
+ * @module
+ */
+import { Effect, Result, Stream } from "effect";
+import * as fs from "node:fs";
+import {
+  fileBytes,
+  type JsonlIoError,
+  type LoadedLog,
+  type LogReadError,
+  readSessionStream,
+} from "@palimpsest/session/jsonl";
+import {
+  catalogMigration,
+  type MigrationError,
+} from "@palimpsest/session/migrations";
+import type { CliIo } from "./io.ts";
+import { ExitCode, failureOutcome, type Outcome } from "./outcome.ts";
+
+/** Files larger than this show progress on a terminal's stderr. */
+export const PROGRESS_BYTES: number = 4 * 1024 * 1024;
+
+const CHUNK = 1024 * 1024;
+
+/**
+ * Whether to draw progress for a file: stderr is a terminal and the file is
+ * larger than {@link PROGRESS_BYTES}.
+ *
+ * @param io The output channel.
+ * @param file The file.
+ * @returns Its size when progress is shown, else undefined.
+ */
+export function showProgress(io: CliIo, file: string): number | undefined {
+  if (!io.stderrIsTerminal) return undefined;
+  try {
+    const size = fs.statSync(file).size;
+    return size > PROGRESS_BYTES ? size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Errors of loading a log: its content, the migration, or the file. */
+export type LoadError = LogReadError | MigrationError | JsonlIoError;
+
+const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
+
+/** Options of {@link loadLog}. */
+export interface LoadOptions {
+  /** Serve the valid prefix before a bad line (see the reader). */
+  readonly recover: boolean;
+  /** Told the version of an older log before it is migrated. */
+  readonly onOlderVersion?: (version: number) => void;
+}
+
+/**
+ * Reads, migrates if older, decodes and folds a log file.
+ *
+ * @param file The file.
+ * @param io Where progress goes (stderr, only when it is a terminal).
+ * @param options `recover`.
+ * @returns `Effect<LoadedLog, LoadError>`.
+ */
+export function loadLog(
+  file: string,
+  io: CliIo,
+  options: LoadOptions,
+): Effect.Effect<LoadedLog, LoadError> {
+  return Effect.suspend(() => {
+    const size = showProgress(io, file);
+    let done = 0;
+    let shown = -1;
+    const bytes = size === undefined
+      ? fileBytes(file, CHUNK)
+      : fileBytes(file, CHUNK).pipe(
+        Stream.tap((chunk) =>
+          Effect.sync(() => {
+            done += chunk.length;
+            const percent = Math.floor((done / size) * 100);
+            if (percent === shown) return;
+            shown = percent;
+            io.stderr(
+              `\rreading ${file}: ${percent}% (${mib(done)} of ${
+                mib(size)
+              } MiB)`,
+            );
+          })
+        ),
+        Stream.ensuring(Effect.sync(() => io.stderr("\r\x1b[K"))),
+      );
+    return readSessionStream(bytes, {
+      recover: options.recover,
+      migrate: (input) => {
+        options.onOlderVersion?.(input.version);
+        return catalogMigration(input);
+      },
+    });
+  });
+}
+
+/**
+ * Loads a log strictly for a command that needs it whole: the log, or the
+ * outcome that reports why it could not be loaded (exit 2 for I/O, 1 for a
+ * log that is invalid or refused).
+ *
+ * @param file The file.
+ * @param io Where progress goes.
+ * @returns `Effect<Result<LoadedLog, Outcome>>`.
+ */
+export function loadOrFail(
+  file: string,
+  io: CliIo,
+): Effect.Effect<Result.Result<LoadedLog, Outcome>> {
+  return Effect.map(
+    Effect.result(loadLog(file, io, { recover: false })),
+    (result) =>
+      Result.mapError(result, (error) =>
+        failureOutcome(
+          error._tag === "JsonlIoError" ? ExitCode.usage : ExitCode.invalid,
+          file,
+          error,
+        )),
+  );
+}

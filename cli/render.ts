@@ -1,0 +1,134 @@
+/**
+ * Text rendering of messages and events for people: one line per message,
+ * long texts cut with a note of how much was left out. JSON output never
+ * goes through here.
+ *
+ * @module
+ */
+import type { ContentBlock, Message } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { projectEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+
+/**
+ * Cuts a text to `max` characters, saying how many were left out.
+ *
+ * @param text The text.
+ * @param max The most characters kept.
+ * @returns The text, or its start and a note.
+ */
+export function cut(text: string, max: number): string {
+  const flat = text.replaceAll("\n", "\\n");
+  return flat.length <= max
+    ? flat
+    : `${flat.slice(0, max)}… (${flat.length - max} more characters)`;
+}
+
+const blockText = (block: ContentBlock, max: number): string => {
+  switch (block.type) {
+    case "text":
+      return cut(block.text, max);
+    case "reasoning":
+      return `(reasoning) ${cut(block.text, max)}`;
+    case "image":
+    case "file":
+      return `(${block.type})`;
+    case "tool-call":
+      return `call ${block.name}(${cut(block.arguments, max)}) [${block.id}]`;
+    case "tool-result": {
+      const inner = block.content.map((c) =>
+        c.type === "text" ? cut(c.text, max) : `(${c.type})`
+      ).join(" ");
+      return `result [${block.toolCallId}]${
+        block.isError === true ? " error" : ""
+      }: ${inner}`;
+    }
+  }
+};
+
+/**
+ * One message as a line: role, then each block.
+ *
+ * @param message The message.
+ * @param max The most characters kept per block.
+ * @returns The line, without a newline.
+ */
+export function messageLine(message: Message, max: number): string {
+  const body = message.content.map((b) => blockText(b, max)).join(" | ");
+  return `${message.role}: ${body === "" ? "(empty)" : body}`;
+}
+
+/**
+ * The characters a message weighs: its texts, tool-call names and
+ * arguments, and the texts inside tool results.
+ *
+ * @param message The message.
+ * @returns The character count.
+ */
+export function messageChars(message: Message): number {
+  let n = 0;
+  for (const block of message.content) {
+    switch (block.type) {
+      case "text":
+      case "reasoning":
+        n += block.text.length;
+        break;
+      case "tool-call":
+        n += block.name.length + block.arguments.length;
+        break;
+      case "tool-result":
+        for (const c of block.content) {
+          if (c.type === "text") n += c.text.length;
+        }
+        break;
+      case "image":
+      case "file":
+        break;
+    }
+  }
+  return n;
+}
+
+/**
+ * The characters an event's projection weighs; 0 for log-only events.
+ *
+ * @param event An event.
+ * @returns The character count.
+ */
+export function eventChars(event: SessionEvent): number {
+  if (!isSurfaceEvent(event)) return 0;
+  const message = projectEvent(event);
+  return message === undefined ? 0 : messageChars(message);
+}
+
+/**
+ * An event as a short line: seq, type, and its message or data.
+ *
+ * @param event An event.
+ * @param max The most characters kept per block.
+ * @returns The line, without a newline.
+ */
+export function eventLine(event: SessionEvent, max: number): string {
+  const head = `seq ${event.seq} ${event.type}`;
+  if (isSurfaceEvent(event)) {
+    const op = event.surfaceOp === "append"
+      ? "append"
+      : `replace ${event.surfaceOp.startSeq}..${event.surfaceOp.endSeq}`;
+    const message = projectEvent(event);
+    return `${head} (${op})${
+      message === undefined ? "" : ` ${messageLine(message, max)}`
+    }`;
+  }
+  return `${head} ${cut(JSON.stringify(event.data) ?? "", max)}`;
+}
+
+/**
+ * A count and a noun, plural when the count is not 1.
+ *
+ * @param n The count.
+ * @param noun The singular noun.
+ * @returns For example `1 event` or `3 events`.
+ */
+export function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : `${noun}s`}`;
+}

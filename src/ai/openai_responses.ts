@@ -1,0 +1,321 @@
+/**
+ * The OpenAI Responses adapter and its validator.
+ *
+ * The shapes here are the parts of the Responses API's `input` items the
+ * adapter fills; the tests check them against the official SDK's types.
+ *
+ * @module
+ */
+import type {
+  ContentBlock,
+  Message,
+  ToolResultContentBlock,
+} from "../message.ts";
+import {
+  type AdapterOptions,
+  type AttachmentResolver,
+  dataUrl,
+  joinText,
+  leadingSystem,
+  omittedText,
+  type RequestViolation,
+  resolverOf,
+  violation,
+} from "./content.ts";
+import { pairToolCalls } from "./pairing.ts";
+
+/** A text part. */
+export interface OpenAIResponsesTextPart {
+  /** The kind. */
+  type: "input_text";
+  /** The text. */
+  text: string;
+}
+
+/** An image part: a URL or a `data:` URL. */
+export interface OpenAIResponsesImagePart {
+  /** The kind. */
+  type: "input_image";
+  /** How closely the model looks. */
+  detail: "auto";
+  /** The image. */
+  image_url: string;
+}
+
+/** A file part: inline bytes as a `data:` URL, or a URL. */
+export interface OpenAIResponsesFilePart {
+  /** The kind. */
+  type: "input_file";
+  /** The bytes, as a `data:` URL. */
+  file_data?: string;
+  /** The file's URL. */
+  file_url?: string;
+  /** The file name, when known. */
+  filename?: string;
+}
+
+/** A part of a user message or of a tool output. */
+export type OpenAIResponsesPart =
+  | OpenAIResponsesTextPart
+  | OpenAIResponsesImagePart
+  | OpenAIResponsesFilePart;
+
+/** A user message. */
+export interface OpenAIResponsesUserMessage {
+  /** The kind. */
+  type: "message";
+  /** The role. */
+  role: "user";
+  /** The parts. */
+  content: Array<OpenAIResponsesPart>;
+}
+
+/** An assistant or system message, as text. */
+export interface OpenAIResponsesTextMessage {
+  /** The kind. */
+  type: "message";
+  /** The role. */
+  role: "assistant" | "system";
+  /** The text. */
+  content: string;
+}
+
+/** A function call. */
+export interface OpenAIResponsesFunctionCall {
+  /** The kind. */
+  type: "function_call";
+  /** The call id. */
+  call_id: string;
+  /** The function name. */
+  name: string;
+  /** The raw JSON arguments. */
+  arguments: string;
+}
+
+/** A function call's output. */
+export interface OpenAIResponsesFunctionCallOutput {
+  /** The kind. */
+  type: "function_call_output";
+  /** The id of the call it answers. */
+  call_id: string;
+  /** The output: its text, or parts when it holds images or files. */
+  output: string | Array<OpenAIResponsesPart>;
+}
+
+/** A Responses input item. */
+export type OpenAIResponsesItem =
+  | OpenAIResponsesUserMessage
+  | OpenAIResponsesTextMessage
+  | OpenAIResponsesFunctionCall
+  | OpenAIResponsesFunctionCallOutput;
+
+/** The `instructions` and `input` of a Responses request. */
+export interface OpenAIResponsesRequest {
+  /** The system prompt, when there is one. */
+  instructions?: string;
+  /** The items. */
+  input: Array<OpenAIResponsesItem>;
+}
+
+const part = (
+  block: ToolResultContentBlock,
+  resolve: AttachmentResolver,
+): OpenAIResponsesPart => {
+  if (block.type === "text") return { type: "input_text", text: block.text };
+  const resolved = resolve(block);
+  if (resolved === undefined) {
+    return { type: "input_text", text: omittedText(block, resolved) };
+  }
+  const url = resolved.kind === "url" ? resolved.url : dataUrl(resolved);
+  if (block.type === "image") {
+    return { type: "input_image", detail: "auto", image_url: url };
+  }
+  return {
+    type: "input_file",
+    ...(resolved.kind === "url" ? { file_url: url } : { file_data: url }),
+    ...(resolved.fileName === undefined ? {} : { filename: resolved.fileName }),
+  };
+};
+
+const assistantText = (
+  content: ReadonlyArray<ContentBlock>,
+  resolve: AttachmentResolver,
+): string => {
+  const texts: string[] = [];
+  for (const b of content) {
+    if (b.type === "text") {
+      if (b.text !== "") texts.push(b.text);
+    } else if (b.type === "image" || b.type === "file") {
+      texts.push(omittedText(b, resolve(b)));
+    }
+  }
+  return texts.join("\n\n");
+};
+
+/**
+ * Builds the `instructions` and `input` of an OpenAI Responses request from
+ * derived messages, after {@link pairToolCalls}.
+ *
+ * - The leading system messages become `instructions`; a later one becomes a
+ *   `system` message item in place.
+ * - Calls become `function_call` items (raw `arguments`; an empty string is
+ *   sent as `{}`), each answered right after by its `function_call_output`:
+ *   the result's text, or parts when it holds images or files.
+ * - Assistant text becomes an assistant message item; images and files in
+ *   it become placeholder text. Reasoning is left out (the API replays only
+ *   the reasoning items it issued, by id). Empty messages are left out.
+ *
+ * The result satisfies {@link validateOpenAIResponses} for every input.
+ *
+ * @param messages Derived messages, in order.
+ * @param options How attachments are resolved.
+ * @returns The request's `instructions` and `input`.
+ *
+ * @example A call and its output
+ * ```ts
+ * import { toOpenAIResponses } from "@palimpsest/session/ai";
+ * import type { Message } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * const messages: Message[] = [
+ *   { id: "s", role: "system", source: { kind: "plugin", plugin: "p" },
+ *     content: [{ type: "text", text: "be brief" }] },
+ *   { id: "a1", role: "assistant", source: { kind: "model", provider: "p", model: "m" },
+ *     content: [{ type: "tool-call", id: "c1", name: "ls", arguments: "{}" }] },
+ *   { id: "r2", role: "user", source: { kind: "tool", callId: "c1" },
+ *     content: [{ type: "tool-result", toolCallId: "c1", content: [{ type: "text", text: "a.txt" }] }] },
+ * ];
+ * assert.deepEqual(toOpenAIResponses(messages), {
+ *   instructions: "be brief",
+ *   input: [
+ *     { type: "function_call", call_id: "c1", name: "ls", arguments: "{}" },
+ *     { type: "function_call_output", call_id: "c1", output: "a.txt" },
+ *   ],
+ * });
+ * ```
+ */
+export function toOpenAIResponses(
+  messages: ReadonlyArray<Message>,
+  options?: AdapterOptions,
+): OpenAIResponsesRequest {
+  const resolve = resolverOf(options);
+  const paired = pairToolCalls(messages).messages;
+  const { system, start } = leadingSystem(paired);
+  const input: OpenAIResponsesItem[] = [];
+  for (let i = start; i < paired.length; i++) {
+    const message = paired[i];
+    if (message === undefined) continue;
+    if (message.role === "system") {
+      const text = joinText(message.content);
+      if (text !== "") {
+        input.push({ type: "message", role: "system", content: text });
+      }
+      continue;
+    }
+    if (message.role === "assistant") {
+      const text = assistantText(message.content, resolve);
+      if (text !== "") {
+        input.push({ type: "message", role: "assistant", content: text });
+      }
+      for (const b of message.content) {
+        if (b.type !== "tool-call") continue;
+        input.push({
+          type: "function_call",
+          call_id: b.id,
+          name: b.name,
+          arguments: b.arguments === "" ? "{}" : b.arguments,
+        });
+      }
+      continue;
+    }
+    const parts: OpenAIResponsesPart[] = [];
+    for (const b of message.content) {
+      if (b.type === "tool-result") {
+        const media = b.content.some((c) => c.type !== "text");
+        input.push({
+          type: "function_call_output",
+          call_id: b.toolCallId,
+          output: media
+            ? b.content.map((c) => part(c, resolve))
+            : joinText(b.content),
+        });
+      } else if (b.type === "text") {
+        if (b.text !== "") parts.push({ type: "input_text", text: b.text });
+      } else if (b.type === "image" || b.type === "file") {
+        parts.push(part(b, resolve));
+      }
+    }
+    if (parts.length > 0) {
+      input.push({ type: "message", role: "user", content: parts });
+    }
+  }
+  return system === "" ? { input } : { instructions: system, input };
+}
+
+/**
+ * Checks a Responses request against OpenAI's documented rules: every
+ * `function_call` is answered by one `function_call_output` with its
+ * `call_id` ("No tool output found for function call"), given after the
+ * call and before the next message item; every output answers such a call
+ * ("No tool call found for function call output"), once; call ids are
+ * unique; no message is empty.
+ *
+ * @param request The request's `input`.
+ * @returns The broken rules, in order; empty when the request is valid.
+ *
+ * @example A call without its output
+ * ```ts
+ * import { validateOpenAIResponses } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const violations = validateOpenAIResponses({
+ *   input: [{ type: "function_call", call_id: "c1", name: "ls", arguments: "{}" }],
+ * });
+ * assert.deepEqual(violations.map((v) => [v._tag, v.callId]), [["ToolCallNotAnswered", "c1"]]);
+ * ```
+ */
+export function validateOpenAIResponses(
+  request: OpenAIResponsesRequest,
+): ReadonlyArray<RequestViolation> {
+  const found: RequestViolation[] = [];
+  const ids = new Set<string>();
+  let open = new Map<string, number>();
+  let answered = new Set<string>();
+  const close = (): void => {
+    for (const [id, at] of open) {
+      if (!answered.has(id)) {
+        found.push(violation("ToolCallNotAnswered", at, id));
+      }
+    }
+    open = new Map();
+    answered = new Set();
+  };
+  request.input.forEach((item, i) => {
+    switch (item.type) {
+      case "function_call":
+        if (answered.size > 0) close();
+        if (ids.has(item.call_id)) {
+          found.push(violation("DuplicateToolCallId", i, item.call_id));
+        }
+        ids.add(item.call_id);
+        open.set(item.call_id, i);
+        break;
+      case "function_call_output": {
+        const id = item.call_id;
+        if (!open.has(id)) {
+          found.push(violation("ToolResultWithoutCall", i, id));
+        } else if (answered.has(id)) {
+          found.push(violation("DuplicateToolResult", i, id));
+        }
+        answered.add(id);
+        break;
+      }
+      case "message":
+        close();
+        if (item.content.length === 0) found.push(violation("EmptyContent", i));
+        break;
+    }
+  });
+  close();
+  return found;
+}

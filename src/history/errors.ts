@@ -1,0 +1,104 @@
+/**
+ * The tagged errors of history manipulation: refusals of compactions, system
+ * prompt changes and forks, checked before anything is appended.
+ *
+ * Each refusal has its own class, named after the rule, with the seqs as
+ * fields so a caller can narrow with `Effect.catchTag`. Where a refusal is
+ * exactly one of the fold's rules (a range endpoint off the surface, an
+ * inverted range, a prune target that is not a tool result) the fold's own
+ * error from `errors.ts` is reused instead. This module owns the errors, not
+ * the checks.
+ *
+ * @module
+ */
+import { Data } from "effect";
+import type { SessionSeq } from "../seq.ts";
+import { quote } from "../quote.ts";
+
+/** A compaction range that would shadow the protected system head. */
+export class CompactionShadowsSystemHead extends Data.Error<{
+  /** The first node of the range. */
+  readonly startSeq: SessionSeq;
+  /** The last node of the range. */
+  readonly endSeq: SessionSeq;
+  /** The system head, node 0 of the surface. */
+  readonly head: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "CompactionShadowsSystemHead" = "CompactionShadowsSystemHead";
+  /** A sentence for people. */
+  override readonly message: string = `Compaction range ${
+    quote(this.startSeq)
+  }..${quote(this.endSeq)} starts at the system head ${
+    quote(this.head)
+  }; start the range after the head or use setSystemPrompt`;
+}
+
+/**
+ * A compaction range that holds one side of a tool call and its result but
+ * not the other, which would leave the model an unanswered call or an
+ * answer to a call it never made.
+ */
+export class CompactionSplitsToolPair extends Data.Error<{
+  /** The first node of the range. */
+  readonly startSeq: SessionSeq;
+  /** The last node of the range. */
+  readonly endSeq: SessionSeq;
+  /** The call id. */
+  readonly callId: string;
+  /** The `assistant/message` node that issued the call. */
+  readonly callSeq: SessionSeq;
+  /** The `tool/result` node that answers it. */
+  readonly resultSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "CompactionSplitsToolPair" = "CompactionSplitsToolPair";
+  /** A sentence for people. */
+  override readonly message: string = `Compaction range ${
+    quote(this.startSeq)
+  }..${quote(this.endSeq)} splits tool call ${quote(this.callId)} (node ${
+    quote(this.callSeq)
+  }) from its result (node ${
+    quote(this.resultSeq)
+  }); widen or narrow the range to hold both or neither`;
+}
+
+/**
+ * `setSystemPrompt` on a non-empty surface whose head is not a
+ * `system/message`: an append would not land at the head, and a replacement
+ * would shadow a message that is not a prompt.
+ */
+export class SystemPromptNotAtHead extends Data.Error<{
+  /** The current head node. */
+  readonly head: SessionSeq;
+  /** Its event type. */
+  readonly headType: string;
+}> {
+  /** The tag. */
+  readonly _tag: "SystemPromptNotAtHead" = "SystemPromptNotAtHead";
+  /** A sentence for people. */
+  override readonly message: string = `The surface head ${
+    quote(this.head)
+  } is ${
+    quote(this.headType)
+  }, not a system/message; set the system prompt before the first message`;
+}
+
+/** A fork point outside the session's log. */
+export class ForkPointOutOfRange extends Data.Error<{
+  /** The requested cut. */
+  readonly atSeq: SessionSeq;
+  /** The first seq of the log (its window base). */
+  readonly baseSeq: SessionSeq;
+  /** The seq the next event would get; the cut must be below it. */
+  readonly nextSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "ForkPointOutOfRange" = "ForkPointOutOfRange";
+  /** A sentence for people. */
+  override readonly message: string = `Fork point ${
+    quote(this.atSeq)
+  } is outside the log; pick a seq from ${quote(this.baseSeq)} to below ${
+    quote(this.nextSeq)
+  }`;
+}

@@ -1,0 +1,110 @@
+/**
+ * Forking: a child session seeded with a prefix of its parent's log.
+ *
+ * The child's log is the parent's events up to and including the cut,
+ * byte-for-byte the same events, followed by `session/end-seed
+ * {inherited: true}`. Its surface is folded afresh, so it shares no state
+ * with the parent and equals the parent's surface as it was at the cut. The
+ * parent is never changed.
+ *
+ * @module
+ */
+import { Clock, Effect } from "effect";
+import { SessionSeq } from "../seq.ts";
+import type { SessionEvent } from "../event.ts";
+import { ForkPointOutOfRange } from "./errors.ts";
+import { type AppendError, Session, type SessionHeader } from "../session.ts";
+
+/** Options of {@link fork}. */
+export interface ForkOptions {
+  /**
+   * The child's id. By default `<parent id>-fork-<cut>-<createdAt>`, where
+   * `cut` is the last inherited seq (or `none` for an empty parent).
+   */
+  readonly id?: string;
+  /** The child's header metadata. */
+  readonly meta?: { readonly [key: string]: unknown };
+}
+
+/**
+ * Forks a session at `atSeq` (by default after its last event). The child's
+ * log holds the parent's events from its base up to and including `atSeq`,
+ * then `session/end-seed {inherited: true}`; its header has a new id,
+ * `createdAt` from `Clock`, `isSeeded: true` and `parentSession` set to the
+ * parent's id. It keeps the parent's vocabulary and window base.
+ *
+ * @param session The parent session.
+ * @param atSeq The last seq the child inherits; the parent's last by default.
+ * @param options The child's id and metadata.
+ * @returns `Effect<Session, ForkPointOutOfRange | AppendError>`: failing
+ * with `ForkPointOutOfRange` when `atSeq` is not in the parent's log.
+ *
+ * @example Forking before the last answer
+ * ```ts
+ * import { deriveMessages, fork, Session, SessionSeq } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const user = (id: string) => ({
+ *   type: "user/message" as const, surfaceOp: "append" as const,
+ *   data: { id, role: "user" as const, content: [{ type: "text" as const, text: id }], source: { kind: "user" } },
+ * });
+ * const program = Effect.gen(function* () {
+ *   const empty = Session.make({ id: "parent", createdAt: 0, isSeeded: false });
+ *   const parent = yield* Session.appendAll(empty, [user("a"), user("b"), user("c")]);
+ *   return yield* fork(parent, SessionSeq.make(1), { id: "child" });
+ * });
+ * const child = Effect.runSync(program);
+ * assert.equal(child.header.parentSession, "parent");
+ * assert.equal(child.header.isSeeded, true);
+ * assert.deepEqual(deriveMessages(child.surface).map((m) => m.id), ["a", "b"]);
+ * assert.equal(Session.eventAt(child, SessionSeq.make(2))?.type, "session/end-seed");
+ * ```
+ */
+export function fork(
+  session: Session,
+  atSeq?: SessionSeq,
+  options?: ForkOptions,
+): Effect.Effect<Session, ForkPointOutOfRange | AppendError> {
+  return Effect.flatMap(
+    Clock.currentTimeMillis,
+    (createdAt): Effect.Effect<Session, ForkPointOutOfRange | AppendError> => {
+      const { baseSeq, nextSeq } = session.surface;
+      if (atSeq !== undefined && (atSeq < baseSeq || atSeq >= nextSeq)) {
+        return Effect.fail(
+          new ForkPointOutOfRange({ atSeq, baseSeq, nextSeq }),
+        );
+      }
+      const last = atSeq ?? (nextSeq > baseSeq ? nextSeq - 1 : undefined);
+      const inherited: SessionEvent[] = [];
+      if (last !== undefined) {
+        for (let seq = baseSeq; seq <= last; seq++) {
+          const event = Session.eventAt(session, SessionSeq.make(seq));
+          if (event !== undefined) inherited.push(event);
+        }
+      }
+      const header: SessionHeader = {
+        id: options?.id ??
+          `${session.header.id}-fork-${last ?? "none"}-${createdAt}`,
+        createdAt,
+        isSeeded: true,
+        parentSession: session.header.id,
+        ...(options?.meta === undefined ? {} : { meta: options.meta }),
+      };
+      const makeOptions = {
+        baseSeq,
+        ...(session.vocabulary === undefined
+          ? {}
+          : { vocabulary: session.vocabulary }),
+      };
+      return Effect.flatMap(
+        Session.fromEvents(header, inherited, makeOptions),
+        (child) =>
+          Session.append(child, {
+            type: "session/end-seed",
+            data: { inherited: true },
+          }),
+      );
+    },
+  );
+}

@@ -1,0 +1,166 @@
+/**
+ * What the history operations read off a surface: its nodes in order, the
+ * tool call/result pairs among them, the system head, the turn and step the
+ * log is in, and how many characters a message holds. Shared by compaction,
+ * range selection, pruning and the system prompt; O(surface length) each.
+ *
+ * @module
+ */
+import { SessionSeq } from "../seq.ts";
+import type {
+  ContentBlock,
+  Message,
+  ToolResultContentBlock,
+} from "../message.ts";
+import type { SessionEvent, SurfaceEvent } from "../event.ts";
+import { forEachNode, type Surface } from "../surface/mod.ts";
+import { Session } from "../session.ts";
+import { isObject } from "../json.ts";
+
+export interface Node {
+  readonly seq: SessionSeq;
+  readonly event: SurfaceEvent;
+}
+
+export const nodesOf = (surface: Surface): Node[] => {
+  const out: Node[] = [];
+  forEachNode(surface, (seq, event) => {
+    out.push({ seq, event });
+  });
+  return out;
+};
+
+export const callIdsOf = (event: SurfaceEvent): string[] => {
+  if (event.type !== "assistant/message") return [];
+  const ids: string[] = [];
+  for (const block of event.data.message.content) {
+    if (block.type === "tool-call") ids.push(block.id);
+  }
+  return ids;
+};
+
+export const resultIdOf = (event: SurfaceEvent): string | undefined =>
+  event.type === "tool/result"
+    ? event.data.message.content[0].toolCallId
+    : undefined;
+
+/**
+ * For each position, the positions of its partners: the results answering
+ * an assistant message's calls, or the assistant message a result answers.
+ * With `pending`, a call with no result on the surface gets the partner
+ * `nodes.length`, past every range: its result may still be appended.
+ */
+export const partnersOf = (
+  nodes: ReadonlyArray<Node>,
+  pending = false,
+): number[][] => {
+  const calls = new Map<string, number[]>();
+  const results = new Map<string, number[]>();
+  const push = (map: Map<string, number[]>, key: string, pos: number) => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [pos]);
+    else list.push(pos);
+  };
+  nodes.forEach(({ event }, pos) => {
+    for (const id of callIdsOf(event)) push(calls, id, pos);
+    const id = resultIdOf(event);
+    if (id !== undefined) push(results, id, pos);
+  });
+  const partners: number[][] = nodes.map(() => []);
+  for (const [id, callPositions] of calls) {
+    const resultPositions = results.get(id) ?? [];
+    if (pending && resultPositions.length === 0) {
+      for (const c of callPositions) partners[c]?.push(nodes.length);
+    }
+    for (const c of callPositions) {
+      for (const r of resultPositions) {
+        partners[c]?.push(r);
+        partners[r]?.push(c);
+      }
+    }
+  }
+  return partners;
+};
+
+export const isSummary = (event: SurfaceEvent): boolean =>
+  event.type === "user/message" && event.data.source.kind === "plugin" &&
+  event.data.source.plugin === "compaction";
+
+export const hasSystemHead = (nodes: ReadonlyArray<Node>): boolean =>
+  nodes[0]?.event.type === "system/message";
+
+/** The first call/result pair the range `i..j` splits, if any. */
+export const findSplit = (
+  nodes: ReadonlyArray<Node>,
+  partners: ReadonlyArray<ReadonlyArray<number>>,
+  i: number,
+  j: number,
+):
+  | { callId: string; callSeq: SessionSeq; resultSeq: SessionSeq }
+  | undefined => {
+  for (let k = i; k <= j; k++) {
+    for (const p of partners[k] ?? []) {
+      if (p >= i && p <= j) continue;
+      const inside = nodes[k];
+      const outside = nodes[p];
+      if (inside === undefined || outside === undefined) continue;
+      const [call, result] = inside.event.type === "tool/result"
+        ? [outside, inside]
+        : [inside, outside];
+      return {
+        callId: resultIdOf(result.event) ?? "",
+        callSeq: call.seq,
+        resultSeq: result.seq,
+      };
+    }
+  }
+  return undefined;
+};
+
+const counter = (u: unknown): number =>
+  typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? u : 0;
+
+/** The turn and step the log is in, read backwards from its last event. */
+export const currentTurnStep = (
+  session: Session,
+): { turn: number; step: number } => {
+  const base = session.surface.baseSeq;
+  for (let seq = session.surface.nextSeq - 1; seq >= base; seq--) {
+    const event: SessionEvent | undefined = Session.eventAt(
+      session,
+      SessionSeq.make(seq),
+    );
+    if (event === undefined || !isObject(event.data)) continue;
+    if (event.type === "step/start") {
+      return { turn: counter(event.data.turn), step: counter(event.data.step) };
+    }
+    if (event.type === "turn/start") {
+      return { turn: counter(event.data.turn), step: 0 };
+    }
+  }
+  return { turn: 0, step: 0 };
+};
+
+const blockChars = (block: ContentBlock | ToolResultContentBlock): number => {
+  switch (block.type) {
+    case "text":
+    case "reasoning":
+      return block.text.length;
+    case "tool-call":
+      return block.name.length + block.arguments.length;
+    case "tool-result": {
+      let n = 0;
+      for (const inner of block.content) n += blockChars(inner);
+      return n;
+    }
+    default:
+      return 0;
+  }
+};
+
+export const messageChars = (message: Message | undefined): number => {
+  if (message === undefined) return 0;
+  let n = 0;
+  for (const block of message.content) n += blockChars(block);
+  return n;
+};

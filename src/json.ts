@@ -1,0 +1,385 @@
+/**
+ * The JSON utilities the library shares: telling a JSON object from other
+ * values, finding where two JSON values differ, writing JSON text that
+ * does not depend on the call stack, and judging and copying the values a
+ * caller appends (a draft's data is judged and copied once, when it is
+ * appended, so that what is written reads back equal to what the log holds,
+ * and a caller mutating the draft afterwards cannot change the log; values
+ * from `JSON.parse` are JSON by construction and are never walked). Deeply
+ * nested data is legal input, so the walks are iterative.
+ *
+ * @module
+ */
+
+/**
+ * Whether a value is a JSON object: not `null`, not an array.
+ * @internal
+ */
+export const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u);
+
+/** A member of an object or an element of an array; undefined otherwise. */
+const member = (value: unknown, key: string | number): unknown =>
+  typeof value === "object" && value !== null
+    ? Reflect.get(value, key)
+    : undefined;
+
+/** A path into a JSON value: object keys and array indices. */
+export type JsonPath = Array<string | number>;
+
+interface DiffFrame {
+  readonly a: unknown;
+  readonly b: unknown;
+  readonly keys: ReadonlyArray<string | number>;
+  next: number;
+  /** Whether this frame's path is a prefix of the skipped path. */
+  readonly onSkip: boolean;
+}
+
+const definedKeys = (
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): string[] => {
+  const keys: string[] = [];
+  for (const k of Object.keys(a)) if (a[k] !== undefined) keys.push(k);
+  for (const k of Object.keys(b)) {
+    if (b[k] !== undefined && (a[k] === undefined || !Object.hasOwn(a, k))) {
+      keys.push(k);
+    }
+  }
+  return keys;
+};
+
+/**
+ * The first path where two JSON values differ, ignoring the value at `skip`,
+ * or undefined when they are equal. Iterative, so a deeply nested value
+ * cannot overflow the call stack, and it allocates no path unless the values
+ * differ.
+ * @internal
+ */
+export const jsonDiff = (
+  a0: unknown,
+  b0: unknown,
+  skip: ReadonlyArray<string | number>,
+): JsonPath | undefined => {
+  const stack: DiffFrame[] = [];
+  const path = (): JsonPath =>
+    stack.map((frame) => frame.keys[frame.next - 1] ?? "");
+  // Pushes a frame for the pair, or says whether they are equal leaves.
+  const open = (a: unknown, b: unknown, onSkip: boolean): boolean => {
+    if (Object.is(a, b)) return true;
+    const arrayA = Array.isArray(a);
+    const arrayB = Array.isArray(b);
+    if (arrayA || arrayB) {
+      if (!arrayA || !arrayB || a.length !== b.length) return false;
+      const keys: number[] = [];
+      for (let i = 0; i < a.length; i++) keys.push(i);
+      stack.push({ a, b, keys, next: 0, onSkip });
+      return true;
+    }
+    if (!isObject(a) || !isObject(b)) return false;
+    stack.push({ a, b, keys: definedKeys(a, b), next: 0, onSkip });
+    return true;
+  };
+  if (!open(a0, b0, skip.length > 0)) return [];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame === undefined) break;
+    if (frame.next >= frame.keys.length) {
+      stack.pop();
+      continue;
+    }
+    const key = frame.keys[frame.next++];
+    if (key === undefined) continue;
+    const depth = stack.length - 1;
+    const onSkip = frame.onSkip && skip[depth] === key;
+    if (onSkip && depth === skip.length - 1) continue;
+    const a = member(frame.a, key);
+    const b = member(frame.b, key);
+    if (!open(a, b, onSkip)) return [...path()];
+  }
+  return undefined;
+};
+
+// ---------------------------------------------------------------------------
+// JSON text that does not depend on the call stack
+
+type Task =
+  | { readonly text: string; readonly closes?: object }
+  | { readonly value: unknown };
+
+/** What JSON.stringify does with a value before writing it. */
+const toJsonValue = (value: unknown, key: string): unknown => {
+  if (typeof value === "object" && value !== null) {
+    const toJSON: unknown = Reflect.get(value, "toJSON");
+    if (typeof toJSON === "function") {
+      const converted: unknown = Reflect.apply(toJSON, value, [key]);
+      return converted;
+    }
+  }
+  return value;
+};
+
+const skipped = (value: unknown): boolean =>
+  value === undefined || typeof value === "function" ||
+  typeof value === "symbol";
+
+/**
+ * JSON.stringify's output, built with an explicit stack.
+ * @internal
+ */
+export const stringifyIteratively = (root: unknown): string => {
+  const out: string[] = [];
+  const open = new Set<object>();
+  const stack: Task[] = [{ value: toJsonValue(root, "") }];
+  for (;;) {
+    const task = stack.pop();
+    if (task === undefined) return out.join("");
+    if ("text" in task) {
+      out.push(task.text);
+      if (task.closes !== undefined) open.delete(task.closes);
+      continue;
+    }
+    const value = task.value;
+    if (typeof value === "bigint") {
+      throw new TypeError("Do not know how to serialize a BigInt");
+    }
+    if (typeof value !== "object" || value === null) {
+      out.push(JSON.stringify(value) ?? "null");
+      continue;
+    }
+    if (open.has(value)) {
+      throw new TypeError("Converting circular structure to JSON");
+    }
+    open.add(value);
+    if (Array.isArray(value)) {
+      out.push("[");
+      stack.push({ text: "]", closes: value });
+      for (let i = value.length - 1; i >= 0; i--) {
+        const item = toJsonValue(value[i], String(i));
+        stack.push({ value: skipped(item) ? null : item });
+        if (i > 0) stack.push({ text: "," });
+      }
+      continue;
+    }
+    const members: Array<readonly [string, unknown]> = [];
+    for (const key of Object.keys(value)) {
+      const item = toJsonValue(Reflect.get(value, key), key);
+      if (!skipped(item)) members.push([key, item]);
+    }
+    out.push("{");
+    stack.push({ text: "}", closes: value });
+    for (let i = members.length - 1; i >= 0; i--) {
+      const member = members[i];
+      if (member === undefined) continue;
+      stack.push({ value: member[1] });
+      stack.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(member[0])}:` });
+    }
+  }
+};
+
+/**
+ * JSON.stringify of a line's value. V8 serializes recursively on its slow
+ * path (taken, for one, when an object has a `toJSON` key), so data that
+ * nests deep enough to be read could not be written back: on RangeError the
+ * same text is built with an explicit stack.
+ * @internal
+ */
+export const stringifyJson = (value: unknown): string => {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return stringifyIteratively(value);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Judging and copying a caller's values
+
+/** A JSON copy of a value, or where and why the value is not JSON. */
+export type JsonCopy =
+  | { readonly ok: true; readonly value: unknown }
+  | {
+    readonly ok: false;
+    readonly path: ReadonlyArray<string | number>;
+    readonly issue: string;
+  };
+
+type Container = unknown[] | Record<string, unknown>;
+
+const CYCLE_CHECK_DEPTH = 512;
+
+interface Frame {
+  readonly source: object;
+  readonly target: Container;
+  readonly keys: ReadonlyArray<string> | undefined;
+  readonly length: number;
+  index: number;
+}
+
+const describe = (value: unknown): string => {
+  if (typeof value === "object" && value !== null) {
+    const name: unknown = value.constructor?.name;
+    return typeof name === "string" && name.length > 0
+      ? `an instance of "${name}"`
+      : "an object with a prototype";
+  }
+  if (typeof value === "number") return `"${String(value)}"`;
+  return `a value of type "${typeof value}"`;
+};
+
+/** Why a non-container value is not JSON, or undefined when it is. */
+const scalarIssue = (value: unknown): string | undefined => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      if (!Number.isFinite(value)) {
+        return `Expected a finite number but found ${describe(value)}`;
+      }
+      return Object.is(value, -0)
+        ? 'Expected a JSON number but found "-0" (JSON writes it as 0)'
+        : undefined;
+    default:
+      return value === null
+        ? undefined
+        : `Expected a JSON value but found ${describe(value)}`;
+  }
+};
+
+const setKey = (target: Container, key: string, value: unknown): void => {
+  if (Array.isArray(target)) {
+    target.push(value);
+  } else if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
+};
+
+/**
+ * Judges a value as JSON and copies it: plain objects (prototype
+ * `Object.prototype` or `null`, no symbol keys) and plain arrays (no holes,
+ * no extra keys), strings, booleans, `null` and finite numbers other than
+ * `-0`. Refused, with the path of the first offender: `bigint`, `NaN`,
+ * `±Infinity`, `-0`, `undefined` (as a value or an array element),
+ * functions, symbols, class instances (`Date`, `Map`, ...), sparse arrays
+ * and cycles. A value shared by two places is copied for each, as JSON
+ * writes it. Iterative: nesting depth costs no stack.
+ *
+ * @param root The value.
+ * @returns The copy, or the path and issue of the first offender.
+ * @internal
+ */
+export function copyJsonValue(root: unknown): JsonCopy {
+  if (typeof root !== "object" || root === null) {
+    const issue = scalarIssue(root);
+    return issue === undefined
+      ? { ok: true, value: root }
+      : { ok: false, path: [], issue };
+  }
+  // Cycles are looked for only past a depth no sane draft reaches: a cycle
+  // makes the walk as deep as you like, and from there every container on
+  // the path is remembered, so the repeat is found within one more lap.
+  let open: Set<object> | undefined;
+  const stack: Frame[] = [];
+  // The path of `key` in the container on top of the stack: each parent's
+  // index is already past the child being walked.
+  const pathTo = (key: string | number): Array<string | number> => {
+    const path: Array<string | number> = [];
+    for (let i = 0; i < stack.length - 1; i++) {
+      const frame = stack[i];
+      if (frame === undefined) continue;
+      const at = frame.index - 1;
+      path.push(frame.keys === undefined ? at : frame.keys[at] ?? at);
+    }
+    path.push(key);
+    return path;
+  };
+  // Opens a container; an issue when it is not a plain one.
+  const enter = (value: object): string | Container => {
+    if (open === undefined && stack.length >= CYCLE_CHECK_DEPTH) {
+      open = new Set(stack.map((frame) => frame.source));
+    }
+    if (open?.has(value) === true) {
+      return "Expected a JSON value but found a cycle";
+    }
+    const proto: unknown = Object.getPrototypeOf(value);
+    let frame: Frame;
+    if (Array.isArray(value)) {
+      if (proto !== Array.prototype) {
+        return `Expected a JSON value but found ${describe(value)}`;
+      }
+      if (Object.keys(value).length !== value.length) {
+        return "Expected an array without holes or extra keys";
+      }
+      frame = {
+        source: value,
+        target: [],
+        keys: undefined,
+        length: value.length,
+        index: 0,
+      };
+    } else {
+      if (proto !== Object.prototype && proto !== null) {
+        return `Expected a JSON value but found ${describe(value)}`;
+      }
+      if (Object.getOwnPropertySymbols(value).length > 0) {
+        return "Expected an object without symbol keys";
+      }
+      const keys = Object.keys(value);
+      frame = {
+        source: value,
+        target: {},
+        keys,
+        length: keys.length,
+        index: 0,
+      };
+    }
+    open?.add(value);
+    stack.push(frame);
+    return frame.target;
+  };
+  const first = enter(root);
+  if (typeof first === "string") return { ok: false, path: [], issue: first };
+  for (;;) {
+    const frame = stack[stack.length - 1];
+    if (frame === undefined) return { ok: true, value: first };
+    if (frame.index === frame.length) {
+      stack.pop();
+      open?.delete(frame.source);
+      continue;
+    }
+    const at = frame.index++;
+    const key = frame.keys === undefined ? String(at) : frame.keys[at] ?? "";
+    const value: unknown = Reflect.get(frame.source, key);
+    if (typeof value !== "object" || value === null) {
+      const issue = scalarIssue(value);
+      if (issue !== undefined) {
+        return {
+          ok: false,
+          path: pathTo(frame.keys === undefined ? at : key),
+          issue,
+        };
+      }
+      setKey(frame.target, key, value);
+      continue;
+    }
+    const entered = enter(value);
+    if (typeof entered === "string") {
+      return {
+        ok: false,
+        path: pathTo(frame.keys === undefined ? at : key),
+        issue: entered,
+      };
+    }
+    setKey(frame.target, key, entered);
+  }
+}

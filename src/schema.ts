@@ -1,0 +1,45 @@
+/**
+ * `@palimpsest/session/schema`: the raw effect Schemas of the v3 format and
+ * the functions that check values against them, for code that validates or
+ * generates events itself (a decoder in another process, a test generator,
+ * a schema export).
+ *
+ * - {@link SessionSeq}, the message and content-block schemas, the event data
+ *   schemas of the vocabulary ({@link surfaceDataSchemas},
+ *   {@link logOnlyDataSchemas}) and the envelope pieces.
+ * - {@link decodeEvent} / {@link decodeEventResult} check one event's local
+ *   rules; {@link encodeEvent} writes an event back to its JSON value.
+ * - {@link eventJsonSchema}: the JSON Schema (draft 2020-12) of an event line.
+ *
+ * The types of the same names are also exported from `@palimpsest/session`,
+ * which is all a harness author needs.
+ *
+ * @example Validating a message with its schema
+ * ```ts
+ * import { Message } from "@palimpsest/session/schema";
+ * import { Schema } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const message = Schema.decodeUnknownSync(Message)({
+ *   id: "u0", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" },
+ * });
+ * assert.equal(message.id, "u0");
+ * ```
+ *
+ * @module
+ */
+export * from "./seq.ts";
+export * from "./message.ts";
+export * from "./event.ts";
+export {
+  decodeEvent,
+  decodeEventResult,
+  type DecodeOptions,
+  encodeEvent,
+  type EncodeOptions,
+  isOpaqueEvent,
+  makeVocabulary,
+  type Vocabulary,
+} from "./decode.ts";
+export { SessionHeader } from "./session.ts";
+export { eventJsonSchema, type JsonSchemaDocument } from "./json_schema.ts";

@@ -1,0 +1,457 @@
+/**
+ * The fold: {@link applyEvent} checks one event's relational rules and
+ * returns the next {@link Surface}; {@link replay} folds many. The input
+ * surface is never changed, on success or failure: the fold writes into the
+ * persistent store (`store.ts`) and records the writes that take it back.
+ *
+ * This module owns the relational rules. Shapes were checked by the decoder.
+ *
+ * @module
+ */
+import { Effect, Result } from "effect";
+import type { SessionSeq } from "../seq.ts";
+import type {
+  ReplaceOp,
+  SessionEvent,
+  SurfaceEvent,
+  ToolResultEvent,
+} from "../event.ts";
+import { isSurfaceEvent } from "../event.ts";
+import {
+  NonContiguousSeq,
+  ReplaceEndNotOnSurface,
+  ReplaceRangeInverted,
+  ReplaceStartNotOnSurface,
+  ShadowedNodeNotCited,
+  type SurfaceError,
+  SystemHeadProtected,
+  ToolResultReplaceChangesMoreThanContent,
+  ToolResultReplaceNotSingle,
+  ToolResultReplaceTargetNotToolResult,
+} from "../errors.ts";
+import { jsonDiff, type JsonPath } from "../json.ts";
+import { projectEvent } from "./project.ts";
+import {
+  newStore,
+  NONE,
+  Ref,
+  reroot,
+  type Store,
+  type Writes,
+} from "./store.ts";
+import {
+  emptySurface,
+  makeSurface,
+  refOf,
+  seqUnchecked,
+  type Surface,
+  surfaceEventUnchecked,
+} from "./surface.ts";
+
+/** Mutable fold state while applying events to one store. */
+interface Cursor {
+  store: Store;
+  keepLog: boolean;
+  writes: Writes | undefined;
+  base: number;
+  next: number;
+  length: number;
+  replacements: number;
+  head: number;
+  tail: number;
+}
+
+const write = <T>(
+  cursor: Cursor,
+  array: T[],
+  index: number,
+  value: T,
+): void => {
+  if (cursor.writes !== undefined) {
+    cursor.writes.push(array, index, array[index]);
+  }
+  array[index] = value;
+};
+
+const cursorOf = (surface: Surface, record: boolean): Cursor => {
+  const ref = refOf(surface);
+  const store = ref === undefined ? newStore() : reroot(ref);
+  return {
+    store,
+    keepLog: surface.keepsLog,
+    writes: ref !== undefined && record ? [] : undefined,
+    base: surface.baseSeq,
+    next: surface.nextSeq,
+    length: surface.length,
+    replacements: surface.replacements,
+    head: surface.head === undefined ? NONE : surface.head - surface.baseSeq,
+    tail: surface.tail === undefined ? NONE : surface.tail - surface.baseSeq,
+  };
+};
+
+const finish = (surface: Surface, cursor: Cursor): Surface => {
+  const ref = refOf(surface);
+  const owner = new Ref(cursor.store);
+  if (ref !== undefined) {
+    ref.store = undefined;
+    ref.writes = cursor.writes ?? [];
+    ref.next = owner;
+  }
+  return makeSurface(
+    owner,
+    surface.baseSeq,
+    seqUnchecked(cursor.next),
+    cursor.length,
+    cursor.replacements,
+    cursor.head === NONE ? undefined : seqUnchecked(cursor.head + cursor.base),
+    cursor.tail === NONE ? undefined : seqUnchecked(cursor.tail + cursor.base),
+    surface.keepsLog,
+  );
+};
+
+const TOOL_RESULT_CONTENT: ReadonlyArray<string | number> = [
+  "message",
+  "content",
+  0,
+  "content",
+];
+
+/** Compares two tool results' data, ignoring the block's inner content. */
+const toolResultChange = (
+  before: ToolResultEvent,
+  after: ToolResultEvent,
+): JsonPath | undefined =>
+  jsonDiff(before.data, after.data, TOOL_RESULT_CONTENT);
+
+const checkReplace = (
+  cursor: Cursor,
+  event: SurfaceEvent,
+  op: ReplaceOp,
+): SurfaceError | number[] => {
+  const { store, base } = cursor;
+  const seq = event.seq;
+  const startIndex = op.startSeq - base;
+  const endIndex = op.endSeq - base;
+  const startKey = startIndex >= 0 ? store.key[startIndex] : undefined;
+  if (startKey === undefined || startKey === NONE) {
+    return new ReplaceStartNotOnSurface({ seq, startSeq: op.startSeq });
+  }
+  const endKey = endIndex >= 0 ? store.key[endIndex] : undefined;
+  if (endKey === undefined || endKey === NONE) {
+    return new ReplaceEndNotOnSurface({ seq, endSeq: op.endSeq });
+  }
+  if (startKey > endKey) {
+    return new ReplaceRangeInverted({
+      seq,
+      startSeq: op.startSeq,
+      endSeq: op.endSeq,
+    });
+  }
+  const range: number[] = [];
+  for (let i = startIndex;; i = store.next[i] ?? NONE) {
+    if (i === NONE) break;
+    range.push(i);
+    if (i === endIndex) break;
+  }
+  const sources = event.sourceEventSeqs ?? [];
+  const cited: (seq: number) => boolean = sources.length > 16
+    ? ((set) => (s: number) => set.has(s))(new Set<number>(sources))
+    : (s: number) => sources.includes(seqUnchecked(s));
+  const missing: SessionSeq[] = [];
+  for (const i of range) {
+    if (!cited(i + base)) missing.push(seqUnchecked(i + base));
+  }
+  if (missing.length > 0) return new ShadowedNodeNotCited({ seq, missing });
+  if (event.type === "tool/result") {
+    if (range.length !== 1) {
+      return new ToolResultReplaceNotSingle({ seq, rangeLength: range.length });
+    }
+    const target = store.events[startIndex];
+    if (target === undefined || target.type !== "tool/result") {
+      return new ToolResultReplaceTargetNotToolResult({
+        seq,
+        target: op.startSeq,
+        targetType: target?.type ?? "unknown",
+      });
+    }
+    const path = toolResultChange(
+      surfaceEventUnchecked(target) as ToolResultEvent,
+      event,
+    );
+    if (path !== undefined) {
+      return new ToolResultReplaceChangesMoreThanContent({
+        seq,
+        target: op.startSeq,
+        path,
+      });
+    }
+  }
+  if (startIndex === cursor.head) {
+    const head = store.events[startIndex];
+    if (
+      head !== undefined && head.type === "system/message" &&
+      !(event.type === "system/message" && startIndex === endIndex)
+    ) {
+      return new SystemHeadProtected({ seq, head: op.startSeq });
+    }
+  }
+  return range;
+};
+
+/** Applies one event to the cursor; returns an error and changes nothing on failure. */
+const step = (
+  cursor: Cursor,
+  event: SessionEvent,
+): SurfaceError | undefined => {
+  if (event.seq !== cursor.next) {
+    return new NonContiguousSeq({
+      expected: seqUnchecked(cursor.next),
+      actual: event.seq,
+    });
+  }
+  const { store } = cursor;
+  const index = cursor.next - cursor.base;
+  if (!isSurfaceEvent(event)) {
+    if (cursor.keepLog) write(cursor, store.events, index, event);
+    cursor.next++;
+    return undefined;
+  }
+  const op = event.surfaceOp;
+  if (op === "append") {
+    write(cursor, store.events, index, event);
+    write(cursor, store.messages, index, projectEvent(event) ?? null);
+    write(cursor, store.key, index, index + cursor.base);
+    write(cursor, store.prev, index, cursor.tail);
+    write(cursor, store.next, index, NONE);
+    if (cursor.tail === NONE) cursor.head = index;
+    else write(cursor, store.next, cursor.tail, index);
+    cursor.tail = index;
+    cursor.length++;
+    cursor.next++;
+    return undefined;
+  }
+  const checked = checkReplace(cursor, event, op);
+  if (!Array.isArray(checked)) return checked;
+  const first = op.startSeq - cursor.base;
+  const last = op.endSeq - cursor.base;
+  const before = store.prev[first] ?? NONE;
+  const after = store.next[last] ?? NONE;
+  const key = store.key[first] ?? NONE;
+  for (const i of checked) {
+    write(cursor, store.key, i, NONE);
+    if (!cursor.keepLog) write(cursor, store.events, i, undefined);
+  }
+  write(cursor, store.events, index, event);
+  write(cursor, store.messages, index, projectEvent(event) ?? null);
+  write(cursor, store.key, index, key);
+  write(cursor, store.prev, index, before);
+  write(cursor, store.next, index, after);
+  if (before === NONE) cursor.head = index;
+  else write(cursor, store.next, before, index);
+  if (after === NONE) cursor.tail = index;
+  else write(cursor, store.prev, after, index);
+  cursor.length += 1 - checked.length;
+  cursor.replacements++;
+  cursor.next++;
+  return undefined;
+};
+
+/**
+ * Applies one event synchronously. The same as {@link applyEvent}, as a
+ * `Result`.
+ *
+ * @param surface The surface before the event.
+ * @param event A decoded event.
+ * @returns The next surface, or the first relational rule the event breaks.
+ *
+ * @example A gap in seqs
+ * ```ts
+ * import { applyEventResult, emptySurface } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const event = Result.getOrThrow(decodeEventResult({ type: "turn/start", seq: 1, time: 0, data: { turn: 0 } }));
+ * const result = applyEventResult(emptySurface, event);
+ * assert.equal(Result.isFailure(result) && result.failure._tag, "NonContiguousSeq");
+ * ```
+ */
+export function applyEventResult(
+  surface: Surface,
+  event: SessionEvent,
+): Result.Result<Surface, SurfaceError> {
+  if (event.seq !== surface.nextSeq) {
+    return Result.fail(
+      new NonContiguousSeq({ expected: surface.nextSeq, actual: event.seq }),
+    );
+  }
+  const cursor = cursorOf(surface, true);
+  const error = step(cursor, event);
+  if (error !== undefined) return Result.fail(error);
+  return Result.succeed(finish(surface, cursor));
+}
+
+/**
+ * Applies one decoded event to a surface, checking the relational rules in
+ * order: `NonContiguousSeq`, `ReplaceStartNotOnSurface`,
+ * `ReplaceEndNotOnSurface`, `ReplaceRangeInverted`, `ShadowedNodeNotCited`,
+ * `ToolResultReplaceNotSingle`, `ToolResultReplaceTargetNotToolResult`,
+ * `ToolResultReplaceChangesMoreThanContent`, `SystemHeadProtected`.
+ *
+ * Append puts the event at the tail; replace takes the place of its range;
+ * log-only and opaque events only advance the expected seq. The input
+ * surface is never changed, on success or failure.
+ *
+ * @param surface The surface before the event.
+ * @param event A decoded event.
+ * @returns `Effect<Surface, SurfaceError>`.
+ *
+ * @example Replacing a node
+ * ```ts
+ * import { applyEvent, decodeEvent, emptySurface, surfaceNodes } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const user = (seq: number, extra: object) => ({
+ *   type: "user/message", seq, time: 0,
+ *   data: { id: `u${seq}`, role: "user", content: [{ type: "text", text: "t" }], source: { kind: "user" } },
+ *   ...extra,
+ * });
+ * const program = Effect.gen(function* () {
+ *   const a = yield* decodeEvent(user(0, { surfaceOp: "append" }));
+ *   const b = yield* decodeEvent(user(1, {
+ *     surfaceOp: { op: "replace", startSeq: 0, endSeq: 0 }, sourceEventSeqs: [0],
+ *   }));
+ *   const s1 = yield* applyEvent(emptySurface, a);
+ *   const s2 = yield* applyEvent(s1, b);
+ *   return [surfaceNodes(s1), surfaceNodes(s2)];
+ * });
+ * assert.deepEqual(Effect.runSync(program), [[0], [1]]);
+ * ```
+ */
+export function applyEvent(
+  surface: Surface,
+  event: SessionEvent,
+): Effect.Effect<Surface, SurfaceError> {
+  return Effect.suspend(() =>
+    Effect.fromResult(applyEventResult(surface, event))
+  );
+}
+
+/** A fold failure with the index of the event that broke a rule. */
+export interface ReplayFailure {
+  /** The rule the event broke. */
+  readonly error: SurfaceError;
+  /** The surface before that event: everything earlier folded. */
+  readonly surface: Surface;
+}
+
+/**
+ * Folds events synchronously, stopping at the first failure with the
+ * surface folded so far.
+ *
+ * @param events Decoded events in seq order.
+ * @param from The surface to start from.
+ * @returns The folded surface, or the failure and the surface before it.
+ *
+ * @example Folding until a broken rule
+ * ```ts
+ * import { emptySurface, replayResult } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const e = (seq: number) => Result.getOrThrow(decodeEventResult({ type: "turn/start", seq, time: 0, data: { turn: 0 } }));
+ * const result = replayResult([e(0), e(2)], emptySurface);
+ * assert.equal(Result.isFailure(result) && result.failure.surface.nextSeq, 1);
+ * ```
+ */
+export function replayResult(
+  events: Iterable<SessionEvent>,
+  from: Surface = emptySurface,
+): Result.Result<Surface, ReplayFailure> {
+  // A lazy iterable runs caller code between events. When `from` shares its
+  // store with other versions, that code may read or extend them, which
+  // reroots the store under an open cursor: the fold would then write into
+  // the wrong version, and a read of `from` would see half-applied writes.
+  // So such an iterable is folded in chunks, with no cursor open while it
+  // runs. Arrays run no caller code, and a fresh store is reachable by no
+  // one else, so both fold in one pass.
+  if (Array.isArray(events) || refOf(from) === undefined) {
+    return foldBatch(events, from);
+  }
+  let surface = from;
+  let chunk: SessionEvent[] = [];
+  for (const event of events) {
+    chunk.push(event);
+    if (chunk.length === REPLAY_CHUNK) {
+      const result = foldBatch(chunk, surface);
+      if (Result.isFailure(result)) return result;
+      surface = result.success;
+      chunk = [];
+    }
+  }
+  return chunk.length === 0
+    ? Result.succeed(surface)
+    : foldBatch(chunk, surface);
+}
+
+const REPLAY_CHUNK = 4096;
+
+/** Folds events with one cursor; caller code must not run in between. */
+const foldBatch = (
+  events: Iterable<SessionEvent>,
+  from: Surface,
+): Result.Result<Surface, ReplayFailure> => {
+  let cursor: Cursor | undefined;
+  let surface = from;
+  for (const event of events) {
+    if (cursor === undefined) cursor = cursorOf(surface, true);
+    const error = step(cursor, event);
+    if (error !== undefined) {
+      // A failing step writes nothing: publish what came before it.
+      surface = finish(surface, cursor);
+      return Result.fail({ error, surface });
+    }
+  }
+  return Result.succeed(
+    cursor === undefined ? surface : finish(surface, cursor),
+  );
+};
+
+/**
+ * Folds decoded events onto a surface (by default {@link emptySurface}).
+ * Folding `a ++ b` equals folding `b` onto the fold of `a`; with no events it
+ * returns `from` itself.
+ *
+ * @param events Decoded events in seq order.
+ * @param from The surface to start from.
+ * @returns `Effect<Surface, SurfaceError>`: the first broken relational rule.
+ *
+ * @example Incremental replay
+ * ```ts
+ * import { replay, surfaceNodes } from "@palimpsest/session";
+ * import { decodeEventResult } from "@palimpsest/session/schema";
+ * import { Effect, Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const user = (seq: number) => Result.getOrThrow(decodeEventResult({
+ *   type: "user/message", seq, time: 0, surfaceOp: "append",
+ *   data: { id: `u${seq}`, role: "user", content: [], source: { kind: "user" } },
+ * }));
+ * const first = Effect.runSync(replay([user(0), user(1)]));
+ * const more = Effect.runSync(replay([user(2)], first));
+ * assert.deepEqual(surfaceNodes(more), [0, 1, 2]);
+ * ```
+ */
+export function replay(
+  events: Iterable<SessionEvent>,
+  from: Surface = emptySurface,
+): Effect.Effect<Surface, SurfaceError> {
+  return Effect.suspend(() => {
+    const result = replayResult(events, from);
+    return Result.isSuccess(result)
+      ? Effect.succeed(result.success)
+      : Effect.fail(result.failure.error);
+  });
+}

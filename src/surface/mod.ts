@@ -1,0 +1,26 @@
+/**
+ * The surface, in one import for the rest of the library: the value and its
+ * readers (`surface.ts`) and the fold (`fold.ts`). The persistent store
+ * (`store.ts`) stays behind them.
+ *
+ * @module
+ */
+export {
+  emptySurface,
+  emptySurfaceAt,
+  type EmptySurfaceOptions,
+  forEachLogEvent,
+  forEachMessage,
+  forEachNode,
+  logEvent,
+  Surface,
+  surfaceEvent,
+  surfaceNodes,
+} from "./surface.ts";
+export {
+  applyEvent,
+  applyEventResult,
+  replay,
+  type ReplayFailure,
+  replayResult,
+} from "./fold.ts";

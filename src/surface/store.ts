@@ -1,0 +1,106 @@
+/**
+ * The persistent store under every {@link Surface}: a doubly linked list
+ * over arrays indexed by seq, plus the events by seq and the message each
+ * node derives.
+ *
+ * The newest surface version owns the store; an older version holds the
+ * writes that take the store back to it, and reading it "reroots" the store
+ * there (Baker's persistent arrays). Linear use costs O(1) per append and
+ * O(k) per k-node replace; going back to an older version costs the writes
+ * in between. Order between two nodes is decided by order keys: an appended
+ * node's key is its seq, a replacement takes the key of its range's first
+ * node, so surface order is key order without renumbering.
+ *
+ * A version that nobody can observe keeps no undo writes: folding from an
+ * empty surface builds a fresh store. Holding an old surface keeps the writes
+ * from it to the newest alive, so memory grows with what is held.
+ *
+ * Internal: nothing here is exported from an entry point.
+ *
+ * @module
+ */
+import type { SessionEvent } from "../event.ts";
+import type { Message } from "../message.ts";
+
+/** The link and key of no node. */
+export const NONE = -1;
+
+/** Arrays indexed by `seq - base`. */
+export interface Store {
+  readonly events: Array<SessionEvent | undefined>;
+  readonly prev: Array<number>;
+  readonly next: Array<number>;
+  /** Order key of a node on the surface; NONE (or a hole) when off it. */
+  readonly key: Array<number>;
+  /**
+   * The message each node derives, or null when it derives none: projected
+   * once when the node is linked, so derivation is a walk and no dispatch.
+   */
+  readonly messages: Array<Message | null>;
+}
+
+/** Undo log: triples of (array, index, value to restore). */
+export type Writes = Array<unknown[] | number | unknown>;
+
+/** A version's handle on the store: the store itself, or writes to it. */
+export class Ref {
+  store: Store | undefined;
+  writes: Writes | undefined;
+  next: Ref | undefined;
+  constructor(store: Store | undefined) {
+    this.store = store;
+    this.writes = undefined;
+    this.next = undefined;
+  }
+}
+
+const isArray = (u: unknown): u is unknown[] => Array.isArray(u);
+
+/** Applies an undo log in reverse and returns the log that undoes it. */
+const applyWrites = (writes: Writes): Writes => {
+  const inverse: Writes = [];
+  for (let i = writes.length - 3; i >= 0; i -= 3) {
+    const array = writes[i];
+    const index = writes[i + 1];
+    if (!isArray(array) || typeof index !== "number") continue;
+    inverse.push(array, index, array[index]);
+    array[index] = writes[i + 2];
+  }
+  return inverse;
+};
+
+/** Makes `ref` own the store, turning the versions in between into diffs. */
+export const reroot = (ref: Ref): Store => {
+  if (ref.store !== undefined) return ref.store;
+  const path: Ref[] = [];
+  let current: Ref = ref;
+  while (current.store === undefined) {
+    path.push(current);
+    if (current.next === undefined) {
+      throw new Error("Surface invariant broken: a version lost its store");
+    }
+    current = current.next;
+  }
+  const store = current.store;
+  for (let i = path.length - 1; i >= 0; i--) {
+    const diff = path[i];
+    if (diff === undefined || diff.writes === undefined) continue;
+    const owner = diff.next;
+    if (owner === undefined) continue;
+    owner.writes = applyWrites(diff.writes);
+    owner.next = diff;
+    owner.store = undefined;
+    diff.store = store;
+    diff.writes = undefined;
+    diff.next = undefined;
+  }
+  return store;
+};
+
+export const newStore = (): Store => ({
+  events: [],
+  prev: [],
+  next: [],
+  key: [],
+  messages: [],
+});

@@ -1,0 +1,357 @@
+/**
+ * The public surface API: a {@link Surface} is the ordered list of event seqs
+ * that currently produce messages, an immutable value; this module makes
+ * empty ones and reads them (nodes, events, messages). The fold that makes
+ * the next surface is `fold.ts`; the persistent store a surface reads from
+ * is `store.ts`.
+ *
+ * @module
+ */
+import type { SessionSeq } from "../seq.ts";
+import type { SessionEvent, SurfaceEvent } from "../event.ts";
+import type { Message } from "../message.ts";
+import { NONE, type Ref, reroot, type Store } from "./store.ts";
+
+let getRef: (surface: Surface) => Ref | undefined;
+let construct: (
+  ref: Ref | undefined,
+  baseSeq: SessionSeq,
+  nextSeq: SessionSeq,
+  length: number,
+  replacements: number,
+  head: SessionSeq | undefined,
+  tail: SessionSeq | undefined,
+  keepsLog: boolean,
+) => Surface;
+
+/**
+ * The store handle of a surface, owned or as undo writes.
+ * @internal
+ */
+export function refOf(surface: Surface): Ref | undefined {
+  return getRef(surface);
+}
+
+/**
+ * Makes a surface over a store handle and its counters.
+ * @internal
+ */
+export function makeSurface(
+  ref: Ref | undefined,
+  baseSeq: SessionSeq,
+  nextSeq: SessionSeq,
+  length: number,
+  replacements: number,
+  head: SessionSeq | undefined,
+  tail: SessionSeq | undefined,
+  keepsLog: boolean,
+): Surface {
+  return construct(
+    ref,
+    baseSeq,
+    nextSeq,
+    length,
+    replacements,
+    head,
+    tail,
+    keepsLog,
+  );
+}
+
+/**
+ * The ordered projection of a session log onto the events that produce
+ * messages, with its window base, next expected seq and replacement count.
+ * An immutable value; make one with {@link emptySurface},
+ * {@link emptySurfaceAt}, {@link applyEvent} or {@link replay}.
+ *
+ * @example Reading a surface's counters
+ * ```ts
+ * import { emptySurfaceAt, SessionSeq } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * const surface = emptySurfaceAt(SessionSeq.make(10));
+ * assert.equal(surface.nextSeq, 10);
+ * assert.equal(surface.length, 0);
+ * ```
+ */
+export class Surface {
+  /** The first seq of the window this surface folds. */
+  readonly baseSeq: SessionSeq;
+  /** The seq the next event must have. */
+  readonly nextSeq: SessionSeq;
+  /** How many nodes are on the surface. */
+  readonly length: number;
+  /** How many replacements were folded. */
+  readonly replacements: number;
+  /** The first node, or undefined when empty. */
+  readonly head: SessionSeq | undefined;
+  /** The last node, or undefined when empty. */
+  readonly tail: SessionSeq | undefined;
+  /**
+   * Whether the surface keeps every event of its window ({@link logEvent}),
+   * or only the events of its current nodes (memory O(surface length)).
+   */
+  readonly keepsLog: boolean;
+  readonly #ref: Ref | undefined;
+
+  private constructor(
+    ref: Ref | undefined,
+    baseSeq: SessionSeq,
+    nextSeq: SessionSeq,
+    length: number,
+    replacements: number,
+    head: SessionSeq | undefined,
+    tail: SessionSeq | undefined,
+    keepsLog: boolean,
+  ) {
+    this.#ref = ref;
+    this.keepsLog = keepsLog;
+    this.baseSeq = baseSeq;
+    this.nextSeq = nextSeq;
+    this.length = length;
+    this.replacements = replacements;
+    this.head = head;
+    this.tail = tail;
+  }
+
+  static {
+    getRef = (surface) => surface.#ref;
+    construct = (...args) => new Surface(...args);
+  }
+}
+
+/** The store of a surface, rerooted there; undefined for an empty one. */
+export const storeOf = (surface: Surface): Store | undefined => {
+  const ref = refOf(surface);
+  return ref === undefined ? undefined : reroot(ref);
+};
+
+/**
+ * The surface of an empty log starting at seq 0.
+ *
+ * @example Folding from the empty surface
+ * ```ts
+ * import { emptySurface, surfaceNodes } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(emptySurface.nextSeq, 0);
+ * assert.deepEqual(surfaceNodes(emptySurface), []);
+ * ```
+ */
+export const emptySurface: Surface = makeSurface(
+  undefined,
+  seqUnchecked(0),
+  seqUnchecked(0),
+  0,
+  0,
+  undefined,
+  undefined,
+  true,
+);
+
+/** Options of {@link emptySurfaceAt}. */
+export interface EmptySurfaceOptions {
+  /**
+   * Keep every event of the window (the default), or only the events of the
+   * current nodes, for streaming validation of logs larger than memory.
+   */
+  readonly keepLog?: boolean;
+}
+
+/**
+ * The empty surface of a window whose first event has seq `baseSeq`.
+ * Replacements may not name seqs below the base; sources below it are
+ * accepted unchecked.
+ *
+ * @param baseSeq The seq of the window's first event.
+ * @param options Whether to keep the whole log or only the surface's events.
+ * @returns An empty surface expecting `baseSeq` next.
+ *
+ * @example A window starting at 100
+ * ```ts
+ * import { emptySurfaceAt, SessionSeq } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(emptySurfaceAt(SessionSeq.make(100)).nextSeq, 100);
+ * ```
+ */
+export function emptySurfaceAt(
+  baseSeq: SessionSeq,
+  options?: EmptySurfaceOptions,
+): Surface {
+  return makeSurface(
+    undefined,
+    baseSeq,
+    baseSeq,
+    0,
+    0,
+    undefined,
+    undefined,
+    options?.keepLog ?? true,
+  );
+}
+
+export function seqUnchecked(n: number): SessionSeq {
+  // Only for seqs derived from other seqs by +1 or known constants.
+  return n as SessionSeq;
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+/** True when `seq` is a current node of the store's surface. */
+const onSurface = (
+  store: Store | undefined,
+  surface: Surface,
+  seq: number,
+): boolean => {
+  if (store === undefined || seq < surface.baseSeq || seq >= surface.nextSeq) {
+    return false;
+  }
+  const key = store.key[seq - surface.baseSeq];
+  return key !== undefined && key !== NONE;
+};
+
+/**
+ * The seqs of the surface's nodes, in surface order. O(surface length).
+ *
+ * @param surface A surface.
+ * @returns The node seqs, in order.
+ *
+ * @example Nodes after an append
+ * ```ts
+ * import { decodeEvent, emptySurface, replay, surfaceNodes } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const event = Effect.runSync(decodeEvent({
+ *   type: "user/message", seq: 0, time: 0, surfaceOp: "append",
+ *   data: { id: "u0", role: "user", content: [], source: { kind: "user" } },
+ * }));
+ * const surface = Effect.runSync(replay([event], emptySurface));
+ * assert.deepEqual(surfaceNodes(surface), [0]);
+ * ```
+ */
+export function surfaceNodes(surface: Surface): ReadonlyArray<SessionSeq> {
+  const out: SessionSeq[] = [];
+  forEachNode(surface, (seq) => {
+    out.push(seq);
+  });
+  return out;
+}
+
+/**
+ * Calls `f` with each node and its event, in surface order.
+ * @internal
+ */
+export function forEachNode(
+  surface: Surface,
+  f: (seq: SessionSeq, event: SurfaceEvent) => void,
+): void {
+  walk(surface, (store) => store.events, (seq, event) => {
+    f(seq, surfaceEventUnchecked(event));
+  });
+}
+
+/** Walks the surface list, calling `f` with each node's entry in `column`. */
+const walk = <T>(
+  surface: Surface,
+  column: (store: Store) => ReadonlyArray<T | null | undefined>,
+  f: (seq: SessionSeq, value: T) => void,
+): void => {
+  const store = storeOf(surface);
+  if (store === undefined || surface.head === undefined) return;
+  const base = surface.baseSeq;
+  const values = column(store);
+  const next = store.next;
+  let index = surface.head - base;
+  for (let n = surface.length; n > 0; n--) {
+    const value = values[index];
+    if (value !== null && value !== undefined) {
+      f(seqUnchecked(index + base), value);
+    }
+    index = next[index] ?? NONE;
+  }
+};
+
+/**
+ * Calls `f` with each node that derives a message, in surface order.
+ * @internal
+ */
+export function forEachMessage(
+  surface: Surface,
+  f: (seq: SessionSeq, message: Message) => void,
+): void {
+  walk(surface, (store) => store.messages, f);
+}
+
+// Events stored on the surface list are surface events by construction.
+export const surfaceEventUnchecked = (event: SessionEvent): SurfaceEvent =>
+  event as SurfaceEvent;
+
+/**
+ * The event of a current surface node.
+ *
+ * @param surface A surface.
+ * @param seq A seq.
+ * @returns The node's event, or undefined when `seq` is not on the surface.
+ *
+ * @example Looking a node up
+ * ```ts
+ * import { emptySurface, SessionSeq, surfaceEvent } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(surfaceEvent(emptySurface, SessionSeq.make(0)), undefined);
+ * ```
+ */
+export function surfaceEvent(
+  surface: Surface,
+  seq: SessionSeq,
+): SurfaceEvent | undefined {
+  const store = storeOf(surface);
+  if (!onSurface(store, surface, seq) || store === undefined) return undefined;
+  const event = store.events[seq - surface.baseSeq];
+  return event === undefined ? undefined : surfaceEventUnchecked(event);
+}
+
+/**
+ * Any event of the surface's window, on the surface or not.
+ *
+ * @param surface A surface.
+ * @param seq A seq.
+ * @returns The event folded at `seq`, or undefined outside the window (or,
+ * on a surface that does not keep its log, when `seq` is off the surface).
+ *
+ * @example Outside the window
+ * ```ts
+ * import { emptySurface, logEvent, SessionSeq } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(logEvent(emptySurface, SessionSeq.make(3)), undefined);
+ * ```
+ */
+export function logEvent(
+  surface: Surface,
+  seq: SessionSeq,
+): SessionEvent | undefined {
+  if (seq < surface.baseSeq || seq >= surface.nextSeq) return undefined;
+  const store = storeOf(surface);
+  return store?.events[seq - surface.baseSeq];
+}
+
+/**
+ * Calls `f` with each event of the window, in seq order.
+ * @internal
+ */
+export function forEachLogEvent(
+  surface: Surface,
+  f: (event: SessionEvent) => void,
+): void {
+  const store = storeOf(surface);
+  if (store === undefined) return;
+  const count = surface.nextSeq - surface.baseSeq;
+  for (let i = 0; i < count; i++) {
+    const event = store.events[i];
+    if (event !== undefined) f(event);
+  }
+}

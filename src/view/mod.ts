@@ -1,0 +1,121 @@
+/**
+ * `@palimpsest/session/view`: a session as one self-contained HTML page.
+ *
+ * The page loads nothing (no network, no other file, no framework; its
+ * Content-Security-Policy allows only its own inline style and script) and
+ * reads without JavaScript. It shows:
+ *
+ * - the header and the stats (events by type, surface length, compactions
+ *   and prunes with the characters they saved, crash repairs, interrupted
+ *   turns);
+ * - the surface's size over the log, in characters, as an inline SVG chart
+ *   with a mark at every compaction, prune and system-prompt change (each
+ *   mark links to its replacement);
+ * - the surface in the order the model sees it: role, texts, tool calls and
+ *   results, pruned results with their size before and after;
+ * - every replacement in place, with what it shadowed in a closed
+ *   `<details>` one click away, recursively (a summary of a summary opens
+ *   onto the first summary), and its lineage: the events it stands for and
+ *   the log-only events it also cites;
+ * - crash repairs (tool results that answer a call a crash left open) and
+ *   interrupted turns, marked where they happened.
+ *
+ * It is computed in one pass over the log (the library's own fold, asked
+ * what each replacement took off the surface): linear in the log, so a log
+ * of a million events renders. Long texts show their start and fold the
+ * rest; folded content is not laid out until opened, and surface entries
+ * off screen are not laid out either (`content-visibility`).
+ *
+ * Every string from the log is HTML-escaped ({@link escapeHtml}); the page
+ * embeds no log data in its script, style or any URL, so content from a
+ * log cannot run script in the page.
+ *
+ * The command line writes the page with `palimpsest view FILE --out
+ * PAGE.html`.
+ *
+ * @example Writing a page
+ * ```ts
+ * import { Session } from "@palimpsest/session";
+ * import { renderSessionHtml } from "@palimpsest/session/view";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const session = Effect.runSync(Session.append(
+ *   Session.make({ id: "demo", createdAt: 0, isSeeded: false }),
+ *   {
+ *     type: "user/message", surfaceOp: "append",
+ *     data: { id: "u0", role: "user", content: [{ type: "text", text: "<b>hi</b>" }], source: { kind: "user" } },
+ *   },
+ * ));
+ * const html = renderSessionHtml(session);
+ * assert.ok(html.startsWith("<!DOCTYPE html>"));
+ * assert.ok(html.includes("&lt;b&gt;hi&lt;/b&gt;"));
+ * ```
+ *
+ * @module
+ */
+import type { Session } from "@palimpsest/session";
+import { type ViewOptions, writePage } from "./page.ts";
+
+export type { ViewOptions } from "./page.ts";
+export { escapeHtml } from "./escape.ts";
+export { messageChars } from "./analyse.ts";
+
+/**
+ * The page of a session as one string. For a very large log prefer
+ * {@link writeSessionHtml}, which never holds the whole page.
+ *
+ * @param session The session (a loaded log, migrated or imported, or one
+ * built in memory).
+ * @param options The title, the format version the log was read from, and
+ * the torn tail the reader reported.
+ * @returns The HTML page.
+ *
+ * @example A page for a session in memory
+ * ```ts
+ * import { Session } from "@palimpsest/session";
+ * import { renderSessionHtml } from "@palimpsest/session/view";
+ * import assert from "node:assert/strict";
+ *
+ * const html = renderSessionHtml(Session.make({ id: "empty", createdAt: 0, isSeeded: false }));
+ * assert.match(html, /<title>empty · palimpsest<\/title>/);
+ * ```
+ */
+export function renderSessionHtml(
+  session: Session,
+  options: ViewOptions = {},
+): string {
+  const parts: string[] = [];
+  writePage(session, options, (chunk) => parts.push(chunk));
+  return parts.join("");
+}
+
+/**
+ * Writes the page of a session in chunks of about 64 KiB, in order, as they
+ * are produced: write each to a file and the whole page is never held in
+ * memory (a log of a million events makes a page of hundreds of
+ * megabytes).
+ *
+ * @param session The session.
+ * @param write Receives each chunk; the page is their concatenation.
+ * @param options As for {@link renderSessionHtml}.
+ *
+ * @example Joining the chunks gives the page
+ * ```ts
+ * import { Session } from "@palimpsest/session";
+ * import { renderSessionHtml, writeSessionHtml } from "@palimpsest/session/view";
+ * import assert from "node:assert/strict";
+ *
+ * const session = Session.make({ id: "s", createdAt: 0, isSeeded: false });
+ * const chunks: string[] = [];
+ * writeSessionHtml(session, (chunk) => chunks.push(chunk));
+ * assert.equal(chunks.join(""), renderSessionHtml(session));
+ * ```
+ */
+export function writeSessionHtml(
+  session: Session,
+  write: (chunk: string) => void,
+  options: ViewOptions = {},
+): void {
+  writePage(session, options, write);
+}

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { Message } from "@palimpsest/session";
+import {
+  pairToolCalls,
+  type RequestViolation,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat,
+  toOpenAIResponses,
+  validateAnthropic,
+  validateGemini,
+  validateOpenAIChat,
+  validateOpenAIResponses,
+} from "@palimpsest/session/ai";
+import {
+  hostileMessagesArb,
+  logCutsArb,
+  sessionCutsArb,
+} from "../_helpers/message_gen.ts";
+
+const targets: ReadonlyArray<
+  readonly [
+    string,
+    (messages: ReadonlyArray<Message>) => ReadonlyArray<RequestViolation>,
+  ]
+> = [
+  ["OpenAI Chat", (m) => validateOpenAIChat(toOpenAIChat(m))],
+  ["OpenAI Responses", (m) => validateOpenAIResponses(toOpenAIResponses(m))],
+  ["Anthropic", (m) => validateAnthropic(toAnthropic(m))],
+  ["Gemini", (m) => validateGemini(toGemini(m))],
+];
+
+const calls = (messages: ReadonlyArray<Message>): number =>
+  pairToolCalls(messages).messages.reduce(
+    (n, m) =>
+      m.role === "assistant"
+        ? n + m.content.filter((b) => b.type === "tool-call").length
+        : n,
+    0,
+  );
+
+for (const [name, check] of targets) {
+  const valid = (messages: ReadonlyArray<Message>): void =>
+    assert.deepEqual(check(messages), [], JSON.stringify(messages));
+
+  Deno.test(`${name}: generated logs cut at every position give valid requests`, () => {
+    fc.assert(fc.property(logCutsArb, (cuts) => cuts.forEach(valid)), {
+      seed: 13,
+      numRuns: 120,
+    });
+  });
+
+  Deno.test(`${name}: generated sessions with rewrites cut at every position give valid requests`, () => {
+    fc.assert(fc.property(sessionCutsArb, (cuts) => cuts.forEach(valid)), {
+      seed: 13,
+      numRuns: 80,
+    });
+  });
+
+  Deno.test(`${name}: hostile hand-built lists give valid requests`, () => {
+    fc.assert(fc.property(hostileMessagesArb, valid), {
+      seed: 13,
+      numRuns: 600,
+    });
+  });
+}
+
+Deno.test("the generators exercise calls, so the pairing rules are tested", () => {
+  const sample = fc.sample(logCutsArb, { seed: 13, numRuns: 50 }).flat();
+  assert.ok(sample.some((messages) => calls(messages) > 0));
+  const hostile = fc.sample(hostileMessagesArb, { seed: 13, numRuns: 50 });
+  assert.ok(
+    hostile.some((messages) => pairToolCalls(messages).repairs.length > 0),
+  );
+});
