@@ -35,7 +35,8 @@ import {
 import {
   type CompactionPolicy,
   runTurn,
-  toPrompt,
+  toAnthropic,
+  toOpenAIChat,
 } from "@palimpsest/session/ai";
 import { Effect, Layer, Schema, Stream } from "effect";
 import {
@@ -344,8 +345,10 @@ const recovery = (file: string, workspace: string) =>
       }`,
     );
     const messages = deriveMessages(surface);
-    say("\n7. The next request, as effect/ai's prompt (long strings clipped)");
-    say(JSON.stringify(clip(toPrompt(messages).content), null, 1));
+    say("\n7. The final request in Anthropic shape (long strings clipped)");
+    say(JSON.stringify(clip(toAnthropic(messages)), null, 1));
+    say("\n8. The final request in OpenAI Chat Completions shape");
+    say(JSON.stringify(clip(toOpenAIChat(messages)), null, 1));
     say(`\nThe session log: ${file}`);
     say("Try the CLI on it:");
     say(`   deno task cli verify ${file}`);

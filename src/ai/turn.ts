@@ -373,33 +373,36 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
 
     /** Answers a cut answer's calls so the transcript stays whole. */
     const closeCalls = (answer: RecordedAnswer, messageSeq: SessionSeq) =>
-      appendDrafts(
-        handle,
-        answer.calls.map((call, i): EventDraft => ({
-          type: "tool/result",
-          surfaceOp: "append",
-          sourceEventSeqs: [messageSeq],
-          data: {
-            turn: answer.draft.data.turn,
-            step: answer.draft.data.step,
-            message: {
-              id: `tool-${messageSeq + 1 + i}`,
-              role: "user",
-              source: { kind: "tool", callId: call.id },
-              content: [{
-                type: "tool-result",
-                toolCallId: call.id,
+      Effect.suspend(() => {
+        const first = Session.nextSeq(handle.session);
+        return appendDrafts(
+          handle,
+          answer.calls.map((call, i): EventDraft => ({
+            type: "tool/result",
+            surfaceOp: "append",
+            sourceEventSeqs: [messageSeq],
+            data: {
+              turn: answer.draft.data.turn,
+              step: answer.draft.data.step,
+              message: {
+                id: `tool-${first + i}`,
+                role: "user",
+                source: { kind: "tool", callId: call.id },
                 content: [{
-                  type: "text",
-                  text: "The answer was cut before this tool call could run.",
+                  type: "tool-result",
+                  toolCallId: call.id,
+                  content: [{
+                    type: "text",
+                    text: "The answer was cut before this tool call could run.",
+                  }],
+                  isError: true,
                 }],
-                isError: true,
-              }],
+              },
+              error: { name: "AnswerCut", code: TOOL_NOT_STARTED },
             },
-            error: { name: "AnswerCut", code: TOOL_NOT_STARTED },
-          },
-        })),
-      );
+          })),
+        );
+      });
 
     /** One request: the answer recorded and appended, or the failure. */
     const request = (step: number) =>
@@ -481,19 +484,10 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         result = yield* request(step);
       }
       steps++;
-      const { answer, messageSeq } = result;
-      for (const call of answer.calls) {
+      const { answer } = result;
+      for (const [i, call] of answer.calls.entries()) {
         const callSeq = seqOfNext(handle);
-        yield* appendDrafts(handle, [{
-          type: "tool/call",
-          data: {
-            turn,
-            step,
-            callId: call.id,
-            name: call.name,
-            arguments: call.arguments,
-          },
-        }]);
+        yield* appendDrafts(handle, answer.toolCallDrafts.slice(i, i + 1));
         const outcome = yield* executeTool(toolkit, call);
         const resultSeq = Session.nextSeq(handle.session);
         yield* appendDrafts(handle, [{
@@ -518,7 +512,6 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
           },
         }]);
       }
-      void messageSeq;
       if (answer.calls.length === 0) {
         const reason = endReasonOf(answer.finishReason);
         const session = yield* endTurn(step, reason);

@@ -2,7 +2,9 @@ import {
   type AssistantMessageEvent,
   checkTranscript,
   deriveMessages,
+  interruptedTurnClosers,
   isSurfaceEvent,
+  makeJsonlStore,
   Session,
   type Session as SessionValue,
   type SessionEvent,
@@ -22,6 +24,9 @@ import {
   type TurnOutcome,
 } from "@palimpsest/session/ai";
 import { Deferred, Effect, Fiber, Layer, Schema } from "effect";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { Tool, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import {
@@ -339,4 +344,83 @@ Deno.test("a turn interrupted before any answer part records an attempt", async 
   assert.equal(types(before).at(-1), "assistant/attempt");
   assert.equal(types(after).at(-1), "turn/end");
   assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+});
+
+/**
+ * A JSONL store whose `append` number `cut` interrupts the calling fiber
+ * instead of writing: the turn is stopped right before that durable write.
+ */
+const cuttingStore = (cut: number) =>
+  Layer.effect(
+    SessionStore,
+    Effect.map(
+      makeJsonlStore({
+        root: fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-cut-")),
+      }),
+      (store): SessionStore => {
+        let appends = 0;
+        return {
+          ...store,
+          append: (handle, drafts) =>
+            appends++ === cut ? Effect.interrupt : store.append(handle, drafts),
+        };
+      },
+    ),
+  );
+
+Deno.test("a turn interrupted before any of its writes leaves a log that repair closes", async () => {
+  const script: ReadonlyArray<StreamReply> = [
+    {
+      parts: [
+        ...text("Looking."),
+        call("c1", "read", { path: "a" }),
+        call("c2", "broken"),
+        finish("tool-calls"),
+      ],
+    },
+    { parts: [...text("Done."), finish()] },
+  ];
+  const handlers = tools.toLayer({
+    read: ({ path }) => Effect.succeed(`contents of ${path}`),
+    broken: () => Effect.fail("disk full"),
+    slow: () => Effect.never,
+  });
+  let completed = false;
+  // Write 0 creates nothing (the session exists); the turn's writes follow.
+  for (let cut = 1; !completed; cut++) {
+    const scripted = scriptedModel({ stream: script });
+    const { exit, after } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const handle = yield* store.create({
+          id: "s",
+          createdAt: 0,
+          isSeeded: false,
+        });
+        yield* store.append(handle, []);
+        const toolkit = yield* Effect.provide(tools, handlers);
+        const exit = yield* Effect.exit(
+          runTurn({ handle, toolkit, model, input: "go" }).pipe(
+            Effect.provide(Layer.merge(scripted.layer, handlers)),
+          ),
+        );
+        yield* store.repair(handle);
+        yield* store.close(handle);
+        const reader = yield* store.open("s");
+        return { exit, after: reader.session };
+      }).pipe(Effect.provide(cuttingStore(cut))),
+    );
+    completed = exit._tag === "Success";
+    assert.deepEqual(
+      interruptedTurnClosers(Session.events(after)),
+      [],
+      `cut ${cut}`,
+    );
+    assert.deepEqual(
+      checkTranscript(deriveMessages(after.surface)),
+      [],
+      `cut ${cut}`,
+    );
+    assert.ok(cut < 50, "the turn never completed");
+  }
 });

@@ -32,6 +32,14 @@ Deno.test("deno task demo crashes mid-tool, repairs, compacts and writes a log t
   assert.match(printed, /compaction\/summary \(standing for seqs/);
   assert.match(printed, /12 passed, 0 failed/);
   assert.match(printed, /transcript check: clean/);
+  assert.match(
+    printed,
+    /in Anthropic shape[^]*"type": "tool_use"[^]*"type": "tool_result"/,
+  );
+  assert.match(
+    printed,
+    /in OpenAI Chat Completions shape[^]*"tool_calls"[^]*"role": "tool"/,
+  );
   const file = path.join(dir, "demo-session.jsonl");
   assert.equal(fs.existsSync(`${file}.lock`), false);
 
