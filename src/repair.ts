@@ -114,8 +114,10 @@ const closerText = (code: string): string =>
  *
  * @param events The log, in seq order.
  * @returns The closers with their seqs, continuing the log; empty when the
- * last turn is closed or there is none, or when their seqs would run past
- * the last safe integer (no event can follow such a log).
+ * last turn is closed or there is none, when the events do not fold (the
+ * log is replayed to find its transcript, which a log that breaks a rule
+ * does not have), or when their seqs would run past the last safe integer
+ * (no event can follow such a log).
  *
  * @example Closing a turn cut after a tool call
  * ```ts

@@ -54,6 +54,7 @@ const READ_TAGS = [
 ];
 const LINE_TAGS = [
   "InvalidJson",
+  "TooManyContainers",
   "InvalidUtf8",
   "InvalidHeader",
   "InvalidSourceRange",
