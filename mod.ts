@@ -15,7 +15,8 @@
  *   checking the relational rules ({@link SurfaceError}).
  * - {@link deriveMessages} reads the messages off a surface.
  * - {@link Session} ties a header, the log and its surface together and
- *   assigns seqs and times to drafts.
+ *   assigns seqs and times to drafts; {@link Draft} builds the drafts (a
+ *   tool result cites its call by construction).
  * - {@link compact}, {@link pruneToolResult} and {@link setSystemPrompt}
  *   rewrite history by appending; {@link lineage} and {@link shadowedBy}
  *   explain what a node stands for and what took it off the surface.
@@ -178,6 +179,25 @@ export {
   type MessageWithSource,
 } from "./src/derive.ts";
 export * from "./src/session.ts";
+export {
+  type AssistantInput,
+  Draft,
+  type DraftApi,
+  type DraftContent,
+  type DraftToolCall,
+  type StepEndDraft,
+  type StepStartDraft,
+  type SystemMessageDraft,
+  type SystemOptions,
+  type ToolCallDraft,
+  type ToolCallInput,
+  type ToolResultDraft,
+  type ToolResultOptions,
+  type TurnEndDraft,
+  type TurnStartDraft,
+  type UserMessageDraft,
+  type UserOptions,
+} from "./src/drafts.ts";
 export {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
