@@ -8,14 +8,14 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
-import { toolResult } from "./_helpers/drafts.ts";
+import { toolResultDraft } from "./_helpers/build.ts";
 import { exitWithStore, failureOf, tempDir } from "./_helpers/jsonl_drafts.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 
 /** A tool result whose `meta` holds `value` (meta is any JSON). */
 const withMeta = (value: unknown): EventDraft => {
-  const draft = toolResult("c1", "out");
+  const draft = toolResultDraft(0, 0, "c1", "out");
   return { ...draft, data: { ...Object(draft.data), meta: { value } } };
 };
 

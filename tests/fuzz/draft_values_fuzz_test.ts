@@ -12,7 +12,7 @@ import { Effect, Exit, Result } from "effect";
 import { type EventDraft, extensionType, Session } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { config, countsReport, fuzz, type Rng } from "../_helpers/fuzz.ts";
-import { toolResult } from "../_helpers/drafts.ts";
+import { toolResultDraft } from "../_helpers/build.ts";
 
 class Opaque {
   readonly x = 1;
@@ -100,7 +100,7 @@ const header = { id: "s", createdAt: 0, isSeeded: false };
 const draftWith = (rng: Rng, value: unknown): [EventDraft, Path] => {
   switch (rng.int(0, 3)) {
     case 0: {
-      const draft = toolResult("c1", "out");
+      const draft = toolResultDraft(0, 0, "c1", "out");
       return [{ ...draft, data: { ...Object(draft.data), meta: value } }, [
         "meta",
       ]];
