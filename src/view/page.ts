@@ -98,6 +98,11 @@ const KIND_LABEL: Readonly<Record<Replacement["kind"], string>> = {
 const plural = (n: number, one: string, many = `${one}s`): string =>
   `${formatCount(n)} ${n === 1 ? one : many}`;
 
+const savedText = (count: number, saved: number): string =>
+  count === 0
+    ? "0"
+    : `${formatCount(count)} · saved ${formatCount(saved)} chars`;
+
 const isoTime = (ms: number): string => {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
@@ -454,18 +459,12 @@ class Page {
       ["surface nodes", formatCount(surface.length)],
       ["characters on the surface", formatCount(a.finalChars)],
       ["peak characters", formatCount(a.peakChars)],
+      ["estimated tokens on the surface", formatCount(a.finalTokens)],
+      ["peak estimated tokens", formatCount(a.peakTokens)],
       ["replacements", formatCount(surface.replacements)],
       ["shadowed nodes", formatCount(shadowedNodes)],
-      [
-        "compactions",
-        `${formatCount(kinds.compaction)} · saved ${
-          formatCount(saved.compaction)
-        } chars`,
-      ],
-      [
-        "prunes",
-        `${formatCount(kinds.prune)} · saved ${formatCount(saved.prune)} chars`,
-      ],
+      ["compactions", savedText(kinds.compaction, saved.compaction)],
+      ["prunes", savedText(kinds.prune, saved.prune)],
       ["system-prompt changes", formatCount(kinds["system-prompt"])],
       ["crash repairs", formatCount(a.repairs.size)],
       ["interrupted turns", formatCount(a.interruptions.length)],
@@ -486,7 +485,9 @@ class Page {
 
   chart(): void {
     this.#w.put(
-      `<section class="size"><h2>Surface size over the log</h2><p class="sub">Characters of the messages on the surface after each event (texts, tool-call names and arguments, tool-result texts).</p>${
+      `<section class="size"><h2>Surface size over the log</h2><p class="sub">Characters of the messages on the surface after each event (texts, tool-call names and arguments, tool-result texts); at the peak, about ${
+        formatCount(this.#a.peakTokens)
+      } tokens by the model-integration estimate (<code>estimateTokensByChars</code>). Click a mark to see its replacement.</p>${
         sizeChart(this.#a)
       }<p class="legend"><span class="sw area"></span> characters <span class="sw compaction"></span> compaction <span class="sw prune"></span> prune <span class="sw system-prompt"></span> system-prompt change</p></section>`,
     );

@@ -1,0 +1,87 @@
+/**
+ * The PostgreSQL schema of the session store, created and upgraded by
+ * `effect/sql`'s `Migrator` (its own bookkeeping table is
+ * `palimpsest_migrations`).
+ *
+ * - `palimpsest_sessions`: one head row per session. `header` is the
+ *   header line exactly as the JSONL codec writes it (without `\n`);
+ *   `next_seq` is the seq the next event takes, moved only by an append
+ *   transaction that holds the row lock; `bytes` is the size the session
+ *   has as a JSONL file, kept so `stat` reads one row.
+ * - `palimpsest_events`: one row per event, keyed by `(session_id, seq)`;
+ *   `line` is the event's canonical JSONL line (without `\n`), so a
+ *   session holds the same bytes in either store. Seqs come from the head
+ *   row, never from a database sequence (a rolled-back transaction would
+ *   leave a gap).
+ *
+ * Migrations are append-only: a released one is never edited; a change is
+ * a new entry in {@link storeMigrations}.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import * as Migrator from "effect/sql/Migrator";
+import { SqlClient } from "effect/sql/SqlClient";
+import type { SqlError } from "effect/sql/SqlError";
+
+/** The table `Migrator` records applied migrations in. */
+export const MIGRATIONS_TABLE = "palimpsest_migrations";
+
+/** The session head rows. */
+export const SESSIONS_TABLE = "palimpsest_sessions";
+
+/** The event rows. */
+export const EVENTS_TABLE = "palimpsest_events";
+
+/** The `NOTIFY` channel an append signals, with the session id as payload. */
+export const EVENTS_CHANNEL = "palimpsest_events";
+
+const createTables: Effect.Effect<void, SqlError, SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient;
+    yield* sql.unsafe(`CREATE TABLE ${SESSIONS_TABLE} (
+  id text PRIMARY KEY,
+  version integer NOT NULL,
+  header text NOT NULL,
+  next_seq bigint NOT NULL DEFAULT 0 CHECK (next_seq >= 0),
+  bytes bigint NOT NULL CHECK (bytes >= 0),
+  created_at bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+)`);
+    yield* sql.unsafe(`CREATE TABLE ${EVENTS_TABLE} (
+  session_id text NOT NULL REFERENCES ${SESSIONS_TABLE} (id) ON DELETE CASCADE,
+  seq bigint NOT NULL CHECK (seq >= 0),
+  line text NOT NULL,
+  PRIMARY KEY (session_id, seq)
+)`);
+  },
+);
+
+/**
+ * The store's migrations, by `<id>_<name>`.
+ * @internal
+ */
+export const storeMigrations: Record<
+  string,
+  Effect.Effect<void, SqlError, SqlClient>
+> = {
+  "1_create_sessions_and_events": createTables,
+};
+
+const runMigrator = Migrator.make({});
+
+/**
+ * Creates or upgrades the store's tables; safe to run from many processes
+ * at once (the migrator locks its table).
+ *
+ * @returns `Effect<ReadonlyArray<readonly [number, string]>,
+ * MigrationError | SqlError, SqlClient>`: the migrations applied now.
+ */
+export const migrateStore: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient
+> = runMigrator({
+  loader: Migrator.fromRecord(storeMigrations),
+  table: MIGRATIONS_TABLE,
+});

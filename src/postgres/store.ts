@@ -1,0 +1,856 @@
+/**
+ * The PostgreSQL layer of the session store, over `effect/sql` with
+ * `@effect/sql-pg`: the same promises as the JSONL store, for sessions
+ * shared by many machines.
+ *
+ * - **Same bytes.** Each event is stored as the canonical line the JSONL
+ *   codec writes (`encodeEventLine`, without `\n`) and the head row keeps
+ *   the header line, so a session copied between stores keeps its bytes.
+ * - **Durable, all-or-nothing appends.** An append is one transaction: it
+ *   locks the session's head row (`SELECT … FOR UPDATE`), checks that the
+ *   row's `next_seq` is the seq the writer expects, inserts the batch,
+ *   moves `next_seq` and sends `NOTIFY`. It resolves once `COMMIT` has
+ *   returned. The `(session_id, seq)` key is the backstop: a duplicate seq
+ *   is a conflict, never a second copy.
+ * - **One writer per session, across machines.** A writer holds a
+ *   session-level advisory lock (`pg_try_advisory_lock`) on its own
+ *   dedicated connection, and appends through that same connection. The
+ *   claim lives exactly as long as the connection: closing the handle (or
+ *   its scope) ends it; a writer process that dies has its socket closed
+ *   by the kernel and the server drops the lock at once; a machine that
+ *   vanishes (power, network) is detected by TCP keepalive, which the
+ *   writer's connection asks the server to run every few seconds
+ *   (`tcp_keepalives_*`, `tcp_user_timeout`), so its claim is gone within
+ *   about {@link PostgresStoreOptions.deadWriterSeconds} seconds. A writer
+ *   whose connection broke cannot append anymore (the lock went with the
+ *   connection), so a stale writer never writes after a takeover.
+ * - **Readers see only committed events**, as of one snapshot: a reader
+ *   reads `next_seq` and then the rows below it, in pages by seq (a
+ *   million-event session is never one array of rows), through the same
+ *   streaming reader as a file ({@link readSessionStream}).
+ * - **Follow**: `LISTEN` on one channel (the append's `NOTIFY` is
+ *   delivered only when its transaction commits), shared by every follower
+ *   of the store, with polling as the fallback when no notification comes
+ *   (or `LISTEN` is not available, as behind a transaction pooler).
+ *
+ * @module
+ */
+import {
+  Array as Arr,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Option,
+  PubSub,
+  Queue,
+  RcRef,
+  Redacted,
+  Result,
+  Scope,
+  Semaphore,
+  Stream,
+} from "effect";
+import * as Reactivity from "effect/reactivity/Reactivity";
+import { SqlClient } from "effect/sql/SqlClient";
+import type { SqlError } from "effect/sql/SqlError";
+import type { MigrationError } from "effect/sql/Migrator";
+import { PgClient } from "@effect/sql-pg";
+import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import { Session } from "../session.ts";
+import { logEvent } from "../surface/surface.ts";
+import { interruptedTurnClosers } from "../repair.ts";
+import {
+  decodeEventLine,
+  encodeEventLine,
+  encodeHeaderLine,
+} from "../jsonl/codec.ts";
+import {
+  CorruptLine,
+  FormatTooOld,
+  HandleClosed,
+  JsonlIoError,
+  ReadOnlyHandle,
+  SessionAlreadyExists,
+  SessionLocked,
+  SessionNotFound,
+} from "../jsonl/errors.ts";
+import { encodeSessionId } from "../jsonl/ids.ts";
+import { type ReadReport, readSessionStream } from "../jsonl/reader.ts";
+import {
+  type OpenError,
+  type OpenMode,
+  type OpenOptions,
+  type SessionHandle,
+  SessionStore,
+} from "../jsonl/store.ts";
+import {
+  EVENTS_CHANNEL,
+  EVENTS_TABLE,
+  migrateStore,
+  SESSIONS_TABLE,
+} from "./schema.ts";
+
+/** Options of {@link layerPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** The connection URL, `postgres://user:password@host:port/database`. */
+  readonly url: string | Redacted.Redacted<string>;
+  /** Rows read per query when loading or following; 1000 by default. */
+  readonly pageSize?: number;
+  /** How long `follow` waits for a notification before it polls; 1 s. */
+  readonly pollInterval?: Duration.Input;
+  /** Connections of the shared pool (readers, list, stat); 10. */
+  readonly maxConnections?: number;
+  /**
+   * About how long, in seconds, the server takes to drop the claim of a
+   * writer whose machine vanished (TCP keepalive on the writer's
+   * connection); 15 by default.
+   */
+  readonly deadWriterSeconds?: number;
+}
+
+/** Options of `follow`. */
+export interface FollowOptions {
+  /** The first seq to serve; 0 by default. */
+  readonly fromSeq?: number;
+}
+
+/** The PostgreSQL store: the {@link SessionStore} operations and `follow`. */
+export interface PostgresSessionStore extends SessionStore {
+  /**
+   * The committed events of a session from `fromSeq` on, then each batch as
+   * it commits. Never ends by itself.
+   *
+   * @param id The session id.
+   * @param options Where to start.
+   * @returns `Stream<SessionEvent, SessionNotFound | CorruptLine |
+   * JsonlIoError>`.
+   */
+  readonly follow: (
+    id: string,
+    options?: FollowOptions,
+  ) => Stream.Stream<
+    SessionEvent,
+    SessionNotFound | CorruptLine | JsonlIoError
+  >;
+}
+
+/**
+ * The session store service, PostgreSQL flavour: {@link SessionStore} plus
+ * `follow`. Provided by {@link layerPostgresStore}, which also provides
+ * {@link SessionStore}.
+ */
+export const PostgresStore: Context.Service<
+  PostgresSessionStore,
+  PostgresSessionStore
+> = Context.Service<PostgresSessionStore>(
+  "@palimpsest/session/PostgresStore",
+);
+
+interface HandleState {
+  session: Session;
+  bytes: number;
+  closed: boolean;
+  readonly client: SqlClient | undefined;
+  readonly scope: Scope.Closeable | undefined;
+  readonly semaphore: Semaphore.Semaphore;
+}
+
+interface HeadRow {
+  readonly header: string;
+  readonly version: number;
+  readonly nextSeq: number;
+}
+
+const encoder = new TextEncoder();
+const DEFAULT_PAGE = 1000;
+const INSERT_CHUNK = 1000;
+
+/** The URL without its password, for messages and handles. */
+const displayAddress = (url: string): string => {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "postgres";
+  }
+};
+
+const sqlState = (error: SqlError): string | undefined => {
+  const cause: unknown = error.reason.cause;
+  if (typeof cause !== "object" || cause === null || !("code" in cause)) {
+    return undefined;
+  }
+  return typeof cause.code === "string" ? cause.code : undefined;
+};
+
+/** The SQL behind the claim: a session-level lock on a key of the id. */
+const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
+
+/**
+ * Makes the PostgreSQL store: connects a pool, runs the migrations, and
+ * returns the store. Writers open their own connections. Everything closes
+ * with the scope.
+ *
+ * @param options The connection URL and tuning.
+ * @returns `Effect<PostgresSessionStore, JsonlIoError, Scope>`.
+ *
+ * @example Listing the sessions of a database
+ * ```ts
+ * import { makePostgresStore } from "@palimpsest/session/postgres";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const url = Deno.env.get("PALIMPSEST_PG_URL"); // e.g. postgres://postgres@localhost/postgres
+ * if (url !== undefined) {
+ *   const ids = await Effect.runPromise(Effect.scoped(Effect.flatMap(
+ *     makePostgresStore({ url }),
+ *     (store) => store.list(),
+ *   )));
+ *   assert.ok(Array.isArray(ids));
+ * }
+ * ```
+ */
+export function makePostgresStore(
+  options: PostgresStoreOptions,
+): Effect.Effect<PostgresSessionStore, JsonlIoError, Scope.Scope> {
+  return Effect.gen(function* () {
+    const url = typeof options.url === "string"
+      ? Redacted.make(options.url)
+      : options.url;
+    const address = displayAddress(Redacted.value(url));
+    const pageSize = Math.max(1, options.pageSize ?? DEFAULT_PAGE);
+    const pollInterval = Duration.fromInputUnsafe(
+      options.pollInterval ?? Duration.seconds(1),
+    );
+    const dead = Math.max(3, Math.round(options.deadWriterSeconds ?? 15));
+    const failed = (operation: string) => (error: SqlError | MigrationError) =>
+      new JsonlIoError({
+        operation,
+        path: address,
+        code: "_tag" in error && error._tag === "SqlError"
+          ? sqlState(error) ?? error.reason._tag
+          : error.kind,
+        cause: error,
+      });
+    const storeScope = yield* Effect.scope;
+    const reactivity = yield* Reactivity.make;
+    const pool = yield* PgClient.make({
+      url,
+      maxConnections: options.maxConnections ?? 10,
+      applicationName: "palimpsest",
+    }).pipe(
+      Effect.provideService(Reactivity.Reactivity, reactivity),
+      Effect.mapError(failed("connect to")),
+    );
+    yield* migrateStore.pipe(
+      Effect.provideService(SqlClient, pool),
+      Effect.mapError(failed("migrate")),
+    );
+
+    // Keepalive settings the server applies to the writer's connection, so
+    // that a vanished writer machine loses its claim within `dead` seconds.
+    const idle = Math.max(1, Math.floor(dead / 3));
+    const interval = Math.max(1, Math.floor(dead / 6));
+    const writerConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope> =
+      PgClient.makeClient({
+        url,
+        applicationName: "palimpsest writer",
+        startupParameters: {
+          tcp_keepalives_idle: String(idle),
+          tcp_keepalives_interval: String(interval),
+          tcp_keepalives_count: "3",
+          tcp_user_timeout: String(dead * 1000),
+        },
+      }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
+
+    const states = new WeakMap<SessionHandle, HandleState>();
+
+    const makeHandle = (
+      id: string,
+      mode: OpenMode,
+      report: ReadReport,
+      state: HandleState,
+    ): SessionHandle => {
+      const handle: SessionHandle = {
+        id,
+        mode,
+        path: `${address}${address.includes("?") ? "&" : "?"}session=${
+          encodeURIComponent(id)
+        }`,
+        report,
+        get session(): Session {
+          return state.session;
+        },
+      };
+      states.set(handle, state);
+      return handle;
+    };
+
+    const release = (state: HandleState): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        state.closed = true;
+        return state.scope === undefined
+          ? Effect.void
+          : Scope.close(state.scope, Exit.void);
+      });
+
+    const readHead = (
+      client: SqlClient,
+      id: string,
+    ): Effect.Effect<HeadRow | undefined, JsonlIoError> =>
+      Effect.map(
+        client.unsafe<
+          { header: string; version: number; next_seq: bigint | number }
+        >(
+          `SELECT header, version, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1`,
+          [id],
+        ),
+        (rows) => {
+          const row = rows[0];
+          return row === undefined ? undefined : {
+            header: row.header,
+            version: row.version,
+            nextSeq: Number(row.next_seq),
+          };
+        },
+      ).pipe(Effect.mapError(failed("read the head of")));
+
+    /** One page of event lines, `[from, end)`, at most `limit` rows. */
+    const readPage = (
+      client: SqlClient,
+      id: string,
+      from: number,
+      end: number | undefined,
+    ): Effect.Effect<
+      ReadonlyArray<{ readonly seq: number; readonly line: string }>,
+      JsonlIoError
+    > =>
+      Effect.map(
+        end === undefined
+          ? client.unsafe<{ seq: bigint | number; line: string }>(
+            `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+            [id, from, pageSize],
+          )
+          : client.unsafe<{ seq: bigint | number; line: string }>(
+            `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
+            [id, from, end, pageSize],
+          ),
+        (rows) => rows.map((row) => ({ seq: Number(row.seq), line: row.line })),
+      ).pipe(Effect.mapError(failed("read the events of")));
+
+    /** The log as JSONL bytes: the header line, then pages of event lines. */
+    const logBytes = (
+      client: SqlClient,
+      id: string,
+      head: HeadRow,
+    ): Stream.Stream<Uint8Array, JsonlIoError> =>
+      Stream.concat(
+        Stream.make(encoder.encode(`${head.header}\n`)),
+        Stream.paginate(0, (from: number) =>
+          Effect.map(
+            from >= head.nextSeq
+              ? Effect.succeed([])
+              : readPage(client, id, from, head.nextSeq),
+            (rows) => {
+              const last = rows[rows.length - 1];
+              const text = rows.map((row) => `${row.line}\n`).join("");
+              return [
+                text.length === 0 ? [] : [encoder.encode(text)],
+                last === undefined || rows.length < pageSize
+                  ? Option.none()
+                  : Option.some(last.seq + 1),
+              ] as const;
+            },
+          )),
+      );
+
+    const checkId = (id: string) => Result.map(encodeSessionId(id), () => id);
+
+    /** A writer's connection with the session's claim, or SessionLocked. */
+    const claim = (
+      id: string,
+      scope: Scope.Scope,
+    ): Effect.Effect<SqlClient, SessionLocked | JsonlIoError> =>
+      Effect.gen(function* () {
+        const client = yield* Scope.provide(writerConnection, scope).pipe(
+          Effect.mapError(failed("connect a writer to")),
+        );
+        const rows = yield* client.unsafe<{ ok: boolean }>(
+          `SELECT pg_try_advisory_lock(${CLAIM_KEY}) AS ok`,
+          [id],
+        ).pipe(Effect.mapError(failed("claim a session in")));
+        if (rows[0]?.ok !== true) {
+          return yield* new SessionLocked({ id, pid: undefined });
+        }
+        return client;
+      });
+
+    /**
+     * Runs `f` with a fresh scope, closed unless `f` succeeds; a child of the
+     * store's scope, so closing the store closes every writer.
+     */
+    const withHandleScope = <A, E>(
+      f: (scope: Scope.Closeable) => Effect.Effect<A, E>,
+    ): Effect.Effect<A, E> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(
+          Scope.fork(storeScope),
+          (scope) =>
+            restore(f(scope)).pipe(
+              Effect.onExit((exit) =>
+                Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)
+              ),
+            ),
+        )
+      );
+
+    const create: SessionStore["create"] = (header, createOptions) =>
+      Effect.suspend((): ReturnType<SessionStore["create"]> => {
+        const checked = checkId(header.id);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const text = encodeHeaderLine(header).slice(0, -1);
+        const bytes = encoder.encode(text).length + 1;
+        return withHandleScope((scope) =>
+          Effect.gen(function* () {
+            const client = yield* claim(header.id, scope);
+            const rows = yield* client.unsafe<{ id: string }>(
+              `INSERT INTO ${SESSIONS_TABLE} (id, version, header, next_seq, bytes, created_at)
+               VALUES ($1, $2, $3, 0, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id`,
+              [header.id, FORMAT_VERSION, text, bytes, header.createdAt],
+            ).pipe(Effect.mapError(failed("create a session in")));
+            if (rows.length === 0) {
+              return yield* new SessionAlreadyExists({ id: header.id });
+            }
+            const state: HandleState = {
+              session: Session.make(
+                header,
+                createOptions?.vocabulary === undefined
+                  ? undefined
+                  : { vocabulary: createOptions.vocabulary },
+              ),
+              bytes,
+              closed: false,
+              client,
+              scope,
+              semaphore: Semaphore.makeUnsafe(1),
+            };
+            return makeHandle(header.id, "write", {
+              lines: 1,
+              bytes,
+              tornTail: undefined,
+              crlfLines: 0,
+              stoppedAt: undefined,
+            }, state);
+          })
+        );
+      });
+
+    const open = <E = never>(
+      id: string,
+      openOptions?: OpenOptions<E>,
+    ): Effect.Effect<SessionHandle, OpenError | E> =>
+      Effect.suspend((): Effect.Effect<SessionHandle, OpenError | E> => {
+        const checked = checkId(id);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const mode = openOptions?.mode ?? "read";
+        const read = (client: SqlClient, strict: boolean) =>
+          Effect.gen(function* () {
+            const head = yield* readHead(client, id);
+            if (head === undefined) return yield* new SessionNotFound({ id });
+            const log = yield* readSessionStream(logBytes(client, id, head), {
+              ...(openOptions?.vocabulary === undefined
+                ? {}
+                : { vocabulary: openOptions.vocabulary }),
+              ...(openOptions?.maxLineBytes === undefined
+                ? {}
+                : { maxLineBytes: openOptions.maxLineBytes }),
+              ...(strict || openOptions?.recover === undefined
+                ? {}
+                : { recover: openOptions.recover }),
+              ...(strict || openOptions?.migrate === undefined
+                ? {}
+                : { migrate: openOptions.migrate }),
+            });
+            return log;
+          });
+        if (mode === "read") {
+          return Effect.map(
+            read(pool, false),
+            (log) =>
+              makeHandle(id, "read", log.report, {
+                session: log.session,
+                bytes: log.report.bytes,
+                closed: false,
+                client: undefined,
+                scope: undefined,
+                semaphore: Semaphore.makeUnsafe(1),
+              }),
+          );
+        }
+        return withHandleScope((scope) =>
+          Effect.gen(function* () {
+            const client = yield* claim(id, scope);
+            const log = yield* read(client, true);
+            if (log.version !== FORMAT_VERSION) {
+              return yield* new FormatTooOld({
+                version: log.version,
+                supported: FORMAT_VERSION,
+              });
+            }
+            return makeHandle(id, "write", log.report, {
+              session: log.session,
+              bytes: log.report.bytes,
+              closed: false,
+              client,
+              scope,
+              semaphore: Semaphore.makeUnsafe(1),
+            });
+          })
+        );
+      });
+
+    /** Writes the events of `next` past the handle's session: one transaction. */
+    const commit = (
+      handle: SessionHandle,
+      state: HandleState,
+      next: Session,
+    ): Effect.Effect<Session, JsonlIoError | HandleClosed> =>
+      Effect.suspend(
+        (): Effect.Effect<Session, JsonlIoError | HandleClosed> => {
+          const client = state.client;
+          if (state.closed || client === undefined) {
+            return Effect.fail(new HandleClosed({ id: handle.id }));
+          }
+          const from = state.session.surface.nextSeq;
+          const to = next.surface.nextSeq;
+          if (from === to) return Effect.succeed(next);
+          const encodeOptions = next.vocabulary === undefined
+            ? undefined
+            : { vocabulary: next.vocabulary };
+          const rows: Array<{ session_id: string; seq: number; line: string }> =
+            [];
+          let added = 0;
+          for (let seq = from; seq < to; seq++) {
+            const event = logEvent(next.surface, seq);
+            if (event === undefined) continue;
+            const line = encodeEventLine(event, encodeOptions);
+            added += encoder.encode(line).length;
+            rows.push({ session_id: handle.id, seq, line: line.slice(0, -1) });
+          }
+          const transaction = Effect.gen(function* () {
+            const head = yield* client.unsafe<{ next_seq: bigint | number }>(
+              `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
+              [handle.id],
+            );
+            const actual = head[0] === undefined
+              ? undefined
+              : Number(head[0].next_seq);
+            if (actual !== from) {
+              return yield* new JsonlIoError({
+                operation: `append at seq ${from} (the head says ${actual}) to`,
+                path: address,
+                code: "conflict",
+                cause: undefined,
+              });
+            }
+            for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+              const chunk = rows.slice(i, i + INSERT_CHUNK);
+              if (!Arr.isArrayNonEmpty(chunk)) continue;
+              yield* client`INSERT INTO ${client(EVENTS_TABLE)} ${
+                client.insert(chunk)
+              }`;
+            }
+            yield* client.unsafe(
+              `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
+              [handle.id, to, added],
+            );
+            yield* client.unsafe(`SELECT pg_notify($1, $2)`, [
+              EVENTS_CHANNEL,
+              handle.id,
+            ]);
+          });
+          return client.withTransaction(transaction).pipe(
+            Effect.mapError((error) =>
+              error._tag === "SqlError"
+                ? failed(
+                  sqlState(error) === "23505"
+                    ? "append (a seq is already taken) to"
+                    : "append to",
+                )(error)
+                : error
+            ),
+            // A writer whose append failed may have lost its claim or its
+            // connection: it stops, and the caller opens the session again.
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) ? Effect.void : release(state)
+            ),
+            Effect.map(() => {
+              state.session = next;
+              state.bytes += added;
+              return next;
+            }),
+          );
+        },
+      );
+
+    const writable = (
+      handle: SessionHandle,
+    ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
+      const state = states.get(handle);
+      if (state === undefined || state.closed) {
+        return Result.fail(new HandleClosed({ id: handle.id }));
+      }
+      if (handle.mode !== "write") {
+        return Result.fail(new ReadOnlyHandle({ id: handle.id }));
+      }
+      return Result.succeed(state);
+    };
+
+    const append: SessionStore["append"] = (handle, drafts) =>
+      Effect.suspend((): ReturnType<SessionStore["append"]> => {
+        const checked = writable(handle);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const state = checked.success;
+        const batch = [...drafts];
+        return state.semaphore.withPermits(1)(
+          Effect.flatMap(
+            Effect.suspend(() => Session.appendAll(state.session, batch)),
+            (next) => commit(handle, state, next),
+          ),
+        );
+      });
+
+    const appendEvents: SessionStore["appendEvents"] = (handle, events) =>
+      Effect.suspend((): ReturnType<SessionStore["appendEvents"]> => {
+        const checked = writable(handle);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const state = checked.success;
+        const batch = [...events];
+        return state.semaphore.withPermits(1)(
+          Effect.flatMap(
+            Effect.suspend(() => Session.appendEvents(state.session, batch)),
+            (next) => commit(handle, state, next),
+          ),
+        );
+      });
+
+    const repair: SessionStore["repair"] = (handle) =>
+      Effect.suspend((): ReturnType<SessionStore["repair"]> => {
+        const checked = writable(handle);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const state = checked.success;
+        return state.semaphore.withPermits(1)(
+          Effect.suspend((): ReturnType<SessionStore["repair"]> => {
+            const closers = interruptedTurnClosers(
+              Session.events(state.session),
+            );
+            if (closers.length === 0) {
+              return Effect.succeed({ session: state.session, closers });
+            }
+            return Effect.map(
+              Effect.flatMap(
+                Session.appendEvents(state.session, closers),
+                (next) => commit(handle, state, next),
+              ),
+              (session) => ({ session, closers }),
+            );
+          }),
+        );
+      });
+
+    const list: SessionStore["list"] = () =>
+      Effect.map(
+        pool.unsafe<{ id: string }>(`SELECT id FROM ${SESSIONS_TABLE}`),
+        (rows) => rows.map((row) => row.id).sort(),
+      ).pipe(Effect.mapError(failed("list the sessions of")));
+
+    const stat: SessionStore["stat"] = (id) =>
+      Effect.suspend((): ReturnType<SessionStore["stat"]> => {
+        const checked = checkId(id);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        return Effect.flatMap(
+          pool.unsafe<
+            { bytes: bigint | number; modified: number; locked: boolean }
+          >(
+            `SELECT s.bytes, (extract(epoch FROM s.updated_at) * 1000)::float8 AS modified,
+               EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+                 AND l.objsubid = 1
+                 AND l.classid::bigint = ((${CLAIM_KEY}) >> 32) & 4294967295
+                 AND l.objid::bigint = (${CLAIM_KEY}) & 4294967295) AS locked
+             FROM ${SESSIONS_TABLE} s WHERE s.id = $1`,
+            [id],
+          ).pipe(Effect.mapError(failed("stat a session in"))),
+          (rows) => {
+            const row = rows[0];
+            if (row === undefined) {
+              return Effect.fail(new SessionNotFound({ id }));
+            }
+            return Effect.succeed({
+              id,
+              path: `${address}?session=${encodeURIComponent(id)}`,
+              bytes: Number(row.bytes),
+              modifiedAt: Math.round(Number(row.modified)),
+              locked: row.locked,
+            });
+          },
+        );
+      });
+
+    const close: SessionStore["close"] = (handle) =>
+      Effect.suspend(() => {
+        const state = states.get(handle);
+        return state === undefined || state.closed
+          ? Effect.void
+          : release(state);
+      });
+
+    // One LISTEN connection for every follower of this store, opened with
+    // the first follower and closed with the last.
+    const notifications = yield* RcRef.make({
+      acquire: Effect.gen(function* () {
+        const hub = yield* PubSub.unbounded<string>();
+        const queue = yield* pool.listen(EVENTS_CHANNEL);
+        yield* Effect.forkScoped(
+          Effect.forever(
+            Effect.flatMap(
+              Queue.take(queue),
+              (note) => PubSub.publish(hub, note.payload),
+            ),
+          ),
+        );
+        return hub;
+      }),
+    });
+
+    const follow = (
+      id: string,
+      followOptions?: FollowOptions,
+    ): Stream.Stream<
+      SessionEvent,
+      SessionNotFound | CorruptLine | JsonlIoError
+    > =>
+      Stream.unwrap(Effect.gen(function* () {
+        const checked = checkId(id);
+        if (Result.isFailure(checked)) {
+          return yield* new SessionNotFound({ id });
+        }
+        // Subscribe before the first read, so no commit falls between.
+        const hub = yield* Effect.option(RcRef.get(notifications));
+        const subscription = Option.isSome(hub)
+          ? Option.some(yield* PubSub.subscribe(hub.value))
+          : Option.none();
+        const head = yield* readHead(pool, id);
+        if (head === undefined) return yield* new SessionNotFound({ id });
+        const vocabulary = undefined;
+        const wake: Effect.Effect<void> = Option.match(subscription, {
+          onNone: () => Effect.sleep(pollInterval),
+          onSome: (sub) =>
+            Effect.raceFirst(
+              Effect.asVoid(
+                Effect.repeat(PubSub.take(sub), {
+                  until: (payload) => payload === id,
+                }),
+              ),
+              Effect.sleep(pollInterval),
+            ),
+        });
+        return Stream.paginate(
+          { from: Math.max(0, followOptions?.fromSeq ?? 0), wait: false },
+          (
+            cursor,
+          ): Effect.Effect<
+            readonly [
+              ReadonlyArray<SessionEvent>,
+              Option.Option<{ from: number; wait: boolean }>,
+            ],
+            CorruptLine | JsonlIoError
+          > =>
+            Effect.gen(function* () {
+              if (cursor.wait) yield* wake;
+              const rows = yield* readPage(pool, id, cursor.from, undefined);
+              const events: SessionEvent[] = [];
+              for (const row of rows) {
+                const decoded = decodeEventLine(row.line, vocabulary);
+                if (Result.isFailure(decoded)) {
+                  return yield* new CorruptLine({
+                    line: row.seq + 2,
+                    excerpt: row.line.slice(0, 60),
+                    innerTag: decoded.failure._tag,
+                    inner: decoded.failure,
+                  });
+                }
+                events.push(decoded.success);
+              }
+              const last = rows[rows.length - 1];
+              return [
+                events,
+                Option.some({
+                  from: last === undefined ? cursor.from : last.seq + 1,
+                  wait: rows.length < pageSize,
+                }),
+              ] as const;
+            }),
+        );
+      })).pipe(Stream.scoped);
+
+    const store: PostgresSessionStore = {
+      root: address,
+      create,
+      open,
+      append,
+      appendEvents,
+      repair,
+      list,
+      stat,
+      close,
+      follow,
+    };
+    return store;
+  });
+}
+
+/**
+ * The PostgreSQL layer of {@link SessionStore} (and of
+ * {@link PostgresStore}, which adds `follow`): a pool, the migrations run
+ * on start, one dedicated connection per writer.
+ *
+ * @param options The connection URL and tuning.
+ * @returns `Layer<SessionStore | PostgresStore, JsonlIoError>`.
+ *
+ * @example Providing the store
+ * ```ts
+ * import { layerPostgresStore } from "@palimpsest/session/postgres";
+ * import { SessionStore } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const url = Deno.env.get("PALIMPSEST_PG_URL"); // e.g. postgres://postgres@localhost/postgres
+ * if (url !== undefined) {
+ *   const id = `doc-${crypto.randomUUID()}`;
+ *   const program = Effect.gen(function* () {
+ *     const store = yield* SessionStore;
+ *     const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
+ *     yield* store.close(writer);
+ *     return yield* store.stat(id);
+ *   });
+ *   const stat = await Effect.runPromise(program.pipe(Effect.provide(layerPostgresStore({ url }))));
+ *   assert.equal(stat.locked, false);
+ * }
+ * ```
+ */
+export function layerPostgresStore(
+  options: PostgresStoreOptions,
+): Layer.Layer<SessionStore | PostgresSessionStore, JsonlIoError> {
+  return Layer.effectContext(
+    Effect.map(
+      makePostgresStore(options),
+      (store) =>
+        Context.make(SessionStore, store).pipe(
+          Context.add(PostgresStore, store),
+        ),
+    ),
+  );
+}

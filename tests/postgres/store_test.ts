@@ -1,0 +1,387 @@
+import assert from "node:assert/strict";
+import { Effect, Fiber, Redacted, Stream } from "effect";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type ChildProcess, spawn } from "node:child_process";
+import * as Reactivity from "effect/reactivity/Reactivity";
+import { PgClient } from "@effect/sql-pg";
+import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
+import {
+  type EventDraft,
+  layerJsonlStore,
+  Session,
+  type SessionEvent,
+  SessionStore,
+} from "@palimpsest/session";
+import {
+  makePostgresStore,
+  type PostgresSessionStore,
+} from "../../src/postgres/store.ts";
+import { postgresTest } from "../_helpers/postgres.ts";
+import { tempDir, turnBatches } from "../_helpers/jsonl_drafts.ts";
+
+const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
+const writer = new URL("./_writer.ts", import.meta.url).pathname;
+
+/** Runs a program with a PostgreSQL store over `url`. */
+const withPg = <A, E>(
+  url: string,
+  f: (store: PostgresSessionStore) => Effect.Effect<A, E>,
+  options: { readonly pageSize?: number } = {},
+): Promise<A> =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    makePostgresStore({ url, pollInterval: "100 millis", ...options }),
+    f,
+  )));
+
+/** Runs raw SQL on the database. */
+const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
+      Effect.provide(Reactivity.layer),
+    ),
+    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
+  )));
+
+/** The events of a few workload turns, seqs and times assigned. */
+const workloadEvents = (turns: number): ReadonlyArray<SessionEvent> =>
+  Effect.runSync(Effect.gen(function* () {
+    let session = Session.make(header("w"));
+    for (let turn = 0; turn < turns; turn++) {
+      for (const batch of turnBatches(turn)) {
+        session = yield* Session.appendAll(session, batch);
+      }
+    }
+    return Session.events(session);
+  }));
+
+const turnStart = (turn: number): EventDraft => ({
+  type: "turn/start",
+  data: { turn },
+});
+
+/** A child process whose stdout lines are collected. */
+const spawnWriter = (url: string, id: string, count: number) => {
+  const child: ChildProcess = spawn(Deno.execPath(), [
+    "run",
+    "-A",
+    writer,
+    url,
+    id,
+    String(count),
+  ], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines: string[] = [];
+  let buffer = "";
+  child.stdout?.on("data", (data: Uint8Array) => {
+    buffer += new TextDecoder().decode(data);
+    const parts = buffer.split("\n");
+    buffer = parts.pop() ?? "";
+    lines.push(...parts);
+  });
+  const closed = new Promise<void>((resolve) => child.on("close", resolve));
+  const firstLine = async (): Promise<string> => {
+    while (lines.length === 0) {
+      if (child.exitCode !== null) return "exited";
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return lines[0] ?? "";
+  };
+  return { child, firstLine, closed };
+};
+
+postgresTest(
+  "a session holds the bytes the JSONL store writes for the same events",
+  async (url) => {
+    const events = workloadEvents(3);
+    const root = tempDir();
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const handle = yield* store.create(header("same"));
+        yield* store.appendEvents(handle, events);
+        yield* store.close(handle);
+      }).pipe(Effect.provide(layerJsonlStore({ root }))),
+    );
+    const file = fs.readFileSync(path.join(root, "same.jsonl"), "utf8");
+    const rows = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const handle = yield* store.create(header("same"));
+        yield* store.appendEvents(handle, events);
+        yield* store.close(handle);
+        return yield* Effect.promise(() =>
+          sql(
+            url,
+            "SELECT line FROM palimpsest_events WHERE session_id = $1 ORDER BY seq",
+            ["same"],
+          )
+        );
+      }));
+    const headRows = await sql(
+      url,
+      "SELECT header FROM palimpsest_sessions WHERE id = $1",
+      ["same"],
+    );
+    const stored = `${headRows[0]?.header}\n` +
+      rows.map((row) => `${row.line}\n`).join("");
+    assert.equal(stored, file);
+    assert.equal(
+      stored,
+      encodeHeaderLine(header("same")) +
+        events.map((e) => encodeEventLine(e)).join(""),
+    );
+  },
+);
+
+postgresTest(
+  "a reopened session has every appended event, read in pages",
+  async (url) => {
+    const events = workloadEvents(4);
+    const reopened = await withPg(
+      url,
+      (store) =>
+        Effect.gen(function* () {
+          const handle = yield* store.create(header("paged"));
+          for (const event of events) {
+            yield* store.appendEvents(handle, [event]);
+          }
+          yield* store.close(handle);
+          const reader = yield* store.open("paged");
+          return reader;
+        }),
+      { pageSize: 3 },
+    );
+    assert.deepEqual(Session.events(reopened.session), events);
+    assert.equal(reopened.report.lines, events.length + 1);
+    assert.equal(reopened.mode, "read");
+  },
+);
+
+postgresTest("create never overwrites a session", async (url) => {
+  const tags = await withPg(url, (store) =>
+    Effect.gen(function* () {
+      const handle = yield* store.create(header("once"));
+      yield* store.append(handle, [turnStart(0)]);
+      yield* store.close(handle);
+      const again = yield* Effect.flip(store.create(header("once")));
+      const reader = yield* store.open("once");
+      return [again._tag, reader.session.surface.nextSeq];
+    }));
+  assert.deepEqual(tags, ["SessionAlreadyExists", 1]);
+});
+
+postgresTest("ids the JSONL store refuses are refused", async (url) => {
+  const tags = await withPg(url, (store) =>
+    Effect.gen(function* () {
+      const empty = yield* Effect.flip(store.create(header("")));
+      const lone = yield* Effect.flip(store.open("\ud800", { mode: "write" }));
+      const long = yield* Effect.flip(store.stat("x".repeat(300)));
+      return [empty, lone, long].map((e) =>
+        e._tag === "InvalidSessionId" ? e.problem : e._tag
+      );
+    }));
+  assert.deepEqual(tags, ["empty", "not-well-formed", "too-long"]);
+});
+
+postgresTest(
+  "a second writer on another connection is locked out until the first closes",
+  async (url) => {
+    const seen = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const first = yield* store.create(header("one"));
+        const second = yield* Effect.flip(store.open("one", { mode: "write" }));
+        const whileHeld = yield* store.stat("one");
+        yield* store.close(first);
+        const afterClose = yield* store.stat("one");
+        const third = yield* store.open("one", { mode: "write" });
+        yield* store.append(third, [turnStart(0)]);
+        return [second._tag, whileHeld.locked, afterClose.locked, third.mode];
+      }));
+    assert.deepEqual(seen, ["SessionLocked", true, false, "write"]);
+  },
+);
+
+postgresTest(
+  "a writer whose head row moved under it appends nothing and stops",
+  async (url) => {
+    const result = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const handle = yield* store.create(header("moved"));
+        yield* store.append(handle, [turnStart(0)]);
+        yield* Effect.promise(() =>
+          sql(
+            url,
+            "UPDATE palimpsest_sessions SET next_seq = 5 WHERE id = 'moved'",
+          )
+        );
+        const failed = yield* Effect.flip(
+          store.append(handle, [turnStart(1), turnStart(2)]),
+        );
+        const after = yield* Effect.flip(store.append(handle, [turnStart(3)]));
+        return { failed, after };
+      }));
+    assert.equal(result.failed._tag, "JsonlIoError");
+    assert.equal(
+      result.failed._tag === "JsonlIoError" ? result.failed.code : "",
+      "conflict",
+    );
+    assert.equal(result.after._tag, "HandleClosed");
+    const rows = await sql(
+      url,
+      "SELECT seq FROM palimpsest_events WHERE session_id = 'moved'",
+    );
+    assert.deepEqual(rows.map((row) => Number(row.seq)), [0]);
+  },
+);
+
+postgresTest(
+  "a seq already taken is a conflict and the whole batch rolls back",
+  async (url) => {
+    const result = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const handle = yield* store.create(header("taken"));
+        yield* store.append(handle, [turnStart(0)]);
+        yield* Effect.promise(() =>
+          sql(
+            url,
+            `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
+          )
+        );
+        return yield* Effect.flip(
+          store.append(handle, [turnStart(1), turnStart(2)]),
+        );
+      }));
+    assert.equal(result._tag, "JsonlIoError");
+    assert.equal(result._tag === "JsonlIoError" ? result.code : "", "23505");
+    const rows = await sql(
+      url,
+      "SELECT seq, line FROM palimpsest_events WHERE session_id = 'taken' ORDER BY seq",
+    );
+    assert.deepEqual(rows.map((row) => Number(row.seq)), [0, 2]);
+    const head = await sql(
+      url,
+      "SELECT next_seq FROM palimpsest_sessions WHERE id = 'taken'",
+    );
+    assert.equal(Number(head[0]?.next_seq), 1);
+  },
+);
+
+postgresTest(
+  "follow serves the committed events, then each batch as it commits",
+  async (url) => {
+    const seqs = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const handle = yield* store.create(header("live"));
+        yield* store.append(handle, [turnStart(0), turnStart(1), turnStart(2)]);
+        const fiber = yield* Effect.forkChild(
+          Stream.runCollect(
+            Stream.take(store.follow("live", { fromSeq: 1 }), 5),
+          ),
+        );
+        yield* Effect.sleep("50 millis");
+        yield* store.append(handle, [turnStart(3)]);
+        yield* store.append(handle, [turnStart(4), turnStart(5)]);
+        const events = yield* Fiber.join(fiber);
+        return events.map((event) => event.seq);
+      }));
+    assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
+  },
+);
+
+postgresTest(
+  "follow of a missing session fails SessionNotFound",
+  async (url) => {
+    const tag = await withPg(url, (store) =>
+      Effect.map(
+        Effect.flip(Stream.runCollect(store.follow("nobody"))),
+        (e) => e._tag,
+      ));
+    assert.equal(tag, "SessionNotFound");
+  },
+);
+
+postgresTest(
+  "a writer killed with SIGKILL loses its claim and another takes over",
+  async (url) => {
+    await withPg(
+      url,
+      (store) =>
+        Effect.flatMap(store.create(header("killed")), (h) => store.close(h)),
+    );
+    const victim = spawnWriter(url, "killed", 3);
+    assert.equal(await victim.firstLine(), "wrote 3");
+    const locked = await withPg(url, (store) =>
+      Effect.map(
+        Effect.flip(store.open("killed", { mode: "write" })),
+        (e) => e._tag,
+      ));
+    assert.equal(locked, "SessionLocked");
+    victim.child.kill("SIGKILL");
+    await victim.closed;
+    // The server ends the dead backend as soon as it reads the closed socket.
+    const nextSeq = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        for (let attempt = 0;; attempt++) {
+          const opened = yield* Effect.result(
+            store.open("killed", { mode: "write" }),
+          );
+          if (opened._tag === "Success") {
+            const session = yield* store.append(opened.success, [turnStart(9)]);
+            return session.surface.nextSeq;
+          }
+          if (attempt > 100) return -1;
+          yield* Effect.sleep("50 millis");
+        }
+      }));
+    assert.equal(nextSeq, 4);
+  },
+);
+
+postgresTest(
+  "of 20 writer processes on one session exactly one writes, with no gap and no duplicate",
+  async (url) => {
+    await withPg(
+      url,
+      (store) =>
+        Effect.flatMap(store.create(header("crowd")), (h) => store.close(h)),
+    );
+    const writers = Array.from(
+      { length: 20 },
+      () => spawnWriter(url, "crowd", 30),
+    );
+    const outcomes = await Promise.all(writers.map((w) => w.firstLine()));
+    for (const w of writers) w.child.stdin?.end();
+    await Promise.all(writers.map((w) => w.closed));
+    assert.equal(outcomes.filter((o) => o === "wrote 30").length, 1);
+    assert.equal(outcomes.filter((o) => o === "SessionLocked").length, 19);
+    const rows = await sql(
+      url,
+      "SELECT seq FROM palimpsest_events WHERE session_id = 'crowd' ORDER BY seq",
+    );
+    assert.deepEqual(
+      rows.map((row) => Number(row.seq)),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
+    const reopened = await withPg(url, (store) => store.open("crowd"));
+    assert.equal(reopened.session.surface.nextSeq, 30);
+  },
+);
+
+postgresTest("list and stat read the head rows", async (url) => {
+  const seen = await withPg(url, (store) =>
+    Effect.gen(function* () {
+      for (const id of ["b", "a", "c"]) {
+        const h = yield* store.create(header(id));
+        yield* store.append(h, [turnStart(0)]);
+        yield* store.close(h);
+      }
+      const ids = yield* store.list();
+      const stat = yield* store.stat("a");
+      const reader = yield* store.open("a");
+      const missing = yield* Effect.flip(store.stat("zz"));
+      return { ids, stat, bytes: reader.report.bytes, missing: missing._tag };
+    }));
+  assert.deepEqual(seen.ids, ["a", "b", "c"]);
+  assert.equal(seen.stat.bytes, seen.bytes);
+  assert.equal(seen.stat.locked, false);
+  assert.equal(seen.missing, "SessionNotFound");
+});
