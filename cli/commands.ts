@@ -12,6 +12,7 @@ import { repairCommand } from "./commands/repair.ts";
 import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
+import { viewCommand } from "./commands/view.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -21,6 +22,7 @@ export const commands: ReadonlyArray<Command> = [
   explainCommand,
   migrateCommand,
   importCommand,
+  viewCommand,
   repairCommand,
   schemaCommand,
 ];

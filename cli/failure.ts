@@ -101,6 +101,9 @@ const hints: Readonly<Record<string, string>> = {
     "the target already exists and is never overwritten; choose another --out",
   SessionLocked:
     "another process is writing this session; stop it or wait, then try again",
+  ViewIoError: "check the path and its permissions",
+  ViewTargetExists:
+    "the page already exists; choose another --out, or pass --force to replace it",
 };
 
 /**

@@ -58,9 +58,9 @@ export interface Catalog {
  *
  * @example A gap fails when the catalog is built
  * ```ts
- * import { makeCatalog } from "./catalog.ts";
- * import { v0ToV1 } from "./v0_to_v1.ts";
- * import { v2ToV3 } from "./v2_to_v3.ts";
+ * import { makeCatalog } from "@palimpsest/session/migrations";
+ * import { v0ToV1 } from "@palimpsest/session/migrations";
+ * import { v2ToV3 } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
@@ -98,7 +98,7 @@ export function makeCatalog(
  *
  * @example Its span
  * ```ts
- * import { defaultCatalog } from "./catalog.ts";
+ * import { defaultCatalog } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual([defaultCatalog.oldest, defaultCatalog.current], [0, 3]);
@@ -118,7 +118,7 @@ export const defaultCatalog: Catalog = Result.getOrThrow(
  *
  * @example The chain of a v1 log
  * ```ts
- * import { chainFor, defaultCatalog } from "./catalog.ts";
+ * import { chainFor, defaultCatalog } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
@@ -184,7 +184,7 @@ const feed = (
  *
  * @example Running the v0 chain on one event
  * ```ts
- * import { chainFor, defaultCatalog, startChain } from "./catalog.ts";
+ * import { chainFor, defaultCatalog, startChain } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";

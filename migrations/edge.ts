@@ -92,7 +92,7 @@ export function checkDense(
  * @example Remapping
  * ```ts
  * import { remapShadowed } from "./edge.ts";
- * import { ConsumedChunkReference } from "./errors.ts";
+ * import { ConsumedChunkReference } from "@palimpsest/session/migrations";
  * import { makeSeqMap, pushSeq } from "./seq_map.ts";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";

@@ -21,13 +21,16 @@ export { FormatTooNew };
  * - `line`: 1-based JSONL line (the header is line 1)
  * - `reason`: what is wrong, e.g. `"id"`
  *
- * @example Narrowing on the tag
+ * @example Refusing a header with an empty id
  * ```ts
- * import { InvalidLegacyHeader } from "./errors.ts";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new InvalidLegacyHeader({ line: 1, reason: "id" });
- * assert.equal(error._tag, "InvalidLegacyHeader");
+ * const made = makeMigrator({ type: "session", version: 1, id: "", createdAt: 0, isSeeded: false });
+ * assert.ok(Result.isFailure(made));
+ * assert.equal(made.failure._tag, "InvalidLegacyHeader");
+ * assert.equal(made.failure._tag === "InvalidLegacyHeader" && made.failure.reason, "id");
  * ```
  */
 export class InvalidLegacyHeader extends Data.Error<{
@@ -52,7 +55,7 @@ export class InvalidLegacyHeader extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { MissingMigrationEdge } from "./errors.ts";
+ * import { MissingMigrationEdge } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new MissingMigrationEdge({ from: 1, to: 3 });
@@ -78,7 +81,7 @@ export class MissingMigrationEdge extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { DuplicateMigrationEdge } from "./errors.ts";
+ * import { DuplicateMigrationEdge } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new DuplicateMigrationEdge({ from: 1 });
@@ -104,7 +107,7 @@ export class DuplicateMigrationEdge extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { CorruptLegacyLine } from "./errors.ts";
+ * import { CorruptLegacyLine } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new CorruptLegacyLine({ line: 4, excerpt: "{\"type\":" });
@@ -131,13 +134,16 @@ export class CorruptLegacyLine extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `reason`: the offending key or rule, e.g. `"time"`
  *
- * @example Narrowing on the tag
+ * @example A line that is not an event
  * ```ts
- * import { InvalidLegacyEnvelope } from "./errors.ts";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new InvalidLegacyEnvelope({ line: 2, seq: 0, version: 1, reason: "time" });
- * assert.equal(error._tag, "InvalidLegacyEnvelope");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({ seq: 0, time: 0, data: {} }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "InvalidLegacyEnvelope");
  * ```
  */
 export class InvalidLegacyEnvelope extends Data.Error<{
@@ -162,13 +168,17 @@ export class InvalidLegacyEnvelope extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `type`: the unknown type
  *
- * @example Narrowing on the tag
+ * @example An event type version 2 did not have
  * ```ts
- * import { UnknownLegacyEventType } from "./errors.ts";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new UnknownLegacyEventType({ line: 2, seq: 0, version: 2, type: "system/message" });
- * assert.equal(error._tag, "UnknownLegacyEventType");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({ type: "x/y", seq: 0, time: 0, data: {} }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "UnknownLegacyEventType");
+ * assert.equal(out.failure.line, 2);
  * ```
  */
 export class UnknownLegacyEventType extends Data.Error<{
@@ -193,13 +203,19 @@ export class UnknownLegacyEventType extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `type`: the surface type
  *
- * @example Narrowing on the tag
+ * @example A version-2 user message without surfaceOp
  * ```ts
- * import { MissingSurfaceMarker } from "./errors.ts";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new MissingSurfaceMarker({ line: 3, seq: 1, version: 2, type: "user/message" });
- * assert.equal(error._tag, "MissingSurfaceMarker");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({
+ *   type: "user/message", seq: 0, time: 0,
+ *   data: { id: "u", role: "user", content: [], source: { kind: "user" } },
+ * }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "MissingSurfaceMarker");
  * ```
  */
 export class MissingSurfaceMarker extends Data.Error<{
@@ -226,7 +242,7 @@ export class MissingSurfaceMarker extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { MalformedReplace } from "./errors.ts";
+ * import { MalformedReplace } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new MalformedReplace({ line: 9, seq: 7, version: 2, reason: "startSeq" });
@@ -257,7 +273,7 @@ export class MalformedReplace extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { SurfaceMetadataOnLegacyLogOnly } from "./errors.ts";
+ * import { SurfaceMetadataOnLegacyLogOnly } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new SurfaceMetadataOnLegacyLogOnly({ line: 2, seq: 0, version: 1, type: "turn/start" });
@@ -289,7 +305,7 @@ export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { InvalidLegacySourceList } from "./errors.ts";
+ * import { InvalidLegacySourceList } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new InvalidLegacySourceList({ line: 5, seq: 3, version: 2, reason: "duplicate" });
@@ -322,7 +338,7 @@ export class InvalidLegacySourceList extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { InvalidLegacyEventData } from "./errors.ts";
+ * import { InvalidLegacyEventData } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new InvalidLegacyEventData({ line: 4, seq: 2, version: 1, type: "turn/start", path: "turn", issue: "expected a non-negative integer" });
@@ -353,13 +369,20 @@ export class InvalidLegacyEventData extends Data.Error<{
  * - `expected`: the seq the position requires
  * - `actual`: the seq found
  *
- * @example Narrowing on the tag
+ * @example A log whose first event is not seq 0
  * ```ts
- * import { LegacySeqNotDense } from "./errors.ts";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new LegacySeqNotDense({ line: 3, version: 1, expected: 1, actual: 2 });
- * assert.equal(error._tag, "LegacySeqNotDense");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({ type: "turn/start", seq: 4, time: 0, data: { turn: 0 } }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "LegacySeqNotDense");
+ * assert.deepEqual(
+ *   out.failure._tag === "LegacySeqNotDense" && [out.failure.expected, out.failure.actual],
+ *   [0, 4],
+ * );
  * ```
  */
 export class LegacySeqNotDense extends Data.Error<{
@@ -386,7 +409,7 @@ export class LegacySeqNotDense extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { ConsumedChunkReference } from "./errors.ts";
+ * import { ConsumedChunkReference } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new ConsumedChunkReference({ line: 7, seq: 5, chunkSeq: 2, via: "sourceEventSeqs" });
@@ -417,7 +440,7 @@ export class ConsumedChunkReference extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { InvalidChunkCitation } from "./errors.ts";
+ * import { InvalidChunkCitation } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new InvalidChunkCitation({ line: 6, seq: 4, source: 1, reason: "not-a-chunk" });
@@ -447,7 +470,7 @@ export class InvalidChunkCitation extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { SurfaceEventBeforeFirstStep } from "./errors.ts";
+ * import { SurfaceEventBeforeFirstStep } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new SurfaceEventBeforeFirstStep({ line: 2, seq: 0, type: "user/message" });
@@ -475,7 +498,7 @@ export class SurfaceEventBeforeFirstStep extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { PromptChangeOutsideStep } from "./errors.ts";
+ * import { PromptChangeOutsideStep } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new PromptChangeOutsideStep({ line: 2, seq: 0 });
@@ -503,7 +526,7 @@ export class PromptChangeOutsideStep extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { SyntheticIdCollision } from "./errors.ts";
+ * import { SyntheticIdCollision } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new SyntheticIdCollision({ line: 8, seq: 6, id: "migrated-system-0123456789abcdef" });
@@ -533,7 +556,7 @@ export class SyntheticIdCollision extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { MigratedEventRejected } from "./errors.ts";
+ * import { MigratedEventRejected } from "@palimpsest/session/migrations";
  * import { decodeEventResult } from "../src/decode.ts";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
@@ -565,7 +588,7 @@ export class MigratedEventRejected extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { MigrationTargetExists } from "./errors.ts";
+ * import { MigrationTargetExists } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new MigrationTargetExists({ path: "/tmp/s.v3.jsonl" });
@@ -592,7 +615,7 @@ export class MigrationTargetExists extends Data.Error<{
  *
  * @example Narrowing on the tag
  * ```ts
- * import { MigrationIoError } from "./errors.ts";
+ * import { MigrationIoError } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const error = new MigrationIoError({ path: "/tmp/s.jsonl", operation: "read", reason: "ENOENT" });

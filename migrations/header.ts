@@ -48,7 +48,7 @@ const headerKeys: ReadonlySet<string> = new Set([
  *
  * @example Reading a v1 header
  * ```ts
- * import { decodeHeader } from "./header.ts";
+ * import { decodeHeader } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -97,7 +97,7 @@ export function decodeHeader(
  *
  * @example Re-versioning a header
  * ```ts
- * import { headerJson } from "./header.ts";
+ * import { headerJson } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const line = headerJson({ type: "session", version: 0, id: "s", createdAt: 0, isSeeded: false }, 3);

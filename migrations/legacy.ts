@@ -340,7 +340,7 @@ export function message(role: string): DataCheck {
  * @example Checking values
  * ```ts
  * import { isOpaque } from "./legacy.ts";
- * import { v2Vocabulary } from "./v2.ts";
+ * import { v2Vocabulary } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * const event = { type: "x/note", seq: 0, time: 0, data: {}, ignorable: true } as const;

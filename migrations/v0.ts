@@ -39,7 +39,7 @@ import {
  *
  * @example Listing the v0 surface types
  * ```ts
- * import { v0Vocabulary } from "./v0.ts";
+ * import { v0Vocabulary } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * assert.equal(v0Vocabulary.surface.has("user/message"), true);
@@ -139,7 +139,7 @@ export const v0Vocabulary: LegacyVocabulary = {
  *
  * @example Decoding a v0 line
  * ```ts
- * import { decodeV0Event } from "./v0.ts";
+ * import { decodeV0Event } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

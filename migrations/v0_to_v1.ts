@@ -26,7 +26,7 @@ const renames: ReadonlyMap<string, string> = new Map([
  *
  * @example Renaming a steering message
  * ```ts
- * import { v0ToV1 } from "./v0_to_v1.ts";
+ * import { v0ToV1 } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

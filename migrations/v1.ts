@@ -37,7 +37,7 @@ import {
  *
  * @example Listing the v1 surface types
  * ```ts
- * import { v1Vocabulary } from "./v1.ts";
+ * import { v1Vocabulary } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * assert.equal(v1Vocabulary.surface.has("user/message"), true);
@@ -131,7 +131,7 @@ export const v1Vocabulary: LegacyVocabulary = {
  *
  * @example Decoding a v1 line
  * ```ts
- * import { decodeV1Event } from "./v1.ts";
+ * import { decodeV1Event } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -64,7 +64,7 @@ const isShadowing = (type: string): boolean =>
  *
  * @example Folding two chunks into their message
  * ```ts
- * import { v1ToV2 } from "./v1_to_v2.ts";
+ * import { v1ToV2 } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

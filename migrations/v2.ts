@@ -37,7 +37,7 @@ import {
  *
  * @example Listing the v2 surface types
  * ```ts
- * import { v2Vocabulary } from "./v2.ts";
+ * import { v2Vocabulary } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * assert.equal(v2Vocabulary.surface.has("user/message"), true);
@@ -142,7 +142,7 @@ export const v2Vocabulary: LegacyVocabulary = {
  *
  * @example Decoding a v2 line
  * ```ts
- * import { decodeV2Event } from "./v2.ts";
+ * import { decodeV2Event } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -85,7 +85,7 @@ export const systemPromptPlugin: string = "system-prompt";
  *
  * @example Ids are stable
  * ```ts
- * import { syntheticSystemId } from "./v2_to_v3.ts";
+ * import { syntheticSystemId } from "@palimpsest/session/migrations";
  * import assert from "node:assert/strict";
  *
  * assert.equal(syntheticSystemId("s", 3), syntheticSystemId("s", 3));
@@ -126,7 +126,7 @@ interface OpenStep {
  *
  * @example The head after the first step
  * ```ts
- * import { v2ToV3 } from "./v2_to_v3.ts";
+ * import { v2ToV3 } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *

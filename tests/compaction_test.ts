@@ -35,6 +35,7 @@ import {
   planArb,
   planSession,
 } from "./_helpers/session_gen.ts";
+import { thenFails } from "./_helpers/then.ts";
 
 // 0 system, 1 turn/start 4, 2 u0, 3 a0 [call c1], 4 tool/call, 5 result c1,
 // 6 a1, 7 u1. Surface: 0 2 3 5 6 7.
@@ -140,74 +141,58 @@ Deno.test("compact() refuses before appending anything", async (t) => {
 
   await t.step("a range holding a call without its result", () => {
     const error = refused(2, 3);
-    assert.equal(error._tag, "CompactionSplitsToolPair");
-    assert.deepEqual(
-      error._tag === "CompactionSplitsToolPair" &&
-        [
-          error.startSeq,
-          error.endSeq,
-          error.callId,
-          error.callSeq,
-          error.resultSeq,
-        ],
-      [2, 3, "c1", 3, 5],
-    );
+    thenFails(error, "CompactionSplitsToolPair", {
+      startSeq: 2,
+      endSeq: 3,
+      callId: "c1",
+      callSeq: 3,
+      resultSeq: 5,
+    });
   });
 
   await t.step("a range holding a result without its call", () => {
     const error = refused(5, 7);
-    assert.equal(error._tag, "CompactionSplitsToolPair");
-    assert.deepEqual(
-      error._tag === "CompactionSplitsToolPair" &&
-        [error.callId, error.callSeq, error.resultSeq],
-      ["c1", 3, 5],
-    );
+    thenFails(error, "CompactionSplitsToolPair", {
+      callId: "c1",
+      callSeq: 3,
+      resultSeq: 5,
+    });
   });
 
   await t.step("a range starting at the system head", () => {
     const error = refused(0, 2);
-    assert.equal(error._tag, "CompactionShadowsSystemHead");
-    assert.deepEqual(
-      error._tag === "CompactionShadowsSystemHead" &&
-        [error.startSeq, error.endSeq, error.head],
-      [0, 2, 0],
-    );
+    thenFails(error, "CompactionShadowsSystemHead", {
+      startSeq: 0,
+      endSeq: 2,
+      head: 0,
+    });
   });
 
   await t.step("a start that is not on the surface", () => {
     const error = refused(1, 7);
-    assert.equal(error._tag, "ReplaceStartNotOnSurface");
-    assert.deepEqual(
-      error._tag === "ReplaceStartNotOnSurface" && [error.seq, error.startSeq],
-      [10, 1],
-    );
-    assert.equal(refused(99, 7)._tag, "ReplaceStartNotOnSurface");
+    thenFails(error, "ReplaceStartNotOnSurface", { seq: 10, startSeq: 1 });
+    thenFails(refused(99, 7), "ReplaceStartNotOnSurface");
   });
 
   await t.step("an end that is not on the surface", () => {
     const error = refused(2, 4);
-    assert.equal(error._tag, "ReplaceEndNotOnSurface");
-    assert.deepEqual(
-      error._tag === "ReplaceEndNotOnSurface" && [error.seq, error.endSeq],
-      [10, 4],
-    );
+    thenFails(error, "ReplaceEndNotOnSurface", { seq: 10, endSeq: 4 });
   });
 
   await t.step("an inverted range", () => {
     const error = refused(6, 2);
-    assert.equal(error._tag, "ReplaceRangeInverted");
-    assert.deepEqual(
-      error._tag === "ReplaceRangeInverted" &&
-        [error.seq, error.startSeq, error.endSeq],
-      [10, 6, 2],
-    );
+    thenFails(error, "ReplaceRangeInverted", {
+      seq: 10,
+      startSeq: 6,
+      endSeq: 2,
+    });
   });
 
   await t.step("an empty compaction id fails decoding", () => {
     const error = fails(
       compact(session, { ...range(6, 7), compactionId: "" }),
     );
-    assert.equal(error._tag, "InvalidEventData");
+    thenFails(error, "InvalidEventData");
   });
 
   await t.step("nothing was appended", () => {
@@ -378,21 +363,15 @@ Deno.test("pruneToolResult() rewrites only the block's content", async (t) => {
 
   await t.step("refusals", () => {
     const notResult = fails(pruneToolResult(before, s(2), content));
-    assert.equal(notResult._tag, "ToolResultReplaceTargetNotToolResult");
-    assert.deepEqual(
-      notResult._tag === "ToolResultReplaceTargetNotToolResult" &&
-        [notResult.seq, notResult.target, notResult.targetType],
-      [9, 2, "user/message"],
-    );
+    thenFails(notResult, "ToolResultReplaceTargetNotToolResult", {
+      seq: 9,
+      target: 2,
+      targetType: "user/message",
+    });
     const logOnly = fails(pruneToolResult(before, s(4), content));
-    assert.equal(logOnly._tag, "ReplaceStartNotOnSurface");
-    assert.deepEqual(
-      logOnly._tag === "ReplaceStartNotOnSurface" &&
-        [logOnly.seq, logOnly.startSeq],
-      [9, 4],
-    );
+    thenFails(logOnly, "ReplaceStartNotOnSurface", { seq: 9, startSeq: 4 });
     const shadowed = fails(pruneToolResult(after, s(5), content));
-    assert.equal(shadowed._tag, "ReplaceStartNotOnSurface");
+    thenFails(shadowed, "ReplaceStartNotOnSurface");
     assert.equal(before.surface.nextSeq, 8);
   });
 
@@ -569,11 +548,10 @@ Deno.test("setSystemPrompt() appends the head, then replaces it", async (t) => {
       user("u0"),
     ]);
     const error = fails(setSystemPrompt(session, "Late."));
-    assert.equal(error._tag, "SystemPromptNotAtHead");
-    assert.deepEqual(
-      error._tag === "SystemPromptNotAtHead" && [error.head, error.headType],
-      [1, "user/message"],
-    );
+    thenFails(error, "SystemPromptNotAtHead", {
+      head: 1,
+      headType: "user/message",
+    });
     assert.equal(session.surface.nextSeq, 2);
   });
 });
@@ -660,12 +638,12 @@ const step = (session: Session, op: Op, n: number): Session => {
     surfaceEvent(session.surface, startSeq)?.type === "system/message";
   if (i > j) {
     assert.ok(result._tag === "Failure");
-    assert.equal(result.failure._tag, "ReplaceRangeInverted");
+    thenFails(result.failure, "ReplaceRangeInverted");
     return session;
   }
   if (headProtected) {
     assert.ok(result._tag === "Failure");
-    assert.equal(result.failure._tag, "CompactionShadowsSystemHead");
+    thenFails(result.failure, "CompactionShadowsSystemHead");
     return session;
   }
   // The oracle: a range is compactable exactly when the transcript with
@@ -678,7 +656,7 @@ const step = (session: Session, op: Op, n: number): Session => {
   );
   if (checkTranscript(expected).length > 0) {
     assert.ok(result._tag === "Failure");
-    assert.equal(result.failure._tag, "CompactionSplitsToolPair");
+    thenFails(result.failure, "CompactionSplitsToolPair");
     return session;
   }
   assert.ok(result._tag === "Success");

@@ -12,6 +12,7 @@ import fc from "fast-check";
 import assert from "node:assert/strict";
 import { fails, ok, s, sessionOf, user } from "./_helpers/drafts.ts";
 import { historySessionArb } from "./_helpers/session_gen.ts";
+import { thenFails } from "./_helpers/then.ts";
 
 const atTime = <A, E>(
   time: number,
@@ -84,12 +85,7 @@ Deno.test("fork() at a seq takes the surface at the cut", () => {
 Deno.test("fork() refuses a cut outside the log", () => {
   const p = parent();
   const error = fails(fork(p, s(7)));
-  assert.equal(error._tag, "ForkPointOutOfRange");
-  assert.deepEqual(
-    error._tag === "ForkPointOutOfRange" &&
-      [error.atSeq, error.baseSeq, error.nextSeq],
-    [7, 0, 7],
-  );
+  thenFails(error, "ForkPointOutOfRange", { atSeq: 7, baseSeq: 0, nextSeq: 7 });
   const window = ok(Session.appendAll(
     Session.make({ id: "w", createdAt: 0, isSeeded: false }, {
       baseSeq: s(10),
@@ -97,7 +93,7 @@ Deno.test("fork() refuses a cut outside the log", () => {
     [user("a")],
   ));
   const below = fails(fork(window, s(3)));
-  assert.equal(below._tag, "ForkPointOutOfRange");
+  thenFails(below, "ForkPointOutOfRange");
   const child = ok(fork(window, s(10)));
   assert.equal(child.surface.baseSeq, 10);
   assert.deepEqual(surfaceNodes(child.surface), [10]);

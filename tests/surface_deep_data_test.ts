@@ -6,6 +6,7 @@ import {
   type SessionEvent,
 } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
+import { thenFails } from "./_helpers/then.ts";
 
 const decode = (value: unknown): SessionEvent =>
   Result.getOrThrow(decodeEventResult(value));
@@ -60,7 +61,7 @@ Deno.test("a tool result rewrite compares deeply nested meta without overflowing
     surface,
     toolResult(1, "short", nested(depth, 1), replaceFirst),
   );
-  assert.equal(same._tag, "Success");
+  thenFails(same, "Success");
   const changed = applyEventResult(
     surface,
     toolResult(1, "short", nested(depth, 2), replaceFirst),

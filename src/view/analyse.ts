@@ -33,6 +33,7 @@ import {
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
 } from "@palimpsest/session";
+import { estimateTokensByChars } from "@palimpsest/session/ai";
 
 /** How a replacement is told apart, by the replacing event's type. */
 export type ReplacementKind = "compaction" | "prune" | "system-prompt";
@@ -97,6 +98,13 @@ export interface Analysis {
   readonly finalChars: number;
   /** The most characters the surface ever held. */
   readonly peakChars: number;
+  /**
+   * Estimated tokens on the surface after the last event: the sum of each
+   * message's `estimateTokensByChars` (the model-integration estimate).
+   */
+  readonly finalTokens: number;
+  /** The most estimated tokens the surface ever held. */
+  readonly peakTokens: number;
   /** The time of the first and the last event. */
   readonly timeSpan: readonly [number, number] | undefined;
 }
@@ -192,6 +200,9 @@ export function analyse(
   // Indexed by seq - baseSeq: a log of a million events stays two arrays.
   const chars = new Float64Array(count);
   const rank = new Float64Array(count);
+  const tokens = new Float64Array(count);
+  let totalTokens = 0;
+  let peakTokens = 0;
   const repairs = new Set<number>();
   const interruptions: Interruption[] = [];
   const series: SizeBucket[] = [];
@@ -216,13 +227,22 @@ export function analyse(
     byType.set(event.type, (byType.get(event.type) ?? 0) + 1);
     let shadowing: ReadonlyArray<SessionSeq> = [];
     if (isSurfaceEvent(event)) {
-      const weight = messageChars(messageOf(event));
+      const message = messageOf(event);
+      const weight = messageChars(message);
       chars[at(event.seq)] = weight;
+      // A node with empty content derives no message, so costs no tokens.
+      const cost = message.content.length === 0 &&
+          (event.type === "system/message" ||
+            event.type === "assistant/message")
+        ? 0
+        : estimateTokensByChars([message]);
+      tokens[at(event.seq)] = cost;
       if (isRepairCloser(event)) repairs.add(event.seq);
       const op = event.surfaceOp;
       if (op === "append") {
         rank[at(event.seq)] = nextRank++;
         total += weight;
+        totalTokens += cost;
       } else {
         // A replacement takes its range's place, so its first node's rank.
         rank[at(event.seq)] = rank[at(op.startSeq)] ?? nextRank++;
@@ -253,7 +273,11 @@ export function analyse(
       );
       gone.sort((a, b) => (rank[at(a)] ?? 0) - (rank[at(b)] ?? 0));
       let charsBefore = 0;
-      for (const seq of gone) charsBefore += chars[at(seq)] ?? 0;
+      for (const seq of gone) {
+        charsBefore += chars[at(seq)] ?? 0;
+        totalTokens -= tokens[at(seq)] ?? 0;
+      }
+      totalTokens += tokens[at(event.seq)] ?? 0;
       const weight = chars[at(event.seq)] ?? 0;
       replacements.set(event.seq, {
         seq: event.seq,
@@ -265,6 +289,7 @@ export function analyse(
       total += weight - charsBefore;
     }
     if (total > peak) peak = total;
+    if (totalTokens > peakTokens) peakTokens = totalTokens;
     const index = Math.floor((at(event.seq) * width) / count);
     if (bucket === undefined || index !== bucketIndex) {
       if (bucket !== undefined) series.push(bucket);
@@ -297,6 +322,8 @@ export function analyse(
     series,
     finalChars: total,
     peakChars: peak,
+    finalTokens: totalTokens,
+    peakTokens,
     timeSpan: first === undefined || last === undefined
       ? undefined
       : [first.time, last.time],

@@ -30,8 +30,10 @@
  * embeds no log data in its script, style or any URL, so content from a
  * log cannot run script in the page.
  *
- * The command line writes the page with `palimpsest view FILE --out
- * PAGE.html`.
+ * {@link writeSessionHtmlFile} writes the page to a file, never leaving a
+ * partial page and never replacing an existing file unless asked (`force`).
+ * The command line writes it with `palimpsest view FILE --out PAGE.html`
+ * (`--force` to replace).
  *
  * @example Writing a page
  * ```ts
@@ -58,6 +60,13 @@ import type { Session } from "@palimpsest/session";
 import { type ViewOptions, writePage } from "./page.ts";
 
 export type { ViewOptions } from "./page.ts";
+export {
+  ViewIoError,
+  ViewTargetExists,
+  type WriteFileOptions,
+  writeSessionHtmlFile,
+  type WrittenPage,
+} from "./file.ts";
 export { escapeHtml } from "./escape.ts";
 export { messageChars } from "./analyse.ts";
 

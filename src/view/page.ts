@@ -454,6 +454,8 @@ class Page {
       ["surface nodes", formatCount(surface.length)],
       ["characters on the surface", formatCount(a.finalChars)],
       ["peak characters", formatCount(a.peakChars)],
+      ["estimated tokens on the surface", formatCount(a.finalTokens)],
+      ["peak estimated tokens", formatCount(a.peakTokens)],
       ["replacements", formatCount(surface.replacements)],
       ["shadowed nodes", formatCount(shadowedNodes)],
       [
@@ -486,7 +488,9 @@ class Page {
 
   chart(): void {
     this.#w.put(
-      `<section class="size"><h2>Surface size over the log</h2><p class="sub">Characters of the messages on the surface after each event (texts, tool-call names and arguments, tool-result texts).</p>${
+      `<section class="size"><h2>Surface size over the log</h2><p class="sub">Characters of the messages on the surface after each event (texts, tool-call names and arguments, tool-result texts); at the peak, about ${
+        formatCount(this.#a.peakTokens)
+      } tokens by the model-integration estimate (<code>estimateTokensByChars</code>). Click a mark to see its replacement.</p>${
         sizeChart(this.#a)
       }<p class="legend"><span class="sw area"></span> characters <span class="sw compaction"></span> compaction <span class="sw prune"></span> prune <span class="sw system-prompt"></span> system-prompt change</p></section>`,
     );

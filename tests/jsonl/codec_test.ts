@@ -13,6 +13,7 @@ import {
   expandSourceSeqs,
 } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
+import { thenFails } from "../_helpers/then.ts";
 
 const seqs = (ns: number[]) => ns.map((n) => SessionSeq.make(n));
 
@@ -121,7 +122,7 @@ Deno.test("source runs", async (t) => {
     for (const [sources, problem] of cases) {
       const result = decodeEventValue(summary(10, sources));
       assert.ok(Result.isFailure(result), JSON.stringify(sources));
-      assert.equal(result.failure._tag, "InvalidSourceRange");
+      thenFails(result.failure, "InvalidSourceRange");
       assert.equal(
         result.failure._tag === "InvalidSourceRange" && result.failure.problem,
         problem,

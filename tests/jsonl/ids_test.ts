@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
 import { decodeSessionId, encodeSessionId } from "@palimpsest/session/jsonl";
+import { thenFails } from "../_helpers/then.ts";
 
 Deno.test("session ids as file names", async (t) => {
   await t.step("encoding is reversible and uses only safe characters", () => {
@@ -54,7 +55,7 @@ Deno.test("session ids as file names", async (t) => {
     for (const [id, problem] of cases) {
       const result = encodeSessionId(id);
       assert.ok(Result.isFailure(result));
-      assert.equal(result.failure._tag, "InvalidSessionId");
+      thenFails(result.failure, "InvalidSessionId");
       assert.equal(result.failure.problem, problem);
     }
   });

@@ -11,6 +11,7 @@ import {
   readSessionFile,
 } from "@palimpsest/session/jsonl";
 import { headerLine, tempDir } from "../_helpers/jsonl_drafts.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const encoder = new TextEncoder();
 const header = headerLine("s");
@@ -101,12 +102,12 @@ Deno.test("torn tails", async (t) => {
   await t.step("an empty file has no header", () => {
     const result = read("");
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "MissingHeader");
+    thenFails(result.failure, "MissingHeader");
   });
   await t.step("a torn header has no header", () => {
     const result = read(header.slice(0, 20));
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "MissingHeader");
+    thenFails(result.failure, "MissingHeader");
     assert.equal(
       result.failure._tag === "MissingHeader" && result.failure.bytes,
       20,
@@ -120,11 +121,11 @@ Deno.test("corrupt lines are never skipped", async (t) => {
     const result = read(text);
     assert.ok(Result.isFailure(result));
     const error = result.failure;
-    assert.equal(error._tag, "CorruptLine");
+    thenFails(error, "CorruptLine");
     if (error._tag !== "CorruptLine") return;
     assert.equal(error.line, 3);
     assert.equal(error.innerTag, "InvalidJson");
-    assert.equal(error.inner._tag, "InvalidJson");
+    thenFails(error.inner, "InvalidJson");
     assert.equal(error.excerpt, "{not json");
   });
   await t.step("recover: the prefix is served and the stop reported", () => {
@@ -143,7 +144,7 @@ Deno.test("corrupt lines are never skipped", async (t) => {
     const bad = '{"type":"user/message","seq":1,"time":0,"data":{}}\n';
     const result = read(header + turnStart(0) + bad);
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "CorruptLine");
+    thenFails(result.failure, "CorruptLine");
     assert.equal(
       result.failure._tag === "CorruptLine" && result.failure.innerTag,
       "InvalidEventData",
@@ -161,7 +162,7 @@ Deno.test("corrupt lines are never skipped", async (t) => {
     const result = read(header + turnStart(0) + user(1) + user(3) + user(4));
     assert.ok(Result.isFailure(result));
     const error = result.failure;
-    assert.equal(error._tag, "FoldFailed");
+    thenFails(error, "FoldFailed");
     if (error._tag !== "FoldFailed") return;
     assert.equal(error.line, 4);
     assert.equal(error.seq, 3);
@@ -221,7 +222,7 @@ Deno.test("versions", async (t) => {
       '{"type":"session","version":4,"id":"s","createdAt":0,"isSeeded":false}\n',
     );
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "FormatTooNew");
+    thenFails(result.failure, "FormatTooNew");
     assert.equal(
       result.failure._tag === "FormatTooNew" && result.failure.version,
       4,
@@ -232,7 +233,7 @@ Deno.test("versions", async (t) => {
   await t.step("an older header without migration is FormatTooOld", () => {
     const result = read(old);
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "FormatTooOld");
+    thenFails(result.failure, "FormatTooOld");
   });
   await t.step("a migration plugs in and its output is decoded", () => {
     let seen: MigrationInput | undefined;
@@ -273,7 +274,7 @@ Deno.test("the line length limit", async (t) => {
   await t.step("a long line in one chunk is LineTooLong", () => {
     const result = read(header + user(0), { maxLineBytes: 100 });
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "LineTooLong");
+    thenFails(result.failure, "LineTooLong");
     if (result.failure._tag !== "LineTooLong") return;
     assert.equal(result.failure.line, 2);
     assert.equal(result.failure.offset, encoder.encode(header).length);
@@ -284,12 +285,12 @@ Deno.test("the line length limit", async (t) => {
       readSessionBytes(chunked(bytes, [7]), { maxLineBytes: 100 }),
     ));
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "LineTooLong");
+    thenFails(result.failure, "LineTooLong");
   });
   await t.step("a torn tail longer than the limit is LineTooLong", () => {
     const result = read(header + "x".repeat(200), { maxLineBytes: 100 });
     assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "LineTooLong");
+    thenFails(result.failure, "LineTooLong");
   });
   await t.step("lines at the limit are read", () => {
     const line = user(0);
@@ -316,7 +317,7 @@ Deno.test("readSessionFile streams a file", async () => {
     Effect.result(readSessionFile(path.join(dir, "none.jsonl"))),
   );
   assert.ok(Result.isFailure(missing));
-  assert.equal(missing.failure._tag, "JsonlIoError");
+  thenFails(missing.failure, "JsonlIoError");
   assert.equal(
     missing.failure._tag === "JsonlIoError" && missing.failure.code,
     "ENOENT",

@@ -25,6 +25,7 @@ import {
   userDraft,
   withStore,
 } from "../_helpers/jsonl_drafts.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const fileOf = (root: string, id: string) =>
@@ -149,19 +150,19 @@ Deno.test("store errors", async (t) => {
       SessionStore.use((s) => s.create(header("s"))),
     );
     const error = failureOf(exit);
-    assert.equal(error._tag, "SessionAlreadyExists");
+    thenFails(error, "SessionAlreadyExists");
   });
   await t.step("a missing session is SessionNotFound", async () => {
     const exit = await exitWithStore(
       root,
       SessionStore.use((s) => s.open("nope")),
     );
-    assert.equal(failureOf(exit)._tag, "SessionNotFound");
+    thenFails(failureOf(exit), "SessionNotFound");
     const stat = await exitWithStore(
       root,
       SessionStore.use((s) => s.stat("nope")),
     );
-    assert.equal(failureOf(stat)._tag, "SessionNotFound");
+    thenFails(failureOf(stat), "SessionNotFound");
   });
   await t.step("an empty id is refused", async () => {
     const exit = await exitWithStore(
@@ -169,7 +170,7 @@ Deno.test("store errors", async (t) => {
       SessionStore.use((s) => s.open("")),
     );
     const error = failureOf(exit);
-    assert.equal(error._tag, "InvalidSessionId");
+    thenFails(error, "InvalidSessionId");
   });
   await t.step("read handles refuse appends", async () => {
     const exit = await exitWithStore(
@@ -180,7 +181,7 @@ Deno.test("store errors", async (t) => {
         return yield* store.append(reader, [userDraft("u", "x")]);
       }),
     );
-    assert.equal(failureOf(exit)._tag, "ReadOnlyHandle");
+    thenFails(failureOf(exit), "ReadOnlyHandle");
   });
   await t.step("closed handles refuse appends", async () => {
     const exit = await exitWithStore(
@@ -193,7 +194,7 @@ Deno.test("store errors", async (t) => {
         return yield* store.append(writer, [userDraft("u", "x")]);
       }),
     );
-    assert.equal(failureOf(exit)._tag, "HandleClosed");
+    thenFails(failureOf(exit), "HandleClosed");
   });
   await t.step("a rejected batch writes nothing", async () => {
     const file = fileOf(root, "s");
@@ -223,7 +224,7 @@ Deno.test("store errors", async (t) => {
         ]).pipe(Effect.ensuring(store.close(writer)));
       }),
     );
-    assert.equal(failureOf(exit)._tag, "EmptySourceList");
+    thenFails(failureOf(exit), "EmptySourceList");
     assert.deepEqual(fs.readFileSync(file), before);
   });
   fs.rmSync(root, { recursive: true });
@@ -259,7 +260,7 @@ Deno.test("one writer per session", async (t) => {
       assert.ok(exit._tag === "Success");
       const { second, readerLines } = exit.value;
       assert.ok(Result.isFailure(second));
-      assert.equal(second.failure._tag, "SessionLocked");
+      thenFails(second.failure, "SessionLocked");
       assert.equal(
         second.failure._tag === "SessionLocked" && second.failure.pid,
         Deno.pid,
@@ -325,7 +326,7 @@ Deno.test("one writer per session", async (t) => {
           root,
           SessionStore.use((s) => s.open("w", { mode: "write" })),
         );
-        assert.equal(failureOf(exit)._tag, "SessionLocked");
+        thenFails(failureOf(exit), "SessionLocked");
         await waitFor(2 + i);
       }
       child.stdin?.end();
@@ -394,10 +395,10 @@ Deno.test("one writer per session", async (t) => {
         }),
       );
       if (procReadable) {
-        assert.equal(exit._tag, "Success");
+        thenFails(exit, "Success");
       } else {
         // Without /proc the start time cannot be compared: stay conservative.
-        assert.equal(failureOf(exit)._tag, "SessionLocked");
+        thenFails(failureOf(exit), "SessionLocked");
         fs.rmSync(`${file}.lock`);
       }
     },
@@ -416,8 +417,8 @@ Deno.test("one writer per session", async (t) => {
       SessionStore.use((s) => s.open("w", { mode: "write" })),
     );
     const error = failureOf(exit);
-    assert.equal(error._tag, "SessionLocked");
-    assert.equal(error._tag === "SessionLocked" && error.pid, child.pid);
+    thenFails(error, "SessionLocked");
+    thenFails(error, "SessionLocked", { pid: child.pid });
     child.kill("SIGKILL");
     await new Promise((resolve) => child.on("close", resolve));
     fs.rmSync(`${file}.lock`);
@@ -523,8 +524,8 @@ Deno.test("torn tails and recovery through the store", async (t) => {
           SessionStore.use((s) => s.open("t", { mode })),
         );
         const error = failureOf(exit);
-        assert.equal(error._tag, "CorruptLine");
-        assert.equal(error._tag === "CorruptLine" && error.line, 3);
+        thenFails(error, "CorruptLine");
+        thenFails(error, "CorruptLine", { line: 3 });
         assert.equal(
           error._tag === "CorruptLine" && error.innerTag,
           "InvalidSessionSeq",
@@ -548,7 +549,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       root,
       SessionStore.use((s) => s.open("future", { mode: "write" })),
     );
-    assert.equal(failureOf(exit)._tag, "FormatTooNew");
+    thenFails(failureOf(exit), "FormatTooNew");
   });
   await t.step("an empty file fails the open with MissingHeader", async () => {
     fs.writeFileSync(fileOf(root, "empty"), "");
@@ -556,7 +557,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       root,
       SessionStore.use((s) => s.open("empty")),
     );
-    assert.equal(failureOf(exit)._tag, "MissingHeader");
+    thenFails(failureOf(exit), "MissingHeader");
   });
   await t.step("a header-only file opens empty and takes appends", async () => {
     fs.writeFileSync(fileOf(root, "bare"), headerLine("bare"));
@@ -659,8 +660,8 @@ Deno.test("a failed write is truncated back", async (t) => {
       failWrites = true;
       const exit = await run(store.append(writer, turnBatches(0)[1] ?? []));
       const error = failureOf(exit);
-      assert.equal(error._tag, "JsonlIoError");
-      assert.equal(error._tag === "JsonlIoError" && error.code, "ENOSPC");
+      thenFails(error, "JsonlIoError");
+      thenFails(error, "JsonlIoError", { code: "ENOSPC" });
       assert.deepEqual(fs.readFileSync(file), good);
       assert.equal(writer.session.surface.nextSeq, 3);
     },
@@ -676,11 +677,11 @@ Deno.test("a failed write is truncated back", async (t) => {
     failWrites = true;
     failTruncate = true;
     const exit = await run(store.append(writer, turnBatches(0)[2] ?? []));
-    assert.equal(failureOf(exit)._tag, "JsonlIoError");
+    thenFails(failureOf(exit), "JsonlIoError");
     failWrites = false;
     failTruncate = false;
     const next = await run(store.append(writer, turnBatches(0)[2] ?? []));
-    assert.equal(failureOf(next)._tag, "HandleClosed");
+    thenFails(failureOf(next), "HandleClosed");
     assert.ok(!fs.existsSync(`${file}.lock`));
     // The partial batch is a torn tail or whole lines; a reader reports it.
     const reader = failureOrValue(await run(store.open("f")));

@@ -10,6 +10,7 @@ import {
   v2ToV3,
 } from "../../migrations/mod.ts";
 import { refusal, success } from "./_helpers.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const failureOf = <A, E>(result: Result.Result<A, E>): E => {
   if (Result.isSuccess(result)) throw new Error("Expected a failure");
@@ -23,17 +24,13 @@ Deno.test("makeCatalog()", async (t) => {
   });
   await t.step("fails with MissingMigrationEdge on a gap", () => {
     const error = failureOf(makeCatalog([v0ToV1, v2ToV3]));
-    assert.equal(error._tag, "MissingMigrationEdge");
-    assert.deepEqual(
-      error._tag === "MissingMigrationEdge" && [error.from, error.to],
-      [1, 3],
-    );
+    thenFails(error, "MissingMigrationEdge", { from: 1, to: 3 });
   });
   await t.step(
     "fails with MissingMigrationEdge when the newest edge is missing",
     () => {
       const error = failureOf(makeCatalog([v0ToV1, v1ToV2]));
-      assert.equal(error._tag === "MissingMigrationEdge" && error.from, 2);
+      thenFails(error, "MissingMigrationEdge", { from: 2 });
     },
   );
   await t.step(
@@ -41,14 +38,14 @@ Deno.test("makeCatalog()", async (t) => {
     () => {
       const skip: MigrationEdge = { from: 1, to: 3, start: v1ToV2.start };
       const error = failureOf(makeCatalog([v0ToV1, skip, v2ToV3]));
-      assert.equal(error._tag === "MissingMigrationEdge" && error.from, 1);
+      thenFails(error, "MissingMigrationEdge", { from: 1 });
     },
   );
   await t.step(
     "fails with DuplicateMigrationEdge on two edges from one version",
     () => {
       const error = failureOf(makeCatalog([v0ToV1, v1ToV2, v1ToV2, v2ToV3]));
-      assert.equal(error._tag === "DuplicateMigrationEdge" && error.from, 1);
+      thenFails(error, "DuplicateMigrationEdge", { from: 1 });
     },
   );
   await t.step(
@@ -77,12 +74,7 @@ Deno.test("chainFor()", async (t) => {
   });
   await t.step("refuses a newer version with FormatTooNew", () => {
     const error = failureOf(chainFor(defaultCatalog, 4));
-    assert.equal(error._tag, "FormatTooNew");
-    assert.deepEqual(
-      error._tag === "FormatTooNew" &&
-        [error.line, error.version, error.supported],
-      [1, 4, 3],
-    );
+    thenFails(error, "FormatTooNew", { line: 1, version: 4, supported: 3 });
   });
 });
 
@@ -112,15 +104,11 @@ Deno.test("migrate() refuses a bad header with InvalidLegacyHeader on line 1", a
   for (const [name, header, reason] of cases) {
     await t.step(name, () => {
       const error = refusal([header]);
-      assert.equal(error._tag, "InvalidLegacyHeader");
-      assert.deepEqual(
-        error._tag === "InvalidLegacyHeader" && [error.line, error.reason],
-        [1, reason],
-      );
+      thenFails(error, "InvalidLegacyHeader", { line: 1, reason: reason });
     });
   }
   await t.step("an empty input", () => {
-    assert.equal(refusal([])._tag, "InvalidLegacyHeader");
+    thenFails(refusal([]), "InvalidLegacyHeader");
   });
 });
 

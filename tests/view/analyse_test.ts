@@ -3,6 +3,7 @@
  * answers the same questions one node at a time by replaying prefixes.
  */
 import {
+  deriveMessages,
   diffSurfaces,
   isSurfaceEvent,
   Session,
@@ -13,6 +14,7 @@ import {
   surfaceNodes,
 } from "@palimpsest/session";
 import { messageChars } from "@palimpsest/session/view";
+import { estimateTokensByChars } from "@palimpsest/session/ai";
 import { Effect } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
@@ -151,4 +153,19 @@ Deno.test("analyse() lists shadowed nodes in surface order, whatever order they 
   // Then each replacement lists what it shadowed as the model saw it.
   assert.deepEqual(analysis.replacements.get(3)?.shadowed, [0, 1]);
   assert.deepEqual(analysis.replacements.get(4)?.shadowed, [3, 2]);
+});
+
+Deno.test("analyse() ends with the token estimate of the derived messages, message by message", () => {
+  fc.assert(
+    fc.property(historySessionArb, (session) => {
+      const analysis = analysisOf(session);
+      const expected = deriveMessages(session.surface).reduce(
+        (n, m) => n + estimateTokensByChars([m]),
+        0,
+      );
+      assert.equal(analysis.finalTokens, expected);
+      assert.ok(analysis.peakTokens >= expected);
+    }),
+    { numRuns: 60 },
+  );
 });

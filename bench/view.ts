@@ -1,0 +1,119 @@
+/// <reference lib="dom" />
+/**
+ * `deno task bench:view [EVENTS...]`: how long the view takes to render the
+ * standard workload and how long a browser takes to open the page, at each
+ * size (100k and 1M events by default).
+ *
+ * For each size, in its own process: write the workload log, load it, write
+ * the page to a file chunk by chunk (the render time and the page size),
+ * then open it in Debian's chromium (headless, fresh profile, the page from
+ * a file) and wait for the load event and two animation frames, i.e. until
+ * the first screen is drawn (the open time). Figures print as a table.
+ *
+ * @module
+ */
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import { writeSessionHtml } from "@palimpsest/session/view";
+import { Effect } from "effect";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { chromium } from "playwright-core";
+import { writeWorkloadFile } from "./workload.ts";
+
+interface Figures {
+  readonly events: number;
+  readonly logBytes: number;
+  readonly loadMs: number;
+  readonly renderMs: number;
+  readonly pageBytes: number;
+  readonly openMs: number;
+}
+
+const one = async (events: number): Promise<Figures> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-view-"));
+  try {
+    const log = path.join(dir, "log.jsonl");
+    const page = path.join(dir, "page.html");
+    const logBytes = writeWorkloadFile(log, events);
+    let t = performance.now();
+    const loaded = await Effect.runPromise(readSessionFile(log));
+    const loadMs = performance.now() - t;
+    t = performance.now();
+    const fd = fs.openSync(page, "w");
+    let pageBytes = 0;
+    writeSessionHtml(loaded.session, (chunk) => {
+      pageBytes += fs.writeSync(fd, chunk);
+    });
+    fs.closeSync(fd);
+    const renderMs = performance.now() - t;
+    const profile = path.join(dir, "profile");
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-background-networking",
+        "--disable-component-update",
+      ],
+      viewport: { width: 1200, height: 900 },
+    });
+    try {
+      const tab = await context.newPage();
+      t = performance.now();
+      await tab.goto(`file://${page}`, { waitUntil: "load", timeout: 0 });
+      await tab.evaluate(() =>
+        new Promise((done) =>
+          requestAnimationFrame(() => requestAnimationFrame(done))
+        )
+      );
+      const openMs = performance.now() - t;
+      return { events, logBytes, loadMs, renderMs, pageBytes, openMs };
+    } finally {
+      await context.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const child = Deno.args[0] === "--one";
+if (child) {
+  console.log(JSON.stringify(await one(Number(Deno.args[1]))));
+} else {
+  const sizes = Deno.args.length > 0
+    ? Deno.args.map(Number)
+    : [100_000, 1_000_000];
+  const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+  const rows: string[] = [];
+  for (const events of sizes) {
+    const output = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--max-old-space-size=8192",
+        new URL(import.meta.url).pathname,
+        "--one",
+        String(events),
+      ],
+      stderr: "inherit",
+    }).outputSync();
+    if (!output.success) throw new Error(`The ${events}-event run failed`);
+    const f: Figures = JSON.parse(new TextDecoder().decode(output.stdout));
+    rows.push(
+      `| ${f.events.toLocaleString("en-US")} | ${mib(f.logBytes)} MiB | ${
+        (f.loadMs / 1000).toFixed(2)
+      } s | ${(f.renderMs / 1000).toFixed(2)} s | ${mib(f.pageBytes)} MiB | ${
+        (f.openMs / 1000).toFixed(2)
+      } s |`,
+    );
+  }
+  console.log(
+    `| events | log | load | render | page | browser open |\n| --- | --- | --- | --- | --- | --- |\n${
+      rows.join("\n")
+    }`,
+  );
+  console.log(
+    `load average: ${os.loadavg().map((n) => n.toFixed(2)).join(" ")}`,
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * `view FILE --out PAGE.html [--from TOOL] [--force]`: writes the session
+ * as one self-contained HTML page. The log is read as every command reads
+ * it (an older format is migrated in memory); with `--from` FILE is another
+ * tool's session file, imported in memory. The page is
+ * `@palimpsest/session/view`'s; this command only loads, calls
+ * `writeSessionHtmlFile` and reports. An existing PAGE is refused (exit 2)
+ * unless `--force` replaces it.
+ *
+ * @module
+ */
+import { Effect, Result } from "effect";
+import { writeSessionHtmlFile } from "@palimpsest/session/view";
+import type { Session } from "@palimpsest/session";
+import {
+  importSession,
+  type SourceTool,
+  sourceTools,
+} from "@palimpsest/session/import";
+import {
+  type Command,
+  ExitCode,
+  failureOutcome,
+  type Outcome,
+} from "../outcome.ts";
+import { loadOrFail } from "../load.ts";
+
+const usage = (message: string): Outcome => ({
+  code: ExitCode.usage,
+  json: { ok: false, error: { tag: "UsageError", message } },
+  text: "",
+  errText:
+    `error: ${message}; usage: view FILE --out PAGE.html [--from TOOL] [--force] [--json]\n`,
+});
+
+const isTool = (u: string): u is SourceTool =>
+  sourceTools.some((tool) => tool === u);
+
+interface Loaded {
+  readonly session: Session;
+  readonly version: number | undefined;
+  readonly tornTail:
+    | { readonly offset: number; readonly bytes: number }
+    | undefined;
+}
+
+/** The `view` command. */
+export const viewCommand: Command = {
+  spec: {
+    name: "view",
+    summary: "write the session as one self-contained HTML page",
+    description:
+      "Reads FILE (any format version, migrated in memory; with --from, a pi, Claude\n" +
+      "Code or Codex session file imported in memory) and writes PAGE.html: the\n" +
+      "surface as the model sees it, each replacement with what it shadowed one\n" +
+      "click away, lineage, the surface's size over the log, crash repairs and\n" +
+      "interrupted turns, the header and the stats. The page loads nothing.\n" +
+      "An existing PAGE.html is refused (exit 2) unless --force replaces it.",
+    positionals: [{ name: "FILE", summary: "the session log" }],
+    options: [
+      {
+        name: "out",
+        kind: "string",
+        value: "PAGE",
+        summary: "the page to write (must not exist unless --force)",
+      },
+      {
+        name: "from",
+        kind: "string",
+        value: "TOOL",
+        summary: "FILE is a pi, claude-code or codex session file",
+      },
+      {
+        name: "force",
+        kind: "boolean",
+        summary: "replace PAGE if it exists",
+      },
+    ],
+  },
+  run: (args, io) =>
+    Effect.gen(function* () {
+      const file = args.positionals[0] ?? "";
+      const out = args.values.get("out");
+      const from = args.values.get("from");
+      if (out === undefined) return usage('missing "--out PAGE"');
+      if (from !== undefined && !isTool(from)) {
+        return usage(`unknown tool ${JSON.stringify(from)}`);
+      }
+      let loaded: Loaded;
+      if (from === undefined) {
+        const result = yield* loadOrFail(file, io);
+        if (Result.isFailure(result)) return result.failure;
+        const log = result.success;
+        loaded = {
+          session: log.session,
+          version: log.version,
+          tornTail: log.report.tornTail,
+        };
+      } else {
+        const result = yield* Effect.result(importSession(file, { from }));
+        if (Result.isFailure(result)) {
+          const error = result.failure;
+          return failureOutcome(
+            error._tag === "ImportIoError" ? ExitCode.usage : ExitCode.invalid,
+            file,
+            error,
+          );
+        }
+        loaded = {
+          session: result.success.session,
+          version: undefined,
+          tornTail: undefined,
+        };
+      }
+      const written = yield* Effect.result(
+        writeSessionHtmlFile(loaded.session, out, {
+          force: args.flags.has("force"),
+          ...(loaded.version === undefined ? {} : { version: loaded.version }),
+          ...(loaded.tornTail === undefined
+            ? {}
+            : { tornTail: loaded.tornTail }),
+        }),
+      );
+      if (Result.isFailure(written)) {
+        return failureOutcome(ExitCode.usage, out, written.failure);
+      }
+      const surface = loaded.session.surface;
+      return {
+        code: ExitCode.ok,
+        json: {
+          ok: true,
+          target: written.success.path,
+          bytes: written.success.bytes,
+          events: surface.nextSeq - surface.baseSeq,
+          surface: surface.length,
+          replacements: surface.replacements,
+        },
+        text:
+          `wrote ${written.success.path} (${written.success.bytes} bytes): ${
+            surface.nextSeq - surface.baseSeq
+          } events, surface ${surface.length} nodes, ${surface.replacements} replacements\n`,
+      };
+    }),
+};

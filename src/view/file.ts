@@ -1,0 +1,167 @@
+/**
+ * Writing a page to a file: the page is written chunk by chunk under a
+ * temporary name in the target's folder (created with `wx`), fsynced, then
+ * published: linked to the target name, which fails rather than replace an
+ * existing file, or, when asked to replace, renamed over it. The target
+ * either keeps what it held or holds the whole page; the temporary name is
+ * removed whatever happens, interruption included.
+ *
+ * @module
+ */
+import { Data, Effect } from "effect";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import process from "node:process";
+import type { Session } from "@palimpsest/session";
+import { type ViewOptions, writePage } from "./page.ts";
+
+/** The page's file exists already and replacing it was not asked for. */
+export class ViewTargetExists extends Data.Error<{
+  /** The path. */
+  readonly path: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ViewTargetExists" = "ViewTargetExists";
+  /** A sentence for people. */
+  override readonly message: string = `Expected ${
+    JSON.stringify(this.path)
+  } not to exist; choose a new file name or ask to replace it`;
+}
+
+/** The file system refused an operation while writing the page. */
+export class ViewIoError extends Data.Error<{
+  /** The path. */
+  readonly path: string;
+  /** What was being done (`create`, `write`, `sync`, `link`, `rename`). */
+  readonly operation: string;
+  /** The system error code or message. */
+  readonly reason: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ViewIoError" = "ViewIoError";
+  /** A sentence for people. */
+  override readonly message: string = `Could not ${this.operation} ${
+    JSON.stringify(this.path)
+  }: ${this.reason}`;
+}
+
+/** Options of {@link writeSessionHtmlFile}. */
+export interface WriteFileOptions extends ViewOptions {
+  /** Replace an existing file (by default an existing file is refused). */
+  readonly force?: boolean;
+}
+
+/** What {@link writeSessionHtmlFile} wrote. */
+export interface WrittenPage {
+  /** The page's path. */
+  readonly path: string;
+  /** Its size in bytes. */
+  readonly bytes: number;
+}
+
+const reasonOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error &&
+    typeof error.code === "string"
+    ? error.code
+    : error instanceof Error
+    ? error.message
+    : String(error);
+
+const io = <A>(
+  file: string,
+  operation: string,
+  f: () => A,
+): Effect.Effect<A, ViewIoError> =>
+  Effect.try({
+    try: f,
+    catch: (error) =>
+      new ViewIoError({ path: file, operation, reason: reasonOf(error) }),
+  });
+
+/**
+ * Writes the page of a session to a file, never leaving a partial page at
+ * `target`.
+ *
+ * @param session The session.
+ * @param target The page's path.
+ * @param options `force` to replace an existing file, and the page's
+ * options.
+ * @returns `Effect<WrittenPage, ViewTargetExists | ViewIoError>`.
+ *
+ * @example Writing a page, then refusing to overwrite it
+ * ```ts
+ * import { Session } from "@palimpsest/session";
+ * import { writeSessionHtmlFile } from "@palimpsest/session/view";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ *
+ * const session = Session.make({ id: "s", createdAt: 0, isSeeded: false });
+ * const page = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "view-")), "s.html");
+ * const written = Effect.runSync(writeSessionHtmlFile(session, page));
+ * assert.equal(written.bytes, fs.statSync(page).size);
+ * const again = Effect.runSync(Effect.flip(writeSessionHtmlFile(session, page)));
+ * assert.equal(again._tag, "ViewTargetExists");
+ * ```
+ */
+export function writeSessionHtmlFile(
+  session: Session,
+  target: string,
+  options: WriteFileOptions = {},
+): Effect.Effect<WrittenPage, ViewTargetExists | ViewIoError> {
+  return Effect.suspend(() => {
+    if (options.force !== true && fs.existsSync(target)) {
+      return Effect.fail(new ViewTargetExists({ path: target }));
+    }
+    const temp = path.join(
+      path.dirname(target),
+      `.${path.basename(target)}.tmp-${process.pid}-${
+        Math.random().toString(36).slice(2)
+      }`,
+    );
+    const write = Effect.acquireRelease(
+      io(temp, "create", () => fs.openSync(temp, "wx")),
+      (fd) => Effect.sync(() => fs.closeSync(fd)),
+    ).pipe(
+      Effect.flatMap((fd) =>
+        io(temp, "write", () => {
+          let bytes = 0;
+          const encoder = new TextEncoder();
+          writePage(session, options, (chunk) => {
+            const data = encoder.encode(chunk);
+            let offset = 0;
+            while (offset < data.length) {
+              offset += fs.writeSync(fd, data, offset);
+            }
+            bytes += data.length;
+          });
+          fs.fsyncSync(fd);
+          return bytes;
+        })
+      ),
+      Effect.scoped,
+    );
+    const publish = options.force === true
+      ? io(target, "rename", () => fs.renameSync(temp, target))
+      : io(target, "link", () => fs.linkSync(temp, target)).pipe(
+        Effect.mapError((error) =>
+          error.reason === "EEXIST"
+            ? new ViewTargetExists({ path: target })
+            : error
+        ),
+      );
+    return write.pipe(
+      Effect.flatMap((bytes) =>
+        Effect.as(publish, { path: target, bytes } satisfies WrittenPage)
+      ),
+      Effect.onExit(() =>
+        Effect.sync(() => {
+          // After a rename the temporary name is gone already.
+          fs.rmSync(temp, { force: true });
+        })
+      ),
+    );
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * `view FILE --out PAGE`: the page the library draws, written whole, for
+ * any log the CLI reads (older formats migrated, other tools' files
+ * imported); an existing page is refused unless `--force`.
+ */
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import { importSession } from "@palimpsest/session/import";
+import { renderSessionHtml } from "@palimpsest/session/view";
+import { Effect } from "effect";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cliInProcess as run, fixture, root, tempDir } from "./_cli.ts";
+
+const errorTag = (stdout: string): unknown => {
+  const doc: unknown = JSON.parse(stdout);
+  if (typeof doc !== "object" || doc === null || !("error" in doc)) {
+    return undefined;
+  }
+  const error = doc.error;
+  return typeof error === "object" && error !== null && "tag" in error
+    ? error.tag
+    : undefined;
+};
+
+Deno.test("view", async (t) => {
+  await t.step("writes the page the library draws for the log", async () => {
+    const out = path.join(tempDir(), "page.html");
+    const r = await run("view", fixture("valid.jsonl"), "--out", out);
+    assert.equal(r.code, 0, r.stderr);
+    const log = await Effect.runPromise(
+      readSessionFile(fixture("valid.jsonl")),
+    );
+    assert.equal(
+      fs.readFileSync(out, "utf8"),
+      renderSessionHtml(log.session, { version: log.version }),
+    );
+  });
+
+  await t.step("migrates an older log in memory and says so", async () => {
+    const out = path.join(tempDir(), "page.html");
+    const r = await run("view", fixture("v1.jsonl"), "--out", out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      fs.readFileSync(out, "utf8"),
+      /<dt>format<\/dt><dd>v1 \(migrated in memory to v3\)/,
+    );
+  });
+
+  await t.step("reports a torn tail on the page", async () => {
+    const out = path.join(tempDir(), "page.html");
+    const r = await run("view", fixture("torn-tail.jsonl"), "--out", out);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(fs.readFileSync(out, "utf8"), /ends in a torn line/);
+  });
+
+  await t.step(
+    "imports another tool's session in memory with --from",
+    async () => {
+      const source = path.join(
+        root,
+        "tests",
+        "fixtures",
+        "import",
+        "codex",
+        "compacted.jsonl",
+      );
+      const out = path.join(tempDir(), "page.html");
+      const r = await run("view", source, "--from", "codex", "--out", out);
+      assert.equal(r.code, 0, r.stderr);
+      const imported = await Effect.runPromise(
+        importSession(source, { from: "codex" }),
+      );
+      assert.equal(
+        fs.readFileSync(out, "utf8"),
+        renderSessionHtml(imported.session),
+      );
+    },
+  );
+
+  await t.step(
+    "refuses an existing page, and replaces it with --force",
+    async () => {
+      const out = path.join(tempDir(), "page.html");
+      fs.writeFileSync(out, "keep me");
+      const refused = await run(
+        "view",
+        fixture("valid.jsonl"),
+        "--out",
+        out,
+        "--json",
+      );
+      assert.equal(refused.code, 2);
+      assert.equal(errorTag(refused.stdout), "ViewTargetExists");
+      assert.equal(fs.readFileSync(out, "utf8"), "keep me");
+      const forced = await run(
+        "view",
+        fixture("valid.jsonl"),
+        "--out",
+        out,
+        "--force",
+      );
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.match(fs.readFileSync(out, "utf8"), /^<!DOCTYPE html>/);
+      assert.deepEqual(fs.readdirSync(path.dirname(out)), ["page.html"]);
+    },
+  );
+
+  await t.step(
+    "a log that does not load exits 1 and writes nothing",
+    async () => {
+      const dir = tempDir();
+      const out = path.join(dir, "page.html");
+      const r = await run(
+        "view",
+        fixture("corrupt-line.jsonl"),
+        "--out",
+        out,
+        "--json",
+      );
+      assert.equal(r.code, 1);
+      assert.equal(errorTag(r.stdout), "InvalidJson");
+      assert.deepEqual(fs.readdirSync(dir), []);
+    },
+  );
+
+  await t.step("without --out it is a usage error", async () => {
+    const r = await run("view", fixture("valid.jsonl"), "--json");
+    assert.equal(r.code, 2);
+    assert.equal(errorTag(r.stdout), "UsageError");
+  });
+});
