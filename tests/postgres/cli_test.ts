@@ -70,7 +70,5 @@ postgresTest(
     assert.equal(JSON.parse(missing.stdout).error.tag, "SessionNotFound");
     const noSession = await cliInProcess("derive", url, "--json");
     assert.equal(noSession.code, 2);
-    const file = tempDir();
-    fs.rmSync(file, { recursive: true });
   },
 );
