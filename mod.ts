@@ -38,8 +38,12 @@
  *   `encodeEvent` and `eventJsonSchema` (the JSON Schema of an event line).
  * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
  *   files as v3 logs.
+ * - `@palimpsest/session/view` draws a session as one self-contained HTML
+ *   page (the surface, what each replacement shadowed, the size over the
+ *   log).
  * - `@palimpsest/session/cli` is the `palimpsest` command line (`verify`,
- *   `derive`, `stats`, `explain`, `migrate`, `import`, `repair`, `schema`),
+ *   `derive`, `stats`, `explain`, `migrate`, `import`, `view`, `repair`,
+ *   `schema`),
  *   also callable in-process as `runCli`.
  *
  * @example Appending, replacing and deriving

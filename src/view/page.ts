@@ -98,6 +98,11 @@ const KIND_LABEL: Readonly<Record<Replacement["kind"], string>> = {
 const plural = (n: number, one: string, many = `${one}s`): string =>
   `${formatCount(n)} ${n === 1 ? one : many}`;
 
+const savedText = (count: number, saved: number): string =>
+  count === 0
+    ? "0"
+    : `${formatCount(count)} · saved ${formatCount(saved)} chars`;
+
 const isoTime = (ms: number): string => {
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
@@ -458,16 +463,8 @@ class Page {
       ["peak estimated tokens", formatCount(a.peakTokens)],
       ["replacements", formatCount(surface.replacements)],
       ["shadowed nodes", formatCount(shadowedNodes)],
-      [
-        "compactions",
-        `${formatCount(kinds.compaction)} · saved ${
-          formatCount(saved.compaction)
-        } chars`,
-      ],
-      [
-        "prunes",
-        `${formatCount(kinds.prune)} · saved ${formatCount(saved.prune)} chars`,
-      ],
+      ["compactions", savedText(kinds.compaction, saved.compaction)],
+      ["prunes", savedText(kinds.prune, saved.prune)],
       ["system-prompt changes", formatCount(kinds["system-prompt"])],
       ["crash repairs", formatCount(a.repairs.size)],
       ["interrupted turns", formatCount(a.interruptions.length)],
