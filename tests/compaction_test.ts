@@ -20,22 +20,14 @@ import { Effect } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import {
-  assistant,
-  fails,
-  ok,
-  s,
-  sessionOf,
-  system,
-  toolCall,
-  toolResult,
-  user,
-} from "./_helpers/drafts.ts";
-import {
   historySessionArb,
   planArb,
   planSession,
 } from "./_helpers/session_gen.ts";
 import { thenFails } from "./_helpers/then.ts";
+import { drafts, fails, ok, s, sessionOf } from "./_helpers/build.ts";
+
+const { assistant, system, toolCall, toolResult, user } = drafts;
 
 // 0 system, 1 turn/start 4, 2 u0, 3 a0 [call c1], 4 tool/call, 5 result c1,
 // 6 a1, 7 u1. Surface: 0 2 3 5 6 7.

@@ -10,7 +10,7 @@ import {
   type SurfaceError,
 } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { decoded, s } from "./_helpers/events.ts";
+import { decoded, s } from "./_helpers/build.ts";
 import { logArb } from "./_helpers/log_gen.ts";
 
 const DECODE_TAGS: ReadonlySet<EventDecodeError["_tag"]> = new Set([

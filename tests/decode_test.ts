@@ -20,7 +20,7 @@ import {
   toolResult,
   turnStart,
   user,
-} from "./_helpers/events.ts";
+} from "./_helpers/build.ts";
 
 const decodeFails = (
   raw: unknown,

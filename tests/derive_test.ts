@@ -14,7 +14,7 @@ import {
   toolResult,
   turnStart,
   user,
-} from "./_helpers/events.ts";
+} from "./_helpers/build.ts";
 
 Deno.test("deriveMessages of the empty surface is empty", () => {
   assert.deepEqual(deriveMessages(emptySurface), []);

@@ -10,9 +10,11 @@ import { Effect } from "effect";
 import { TestClock } from "effect/testing";
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import { fails, ok, s, sessionOf, user } from "./_helpers/drafts.ts";
 import { historySessionArb } from "./_helpers/session_gen.ts";
 import { thenFails } from "./_helpers/then.ts";
+import { drafts, fails, ok, s, sessionOf } from "./_helpers/build.ts";
+
+const { user } = drafts;
 
 const atTime = <A, E>(
   time: number,

@@ -16,16 +16,10 @@ import { decodeEventResult } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import {
-  assistant,
-  ok,
-  s,
-  sessionOf,
-  toolCall,
-  toolResult,
-  user,
-} from "./_helpers/drafts.ts";
 import { historySessionArb } from "./_helpers/session_gen.ts";
+import { drafts, ok, s, sessionOf } from "./_helpers/build.ts";
+
+const { assistant, toolCall, toolResult, user } = drafts;
 
 const shape = (node: LineageNode | undefined): unknown =>
   node === undefined

@@ -22,7 +22,7 @@ import {
   replace,
   s,
   user,
-} from "./_helpers/events.ts";
+} from "./_helpers/build.ts";
 import {
   applyStep,
   type Command,

@@ -30,7 +30,7 @@ import {
   toolResultWith,
   turnStart,
   user,
-} from "./_helpers/events.ts";
+} from "./_helpers/build.ts";
 import { thenFails } from "./_helpers/then.ts";
 
 const users = (from: number, to: number): Raw[] =>

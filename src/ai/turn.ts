@@ -30,6 +30,9 @@
  *   its length ({@link isContextOverflow}, or the caller's test) forces a
  *   compaction; the request is retried only if a range was replaced (the
  *   surface changed), at most `maxOverflowRetries` times.
+ * - **A compaction refused or failed** (the lock held, a summary not
+ *   smaller, the range changed, the model failing to summarize): recorded by
+ *   the engine's `compaction/end { error }`; the turn goes on uncompacted.
  * - **A tool error.** The result is an error `tool/result`
  *   (`isError: true`, `error: { name, code }`: `TOOL_NOT_FOUND`,
  *   `INVALID_ARGUMENTS`, `TOOL_FAILED`) and the turn goes on: the model sees
@@ -71,7 +74,6 @@ import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
 import {
   compactIfNeeded,
-  type CompactionEngineError,
   type CompactionPolicy,
   isContextOverflow,
 } from "./compaction.ts";
@@ -121,11 +123,8 @@ export interface TurnOutcome {
   readonly stoppedBy: "model" | "step-limit";
 }
 
-/** What {@link runTurn} can fail with. */
-export type TurnError =
-  | AiError.AiError
-  | StoreAppendError
-  | CompactionEngineError;
+/** What {@link runTurn} can fail with: the model's error or the store's. */
+export type TurnError = AiError.AiError | StoreAppendError;
 
 const isType = <T extends CoreType>(
   event: SessionEvent | undefined,
@@ -404,6 +403,22 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         );
       });
 
+    /**
+     * Compacts when over budget (or forced); a refusal or a model error of
+     * the engine (recorded in the log by its `compaction/end`) means no
+     * compaction, not a failed turn.
+     */
+    const tryCompact = (policy: CompactionPolicy, force: boolean) =>
+      compactIfNeeded({ handle, ...policy, force }).pipe(
+        Effect.map((outcome) => outcome.compacted),
+        Effect.catchTags({
+          CompactionInProgress: () => Effect.succeed(false),
+          SummaryNotSmaller: () => Effect.succeed(false),
+          CompactionRangeChanged: () => Effect.succeed(false),
+          AiError: () => Effect.succeed(false),
+        }),
+      );
+
     /** One request: the answer recorded and appended, or the failure. */
     const request = (step: number) =>
       Effect.gen(function* () {
@@ -463,7 +478,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         data: { turn, step },
       }]);
       if (options.compaction !== undefined) {
-        yield* compactIfNeeded({ handle, ...options.compaction });
+        yield* tryCompact(options.compaction, false);
       }
       let result = yield* request(step);
       for (let retry = 0; result.error !== undefined; retry++) {
@@ -471,11 +486,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         const recoverable = options.compaction !== undefined &&
           retry < maxRetries && overflowTest(error);
         const compacted = recoverable && options.compaction !== undefined
-          ? (yield* compactIfNeeded({
-            handle,
-            ...options.compaction,
-            force: true,
-          })).compacted
+          ? yield* tryCompact(options.compaction, true)
           : false;
         if (!compacted) {
           yield* endTurn(step, "error");

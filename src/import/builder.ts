@@ -70,6 +70,8 @@ export interface Builder {
   nextStep: number;
   /** Why the open turn ends if nothing more specific is said. */
   reason: TurnEndReason["kind"];
+  /** True once the open turn has an assistant message. */
+  answered: boolean;
   readonly calls: Map<string, CallState>;
   /** Calls issued in the open turn and not answered yet. */
   readonly openCalls: Set<string>;
@@ -97,6 +99,7 @@ export const makeBuilder = (): Builder => ({
   step: undefined,
   nextStep: 0,
   reason: "completed",
+  answered: false,
   calls: new Map(),
   openCalls: new Set(),
   ids: new Set(),
@@ -255,8 +258,17 @@ export const openTurn = (b: Builder, line: number): Step => {
   b.turn = turn;
   b.nextStep = 0;
   b.reason = "completed";
+  b.answered = false;
   return ok;
 };
+
+/**
+ * The turn of a user message: a new one once the open turn has an answer,
+ * else the open one (several user messages before the model answers, such
+ * as a command and its output, are one turn).
+ */
+export const userTurn = (b: Builder, line: number): Step =>
+  b.turn === undefined || b.answered ? openTurn(b, line) : ok;
 
 /** Opens a turn when none is open. */
 export const ensureTurn = (b: Builder, line: number): Step =>
@@ -450,6 +462,7 @@ export const assistantMessage = (
     b.openCalls.add(block.id);
   }
   b.reason = calls > 0 ? "interrupted" : "completed";
+  b.answered = true;
   return appended;
 };
 

@@ -36,13 +36,13 @@ import {
   isRecord,
   keptOpaque,
   notCarried,
-  openTurn,
   setTime,
   skip,
   type Step,
   str,
   toolResult,
   userMessage,
+  userTurn,
 } from "./builder.ts";
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
@@ -332,7 +332,7 @@ export const importClaudeCode = (
         ? Result.fail(made.failure)
         : Result.succeed(undefined);
     }
-    const opened = openTurn(b, line);
+    const opened = userTurn(b, line);
     if (Result.isFailure(opened)) return opened;
     const source = value.isMeta === true
       ? { kind: "plugin", plugin: "claude-code" }

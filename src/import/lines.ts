@@ -193,7 +193,13 @@ const readAll = <E>(
     const bytes = chunk.subarray(0, read);
     let start = 0;
     for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) {
-      push(bytes.subarray(start, i));
+      if (size === 0 && !tooLong && i - start <= options.maxLineBytes) {
+        // A line within this read needs no copy.
+        parts.push(bytes.subarray(start, i));
+        size = i - start;
+      } else {
+        push(bytes.subarray(start, i));
+      }
       start = i + 1;
       const taken = take(false);
       if (Result.isFailure(taken)) return Result.fail(taken.failure);

@@ -41,7 +41,6 @@ import {
   fromLineOnward,
   isRecord,
   notCarried,
-  openTurn,
   setTime,
   skip,
   type Step,
@@ -49,6 +48,7 @@ import {
   synthesized,
   toolResult,
   userMessage,
+  userTurn,
 } from "./builder.ts";
 import {
   type ImportError,
@@ -67,6 +67,12 @@ export interface Converted {
   readonly formatVersion?: number | string;
   readonly read: RecordReadSummary;
 }
+
+/** Stops the first pass once a version 1 header is read. */
+class HeaderOnly {
+  readonly _tag = "HeaderOnly";
+}
+const headerOnly = new HeaderOnly();
 
 interface TreeEntry {
   readonly line: number;
@@ -202,7 +208,11 @@ export const importPi = (
   const first = forEachRecord(
     file,
     options,
-    (value, line): Result.Result<void, ImportError> => {
+    (value, line): Result.Result<void, ImportError | HeaderOnly> => {
+      // Version 1 has no tree: its header is all this pass needs.
+      if (header !== undefined && header.version === undefined) {
+        return Result.fail(headerOnly);
+      }
       if (header === undefined) {
         if (!isRecord(value) || value.type !== "session") {
           return Result.fail(
@@ -228,7 +238,10 @@ export const importPi = (
       return Result.succeed(undefined);
     },
   );
-  if (Result.isFailure(first)) return Result.fail(first.failure);
+  if (Result.isFailure(first)) {
+    const failure = first.failure;
+    if (!(failure instanceof HeaderOnly)) return Result.fail(failure);
+  }
   if (header === undefined) {
     return Result.fail(
       new ImportNotASession({
@@ -304,7 +317,10 @@ export const importPi = (
   };
   let seenHeader = false;
   let lastStop: string | undefined;
+  const linear = version === 1;
+  if (linear) indexLine.length = 0;
   const second = forEachRecord(file, options, (value, line): Step => {
+    if (linear) indexLine.push(line);
     if (!seenHeader) {
       seenHeader = true;
       setTime(b, h.timestamp);
@@ -486,7 +502,7 @@ const piMessage = (
     Result.isFailure(r) ? Result.fail(r.failure) : Result.succeed(undefined);
   switch (m.role) {
     case "user": {
-      const opened = openTurn(b, line);
+      const opened = userTurn(b, line);
       if (Result.isFailure(opened)) return opened;
       ctx.stop(undefined);
       const converted = convertBlocks(b, line, kind, m.content);

@@ -21,7 +21,7 @@ import {
   type SurfaceError,
   surfaceNodes,
 } from "@palimpsest/session";
-import { decoded, type Raw, turnStart } from "./events.ts";
+import { decoded, type Raw, turnStart } from "./build.ts";
 
 /** What a `when` leads to. */
 export interface Then {

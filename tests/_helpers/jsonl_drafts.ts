@@ -1,7 +1,7 @@
 /**
- * Drafts of the standard workload (a turn: user message, assistant message
- * with one tool call, tool/call, tool/result) and small helpers for the
- * persistence tests: temp folders and running programs against a store.
+ * Small helpers for the persistence tests: temp folders and running
+ * programs against a store. The workload's drafts live in `build.ts` and are
+ * re-exported here for the tests that take them with these helpers.
  *
  * @module
  */
@@ -9,128 +9,16 @@ import { Effect, Exit } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import {
-  type EventDraft,
-  layerJsonlStore,
-  type SessionStore,
-} from "@palimpsest/session";
+import { layerJsonlStore, type SessionStore } from "@palimpsest/session";
 
-const model = { kind: "model", provider: "test", model: "m" } as const;
-
-/** `user/message`. */
-export const userDraft = (id: string, text: string): EventDraft => ({
-  type: "user/message",
-  surfaceOp: "append",
-  data: {
-    id,
-    role: "user",
-    content: [{ type: "text", text }],
-    source: { kind: "user" },
-  },
-});
-
-/** `assistant/message` with one `tool-call` block. */
-export const assistantCallDraft = (
-  turn: number,
-  step: number,
-  callId: string,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: {
-      id: `a-${callId}`,
-      role: "assistant",
-      content: [
-        { type: "text", text: "let me look" },
-        { type: "tool-call", id: callId, name: "read", arguments: "{}" },
-      ],
-      source: model,
-    },
-  },
-});
-
-/** `assistant/message` with text only. */
-export const assistantTextDraft = (
-  turn: number,
-  step: number,
-  id: string,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content: [{ type: "text", text: "done" }],
-      source: model,
-    },
-  },
-});
-
-/** `tool/call`. */
-export const toolCallDraft = (
-  turn: number,
-  step: number,
-  callId: string,
-): EventDraft => ({
-  type: "tool/call",
-  data: { turn, step, callId, name: "read", arguments: "{}" },
-});
-
-/** `tool/result` answering `callId`. */
-export const toolResultDraft = (
-  turn: number,
-  step: number,
-  callId: string,
-  text = "contents",
-): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    message: {
-      id: `r-${callId}`,
-      role: "user",
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text }],
-      }],
-      source: { kind: "tool", callId },
-    },
-  },
-});
-
-/** One complete turn of the workload, as batches the way a harness appends them. */
-export const turnBatches = (
-  turn: number,
-  resultText = "contents",
-): ReadonlyArray<ReadonlyArray<EventDraft>> => {
-  const callId = `c${turn}`;
-  return [
-    [
-      { type: "turn/start", data: { turn } },
-      { type: "step/start", data: { turn, step: 0 } },
-      userDraft(`u${turn}`, `question ${turn}`),
-    ],
-    [assistantCallDraft(turn, 0, callId)],
-    [toolCallDraft(turn, 0, callId)],
-    [toolResultDraft(turn, 0, callId, resultText)],
-    [
-      assistantTextDraft(turn, 0, `a${turn}`),
-      { type: "step/end", data: { turn, step: 0 } },
-      { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
-    ],
-  ];
-};
+export {
+  assistantCallDraft,
+  assistantTextDraft,
+  toolCallDraft,
+  toolResultDraft,
+  turnBatches,
+  userDraft,
+} from "./build.ts";
 
 /** A fresh temp folder. */
 export const tempDir = (prefix = "palimpsest-"): string =>

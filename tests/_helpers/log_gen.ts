@@ -24,7 +24,7 @@ import {
   type ToolResultOptions,
   turnStart,
   user,
-} from "./events.ts";
+} from "./build.ts";
 
 /** One generated intention, interpreted against the model. */
 export type Command =

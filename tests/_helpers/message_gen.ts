@@ -16,7 +16,7 @@ import {
   type Surface,
 } from "@palimpsest/session";
 import { Result } from "effect";
-import { decoded } from "./events.ts";
+import { decoded } from "./build.ts";
 import { type GeneratedLog, logArb } from "./log_gen.ts";
 import { historySessionArb } from "./session_gen.ts";
 

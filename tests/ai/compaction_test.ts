@@ -358,11 +358,10 @@ Deno.test("a model failure closes the compaction and fails with the model's erro
 const overflowTurn = (
   stream: ReadonlyArray<StreamReply>,
   drafts: ReadonlyArray<EventDraft>,
+  summaries: ReadonlyArray<TextReply> = [{ text: "Earlier: notes." }],
+  maxTokens = 100_000,
 ) => {
-  const scripted = scriptedModel({
-    stream,
-    text: [{ text: "Earlier: notes." }],
-  });
+  const scripted = scriptedModel({ stream, text: summaries });
   return Effect.runPromise(
     Effect.gen(function* () {
       const store = yield* SessionStore;
@@ -379,7 +378,7 @@ const overflowTurn = (
           toolkit,
           model: { provider: "scripted", model: "m" },
           input: "go on",
-          compaction: { maxTokens: 100_000, keepTokens: 50 },
+          compaction: { maxTokens, keepTokens: 50 },
         }).pipe(Effect.provide(scripted.layer)),
       );
       yield* store.close(handle);
@@ -428,4 +427,24 @@ Deno.test("an error that is not an overflow is not retried", async () => {
   assert.equal(result._tag, "Failure");
   assert.equal(scripted.streamed.length, 1);
   assert.equal(scripted.summarized.length, 0);
+});
+
+Deno.test("a turn goes on uncompacted when the summary request fails", async () => {
+  const { result, scripted, session } = await overflowTurn(
+    [{ parts: [...text("Fine."), finish()] }],
+    history,
+    [{ fail: providerDown() }],
+    300,
+  );
+  assert.equal(result._tag, "Success");
+  assert.equal(scripted.summarized.length, 1);
+  assert.equal(session.surface.replacements, 0);
+  const ends = Session.events(session).filter((e) =>
+    e.type === "compaction/end"
+  );
+  assert.equal(ends.length, 1);
+  assert.ok(
+    typeof ends[0]?.data === "object" && ends[0].data !== null &&
+      "error" in ends[0].data,
+  );
 });

@@ -1,6 +1,7 @@
 import { recordAnswer, type TimedPart } from "@palimpsest/session/ai";
 import { decodeEvent } from "@palimpsest/session";
 import { Effect } from "effect";
+import fc from "fast-check";
 import assert from "node:assert/strict";
 
 const options = {
@@ -123,4 +124,52 @@ Deno.test("recordAnswer drafts decode as events", async () => {
     decodeEvent({ ...attempt.draft, seq: 1, time: 0 }),
   );
   assert.equal(decoded.type, "assistant/attempt");
+});
+
+Deno.test("recordAnswer keeps every part and rebuilds each block's text from its deltas", () => {
+  const delta = fc.record({
+    kind: fc.constantFrom("text", "reasoning"),
+    id: fc.constantFrom("a", "b"),
+    delta: fc.string({ maxLength: 6 }),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(delta, { maxLength: 30 }),
+      fc.boolean(),
+      (deltas, finished) => {
+        const chunks: TimedPart["chunk"][] = deltas.map((d) =>
+          d.kind === "text"
+            ? { type: "text-delta", id: d.id, delta: d.delta }
+            : { type: "reasoning-delta", id: d.id, delta: d.delta }
+        );
+        if (finished) chunks.push({ type: "finish", reason: "stop", usage });
+        const parts = timed(...chunks);
+        const answer = recordAnswer(parts, options);
+        assert.deepEqual(answer.draft.data.stream, parts);
+        assert.equal(answer.interrupted, !finished);
+        // Expected blocks: one per (kind, id) in first-seen order, text joined.
+        const order: string[] = [];
+        const texts = new Map<string, string>();
+        for (const d of deltas) {
+          const key = `${d.kind}:${d.id}`;
+          if (!texts.has(key)) order.push(key);
+          texts.set(key, (texts.get(key) ?? "") + d.delta);
+        }
+        const expected = order.flatMap((key) => {
+          const text = texts.get(key) ?? "";
+          const [kind] = key.split(":");
+          return text === "" ? [] : [
+            kind === "text"
+              ? { type: "text", text }
+              : { type: "reasoning", text },
+          ];
+        });
+        assert.deepEqual(answer.message?.content ?? [], expected);
+        assert.equal(
+          answer.draft.type,
+          expected.length === 0 ? "assistant/attempt" : "assistant/message",
+        );
+      },
+    ),
+  );
 });

@@ -13,6 +13,18 @@ import {
   replayResult,
 } from "@palimpsest/session";
 import { importSession, type SourceTool } from "@palimpsest/session/import";
+import {
+  pairToolCalls,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat,
+  toOpenAIResponses,
+  toPrompt,
+  validateAnthropic,
+  validateGemini,
+  validateOpenAIChat,
+  validateOpenAIResponses,
+} from "@palimpsest/session/ai";
 import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 
@@ -82,7 +94,18 @@ for (const tool of tools) {
       const replayed = replayResult([...events, ...closers]);
       assert.ok(Result.isSuccess(replayed));
       if (Result.isSuccess(replayed)) {
-        assert.deepEqual(checkTranscript(deriveMessages(replayed.success)), []);
+        const messages = deriveMessages(replayed.success);
+        assert.deepEqual(checkTranscript(messages), []);
+        assert.deepEqual(pairToolCalls(messages).repairs, []);
+        // Each provider's request passes that provider's validator.
+        assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
+        assert.deepEqual(
+          validateOpenAIResponses(toOpenAIResponses(messages)),
+          [],
+        );
+        assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
+        assert.deepEqual(validateGemini(toGemini(messages)), []);
+        toPrompt(messages);
       }
     });
   }

@@ -14,6 +14,18 @@ import {
 } from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { importFile, type SourceTool } from "@palimpsest/session/import";
+import {
+  pairToolCalls,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat,
+  toOpenAIResponses,
+  toPrompt,
+  validateAnthropic,
+  validateGemini,
+  validateOpenAIChat,
+  validateOpenAIResponses,
+} from "@palimpsest/session/ai";
 import { Effect, Result } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -62,10 +74,19 @@ Deno.test("every study log imports, verifies and repairs to a clean transcript",
           const repaired = replayResult([...log.events, ...closers]);
           assert.ok(Result.isSuccess(repaired));
           if (!Result.isSuccess(repaired)) return;
+          const messages = deriveMessages(repaired.success);
+          assert.deepEqual(checkTranscript(messages), []);
+          // The provider adapters' pairing pass finds nothing to repair.
+          assert.deepEqual(pairToolCalls(messages).repairs, []);
+          // Each provider's request passes that provider's validator.
+          assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
           assert.deepEqual(
-            checkTranscript(deriveMessages(repaired.success)),
+            validateOpenAIResponses(toOpenAIResponses(messages)),
             [],
           );
+          assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
+          assert.deepEqual(validateGemini(toGemini(messages)), []);
+          assert.ok(toPrompt(messages).content.length > 0);
           const r = imported.report;
           console.log(
             `${tool}/${name}: ${r.lines} lines, ${r.events} events, surface ${r.surface}, ` +

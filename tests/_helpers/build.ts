@@ -1,16 +1,24 @@
 /**
- * Builders of raw event lines (parsed JSON, canonical key order) for tests,
- * and a strict decoder that fails the test when a builder is wrong.
+ * The test builders, in one place:
  *
- * Builders return plain objects so a test can break exactly one rule by
- * spreading or deleting a key; `decoded` turns a valid one into a
- * `SessionEvent`.
+ * - raw event lines (parsed JSON, canonical key order) and a strict decoder
+ *   that fails the test when a builder is wrong: the builders return plain
+ *   objects so a test can break exactly one rule by spreading or deleting a
+ *   key, and `decoded` turns a valid one into a `SessionEvent`;
+ * - drafts for the history tests (`drafts.user`, ...), made with the
+ *   library's own `Draft` where they are the same thing, and the runners
+ *   `sessionOf`, `ok`, `fails`;
+ * - the drafts of the standard workload (`userDraft`, `assistantCallDraft`,
+ *   ..., `turnBatches`) for the persistence tests.
  *
  * @module
  */
-import { Result } from "effect";
+import { Effect, Result } from "effect";
 import {
   type DecodeOptions,
+  Draft,
+  type EventDraft,
+  Session,
   type SessionEvent,
   SessionSeq,
 } from "@palimpsest/session";
@@ -243,4 +251,190 @@ export const decoded = (
     );
   }
   return result.success;
+};
+
+// ---------------------------------------------------------------------------
+// Drafts for the history tests
+
+/** Drafts at turn 0, step 0: the history tests' vocabulary. */
+export const drafts = {
+  /** A user message, appended; its text defaults to its id. */
+  user: (id: string, text: string = id): EventDraft => Draft.user(text, { id }),
+  /** A system message by the plugin `test`, appended. */
+  system: (id: string, text: string): EventDraft =>
+    Draft.system(text, { id, plugin: "test" }),
+  /** An assistant message with text and `read` tool calls, appended. */
+  assistant: (
+    id: string,
+    text: string,
+    calls: ReadonlyArray<string> = [],
+  ): EventDraft =>
+    Draft.assistant({
+      id,
+      turn: 0,
+      step: 0,
+      provider: "p",
+      model: "m",
+      content: text === "" ? [] : text,
+      toolCalls: calls.map((callId) => ({
+        id: callId,
+        name: "read",
+        arguments: "{}",
+      })),
+    }),
+  /** A `tool/call` of `read`. */
+  toolCall: (callId: string): EventDraft =>
+    Draft.toolCall({ turn: 0, step: 0, callId, name: "read", arguments: "{}" }),
+  /** A `tool/result` answering `callId`, appended, with `meta`. */
+  toolResult: (callId: string, text: string): EventDraft => ({
+    type: "tool/result",
+    surfaceOp: "append",
+    data: {
+      turn: 0,
+      step: 0,
+      message: {
+        id: `r-${callId}`,
+        role: "user",
+        source: { kind: "tool", callId },
+        content: [{
+          type: "tool-result",
+          toolCallId: callId,
+          content: [{ type: "text", text }],
+        }],
+      },
+      meta: { tool: "read" },
+    },
+  }),
+} as const;
+
+/** A fresh session with the drafts appended. */
+export const sessionOf = (
+  list: ReadonlyArray<EventDraft>,
+  id = "s",
+): Session =>
+  Effect.runSync(
+    Session.appendAll(
+      Session.make({ id, createdAt: 0, isSeeded: false }),
+      list,
+    ),
+  );
+
+/** Runs an effect that must succeed. */
+export const ok = <A, E>(effect: Effect.Effect<A, E>): A =>
+  Effect.runSync(effect);
+
+/** Runs an effect that must fail and returns its error. */
+export const fails = <A, E>(effect: Effect.Effect<A, E>): E =>
+  Effect.runSync(Effect.flip(effect));
+
+// ---------------------------------------------------------------------------
+// Drafts of the standard workload
+
+const model = { kind: "model", provider: "test", model: "m" } as const;
+
+/** `user/message`. */
+export const userDraft = (id: string, text: string): EventDraft =>
+  Draft.user(text, { id });
+
+/** `assistant/message` with one `tool-call` block. */
+export const assistantCallDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+): EventDraft => ({
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    stream: [],
+    message: {
+      id: `a-${callId}`,
+      role: "assistant",
+      content: [
+        { type: "text", text: "let me look" },
+        { type: "tool-call", id: callId, name: "read", arguments: "{}" },
+      ],
+      source: model,
+    },
+  },
+});
+
+/** `assistant/message` with text only. */
+export const assistantTextDraft = (
+  turn: number,
+  step: number,
+  id: string,
+): EventDraft => ({
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    stream: [],
+    message: {
+      id,
+      role: "assistant",
+      content: [{ type: "text", text: "done" }],
+      source: model,
+    },
+  },
+});
+
+/** `tool/call`. */
+export const toolCallDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+): EventDraft => ({
+  type: "tool/call",
+  data: { turn, step, callId, name: "read", arguments: "{}" },
+});
+
+/** `tool/result` answering `callId`. */
+export const toolResultDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+  text = "contents",
+): EventDraft => ({
+  type: "tool/result",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    message: {
+      id: `r-${callId}`,
+      role: "user",
+      content: [{
+        type: "tool-result",
+        toolCallId: callId,
+        content: [{ type: "text", text }],
+      }],
+      source: { kind: "tool", callId },
+    },
+  },
+});
+
+/** One complete turn of the workload, as batches the way a harness appends them. */
+export const turnBatches = (
+  turn: number,
+  resultText = "contents",
+): ReadonlyArray<ReadonlyArray<EventDraft>> => {
+  const callId = `c${turn}`;
+  return [
+    [
+      { type: "turn/start", data: { turn } },
+      { type: "step/start", data: { turn, step: 0 } },
+      userDraft(`u${turn}`, `question ${turn}`),
+    ],
+    [assistantCallDraft(turn, 0, callId)],
+    [toolCallDraft(turn, 0, callId)],
+    [toolResultDraft(turn, 0, callId, resultText)],
+    [
+      assistantTextDraft(turn, 0, `a${turn}`),
+      { type: "step/end", data: { turn, step: 0 } },
+      { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
+    ],
+  ];
 };
