@@ -46,19 +46,22 @@ const chunked = (bytes: Uint8Array, sizes: number[]): Uint8Array[] => {
 };
 
 Deno.test("readSessionBytes reads a log", async (t) => {
-  await t.step("events, surface and report", () => {
-    const log = ok(header + turnStart(0) + user(1) + user(2));
-    assert.equal(log.version, 3);
-    assert.equal(log.session.header.id, "s");
-    assert.deepEqual(log.events.map((e) => e.seq), [0, 1, 2]);
-    assert.equal(log.session.surface.length, 2);
-    assert.equal(log.report.lines, 4);
-    assert.equal(log.report.tornTail, undefined);
-    assert.equal(
-      log.report.bytes,
-      encoder.encode(header + turnStart(0) + user(1) + user(2)).length,
-    );
-  });
+  await t.step(
+    "it returns the events, the folded surface and what it read",
+    () => {
+      const log = ok(header + turnStart(0) + user(1) + user(2));
+      assert.equal(log.version, 3);
+      assert.equal(log.session.header.id, "s");
+      assert.deepEqual(log.events.map((e) => e.seq), [0, 1, 2]);
+      assert.equal(log.session.surface.length, 2);
+      assert.equal(log.report.lines, 4);
+      assert.equal(log.report.tornTail, undefined);
+      assert.equal(
+        log.report.bytes,
+        encoder.encode(header + turnStart(0) + user(1) + user(2)).length,
+      );
+    },
+  );
   await t.step("how the bytes are chunked changes nothing", () => {
     const text = header + turnStart(0) + user(1) + user(2) + '{"type":"tu';
     const bytes = encoder.encode(text);
