@@ -172,6 +172,7 @@ export {
   surfaceNodes,
 } from "./src/surface/mod.ts";
 export { projectEvent } from "./src/surface/project.ts";
+export { messageChars } from "./src/history/surface_nodes.ts";
 export {
   deriveMessages,
   deriveMessagesWithSources,
