@@ -31,6 +31,7 @@ import type {
   ToolResultContentBlock,
 } from "./message.ts";
 import type {
+  SessionEvent,
   StreamRecord,
   ToolCallEvent,
   ToolError,
@@ -200,6 +201,16 @@ export interface DraftApi {
   readonly toolCalls: (
     assistant: AssistantMessageDraft,
   ) => ReadonlyArray<ToolCallDraft>;
+  /**
+   * The `tool/call` events among appended events (what the store's `append`
+   * returns), in order: the calls to run and answer with `toolResult`.
+   *
+   * @param events Events as appended, with their seqs.
+   * @returns The `tool/call` events.
+   */
+  readonly callsIn: (
+    events: Iterable<SessionEvent>,
+  ) => ReadonlyArray<ToolCallEvent>;
   /**
    * A `tool/result` appended at the tail that answers and cites `call`: its
    * `sourceEventSeqs` is `[call.seq]`, its block's `toolCallId` and source
@@ -375,6 +386,17 @@ const toolCalls = (
   return out;
 };
 
+const isToolCall = (event: SessionEvent): event is ToolCallEvent =>
+  event.type === "tool/call";
+
+const callsIn = (
+  events: Iterable<SessionEvent>,
+): ReadonlyArray<ToolCallEvent> => {
+  const out: ToolCallEvent[] = [];
+  for (const event of events) if (isToolCall(event)) out.push(event);
+  return out;
+};
+
 const toolResult = (
   call: ToolCallEvent,
   content: string | ReadonlyArray<ToolResultContentBlock>,
@@ -412,17 +434,17 @@ const toolResult = (
 /**
  * The draft constructors, one per core event a harness writes: `user`,
  * `system`, `assistant` (with its stream and tool calls), `toolCall`,
- * `toolCalls` (the `tool/call` records of an assistant draft), `toolResult`
- * (citing its call), `turnStart`, `turnEnd`, `stepStart`, `stepEnd`. Each
+ * `toolCalls` (the `tool/call` records of an assistant draft), `callsIn`
+ * (the `tool/call` events among appended ones), `toolResult` (citing its
+ * call), `turnStart`, `turnEnd`, `stepStart`, `stepEnd`. Each
  * returns a plain draft for `Session.append` or the store's `append`.
  *
  * @example One turn with a tool call
  * ```ts
- * import { deriveMessages, Draft, Session, type SessionEvent, type ToolCallEvent } from "@palimpsest/session";
+ * import { deriveMessages, Draft, Session } from "@palimpsest/session";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
- * const isToolCall = (e: SessionEvent): e is ToolCallEvent => e.type === "tool/call";
  * const program = Effect.gen(function* () {
  *   let s = Session.make({ id: "demo", createdAt: 0, isSeeded: false });
  *   s = yield* Session.appendAll(s, [
@@ -436,9 +458,9 @@ const toolResult = (
  *   });
  *   const from = Session.nextSeq(s);
  *   s = yield* Session.appendAll(s, [answer, ...Draft.toolCalls(answer)]);
- *   const [call] = Session.events(s, from).filter(isToolCall);
- *   if (call === undefined) return [];
- *   s = yield* Session.append(s, Draft.toolResult(call, "three lines"));
+ *   for (const call of Draft.callsIn(Session.events(s, from))) {
+ *     s = yield* Session.append(s, Draft.toolResult(call, "three lines"));
+ *   }
  *   return deriveMessages(s.surface);
  * });
  * const messages = Effect.runSync(program);
@@ -452,6 +474,7 @@ export const Draft: DraftApi = {
   assistant,
   toolCall,
   toolCalls,
+  callsIn,
   toolResult,
   turnStart: (turn) => ({ type: "turn/start", data: { turn } }),
   turnEnd: (turn, reason) => ({

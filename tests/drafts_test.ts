@@ -201,6 +201,37 @@ Deno.test("Draft", async (t) => {
     },
   );
 
+  await t.step(
+    "callsIn picks the tool/call events, in order, from appended events",
+    () => {
+      const { events } = given(empty(), [
+        Draft.turnStart(0),
+        Draft.toolCall({
+          turn: 0,
+          step: 0,
+          callId: "a",
+          name: "x",
+          arguments: {},
+        }),
+        Draft.user("between"),
+        Draft.toolCall({
+          turn: 0,
+          step: 0,
+          callId: "b",
+          name: "x",
+          arguments: {},
+        }),
+      ]);
+      assert.deepEqual(
+        Draft.callsIn(events).map((e) => [e.seq, e.data.callId]),
+        [
+          [1, "a"],
+          [3, "b"],
+        ],
+      );
+    },
+  );
+
   await t.step("turnEnd takes a reason kind or a reason", () => {
     assert.deepEqual(Draft.turnEnd(1, "aborted").data, {
       turn: 1,

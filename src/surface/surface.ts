@@ -13,16 +13,7 @@ import type { Message } from "../message.ts";
 import { NONE, type Ref, reroot, type Store } from "./store.ts";
 
 let getRef: (surface: Surface) => Ref | undefined;
-let construct: (
-  ref: Ref | undefined,
-  baseSeq: SessionSeq,
-  nextSeq: SessionSeq,
-  length: number,
-  replacements: number,
-  head: SessionSeq | undefined,
-  tail: SessionSeq | undefined,
-  keepsLog: boolean,
-) => Surface;
+let construct: typeof makeSurface;
 
 /**
  * The store handle of a surface, owned or as undo writes.

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Every ```ts block of a markdown file, with the line it starts on. */
+const tsBlocks = (
+  file: string,
+): ReadonlyArray<{ readonly line: number; readonly code: string }> => {
+  const lines = fs.readFileSync(path.join(root, file), "utf8").split("\n");
+  const blocks: Array<{ line: number; code: string }> = [];
+  let start = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (start < 0 && line === "```ts") start = i;
+    else if (start >= 0 && line === "```") {
+      blocks.push({
+        line: start + 1,
+        code: lines.slice(start + 1, i).join("\n"),
+      });
+      start = -1;
+    }
+  }
+  return blocks;
+};
+
+Deno.test("every ts example of the README type-checks and runs", async (t) => {
+  const blocks = tsBlocks("README.md");
+  assert.ok(blocks.length >= 2, "the README has its examples");
+  // Inside the repository (in the excluded .tmp/) so the import map applies.
+  fs.mkdirSync(path.join(root, ".tmp"), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(root, ".tmp", "readme-"));
+  try {
+    for (const block of blocks) {
+      await t.step(`README.md line ${block.line}`, async () => {
+        const file = path.join(dir, `block_${block.line}.ts`);
+        fs.writeFileSync(file, block.code);
+        const output = await new Deno.Command(Deno.execPath(), {
+          args: ["run", "--check", "-A", file],
+          cwd: root,
+          env: { NO_COLOR: "1" },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.equal(
+          output.code,
+          0,
+          new TextDecoder().decode(output.stderr),
+        );
+      });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
