@@ -13,8 +13,11 @@ import {
   type JsonlIoError,
   type LoadedLog,
   type LogReadError,
+  type MigrationInput,
   readSessionStream,
 } from "@palimpsest/session/jsonl";
+import type { InvalidSessionId, SessionNotFound } from "@palimpsest/session";
+import type { InvalidAddress } from "@palimpsest/session/postgres";
 import {
   catalogMigration,
   type MigrationError,
@@ -26,6 +29,9 @@ import { ExitCode, failureOutcome, type Outcome } from "./outcome.ts";
 export const PROGRESS_BYTES: number = 4 * 1024 * 1024;
 
 const CHUNK = 1024 * 1024;
+
+/** A session address in PostgreSQL rather than a file path. */
+const POSTGRES = /^postgres(ql)?:\/\//i;
 
 /**
  * Whether to draw progress for a file: stderr is a terminal and the file is
@@ -45,8 +51,25 @@ export function showProgress(io: CliIo, file: string): number | undefined {
   }
 }
 
-/** Errors of loading a log: its content, the migration, or the file. */
-export type LoadError = LogReadError | MigrationError | JsonlIoError;
+/**
+ * Errors of loading a log: its content, the migration, or the storage (the
+ * file, or the PostgreSQL session: a bad address, a missing session).
+ */
+export type LoadError =
+  | LogReadError
+  | MigrationError
+  | JsonlIoError
+  | InvalidAddress
+  | InvalidSessionId
+  | SessionNotFound;
+
+/** Tags of the load errors that are about where the log is (exit 2). */
+export const storageTags: ReadonlySet<string> = new Set([
+  "JsonlIoError",
+  "InvalidAddress",
+  "InvalidSessionId",
+  "SessionNotFound",
+]);
 
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 
@@ -59,9 +82,11 @@ export interface LoadOptions {
 }
 
 /**
- * Reads, migrates if older, decodes and folds a log file.
+ * Reads, migrates if older, decodes and folds a log: a file, or a session
+ * in PostgreSQL named `postgres://…?session=ID` (the driver is loaded only
+ * for such an address).
  *
- * @param file The file.
+ * @param file The file or the address.
  * @param io Where progress goes (stderr, only when it is a terminal).
  * @param options `recover`.
  * @returns `Effect<LoadedLog, LoadError>`.
@@ -71,7 +96,26 @@ export function loadLog(
   io: CliIo,
   options: LoadOptions,
 ): Effect.Effect<LoadedLog, LoadError> {
-  return Effect.suspend(() => {
+  return Effect.suspend((): Effect.Effect<LoadedLog, LoadError> => {
+    const migrate = (input: MigrationInput) => {
+      options.onOlderVersion?.(input.version);
+      return catalogMigration(input);
+    };
+    if (POSTGRES.test(file)) {
+      return Effect.flatMap(
+        Effect.promise(() => import("@palimpsest/session/postgres")),
+        (postgres): Effect.Effect<LoadedLog, LoadError> => {
+          const address = postgres.parseSessionAddress(file);
+          if (postgres.isAddressError(address)) return Effect.fail(address);
+          // The POSTGRES test above makes this a PostgreSQL address.
+          if (address.kind === "jsonl") return Effect.die(address);
+          return postgres.loadPostgresSession(address.url, address.session, {
+            recover: options.recover,
+            migrate,
+          });
+        },
+      );
+    }
     const size = showProgress(io, file);
     let done = 0;
     let shown = -1;
@@ -93,13 +137,7 @@ export function loadLog(
         ),
         Stream.ensuring(Effect.sync(() => io.stderr("\r\x1b[K"))),
       );
-    return readSessionStream(bytes, {
-      recover: options.recover,
-      migrate: (input) => {
-        options.onOlderVersion?.(input.version);
-        return catalogMigration(input);
-      },
-    });
+    return readSessionStream(bytes, { recover: options.recover, migrate });
   });
 }
 
@@ -121,7 +159,7 @@ export function loadOrFail(
     (result) =>
       Result.mapError(result, (error) =>
         failureOutcome(
-          error._tag === "JsonlIoError" ? ExitCode.usage : ExitCode.invalid,
+          storageTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
           file,
           error,
         )),

@@ -353,19 +353,22 @@ Deno.test("pruneToolResult() rewrites only the block's content", async (t) => {
     assert.deepEqual(surfaceNodes(after.surface), [0, 2, 3, 9, 6, 7]);
   });
 
-  await t.step("refusals", () => {
-    const notResult = fails(pruneToolResult(before, s(2), content));
-    thenFails(notResult, "ToolResultReplaceTargetNotToolResult", {
-      seq: 9,
-      target: 2,
-      targetType: "user/message",
-    });
-    const logOnly = fails(pruneToolResult(before, s(4), content));
-    thenFails(logOnly, "ReplaceStartNotOnSurface", { seq: 9, startSeq: 4 });
-    const shadowed = fails(pruneToolResult(after, s(5), content));
-    thenFails(shadowed, "ReplaceStartNotOnSurface");
-    assert.equal(before.surface.nextSeq, 8);
-  });
+  await t.step(
+    "a node that is not a current tool result is refused, naming it",
+    () => {
+      const notResult = fails(pruneToolResult(before, s(2), content));
+      thenFails(notResult, "ToolResultReplaceTargetNotToolResult", {
+        seq: 9,
+        target: 2,
+        targetType: "user/message",
+      });
+      const logOnly = fails(pruneToolResult(before, s(4), content));
+      thenFails(logOnly, "ReplaceStartNotOnSurface", { seq: 9, startSeq: 4 });
+      const shadowed = fails(pruneToolResult(after, s(5), content));
+      thenFails(shadowed, "ReplaceStartNotOnSurface");
+      assert.equal(before.surface.nextSeq, 8);
+    },
+  );
 
   await t.step("a pruned result can be pruned again", () => {
     const again = ok(pruneToolResult(after, s(9), []));
@@ -422,23 +425,26 @@ Deno.test("pruneLargeToolResults() keeps head and tail of large results", async 
     );
   });
 
-  await t.step("the new content", () => {
-    const messages = deriveMessages(result.session.surface);
-    const inner = (i: number) => {
-      const block = messages[i]?.content[0];
-      return block?.type === "tool-result" ? block.content : undefined;
-    };
-    assert.deepEqual(inner(1), [{
-      type: "text",
-      text: "a".repeat(300) + marker(400) + "c".repeat(300),
-    }]);
-    assert.deepEqual(inner(2), [{ type: "text", text: "small" }]);
-    assert.deepEqual(inner(3), [
-      { type: "text", text: "x".repeat(300) + marker(600) + "y".repeat(300) },
-      { type: "image", attachment: { path: "shot.png" } },
-    ]);
-    assert.deepEqual(checkTranscript(messages), []);
-  });
+  await t.step(
+    "the derived result holds the kept text and the pruning markers",
+    () => {
+      const messages = deriveMessages(result.session.surface);
+      const inner = (i: number) => {
+        const block = messages[i]?.content[0];
+        return block?.type === "tool-result" ? block.content : undefined;
+      };
+      assert.deepEqual(inner(1), [{
+        type: "text",
+        text: "a".repeat(300) + marker(400) + "c".repeat(300),
+      }]);
+      assert.deepEqual(inner(2), [{ type: "text", text: "small" }]);
+      assert.deepEqual(inner(3), [
+        { type: "text", text: "x".repeat(300) + marker(600) + "y".repeat(300) },
+        { type: "image", attachment: { path: "shot.png" } },
+      ]);
+      assert.deepEqual(checkTranscript(messages), []);
+    },
+  );
 
   await t.step("a second pass prunes nothing", () => {
     const again = ok(

@@ -194,7 +194,7 @@ Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) =>
     return surface;
   };
 
-  await t.step("one compaction", () => {
+  await t.step("one compaction replaces its range by the summary", () => {
     assert.deepEqual(diffSurfaces(at(4), at(8)), {
       added: [],
       removed: [],
@@ -210,20 +210,23 @@ Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) =>
     });
   });
 
-  await t.step("appends", () => {
-    const after = ok(Session.append(session, user("u2")));
-    // 3 and 4 came after at(2): 11 stands for the two nodes at(2) had.
-    assert.deepEqual(diffSurfaces(at(2), after.surface), {
-      added: [13],
-      removed: [],
-      replaced: [{ by: 11, shadowed: [0, 1] }],
-    });
-    assert.deepEqual(diffSurfaces(session.surface, after.surface), {
-      added: [13],
-      removed: [],
-      replaced: [],
-    });
-  });
+  await t.step(
+    "appended nodes are added, and a replacement shows what it took",
+    () => {
+      const after = ok(Session.append(session, user("u2")));
+      // 3 and 4 came after at(2): 11 stands for the two nodes at(2) had.
+      assert.deepEqual(diffSurfaces(at(2), after.surface), {
+        added: [13],
+        removed: [],
+        replaced: [{ by: 11, shadowed: [0, 1] }],
+      });
+      assert.deepEqual(diffSurfaces(session.surface, after.surface), {
+        added: [13],
+        removed: [],
+        replaced: [],
+      });
+    },
+  );
 
   await t.step("backwards, the summary is removed", () => {
     assert.deepEqual(diffSurfaces(at(8), at(4)), {

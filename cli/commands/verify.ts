@@ -9,7 +9,7 @@
 import { Effect } from "effect";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
-import { type LoadError, loadLog } from "../load.ts";
+import { type LoadError, loadLog, storageTags } from "../load.ts";
 import { count } from "../render.ts";
 
 /** The `verify --json` document. */
@@ -35,8 +35,6 @@ export interface VerifyReport {
   };
 }
 
-const ioTags: ReadonlySet<string> = new Set(["JsonlIoError"]);
-
 const versionOf = (error: LoadError): number | null =>
   "version" in error && typeof error.version === "number"
     ? error.version
@@ -48,7 +46,7 @@ const failed = (
   version: number | undefined,
 ): Outcome => {
   const report = describeFailure(error);
-  const io = ioTags.has(error._tag);
+  const io = storageTags.has(error._tag);
   const json: VerifyReport = {
     ok: false,
     version: version ?? versionOf(error),

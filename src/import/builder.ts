@@ -16,6 +16,7 @@ import { Result } from "effect";
 import {
   applyEventResult,
   type ContentBlock,
+  Draft,
   emptySurface,
   interruptedTurnClosers,
   isOpaqueEvent,
@@ -25,6 +26,7 @@ import {
   surfaceEvent,
   surfaceNodes,
   type SurfaceOp,
+  type ToolCallEvent,
   type ToolResultContentBlock,
   type ToolResultEvent,
   type TurnEndReason,
@@ -40,7 +42,7 @@ import type {
 } from "./report.ts";
 
 /** An event before the builder gives it a seq and a time. */
-export interface Draft {
+export interface EventInput {
   readonly type: string;
   readonly data: unknown;
   readonly surfaceOp?: SurfaceOp;
@@ -189,7 +191,7 @@ export const uniqueId = (b: Builder, base: string): string => {
 /** Appends one event through the decoder and the fold. */
 export const append = (
   b: Builder,
-  draft: Draft,
+  draft: EventInput,
   line: number,
 ): Step<SessionEvent> => {
   const seq = b.surface.nextSeq;
@@ -243,6 +245,9 @@ const push = (
 const isToolResult = (e: SessionEvent): e is ToolResultEvent =>
   e.type === "tool/result" && !isOpaqueEvent(e);
 
+const isToolCall = (e: SessionEvent): e is ToolCallEvent =>
+  e.type === "tool/call" && !isOpaqueEvent(e);
+
 const seqOf = (n: number): SessionSeq => SessionSeq.make(n);
 
 // ---------------------------------------------------------------------------
@@ -253,7 +258,7 @@ export const openTurn = (b: Builder, line: number): Step => {
   const closed = closeTurn(b, line);
   if (Result.isFailure(closed)) return closed;
   const turn = b.nextTurn++;
-  const started = append(b, { type: "turn/start", data: { turn } }, line);
+  const started = append(b, Draft.turnStart(turn), line);
   if (Result.isFailure(started)) return Result.fail(started.failure);
   b.turn = turn;
   b.nextStep = 0;
@@ -281,7 +286,7 @@ export const closeStep = (b: Builder, line: number): Step => {
   b.step = undefined;
   const ended = append(
     b,
-    { type: "step/end", data: { turn: b.turn, step } },
+    Draft.stepEnd(b.turn, step),
     line,
   );
   return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
@@ -295,7 +300,7 @@ export const openStep = (b: Builder, line: number): Step => {
   if (Result.isFailure(closed)) return closed;
   const turn = b.turn ?? 0;
   const step = b.nextStep++;
-  const started = append(b, { type: "step/start", data: { turn, step } }, line);
+  const started = append(b, Draft.stepStart(turn, step), line);
   if (Result.isFailure(started)) return Result.fail(started.failure);
   b.step = step;
   return ok;
@@ -346,7 +351,7 @@ export const closeTurn = (
   b.turn = undefined;
   const ended = append(
     b,
-    { type: "turn/end", data: { turn, reason: { kind: reason ?? b.reason } } },
+    Draft.turnEnd(turn, reason ?? b.reason),
     line,
   );
   return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
@@ -365,12 +370,10 @@ export const userMessage = (
   sourceEventSeqs?: ReadonlyArray<SessionSeq>,
 ): Step<SessionEvent> =>
   append(b, {
-    type: "user/message",
-    surfaceOp: "append",
+    ...Draft.user(content, { id: uniqueId(b, id), source }),
     ...(sourceEventSeqs === undefined || sourceEventSeqs.length === 0
       ? {}
       : { sourceEventSeqs }),
-    data: { id: uniqueId(b, id), role: "user", content, source },
   }, line);
 
 /** What an assistant message carries besides its content. */
@@ -425,27 +428,21 @@ export const assistantMessage = (
     time: b.time,
     chunk,
   }));
-  const appended = append(b, {
-    type: "assistant/message",
-    surfaceOp: "append",
-    data: {
+  const appended = append(
+    b,
+    Draft.assistant({
       turn,
       step,
-      message: {
-        id: uniqueId(b, id),
-        role: "assistant",
-        content: blocks,
-        source: {
-          kind: "model",
-          provider: extras.provider,
-          model: extras.model,
-        },
-      },
+      provider: extras.provider,
+      model: extras.model,
+      content: blocks,
       stream,
+      id: uniqueId(b, id),
       ...(extras.usage === undefined ? {} : { usage: extras.usage }),
       ...(extras.interrupted === true ? { interrupted: true } : {}),
-    },
-  }, line);
+    }),
+    line,
+  );
   if (Result.isFailure(appended)) return appended;
   let calls = 0;
   for (const block of blocks) {
@@ -514,38 +511,29 @@ export const toolResult = (
     b.openCalls.delete(callId);
     return ok;
   }
-  const logged = append(b, {
-    type: "tool/call",
-    data: {
+  const logged = append(
+    b,
+    Draft.toolCall({
       turn: call.turn,
       step: call.step,
       callId,
       name: call.name,
       arguments: call.arguments,
-    },
-  }, line);
+    }),
+    line,
+  );
   if (Result.isFailure(logged)) return Result.fail(logged.failure);
-  const result = append(b, {
-    type: "tool/result",
-    surfaceOp: "append",
-    sourceEventSeqs: [logged.success.seq],
-    data: {
-      turn: call.turn,
-      step: call.step,
-      message: {
-        id: uniqueId(b, `result-${callId}`),
-        role: "user",
-        content: [{
-          type: "tool-result",
-          toolCallId: callId,
-          content,
-          ...(isError ? { isError: true } : {}),
-        }],
-        source: { kind: "tool", callId },
-      },
+  const callEvent = logged.success;
+  if (!isToolCall(callEvent)) return ok;
+  const result = append(
+    b,
+    Draft.toolResult(callEvent, content, {
+      id: uniqueId(b, `result-${callId}`),
+      ...(isError ? { isError: true } : {}),
       ...(meta === undefined ? {} : { meta }),
-    },
-  }, line);
+    }),
+    line,
+  );
   if (Result.isFailure(result)) return Result.fail(result.failure);
   call.answered = true;
   b.openCalls.delete(callId);

@@ -17,6 +17,11 @@
  *   lines are user messages from the `claude-code` plugin.
  * - `system` `compact_boundary` followed by the `isCompactSummary` user
  *   message replaces everything on the surface before it by the summary.
+ * - The file is imported in line order. A typed prompt whose `parentUuid`
+ *   is not the line before it was written after a rewind or an edit; it is
+ *   reported (the abandoned lines stay on the surface), since Claude Code's
+ *   own parent links also fork for parallel tool results and cannot be
+ *   followed blindly.
  * - `progress`, `file-history-snapshot`, `queue-operation`, titles
  *   (`summary`, `custom-title`) and other `system` lines are skipped and
  *   counted; sidechain (subagent) lines are reported, not imported.
@@ -117,6 +122,8 @@ export const importClaudeCode = (
   const results: PendingResult[] = [];
   let boundary: { line: number; id: string } | undefined;
   let records = 0;
+  const lineOf = new Map<string, number>();
+  let lastUuid: string | undefined;
 
   const flush = (): Step => {
     if (pending !== undefined) {
@@ -381,6 +388,26 @@ export const importClaudeCode = (
           "a subagent (sidechain) line, not part of this conversation",
         );
         return Result.succeed(undefined);
+      }
+      // A prompt that does not continue from the line before it was typed
+      // after a rewind or an edit: the file keeps both paths in line order.
+      const parent = str(value.parentUuid);
+      const uuid = str(value.uuid);
+      const parentLine = parent === undefined ? undefined : lineOf.get(parent);
+      if (
+        type === "user" && parentLine !== undefined && parent !== lastUuid &&
+        isRecord(value.message) && typeof value.message.content === "string"
+      ) {
+        notCarried(
+          b,
+          line,
+          kind,
+          `continues from line ${parentLine} (a rewind or an edit); the lines between stay on the surface in file order`,
+        );
+      }
+      if (uuid !== undefined) {
+        lineOf.set(uuid, line);
+        lastUuid = uuid;
       }
       switch (type) {
         case "assistant":

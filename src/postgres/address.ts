@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { Data } from "effect";
+import { quote } from "../quote.ts";
 
 /** A session in PostgreSQL: the connection URL and the session id. */
 export interface PostgresAddress {
@@ -32,11 +34,20 @@ export type SessionAddress = PostgresAddress | JsonlAddress;
 export type AddressProblem = "not-a-url" | "missing-session";
 
 /** A `postgres://` address that is not usable. */
-export interface AddressError {
+export class InvalidAddress extends Data.Error<{
   /** The address as given, with its password hidden. */
   readonly address: string;
   /** What is wrong. */
   readonly problem: AddressProblem;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidAddress" = "InvalidAddress";
+  /** A sentence for people. */
+  override readonly message: string = this.problem === "not-a-url"
+    ? `Expected ${
+      quote(this.address)
+    } to be a URL such as postgres://user@host:5432/db?session=ID`
+    : `Expected ${quote(this.address)} to name a session with ?session=ID`;
 }
 
 const POSTGRES = /^postgres(ql)?:\/\//i;
@@ -64,17 +75,23 @@ const hidePassword = (text: string): string =>
  */
 export function parseSessionAddress(
   text: string,
-): SessionAddress | AddressError {
+): SessionAddress | InvalidAddress {
   if (!POSTGRES.test(text)) return { kind: "jsonl", path: text };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { address: hidePassword(text), problem: "not-a-url" };
+    return new InvalidAddress({
+      address: hidePassword(text),
+      problem: "not-a-url",
+    });
   }
   const session = url.searchParams.get("session");
   if (session === null || session.length === 0) {
-    return { address: hidePassword(text), problem: "missing-session" };
+    return new InvalidAddress({
+      address: hidePassword(text),
+      problem: "missing-session",
+    });
   }
   url.searchParams.delete("session");
   return { kind: "postgres", url: url.toString(), session };
@@ -84,7 +101,7 @@ export function parseSessionAddress(
  * Whether a parsed address was refused.
  *
  * @param parsed What {@link parseSessionAddress} returned.
- * @returns True for an {@link AddressError}.
+ * @returns True for an {@link InvalidAddress}.
  *
  * @example Telling a refusal apart
  * ```ts
@@ -95,7 +112,7 @@ export function parseSessionAddress(
  * ```
  */
 export function isAddressError(
-  parsed: SessionAddress | AddressError,
-): parsed is AddressError {
-  return "problem" in parsed;
+  parsed: SessionAddress | InvalidAddress,
+): parsed is InvalidAddress {
+  return parsed instanceof InvalidAddress;
 }

@@ -39,14 +39,16 @@
 export {
   type FollowOptions,
   layerPostgresStore,
+  type LoadPostgresOptions,
+  loadPostgresSession,
   makePostgresStore,
   type PostgresSessionStore,
   PostgresStore,
   type PostgresStoreOptions,
 } from "./store.ts";
 export {
-  type AddressError,
   type AddressProblem,
+  InvalidAddress,
   isAddressError,
   type JsonlAddress,
   parseSessionAddress,

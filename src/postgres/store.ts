@@ -70,14 +70,21 @@ import {
   CorruptLine,
   FormatTooOld,
   HandleClosed,
+  type InvalidSessionId,
   JsonlIoError,
+  type LogReadError,
   ReadOnlyHandle,
   SessionAlreadyExists,
   SessionLocked,
   SessionNotFound,
 } from "../jsonl/errors.ts";
 import { encodeSessionId } from "../jsonl/ids.ts";
-import { type ReadReport, readSessionStream } from "../jsonl/reader.ts";
+import {
+  type LoadedLog,
+  type ReadOptions,
+  type ReadReport,
+  readSessionStream,
+} from "../jsonl/reader.ts";
 import {
   type OpenError,
   type OpenMode,
@@ -178,6 +185,8 @@ const displayAddress = (url: string): string => {
   }
 };
 
+const UNDEFINED_TABLE = "42P01";
+
 const sqlState = (error: SqlError): string | undefined => {
   const cause: unknown = error.reason.cause;
   if (typeof cause !== "object" || cause === null || !("code" in cause)) {
@@ -188,6 +197,176 @@ const sqlState = (error: SqlError): string | undefined => {
 
 /** The SQL behind the claim: a session-level lock on a key of the id. */
 const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
+
+/** How a failed SQL call is reported, for a store at `address`. */
+type Failed = (
+  operation: string,
+) => (error: SqlError | MigrationError) => JsonlIoError;
+
+const failedAt = (address: string): Failed => (operation) => (error) =>
+  new JsonlIoError({
+    operation,
+    path: address,
+    code: "_tag" in error && error._tag === "SqlError"
+      ? sqlState(error) ?? error.reason._tag
+      : error.kind,
+    cause: error,
+  });
+
+/** The head row of a session, or undefined (no row, or no table yet). */
+const readHeadRow = (
+  client: SqlClient,
+  id: string,
+  failed: Failed,
+): Effect.Effect<HeadRow | undefined, JsonlIoError> =>
+  Effect.map(
+    client.unsafe<
+      { header: string; version: number; next_seq: bigint | number }
+    >(
+      `SELECT header, version, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1`,
+      [id],
+    ),
+    (rows): HeadRow | undefined => {
+      const row = rows[0];
+      return row === undefined ? undefined : {
+        header: row.header,
+        version: row.version,
+        nextSeq: Number(row.next_seq),
+      };
+    },
+  ).pipe(
+    Effect.catchIf(
+      (error) => sqlState(error) === UNDEFINED_TABLE,
+      () => Effect.succeed(undefined),
+    ),
+    Effect.mapError(failed("read the head of")),
+  );
+
+/** One page of event lines, `[from, end)`, at most `limit` rows. */
+const readEventPage = (
+  client: SqlClient,
+  id: string,
+  from: number,
+  end: number | undefined,
+  limit: number,
+  failed: Failed,
+): Effect.Effect<
+  ReadonlyArray<{ readonly seq: number; readonly line: string }>,
+  JsonlIoError
+> =>
+  Effect.map(
+    end === undefined
+      ? client.unsafe<{ seq: bigint | number; line: string }>(
+        `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+        [id, from, limit],
+      )
+      : client.unsafe<{ seq: bigint | number; line: string }>(
+        `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
+        [id, from, end, limit],
+      ),
+    (rows) => rows.map((row) => ({ seq: Number(row.seq), line: row.line })),
+  ).pipe(Effect.mapError(failed("read the events of")));
+
+/** The stored log as JSONL bytes: the header line, then pages of lines. */
+const storedLogBytes = (
+  client: SqlClient,
+  id: string,
+  head: HeadRow,
+  pageSize: number,
+  failed: Failed,
+): Stream.Stream<Uint8Array, JsonlIoError> =>
+  Stream.concat(
+    Stream.make(encoder.encode(`${head.header}\n`)),
+    Stream.paginate(0, (from: number) =>
+      Effect.map(
+        from >= head.nextSeq
+          ? Effect.succeed([])
+          : readEventPage(client, id, from, head.nextSeq, pageSize, failed),
+        (rows) => {
+          const last = rows[rows.length - 1];
+          const text = rows.map((row) => `${row.line}\n`).join("");
+          return [
+            text.length === 0 ? [] : [encoder.encode(text)],
+            last === undefined || rows.length < pageSize
+              ? Option.none()
+              : Option.some(last.seq + 1),
+          ] as const;
+        },
+      )),
+  );
+
+/** Options of {@link loadPostgresSession}. */
+export interface LoadPostgresOptions<E = never> extends ReadOptions<E> {
+  /** Rows read per query; 1000 by default. */
+  readonly pageSize?: number;
+}
+
+/**
+ * Reads one session from a PostgreSQL store over a connection of its own,
+ * as {@link readSessionStream} reads a file: decode, fold, `recover`,
+ * `migrate`. For tools that read one session and leave (the command line);
+ * a program that keeps a store open uses the store's `open`.
+ *
+ * @param url The connection URL.
+ * @param id The session id.
+ * @param options The reader's options and the page size.
+ * @returns `Effect<LoadedLog, InvalidSessionId | SessionNotFound |
+ * LogReadError | JsonlIoError | E>`.
+ *
+ * @example Reading a session the store wrote
+ * ```ts
+ * import { layerPostgresStore, loadPostgresSession, PostgresStore } from "@palimpsest/session/postgres";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const url = Deno.env.get("PALIMPSEST_PG_URL"); // e.g. postgres://postgres@localhost/postgres
+ * if (url !== undefined) {
+ *   const id = `doc-${crypto.randomUUID()}`;
+ *   await Effect.runPromise(Effect.gen(function* () {
+ *     const store = yield* PostgresStore;
+ *     const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
+ *     yield* store.append(writer, [{ type: "turn/start", data: { turn: 0 } }]);
+ *     yield* store.close(writer);
+ *   }).pipe(Effect.provide(layerPostgresStore({ url }))));
+ *   const log = await Effect.runPromise(loadPostgresSession(url, id));
+ *   assert.equal(log.events.length, 1);
+ * }
+ * ```
+ */
+export function loadPostgresSession<E = never>(
+  url: string | Redacted.Redacted<string>,
+  id: string,
+  options: LoadPostgresOptions<E> = {},
+): Effect.Effect<
+  LoadedLog,
+  InvalidSessionId | SessionNotFound | LogReadError | JsonlIoError | E
+> {
+  return Effect.suspend((): Effect.Effect<
+    LoadedLog,
+    InvalidSessionId | SessionNotFound | LogReadError | JsonlIoError | E
+  > => {
+    const checked = encodeSessionId(id);
+    if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+    const redacted = typeof url === "string" ? Redacted.make(url) : url;
+    const failed = failedAt(displayAddress(Redacted.value(redacted)));
+    const pageSize = Math.max(1, options.pageSize ?? DEFAULT_PAGE);
+    return Effect.scoped(Effect.gen(function* () {
+      const client = yield* PgClient.makeClient({
+        url: redacted,
+        applicationName: "palimpsest reader",
+      }).pipe(
+        Effect.provide(Reactivity.layer),
+        Effect.mapError(failed("connect to")),
+      );
+      const head = yield* readHeadRow(client, id, failed);
+      if (head === undefined) return yield* new SessionNotFound({ id });
+      return yield* readSessionStream(
+        storedLogBytes(client, id, head, pageSize, failed),
+        options,
+      );
+    }));
+  });
+}
 
 /**
  * Makes the PostgreSQL store: connects a pool, runs the migrations, and
@@ -226,15 +405,17 @@ export function makePostgresStore(
       options.pollInterval ?? Duration.seconds(1),
     );
     const dead = Math.max(3, Math.round(options.deadWriterSeconds ?? 15));
-    const failed = (operation: string) => (error: SqlError | MigrationError) =>
-      new JsonlIoError({
-        operation,
-        path: address,
-        code: "_tag" in error && error._tag === "SqlError"
-          ? sqlState(error) ?? error.reason._tag
-          : error.kind,
-        cause: error,
-      });
+    const failed = failedAt(address);
+    const readHead = (client: SqlClient, id: string) =>
+      readHeadRow(client, id, failed);
+    const readPage = (
+      client: SqlClient,
+      id: string,
+      from: number,
+      end: number | undefined,
+    ) => readEventPage(client, id, from, end, pageSize, failed);
+    const logBytes = (client: SqlClient, id: string, head: HeadRow) =>
+      storedLogBytes(client, id, head, pageSize, failed);
     const storeScope = yield* Effect.scope;
     const reactivity = yield* Reactivity.make;
     const pool = yield* PgClient.make({
@@ -296,76 +477,6 @@ export function makePostgresStore(
           ? Effect.void
           : Scope.close(state.scope, Exit.void);
       });
-
-    const readHead = (
-      client: SqlClient,
-      id: string,
-    ): Effect.Effect<HeadRow | undefined, JsonlIoError> =>
-      Effect.map(
-        client.unsafe<
-          { header: string; version: number; next_seq: bigint | number }
-        >(
-          `SELECT header, version, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1`,
-          [id],
-        ),
-        (rows) => {
-          const row = rows[0];
-          return row === undefined ? undefined : {
-            header: row.header,
-            version: row.version,
-            nextSeq: Number(row.next_seq),
-          };
-        },
-      ).pipe(Effect.mapError(failed("read the head of")));
-
-    /** One page of event lines, `[from, end)`, at most `limit` rows. */
-    const readPage = (
-      client: SqlClient,
-      id: string,
-      from: number,
-      end: number | undefined,
-    ): Effect.Effect<
-      ReadonlyArray<{ readonly seq: number; readonly line: string }>,
-      JsonlIoError
-    > =>
-      Effect.map(
-        end === undefined
-          ? client.unsafe<{ seq: bigint | number; line: string }>(
-            `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-            [id, from, pageSize],
-          )
-          : client.unsafe<{ seq: bigint | number; line: string }>(
-            `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
-            [id, from, end, pageSize],
-          ),
-        (rows) => rows.map((row) => ({ seq: Number(row.seq), line: row.line })),
-      ).pipe(Effect.mapError(failed("read the events of")));
-
-    /** The log as JSONL bytes: the header line, then pages of event lines. */
-    const logBytes = (
-      client: SqlClient,
-      id: string,
-      head: HeadRow,
-    ): Stream.Stream<Uint8Array, JsonlIoError> =>
-      Stream.concat(
-        Stream.make(encoder.encode(`${head.header}\n`)),
-        Stream.paginate(0, (from: number) =>
-          Effect.map(
-            from >= head.nextSeq
-              ? Effect.succeed([])
-              : readPage(client, id, from, head.nextSeq),
-            (rows) => {
-              const last = rows[rows.length - 1];
-              const text = rows.map((row) => `${row.line}\n`).join("");
-              return [
-                text.length === 0 ? [] : [encoder.encode(text)],
-                last === undefined || rows.length < pageSize
-                  ? Option.none()
-                  : Option.some(last.seq + 1),
-              ] as const;
-            },
-          )),
-      );
 
     const checkId = (id: string) => Result.map(encodeSessionId(id), () => id);
 

@@ -118,20 +118,23 @@ Deno.test("the store round-trips a session", async (t) => {
       assert.ok(!fs.existsSync(`${file}.lock`));
     },
   );
-  await t.step("list and stat", async () => {
-    const [ids, stat] = await withStore(
-      root,
-      Effect.gen(function* () {
-        const store = yield* SessionStore;
-        const handle = yield* store.create(header("../other"));
-        yield* store.close(handle);
-        return [yield* store.list(), yield* store.stat("round")] as const;
-      }),
-    );
-    assert.deepEqual(ids, ["../other", "round"]);
-    assert.equal(stat.bytes, before.length);
-    assert.equal(stat.locked, false);
-  });
+  await t.step(
+    "list names the stored sessions and stat reports each one",
+    async () => {
+      const [ids, stat] = await withStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const handle = yield* store.create(header("../other"));
+          yield* store.close(handle);
+          return [yield* store.list(), yield* store.stat("round")] as const;
+        }),
+      );
+      assert.deepEqual(ids, ["../other", "round"]);
+      assert.equal(stat.bytes, before.length);
+      assert.equal(stat.locked, false);
+    },
+  );
   fs.rmSync(root, { recursive: true });
 });
 
