@@ -470,12 +470,23 @@ export function makePostgresStore(
       return handle;
     };
 
+    // The claim is given back on the connection before it closes, so that
+    // it is free when `close` returns (the server would otherwise drop it a
+    // moment later, when it reads the closed socket). A broken connection
+    // has lost the claim already.
     const release = (state: HandleState): Effect.Effect<void> =>
       Effect.suspend(() => {
+        if (state.closed) return Effect.void;
         state.closed = true;
-        return state.scope === undefined
-          ? Effect.void
-          : Scope.close(state.scope, Exit.void);
+        const scope = state.scope;
+        if (scope === undefined) return Effect.void;
+        const unlock = state.client === undefined ? Effect.void : Effect.ignore(
+          state.client.unsafe("SELECT pg_advisory_unlock_all()"),
+        );
+        return Effect.andThen(
+          Effect.timeoutOption(unlock, "2 seconds"),
+          Scope.close(scope, Exit.void),
+        );
       });
 
     const checkId = (id: string) => Result.map(encodeSessionId(id), () => id);
