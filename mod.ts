@@ -148,7 +148,12 @@ export type {
   UserMessage,
   UserMessageEvent,
 } from "./src/event.ts";
-export { isLogOnlyType, isSurfaceEvent, isSurfaceType } from "./src/event.ts";
+export {
+  isCoreEvent,
+  isLogOnlyType,
+  isSurfaceEvent,
+  isSurfaceType,
+} from "./src/event.ts";
 export * from "./src/errors.ts";
 export {
   decodeEvent,
@@ -172,6 +177,7 @@ export {
   surfaceNodes,
 } from "./src/surface/mod.ts";
 export { projectEvent } from "./src/surface/project.ts";
+export { messageChars } from "./src/history/surface_nodes.ts";
 export {
   deriveMessages,
   deriveMessagesWithSources,

@@ -8,7 +8,10 @@
  * the page to a file chunk by chunk (the render time and the page size),
  * then open it in Debian's chromium (headless, fresh profile, the page from
  * a file) and wait for the load event and two animation frames, i.e. until
- * the first screen is drawn (the open time). Figures print as a table.
+ * the first screen is drawn (the open time). Also the CPU time all the
+ * browser's processes spent over that span (from `/proc`): the work, without
+ * the waiting for a core that a loaded machine adds. Figures print as a
+ * table.
  *
  * @module
  */
@@ -28,7 +31,32 @@ interface Figures {
   readonly renderMs: number;
   readonly pageBytes: number;
   readonly openMs: number;
+  /** CPU time all of the browser's processes spent while opening. */
+  readonly cpuMs: number;
 }
+
+/**
+ * CPU milliseconds (user + system) used so far by the processes whose
+ * command line names `profile`: one browser's processes. Linux only.
+ */
+const browserCpuMs = (profile: string): number => {
+  let ticks = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (!cmdline.includes(profile)) continue;
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name, which is in parentheses.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  // Linux reports in clock ticks of 1/100 s.
+  return ticks * 10;
+};
 
 const one = async (events: number): Promise<Figures> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-view-"));
@@ -60,6 +88,7 @@ const one = async (events: number): Promise<Figures> => {
     });
     try {
       const tab = await context.newPage();
+      const cpu0 = browserCpuMs(profile);
       t = performance.now();
       await tab.goto(`file://${page}`, { waitUntil: "load", timeout: 0 });
       await tab.evaluate(() =>
@@ -68,7 +97,16 @@ const one = async (events: number): Promise<Figures> => {
         )
       );
       const openMs = performance.now() - t;
-      return { events, logBytes, loadMs, renderMs, pageBytes, openMs };
+      const cpuMs = browserCpuMs(profile) - cpu0;
+      return {
+        events,
+        logBytes,
+        loadMs,
+        renderMs,
+        pageBytes,
+        openMs,
+        cpuMs,
+      };
     } finally {
       await context.close();
     }
@@ -105,11 +143,11 @@ if (child) {
         (f.loadMs / 1000).toFixed(2)
       } s | ${(f.renderMs / 1000).toFixed(2)} s | ${mib(f.pageBytes)} MiB | ${
         (f.openMs / 1000).toFixed(2)
-      } s |`,
+      } s | ${(f.cpuMs / 1000).toFixed(2)} s |`,
     );
   }
   console.log(
-    `| events | log | load | render | page | browser open |\n| --- | --- | --- | --- | --- | --- |\n${
+    `| events | log | load | render | page | browser open | browser CPU |\n| --- | --- | --- | --- | --- | --- | --- |\n${
       rows.join("\n")
     }`,
   );

@@ -8,7 +8,7 @@
 import type { ContentBlock, Message } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { projectEvent } from "@palimpsest/session";
-import { isSurfaceEvent } from "@palimpsest/session";
+import { isSurfaceEvent, messageChars } from "@palimpsest/session";
 
 /**
  * Cuts a text to `max` characters, saying how many were left out.
@@ -56,37 +56,6 @@ const blockText = (block: ContentBlock, max: number): string => {
 export function messageLine(message: Message, max: number): string {
   const body = message.content.map((b) => blockText(b, max)).join(" | ");
   return `${message.role}: ${body === "" ? "(empty)" : body}`;
-}
-
-/**
- * The characters a message weighs: its texts, tool-call names and
- * arguments, and the texts inside tool results.
- *
- * @param message The message.
- * @returns The character count.
- */
-export function messageChars(message: Message): number {
-  let n = 0;
-  for (const block of message.content) {
-    switch (block.type) {
-      case "text":
-      case "reasoning":
-        n += block.text.length;
-        break;
-      case "tool-call":
-        n += block.name.length + block.arguments.length;
-        break;
-      case "tool-result":
-        for (const c of block.content) {
-          if (c.type === "text") n += c.text.length;
-        }
-        break;
-      case "image":
-      case "file":
-        break;
-    }
-  }
-  return n;
 }
 
 /**

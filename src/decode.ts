@@ -495,7 +495,9 @@ export function decodeEvent(
   input: unknown,
   options?: DecodeOptions,
 ): Effect.Effect<SessionEvent, EventDecodeError> {
-  return Effect.fromResult(decodeEventResult(input, options));
+  return Effect.suspend(() =>
+    Effect.fromResult(decodeEventResult(input, options))
+  );
 }
 
 /** Options of {@link encodeEvent}. */

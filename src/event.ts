@@ -336,8 +336,10 @@ export interface EndSeedData {
 export interface CompactionStartData {
   /** The compaction id. */
   readonly compactionId: string;
-  /** The turn. */
-  readonly turn: number;
+  /** The turn, or `null` for a manual compaction between turns. */
+  readonly turn: number | null;
+  /** The command that asked for the compaction, when one did. */
+  readonly sourceCommandId?: string;
 }
 
 /** Data of `compaction/summary`. */
@@ -360,6 +362,10 @@ export interface CompactionPruneData {
 export interface CompactionEndData {
   /** The compaction id. */
   readonly compactionId: string;
+  /** The turn, or `null` for a manual compaction between turns. */
+  readonly turn?: number | null;
+  /** The command that asked for the compaction, when one did. */
+  readonly sourceCommandId?: string;
   /** Why the compaction failed, opaque JSON. */
   readonly error?: unknown;
 }
@@ -442,7 +448,8 @@ export const EndSeedData: Schema.Codec<EndSeedData> = Schema.Struct({
 export const CompactionStartData: Schema.Codec<CompactionStartData> = Schema
   .Struct({
     compactionId: Schema.NonEmptyString,
-    turn: Counter,
+    turn: Schema.NullOr(Counter),
+    sourceCommandId: Schema.optionalKey(Schema.NonEmptyString),
   });
 
 /** Schema of {@link CompactionSummaryData}. */
@@ -465,6 +472,8 @@ export const CompactionPruneData: Schema.Codec<CompactionPruneData, unknown> =
 export const CompactionEndData: Schema.Codec<CompactionEndData> = Schema
   .Struct({
     compactionId: Schema.NonEmptyString,
+    turn: Schema.optionalKey(Schema.NullOr(Counter)),
+    sourceCommandId: Schema.optionalKey(Schema.NonEmptyString),
     error: Schema.optionalKey(Schema.Unknown),
   });
 
@@ -704,6 +713,40 @@ export function isSurfaceType(type: string): type is SurfaceType {
  */
 export function isLogOnlyType(type: string): type is LogOnlyType {
   return LOG_ONLY_TYPES.has(type);
+}
+
+/**
+ * Returns true when the event is of the core vocabulary, whose `type`
+ * narrows `data`: after this guard, `switch (event.type)` reaches each core
+ * type with its data. Extension and opaque events (`type: string`) are the
+ * rest, reached with {@link isOpaqueEvent} or by their own type name.
+ *
+ * @param event A decoded event.
+ * @returns Whether the event is a {@link CoreEvent}.
+ *
+ * @example Switching over the core types
+ * ```ts
+ * import { decodeEvent, isCoreEvent } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const event = Effect.runSync(decodeEvent({
+ *   type: "tool/call", seq: 0, time: 0,
+ *   data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" },
+ * }));
+ * let callId = "";
+ * if (isCoreEvent(event)) {
+ *   switch (event.type) {
+ *     case "tool/call":
+ *       callId = event.data.callId;
+ *       break;
+ *   }
+ * }
+ * assert.equal(callId, "c1");
+ * ```
+ */
+export function isCoreEvent(event: SessionEvent): event is CoreEvent {
+  return SURFACE_TYPES.has(event.type) || LOG_ONLY_TYPES.has(event.type);
 }
 
 /**

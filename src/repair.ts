@@ -17,13 +17,13 @@
  * @module
  */
 import { SessionSeq } from "./seq.ts";
-import type {
-  CoreEvent,
-  CoreType,
-  SessionEvent,
-  StepEndEvent,
-  ToolResultEvent,
-  TurnEndEvent,
+import { emptySurfaceAt, forEachMessage, replayResult } from "./surface/mod.ts";
+import {
+  isCoreEvent,
+  type SessionEvent,
+  type StepEndEvent,
+  type ToolResultEvent,
+  type TurnEndEvent,
 } from "./event.ts";
 
 /** Error code of a closer for a call whose `tool/call` was logged: the tool may have run. */
@@ -31,17 +31,53 @@ export const TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN" as const;
 /** Error code of a closer for a call the harness never started. */
 export const TOOL_NOT_STARTED = "TOOL_NOT_STARTED" as const;
 
-/** Narrows by type: core type names belong to core events only. */
-const isType = <T extends CoreType>(
-  event: SessionEvent,
-  type: T,
-): event is Extract<CoreEvent, { type: T }> => event.type === type;
-
 interface IssuedCall {
   readonly callId: string;
   readonly step: number;
   readonly message: SessionSeq;
 }
+
+/**
+ * The calls a provider would find unanswered at the end of the log's
+ * transcript: those of the last assistant message on the surface that no
+ * later result answers, when that message was appended after `since`. Only
+ * these can be answered by appending; a call followed by another assistant
+ * message cannot (a result appended now would come after it), and is left
+ * for `pairToolCalls` to answer.
+ */
+const openCallsAtEnd = (
+  events: ReadonlyArray<SessionEvent>,
+  since: number,
+): ReadonlyArray<IssuedCall> => {
+  const first = events[0];
+  if (first === undefined) return [];
+  const folded = replayResult(events, emptySurfaceAt(first.seq));
+  if (folded._tag === "Failure") return [];
+  let open = new Map<string, IssuedCall>();
+  const seen = new Set<string>();
+  forEachMessage(folded.success, (seq, message) => {
+    if (message.role === "assistant") {
+      open = new Map();
+      const event = events[seq - first.seq];
+      const step = event !== undefined && isCoreEvent(event) &&
+          event.type === "assistant/message"
+        ? event.data.step
+        : 0;
+      for (const block of message.content) {
+        if (block.type !== "tool-call" || seen.has(block.id)) continue;
+        seen.add(block.id);
+        if (seq > since) {
+          open.set(block.id, { callId: block.id, step, message: seq });
+        }
+      }
+      return;
+    }
+    for (const block of message.content) {
+      if (block.type === "tool-result") open.delete(block.toolCallId);
+    }
+  });
+  return [...open.values()];
+};
 
 const closerText = (code: string): string =>
   code === TOOL_OUTCOME_UNKNOWN
@@ -58,14 +94,30 @@ const closerText = (code: string): string =>
  * issued the call (`TOOL_NOT_STARTED`). Every closer has the last event's
  * time; message ids are `repair-<callId>`.
  *
- * A call is issued by a `tool-call` block of an `assistant/message`; a
- * `tool/call` event with no such block is not answered (a result would
- * answer a call the model never made).
+ * Which calls are answered: those the transcript leaves open at its end,
+ * that is the `tool-call` blocks of the last assistant message on the
+ * surface (when it was appended in the open turn) that no later result
+ * answers. A `tool/call` event with no such block is not answered (a result
+ * would answer a call the model never made), and neither is a call that
+ * another assistant message already follows: a result appended now would
+ * land after that message, where providers refuse it.
+ *
+ * The promise, exactly: the closers never add a transcript violation, and
+ * they remove every `UnansweredToolCall` of the calls above. So after repair
+ * {@link checkTranscript} is clean if and only if, before repair, its only
+ * violations were unanswered calls of the last assistant message of the open
+ * turn. A log that breaks this precondition (an orphan call followed by a
+ * later assistant message, a result with no call) keeps those violations:
+ * repair appends and never rewrites, and `pairToolCalls` of
+ * `@palimpsest/session/ai` answers or drops them before a provider sees the
+ * messages.
  *
  * @param events The log, in seq order.
  * @returns The closers with their seqs, continuing the log; empty when the
- * last turn is closed or there is none, or when their seqs would run past
- * the last safe integer (no event can follow such a log).
+ * last turn is closed or there is none, when the events do not fold (the
+ * log is replayed to find its transcript, which a log that breaks a rule
+ * does not have), or when their seqs would run past the last safe integer
+ * (no event can follow such a log).
  *
  * @example Closing a turn cut after a tool call
  * ```ts
@@ -102,46 +154,35 @@ export function interruptedTurnClosers(
     }
   }
   const opener = events[start];
-  if (opener === undefined || !isType(opener, "turn/start")) return [];
+  if (
+    opener === undefined || !isCoreEvent(opener) || opener.type !== "turn/start"
+  ) {
+    return [];
+  }
   const turn = opener.data.turn;
-  const issued: IssuedCall[] = [];
   const logged = new Map<string, SessionSeq>();
-  const answered = new Set<string>();
   let openStep: number | undefined;
   for (let i = start + 1; i < events.length; i++) {
     const event = events[i];
-    if (event === undefined) continue;
-    if (isType(event, "turn/end")) {
-      if (event.data.turn === turn) return [];
-    } else if (isType(event, "step/start")) {
-      openStep = event.data.step;
-    } else if (isType(event, "step/end")) {
-      if (event.data.step === openStep) openStep = undefined;
-    } else if (isType(event, "assistant/message")) {
-      for (const block of event.data.message.content) {
-        if (block.type === "tool-call") {
-          issued.push({
-            callId: block.id,
-            step: event.data.step,
-            message: event.seq,
-          });
+    if (event === undefined || !isCoreEvent(event)) continue;
+    switch (event.type) {
+      case "turn/end":
+        if (event.data.turn === turn) return [];
+        break;
+      case "step/start":
+        openStep = event.data.step;
+        break;
+      case "step/end":
+        if (event.data.step === openStep) openStep = undefined;
+        break;
+      case "tool/call":
+        if (!logged.has(event.data.callId)) {
+          logged.set(event.data.callId, event.seq);
         }
-      }
-    } else if (isType(event, "tool/call")) {
-      if (!logged.has(event.data.callId)) {
-        logged.set(event.data.callId, event.seq);
-      }
-    } else if (isType(event, "tool/result")) {
-      answered.add(event.data.message.source.callId);
+        break;
     }
   }
-  const unanswered: IssuedCall[] = [];
-  const closed = new Set<string>();
-  for (const call of issued) {
-    if (answered.has(call.callId) || closed.has(call.callId)) continue;
-    closed.add(call.callId);
-    unanswered.push(call);
-  }
+  const unanswered = openCallsAtEnd(events, opener.seq);
   // A log that ends at the last safe seq cannot take another event, so there
   // is nothing to number the closers with.
   const count = unanswered.length + (openStep === undefined ? 1 : 2);

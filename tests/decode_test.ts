@@ -844,3 +844,55 @@ Deno.test("encodeEvent writes canonical key order and round-trips", () => {
     JSON.stringify(user(1, { op: replace(0, 0), sources: [0] })),
   );
 });
+
+Deno.test("compaction markers carry the seed's nullable turn and command id", async (t) => {
+  const event = (type: string, data: unknown) => ({
+    type,
+    seq: 5,
+    time: 0,
+    data,
+  });
+  const accepts = (type: string, data: unknown) => {
+    const result = decodeEventResult(event(type, data));
+    assert.ok(Result.isSuccess(result), `${type} ${JSON.stringify(data)}`);
+    assert.deepEqual(result.success.data, data);
+  };
+  await t.step("compaction/start: turn is a number or null", () => {
+    accepts("compaction/start", { compactionId: "k", turn: 2 });
+    accepts("compaction/start", { compactionId: "k", turn: null });
+    accepts("compaction/start", {
+      compactionId: "k",
+      turn: null,
+      sourceCommandId: "cmd-1",
+    });
+    decodeFails(
+      event("compaction/start", { compactionId: "k" }),
+      "InvalidEventData",
+    );
+    decodeFails(
+      event("compaction/start", { compactionId: "k", turn: -1 }),
+      "InvalidEventData",
+    );
+    decodeFails(
+      event("compaction/start", {
+        compactionId: "k",
+        turn: null,
+        sourceCommandId: 3,
+      }),
+      "InvalidEventData",
+    );
+  });
+  await t.step("compaction/end: turn and sourceCommandId are optional", () => {
+    accepts("compaction/end", { compactionId: "k" });
+    accepts("compaction/end", { compactionId: "k", turn: 1 });
+    accepts("compaction/end", {
+      compactionId: "k",
+      turn: null,
+      sourceCommandId: "c",
+    });
+    decodeFails(
+      event("compaction/end", { compactionId: "k", turn: "1" }),
+      "InvalidEventData",
+    );
+  });
+});

@@ -13,10 +13,12 @@ import {
   TOOL_OUTCOME_UNKNOWN,
   type ToolResultEvent,
 } from "@palimpsest/session";
+import { pairToolCalls } from "@palimpsest/session/ai";
 import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   assistantCallDraft,
+  assistantTextDraft,
   toolCallDraft,
   toolResultDraft,
   turnBatches,
@@ -168,4 +170,49 @@ Deno.test("interruptedTurnClosers", async (t) => {
       );
     },
   );
+});
+
+Deno.test("repair keeps its promise when a later assistant message follows an orphan call", () => {
+  // turn/start, step/start, assistant(call c1), step/end, step/start,
+  // assistant(text): c1 cannot be answered by appending (the result would
+  // come after the text message), so repair closes the turn without adding
+  // a result that would be an unknown one.
+  const events = given([
+    { type: "turn/start", data: { turn: 0 } },
+    { type: "step/start", data: { turn: 0, step: 0 } },
+    assistantCallDraft(0, 0, "c1"),
+    { type: "step/end", data: { turn: 0, step: 0 } },
+    { type: "step/start", data: { turn: 0, step: 1 } },
+    assistantTextDraft(0, 1, "a1"),
+  ]);
+  const closers = interruptedTurnClosers(events);
+  assert.deepEqual(closers.map((e) => e.type), ["step/end", "turn/end"]);
+  const surface = replayResult([...events, ...closers]);
+  assert.ok(Result.isSuccess(surface));
+  const messages = deriveMessages(surface.success);
+  assert.deepEqual(
+    checkTranscript(messages).map((v) => [v._tag, v.callId]),
+    [["UnansweredToolCall", "c1"]],
+  );
+  assert.deepEqual(checkTranscript(pairToolCalls(messages).messages), []);
+});
+
+Deno.test("repair answers the open calls of the last assistant message only", () => {
+  const events = given([
+    { type: "turn/start", data: { turn: 0 } },
+    { type: "step/start", data: { turn: 0, step: 0 } },
+    assistantCallDraft(0, 0, "c1"),
+    { type: "step/end", data: { turn: 0, step: 0 } },
+    { type: "step/start", data: { turn: 0, step: 1 } },
+    assistantCallDraft(0, 1, "c2"),
+    toolCallDraft(0, 1, "c2"),
+  ]);
+  const closers = interruptedTurnClosers(events);
+  assert.deepEqual(closers.map((e) => e.type), [
+    "tool/result",
+    "step/end",
+    "turn/end",
+  ]);
+  assert.equal(toolResult(closers[0]).data.message.source.callId, "c2");
+  assert.deepEqual(closers[0]?.sourceEventSeqs, [6]);
 });

@@ -21,7 +21,8 @@ import {
 } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
-import { count, eventChars, messageChars } from "../render.ts";
+import { messageChars } from "@palimpsest/session";
+import { count, eventChars } from "../render.ts";
 
 /** One replacement as `stats` reports it. */
 export interface ReplacementStat {

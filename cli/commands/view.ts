@@ -50,13 +50,17 @@ export const viewCommand: Command = {
     name: "view",
     summary: "write the session as one self-contained HTML page",
     description:
-      "Reads FILE (any format version, migrated in memory; with --from, a pi, Claude\n" +
-      "Code or Codex session file imported in memory) and writes PAGE.html: the\n" +
+      "Reads FILE (a log of any format version, migrated in memory, or a session at\n" +
+      "postgres://...?session=ID; with --from, a pi, Claude Code or Codex session\n" +
+      "file imported in memory) and writes PAGE.html: the\n" +
       "surface as the model sees it, each replacement with what it shadowed one\n" +
       "click away, lineage, the surface's size over the log, crash repairs and\n" +
       "interrupted turns, the header and the stats. The page loads nothing.\n" +
       "An existing PAGE.html is refused (exit 2) unless --force replaces it.",
-    positionals: [{ name: "FILE", summary: "the session log" }],
+    positionals: [{
+      name: "FILE",
+      summary: "the session log (JSONL, or a postgres:// address)",
+    }],
     options: [
       {
         name: "out",

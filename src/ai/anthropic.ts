@@ -168,7 +168,9 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set([
 const isImageType = (t: string): t is AnthropicImageMediaType =>
   IMAGE_TYPES.has(t);
 
-const blank = (text: string): boolean => text.trim() === "";
+// A regex stops at the first visible character; `trim()` copies the text.
+const VISIBLE = /\S/;
+const blank = (text: string): boolean => !VISIBLE.test(text);
 
 const media = (
   block: ContentBlock & { type: "image" | "file" },

@@ -101,11 +101,17 @@ const resultText = (
   block: ToolResultBlock,
   resolve: AttachmentResolver,
 ): string => {
+  const content = block.content;
+  if (content.length === 1 && content[0]?.type === "text") {
+    return content[0].text;
+  }
   let text = "";
-  block.content.forEach((b, i) => {
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i];
+    if (b === undefined) continue;
     const piece = b.type === "text" ? b.text : omittedText(b, resolve(b));
     text = i === 0 ? piece : `${text}\n${piece}`;
-  });
+  }
   return text;
 };
 
@@ -164,66 +170,67 @@ export function toGemini(
   const { system, start } = leadingSystem(paired);
   const names = new Map<string, string>();
   const contents: GeminiContent[] = [];
-  let turn: GeminiContent | undefined;
+  let turn: GeminiContent = { role: "user", parts: [] };
   // How many function responses lead the current turn.
   let responses = 0;
-  const turnOf = (role: "user" | "model"): GeminiContent => {
-    if (turn === undefined || turn.role !== role) {
-      turn = { role, parts: [] };
-      responses = 0;
-      contents.push(turn);
-    }
-    return turn;
-  };
-  const push = (role: "user" | "model", part: GeminiPart): void => {
-    turnOf(role).parts.push(part);
-  };
   for (let i = start; i < paired.length; i++) {
     const message = paired[i];
     if (message === undefined) continue;
     const role = message.role === "assistant" ? "model" : "user";
-    for (const b of message.content) {
+    const content = message.content;
+    for (let k = 0; k < content.length; k++) {
+      const b = content[k];
+      if (b === undefined) continue;
+      let part: GeminiPart;
       switch (b.type) {
         case "text":
-          if (b.text !== "") push(role, { text: b.text });
+          if (b.text === "") continue;
+          part = { text: b.text };
           break;
         case "image":
         case "file":
-          push(role, media(b, resolve));
+          part = media(b, resolve);
           break;
         case "tool-call":
-          if (role !== "model") break;
+          if (role !== "model") continue;
           names.set(b.id, b.name);
-          push(role, {
+          part = {
             functionCall: {
               id: b.id,
               name: b.name,
               args: parseToolArguments(b.arguments),
             },
-          });
+          };
           break;
         case "tool-result": {
           const text = resultText(b, resolve);
-          const part: GeminiFunctionResponsePart = {
+          part = {
             functionResponse: {
               id: b.toolCallId,
               name: names.get(b.toolCallId) ?? "",
               response: b.isError === true ? { error: text } : { output: text },
             },
           };
-          // Responses go first in their turn; after pairing they already
-          // are, unless a turn merged text before them.
-          const parts = turnOf(role).parts;
-          if (parts.length === responses) parts.push(part);
-          else parts.splice(responses, 0, part);
-          responses++;
           break;
         }
         default:
-          break;
+          continue;
       }
+      if (turn.role !== role || turn.parts.length === 0) {
+        if (turn.parts.length > 0) contents.push(turn);
+        turn = { role, parts: [] };
+        responses = 0;
+      }
+      if (b.type === "tool-result") {
+        // Responses go first in their turn; after pairing they already
+        // are, unless a turn merged text before them.
+        if (turn.parts.length === responses) turn.parts.push(part);
+        else turn.parts.splice(responses, 0, part);
+        responses++;
+      } else turn.parts.push(part);
     }
   }
+  if (turn.parts.length > 0) contents.push(turn);
   if (contents[0]?.role === "model") {
     contents.unshift({ role: "user", parts: [{ text: CONTINUATION_TEXT }] });
   }

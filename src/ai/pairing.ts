@@ -106,32 +106,12 @@ export interface PairedMessages {
 export const MISSING_RESULT_TEXT =
   "No result was recorded for this tool call: it may not have run, or its outcome was lost.";
 
-interface Answer {
-  readonly host: Message;
-  readonly block: ToolResultBlock;
+/** One call seen so far: the run it opened in, and its answer once found. */
+interface CallState {
+  readonly run: number;
+  host: Message | undefined;
+  block: ToolResultBlock | undefined;
 }
-
-interface Run {
-  readonly assistantIndex: number;
-  readonly assistant: Message | undefined;
-  readonly calls: ReadonlyArray<ToolCallBlock>;
-  readonly open: Set<string>;
-  readonly answers: Map<string, Answer>;
-  readonly others: Message[];
-}
-
-const newRun = (
-  assistantIndex: number,
-  assistant: Message | undefined,
-  calls: ReadonlyArray<ToolCallBlock>,
-): Run => ({
-  assistantIndex,
-  assistant,
-  calls,
-  open: new Set(calls.map((c) => c.id)),
-  answers: new Map(),
-  others: [],
-});
 
 const synthetic = (assistantId: string, call: ToolCallBlock): Message => ({
   id: `${assistantId}:${call.id}:missing`,
@@ -193,51 +173,59 @@ export function pairToolCalls(
 ): PairedMessages {
   const out: Message[] = [];
   const repairs: PairingRepair[] = [];
-  const seenCalls = new Set<string>();
-  let run = newRun(-1, undefined, []);
+  // Every call id seen so far (ids are unique once duplicates are dropped).
+  const calls = new Map<string, CallState>();
+  let run = 0;
+  let assistantIndex = -1;
+  let assistant: Message | undefined;
+  let runCalls: ToolCallBlock[] = [];
+  let others: Message[] = [];
 
   const flush = (): void => {
-    const assistant = run.assistant;
     if (assistant !== undefined) {
       out.push(assistant);
-      for (const call of run.calls) {
-        const answer = run.answers.get(call.id);
-        if (answer === undefined) {
+      for (const call of runCalls) {
+        const state = calls.get(call.id);
+        const host = state?.host;
+        const block = state?.block;
+        if (host === undefined || block === undefined) {
           repairs.push({
             _tag: "SyntheticToolResult",
             callId: call.id,
             name: call.name,
-            messageIndex: run.assistantIndex,
+            messageIndex: assistantIndex,
           });
           out.push(synthetic(assistant.id, call));
         } else if (
-          answer.host.role === "user" &&
-          answer.host.content.length === 1 &&
-          answer.host.content[0] === answer.block
+          host.role === "user" && host.content.length === 1 &&
+          host.content[0] === block
         ) {
-          out.push(answer.host);
+          out.push(host);
         } else {
           out.push({
-            ...answer.host,
-            id: `${answer.host.id}:${call.id}`,
+            ...host,
+            id: `${host.id}:${call.id}`,
             role: "user",
-            content: [answer.block],
+            content: [block],
           });
         }
       }
     }
-    for (const other of run.others) out.push(other);
+    for (const other of others) out.push(other);
   };
 
   for (let m = 0; m < messages.length; m++) {
     const message = messages[m];
     if (message === undefined) continue;
+    const content = message.content;
     if (message.role === "assistant") {
       flush();
+      run++;
       let kept: ContentBlock[] | undefined;
-      const calls: ToolCallBlock[] = [];
-      const ids = new Set<string>();
-      message.content.forEach((block, b) => {
+      const found: ToolCallBlock[] = [];
+      for (let b = 0; b < content.length; b++) {
+        const block = content[b];
+        if (block === undefined) continue;
         let drop = false;
         if (block.type === "tool-result") {
           repairs.push({
@@ -249,7 +237,7 @@ export function pairToolCalls(
           });
           drop = true;
         } else if (block.type === "tool-call") {
-          if (seenCalls.has(block.id) || ids.has(block.id)) {
+          if (calls.has(block.id)) {
             repairs.push({
               _tag: "DroppedToolCall",
               callId: block.id,
@@ -259,24 +247,24 @@ export function pairToolCalls(
             });
             drop = true;
           } else {
-            ids.add(block.id);
-            calls.push(block);
+            calls.set(block.id, { run, host: undefined, block: undefined });
+            found.push(block);
           }
         }
-        if (drop && kept === undefined) kept = message.content.slice(0, b);
+        if (drop && kept === undefined) kept = content.slice(0, b);
         else if (!drop && kept !== undefined) kept.push(block);
-      });
-      for (const id of ids) seenCalls.add(id);
-      run = newRun(
-        m,
-        kept === undefined ? message : { ...message, content: kept },
-        calls,
-      );
+      }
+      assistantIndex = m;
+      assistant = kept === undefined ? message : { ...message, content: kept };
+      runCalls = found;
+      others = [];
       continue;
     }
     let rest: ContentBlock[] | undefined;
     let sawResult = false;
-    message.content.forEach((block, b) => {
+    for (let b = 0; b < content.length; b++) {
+      const block = content[b];
+      if (block === undefined) continue;
       let take = true;
       if (block.type === "tool-call") {
         repairs.push({
@@ -291,9 +279,13 @@ export function pairToolCalls(
         sawResult = true;
         take = false;
         const id = block.toolCallId;
-        if (run.open.has(id) && !run.answers.has(id)) {
-          run.answers.set(id, { host: message, block });
-          if (run.others.length > 0) {
+        const state = calls.get(id);
+        if (
+          state !== undefined && state.run === run && state.block === undefined
+        ) {
+          state.host = message;
+          state.block = block;
+          if (others.length > 0) {
             repairs.push({
               _tag: "MovedToolResult",
               callId: id,
@@ -304,22 +296,22 @@ export function pairToolCalls(
           repairs.push({
             _tag: "DroppedToolResult",
             callId: id,
-            reason: run.answers.has(id)
+            reason: state === undefined
+              ? "unknown"
+              : state.run === run
               ? "duplicate"
-              : seenCalls.has(id)
-              ? "late"
-              : "unknown",
+              : "late",
             messageIndex: m,
             blockIndex: b,
           });
         }
       }
-      if (!take && rest === undefined) rest = message.content.slice(0, b);
+      if (!take && rest === undefined) rest = content.slice(0, b);
       else if (take && rest !== undefined) rest.push(block);
-    });
-    if (rest === undefined) run.others.push(message);
+    }
+    if (rest === undefined) others.push(message);
     else if (rest.length > 0 || !sawResult) {
-      run.others.push({ ...message, content: rest });
+      others.push({ ...message, content: rest });
     }
   }
   flush();

@@ -158,9 +158,29 @@ const blockChars = (block: ContentBlock | ToolResultContentBlock): number => {
   }
 };
 
-export const messageChars = (message: Message | undefined): number => {
+/**
+ * The characters a message weighs: its texts and reasoning, tool-call names
+ * and arguments, and the texts inside tool results (images and files weigh
+ * nothing). The measure range selection by budget, `stats` and the view
+ * count in.
+ *
+ * @param message A message, or undefined (an empty projection).
+ * @returns The character count.
+ *
+ * @example Counting a tool call
+ * ```ts
+ * import { messageChars } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(messageChars({
+ *   id: "a1", role: "assistant", source: { kind: "model", provider: "p", model: "m" },
+ *   content: [{ type: "text", text: "hi" }, { type: "tool-call", id: "c1", name: "ls", arguments: "{}" }],
+ * }), 6);
+ * ```
+ */
+export function messageChars(message: Message | undefined): number {
   if (message === undefined) return 0;
   let n = 0;
   for (const block of message.content) n += blockChars(block);
   return n;
-};
+}

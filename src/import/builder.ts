@@ -16,7 +16,7 @@ import { Result } from "effect";
 import {
   applyEventResult,
   type ContentBlock,
-  Draft as Drafts,
+  Draft,
   emptySurface,
   interruptedTurnClosers,
   isOpaqueEvent,
@@ -42,7 +42,7 @@ import type {
 } from "./report.ts";
 
 /** An event before the builder gives it a seq and a time. */
-export interface Draft {
+export interface EventInput {
   readonly type: string;
   readonly data: unknown;
   readonly surfaceOp?: SurfaceOp;
@@ -191,7 +191,7 @@ export const uniqueId = (b: Builder, base: string): string => {
 /** Appends one event through the decoder and the fold. */
 export const append = (
   b: Builder,
-  draft: Draft,
+  draft: EventInput,
   line: number,
 ): Step<SessionEvent> => {
   const seq = b.surface.nextSeq;
@@ -258,7 +258,7 @@ export const openTurn = (b: Builder, line: number): Step => {
   const closed = closeTurn(b, line);
   if (Result.isFailure(closed)) return closed;
   const turn = b.nextTurn++;
-  const started = append(b, Drafts.turnStart(turn), line);
+  const started = append(b, Draft.turnStart(turn), line);
   if (Result.isFailure(started)) return Result.fail(started.failure);
   b.turn = turn;
   b.nextStep = 0;
@@ -286,7 +286,7 @@ export const closeStep = (b: Builder, line: number): Step => {
   b.step = undefined;
   const ended = append(
     b,
-    Drafts.stepEnd(b.turn, step),
+    Draft.stepEnd(b.turn, step),
     line,
   );
   return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
@@ -300,7 +300,7 @@ export const openStep = (b: Builder, line: number): Step => {
   if (Result.isFailure(closed)) return closed;
   const turn = b.turn ?? 0;
   const step = b.nextStep++;
-  const started = append(b, Drafts.stepStart(turn, step), line);
+  const started = append(b, Draft.stepStart(turn, step), line);
   if (Result.isFailure(started)) return Result.fail(started.failure);
   b.step = step;
   return ok;
@@ -351,7 +351,7 @@ export const closeTurn = (
   b.turn = undefined;
   const ended = append(
     b,
-    Drafts.turnEnd(turn, reason ?? b.reason),
+    Draft.turnEnd(turn, reason ?? b.reason),
     line,
   );
   return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
@@ -370,7 +370,7 @@ export const userMessage = (
   sourceEventSeqs?: ReadonlyArray<SessionSeq>,
 ): Step<SessionEvent> =>
   append(b, {
-    ...Drafts.user(content, { id: uniqueId(b, id), source }),
+    ...Draft.user(content, { id: uniqueId(b, id), source }),
     ...(sourceEventSeqs === undefined || sourceEventSeqs.length === 0
       ? {}
       : { sourceEventSeqs }),
@@ -430,7 +430,7 @@ export const assistantMessage = (
   }));
   const appended = append(
     b,
-    Drafts.assistant({
+    Draft.assistant({
       turn,
       step,
       provider: extras.provider,
@@ -513,7 +513,7 @@ export const toolResult = (
   }
   const logged = append(
     b,
-    Drafts.toolCall({
+    Draft.toolCall({
       turn: call.turn,
       step: call.step,
       callId,
@@ -527,7 +527,7 @@ export const toolResult = (
   if (!isToolCall(callEvent)) return ok;
   const result = append(
     b,
-    Drafts.toolResult(callEvent, content, {
+    Draft.toolResult(callEvent, content, {
       id: uniqueId(b, `result-${callId}`),
       ...(isError ? { isError: true } : {}),
       ...(meta === undefined ? {} : { meta }),

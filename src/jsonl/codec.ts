@@ -247,10 +247,17 @@ export function compressSourceSeqs(
  * Expands the `[start, end]` runs of a stored source list and validates
  * them: both ends seqs, `start <= end`, the whole list strictly increasing,
  * every source before the event's seq. A list without runs is returned as
- * it is, for the decoder to judge.
+ * it is, for the decoder to judge, and so is a list whose event has no
+ * readable seq (the decoder refuses the seq first).
+ *
+ * Nothing is allocated before the whole list is judged: the runs are
+ * checked and counted first, so a run can never expand past the event's own
+ * seq, nor past `maxSeqs`.
  *
  * @param stored The stored `sourceEventSeqs` value.
  * @param seq The event's seq, when readable.
+ * @param maxSeqs The most seqs the runs may expand to (the reader passes
+ * how many events come before the line); unbounded but for `seq` by default.
  * @returns The expanded list, or `InvalidSourceRange`.
  *
  * @example Expanding a run
@@ -262,13 +269,18 @@ export function compressSourceSeqs(
  * assert.deepEqual(Result.getOrThrow(expandSourceSeqs([1, [3, 5]], 9)), [1, 3, 4, 5]);
  * const bad = expandSourceSeqs([[5, 3]], 9);
  * assert.equal(Result.isFailure(bad) && bad.failure.problem, "inverted");
+ * const long = expandSourceSeqs([[0, 8]], 9, 4);
+ * assert.equal(Result.isFailure(long) && long.failure.problem, "too-many");
  * ```
  */
 export function expandSourceSeqs(
   stored: unknown,
   seq: number | undefined,
+  maxSeqs: number = Number.POSITIVE_INFINITY,
 ): Result.Result<unknown, InvalidSourceRange> {
-  if (!Array.isArray(stored)) return Result.succeed(stored);
+  if (!Array.isArray(stored) || seq === undefined) {
+    return Result.succeed(stored);
+  }
   let hasRun = false;
   for (const element of stored) {
     if (Array.isArray(element)) {
@@ -277,13 +289,14 @@ export function expandSourceSeqs(
     }
   }
   if (!hasRun) return Result.succeed(stored);
-  const out: unknown[] = [];
-  let previous = -1;
   const fail = (
     index: number,
     value: unknown,
     problem: InvalidSourceRange["problem"],
   ) => Result.fail(new InvalidSourceRange({ seq, index, value, problem }));
+  // Judge and count first: the expansion's size comes from the input.
+  let previous = -1;
+  let expanded = 0;
   for (let index = 0; index < stored.length; index++) {
     const element: unknown = stored[index];
     if (!Array.isArray(element)) {
@@ -291,7 +304,6 @@ export function expandSourceSeqs(
         if (element <= previous) return fail(index, element, "not-increasing");
         previous = element;
       }
-      out.push(element);
       continue;
     }
     if (element.length !== 2) return fail(index, element, "not-a-pair");
@@ -301,11 +313,20 @@ export function expandSourceSeqs(
     }
     if (start > end) return fail(index, element, "inverted");
     if (start <= previous) return fail(index, element, "not-increasing");
-    if (seq !== undefined && end >= seq) {
-      return fail(index, element, "not-earlier");
-    }
-    for (let s = start; s <= end; s++) out.push(s);
+    if (end >= seq) return fail(index, element, "not-earlier");
+    expanded += end - start + 1;
+    if (expanded > maxSeqs) return fail(index, element, "too-many");
     previous = end;
+  }
+  const out: unknown[] = [];
+  for (const element of stored) {
+    if (!Array.isArray(element)) {
+      out.push(element);
+      continue;
+    }
+    const [start, end]: number[] = element;
+    if (start === undefined || end === undefined) continue;
+    for (let s = start; s <= end; s++) out.push(s);
   }
   return Result.succeed(out);
 }
@@ -320,6 +341,13 @@ const opaqueLines = new WeakMap<SessionEvent, string>();
 export interface LineCodecOptions {
   /** Extra log-only types to decode and encode. */
   readonly vocabulary?: Vocabulary;
+  /**
+   * The most seqs the line's `[start, end]` runs may expand to; bounded only
+   * by the event's seq by default. The reader passes how many events come
+   * before the line, less what earlier runs already expanded to beyond the
+   * log's budget.
+   */
+  readonly maxRunSeqs?: number;
 }
 
 /**
@@ -354,7 +382,11 @@ export function decodeEventValue(
     typeof value.type === "string" && isSurfaceType(value.type)
   ) {
     const seq = isSessionSeq(value.seq) ? value.seq : undefined;
-    const expanded = expandSourceSeqs(value.sourceEventSeqs, seq);
+    const expanded = expandSourceSeqs(
+      value.sourceEventSeqs,
+      seq,
+      options?.maxRunSeqs,
+    );
     if (Result.isFailure(expanded)) return Result.fail(expanded.failure);
     if (expanded.success !== value.sourceEventSeqs) {
       input = { ...value, sourceEventSeqs: expanded.success };

@@ -28,6 +28,30 @@ export class InvalidJson extends Data.Error<{
     `Expected a JSON value but the parser said ${quote(this.problem)}`;
 }
 
+/**
+ * A long line holds more arrays and objects than its length justifies:
+ * parsed, each costs far more memory than the two bytes `[]` take, so the
+ * reader counts them before parsing a line longer than 64 KiB and refuses
+ * more than one per 16 characters.
+ */
+export class TooManyContainers extends Data.Error<{
+  /** Arrays and objects counted when the limit was passed. */
+  readonly containers: number;
+  /** The line's length in characters. */
+  readonly length: number;
+  /** The most the line may hold. */
+  readonly limit: number;
+}> {
+  /** The tag. */
+  readonly _tag: "TooManyContainers" = "TooManyContainers";
+  /** A sentence for people. */
+  override readonly message: string = `Expected a line of ${
+    quote(this.length)
+  } characters to hold at most ${
+    quote(this.limit)
+  } arrays and objects but found more`;
+}
+
 /** A line is not valid UTF-8. */
 export class InvalidUtf8 extends Data.Error<{
   /** How many bytes the line has. */
@@ -47,12 +71,14 @@ export type SourceRangeProblem =
   | "not-a-seq"
   | "inverted"
   | "not-increasing"
-  | "not-earlier";
+  | "not-earlier"
+  | "too-many";
 
 /**
  * An on-disk `[start, end]` run in `sourceEventSeqs` is malformed: not two
- * seqs, `start > end`, not in increasing order with its neighbours, or not
- * earlier than the event.
+ * seqs, `start > end`, not in increasing order with its neighbours, not
+ * earlier than the event, or expanding to more seqs than the reader allows
+ * (more than the events before the line, or past the log's budget).
  */
 export class InvalidSourceRange extends Data.Error<{
   /** The event seq, when readable. */
@@ -86,6 +112,9 @@ export class InvalidSourceRange extends Data.Error<{
     "not-earlier": `Expected the range sourceEventSeqs[${this.index}] ${
       quote(this.value)
     } to end before the event's seq ${quote(this.seq)}`,
+    "too-many": `Expected the ranges up to sourceEventSeqs[${this.index}] ${
+      quote(this.value)
+    } to expand to no more seqs than the events before the line`,
   }[this.problem];
 }
 
@@ -130,6 +159,7 @@ export class InvalidHeader extends Data.Error<{
 /** Everything that can be wrong with one complete line. */
 export type LineError =
   | InvalidJson
+  | TooManyContainers
   | InvalidUtf8
   | InvalidHeader
   | InvalidSourceRange

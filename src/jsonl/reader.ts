@@ -19,7 +19,16 @@
  *   excerpt and the inner error;
  * - an event that breaks a fold rule is `FoldFailed` with its line;
  * - a line longer than `maxLineBytes` (256 MiB by default) is `LineTooLong`,
- *   so memory stays bounded on hostile input.
+ *   so memory stays bounded on hostile input;
+ * - a line whose `[start, end]` source runs would expand to more seqs than
+ *   the events before it, or past the read's budget (65,536 plus 4 per
+ *   event), is `CorruptLine` with `InvalidSourceRange` (`too-many`), judged
+ *   before anything is expanded;
+ * - a line longer than 64 KiB holding more than one array or object per 16
+ *   characters (outside strings) is `CorruptLine` with `TooManyContainers`,
+ *   counted before it is parsed: `JSON.parse` spends about a hundred bytes
+ *   on each, so `[[[[...]]]]` or `[[],[],...]` would cost fifty times the
+ *   line.
  *
  * Strict by default: the first bad line fails the read. With `recover`, the
  * valid prefix before the first bad line is served and the report says
@@ -63,6 +72,7 @@ import {
   LineTooLong,
   type LogReadError,
   MissingHeader,
+  TooManyContainers,
 } from "./errors.ts";
 import { ioError } from "./io.ts";
 
@@ -148,6 +158,93 @@ const NL = 10;
 type Stop = CorruptLine | FoldFailed | LineTooLong;
 type HeaderError = LogReadError;
 
+/**
+ * How many seqs the `[start, end]` runs of a whole read may expand to,
+ * beyond {@link RUN_SEQS_PER_EVENT} per event: a valid log's runs cite
+ * shadowed ranges, and a node leaves the surface once, so their total stays
+ * near the event count. Without a log-wide bound, n short lines each citing
+ * `[[0, k]]` would expand to n²/2 seqs.
+ */
+const RUN_SEQS_BASE = 1 << 16;
+const RUN_SEQS_PER_EVENT = 4;
+
+/** The seqs the runs of a read expanded to so far. */
+interface RunBudget {
+  expanded: number;
+}
+
+/**
+ * Decodes an event value whose position (`index`, its expected seq) is
+ * known: its runs may expand to no more seqs than the events before it, and
+ * the read's runs to no more than the budget.
+ */
+const decodeWithRuns = (
+  value: unknown,
+  index: number,
+  runs: RunBudget,
+  decodeOptions: { readonly vocabulary?: Vocabulary } | undefined,
+): ReturnType<typeof decodeEventValue> => {
+  if (
+    typeof value !== "object" || value === null ||
+    !("sourceEventSeqs" in value)
+  ) {
+    return decodeEventValue(value, decodeOptions);
+  }
+  const stored: unknown = value.sourceEventSeqs;
+  const budget = RUN_SEQS_BASE + RUN_SEQS_PER_EVENT * index - runs.expanded;
+  const decoded = decodeEventValue(value, {
+    ...decodeOptions,
+    maxRunSeqs: Math.min(index, budget),
+  });
+  if (decoded._tag === "Success") {
+    const sources = decoded.success.sourceEventSeqs;
+    if (Array.isArray(sources) && sources !== stored) {
+      runs.expanded += sources.length;
+    }
+  }
+  return decoded;
+};
+
+/**
+ * Lines longer than this are scanned for their arrays and objects before
+ * they are parsed; shorter ones cost little whatever they hold.
+ */
+const DENSE_SCAN_FROM = 64 * 1024;
+/** The fewest characters per array or object a long line may have. */
+const CHARS_PER_CONTAINER = 16;
+
+/**
+ * Counts the arrays and objects of a long line outside its strings, and
+ * refuses it past one per {@link CHARS_PER_CONTAINER} characters, before
+ * `JSON.parse` allocates them: `[]` takes two bytes on disk and about a
+ * hundred in memory, at any depth. A legitimate line (text, stream records,
+ * tool output) is far sparser.
+ */
+const denseLine = (text: string): TooManyContainers | undefined => {
+  const length = text.length;
+  if (length <= DENSE_SCAN_FROM) return undefined;
+  const limit = Math.floor(length / CHARS_PER_CONTAINER);
+  let containers = 0;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i++);
+    if (c === 34) {
+      // Skip a string: to the next quote that no backslash escapes.
+      for (;;) {
+        const end = text.indexOf('"', i);
+        if (end < 0) return undefined;
+        let slashes = 0;
+        while (text.charCodeAt(end - 1 - slashes) === 92) slashes++;
+        i = end + 1;
+        if (slashes % 2 === 0) break;
+      }
+    } else if ((c === 91 || c === 123) && ++containers > limit) {
+      return new TooManyContainers({ containers, length, limit });
+    }
+  }
+  return undefined;
+};
+
 /** The line machine: chunks in, lines decoded and folded as they come. */
 interface Parser {
   /** Feeds a chunk; false once reading should stop. */
@@ -211,6 +308,7 @@ const makeParser = (
   let migrating = false;
   const raw: unknown[] = [];
   const events: SessionEvent[] = [];
+  const runs: RunBudget = { expanded: 0 };
   let surface: Surface | undefined;
   let fatal: HeaderError | undefined;
   let stoppedAt: Stop | undefined;
@@ -234,6 +332,8 @@ const makeParser = (
   };
 
   const readHeader = (text: string): HeaderError | undefined => {
+    const dense = denseLine(text);
+    if (dense !== undefined) return corrupt(1, text, dense);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -274,6 +374,8 @@ const makeParser = (
       crlfLines++;
     }
     if (lineNo === 1) return readHeader(text);
+    const dense = denseLine(text);
+    if (dense !== undefined) return corrupt(lineNo, text, dense);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -284,7 +386,7 @@ const makeParser = (
       raw.push(value);
       return undefined;
     }
-    const decoded = decodeEventValue(value, decodeOptions);
+    const decoded = decodeWithRuns(value, events.length, runs, decodeOptions);
     if (decoded._tag === "Failure") {
       return corrupt(lineNo, text, decoded.failure);
     }
@@ -494,11 +596,12 @@ const loadMigrated = (
   Effect.suspend((): Effect.Effect<LoadedLog, LogReadError> => {
     const decodeOptions = decodeOptionsOf(options);
     const events: SessionEvent[] = [];
+    const runs: RunBudget = { expanded: 0 };
     let stoppedAt: Stop | undefined = stoppedBefore;
     let index = 0;
     for (; index < output.events.length; index++) {
       const value = output.events[index];
-      const decoded = decodeEventValue(value, decodeOptions);
+      const decoded = decodeWithRuns(value, index, runs, decodeOptions);
       if (decoded._tag === "Failure") {
         const error = corrupt(
           index + 2,

@@ -333,7 +333,9 @@ export function applyEvent(
   surface: Surface,
   event: SessionEvent,
 ): Effect.Effect<Surface, SurfaceError> {
-  return Effect.fromResult(applyEventResult(surface, event));
+  return Effect.suspend(() =>
+    Effect.fromResult(applyEventResult(surface, event))
+  );
 }
 
 /** A fold failure with the index of the event that broke a rule. */

@@ -25,6 +25,7 @@ import {
   emptySurfaceAt,
   isSurfaceEvent,
   type Message,
+  messageChars,
   type SessionEvent,
   type SessionSeq,
   type Surface,
@@ -117,49 +118,6 @@ export interface Analysis {
  */
 export function messageOf(event: SurfaceEvent): Message {
   return event.type === "user/message" ? event.data : event.data.message;
-}
-
-/**
- * The characters a message weighs: its texts and reasoning, tool-call names
- * and arguments, and the texts inside tool results (the measure `stats`
- * reports savings in).
- *
- * @param message A message.
- * @returns The character count.
- *
- * @example Counting a tool call
- * ```ts
- * import { messageChars } from "@palimpsest/session/view";
- * import assert from "node:assert/strict";
- *
- * assert.equal(messageChars({
- *   id: "a1", role: "assistant", source: { kind: "model", provider: "p", model: "m" },
- *   content: [{ type: "text", text: "hi" }, { type: "tool-call", id: "c1", name: "ls", arguments: "{}" }],
- * }), 6);
- * ```
- */
-export function messageChars(message: Message): number {
-  let n = 0;
-  for (const block of message.content) {
-    switch (block.type) {
-      case "text":
-      case "reasoning":
-        n += block.text.length;
-        break;
-      case "tool-call":
-        n += block.name.length + block.arguments.length;
-        break;
-      case "tool-result":
-        for (const c of block.content) {
-          if (c.type === "text") n += c.text.length;
-        }
-        break;
-      case "image":
-      case "file":
-        break;
-    }
-  }
-  return n;
 }
 
 const kindOf = (event: SurfaceEvent): ReplacementKind =>

@@ -50,6 +50,7 @@ ol.sf>.m{content-visibility:auto;contain-intrinsic-size:auto 80px}
 .bd.compaction{background:var(--comp)}.bd.prune{background:var(--prune)}.bd.system-prompt{background:var(--sysp)}.bd.fx,.bd.ir{background:var(--fx)}
 .tx,.ar{white-space:pre-wrap;overflow-wrap:anywhere;margin:2px 0}
 .tc,.trs{border:1px dashed var(--line);border-radius:6px;padding:3px 8px;margin:4px 0;font-size:12.5px}
+.tx.trs{font-size:12.5px}
 .tc{color:var(--mute)}.tc>b{color:var(--fg);font-family:ui-monospace,monospace}
 .trs.err{border-color:var(--fx)}.trs.err>b{color:var(--fx);font-size:11px;text-transform:uppercase}
 .ar{color:var(--mute)}.at{color:var(--mute);font-style:italic}.none{color:var(--mute);font-style:italic}

@@ -68,7 +68,6 @@ export {
   type WrittenPage,
 } from "./file.ts";
 export { escapeHtml } from "./escape.ts";
-export { messageChars } from "./analyse.ts";
 
 /**
  * The page of a session as one string. For a very large log prefer

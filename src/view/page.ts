@@ -215,6 +215,15 @@ class Page {
         return;
       case "tool-result": {
         const error = block.isError === true;
+        const only = block.content[0];
+        // The common case, one short text, needs no frame of its own.
+        if (
+          !error && block.content.length === 1 && only?.type === "text" &&
+          only.text.length <= LONG_TEXT
+        ) {
+          w.put(`<div class="tx trs">${esc(only.text)}</div>`);
+          return;
+        }
         w.put(`<div class="trs${error ? " err" : ""}">`);
         if (error) w.put(`<b>error</b> `);
         for (const inner of block.content) {
@@ -282,8 +291,10 @@ class Page {
     if (empty) cls += " em";
     w.put(
       `<li class="${cls}" id="e${seq}"><p class="h"><b>${role}</b> <a href="#e${seq}">#${seq}</a> · ${
-        this.#source(message)
-      } · ${plural(a.charsOf(seq), "char")}`,
+        // A user's own message needs no source beside its role.
+        message.source.kind === "user" ? "" : `${this.#source(message)} · `}${
+        plural(a.charsOf(seq), "char")
+      }`,
     );
     const sources = event.type === "assistant/message"
       ? undefined

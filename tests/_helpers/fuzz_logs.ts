@@ -284,7 +284,8 @@ const logOnly = (g: GenState): Obj => {
     case 9:
       return envelope(g, "compaction/start", {
         compactionId: nextId(g, "c"),
-        turn: g.turn,
+        turn: rng.chance(0.2) ? null : g.turn,
+        ...(rng.chance(0.3) ? { sourceCommandId: nextId(g, "cmd") } : {}),
       });
     case 10:
       return envelope(g, "compaction/summary", {
@@ -299,6 +300,8 @@ const logOnly = (g: GenState): Obj => {
     default: {
       const data: Obj = { compactionId: nextId(g, "c") };
       if (rng.chance(0.3)) data.error = jsonValue(rng, 1);
+      if (rng.chance(0.3)) data.turn = rng.chance(0.5) ? null : g.turn;
+      if (rng.chance(0.3)) data.sourceCommandId = nextId(g, "cmd");
       return envelope(g, "compaction/end", data);
     }
   }

@@ -109,6 +109,28 @@ const judgeHeader = (
   return undefined;
 };
 
+/**
+ * A line over 64 KiB with more than one array or object per 16 characters,
+ * outside strings, is refused before it is parsed.
+ */
+const tooDense = (text: string): boolean => {
+  if (text.length <= 65536) return false;
+  let containers = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === "[" || c === "{") {
+      containers++;
+    }
+  }
+  return containers > Math.floor(text.length / 16);
+};
+
 /** One event line against the checker; the error, if any. */
 const judgeEvent = (
   text: string,
@@ -121,7 +143,8 @@ const judgeEvent = (
     return { tag: "CorruptLine", inner: "InvalidJson" };
   }
   // On disk, a surface event's sources may hold [start, end] runs: the
-  // codec expands and validates them before the event is decoded.
+  // codec expands and validates them before the event is decoded, once the
+  // event's seq is readable.
   if (
     isObj(v) && Array.isArray(v.sourceEventSeqs) &&
     SURFACE.indexOf(String(v.type)) !== -1 &&
@@ -131,7 +154,8 @@ const judgeEvent = (
         v.seq >= 0 && !Object.is(v.seq, -0)
       ? v.seq
       : undefined;
-    const expanded = expandSourceSeqs(v.sourceEventSeqs, seq);
+    // A line's runs expand to no more seqs than the events before it.
+    const expanded = expandSourceSeqs(v.sourceEventSeqs, seq, state.next);
     if (Result.isFailure(expanded)) {
       return { tag: "CorruptLine", inner: "InvalidSourceRange" };
     }
@@ -196,6 +220,11 @@ export function modelRead(
       return fail(lineError("CorruptLine", "InvalidUtf8"));
     }
     if (text.endsWith("\r")) text = text.slice(0, -1);
+    if (tooDense(text)) {
+      return line === 1
+        ? { ok: false, error: lineError("CorruptLine", "TooManyContainers") }
+        : fail(lineError("CorruptLine", "TooManyContainers"));
+    }
     if (line === 1) {
       const bad = judgeHeader(text);
       if (bad !== undefined) {

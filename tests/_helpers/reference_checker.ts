@@ -260,12 +260,17 @@ const DATA_RULES: Record<string, (d: unknown) => boolean> = {
   "session/end-seed": (d) =>
     isObj(d) && (!has(d, "inherited") || d.inherited === true),
   "compaction/start": (d) =>
-    isObj(d) && isNonEmptyStr(d.compactionId) && isCounter(d.turn),
+    isObj(d) && isNonEmptyStr(d.compactionId) &&
+    (d.turn === null || isCounter(d.turn)) &&
+    (!has(d, "sourceCommandId") || isNonEmptyStr(d.sourceCommandId)),
   "compaction/summary": (d) =>
     isObj(d) && isNonEmptyStr(d.compactionId) && isStr(d.summary) &&
     isSeqArray(d.shadowedSeqs),
   "compaction/prune": (d) => isObj(d) && isSeqArray(d.shadowedSeqs),
-  "compaction/end": (d) => isObj(d) && isNonEmptyStr(d.compactionId),
+  "compaction/end": (d) =>
+    isObj(d) && isNonEmptyStr(d.compactionId) &&
+    (!has(d, "turn") || d.turn === null || isCounter(d.turn)) &&
+    (!has(d, "sourceCommandId") || isNonEmptyStr(d.sourceCommandId)),
 };
 
 // ---------------------------------------------------------------------------

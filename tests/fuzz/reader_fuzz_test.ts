@@ -54,6 +54,7 @@ const READ_TAGS = [
 ];
 const LINE_TAGS = [
   "InvalidJson",
+  "TooManyContainers",
   "InvalidUtf8",
   "InvalidHeader",
   "InvalidSourceRange",
@@ -758,11 +759,36 @@ const isLogReadError = (e: unknown): e is LogReadError =>
   typeof e === "object" && e !== null && "_tag" in e &&
   READ_TAGS.includes(String(e._tag));
 
-Deno.test("fuzz: reader outcome counts", () => {
+Deno.test("fuzz: the mutations reach every kind of outcome", () => {
   console.log(
     [...outcomes.entries()].sort().map(([k, v]) =>
       `fuzz-reader-outcome ${k}=${v}`
     ).join("\n"),
   );
   console.log(countsReport());
+  // A replayed single case reaches what it reaches.
+  if (config.only !== undefined) return;
+  const reached = new Set(
+    [...outcomes.keys()].map((key) => key.split(":").slice(0, 2).join(":")),
+  );
+  for (
+    const kind of [
+      "served",
+      "served+torn-tail",
+      "stopped:CorruptLine",
+      "stopped:FoldFailed",
+      "stopped:LineTooLong",
+      "failed:CorruptLine",
+      "failed:FoldFailed",
+      "failed:LineTooLong",
+      "failed:MissingHeader",
+      "failed:FormatTooOld",
+    ]
+  ) {
+    assert.ok(reached.has(kind), `no case reached ${kind}`);
+  }
+  const inner = new Set([...outcomes.keys()].map((key) => key.split(":")[2]));
+  for (const tag of ["InvalidJson", "InvalidUtf8", "InvalidHeader"]) {
+    assert.ok(inner.has(tag), `no corrupt line was ${tag}`);
+  }
 });

@@ -327,3 +327,70 @@ Deno.test("readSessionFile streams a file", async () => {
   );
   fs.rmSync(dir, { recursive: true });
 });
+
+Deno.test("sizes read from a line are bounded before anything is allocated", async (t) => {
+  const citing = (seq: unknown, sources: unknown) =>
+    `${
+      JSON.stringify({
+        type: "user/message",
+        seq,
+        time: 0,
+        data: { id: "m", role: "user", content: [], source: { kind: "user" } },
+        surfaceOp: "append",
+        sourceEventSeqs: sources,
+      })
+    }\n`;
+  const corruptLine = (text: string) => {
+    const result = read(text);
+    assert.ok(Result.isFailure(result));
+    const error = result.failure;
+    assert.equal(error._tag, "CorruptLine");
+    return error._tag === "CorruptLine" ? error : assert.fail();
+  };
+
+  await t.step("a run is not expanded while the seq is unreadable", () => {
+    const error = corruptLine(
+      header + citing("x", [[0, 9007199254740990]]),
+    );
+    assert.deepEqual([error.line, error.innerTag], [2, "InvalidSessionSeq"]);
+  });
+
+  await t.step("a run never expands past the events before its line", () => {
+    const error = corruptLine(
+      header + turnStart(0) + citing(9007199254740991, [[0, 9007199254740990]]),
+    );
+    assert.deepEqual([error.line, error.innerTag], [3, "InvalidSourceRange"]);
+    assert.equal(
+      error.inner._tag === "InvalidSourceRange" && error.inner.problem,
+      "too-many",
+    );
+  });
+
+  await t.step("a wrong seq with a small run is still the fold's error", () => {
+    const result = read(header + turnStart(0) + citing(5, [[0, 2]]));
+    assert.ok(Result.isFailure(result));
+    assert.equal(result.failure._tag, "CorruptLine");
+    const folded = read(header + turnStart(0) + citing(5, [[0, 0], 2]));
+    assert.ok(Result.isFailure(folded));
+    assert.equal(folded.failure._tag, "FoldFailed");
+  });
+
+  await t.step(
+    "runs citing the whole log on every line hit the log's budget",
+    () => {
+      let text = header;
+      for (let k = 0; k < 300; k++) {
+        text += k < 3 ? user(k) : citing(k, [[0, k - 1]]);
+      }
+      const log = ok(text);
+      assert.equal(log.events.length, 300);
+      let big = header;
+      for (let k = 0; k < 1200; k++) {
+        big += k < 3 ? user(k) : citing(k, [[0, k - 1]]);
+      }
+      const error = corruptLine(big);
+      assert.equal(error.innerTag, "InvalidSourceRange");
+      assert.ok(error.line > 300 && error.line < 1200);
+    },
+  );
+});

@@ -13,7 +13,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session";
-import { messageChars } from "@palimpsest/session/view";
+import { messageChars } from "@palimpsest/session";
 import { estimateTokensByChars } from "@palimpsest/session/ai";
 import { Effect } from "effect";
 import fc from "fast-check";

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Effect, Exit, Result } from "effect";
+import {
+  type EventDraft,
+  extensionType,
+  Session,
+  SessionStore,
+} from "@palimpsest/session";
+import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
+import { toolResultDraft } from "./_helpers/build.ts";
+import { exitWithStore, failureOf, tempDir } from "./_helpers/jsonl_drafts.ts";
+
+const header = { id: "s", createdAt: 0, isSeeded: false };
+
+/** A tool result whose `meta` holds `value` (meta is any JSON). */
+const withMeta = (value: unknown): EventDraft => {
+  const draft = toolResultDraft(0, 0, "c1", "out");
+  return { ...draft, data: { ...Object(draft.data), meta: { value } } };
+};
+
+const appendExit = (draft: EventDraft) =>
+  Effect.runSync(Effect.exit(Session.append(Session.make(header), draft)));
+
+class Point {
+  x = 1;
+}
+const cycle: Record<string, unknown> = { a: 1 };
+cycle.self = cycle;
+
+const NOT_JSON: ReadonlyArray<
+  readonly [string, unknown, ReadonlyArray<string | number>]
+> = [
+  ["a bigint", 12n, []],
+  ["NaN", NaN, []],
+  ["Infinity", Infinity, []],
+  ["-Infinity", -Infinity, []],
+  ["-0", -0, []],
+  ["undefined in an array", [1, undefined], [1]],
+  ["undefined as a value", { a: undefined }, ["a"]],
+  ["a function", () => 1, []],
+  ["a symbol", Symbol("s"), []],
+  ["a Date", new Date(0), []],
+  ["a Map", new Map(), []],
+  ["a class instance", new Point(), []],
+  ["a sparse array", [1, , 3], []],
+  ["a cycle", cycle, ["self"]],
+  ["a symbol key", { [Symbol("k")]: 1 }, []],
+];
+
+Deno.test("a draft's data must be JSON", async (t) => {
+  for (const [name, value, inner] of NOT_JSON) {
+    await t.step(`${name} is InvalidEventData with its path`, () => {
+      const exit = appendExit(withMeta(value));
+      assert.ok(Exit.isFailure(exit));
+      const error = failureOf(exit);
+      assert.equal(error._tag, "InvalidEventData");
+      if (error._tag !== "InvalidEventData") return;
+      assert.deepEqual(
+        error.path.slice(0, inner.length + 2),
+        ["meta", "value", ...inner],
+      );
+      assert.equal(error.seq, 0);
+      assert.equal(error.type, "tool/result");
+    });
+  }
+
+  await t.step(
+    "the store refuses a bigint with a typed error, never a defect",
+    async () => {
+      const root = tempDir();
+      const exit = await exitWithStore(
+        root,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const handle = yield* store.create(header);
+          yield* store.append(handle, [withMeta(12n)]);
+        }),
+      );
+      const error = failureOf(exit);
+      assert.equal(error._tag, "InvalidEventData");
+    },
+  );
+
+  await t.step(
+    "a shared value is fine; an envelope error still comes first",
+    () => {
+      const shared = { k: [1, 2] };
+      assert.ok(Exit.isSuccess(appendExit(withMeta([shared, shared]))));
+      const exit = appendExit({ type: extensionType("x/y"), data: { v: 12n } });
+      assert.equal(failureOf(exit)._tag, "UnknownEventType");
+    },
+  );
+});
+
+Deno.test("changing a draft after appending it does not change the log", async () => {
+  const draft = withMeta({ list: [1, 2], text: "a" });
+  const session = await Effect.runPromise(
+    Session.append(Session.make(header), draft),
+  );
+  const before = encodeEventLine(Session.events(session)[0] ?? assert.fail());
+  const data = Object(draft.data);
+  data.meta.value.list.push(3);
+  data.meta.value.text = "b";
+  data.message.content[0].content = [];
+  const after = encodeEventLine(Session.events(session)[0] ?? assert.fail());
+  assert.equal(after, before);
+});
+
+Deno.test("law: an accepted draft reads back from disk equal to the log", () => {
+  fc.assert(
+    fc.property(
+      fc.anything({
+        withBigInt: true,
+        withDate: true,
+        withMap: true,
+        withSet: true,
+        withNullPrototype: true,
+        withObjectString: true,
+        withBoxedValues: true,
+        withSparseArray: true,
+        withTypedArray: true,
+        maxDepth: 4,
+      }),
+      (value) => {
+        const exit = appendExit(withMeta(value));
+        if (Exit.isFailure(exit)) {
+          assert.equal(failureOf(exit)._tag, "InvalidEventData");
+          return;
+        }
+        const event = Session.events(exit.value)[0] ?? assert.fail();
+        const line = encodeEventLine(event);
+        const read = Result.getOrThrow(decodeEventLine(line.slice(0, -1)));
+        assert.deepStrictEqual(read, event);
+      },
+    ),
+    { numRuns: 300, seed: 20261203 },
+  );
+});
