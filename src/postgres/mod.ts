@@ -45,6 +45,7 @@ export {
   type PostgresSessionStore,
   PostgresStore,
   type PostgresStoreOptions,
+  savePostgresSession,
 } from "./store.ts";
 export {
   type AddressProblem,
