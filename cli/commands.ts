@@ -12,6 +12,7 @@ import { repairCommand } from "./commands/repair.ts";
 import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
+import { copyCommand } from "./commands/copy.ts";
 import { viewCommand } from "./commands/view.ts";
 
 /** Every command. */
@@ -22,6 +23,7 @@ export const commands: ReadonlyArray<Command> = [
   explainCommand,
   migrateCommand,
   importCommand,
+  copyCommand,
   viewCommand,
   repairCommand,
   schemaCommand,

@@ -68,6 +68,7 @@ import type {
 } from "../event.ts";
 import { deriveMessages } from "../derive.ts";
 import { type EventDraft, Session } from "../session.ts";
+import { Draft } from "../drafts.ts";
 import { TOOL_NOT_STARTED } from "../repair.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
@@ -348,26 +349,16 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     };
     const turn = nextTurn(handle.session);
     const input: ReadonlyArray<EventDraft> = typeof options.input === "string"
-      ? [{
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: `user-${Session.nextSeq(handle.session) + 1}`,
-          role: "user",
-          content: [{ type: "text", text: options.input }],
-          source: { kind: "user" },
-        },
-      }]
+      ? [Draft.user(options.input, {
+        id: `user-${Session.nextSeq(handle.session) + 1}`,
+      })]
       : options.input ?? [];
-    yield* appendDrafts(handle, [
-      { type: "turn/start", data: { turn } },
-      ...input,
-    ]);
+    yield* appendDrafts(handle, [Draft.turnStart(turn), ...input]);
 
     const endTurn = (step: number, reason: TurnEndReason["kind"]) =>
       appendDrafts(handle, [
-        { type: "step/end", data: { turn, step } },
-        { type: "turn/end", data: { turn, reason: { kind: reason } } },
+        Draft.stepEnd(turn, step),
+        Draft.turnEnd(turn, reason),
       ]);
 
     /** Answers a cut answer's calls so the transcript stays whole. */
@@ -473,10 +464,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     let step = 0;
     let steps = 0;
     for (; step < maxSteps; step++) {
-      yield* appendDrafts(handle, [{
-        type: "step/start",
-        data: { turn, step },
-      }]);
+      yield* appendDrafts(handle, [Draft.stepStart(turn, step)]);
       if (options.compaction !== undefined) {
         yield* tryCompact(options.compaction, false);
       }
@@ -500,40 +488,27 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         const callSeq = seqOfNext(handle);
         yield* appendDrafts(handle, answer.toolCallDrafts.slice(i, i + 1));
         const outcome = yield* executeTool(toolkit, call);
-        const resultSeq = Session.nextSeq(handle.session);
-        yield* appendDrafts(handle, [{
-          type: "tool/result",
-          surfaceOp: "append",
-          sourceEventSeqs: [callSeq],
-          data: {
-            turn,
-            step,
-            message: {
-              id: `tool-${resultSeq}`,
-              role: "user",
-              source: { kind: "tool", callId: call.id },
-              content: [{
-                type: "tool-result",
-                toolCallId: call.id,
-                content: outcome.content,
-                ...(outcome.error === undefined ? {} : { isError: true }),
-              }],
-            },
+        const callEvent = Session.eventAt(handle.session, callSeq);
+        if (!isType(callEvent, "tool/call")) {
+          return yield* Effect.die("the tool/call just appended is missing");
+        }
+        yield* appendDrafts(handle, [
+          Draft.toolResult(callEvent, outcome.content, {
+            id: `tool-${Session.nextSeq(handle.session)}`,
             ...(outcome.error === undefined ? {} : { error: outcome.error }),
-          },
-        }]);
+          }),
+        ]);
       }
       if (answer.calls.length === 0) {
         const reason = endReasonOf(answer.finishReason);
         const session = yield* endTurn(step, reason);
         return { session, turn, steps, reason, stoppedBy: "model" as const };
       }
-      yield* appendDrafts(handle, [{ type: "step/end", data: { turn, step } }]);
+      yield* appendDrafts(handle, [Draft.stepEnd(turn, step)]);
     }
-    const session = yield* appendDrafts(handle, [{
-      type: "turn/end",
-      data: { turn, reason: { kind: "aborted" } },
-    }]);
+    const session = yield* appendDrafts(handle, [
+      Draft.turnEnd(turn, "aborted"),
+    ]);
     return {
       session,
       turn,

@@ -46,6 +46,7 @@ export {
   type PostgresSessionStore,
   PostgresStore,
   type PostgresStoreOptions,
+  savePostgresSession,
 } from "./store.ts";
 export {
   type AddressProblem,

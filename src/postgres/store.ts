@@ -354,6 +354,52 @@ export function loadPostgresSession<E = never>(
 }
 
 /**
+ * Stores a whole session in a PostgreSQL store (creating its tables when
+ * needed), never replacing a stored session (`SessionAlreadyExists`). With
+ * the session read from a file, the rows hold the file's lines byte for
+ * byte.
+ *
+ * @param url The connection URL.
+ * @param session The session to store.
+ * @returns `Effect<void, InvalidSessionId | SessionAlreadyExists |
+ * SessionLocked | StorageError>`.
+ *
+ * @example Storing a session built in memory
+ * ```ts
+ * import { loadPostgresSession, savePostgresSession } from "@palimpsest/session/postgres";
+ * import { Session } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const url = Deno.env.get("PALIMPSEST_PG_URL"); // e.g. postgres://postgres@localhost/postgres
+ * if (url !== undefined) {
+ *   const id = `doc-${crypto.randomUUID()}`;
+ *   const session = await Effect.runPromise(Session.append(
+ *     Session.make({ id, createdAt: 0, isSeeded: false }),
+ *     { type: "turn/start", data: { turn: 0 } },
+ *   ));
+ *   await Effect.runPromise(savePostgresSession(url, session));
+ *   const log = await Effect.runPromise(loadPostgresSession(url, id));
+ *   assert.equal(log.events.length, 1);
+ * }
+ * ```
+ */
+export function savePostgresSession(
+  url: string | Redacted.Redacted<string>,
+  session: Session,
+): Effect.Effect<
+  void,
+  InvalidSessionId | SessionAlreadyExists | SessionLocked | StorageError
+> {
+  // `create` from a whole session stores its header and events in one
+  // transaction: the session is whole or absent.
+  return Effect.scoped(Effect.gen(function* () {
+    const store = yield* makePostgresStore({ url, maxConnections: 1 });
+    yield* store.create(session);
+  }));
+}
+
+/**
  * Makes the PostgreSQL store: connects a pool, runs the migrations, and
  * returns the store. Writers open their own connections. Everything closes
  * with the scope.
@@ -452,12 +498,23 @@ export function makePostgresStore(
       return handle;
     };
 
+    // The claim is given back on the connection before it closes, so that
+    // it is free when `close` returns (the server would otherwise drop it a
+    // moment later, when it reads the closed socket). A broken connection
+    // has lost the claim already.
     const release = (state: HandleState): Effect.Effect<void> =>
       Effect.suspend(() => {
+        if (state.closed) return Effect.void;
         state.closed = true;
-        return state.scope === undefined
-          ? Effect.void
-          : Scope.close(state.scope, Exit.void);
+        const scope = state.scope;
+        if (scope === undefined) return Effect.void;
+        const unlock = state.client === undefined ? Effect.void : Effect.ignore(
+          state.client.unsafe("SELECT pg_advisory_unlock_all()"),
+        );
+        return Effect.andThen(
+          Effect.timeoutOption(unlock, "2 seconds"),
+          Scope.close(scope, Exit.void),
+        );
       });
 
     const checkId = (id: string) => Result.map(encodeSessionId(id), () => id);

@@ -25,6 +25,7 @@ const commands = [
   "stats",
   "explain",
   "migrate",
+  "copy",
   "view",
   "repair",
   "schema",

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { Effect } from "effect";
 import * as path from "node:path";
 import { layerJsonlStore, Session, SessionStore } from "@palimpsest/session";
-import { layerPostgresStore } from "@palimpsest/session/postgres";
+import {
+  layerPostgresStore,
+  loadPostgresSession,
+} from "@palimpsest/session/postgres";
+import * as fs from "node:fs";
 import { cliInProcess } from "../cli/_cli.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
 import { tempDir, turnBatches } from "../_helpers/jsonl_drafts.ts";
@@ -70,5 +74,61 @@ postgresTest(
     assert.equal(JSON.parse(missing.stdout).error.tag, "SessionNotFound");
     const noSession = await cliInProcess("derive", url, "--json");
     assert.equal(noSession.code, 2);
+  },
+);
+
+postgresTest(
+  "copy moves a session from a file to PostgreSQL and back, byte for byte",
+  async (url) => {
+    const root = tempDir();
+    await storeTurns("trip", layerJsonlStore({ root }));
+    const original = fs.readFileSync(path.join(root, "trip.jsonl"), "utf8");
+    const there = await cliInProcess(
+      "copy",
+      path.join(root, "trip.jsonl"),
+      at(url, "trip"),
+      "--json",
+    );
+    assert.equal(there.code, 0, there.stderr);
+    const rows = await Effect.runPromise(
+      loadPostgresSession(url, "trip").pipe(
+        Effect.map((log) => log.report.bytes),
+      ),
+    );
+    assert.equal(rows, new TextEncoder().encode(original).length);
+    const back = tempDir();
+    const home = await cliInProcess("copy", at(url, "trip"), back, "--json");
+    assert.equal(home.code, 0, home.stderr);
+    assert.equal(
+      fs.readFileSync(path.join(back, "trip.jsonl"), "utf8"),
+      original,
+    );
+    const renamed = await cliInProcess(
+      "copy",
+      at(url, "trip"),
+      path.join(back, "other.jsonl"),
+      "--json",
+    );
+    assert.equal(renamed.code, 0, renamed.stderr);
+    assert.equal(
+      fs.readFileSync(path.join(back, "other.jsonl"), "utf8"),
+      original.replace('"id":"trip"', '"id":"other"'),
+    );
+  },
+);
+
+postgresTest(
+  "copy never replaces a session at the destination",
+  async (url) => {
+    const root = tempDir();
+    await storeTurns("twice", layerJsonlStore({ root }));
+    const file = path.join(root, "twice.jsonl");
+    assert.equal((await cliInProcess("copy", file, at(url, "twice"))).code, 0);
+    const again = await cliInProcess("copy", file, at(url, "twice"), "--json");
+    assert.equal(again.code, 2);
+    assert.equal(JSON.parse(again.stdout).error.tag, "SessionAlreadyExists");
+    const onFile = await cliInProcess("copy", at(url, "twice"), root, "--json");
+    assert.equal(onFile.code, 2);
+    assert.equal(JSON.parse(onFile.stdout).error.tag, "SessionAlreadyExists");
   },
 );
