@@ -30,7 +30,7 @@ test("a session written through the store reads back", { skip: url === undefined
     return reader.session.surface.nextSeq;
   });
   const next = await Effect.runPromise(
-    program.pipe(Effect.provide(layerPostgresStore({ url }))),
+    program.pipe(Effect.scoped, Effect.provide(layerPostgresStore({ url }))),
   );
   assert.equal(next, 1);
 });
