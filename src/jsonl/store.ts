@@ -63,7 +63,6 @@ import {
   type FollowError,
   makeSessionStore,
   type OpenError,
-  type OpenMode,
   type OpenOptions,
   type OpenReport,
   type SessionHandle,
@@ -88,6 +87,7 @@ import {
 } from "./durable_file.ts";
 import { makeLineFollower } from "./follow.ts";
 import { acquireScoped } from "../store/scoped.ts";
+import { makeHandleRegistry } from "../store/handles.ts";
 
 /** Options of {@link layerJsonlStore}. */
 export interface JsonlStoreOptions {
@@ -223,7 +223,7 @@ const makeCore = (
   io: AppendIo,
   pollInterval: Duration.Input,
 ): StoreCore => {
-  const states = new WeakMap<SessionHandle, HandleState>();
+  const handles = makeHandleRegistry<HandleState>();
 
   const pathOf = (id: string): Result.Result<string, InvalidSessionId> =>
     Result.map(
@@ -241,23 +241,7 @@ const makeCore = (
     semaphore: Semaphore.makeUnsafe(1),
   });
 
-  const makeHandle = (
-    id: string,
-    mode: OpenMode,
-    report: OpenReport,
-    state: HandleState,
-  ): SessionHandle => {
-    const handle: SessionHandle = {
-      id,
-      mode,
-      report,
-      get session(): Session {
-        return state.session;
-      },
-    };
-    states.set(handle, state);
-    return handle;
-  };
+  const makeHandle = handles.make;
 
   /** Releases what a handle holds; idempotent. */
   const release = (state: HandleState): void => {
@@ -443,7 +427,7 @@ const makeCore = (
   const writable = (
     handle: SessionHandle,
   ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
-    const state = states.get(handle);
+    const state = handles.get(handle);
     if (state === undefined || state.closed) {
       return Result.fail(new HandleClosed({ id: handle.id }));
     }
@@ -622,7 +606,7 @@ const makeCore = (
 
   const close: StoreCore["close"] = (handle) =>
     Effect.sync(() => {
-      const state = states.get(handle);
+      const state = handles.get(handle);
       if (state !== undefined && !state.closed) release(state);
     });
 

@@ -57,6 +57,7 @@ import { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
+import { makeHandleRegistry } from "../store/handles.ts";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import {
@@ -83,9 +84,7 @@ import {
   type FollowOptions,
   makeSessionStore,
   type OpenError,
-  type OpenMode,
   type OpenOptions,
-  type OpenReport,
   type SessionHandle,
   SessionStore,
   type StoreCore,
@@ -478,25 +477,9 @@ export function makePostgresStore(
         },
       }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
 
-    const states = new WeakMap<SessionHandle, HandleState>();
+    const handles = makeHandleRegistry<HandleState>();
 
-    const makeHandle = (
-      id: string,
-      mode: OpenMode,
-      report: OpenReport,
-      state: HandleState,
-    ): SessionHandle => {
-      const handle: SessionHandle = {
-        id,
-        mode,
-        report,
-        get session(): Session {
-          return state.session;
-        },
-      };
-      states.set(handle, state);
-      return handle;
-    };
+    const makeHandle = handles.make;
 
     // The claim is given back on the connection before it closes, so that
     // it is free when `close` returns (the server would otherwise drop it a
@@ -809,7 +792,7 @@ export function makePostgresStore(
     const writable = (
       handle: SessionHandle,
     ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
-      const state = states.get(handle);
+      const state = handles.get(handle);
       if (state === undefined || state.closed) {
         return Result.fail(new HandleClosed({ id: handle.id }));
       }
@@ -871,7 +854,7 @@ export function makePostgresStore(
 
     const close: StoreCore["close"] = (handle) =>
       Effect.suspend(() => {
-        const state = states.get(handle);
+        const state = handles.get(handle);
         return state === undefined || state.closed
           ? Effect.void
           : release(state);

@@ -42,15 +42,14 @@ import {
   type FollowError,
   makeSessionStore,
   type OpenError,
-  type OpenMode,
   type OpenOptions,
-  type OpenReport,
   type SessionHandle,
   SessionStore,
   type StoreCore,
   type WriteError,
 } from "./store.ts";
 import { acquireScoped } from "./scoped.ts";
+import { makeHandleRegistry } from "./handles.ts";
 
 interface Stored {
   readonly chunks: Uint8Array[];
@@ -135,7 +134,7 @@ export function layerMemoryStore(): Layer.Layer<SessionStore> {
 
 const makeCore = (): StoreCore => {
   const sessions = new Map<string, Stored>();
-  const states = new WeakMap<SessionHandle, HandleState>();
+  const handles = makeHandleRegistry<HandleState>();
 
   const checkId = (id: string): Result.Result<string, InvalidSessionId> =>
     Result.map(encodeSessionId(id), () => id);
@@ -151,23 +150,7 @@ const makeCore = (): StoreCore => {
     for (const wake of waiters) wake();
   };
 
-  const makeHandle = (
-    id: string,
-    mode: OpenMode,
-    report: OpenReport,
-    state: HandleState,
-  ): SessionHandle => {
-    const handle: SessionHandle = {
-      id,
-      mode,
-      report,
-      get session(): Session {
-        return state.session;
-      },
-    };
-    states.set(handle, state);
-    return handle;
-  };
+  const makeHandle = handles.make;
 
   const newState = (stored: Stored, session: Session): HandleState => ({
     session,
@@ -293,7 +276,7 @@ const makeCore = (): StoreCore => {
   const writable = (
     handle: SessionHandle,
   ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
-    const state = states.get(handle);
+    const state = handles.get(handle);
     if (state === undefined || state.closed) {
       return Result.fail(new HandleClosed({ id: handle.id }));
     }
@@ -414,7 +397,7 @@ const makeCore = (): StoreCore => {
 
   const close: StoreCore["close"] = (handle) =>
     Effect.sync(() => {
-      const state = states.get(handle);
+      const state = handles.get(handle);
       if (state !== undefined) release(state);
     });
 
