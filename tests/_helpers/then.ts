@@ -1,12 +1,12 @@
 /**
  * `thenFails`: the one way a test checks a refusal, by its tag and its
  * fields, never by message text; and `failureOf` / `failureOrValue`, which
- * take the outcome out of an exit.
+ * take the outcome out of an exit (or a result).
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { Exit } from "effect";
+import { Exit, Result } from "effect";
 
 /** The fields of the member of `E` tagged `T`. */
 export type FieldsOf<E, T> = {
@@ -41,8 +41,20 @@ export function thenFails<
 const narrow = <E, T>(error: E): Extract<E, { readonly _tag: T }> =>
   error as Extract<E, { readonly _tag: T }>;
 
-/** The failure of an exit, or throws when it succeeded or died. */
-export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+/**
+ * The failure of an exit or a result, or throws when it succeeded (or, for
+ * an exit, died).
+ */
+export const failureOf = <A, E>(
+  outcome: Exit.Exit<A, E> | Result.Result<A, E>,
+): E => {
+  if (!Exit.isExit(outcome)) {
+    if (Result.isSuccess(outcome)) {
+      throw new Error(`Expected a failure but the result is a success`);
+    }
+    return outcome.failure;
+  }
+  const exit = outcome;
   if (Exit.isSuccess(exit)) {
     throw new Error(`Expected a failure but the effect succeeded`);
   }
