@@ -1,6 +1,6 @@
 /**
  * `thenFails`: the one way a test checks a refusal, by its tag and its
- * fields, never by message text; and `failureOf` / `failureOrValue`, which
+ * fields, never by message text; and `failureOf` / `successOf`, which
  * take the outcome out of an exit (or a result).
  *
  * @module
@@ -65,8 +65,8 @@ export const failureOf = <A, E>(
   return found.error;
 };
 
-/** The value of an exit, or throws with its cause. */
-export const failureOrValue = <A, E>(exit: Exit.Exit<A, E>): A => {
+/** The value of a successful exit, or throws with its cause. */
+export const successOf = <A, E>(exit: Exit.Exit<A, E>): A => {
   if (Exit.isSuccess(exit)) return exit.value;
   throw new Error(`Expected a success but found ${String(exit.cause)}`);
 };
