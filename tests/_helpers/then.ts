@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Exit, Result } from "effect";
+import { Cause, Exit, Result } from "effect";
 
 /** The fields of the member of `E` tagged `T`. */
 export type FieldsOf<E, T> = {
@@ -42,8 +42,8 @@ const narrow = <E, T>(error: E): Extract<E, { readonly _tag: T }> =>
   error as Extract<E, { readonly _tag: T }>;
 
 /**
- * The failure of an exit or a result, or throws when it succeeded (or, for
- * an exit, died).
+ * The typed failure of an exit or a result; throws when it succeeded or
+ * when an exit holds a defect.
  */
 export const failureOf = <A, E>(
   outcome: Exit.Exit<A, E> | Result.Result<A, E>,
@@ -57,6 +57,13 @@ export const failureOf = <A, E>(
   const exit = outcome;
   if (Exit.isSuccess(exit)) {
     throw new Error(`Expected a failure but the effect succeeded`);
+  }
+  if (Cause.hasDies(exit.cause)) {
+    throw new Error(
+      `Expected a typed failure but found a defect: ${
+        Cause.pretty(exit.cause)
+      }`,
+    );
   }
   const found = exit.cause.reasons.find((r) => r._tag === "Fail");
   if (found === undefined || found._tag !== "Fail") {
