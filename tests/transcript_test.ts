@@ -30,7 +30,7 @@ const user: Message = {
   content: [{ type: "text", text: "q" }],
 };
 
-Deno.test("checkTranscript", async (t) => {
+Deno.test("checkTranscript names each call and result that is not paired", async (t) => {
   await t.step("a paired transcript is clean", () => {
     assert.deepEqual(
       checkTranscript([

@@ -134,7 +134,7 @@ const fixture = (file: string): Uint8Array =>
   fs.readFileSync(new URL(`../fixtures/fuzz/${file}`, import.meta.url));
 
 for (const r of REGRESSIONS) {
-  Deno.test(`regression ${r.file} is read as before the bug`, () => {
+  Deno.test(`regression ${r.file}: the reads give its recorded outcome`, () => {
     const bytes = fixture(r.file);
     const lines = new TextDecoder().decode(bytes).split("\n").slice(1, -1);
     // Stored source runs are the codec's, not the decoder's: not compared.

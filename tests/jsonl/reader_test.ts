@@ -198,7 +198,7 @@ Deno.test("corrupt lines are never skipped", async (t) => {
   });
 });
 
-Deno.test("versions", async (t) => {
+Deno.test("the header version decides how a log is read", async (t) => {
   await t.step("a newer header is FormatTooNew", () => {
     const error = refusal(
       '{"type":"session","version":4,"id":"s","createdAt":0,"isSeeded":false}\n',
