@@ -112,6 +112,8 @@ export type {
   EndSeedEvent,
   EventEnvelope,
   ExtensionEvent,
+  ForeignEvent,
+  ForeignTypeName,
   LogOnlyEnvelope,
   LogOnlyEvent,
   LogOnlyType,
@@ -149,7 +151,9 @@ export type {
   UserMessageEvent,
 } from "./src/event.ts";
 export {
+  eventTypeName,
   isCoreEvent,
+  isForeignEvent,
   isLogOnlyType,
   isSurfaceEvent,
   isSurfaceType,
@@ -158,6 +162,7 @@ export * from "./src/errors.ts";
 export {
   decodeEvent,
   type DecodeOptions,
+  isExtensionEvent,
   isOpaqueEvent,
   makeVocabulary,
   type Vocabulary,

@@ -15,6 +15,9 @@ import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler";
 import { isSessionSeq, type SessionSeq } from "./seq.ts";
 import {
   type CoreEvent,
+  eventTypeName,
+  type ExtensionEvent,
+  isForeignEvent,
   isLogOnlyType,
   isSurfaceType,
   logOnlyDataSchemas,
@@ -135,6 +138,34 @@ const opaqueEvents = new WeakSet<object>();
  */
 export function isOpaqueEvent(event: SessionEvent): event is OpaqueEvent {
   return opaqueEvents.has(event);
+}
+
+/**
+ * Returns true when `event` is of a type the caller's vocabulary declared
+ * (an extension event): neither core nor opaque.
+ *
+ * @param event A decoded event.
+ * @returns Whether the event is an extension event.
+ *
+ * @example Telling extension events from opaque ones
+ * ```ts
+ * import { decodeEventResult } from "@palimpsest/session/schema";
+ * import { eventTypeName, isExtensionEvent, makeVocabulary } from "@palimpsest/session";
+ * import { Result, Schema } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const vocabulary = makeVocabulary({
+ *   "harness/checkpoint": Schema.Struct({ label: Schema.String }),
+ * });
+ * const decode = (value: unknown) => Result.getOrThrow(decodeEventResult(value, { vocabulary }));
+ * const checkpoint = decode({ type: "harness/checkpoint", seq: 0, time: 0, data: { label: "a" } });
+ * const future = decode({ type: "future/thing", seq: 1, time: 0, data: 1, ignorable: true });
+ * assert.equal(isExtensionEvent(checkpoint) && eventTypeName(checkpoint), "harness/checkpoint");
+ * assert.equal(isExtensionEvent(future), false);
+ * ```
+ */
+export function isExtensionEvent(event: SessionEvent): event is ExtensionEvent {
+  return isForeignEvent(event) && !opaqueEvents.has(event);
 }
 
 type Validator = (input: unknown) => boolean;
@@ -537,7 +568,7 @@ export function encodeEvent(
   options?: EncodeOptions,
 ): unknown {
   if (opaqueEvents.has(event)) return event;
-  const extra = options?.vocabulary?.types.get(event.type);
+  const extra = options?.vocabulary?.types.get(eventTypeName(event));
   const data = extra === undefined
     ? event.data
     : Schema.encodeUnknownSync(extra)(event.data);

@@ -604,8 +604,33 @@ export type LogOnlyEvent =
 /** Every event of the core vocabulary. */
 export type CoreEvent = SurfaceEvent | LogOnlyEvent;
 
+declare const foreignTypeName: unique symbol;
+
+/**
+ * The type name of an extension or opaque event. At run time it is the
+ * string the log holds; the compiler keeps it apart from the core names, so
+ * that `event.type === "tool/call"` (or a `switch (event.type)`) narrows a
+ * {@link SessionEvent} to the core event and its data. Reach these events
+ * with {@link isForeignEvent}, {@link isExtensionEvent} or
+ * {@link isOpaqueEvent}, and read the name with {@link eventTypeName}.
+ */
+export interface ForeignTypeName extends String {
+  /** Type-level only: no such property exists at run time. */
+  readonly [foreignTypeName]: "ForeignTypeName";
+}
+
 /** A log-only event of a caller's extra vocabulary. */
-export interface ExtensionEvent extends EventEnvelope<string, unknown> {
+export interface ExtensionEvent {
+  /** The extension type's name (a string at run time). */
+  readonly type: ForeignTypeName;
+  /** The position in the log. */
+  readonly seq: SessionSeq;
+  /** Epoch milliseconds. */
+  readonly time: number;
+  /** The data, as the vocabulary's schema decoded it. */
+  readonly data: unknown;
+  /** Present only as `true`. */
+  readonly ignorable?: true;
   /** Never present on log-only events. */
   readonly surfaceOp?: never;
   /** Never present on log-only events. */
@@ -616,7 +641,15 @@ export interface ExtensionEvent extends EventEnvelope<string, unknown> {
  * An `ignorable: true` event of a type outside the vocabulary: kept as it
  * was read, never interpreted, never on the surface.
  */
-export interface OpaqueEvent extends EventEnvelope<string, unknown> {
+export interface OpaqueEvent {
+  /** The unknown type's name (a string at run time). */
+  readonly type: ForeignTypeName;
+  /** The position in the log. */
+  readonly seq: SessionSeq;
+  /** Epoch milliseconds. */
+  readonly time: number;
+  /** Kept as read, not interpreted. */
+  readonly data: unknown;
   /** Always `true`. */
   readonly ignorable: true;
   /** Kept as read, not interpreted. */
@@ -625,8 +658,15 @@ export interface OpaqueEvent extends EventEnvelope<string, unknown> {
   readonly sourceEventSeqs?: unknown;
 }
 
-/** A decoded event. */
-export type SessionEvent = CoreEvent | ExtensionEvent | OpaqueEvent;
+/** An event outside the core vocabulary: an extension or an opaque one. */
+export type ForeignEvent = ExtensionEvent | OpaqueEvent;
+
+/**
+ * A decoded event. Its `type` narrows it: comparing `event.type` with a core
+ * name, or switching on it, reaches that core event with its data; the
+ * `default` branch holds the {@link ForeignEvent}s.
+ */
+export type SessionEvent = CoreEvent | ForeignEvent;
 
 /** The core surface types. */
 export type SurfaceType = SurfaceEvent["type"];
@@ -670,10 +710,12 @@ export const logOnlyDataSchemas: {
   "compaction/end": CompactionEndData,
 };
 
-const SURFACE_TYPES: ReadonlySet<string> = new Set(
+// Typed `unknown` so that an event's type, core or foreign, is looked up
+// as it is at run time: a string.
+const SURFACE_TYPES: ReadonlySet<unknown> = new Set(
   Object.keys(surfaceDataSchemas),
 );
-const LOG_ONLY_TYPES: ReadonlySet<string> = new Set(
+const LOG_ONLY_TYPES: ReadonlySet<unknown> = new Set(
   Object.keys(logOnlyDataSchemas),
 );
 
@@ -716,37 +758,83 @@ export function isLogOnlyType(type: string): type is LogOnlyType {
 }
 
 /**
- * Returns true when the event is of the core vocabulary, whose `type`
- * narrows `data`: after this guard, `switch (event.type)` reaches each core
- * type with its data. Extension and opaque events (`type: string`) are the
- * rest, reached with {@link isOpaqueEvent} or by their own type name.
+ * Returns true when the event is of the core vocabulary. A
+ * {@link SessionEvent} narrows on its `type` without this guard; it serves
+ * code that wants the core events of a list, or to rule out the
+ * {@link ForeignEvent}s in one step.
  *
  * @param event A decoded event.
  * @returns Whether the event is a {@link CoreEvent}.
  *
- * @example Switching over the core types
+ * @example Keeping the core events
  * ```ts
  * import { decodeEvent, isCoreEvent } from "@palimpsest/session";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
  * const event = Effect.runSync(decodeEvent({
- *   type: "tool/call", seq: 0, time: 0,
- *   data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" },
+ *   type: "future/thing", seq: 0, time: 0, data: null, ignorable: true,
  * }));
- * let callId = "";
- * if (isCoreEvent(event)) {
- *   switch (event.type) {
- *     case "tool/call":
- *       callId = event.data.callId;
- *       break;
- *   }
- * }
- * assert.equal(callId, "c1");
+ * assert.equal(isCoreEvent(event), false);
  * ```
  */
 export function isCoreEvent(event: SessionEvent): event is CoreEvent {
   return SURFACE_TYPES.has(event.type) || LOG_ONLY_TYPES.has(event.type);
+}
+
+/**
+ * Returns true for an event outside the core vocabulary: an extension event
+ * (a type of the caller's vocabulary) or an opaque one (an unknown
+ * `ignorable: true` type, kept as read). Past this guard, read the event's
+ * name with {@link eventTypeName}.
+ *
+ * @param event A decoded event.
+ * @returns Whether the event is a {@link ForeignEvent}.
+ *
+ * @example Reaching an extension event
+ * ```ts
+ * import { decodeEventResult } from "@palimpsest/session/schema";
+ * import { eventTypeName, isForeignEvent, makeVocabulary } from "@palimpsest/session";
+ * import { Result, Schema } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const vocabulary = makeVocabulary({
+ *   "harness/checkpoint": Schema.Struct({ label: Schema.String }),
+ * });
+ * const event = Result.getOrThrow(decodeEventResult(
+ *   { type: "harness/checkpoint", seq: 0, time: 0, data: { label: "a" } },
+ *   { vocabulary },
+ * ));
+ * assert.equal(isForeignEvent(event) && eventTypeName(event), "harness/checkpoint");
+ * ```
+ */
+export function isForeignEvent(event: SessionEvent): event is ForeignEvent {
+  return !SURFACE_TYPES.has(event.type) && !LOG_ONLY_TYPES.has(event.type);
+}
+
+/**
+ * The name of an event's type, as the log holds it. For a core event it is
+ * the same as `event.type`; for a {@link ForeignEvent} it is the way to read
+ * the name as a `string`.
+ *
+ * @param event A decoded event.
+ * @returns The type's name.
+ *
+ * @example Naming core and opaque events alike
+ * ```ts
+ * import { decodeEvent, eventTypeName } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const events = [
+ *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
+ *   { type: "future/thing", seq: 1, time: 0, data: null, ignorable: true },
+ * ].map((value) => Effect.runSync(decodeEvent(value)));
+ * assert.deepEqual(events.map(eventTypeName), ["turn/start", "future/thing"]);
+ * ```
+ */
+export function eventTypeName(event: SessionEvent): string {
+  return String(event.type);
 }
 
 /**

@@ -18,12 +18,11 @@
  */
 import { SessionSeq } from "./seq.ts";
 import { emptySurfaceAt, forEachMessage, replayResult } from "./surface/mod.ts";
-import {
-  isCoreEvent,
-  type SessionEvent,
-  type StepEndEvent,
-  type ToolResultEvent,
-  type TurnEndEvent,
+import type {
+  SessionEvent,
+  StepEndEvent,
+  ToolResultEvent,
+  TurnEndEvent,
 } from "./event.ts";
 
 /** Error code of a closer for a call whose `tool/call` was logged: the tool may have run. */
@@ -59,10 +58,7 @@ const openCallsAtEnd = (
     if (message.role === "assistant") {
       open = new Map();
       const event = events[seq - first.seq];
-      const step = event !== undefined && isCoreEvent(event) &&
-          event.type === "assistant/message"
-        ? event.data.step
-        : 0;
+      const step = event?.type === "assistant/message" ? event.data.step : 0;
       for (const block of message.content) {
         if (block.type !== "tool-call" || seen.has(block.id)) continue;
         seen.add(block.id);
@@ -155,7 +151,7 @@ export function interruptedTurnClosers(
   }
   const opener = events[start];
   if (
-    opener === undefined || !isCoreEvent(opener) || opener.type !== "turn/start"
+    opener?.type !== "turn/start"
   ) {
     return [];
   }
@@ -164,7 +160,7 @@ export function interruptedTurnClosers(
   let openStep: number | undefined;
   for (let i = start + 1; i < events.length; i++) {
     const event = events[i];
-    if (event === undefined || !isCoreEvent(event)) continue;
+    if (event === undefined) continue;
     switch (event.type) {
       case "turn/end":
         if (event.data.turn === turn) return [];

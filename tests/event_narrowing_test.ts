@@ -1,16 +1,24 @@
 /**
- * How event types narrow, checked by `deno check` and at run time: a
- * `switch (event.type)` over a `CoreEvent` (or over a `SessionEvent` past
- * `isCoreEvent`) reaches each core type with its data; extension and opaque
- * events are reached through their own guard.
+ * How event types narrow, checked by `deno check` and at run time: comparing
+ * or switching on `event.type` of a `SessionEvent` reaches each core type
+ * with its data, no guard first; extension and opaque events (the
+ * `ForeignEvent`s) are what is left, reached through their own guards and
+ * named with `eventTypeName`.
  */
 import assert from "node:assert/strict";
-import { Result, Schema } from "effect";
+import { Effect, Result, Schema } from "effect";
 import {
   type CoreEvent,
+  eventTypeName,
+  type ExtensionEvent,
+  type ForeignEvent,
   isCoreEvent,
+  isExtensionEvent,
+  isForeignEvent,
   isOpaqueEvent,
   makeVocabulary,
+  type OpaqueEvent,
+  Session,
   type SessionEvent,
 } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
@@ -19,18 +27,18 @@ const vocabulary = makeVocabulary({
   "harness/checkpoint": Schema.Struct({ label: Schema.String }),
 });
 
-const decode = (value: Record<string, unknown>): SessionEvent =>
+const decode = (value: Record<string, unknown>, seq = 0): SessionEvent =>
   Result.getOrThrow(
-    decodeEventResult({ seq: 0, time: 0, ...value }, { vocabulary }),
+    decodeEventResult({ seq, time: 0, ...value }, { vocabulary }),
   );
+
+const toolCall = {
+  type: "tool/call",
+  data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" },
+};
 
 /** One field read from each kind of event, through narrowing alone. */
 const describe = (event: SessionEvent): string => {
-  if (!isCoreEvent(event)) {
-    return isOpaqueEvent(event)
-      ? `opaque ${event.type}`
-      : `extension ${event.type}`;
-  }
   switch (event.type) {
     case "tool/call":
       return `call ${event.data.callId}`;
@@ -44,18 +52,32 @@ const describe = (event: SessionEvent): string => {
       return `user ${event.data.id}`;
     case "tool/result":
       return `result ${event.data.message.source.callId}`;
-    default:
+    case "system/message":
+    case "assistant/message":
+    case "step/start":
+    case "step/end":
+    case "assistant/attempt":
+    case "request/header":
+    case "request/context":
+    case "session/end-seed":
+    case "compaction/summary":
+    case "compaction/prune":
+    case "compaction/end":
       return event.type;
+    default: {
+      // Every core type is handled above: what is left is foreign.
+      const rest: ForeignEvent = event;
+      return isOpaqueEvent(rest)
+        ? `opaque ${eventTypeName(rest)}`
+        : `extension ${eventTypeName(rest)}`;
+    }
   }
 };
 
-Deno.test("switch (event.type) narrows data past isCoreEvent", () => {
+Deno.test("switch (event.type) narrows a SessionEvent's data with no guard first", () => {
   assert.deepEqual(
     [
-      decode({
-        type: "tool/call",
-        data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" },
-      }),
+      decode(toolCall),
       decode({ type: "turn/start", data: { turn: 3 } }),
       decode({
         type: "turn/end",
@@ -85,22 +107,71 @@ Deno.test("switch (event.type) narrows data past isCoreEvent", () => {
   );
 });
 
-Deno.test("a CoreEvent narrows on its type directly", () => {
-  const event = decode({ type: "turn/start", data: { turn: 7 } });
-  assert.ok(isCoreEvent(event));
-  const core: CoreEvent = event;
-  let turn = -1;
-  if (core.type === "turn/start") turn = core.data.turn;
-  assert.equal(turn, 7);
+Deno.test("an if on event.type reads the data of an event from the log", () => {
+  const session = Effect.runSync(
+    Session.fromEvents(
+      { id: "s", createdAt: 0, isSeeded: false },
+      [
+        decode({ type: "turn/start", data: { turn: 0 } }, 0),
+        decode({ ...toolCall }, 1),
+        decode({ type: "future/thing", ignorable: true, data: 1 }, 2),
+      ],
+      { vocabulary },
+    ),
+  );
+  const callIds: Array<string> = [];
+  for (const e of Session.events(session)) {
+    if (e.type === "tool/call") callIds.push(e.data.callId);
+  }
+  assert.deepEqual(callIds, ["c1"]);
 });
 
-Deno.test("without the guard, an open-ended member keeps data unknown", () => {
-  const event = decode({ type: "turn/start", data: { turn: 1 } });
-  if (event.type === "turn/start") {
-    // The union holds `type: string` members (extension and opaque
-    // events), so comparing `type` alone cannot rule them out.
-    // @ts-expect-error data is unknown until isCoreEvent narrows the event
-    const turn: number = event.data.turn;
-    assert.equal(turn, 1);
-  }
+Deno.test("the guards split core, extension and opaque events", () => {
+  const events = [
+    decode(toolCall),
+    decode({ type: "harness/checkpoint", data: { label: "a" } }),
+    decode({ type: "future/thing", ignorable: true, data: 1 }),
+  ];
+  const kinds = events.map((event) => {
+    if (isExtensionEvent(event)) {
+      const extension: ExtensionEvent = event;
+      return `extension ${eventTypeName(extension)}`;
+    }
+    if (isOpaqueEvent(event)) {
+      const opaque: OpaqueEvent = event;
+      return `opaque ${eventTypeName(opaque)}`;
+    }
+    if (!isForeignEvent(event)) {
+      // Past the foreign guard, the rest is core.
+      const core: CoreEvent = event;
+      return `core ${core.type}`;
+    }
+    return "unreachable";
+  });
+  assert.deepEqual(kinds, [
+    "core tool/call",
+    "extension harness/checkpoint",
+    "opaque future/thing",
+  ]);
+  assert.deepEqual(events.map(isCoreEvent), [true, false, false]);
+  assert.deepEqual(events.map(isForeignEvent), [false, true, true]);
+});
+
+Deno.test("a foreign name is not a core name: comparing with it asks for the guard", () => {
+  const event = decode({ type: "harness/checkpoint", data: { label: "a" } });
+  // @ts-expect-error no core type is named so: use isExtensionEvent and eventTypeName
+  const compared = event.type === "harness/checkpoint";
+  assert.equal(compared, true);
+  assert.equal(
+    isExtensionEvent(event) && eventTypeName(event) === "harness/checkpoint",
+    true,
+  );
+});
+
+Deno.test("a switch over every core type leaves the foreign events, never nothing", () => {
+  const event = decode({ type: "future/thing", ignorable: true, data: 1 });
+  if (isCoreEvent(event)) return assert.fail("decoded as core");
+  // @ts-expect-error a foreign event is still possible here
+  const nothing: never = event;
+  assert.equal(eventTypeName(nothing), "future/thing");
 });

@@ -10,7 +10,7 @@
 import { Effect } from "effect";
 import { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
-import { isSurfaceEvent } from "@palimpsest/session";
+import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { Session } from "@palimpsest/session";
 import {
@@ -48,7 +48,7 @@ const flatten = (root: LineageNode): ReadonlyArray<LineageEntry> => {
     seen.add(node.seq);
     out.push({
       seq: node.seq,
-      type: node.event?.type ?? null,
+      type: node.event === undefined ? null : eventTypeName(node.event),
       sources: node.sources.map((s) => s.seq),
     });
     for (let i = node.sources.length - 1; i >= 0; i--) {

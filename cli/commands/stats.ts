@@ -11,7 +11,7 @@
 import { Effect } from "effect";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
-import { isSurfaceEvent } from "@palimpsest/session";
+import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";
 import { deriveMessages } from "@palimpsest/session";
 import {
   applyEventResult,
@@ -122,7 +122,8 @@ export const statsCommand: Command = {
       const surface = log.session.surface;
       const byType: Record<string, number> = {};
       for (const event of log.events) {
-        byType[event.type] = (byType[event.type] ?? 0) + 1;
+        const name = eventTypeName(event);
+        byType[name] = (byType[name] ?? 0) + 1;
       }
       const eventsByType = Object.fromEntries(
         Object.entries(byType).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),

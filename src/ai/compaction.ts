@@ -44,7 +44,6 @@ import { Effect, Exit } from "effect";
 import { type AiError, LanguageModel, Prompt } from "effect/ai";
 import { SessionSeq } from "../seq.ts";
 import type { Message } from "../message.ts";
-import type { CoreEvent, CoreType, SessionEvent } from "../event.ts";
 import { deriveMessagesWithSources } from "../derive.ts";
 import { surfaceNodes } from "../surface/mod.ts";
 import { Session } from "../session.ts";
@@ -166,11 +165,6 @@ export type CompactionEngineError =
 export const DEFAULT_SUMMARY_INSTRUCTIONS: string =
   "Summarize the conversation above for your own later use: the user's goals, the decisions made, what the tools showed, and what is left to do. Be brief; keep names, paths and numbers exactly.";
 
-const isType = <T extends CoreType>(
-  event: SessionEvent | undefined,
-  type: T,
-): event is Extract<CoreEvent, { type: T }> => event?.type === type;
-
 /**
  * The open compaction of a log, if any: the latest `compaction/start`
  * without a `compaction/end` of the same id.
@@ -182,9 +176,9 @@ const openCompaction = (
   const events = Session.events(session);
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
-    if (isType(event, "compaction/end")) ended.add(event.data.compactionId);
+    if (event?.type === "compaction/end") ended.add(event.data.compactionId);
     if (
-      isType(event, "compaction/start") &&
+      event?.type === "compaction/start" &&
       !ended.has(event.data.compactionId)
     ) {
       return { compactionId: event.data.compactionId, startSeq: event.seq };
@@ -198,7 +192,7 @@ const currentTurn = (session: Session): number => {
   const events = Session.events(session);
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
-    if (isType(event, "turn/start")) return event.data.turn;
+    if (event?.type === "turn/start") return event.data.turn;
   }
   return 0;
 };

@@ -60,12 +60,7 @@ import {
 } from "effect/ai";
 import { SessionSeq } from "../seq.ts";
 import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
-import type {
-  CoreEvent,
-  CoreType,
-  SessionEvent,
-  TurnEndReason,
-} from "../event.ts";
+import type { TurnEndReason } from "../event.ts";
 import { deriveMessages } from "../derive.ts";
 import { type EventDraft, Session } from "../session.ts";
 import { Draft } from "../drafts.ts";
@@ -127,16 +122,11 @@ export interface TurnOutcome {
 /** What {@link runTurn} can fail with: the model's error or the store's. */
 export type TurnError = AiError.AiError | StoreAppendError;
 
-const isType = <T extends CoreType>(
-  event: SessionEvent | undefined,
-  type: T,
-): event is Extract<CoreEvent, { type: T }> => event?.type === type;
-
 const nextTurn = (session: Session): number => {
   const events = Session.events(session);
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
-    if (isType(event, "turn/start")) return event.data.turn + 1;
+    if (event?.type === "turn/start") return event.data.turn + 1;
   }
   return 0;
 };
@@ -489,7 +479,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         yield* appendDrafts(handle, answer.toolCallDrafts.slice(i, i + 1));
         const outcome = yield* executeTool(toolkit, call);
         const callEvent = Session.eventAt(handle.session, callSeq);
-        if (!isType(callEvent, "tool/call")) {
+        if (callEvent?.type !== "tool/call") {
           return yield* Effect.die("the tool/call just appended is missing");
         }
         yield* appendDrafts(handle, [

@@ -19,16 +19,13 @@ import {
   Draft,
   emptySurface,
   interruptedTurnClosers,
-  isOpaqueEvent,
   type SessionEvent,
   SessionSeq,
   type Surface,
   surfaceEvent,
   surfaceNodes,
   type SurfaceOp,
-  type ToolCallEvent,
   type ToolResultContentBlock,
-  type ToolResultEvent,
   type TurnEndReason,
 } from "../../mod.ts";
 import { decodeEventResult } from "../schema.ts";
@@ -242,12 +239,6 @@ const push = (
   return Result.succeed(event);
 };
 
-const isToolResult = (e: SessionEvent): e is ToolResultEvent =>
-  e.type === "tool/result" && !isOpaqueEvent(e);
-
-const isToolCall = (e: SessionEvent): e is ToolCallEvent =>
-  e.type === "tool/call" && !isOpaqueEvent(e);
-
 const seqOf = (n: number): SessionSeq => SessionSeq.make(n);
 
 // ---------------------------------------------------------------------------
@@ -321,7 +312,7 @@ export const closeTurn = (
   if (b.openCalls.size > 0) {
     const closers = interruptedTurnClosers(b.events);
     for (const closer of closers) {
-      if (isToolResult(closer)) {
+      if (closer.type === "tool/result") {
         const callId = closer.data.message.source.callId;
         const call = b.calls.get(callId);
         if (call !== undefined) call.answered = true;
@@ -524,7 +515,7 @@ export const toolResult = (
   );
   if (Result.isFailure(logged)) return Result.fail(logged.failure);
   const callEvent = logged.success;
-  if (!isToolCall(callEvent)) return ok;
+  if (callEvent.type !== "tool/call") return ok;
   const result = append(
     b,
     Draft.toolResult(callEvent, content, {

@@ -16,7 +16,7 @@ import type {
   SurfaceEvent,
   ToolResultEvent,
 } from "../event.ts";
-import { isSurfaceEvent } from "../event.ts";
+import { eventTypeName, isSurfaceEvent } from "../event.ts";
 import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
@@ -45,7 +45,6 @@ import {
   refOf,
   seqUnchecked,
   type Surface,
-  surfaceEventUnchecked,
 } from "./surface.ts";
 
 /** Mutable fold state while applying events to one store. */
@@ -171,11 +170,11 @@ const checkReplace = (
       return new ToolResultReplaceTargetNotToolResult({
         seq,
         target: op.startSeq,
-        targetType: target?.type ?? "unknown",
+        targetType: target === undefined ? "unknown" : eventTypeName(target),
       });
     }
     const path = toolResultChange(
-      surfaceEventUnchecked(target) as ToolResultEvent,
+      target,
       event,
     );
     if (path !== undefined) {

@@ -8,7 +8,11 @@
  * @module
  */
 import type { SessionSeq } from "../seq.ts";
-import type { SessionEvent, SurfaceEvent } from "../event.ts";
+import {
+  isSurfaceEvent,
+  type SessionEvent,
+  type SurfaceEvent,
+} from "../event.ts";
 import type { Message } from "../message.ts";
 import { NONE, type Ref, reroot, type Store } from "./store.ts";
 
@@ -240,7 +244,7 @@ export function forEachNode(
   f: (seq: SessionSeq, event: SurfaceEvent) => void,
 ): void {
   walk(surface, (store) => store.events, (seq, event) => {
-    f(seq, surfaceEventUnchecked(event));
+    if (isSurfaceEvent(event)) f(seq, event);
   });
 }
 
@@ -276,10 +280,6 @@ export function forEachMessage(
   walk(surface, (store) => store.messages, f);
 }
 
-// Events stored on the surface list are surface events by construction.
-export const surfaceEventUnchecked = (event: SessionEvent): SurfaceEvent =>
-  event as SurfaceEvent;
-
 /**
  * The event of a current surface node.
  *
@@ -302,7 +302,7 @@ export function surfaceEvent(
   const store = storeOf(surface);
   if (!onSurface(store, surface, seq) || store === undefined) return undefined;
   const event = store.events[seq - surface.baseSeq];
-  return event === undefined ? undefined : surfaceEventUnchecked(event);
+  return event !== undefined && isSurfaceEvent(event) ? event : undefined;
 }
 
 /**

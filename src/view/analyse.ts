@@ -23,6 +23,7 @@ import {
   applyEventResult,
   type CoreEvent,
   emptySurfaceAt,
+  eventTypeName,
   isSurfaceEvent,
   type Message,
   messageChars,
@@ -182,7 +183,8 @@ export function analyse(
   for (let i = 0; i < count; i++) {
     const event = events[i];
     if (event === undefined) continue;
-    byType.set(event.type, (byType.get(event.type) ?? 0) + 1);
+    const name = eventTypeName(event);
+    byType.set(name, (byType.get(name) ?? 0) + 1);
     let shadowing: ReadonlyArray<SessionSeq> = [];
     if (isSurfaceEvent(event)) {
       const message = messageOf(event);

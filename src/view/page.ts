@@ -17,6 +17,7 @@
 import { createHash } from "node:crypto";
 import {
   type ContentBlock,
+  eventTypeName,
   isSurfaceEvent,
   type Message,
   Session,
@@ -167,7 +168,9 @@ class Page {
 
   #link(seq: number): string {
     const event = this.#event(seq);
-    const type = event === undefined ? "not in this log" : esc(event.type);
+    const type = event === undefined
+      ? "not in this log"
+      : esc(eventTypeName(event));
     return event !== undefined && isSurfaceEvent(event)
       ? `<a href="#e${seq}">#${seq}</a> ${type}`
       : `#${seq} ${type}`;

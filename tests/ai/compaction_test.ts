@@ -2,6 +2,7 @@ import {
   checkTranscript,
   deriveMessages,
   type EventDraft,
+  eventTypeName,
   isSurfaceEvent,
   pruneToolResult,
   Session,
@@ -144,7 +145,7 @@ const withSession = <A>(
 };
 
 const tail = (handle: SessionHandle, from: number): string[] =>
-  Session.events(handle.session, SessionSeq.make(from)).map((e) => e.type);
+  Session.events(handle.session, SessionSeq.make(from)).map(eventTypeName);
 
 Deno.test("compactIfNeeded does nothing under budget", async () => {
   const outcome = await withSession(

@@ -2,6 +2,7 @@ import {
   type AssistantMessageEvent,
   checkTranscript,
   deriveMessages,
+  eventTypeName,
   interruptedTurnClosers,
   isSurfaceEvent,
   makeJsonlStore,
@@ -52,7 +53,7 @@ const tools = Toolkit.make(Read, Broken, Slow);
 
 const model = { provider: "scripted", model: "test-1" };
 const types = (session: SessionValue): string[] =>
-  Session.events(session).map((e) => e.type);
+  Session.events(session).map(eventTypeName);
 const eventsOf = (session: SessionValue, type: string): SessionEvent[] =>
   Session.events(session).filter((e) => e.type === type);
 const answers = (session: SessionValue): AssistantMessageEvent[] =>
