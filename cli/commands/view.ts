@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { Effect, Result } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import type { Session } from "@palimpsest/session";
 import {
   importSession,

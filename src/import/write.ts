@@ -11,7 +11,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import type { SessionEvent, SessionHeader } from "../../mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../jsonl/mod.ts";
 import { ImportIoError, ImportTargetExists } from "./errors.ts";

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { Data, Effect } from "effect";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
