@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { JsonlIoError } from "../src/jsonl/errors.ts";
 import { closeQuietly, publishNewFile } from "../src/jsonl/durable_file.ts";
+import { ioFields } from "../src/jsonl/io.ts";
 import {
   CorruptLegacyLine,
   InvalidLegacyHeader,
@@ -249,11 +250,7 @@ const run = (
 };
 
 const migrationIo = (error: JsonlIoError): MigrationIoError =>
-  new MigrationIoError({
-    path: error.path,
-    operation: error.operation,
-    reason: error.code ?? reason(error.cause),
-  });
+  new MigrationIoError(ioFields(error));
 
 /**
  * Migrate a JSONL log file of any released version to a new current-version file beside it.

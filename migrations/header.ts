@@ -9,6 +9,7 @@
  * @module
  */
 import * as Result from "effect/Result";
+import { HEADER_KEYS } from "../src/jsonl/codec.ts";
 import { InvalidLegacyHeader } from "./errors.ts";
 import { isJsonObject, isSeq, type Json, type JsonObject } from "./json.ts";
 
@@ -29,16 +30,6 @@ export interface SessionHeaderJson {
   /** Free metadata. */
   readonly meta?: JsonObject;
 }
-
-const headerKeys: ReadonlySet<string> = new Set([
-  "type",
-  "version",
-  "id",
-  "createdAt",
-  "isSeeded",
-  "parentSession",
-  "meta",
-]);
 
 /**
  * Check a parsed header line of any version (not whether the version is supported).
@@ -63,7 +54,7 @@ export function decodeHeader(
     Result.fail(new InvalidLegacyHeader({ line: 1, reason }));
   if (!isJsonObject(input)) return bad("header");
   for (const key of Object.keys(input)) {
-    if (!headerKeys.has(key)) return bad(key);
+    if (!HEADER_KEYS.has(key)) return bad(key);
   }
   if (input["type"] !== "session") return bad("type");
   const version = input["version"];

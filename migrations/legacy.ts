@@ -23,6 +23,7 @@ import {
   SurfaceMetadataOnLegacyLogOnly,
   UnknownLegacyEventType,
 } from "./errors.ts";
+import { ENVELOPE_KEYS } from "../src/decode.ts";
 import { isJsonObject, isSafeInt, isSeq, type Json } from "./json.ts";
 
 /** A v0–v2 replace: the inclusive range `start`..`end` of surface seqs. */
@@ -73,16 +74,6 @@ export interface LegacyVocabulary {
   /** Surface types that may not carry `sourceEventSeqs`. */
   readonly noSources: ReadonlySet<string>;
 }
-
-const envelopeKeys: ReadonlySet<string> = new Set([
-  "type",
-  "seq",
-  "time",
-  "data",
-  "ignorable",
-  "surfaceOp",
-  "sourceEventSeqs",
-]);
 
 const join = (path: string, key: string | number): string =>
   path === "" ? String(key) : `${path}.${key}`;
@@ -438,7 +429,7 @@ export function decodeLegacyEvent(
   const seq = input["seq"];
   if (!isSeq(seq)) return envelope("seq", undefined);
   for (const key of Object.keys(input)) {
-    if (!envelopeKeys.has(key)) return envelope(key, seq);
+    if (!ENVELOPE_KEYS.has(key)) return envelope(key, seq);
   }
   const type = input["type"];
   if (typeof type !== "string" || type.length === 0) {

@@ -102,7 +102,13 @@ export interface DecodeOptions {
   readonly vocabulary?: Vocabulary;
 }
 
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+/**
+ * The keys an event envelope may have: `type`, `seq`, `time`, `data`,
+ * `ignorable`, `surfaceOp` and `sourceEventSeqs`. Every released format
+ * version has the same set, so the frozen decoders of `./migrations` check
+ * against this one.
+ */
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   "type",
   "seq",
   "time",

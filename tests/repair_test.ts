@@ -23,7 +23,7 @@ import {
   toolResultDraft,
   turnBatches,
   userDraft,
-} from "./_helpers/jsonl_drafts.ts";
+} from "./_helpers/build.ts";
 
 /** Decodes drafts as a log: seq i, time 10 (i + 1). */
 const given = (

@@ -9,7 +9,8 @@ import {
 } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { toolResultDraft } from "./_helpers/build.ts";
-import { exitWithStore, failureOf, tempDir } from "./_helpers/jsonl_drafts.ts";
+import { exitWithStore, tempDir } from "./_helpers/store.ts";
+import { failureOf } from "./_helpers/then.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 

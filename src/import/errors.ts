@@ -109,7 +109,7 @@ export class ImportEventRejected extends Data.Error<{
 export class ImportIoError extends Data.Error<{
   /** The path. */
   readonly path: string;
-  /** What was being done (`open`, `read`, `create`, `write`, `sync`, `link`). */
+  /** What was being done (`open`, `read`, `create`, `write`, `fsync`, `link`). */
   readonly operation: string;
   /** The system error code or message. */
   readonly reason: string;

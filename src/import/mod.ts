@@ -230,13 +230,13 @@ export function importFile(
   return Effect.suspend(() => {
     const imported = run(file, options);
     if (Result.isFailure(imported)) return Effect.fail(imported.failure);
-    const published = publishLog(
-      options.out,
-      imported.success.session.header,
-      imported.success.events,
+    return Effect.as(
+      publishLog(
+        options.out,
+        imported.success.session.header,
+        imported.success.events,
+      ),
+      imported.success,
     );
-    return Result.isFailure(published)
-      ? Effect.fail(published.failure)
-      : Effect.succeed(imported.success);
   });
 }

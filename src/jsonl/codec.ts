@@ -45,7 +45,12 @@ export interface HeaderLine {
   readonly raw: { readonly [key: string]: unknown };
 }
 
-const HEADER_KEYS: ReadonlySet<string> = new Set([
+/**
+ * The keys a header line may have: `type`, `version`, `id`, `createdAt`,
+ * `isSeeded`, `parentSession` and `meta`. Every released format version has
+ * the same set, so the migrations' header check uses this one.
+ */
+export const HEADER_KEYS: ReadonlySet<string> = new Set([
   "type",
   "version",
   "id",

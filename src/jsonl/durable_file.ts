@@ -1,12 +1,14 @@
 /**
- * Durable file writes, in one place for the JSONL store, `migrateFile` and
- * the command line's repair:
+ * Durable file writes, in one place for the JSONL store, `migrateFile`,
+ * `importFile`, `writeSessionHtmlFile` and the command line's repair:
  *
  * - **Publish a new file** ({@link publishNewFile}): write it under a
  *   temporary name created with `wx` in the target's folder, fsync it, then
  *   `link` it to the target name, which fails (`EEXIST`) rather than replace
  *   an existing file, and fsync the folder. The target either does not
- *   exist or holds the whole content. The temporary name and its descriptor
+ *   exist or holds the whole content. Asked to replace, it `rename`s the
+ *   temporary file over the target instead: the target keeps what it held
+ *   or holds the whole new content. The temporary name and its descriptor
  *   are released on success, failure and interruption alike.
  * - **Append a batch** ({@link appendBatch}): one write loop at the end of
  *   the last good length, then `fdatasync`. A failed write is undone by
@@ -153,20 +155,34 @@ export type FillFile<A, E> = (
   temp: string,
 ) => Effect.Effect<A, E>;
 
+/** Options of {@link publishNewFile}. */
+export interface PublishOptions {
+  /**
+   * Replace an existing target (`rename`) instead of refusing it (`link`).
+   * Default `false`.
+   */
+  readonly replace?: boolean;
+}
+
 /**
  * Writes a new file under a temporary name beside `target` and publishes it
- * with `link`, never replacing an existing target. `fill` writes the
- * content (it may be long and interruptible); the temporary file and its
- * descriptor are released whatever happens.
+ * with `link`, never replacing an existing target (or, with `replace`, with
+ * `rename` over it). `fill` writes the content (it may be long and
+ * interruptible); the temporary file and its descriptor are released
+ * whatever happens.
  *
  * @param target The file to create.
  * @param fill Writes the content through the descriptor.
- * @returns `Effect<A, E | TargetExists | JsonlIoError>`.
+ * @param options `replace` to rename over an existing target.
+ * @returns `Effect<A, E | TargetExists | JsonlIoError>`; `TargetExists`
+ * only without `replace`.
  */
 export const publishNewFile = <A, E>(
   target: string,
   fill: FillFile<A, E>,
+  options: PublishOptions = {},
 ): Effect.Effect<A, E | TargetExists | JsonlIoError> => {
+  const replace = options.replace === true;
   const folder = nodePath.dirname(target);
   const temp = nodePath.join(
     folder,
@@ -189,11 +205,14 @@ export const publishNewFile = <A, E>(
           closeQuietly(held.fd);
           held.fd = -1;
           try {
-            fs.linkSync(temp, target);
+            if (replace) fs.renameSync(temp, target);
+            else fs.linkSync(temp, target);
           } catch (cause) {
-            return errorCode(cause) === "EEXIST"
+            return !replace && errorCode(cause) === "EEXIST"
               ? Effect.fail({ _tag: "TargetExists", path: target })
-              : Effect.fail(ioError("publish", target, cause));
+              : Effect.fail(
+                ioError(replace ? "rename" : "link", target, cause),
+              );
           }
           unlinkQuietly(temp);
           syncFolder(folder);

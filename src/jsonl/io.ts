@@ -22,3 +22,17 @@ export const ioError = (
   cause: unknown,
 ): JsonlIoError =>
   new JsonlIoError({ operation, path, code: errorCode(cause), cause });
+
+/**
+ * The `path`, `operation` and `reason` of a {@link JsonlIoError}, the
+ * fields of the import, view and migration I/O errors; `reason` is the
+ * system error code, or the thrown value's message when it has no code.
+ */
+export const ioFields = (
+  error: JsonlIoError,
+): { path: string; operation: string; reason: string } => ({
+  path: error.path,
+  operation: error.operation,
+  reason: error.code ??
+    (error.cause instanceof Error ? error.cause.message : String(error.cause)),
+});

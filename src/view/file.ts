@@ -1,19 +1,24 @@
 /**
- * Writing a page to a file: the page is written chunk by chunk under a
- * temporary name in the target's folder (created with `wx`), fsynced, then
- * published: linked to the target name, which fails rather than replace an
- * existing file, or, when asked to replace, renamed over it. The target
- * either keeps what it held or holds the whole page; the temporary name is
- * removed whatever happens, interruption included.
+ * Writing a page to a file through the library's durable-file module: the
+ * page is written chunk by chunk under a temporary name in the target's
+ * folder (created with `wx`), fsynced, then published: linked to the target
+ * name, which fails rather than replace an existing file, or, when asked to
+ * replace, renamed over it. The target either keeps what it held or holds
+ * the whole page; the temporary name is removed whatever happens,
+ * interruption included.
  *
  * @module
  */
 import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
-import * as path from "node:path";
-import process from "node:process";
 import type { Session } from "@palimpsest/session";
+import {
+  nodeAppendIo,
+  publishNewFile,
+  writeAll,
+} from "../jsonl/durable_file.ts";
+import { ioError, ioFields } from "../jsonl/io.ts";
 import { type ViewOptions, writePage } from "./page.ts";
 
 /** The page's file exists already and replacing it was not asked for. */
@@ -33,7 +38,7 @@ export class ViewTargetExists extends Data.Error<{
 export class ViewIoError extends Data.Error<{
   /** The path. */
   readonly path: string;
-  /** What was being done (`create`, `write`, `sync`, `link`, `rename`). */
+  /** What was being done (`create`, `write`, `fsync`, `link`, `rename`). */
   readonly operation: string;
   /** The system error code or message. */
   readonly reason: string;
@@ -59,25 +64,6 @@ export interface WrittenPage {
   /** Its size in bytes. */
   readonly bytes: number;
 }
-
-const reasonOf = (error: unknown): string =>
-  typeof error === "object" && error !== null && "code" in error &&
-    typeof error.code === "string"
-    ? error.code
-    : error instanceof Error
-    ? error.message
-    : String(error);
-
-const io = <A>(
-  file: string,
-  operation: string,
-  f: () => A,
-): Effect.Effect<A, ViewIoError> =>
-  Effect.try({
-    try: f,
-    catch: (error) =>
-      new ViewIoError({ path: file, operation, reason: reasonOf(error) }),
-  });
 
 /**
  * Writes the page of a session to a file, never leaving a partial page at
@@ -113,55 +99,32 @@ export function writeSessionHtmlFile(
   options: WriteFileOptions = {},
 ): Effect.Effect<WrittenPage, ViewTargetExists | ViewIoError> {
   return Effect.suspend(() => {
-    if (options.force !== true && fs.existsSync(target)) {
+    const replace = options.force === true;
+    if (!replace && fs.existsSync(target)) {
       return Effect.fail(new ViewTargetExists({ path: target }));
     }
-    const temp = path.join(
-      path.dirname(target),
-      `.${path.basename(target)}.tmp-${process.pid}-${
-        Math.random().toString(36).slice(2)
-      }`,
-    );
-    const write = Effect.acquireRelease(
-      io(temp, "create", () => fs.openSync(temp, "wx")),
-      (fd) => Effect.sync(() => fs.closeSync(fd)),
+    return publishNewFile(
+      target,
+      (fd, temp) =>
+        Effect.try({
+          try: (): WrittenPage => {
+            let bytes = 0;
+            const encoder = new TextEncoder();
+            writePage(session, options, (chunk) => {
+              const data = encoder.encode(chunk);
+              writeAll(nodeAppendIo, fd, data, bytes);
+              bytes += data.length;
+            });
+            return { path: target, bytes };
+          },
+          catch: (cause) => ioError("write", temp, cause),
+        }),
+      { replace },
     ).pipe(
-      Effect.flatMap((fd) =>
-        io(temp, "write", () => {
-          let bytes = 0;
-          const encoder = new TextEncoder();
-          writePage(session, options, (chunk) => {
-            const data = encoder.encode(chunk);
-            let offset = 0;
-            while (offset < data.length) {
-              offset += fs.writeSync(fd, data, offset);
-            }
-            bytes += data.length;
-          });
-          fs.fsyncSync(fd);
-          return bytes;
-        })
-      ),
-      Effect.scoped,
-    );
-    const publish = options.force === true
-      ? io(target, "rename", () => fs.renameSync(temp, target))
-      : io(target, "link", () => fs.linkSync(temp, target)).pipe(
-        Effect.mapError((error) =>
-          error.reason === "EEXIST"
-            ? new ViewTargetExists({ path: target })
-            : error
-        ),
-      );
-    return write.pipe(
-      Effect.flatMap((bytes) =>
-        Effect.as(publish, { path: target, bytes } satisfies WrittenPage)
-      ),
-      Effect.onExit(() =>
-        Effect.sync(() => {
-          // After a rename the temporary name is gone already.
-          fs.rmSync(temp, { force: true });
-        })
+      Effect.mapError((error) =>
+        error._tag === "TargetExists"
+          ? new ViewTargetExists({ path: target })
+          : new ViewIoError(ioFields(error))
       ),
     );
   });

@@ -1,10 +1,11 @@
 /**
  * The test builders, in one place:
  *
- * - raw event lines (parsed JSON, canonical key order) and a strict decoder
- *   that fails the test when a builder is wrong: the builders return plain
- *   objects so a test can break exactly one rule by spreading or deleting a
- *   key, and `decoded` turns a valid one into a `SessionEvent`;
+ * - raw event lines (parsed JSON, canonical key order), the v3 header line
+ *   and a strict decoder that fails the test when a builder is wrong: the
+ *   builders return plain objects so a test can break exactly one rule by
+ *   spreading or deleting a key, and `decoded` turns a valid one into a
+ *   `SessionEvent`;
  * - drafts for the history tests (`drafts.user`, ...), made with the
  *   library's own `Draft` where they are the same thing, and the runners
  *   `sessionOf`, `ok`, `fails`;
@@ -238,6 +239,12 @@ export const opaque = (seq: number, extra?: Raw): Raw => ({
   seq,
   ...extra,
 });
+
+/** The header line of a v3 session, as text ending in a newline. */
+export const headerLine = (id: string): string =>
+  `{"type":"session","version":3,"id":${
+    JSON.stringify(id)
+  },"createdAt":0,"isSeeded":false}\n`;
 
 /** Decodes a line that must be valid; throws (failing the test) if not. */
 export const decoded = (

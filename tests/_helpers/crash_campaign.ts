@@ -27,7 +27,8 @@ import {
   Session,
   SessionStore,
 } from "@palimpsest/session";
-import { mulberry32, turnBatches } from "./jsonl_drafts.ts";
+import { mulberry32 } from "../../bench/workload.ts";
+import { turnBatches } from "./build.ts";
 
 const writer = new URL("./crash_writer.ts", import.meta.url).pathname;
 

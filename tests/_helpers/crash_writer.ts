@@ -16,7 +16,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 import { encodeSessionId } from "@palimpsest/session/jsonl";
-import { mulberry32, turnBatches } from "./jsonl_drafts.ts";
+import { mulberry32 } from "../../bench/workload.ts";
+import { turnBatches } from "./build.ts";
 
 const [root = ".", id = "crash", seedText = "1"] = Deno.args;
 const random = mulberry32(Number(seedText));

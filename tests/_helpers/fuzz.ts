@@ -17,6 +17,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { mulberry32 } from "../../bench/workload.ts";
 
 /** The run seed used when `FUZZ_SEED` is not set. */
 export const DEFAULT_SEED = 20261202;
@@ -49,18 +50,15 @@ export const config: {
   only: envInt("FUZZ_CASE"),
 };
 
-/** A small seeded generator (mulberry32): fast and reproducible. */
+/** A small seeded generator (the workload's mulberry32): fast and reproducible. */
 export class Rng {
-  #state: number;
+  readonly #next: () => number;
   constructor(seed: number) {
-    this.#state = seed >>> 0;
+    this.#next = mulberry32(seed);
   }
   /** A float in [0, 1). */
   next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.#next();
   }
   /** An integer in [min, max]. */
   int(min: number, max: number): number {

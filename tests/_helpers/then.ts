@@ -1,10 +1,12 @@
 /**
  * `thenFails`: the one way a test checks a refusal, by its tag and its
- * fields, never by message text.
+ * fields, never by message text; and `failureOf` / `failureOrValue`, which
+ * take the outcome out of an exit.
  *
  * @module
  */
 import assert from "node:assert/strict";
+import { Exit } from "effect";
 
 /** The fields of the member of `E` tagged `T`. */
 export type FieldsOf<E, T> = {
@@ -38,3 +40,21 @@ export function thenFails<
 // The tag was checked just above.
 const narrow = <E, T>(error: E): Extract<E, { readonly _tag: T }> =>
   error as Extract<E, { readonly _tag: T }>;
+
+/** The failure of an exit, or throws when it succeeded or died. */
+export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+  if (Exit.isSuccess(exit)) {
+    throw new Error(`Expected a failure but the effect succeeded`);
+  }
+  const found = exit.cause.reasons.find((r) => r._tag === "Fail");
+  if (found === undefined || found._tag !== "Fail") {
+    throw new Error(`Expected a typed failure but found ${String(exit.cause)}`);
+  }
+  return found.error;
+};
+
+/** The value of an exit, or throws with its cause. */
+export const failureOrValue = <A, E>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isSuccess(exit)) return exit.value;
+  throw new Error(`Expected a success but found ${String(exit.cause)}`);
+};

@@ -33,7 +33,7 @@ import {
   heavyRuns,
   type Rng,
 } from "../_helpers/fuzz.ts";
-import { turnBatches } from "../_helpers/jsonl_drafts.ts";
+import { turnBatches } from "../_helpers/build.ts";
 import { heldUnder, largeLog } from "../store/held.ts";
 
 const OPERATIONS = [

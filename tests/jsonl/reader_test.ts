@@ -10,7 +10,8 @@ import {
   readSessionBytes,
   readSessionFile,
 } from "@palimpsest/session/jsonl";
-import { headerLine, tempDir } from "../_helpers/jsonl_drafts.ts";
+import { headerLine } from "../_helpers/build.ts";
+import { tempDir } from "../_helpers/store.ts";
 import { thenFails } from "../_helpers/then.ts";
 
 const encoder = new TextEncoder();

@@ -16,17 +16,13 @@ import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
 import type { AppendIo } from "../../src/jsonl/durable_file.ts";
 import {
   assistantCallDraft,
-  exitWithStore,
-  failureOf,
-  failureOrValue,
   headerLine,
-  tempDir,
   toolCallDraft,
   turnBatches,
   userDraft,
-  withStore,
-} from "../_helpers/jsonl_drafts.ts";
-import { thenFails } from "../_helpers/then.ts";
+} from "../_helpers/build.ts";
+import { exitWithStore, tempDir, withStore } from "../_helpers/store.ts";
+import { failureOf, failureOrValue, thenFails } from "../_helpers/then.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const fileOf = (root: string, id: string) =>

@@ -9,7 +9,8 @@ import {
 import * as fs from "node:fs";
 import { cliInProcess } from "../cli/_cli.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
-import { tempDir, turnBatches } from "../_helpers/jsonl_drafts.ts";
+import { turnBatches } from "../_helpers/build.ts";
+import { tempDir } from "../_helpers/store.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 

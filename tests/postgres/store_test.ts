@@ -18,7 +18,8 @@ import {
   type PostgresSessionStore,
 } from "../../src/postgres/store.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
-import { tempDir, turnBatches } from "../_helpers/jsonl_drafts.ts";
+import { turnBatches } from "../_helpers/build.ts";
+import { tempDir } from "../_helpers/store.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const writer = new URL("./_writer.ts", import.meta.url).pathname;

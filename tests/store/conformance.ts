@@ -45,8 +45,8 @@ import {
   type Scope,
   Stream,
 } from "effect";
-import { mulberry32 } from "../_helpers/jsonl_drafts.ts";
-import { turnBatches, userDraft } from "../_helpers/jsonl_drafts.ts";
+import { mulberry32 } from "../../bench/workload.ts";
+import { turnBatches, userDraft } from "../_helpers/build.ts";
 
 /** A writer in another process, speaking `writer_process.ts`'s protocol. */
 export interface WriterProcess {

@@ -1,0 +1,39 @@
+/**
+ * Running programs against a JSONL store in a temp folder: the folder, and
+ * the runners that provide the store and close every handle a program
+ * opened when it ends.
+ *
+ * @module
+ */
+import { Effect, type Exit, type Scope } from "effect";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { layerJsonlStore, type SessionStore } from "@palimpsest/session";
+
+/** A fresh temp folder. */
+export const tempDir = (prefix = "palimpsest-"): string =>
+  fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+/**
+ * Runs a program needing the store over `root`, in one scope: handles it
+ * opens are released when it ends.
+ */
+export const withStore = <A, E>(
+  root: string,
+  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
+): Promise<A> =>
+  Effect.runPromise(
+    Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
+  );
+
+/** Runs a program needing the store, in one scope, and returns its exit. */
+export const exitWithStore = <A, E>(
+  root: string,
+  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
+): Promise<Exit.Exit<A, E>> =>
+  Effect.runPromise(
+    Effect.exit(Effect.scoped(program)).pipe(
+      Effect.provide(layerJsonlStore({ root })),
+    ),
+  );
