@@ -32,10 +32,12 @@
  *   versions; its `catalogMigration` is the `migrate` option of the store
  *   and the reader.
  * - `@palimpsest/session/jsonl`: the line codec, the streaming reader
- *   (`readSessionFile`), file names and `repairFile`, for tools that work on
- *   log files.
+ *   (`readSessionFile`), file names, `repairFile` and the error classes of
+ *   reading a log file (`CorruptLine`, `FormatTooNew`, ...), for tools that
+ *   work on log files.
  * - `@palimpsest/session/schema`: the raw effect Schemas, `decodeEventResult`,
- *   `encodeEvent` and `eventJsonSchema` (the JSON Schema of an event line).
+ *   `encodeEvent`, `eventJsonSchema` (the JSON Schema of an event line) and
+ *   one error class per event and fold rule.
  * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
  *   files as v3 logs.
  * - `@palimpsest/session/view` draws a session as one self-contained HTML
@@ -158,7 +160,7 @@ export {
   isSurfaceEvent,
   isSurfaceType,
 } from "./src/event.ts";
-export * from "./src/errors.ts";
+export type { EventDecodeError, SurfaceError } from "./src/errors.ts";
 export {
   decodeEvent,
   type DecodeOptions,
@@ -258,7 +260,6 @@ export {
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
 } from "./src/repair.ts";
-export * from "./src/jsonl/errors.ts";
 export * from "./src/store/errors.ts";
 export {
   type AppendResult,

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { FORMAT_VERSION } from "../src/event.ts";
 import type { EdgeOutput, EdgeResult, EdgeRun, MigrationEdge } from "./edge.ts";
 import {
@@ -58,11 +58,8 @@ export interface Catalog {
  *
  * @example A gap fails when the catalog is built
  * ```ts
- * import { makeCatalog } from "@palimpsest/session/migrations";
- * import { v0ToV1 } from "@palimpsest/session/migrations";
- * import { v2ToV3 } from "@palimpsest/session/migrations";
+ * import { makeCatalog, v0ToV1, v2ToV3 } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
- * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const catalog = makeCatalog([v0ToV1, v2ToV3]);
@@ -120,7 +117,6 @@ export const defaultCatalog: Catalog = Result.getOrThrow(
  * ```ts
  * import { chainFor, defaultCatalog } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
- * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const chain = chainFor(defaultCatalog, 1);
@@ -186,7 +182,6 @@ const feed = (
  * ```ts
  * import { chainFor, defaultCatalog, startChain } from "@palimpsest/session/migrations";
  * import { Result } from "effect";
- * import { FORMAT_VERSION } from "../src/event.ts";
  * import assert from "node:assert/strict";
  *
  * const header = { type: "session", version: 0, id: "s", createdAt: 0, isSeeded: false } as const;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
 import { FormatTooNew } from "../src/jsonl/errors.ts";
 
@@ -53,13 +53,16 @@ export class InvalidLegacyHeader extends Data.Error<{
  * - `from`: the version no edge converts from
  * - `to`: the version the chain needed to reach
  *
- * @example Narrowing on the tag
+ * @example A catalog without the v1 → v2 edge
  * ```ts
- * import { MissingMigrationEdge } from "@palimpsest/session/migrations";
+ * import { makeCatalog, v0ToV1, v2ToV3 } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new MissingMigrationEdge({ from: 1, to: 3 });
- * assert.equal(error._tag, "MissingMigrationEdge");
+ * const catalog = makeCatalog([v0ToV1, v2ToV3]);
+ * assert.ok(Result.isFailure(catalog));
+ * assert.equal(catalog.failure._tag, "MissingMigrationEdge");
+ * assert.deepEqual([catalog.failure.from, catalog.failure.to], [1, 3]);
  * ```
  */
 export class MissingMigrationEdge extends Data.Error<{
@@ -79,13 +82,16 @@ export class MissingMigrationEdge extends Data.Error<{
  * Fields:
  * - `from`: the version two edges convert from
  *
- * @example Narrowing on the tag
+ * @example A catalog given the v1 → v2 edge twice
  * ```ts
- * import { DuplicateMigrationEdge } from "@palimpsest/session/migrations";
+ * import { makeCatalog, v0ToV1, v1ToV2, v2ToV3 } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new DuplicateMigrationEdge({ from: 1 });
- * assert.equal(error._tag, "DuplicateMigrationEdge");
+ * const catalog = makeCatalog([v0ToV1, v1ToV2, v1ToV2, v2ToV3]);
+ * assert.ok(Result.isFailure(catalog));
+ * assert.equal(catalog.failure._tag, "DuplicateMigrationEdge");
+ * assert.equal(catalog.failure._tag === "DuplicateMigrationEdge" && catalog.failure.from, 1);
  * ```
  */
 export class DuplicateMigrationEdge extends Data.Error<{
@@ -105,13 +111,26 @@ export class DuplicateMigrationEdge extends Data.Error<{
  * - `line`: 1-based JSONL line
  * - `excerpt`: the start of the line
  *
- * @example Narrowing on the tag
+ * @example Migrating a file whose second line is cut off
  * ```ts
- * import { CorruptLegacyLine } from "@palimpsest/session/migrations";
+ * import { migrateFile } from "@palimpsest/session/migrations";
+ * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new CorruptLegacyLine({ line: 4, excerpt: "{\"type\":" });
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/s.jsonl`, [
+ *   '{"type":"session","version":1,"id":"s","createdAt":0,"isSeeded":false}',
+ *   '{"type":',
+ *   "",
+ * ].join("\n"));
+ * const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
  * assert.equal(error._tag, "CorruptLegacyLine");
+ * assert.deepEqual(
+ *   error._tag === "CorruptLegacyLine" && [error.line, error.excerpt],
+ *   [2, '{"type":'],
+ * );
+ * assert.deepEqual(Deno.readDirSync(dir).toArray().map((e) => e.name), ["s.jsonl"]);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  */
 export class CorruptLegacyLine extends Data.Error<{
@@ -240,13 +259,31 @@ export class MissingSurfaceMarker extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `reason`: the offending key or rule
  *
- * @example Narrowing on the tag
+ * @example A version-1 replace written with version-3 keys
  * ```ts
- * import { MalformedReplace } from "@palimpsest/session/migrations";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new MalformedReplace({ line: 9, seq: 7, version: 2, reason: "startSeq" });
- * assert.equal(error._tag, "MalformedReplace");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false }));
+ * const user = (seq: number, id: string) => ({
+ *   type: "user/message", seq, time: seq,
+ *   data: { id, role: "user", content: [{ type: "text", text: id }], source: { kind: "user" } },
+ * });
+ * Result.getOrThrow(migrator.push({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 } }, 2));
+ * Result.getOrThrow(migrator.push({ type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } }, 3));
+ * Result.getOrThrow(migrator.push({ ...user(2, "u1"), surfaceOp: "append" }, 4));
+ * const out = migrator.push({
+ *   ...user(3, "u2"),
+ *   surfaceOp: { op: "replace", startSeq: 2, endSeq: 2 },
+ *   sourceEventSeqs: [2],
+ * }, 5);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "MalformedReplace");
+ * assert.deepEqual(
+ *   out.failure._tag === "MalformedReplace" && [out.failure.line, out.failure.version],
+ *   [5, 1],
+ * );
  * ```
  */
 export class MalformedReplace extends Data.Error<{
@@ -271,13 +308,17 @@ export class MalformedReplace extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `type`: the log-only type
  *
- * @example Narrowing on the tag
+ * @example A version-1 turn marker placed on the surface
  * ```ts
- * import { SurfaceMetadataOnLegacyLogOnly } from "@palimpsest/session/migrations";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new SurfaceMetadataOnLegacyLogOnly({ line: 2, seq: 0, version: 1, type: "turn/start" });
- * assert.equal(error._tag, "SurfaceMetadataOnLegacyLogOnly");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 }, surfaceOp: "append" }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "SurfaceMetadataOnLegacyLogOnly");
+ * assert.equal(out.failure._tag === "SurfaceMetadataOnLegacyLogOnly" && out.failure.type, "turn/start");
  * ```
  */
 export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
@@ -303,13 +344,20 @@ export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `reason`: `"shape"`, `"empty"`, `"duplicate"`, `"not-earlier"` or `"forbidden"`
  *
- * @example Narrowing on the tag
+ * @example A version-2 message citing nothing
  * ```ts
- * import { InvalidLegacySourceList } from "@palimpsest/session/migrations";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new InvalidLegacySourceList({ line: 5, seq: 3, version: 2, reason: "duplicate" });
- * assert.equal(error._tag, "InvalidLegacySourceList");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({
+ *   type: "user/message", seq: 0, time: 0, surfaceOp: "append", sourceEventSeqs: [],
+ *   data: { id: "u", role: "user", content: [], source: { kind: "user" } },
+ * }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "InvalidLegacySourceList");
+ * assert.equal(out.failure._tag === "InvalidLegacySourceList" && out.failure.reason, "empty");
  * ```
  */
 export class InvalidLegacySourceList extends Data.Error<{
@@ -336,13 +384,20 @@ export class InvalidLegacySourceList extends Data.Error<{
  * - `path`: where in `data`, e.g. `"message.role"`
  * - `issue`: what was expected there
  *
- * @example Narrowing on the tag
+ * @example A version-1 turn marker with a negative turn
  * ```ts
- * import { InvalidLegacyEventData } from "@palimpsest/session/migrations";
+ * import { makeMigrator } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new InvalidLegacyEventData({ line: 4, seq: 2, version: 1, type: "turn/start", path: "turn", issue: "expected a non-negative integer" });
- * assert.equal(error._tag, "InvalidLegacyEventData");
+ * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false }));
+ * const out = migrator.push({ type: "turn/start", seq: 0, time: 0, data: { turn: -1 } }, 2);
+ * assert.ok(Result.isFailure(out));
+ * assert.equal(out.failure._tag, "InvalidLegacyEventData");
+ * assert.deepEqual(
+ *   out.failure._tag === "InvalidLegacyEventData" && [out.failure.line, out.failure.type, out.failure.path],
+ *   [2, "turn/start", "turn"],
+ * );
  * ```
  */
 export class InvalidLegacyEventData extends Data.Error<{
@@ -407,13 +462,34 @@ export class LegacySeqNotDense extends Data.Error<{
  * - `chunkSeq`: the v1 seq of the chunk
  * - `via`: where the reference sits
  *
- * @example Narrowing on the tag
+ * @example A version-1 compaction that shadows a chunk folded into its message
  * ```ts
- * import { ConsumedChunkReference } from "@palimpsest/session/migrations";
+ * import { migrate } from "@palimpsest/session/migrations";
+ * import { Effect, Stream } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new ConsumedChunkReference({ line: 7, seq: 5, chunkSeq: 2, via: "sourceEventSeqs" });
+ * const lines = [
+ *   { type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false },
+ *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
+ *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
+ *   { type: "assistant/chunk", seq: 2, time: 2, data: { turn: 0, step: 0, chunk: "a" } },
+ *   {
+ *     type: "assistant/message", seq: 3, time: 3, surfaceOp: "append", sourceEventSeqs: [2],
+ *     data: {
+ *       turn: 0, step: 0,
+ *       message: { id: "a1", role: "assistant", content: [{ type: "text", text: "a" }], source: { kind: "model", provider: "p", model: "m" } },
+ *     },
+ *   },
+ *   { type: "step/end", seq: 4, time: 4, data: { turn: 0, step: 0 } },
+ *   { type: "compaction/start", seq: 5, time: 5, data: { compactionId: "k", turn: 0 } },
+ *   { type: "compaction/summary", seq: 6, time: 6, data: { compactionId: "k", summary: "s", shadowedSeqs: [2] } },
+ * ];
+ * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
  * assert.equal(error._tag, "ConsumedChunkReference");
+ * assert.deepEqual(
+ *   error._tag === "ConsumedChunkReference" && [error.line, error.chunkSeq, error.via],
+ *   [8, 2, "shadowedSeqs"],
+ * );
  * ```
  */
 export class ConsumedChunkReference extends Data.Error<{
@@ -438,13 +514,34 @@ export class ConsumedChunkReference extends Data.Error<{
  * - `source`: the offending cited seq
  * - `reason`: why the citation cannot be folded
  *
- * @example Narrowing on the tag
+ * @example A version-1 assistant message citing a user message as its chunk
  * ```ts
- * import { InvalidChunkCitation } from "@palimpsest/session/migrations";
+ * import { migrate } from "@palimpsest/session/migrations";
+ * import { Effect, Stream } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new InvalidChunkCitation({ line: 6, seq: 4, source: 1, reason: "not-a-chunk" });
+ * const lines = [
+ *   { type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false },
+ *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
+ *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
+ *   {
+ *     type: "user/message", seq: 2, time: 2, surfaceOp: "append",
+ *     data: { id: "u1", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
+ *   },
+ *   {
+ *     type: "assistant/message", seq: 3, time: 3, surfaceOp: "append", sourceEventSeqs: [2],
+ *     data: {
+ *       turn: 0, step: 0,
+ *       message: { id: "a1", role: "assistant", content: [{ type: "text", text: "a" }], source: { kind: "model", provider: "p", model: "m" } },
+ *     },
+ *   },
+ * ];
+ * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
  * assert.equal(error._tag, "InvalidChunkCitation");
+ * assert.deepEqual(
+ *   error._tag === "InvalidChunkCitation" && [error.line, error.source, error.reason],
+ *   [5, 2, "not-a-chunk"],
+ * );
  * ```
  */
 export class InvalidChunkCitation extends Data.Error<{
@@ -468,13 +565,26 @@ export class InvalidChunkCitation extends Data.Error<{
  * - `seq`: the event's v2 seq
  * - `type`: the surface type
  *
- * @example Narrowing on the tag
+ * @example A version-2 user message before any step
  * ```ts
- * import { SurfaceEventBeforeFirstStep } from "@palimpsest/session/migrations";
+ * import { migrate } from "@palimpsest/session/migrations";
+ * import { Effect, Stream } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new SurfaceEventBeforeFirstStep({ line: 2, seq: 0, type: "user/message" });
+ * const lines = [
+ *   { type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false },
+ *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
+ *   {
+ *     type: "user/message", seq: 1, time: 1, surfaceOp: "append",
+ *     data: { id: "u1", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
+ *   },
+ * ];
+ * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
  * assert.equal(error._tag, "SurfaceEventBeforeFirstStep");
+ * assert.deepEqual(
+ *   error._tag === "SurfaceEventBeforeFirstStep" && [error.line, error.seq, error.type],
+ *   [3, 1, "user/message"],
+ * );
  * ```
  */
 export class SurfaceEventBeforeFirstStep extends Data.Error<{
@@ -496,13 +606,27 @@ export class SurfaceEventBeforeFirstStep extends Data.Error<{
  * - `line`: 1-based JSONL line
  * - `seq`: the header's v2 seq
  *
- * @example Narrowing on the tag
+ * @example A version-2 system prompt set between steps
  * ```ts
- * import { PromptChangeOutsideStep } from "@palimpsest/session/migrations";
+ * import { migrate } from "@palimpsest/session/migrations";
+ * import { Effect, Stream } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new PromptChangeOutsideStep({ line: 2, seq: 0 });
+ * const header = (seq: number, system: string) => ({
+ *   type: "request/header", seq, time: seq,
+ *   data: { header: { config: { provider: "p", model: "m" }, system }, reason: { kind: "step" } },
+ * });
+ * const lines = [
+ *   { type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false },
+ *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
+ *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
+ *   header(2, "A"),
+ *   { type: "step/end", seq: 3, time: 3, data: { turn: 0, step: 0 } },
+ *   header(4, "B"),
+ * ];
+ * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
  * assert.equal(error._tag, "PromptChangeOutsideStep");
+ * assert.deepEqual(error._tag === "PromptChangeOutsideStep" && [error.line, error.seq], [6, 4]);
  * ```
  */
 export class PromptChangeOutsideStep extends Data.Error<{
@@ -524,13 +648,26 @@ export class PromptChangeOutsideStep extends Data.Error<{
  * - `seq`: the v2 seq of the later of the two events
  * - `id`: the colliding id
  *
- * @example Narrowing on the tag
+ * @example A version-2 message that already has the id the migration would give the system message
  * ```ts
- * import { SyntheticIdCollision } from "@palimpsest/session/migrations";
+ * import { migrate, syntheticSystemId } from "@palimpsest/session/migrations";
+ * import { Effect, Stream } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new SyntheticIdCollision({ line: 8, seq: 6, id: "migrated-system-0123456789abcdef" });
+ * // The system message is inserted for the first step/start, seq 1.
+ * const id = syntheticSystemId("s", 1);
+ * const lines = [
+ *   { type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false },
+ *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
+ *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
+ *   {
+ *     type: "user/message", seq: 2, time: 2, surfaceOp: "append",
+ *     data: { id, role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
+ *   },
+ * ];
+ * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
  * assert.equal(error._tag, "SyntheticIdCollision");
+ * assert.deepEqual(error._tag === "SyntheticIdCollision" && [error.line, error.id], [4, id]);
  * ```
  */
 export class SyntheticIdCollision extends Data.Error<{
@@ -554,17 +691,29 @@ export class SyntheticIdCollision extends Data.Error<{
  * - `tag`: the v3 error tag, e.g. `"ReplaceStartNotOnSurface"`
  * - `error`: the v3 error itself
  *
- * @example Narrowing on the tag
+ * @example Opening a version-2 log whose replace starts off the surface
  * ```ts
- * import { MigratedEventRejected } from "@palimpsest/session/migrations";
- * import { decodeEventResult } from "../src/decode.ts";
- * import { Result } from "effect";
+ * import { readSessionBytes } from "@palimpsest/session/jsonl";
+ * import { catalogMigration } from "@palimpsest/session/migrations";
+ * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
- * const decoded = decodeEventResult({ type: "nope", seq: 0, time: 0, data: {} });
- * assert.ok(Result.isFailure(decoded));
- * const error = new MigratedEventRejected({ line: 2, seq: 0, tag: decoded.failure._tag, error: decoded.failure });
- * assert.equal(error.tag, "UnknownEventType");
+ * const log = [
+ *   '{"type":"session","version":2,"id":"s","createdAt":0,"isSeeded":false}',
+ *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
+ *   '{"type":"step/start","seq":1,"time":1,"data":{"turn":0,"step":0}}',
+ *   '{"type":"user/message","seq":2,"time":2,"data":{"id":"u1","role":"user","content":[],"source":{"kind":"user"}},' +
+ *     '"surfaceOp":{"op":"replace","start":1,"end":1},"sourceEventSeqs":[1]}',
+ *   "",
+ * ].join("\n");
+ * const error = Effect.runSync(Effect.flip(
+ *   readSessionBytes(new TextEncoder().encode(log), { migrate: catalogMigration }),
+ * ));
+ * assert.equal(error._tag, "MigratedEventRejected");
+ * assert.deepEqual(
+ *   error._tag === "MigratedEventRejected" && [error.line, error.tag],
+ *   [4, "ReplaceStartNotOnSurface"],
+ * );
  * ```
  */
 export class MigratedEventRejected extends Data.Error<{
@@ -586,13 +735,20 @@ export class MigratedEventRejected extends Data.Error<{
  * Fields:
  * - `path`: the existing path
  *
- * @example Narrowing on the tag
+ * @example Migrating to a path that is taken
  * ```ts
- * import { MigrationTargetExists } from "@palimpsest/session/migrations";
+ * import { migrateFile } from "@palimpsest/session/migrations";
+ * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new MigrationTargetExists({ path: "/tmp/s.v3.jsonl" });
+ * const dir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(`${dir}/s.jsonl`, '{"type":"session","version":2,"id":"s","createdAt":0,"isSeeded":false}\n');
+ * Deno.writeTextFileSync(`${dir}/s.v3.jsonl`, "keep me");
+ * const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
  * assert.equal(error._tag, "MigrationTargetExists");
+ * assert.equal(error._tag === "MigrationTargetExists" && error.path, `${dir}/s.v3.jsonl`);
+ * assert.equal(Deno.readTextFileSync(`${dir}/s.v3.jsonl`), "keep me");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  */
 export class MigrationTargetExists extends Data.Error<{
@@ -613,13 +769,20 @@ export class MigrationTargetExists extends Data.Error<{
  * - `operation`: `"read"`, `"write"`, `"sync"`, `"link"`…
  * - `reason`: the system error code or message
  *
- * @example Narrowing on the tag
+ * @example Migrating a file that does not exist
  * ```ts
- * import { MigrationIoError } from "@palimpsest/session/migrations";
+ * import { migrateFile } from "@palimpsest/session/migrations";
+ * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new MigrationIoError({ path: "/tmp/s.jsonl", operation: "read", reason: "ENOENT" });
+ * const dir = Deno.makeTempDirSync();
+ * const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/missing.jsonl`)));
  * assert.equal(error._tag, "MigrationIoError");
+ * assert.deepEqual(
+ *   error._tag === "MigrationIoError" && [error.path, error.operation, error.reason],
+ *   [`${dir}/missing.jsonl`, "open", "ENOENT"],
+ * );
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  */
 export class MigrationIoError extends Data.Error<{

@@ -9,6 +9,10 @@
  *   {@link logOnlyDataSchemas}) and the envelope pieces.
  * - {@link decodeEvent} / {@link decodeEventResult} check one event's local
  *   rules; {@link encodeEvent} writes an event back to its JSON value.
+ * - The error classes of those rules and of the fold's relational rules, one
+ *   per rule ({@link EventDecodeError}, {@link SurfaceError}); a harness
+ *   author matches them by `_tag` and needs only the unions, which
+ *   `@palimpsest/session` exports.
  * - {@link eventJsonSchema}: the JSON Schema (draft 2020-12) of an event line.
  *
  * The types of the same names are also exported from `@palimpsest/session`,
@@ -31,6 +35,7 @@
 export * from "./seq.ts";
 export * from "./message.ts";
 export * from "./event.ts";
+export * from "./errors.ts";
 export {
   decodeEvent,
   decodeEventResult,

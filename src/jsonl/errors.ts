@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../errors.ts";
 import { quote } from "../quote.ts";
 
@@ -247,13 +247,16 @@ export class MissingHeader extends Data.Error<{
  * The header names a format version newer than this library reads: one
  * error for the reader, the store and the migration chain.
  *
- * @example Narrowing on the tag
+ * @example Reading a log of a newer version
  * ```ts
- * import { FormatTooNew } from "@palimpsest/session";
+ * import { readSessionBytes } from "@palimpsest/session/jsonl";
+ * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
- * const error = new FormatTooNew({ line: 1, version: 4, supported: 3 });
+ * const log = '{"type":"session","version":99,"id":"s","createdAt":0,"isSeeded":false}\n';
+ * const error = Effect.runSync(Effect.flip(readSessionBytes(new TextEncoder().encode(log))));
  * assert.equal(error._tag, "FormatTooNew");
+ * assert.deepEqual(error._tag === "FormatTooNew" && [error.line, error.version], [1, 99]);
  * ```
  */
 export class FormatTooNew extends Data.Error<{

@@ -16,15 +16,12 @@
  */
 import assert from "node:assert/strict";
 import { Cause, Effect, Exit, Result } from "effect";
-import {
-  isOpaqueEvent,
-  type LogReadError,
-  surfaceNodes,
-} from "@palimpsest/session";
+import { isOpaqueEvent, surfaceNodes } from "@palimpsest/session";
 import {
   decodeEventLine,
   encodeEventLine,
   type LoadedLog,
+  type LogReadError,
   type ReadOptions,
   readSessionBytes,
   readSessionFile,
