@@ -31,15 +31,17 @@ export function thenFails<
   fields?: FieldsOf<E, T>,
 ): Extract<E, { readonly _tag: T }> {
   assert.equal(error._tag, tag);
+  if (!hasTag(error, tag)) return assert.fail(`Expected ${tag}`);
   for (const [key, value] of Object.entries(fields ?? {})) {
     assert.deepEqual(Reflect.get(error, key), value, `field ${key} of ${tag}`);
   }
-  return narrow<E, T>(error);
+  return error;
 }
 
-// The tag was checked just above.
-const narrow = <E, T>(error: E): Extract<E, { readonly _tag: T }> =>
-  error as Extract<E, { readonly _tag: T }>;
+const hasTag = <E extends { readonly _tag: string }, T extends E["_tag"]>(
+  error: E,
+  tag: T,
+): error is Extract<E, { readonly _tag: T }> => error._tag === tag;
 
 /**
  * The typed failure of an exit or a result; throws when it succeeded or
