@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Predicate } from "effect";
+import * as Predicate from "effect/Predicate";
 
 /** An object's fields, as `Predicate.isObject` narrows it. */
 type Fields = { readonly [x: PropertyKey]: unknown };

@@ -8,7 +8,7 @@
 import type { CliIo } from "./io.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { CommandSpec } from "./args.ts";
-import type { Effect } from "effect";
+import type * as Effect from "effect/Effect";
 import { describeFailure, failureText } from "./failure.ts";
 
 /** The exit codes of the command line. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { CliIo } from "./io.ts";
 import { runApp } from "./app.ts";
 import { commands } from "./commands.ts";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { FORMAT_VERSION } from "../src/event.ts";
 import type { EdgeOutput, EdgeResult, EdgeRun, MigrationEdge } from "./edge.ts";
 import {

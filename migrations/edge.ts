@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import type { MigrationError } from "./errors.ts";
 import { InvalidLegacyEventData, LegacySeqNotDense } from "./errors.ts";
 import type { SessionHeaderJson } from "./header.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
 import { FormatTooNew } from "../src/jsonl/errors.ts";
 

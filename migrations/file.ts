@@ -16,7 +16,8 @@
  * @module
  */
 import * as fs from "node:fs";
-import { Effect, Result } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import type { JsonlIoError } from "../src/jsonl/errors.ts";
 import {
   attempt,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { HEADER_KEYS } from "../src/jsonl/codec.ts";
 import { InvalidLegacyHeader } from "./errors.ts";
 import { isJsonObject, isSeq, type Json, type JsonObject } from "./json.ts";

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import {
   InvalidLegacyEnvelope,
   InvalidLegacyEventData,

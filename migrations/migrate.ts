@@ -9,7 +9,9 @@
  *
  * @module
  */
-import { Effect, Result, Stream } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import * as Stream from "effect/Stream";
 import { decodeEventResult, encodeEvent } from "../src/decode.ts";
 import type { SessionEvent } from "../src/event.ts";
 import {

@@ -7,7 +7,9 @@
  *
  * @module
  */
-import { Effect, Result, Schema } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
 import { encodeEvent } from "../src/decode.ts";
 import { SessionHeader } from "../src/session.ts";
 import type {

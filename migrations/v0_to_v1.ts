@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { checkDense, type EdgeResult, type MigrationEdge } from "./edge.ts";
 import type { Json } from "./json.ts";
 import { decodeV0Event } from "./v0.ts";

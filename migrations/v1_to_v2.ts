@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import {
   checkDense,
   type EdgeOutput,

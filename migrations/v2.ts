@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { Result } from "effect";
+import type * as Result from "effect/Result";
 import type { LegacyDecodeError } from "./errors.ts";
 import {
   anyJson,

@@ -28,7 +28,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import {
   checkDense,
   type EdgeOutput,

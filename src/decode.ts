@@ -10,7 +10,10 @@
  *
  * @module
  */
-import { Effect, Result, Schema, SchemaIssue } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaIssue from "effect/SchemaIssue";
 import * as SchemaJITCompiler from "effect/schema/SchemaJITCompiler";
 import { isSessionSeq, type SessionSeq } from "./seq.ts";
 import {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { SessionSeq } from "./seq.ts";
 import { quote } from "./quote.ts";
 

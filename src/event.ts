@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { SessionSeq } from "./seq.ts";
 import {
   Content,

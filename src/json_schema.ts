@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { SessionSeq } from "./seq.ts";
 import { logOnlyDataSchemas, surfaceDataSchemas } from "./event.ts";
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /** A plain text block. */
 export interface TextBlock {

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { type Brand, Schema } from "effect";
+import type * as Brand from "effect/Brand";
+import * as Schema from "effect/Schema";
 
 /**
  * A non-negative safe integer naming the position of an event in a session

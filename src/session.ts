@@ -21,8 +21,11 @@
  *
  * @module
  */
-import { Clock, Effect, Result, Schema } from "effect";
-import type { Brand } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import type * as Brand from "effect/Brand";
 import type { SessionSeq } from "./seq.ts";
 import type {
   AssistantMessageData,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { deriveMessagesWithSources } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { deriveMessages } from "@palimpsest/session";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { eventJsonSchema } from "@palimpsest/session/schema";
 import { type Command, ExitCode } from "../outcome.ts";
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";

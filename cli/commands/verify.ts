@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
 import { type LoadError, loadLog, storageTags } from "../load.ts";

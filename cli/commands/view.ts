@@ -7,10 +7,13 @@
  * `writeSessionHtmlFile` and reports. An existing PAGE is refused (exit 2)
  * unless `--force` replaces it.
  *
+ * The page module (which brings the model-integration estimate) is loaded
+ * when the command runs, so the other commands do not pay for it.
+ *
  * @module
  */
-import { Effect, Result } from "effect";
-import { writeSessionHtmlFile } from "@palimpsest/session/view";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import type { Session } from "@palimpsest/session";
 import {
   importSession,
@@ -116,6 +119,9 @@ export const viewCommand: Command = {
           tornTail: undefined,
         };
       }
+      const { writeSessionHtmlFile } = yield* Effect.promise(() =>
+        import("@palimpsest/session/view")
+      );
       const written = yield* Effect.result(
         writeSessionHtmlFile(loaded.session, out, {
           force: args.flags.has("force"),

@@ -40,7 +40,8 @@
  *
  * @module
  */
-import { Effect, Exit } from "effect";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 import { type AiError, LanguageModel, Prompt } from "effect/ai";
 import { SessionSeq } from "../seq.ts";
 import type { Message } from "../message.ts";

@@ -50,7 +50,11 @@
  *
  * @module
  */
-import { Clock, Effect, Exit, Schema, Stream } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Schema from "effect/Schema";
+import * as Stream from "effect/Stream";
 import {
   type AiError,
   LanguageModel,

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { SessionSeq } from "../seq.ts";
 import {
   ReplaceEndNotOnSurface,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { SessionSeq } from "../seq.ts";
 import { quote } from "../quote.ts";
 

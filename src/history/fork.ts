@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import { SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import { ForkPointOutOfRange } from "./errors.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import { isSurfaceEvent } from "../event.ts";

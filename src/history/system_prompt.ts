@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { ContentBlock } from "../message.ts";
 import type { SystemMessageData } from "../event.ts";
 import { SystemPromptNotAtHead } from "./errors.ts";

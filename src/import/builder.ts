@@ -12,7 +12,7 @@
  * @module
  * @internal
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import {
   applyEventResult,
   type ContentBlock,

@@ -26,7 +26,7 @@
  * @module
  * @internal
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
 import {
   append,

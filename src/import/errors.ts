@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
 
 /** A source line is not JSON (for example two records glued together). */

@@ -15,7 +15,7 @@
  * @internal
  */
 import * as fs from "node:fs";
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import {
   ImportIoError,
   ImportLineNotJson,

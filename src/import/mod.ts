@@ -51,7 +51,8 @@
  *
  * @module
  */
-import { Effect, Result } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import type { Session, SessionEvent } from "../../mod.ts";
 import { type Builder, finish, makeBuilder } from "./builder.ts";
 import type { ImportError } from "./errors.ts";

@@ -24,7 +24,7 @@
  * @module
  * @internal
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import type {
   ContentBlock,
   SessionHeader,

@@ -10,7 +10,7 @@
  * @internal
  */
 import * as fs from "node:fs";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { SessionEvent, SessionHeader } from "../../mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../jsonl/mod.ts";
 import {

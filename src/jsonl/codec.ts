@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { isSessionSeq, type SessionSeq } from "../seq.ts";
 import { FORMAT_VERSION, isSurfaceType, type SessionEvent } from "../event.ts";
 import {

@@ -21,7 +21,8 @@
  * @module
  * @internal
  */
-import { Effect, Result } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../errors.ts";
 import { quote } from "../quote.ts";
 

@@ -11,7 +11,7 @@
  * @module
  * @internal
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import { decodeEventLine, decodeHeaderLine } from "./codec.ts";

@@ -13,7 +13,7 @@
  * @module
  * @internal
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import process from "node:process";

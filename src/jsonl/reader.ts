@@ -47,7 +47,9 @@
  *
  * @module
  */
-import { Effect, Result, Stream } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import * as Stream from "effect/Stream";
 import * as fs from "node:fs";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { Effect, Result } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { SessionEvent } from "../event.ts";

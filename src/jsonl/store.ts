@@ -34,16 +34,14 @@
  *
  * @module
  */
-import {
-  Duration,
-  Effect,
-  Layer,
-  Option,
-  Result,
-  type Scope,
-  Semaphore,
-  Stream,
-} from "effect";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Result from "effect/Result";
+import type * as Scope from "effect/Scope";
+import * as Semaphore from "effect/Semaphore";
+import * as Stream from "effect/Stream";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";

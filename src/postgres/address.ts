@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
 
 /** A session in PostgreSQL: the connection URL and the session id. */

@@ -35,23 +35,21 @@
  *
  * @module
  */
-import {
-  Array as Arr,
-  Context,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  Option,
-  PubSub,
-  Queue,
-  RcRef,
-  Redacted,
-  Result,
-  Scope,
-  Semaphore,
-  Stream,
-} from "effect";
+import * as Arr from "effect/Array";
+import * as Context from "effect/Context";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as PubSub from "effect/PubSub";
+import * as Queue from "effect/Queue";
+import * as RcRef from "effect/RcRef";
+import * as Redacted from "effect/Redacted";
+import * as Result from "effect/Result";
+import * as Scope from "effect/Scope";
+import * as Semaphore from "effect/Semaphore";
+import * as Stream from "effect/Stream";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Data } from "effect";
+import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
 
 /** Why a session id is refused. */

@@ -13,16 +13,14 @@
  *
  * @module
  */
-import {
-  Clock,
-  Effect,
-  Layer,
-  Option,
-  Result,
-  type Scope,
-  Semaphore,
-  Stream,
-} from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Result from "effect/Result";
+import type * as Scope from "effect/Scope";
+import * as Semaphore from "effect/Semaphore";
+import * as Stream from "effect/Stream";
 import type { SessionEvent } from "../event.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";

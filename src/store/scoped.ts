@@ -6,7 +6,9 @@
  * @module
  * @internal
  */
-import { Effect, Exit, type Scope } from "effect";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as Scope from "effect/Scope";
 
 /**
  * Registers `release` with the scope, then runs `build` (interruptible),

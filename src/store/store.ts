@@ -36,7 +36,10 @@
  *
  * @module
  */
-import { Context, Effect, type Scope, type Stream } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
+import type * as Stream from "effect/Stream";
 import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import type { SurfaceError } from "../errors.ts";

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { Effect, Result } from "effect";
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import type { SessionSeq } from "../seq.ts";
 import type {
   ReplaceOp,

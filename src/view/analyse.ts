@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { Result } from "effect";
+import * as Result from "effect/Result";
 import {
   applyEventResult,
   type CoreEvent,

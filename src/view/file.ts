@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { Data, Effect } from "effect";
+import * as Data from "effect/Data";
+import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import type { Session } from "@palimpsest/session";
 import {

@@ -1,0 +1,179 @@
+/**
+ * `deno task bench:amplification`: peak memory and time of `verify` on the
+ * amplification inputs of `docs/reliability.md` (small files whose numbers
+ * ask for huge allocations), judged against the goal of under 100 MB and
+ * under 1 s each.
+ *
+ * Each input is written to a temporary file and verified by the real command
+ * line (`cli/main.ts verify FILE --json`) in its own process, under GNU
+ * `/usr/bin/time` for the peak resident set size, three times (the median is
+ * printed). A one-event log gives the process's own baseline. The time is
+ * the library's own cost: `readSessionFile` on the same file in this
+ * process, best of three, since a process's start-up alone varies with the
+ * machine's load.
+ *
+ * @module
+ */
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import { Effect } from "effect";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLI = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
+const TIME = "/usr/bin/time";
+const HEADER =
+  '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}';
+const LAST_SAFE = Number.MAX_SAFE_INTEGER;
+const DEPTH = 1_000_000;
+const GOAL_MB = 100;
+const GOAL_MS = 1000;
+
+const user = (seq: unknown, sources?: unknown): string =>
+  JSON.stringify({
+    type: "user/message",
+    seq,
+    time: 0,
+    data: {
+      id: `m${String(seq)}`,
+      role: "user",
+      content: [],
+      source: { kind: "user" },
+    },
+    surfaceOp: "append",
+    ...(sources === undefined ? {} : { sourceEventSeqs: sources }),
+  });
+
+const deep = `${"[".repeat(DEPTH)}0${"]".repeat(DEPTH)}`;
+
+/** The inputs: a name and the lines after the header. */
+const inputs: ReadonlyArray<readonly [string, () => ReadonlyArray<string>]> = [
+  ["one event (the baseline)", () => [
+    '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
+  ]],
+  ['"seq":"x", run [0, 2^53-2]', () => [user("x", [[0, LAST_SAFE - 1]])]],
+  ["seq 2^53-1, run [0, 2^53-2]", () => [
+    user(LAST_SAFE, [[0, LAST_SAFE - 1]]),
+  ]],
+  ["seq 2^53-1, 1,000 runs of 10^11", () => [
+    user(
+      LAST_SAFE,
+      Array.from(
+        { length: 1000 },
+        (_, i) => [i * 1e11 + i, i * 1e11 + i + 1e11 - 1],
+      ),
+    ),
+  ]],
+  ["20,000 lines, line k citing [[0, k-1]]", () =>
+    Array.from(
+      { length: 20_000 },
+      (_, k) => user(k, k >= 3 ? [[0, k - 1]] : undefined),
+    )],
+  ["data.turn nested 1M deep", () => [
+    `{"type":"turn/start","seq":0,"time":0,"data":{"turn":${deep}}}`,
+  ]],
+  ["opaque data nested 1M deep", () => [
+    `{"type":"x/y","seq":0,"time":0,"ignorable":true,"data":${deep}}`,
+  ]],
+  ["seq nested 1M deep", () => [
+    `{"type":"turn/start","seq":${deep},"time":0,"data":{"turn":0}}`,
+  ]],
+  ["660k empty arrays side by side", () => [
+    `{"type":"x/y","seq":0,"time":0,"ignorable":true,"data":[${
+      Array.from({ length: 660_000 }, () => "[]").join(",")
+    }]}`,
+  ]],
+];
+
+interface Run {
+  readonly rssMb: number;
+  readonly outcome: string;
+}
+
+/** One `verify` process: its peak RSS and what it reported. */
+const verify = (file: string): Run => {
+  const output = new Deno.Command(TIME, {
+    args: [
+      "-f",
+      "%M",
+      Deno.execPath(),
+      "run",
+      "--allow-read",
+      "--allow-env",
+      CLI,
+      "verify",
+      file,
+      "--json",
+    ],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  const stderr = new TextDecoder().decode(output.stderr).trim().split("\n");
+  const kb = Number(stderr[stderr.length - 1]);
+  const report = JSON.parse(new TextDecoder().decode(output.stdout));
+  const error = report?.error;
+  const outcome = error === undefined
+    ? "valid"
+    : `${error.tag}${
+      error.problem === undefined ? "" : ` ${error.problem}`
+    }, line ${error.line}`;
+  return { rssMb: kb / 1024, outcome };
+};
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+/** The library's own time on the file: `readSessionFile`, best of three. */
+const readMs = async (file: string): Promise<number> => {
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now();
+    await Effect.runPromise(Effect.result(readSessionFile(file)));
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+};
+
+if (!fs.existsSync(TIME)) {
+  console.error(`${TIME} (GNU time) is needed to measure peak memory`);
+  Deno.exit(2);
+}
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "amplification-bench-"));
+const rows: string[] = [];
+let baseline = NaN;
+let within = true;
+try {
+  for (const [name, lines] of inputs) {
+    const file = path.join(dir, "input.jsonl");
+    fs.writeFileSync(file, `${[HEADER, ...lines()].join("\n")}\n`);
+    const bytes = fs.statSync(file).size;
+    const runs = [verify(file), verify(file), verify(file)];
+    const rss = median(runs.map((r) => r.rssMb));
+    if (Number.isNaN(baseline)) baseline = rss;
+    const ms = await readMs(file);
+    const ok = rss < GOAL_MB && ms < GOAL_MS;
+    within &&= ok;
+    rows.push(
+      `| ${name} | ${bytes.toLocaleString("en")} | ${runs[0]?.outcome} | ${
+        rss.toFixed(0)
+      } MB | ${(rss - baseline).toFixed(0)} MB | ${ms.toFixed(0)} ms | ${
+        ok ? "yes" : "NO"
+      } |`,
+    );
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+console.log(`load average: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(
+  `| input | bytes | outcome | peak RSS (median of 3) | over the baseline | readSessionFile (best of 3) | under ${GOAL_MB} MB and ${GOAL_MS} ms |`,
+);
+console.log("| --- | ---: | --- | ---: | ---: | ---: | --- |");
+for (const row of rows) console.log(row);
+console.log(
+  within ? "every input within the goal" : "an input is over the goal",
+);

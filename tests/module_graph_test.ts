@@ -1,0 +1,58 @@
+/**
+ * What loading the package costs: the library's modules import effect's
+ * modules one by one (`effect/Effect`, `effect/Schema`, ...), never the
+ * `effect` barrel, which loads every module of effect (about 6 MB more peak
+ * memory for any process that imports the package); and the command line
+ * loads the page module (which brings the model-integration module and
+ * `effect/ai`) only when `view` runs (about 16 MB more for every command).
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+const sources = (dir: string): ReadonlyArray<string> =>
+  fs.readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => path.join(dir, file));
+
+/**
+ * The specifiers a module imports statically at run time (at the start of a
+ * line; `import type` is erased, so it does not count).
+ */
+const staticImports = (file: string): ReadonlyArray<string> =>
+  [
+    ...fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(
+      /^(?:import|export)(?! type )\b[^;]*?\bfrom "([^"]+)";/gms,
+    ),
+  ].map((match) => match[1] ?? "");
+
+Deno.test("the library imports effect module by module, never the barrel", () => {
+  const files = [
+    "mod.ts",
+    ...sources("src"),
+    ...sources("migrations"),
+    ...sources("cli"),
+  ];
+  assert.ok(files.length > 50);
+  const barrel = files.filter((file) =>
+    staticImports(file).some((specifier) => specifier === "effect")
+  );
+  assert.deepEqual(barrel, []);
+});
+
+Deno.test("the command line loads the page and model modules only when view runs", () => {
+  const heavy = [
+    "@palimpsest/session/view",
+    "@palimpsest/session/ai",
+    "@palimpsest/session/postgres",
+  ];
+  const found = sources("cli").flatMap((file) =>
+    staticImports(file)
+      .filter((specifier) => heavy.includes(specifier))
+      .map((specifier) => `${file}: ${specifier}`)
+  );
+  assert.deepEqual(found, []);
+});
