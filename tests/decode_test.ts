@@ -21,22 +21,19 @@ import {
   turnStart,
   user,
 } from "./_helpers/build.ts";
+import { type FieldsOf, thenFails } from "./_helpers/then.ts";
 
-const decodeFails = (
+const decodeFails = <T extends EventDecodeError["_tag"]>(
   raw: unknown,
-  tag: EventDecodeError["_tag"],
-  fields?: Readonly<Record<string, unknown>>,
+  tag: T,
+  fields?: FieldsOf<EventDecodeError, T>,
   options?: DecodeOptions,
-): EventDecodeError => {
+): Extract<EventDecodeError, { readonly _tag: T }> => {
   const result = decodeEventResult(raw, options);
   if (Result.isSuccess(result)) {
     assert.fail(`Expected ${tag} but the value decoded`);
   }
-  assert.equal(result.failure._tag, tag);
-  for (const [key, value] of Object.entries(fields ?? {})) {
-    assert.deepEqual(Reflect.get(result.failure, key), value, `field ${key}`);
-  }
-  return result.failure;
+  return thenFails(result.failure, tag, fields);
 };
 
 const decodes = (raw: unknown, options?: DecodeOptions): void => {
@@ -338,7 +335,7 @@ Deno.test("decodeEvent fails InvalidEventData when data breaks its schema", asyn
       },
       "InvalidEventData",
     );
-    assert.equal(error._tag === "InvalidEventData" && error.path[0], "content");
+    assert.equal(error.path[0], "content");
   });
 });
 

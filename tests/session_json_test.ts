@@ -10,7 +10,7 @@ import {
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { toolResultDraft } from "./_helpers/build.ts";
 import { exitWithStore, tempDir } from "./_helpers/store.ts";
-import { failureOf } from "./_helpers/then.ts";
+import { failureOf, thenFails } from "./_helpers/then.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 
@@ -54,15 +54,14 @@ Deno.test("a draft's data must be JSON", async (t) => {
     await t.step(`${name} is InvalidEventData with its path`, () => {
       const exit = appendExit(withMeta(value));
       assert.ok(Exit.isFailure(exit));
-      const error = failureOf(exit);
-      assert.equal(error._tag, "InvalidEventData");
-      if (error._tag !== "InvalidEventData") return;
+      const error = thenFails(failureOf(exit), "InvalidEventData", {
+        seq: 0,
+        type: "tool/result",
+      });
       assert.deepEqual(
         error.path.slice(0, inner.length + 2),
         ["meta", "value", ...inner],
       );
-      assert.equal(error.seq, 0);
-      assert.equal(error.type, "tool/result");
     });
   }
 
@@ -78,8 +77,7 @@ Deno.test("a draft's data must be JSON", async (t) => {
           yield* store.append(handle, [withMeta(12n)]);
         }),
       );
-      const error = failureOf(exit);
-      assert.equal(error._tag, "InvalidEventData");
+      thenFails(failureOf(exit), "InvalidEventData");
     },
   );
 
@@ -89,7 +87,7 @@ Deno.test("a draft's data must be JSON", async (t) => {
       const shared = { k: [1, 2] };
       assert.ok(Exit.isSuccess(appendExit(withMeta([shared, shared]))));
       const exit = appendExit({ type: extensionType("x/y"), data: { v: 12n } });
-      assert.equal(failureOf(exit)._tag, "UnknownEventType");
+      thenFails(failureOf(exit), "UnknownEventType");
     },
   );
 });
@@ -126,7 +124,7 @@ Deno.test("law: an accepted draft reads back from disk equal to the log", () => 
       (value) => {
         const exit = appendExit(withMeta(value));
         if (Exit.isFailure(exit)) {
-          assert.equal(failureOf(exit)._tag, "InvalidEventData");
+          thenFails(failureOf(exit), "InvalidEventData");
           return;
         }
         const event = Session.events(exit.value)[0] ?? assert.fail();

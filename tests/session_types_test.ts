@@ -14,6 +14,7 @@ import {
   Session,
   SessionSeq,
 } from "@palimpsest/session";
+import { thenFails } from "./_helpers/then.ts";
 
 const userData = {
   id: "u",
@@ -39,12 +40,17 @@ const vocabulary = makeVocabulary({
   "harness/checkpoint": Schema.Struct({ label: Schema.String }),
 });
 
-/** Appends the drafts in order: "appended", or the tag of the first refusal. */
-const outcome = (...drafts: ReadonlyArray<EventDraft>): Promise<string> =>
+/** Appends the drafts in order to a fresh session; they must be accepted. */
+const appended = (...drafts: ReadonlyArray<EventDraft>): Promise<Session> =>
   Effect.runPromise(
-    Session.appendAll(Session.make(header, { vocabulary }), drafts).pipe(
-      Effect.map(() => "appended"),
-      Effect.catch((e) => Effect.succeed(e._tag)),
+    Session.appendAll(Session.make(header, { vocabulary }), drafts),
+  );
+
+/** Appends the drafts in order to a fresh session: the first refusal. */
+const refusal = (...drafts: ReadonlyArray<EventDraft>) =>
+  Effect.runPromise(
+    Effect.flip(
+      Session.appendAll(Session.make(header, { vocabulary }), drafts),
     ),
   );
 
@@ -68,7 +74,8 @@ Deno.test("well-typed drafts compile and are accepted", async () => {
     { type: "turn/start", data: { turn: 0 }, ignorable: true },
     { type: extensionType("harness/checkpoint"), data: { label: "a" } },
   ];
-  assert.equal(await outcome(...drafts), "appended");
+  const session = await appended(...drafts);
+  assert.equal(Session.nextSeq(session), drafts.length);
 });
 
 Deno.test("a literal surface type without surfaceOp does not compile", async () => {
@@ -76,8 +83,8 @@ Deno.test("a literal surface type without surfaceOp does not compile", async () 
   const user: EventDraft = { type: "user/message", data: userData };
   // @ts-expect-error surfaceOp is required on assistant/message
   const model: EventDraft = { type: "assistant/message", data: assistantData };
-  assert.equal(await outcome(user), "SurfaceOpMissing");
-  assert.equal(await outcome(model), "SurfaceOpMissing");
+  thenFails(await refusal(user), "SurfaceOpMissing");
+  thenFails(await refusal(model), "SurfaceOpMissing");
 });
 
 Deno.test("assistant/message with sourceEventSeqs does not compile", async () => {
@@ -88,7 +95,7 @@ Deno.test("assistant/message with sourceEventSeqs does not compile", async () =>
     surfaceOp: "append",
     sourceEventSeqs: [zero],
   };
-  assert.equal(await outcome(userFirst, draft), "SourcesOnAssistantMessage");
+  thenFails(await refusal(userFirst, draft), "SourcesOnAssistantMessage");
 });
 
 Deno.test("a log-only type with surface metadata does not compile", async () => {
@@ -110,12 +117,9 @@ Deno.test("a log-only type with surface metadata does not compile", async () => 
     data: { label: "a" },
     surfaceOp: "append",
   };
-  assert.equal(await outcome(op), "SurfaceMetadataOnLogOnlyEvent");
-  assert.equal(
-    await outcome(userFirst, sources),
-    "SurfaceMetadataOnLogOnlyEvent",
-  );
-  assert.equal(await outcome(extension), "SurfaceMetadataOnLogOnlyEvent");
+  thenFails(await refusal(op), "SurfaceMetadataOnLogOnlyEvent");
+  thenFails(await refusal(userFirst, sources), "SurfaceMetadataOnLogOnlyEvent");
+  thenFails(await refusal(extension), "SurfaceMetadataOnLogOnlyEvent");
 });
 
 Deno.test("a plain number is not a source at compile time", async () => {
@@ -127,29 +131,27 @@ Deno.test("a plain number is not a source at compile time", async () => {
     sourceEventSeqs: [0],
   };
   // Cited by its own seq (0), the plain number is refused at run time too.
-  assert.equal(await outcome(draft), "SourceNotEarlier");
+  thenFails(await refusal(draft), "SourceNotEarlier");
 });
 
 Deno.test("widened drafts are still refused at run time", async () => {
   const session = Session.make({ id: "t", createdAt: 0, isSeeded: false });
-  const tag = (draft: EventDraft) =>
-    Effect.runPromise(
-      Session.append(session, draft).pipe(
-        Effect.map(() => "appended"),
-        Effect.catch((e) => Effect.succeed(e._tag)),
-      ),
-    );
+  const append = (draft: EventDraft) =>
+    Effect.runPromise(Session.append(session, draft));
+  const refused = (draft: EventDraft) =>
+    Effect.runPromise(Effect.flip(Session.append(session, draft)));
   // A core name behind the extension brand escapes the literal checks.
-  assert.equal(
-    await tag({ type: extensionType("user/message"), data: userData }),
+  thenFails(
+    await refused({ type: extensionType("user/message"), data: userData }),
     "SurfaceOpMissing",
   );
-  assert.equal(
-    await tag({ type: extensionType("turn/start"), data: { turn: 0 } }),
-    "appended",
-  );
-  assert.equal(
-    await tag({ type: extensionType("harness/checkpoint"), data: {} }),
+  const started = await append({
+    type: extensionType("turn/start"),
+    data: { turn: 0 },
+  });
+  assert.equal(Session.nextSeq(started), 1);
+  thenFails(
+    await refused({ type: extensionType("harness/checkpoint"), data: {} }),
     "UnknownEventType",
   );
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Rng } from "./_helpers/fuzz.ts";
-import { genValidLog, headerLine, toLines } from "./_helpers/fuzz_logs.ts";
+import { genValidLog, toLines } from "./_helpers/fuzz_logs.ts";
+import { headerLine } from "./_helpers/build.ts";
 import { Result } from "effect";
 import {
   applyEventResult,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { checkTranscript, type Message } from "@palimpsest/session";
+import { thenFails } from "./_helpers/then.ts";
 
 const model = { kind: "model", provider: "p", model: "m" } as const;
 const assistant = (id: string, ...calls: string[]): Message => ({
@@ -29,7 +30,7 @@ const user: Message = {
   content: [{ type: "text", text: "q" }],
 };
 
-Deno.test("checkTranscript", async (t) => {
+Deno.test("checkTranscript names each call and result that is not paired", async (t) => {
   await t.step("a paired transcript is clean", () => {
     assert.deepEqual(
       checkTranscript([
@@ -96,10 +97,9 @@ Deno.test("checkTranscript", async (t) => {
       "UnansweredToolCall",
       "UnknownToolResult",
     ]);
-    assert.equal(
-      violations[1]?._tag === "UnknownToolResult" && violations[1].late,
-      true,
-    );
+    const [, unknown] = violations;
+    assert.ok(unknown !== undefined);
+    thenFails(unknown, "UnknownToolResult", { callId: "c1", late: true });
   });
   await t.step("a call id used twice", () => {
     const violations = checkTranscript([

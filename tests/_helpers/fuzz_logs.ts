@@ -517,15 +517,3 @@ export const isLogOnly = (e: Obj): boolean =>
 /** Serializes a log as JSONL event lines, `\n` after each. */
 export const toLines = (events: ReadonlyArray<unknown>): string =>
   events.map((e) => `${JSON.stringify(e)}\n`).join("");
-
-/** A v3 header line, `\n` included. */
-export const headerLine = (id = "fuzz"): string =>
-  `${
-    JSON.stringify({
-      type: "session",
-      version: 3,
-      id,
-      createdAt: 0,
-      isSeeded: false,
-    })
-  }\n`;

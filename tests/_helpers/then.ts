@@ -1,12 +1,12 @@
 /**
  * `thenFails`: the one way a test checks a refusal, by its tag and its
- * fields, never by message text; and `failureOf` / `failureOrValue`, which
- * take the outcome out of an exit.
+ * fields, never by message text; and `failureOf` / `successOf`, which
+ * take the outcome out of an exit (or a result).
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { Exit } from "effect";
+import { Cause, Exit, Result } from "effect";
 
 /** The fields of the member of `E` tagged `T`. */
 export type FieldsOf<E, T> = {
@@ -41,10 +41,29 @@ export function thenFails<
 const narrow = <E, T>(error: E): Extract<E, { readonly _tag: T }> =>
   error as Extract<E, { readonly _tag: T }>;
 
-/** The failure of an exit, or throws when it succeeded or died. */
-export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
+/**
+ * The typed failure of an exit or a result; throws when it succeeded or
+ * when an exit holds a defect.
+ */
+export const failureOf = <A, E>(
+  outcome: Exit.Exit<A, E> | Result.Result<A, E>,
+): E => {
+  if (!Exit.isExit(outcome)) {
+    if (Result.isSuccess(outcome)) {
+      throw new Error(`Expected a failure but the result is a success`);
+    }
+    return outcome.failure;
+  }
+  const exit = outcome;
   if (Exit.isSuccess(exit)) {
     throw new Error(`Expected a failure but the effect succeeded`);
+  }
+  if (Cause.hasDies(exit.cause)) {
+    throw new Error(
+      `Expected a typed failure but found a defect: ${
+        Cause.pretty(exit.cause)
+      }`,
+    );
   }
   const found = exit.cause.reasons.find((r) => r._tag === "Fail");
   if (found === undefined || found._tag !== "Fail") {
@@ -53,8 +72,8 @@ export const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   return found.error;
 };
 
-/** The value of an exit, or throws with its cause. */
-export const failureOrValue = <A, E>(exit: Exit.Exit<A, E>): A => {
+/** The value of a successful exit, or throws with its cause. */
+export const successOf = <A, E>(exit: Exit.Exit<A, E>): A => {
   if (Exit.isSuccess(exit)) return exit.value;
   throw new Error(`Expected a success but found ${String(exit.cause)}`);
 };

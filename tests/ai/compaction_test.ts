@@ -14,6 +14,7 @@ import {
 import {
   compactIfNeeded,
   type CompactIfNeededOptions,
+  type CompactionEngineError,
   type CompactionOutcome,
   estimateTokensByChars,
   releaseStaleCompaction,
@@ -32,6 +33,7 @@ import {
   text,
   type TextReply,
 } from "./_scripted.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const long = (n: number) => "x".repeat(n);
 const user = (id: string, t: string): EventDraft => ({
@@ -112,7 +114,7 @@ interface Harness {
   readonly handle: SessionHandle;
   readonly compact: (
     options: Omit<CompactIfNeededOptions, "handle">,
-  ) => Effect.Effect<CompactionOutcome, unknown, SessionStore>;
+  ) => Effect.Effect<CompactionOutcome, CompactionEngineError, SessionStore>;
 }
 
 const withSession = <A>(
@@ -210,11 +212,10 @@ Deno.test("an open compaction is a lock: a second one fails with CompactionInPro
         return { error, ends: tail(handle, history.length) };
       }),
   );
-  assert.ok(error instanceof Error && "_tag" in error);
-  assert.equal(error._tag, "CompactionInProgress");
-  assert.ok("compactionId" in error && "startSeq" in error);
-  assert.equal(error.compactionId, `c${history.length}`);
-  assert.equal(error.startSeq, history.length);
+  thenFails(error, "CompactionInProgress", {
+    compactionId: `c${history.length}`,
+    startSeq: history.length,
+  });
   // The interrupted first compaction released its lock.
   assert.deepEqual(ends, ["compaction/start", "compaction/end"]);
 });
@@ -258,8 +259,7 @@ Deno.test("a stale open compaction is released by releaseStaleCompaction", async
       }),
     [...history, stale],
   );
-  assert.ok(refused instanceof Error && "_tag" in refused);
-  assert.equal(refused._tag, "CompactionInProgress");
+  thenFails(refused, "CompactionInProgress", { compactionId: "old" });
   assert.equal(outcome.compacted, true);
 });
 
@@ -272,18 +272,14 @@ Deno.test("a summary not smaller than its range is refused", async () => {
         (error) => ({ error, handle: h.handle }),
       ),
   );
-  assert.ok(error instanceof Error && "_tag" in error);
-  assert.equal(error._tag, "SummaryNotSmaller");
-  assert.ok("summaryTokens" in error && "rangeTokens" in error);
-  assert.equal(
-    error.summaryTokens,
-    estimateTokensByChars([{
+  thenFails(error, "SummaryNotSmaller", {
+    summaryTokens: estimateTokensByChars([{
       id: "x",
       role: "user",
       content: [{ type: "text", text: long(5_000) }],
       source: { kind: "plugin", plugin: "compaction" },
     }]),
-  );
+  });
   assert.deepEqual(tail(handle, history.length), [
     "compaction/start",
     "compaction/end",
@@ -323,10 +319,7 @@ Deno.test("a range that changed while summarizing is refused", async () => {
         return { error, events: tail(handle, history.length) };
       }),
   );
-  assert.ok(error instanceof Error && "_tag" in error);
-  assert.equal(error._tag, "CompactionRangeChanged");
-  assert.ok("startSeq" in error && "endSeq" in error);
-  assert.deepEqual([error.startSeq, error.endSeq], [1, 4]);
+  thenFails(error, "CompactionRangeChanged", { startSeq: 1, endSeq: 4 });
   assert.deepEqual(events, [
     "compaction/start",
     "compaction/prune",
@@ -344,8 +337,7 @@ Deno.test("a model failure closes the compaction and fails with the model's erro
         events: Session.events(handle.session, SessionSeq.make(history.length)),
       })),
   );
-  assert.ok(error instanceof Error && "_tag" in error);
-  assert.equal(error._tag, "AiError");
+  thenFails(error, "AiError");
   assert.deepEqual(events.map((e) => e.type), [
     "compaction/start",
     "compaction/end",
@@ -415,7 +407,7 @@ Deno.test("an overflow is not retried when compaction cannot change the surface"
     [{ fail: invalidRequest("context length exceeded") }],
     [user("u0", "hi")],
   );
-  assert.equal(result._tag, "Failure");
+  thenFails(failureOf(result), "AiError");
   assert.equal(scripted.streamed.length, 1);
   assert.equal(scripted.summarized.length, 0);
 });
@@ -425,7 +417,7 @@ Deno.test("an error that is not an overflow is not retried", async () => {
     [{ fail: providerDown() }],
     history,
   );
-  assert.equal(result._tag, "Failure");
+  thenFails(failureOf(result), "AiError");
   assert.equal(scripted.streamed.length, 1);
   assert.equal(scripted.summarized.length, 0);
 });

@@ -39,6 +39,7 @@ import {
   tempStore,
   text,
 } from "./_scripted.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const Read = Tool.make("read", {
   parameters: Schema.Struct({ path: Schema.String }),
@@ -230,10 +231,7 @@ Deno.test("a model that fails ends the turn with reason error and fails", async 
         return { error, session: reread.session };
       }),
   );
-  assert.equal(error._tag, "AiError");
-  assert.ok(
-    error._tag === "AiError" && error.reason._tag === "InternalProviderError",
-  );
+  thenFails(thenFails(error, "AiError").reason, "InternalProviderError");
   assert.deepEqual(types(session), [
     "turn/start",
     "user/message",
@@ -258,7 +256,7 @@ Deno.test("an answer cut by a model error keeps its text and answers its calls",
         return { error, session: yield* reread };
       }),
   );
-  assert.equal(error._tag, "AiError");
+  thenFails(error, "AiError");
   const [message] = answers(session);
   assert.ok(message !== undefined);
   assert.equal(message.data.interrupted, true);

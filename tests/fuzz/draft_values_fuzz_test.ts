@@ -13,6 +13,7 @@ import { type EventDraft, extensionType, Session } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { config, countsReport, fuzz, type Rng } from "../_helpers/fuzz.ts";
 import { toolResultDraft } from "../_helpers/build.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 class Opaque {
   readonly x = 1;
@@ -144,16 +145,14 @@ Deno.test("fuzz: drafts holding values that are not JSON", () => {
       Effect.exit(Session.append(Session.make(header), draft)),
     );
     if (Exit.isFailure(exit)) {
-      const found = exit.cause.reasons.find((r) => r._tag === "Fail");
-      assert.ok(found !== undefined && found._tag === "Fail", "no defect");
-      const error = found.error;
+      // A defect or an interruption throws here.
+      const refused = failureOf(exit);
       if (value === undefined && slot.length === 0) {
         // Data that is undefined is missing: the envelope's rule.
-        assert.equal(error._tag, "InvalidEnvelope");
+        thenFails(refused, "InvalidEnvelope");
         return;
       }
-      assert.equal(error._tag, "InvalidEventData");
-      if (error._tag !== "InvalidEventData") return;
+      const error = thenFails(refused, "InvalidEventData");
       assert.ok(bad.length > 0, `refused JSON: ${error.issue}`);
       assert.ok(
         startsWith(error.path, slot),

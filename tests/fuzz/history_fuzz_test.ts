@@ -33,7 +33,8 @@ import {
   heavyRuns,
   type Rng,
 } from "../_helpers/fuzz.ts";
-import { genValidLog, headerLine } from "../_helpers/fuzz_logs.ts";
+import { genValidLog } from "../_helpers/fuzz_logs.ts";
+import { headerLine } from "../_helpers/build.ts";
 
 const encoder = new TextEncoder();
 
@@ -46,7 +47,8 @@ const sessionOf = (text: string): Session => {
 const randomSession = (rng: Rng): Session => {
   const log = genValidLog(rng, rng.int(1, 40));
   return sessionOf(
-    headerLine() + log.events.map((e) => `${JSON.stringify(e)}\n`).join(""),
+    headerLine("fuzz") +
+      log.events.map((e) => `${JSON.stringify(e)}\n`).join(""),
   );
 };
 
@@ -107,7 +109,7 @@ Deno.test("fuzz: a chain of replacements longer than the call stack", () => {
     const msg = `{"id":"u","role":"user","content":[],"source":{"kind":"${
       rng.pick(["user", "plugin"])
     }"}}`;
-    let text = headerLine();
+    let text = headerLine("fuzz");
     text +=
       `{"type":"user/message","seq":0,"time":0,"data":${msg},"surfaceOp":"append"}\n`;
     for (let k = 1; k <= n; k++) {

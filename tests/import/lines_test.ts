@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { forEachRecord } from "../../src/import/lines.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const withFile = (text: string, f: (file: string) => void): void => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-lines-"));
@@ -51,14 +52,7 @@ Deno.test("forEachRecord refuses a line over the bound, or skips it under recove
   const long = "y".repeat(100_000);
   withFile(`{"a":1}\n{"b":"${long}"}\n{"c":3}\n`, (file) => {
     const refused = collect(file, false, 1000);
-    assert.ok(Result.isFailure(refused.result));
-    if (Result.isFailure(refused.result)) {
-      assert.equal(refused.result.failure._tag, "ImportLineTooLong");
-      assert.equal(
-        "line" in refused.result.failure ? refused.result.failure.line : 0,
-        2,
-      );
-    }
+    thenFails(failureOf(refused.result), "ImportLineTooLong", { line: 2 });
     const recovered = collect(file, true, 1000);
     assert.deepEqual(recovered.seen.map(([line]) => line), [1, 3]);
     assert.ok(Result.isSuccess(recovered.result));

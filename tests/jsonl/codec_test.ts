@@ -13,7 +13,7 @@ import {
   expandSourceSeqs,
 } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { thenFails } from "../_helpers/then.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const seqs = (ns: number[]) => ns.map((n) => SessionSeq.make(n));
 
@@ -122,12 +122,7 @@ Deno.test("source runs", async (t) => {
     for (const [sources, problem] of cases) {
       const result = decodeEventValue(summary(10, sources));
       assert.ok(Result.isFailure(result), JSON.stringify(sources));
-      thenFails(result.failure, "InvalidSourceRange");
-      assert.equal(
-        result.failure._tag === "InvalidSourceRange" && result.failure.problem,
-        problem,
-        JSON.stringify(sources),
-      );
+      thenFails(result.failure, "InvalidSourceRange", { problem });
     }
   });
   await t.step("pairs on a log-only event are refused by the decoder", () => {
@@ -138,10 +133,7 @@ Deno.test("source runs", async (t) => {
       data: { turn: 0 },
       sourceEventSeqs: [[0, 2]],
     });
-    assert.equal(
-      Result.isFailure(result) && result.failure._tag,
-      "SurfaceMetadataOnLogOnlyEvent",
-    );
+    thenFails(failureOf(result), "SurfaceMetadataOnLogOnlyEvent");
   });
 });
 
@@ -170,9 +162,6 @@ Deno.test("event lines", async (t) => {
   });
   await t.step("a line that is not JSON is InvalidJson", () => {
     const result = decodeEventLine('{"type":');
-    assert.equal(
-      Result.isFailure(result) && result.failure._tag,
-      "InvalidJson",
-    );
+    thenFails(failureOf(result), "InvalidJson");
   });
 });

@@ -10,6 +10,7 @@ import {
 } from "@palimpsest/session/jsonl";
 import { mulberry32, writeWorkloadFile } from "../../bench/workload.ts";
 import { descriptorsOn } from "../_helpers/descriptors.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const largeLog = (() => {
   let file: string | undefined;
@@ -146,9 +147,6 @@ Deno.test("reading stops pulling at the first bad line", async () => {
     })),
   );
   const exit = await Effect.runPromiseExit(readSessionStream(bytes));
-  assert.ok(Exit.isFailure(exit));
-  const error = Cause.squash(exit.cause);
-  assert.ok(typeof error === "object" && error !== null && "_tag" in error);
-  assert.equal(error._tag, "CorruptLine");
+  thenFails(failureOf(exit), "CorruptLine", { line: 2 });
   assert.equal(pulledAfterBadLine, 0);
 });

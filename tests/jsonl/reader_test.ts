@@ -34,6 +34,16 @@ const read = <E = never>(text: string | Uint8Array, options?: ReadOptions<E>) =>
 const ok = (text: string, options?: ReadOptions): LoadedLog =>
   Result.getOrThrow(read(text, options));
 
+/** The error of a read that must be refused. */
+const refusal = <E = never>(
+  text: string | Uint8Array,
+  options?: ReadOptions<E>,
+) => {
+  const result = read(text, options);
+  if (Result.isSuccess(result)) return assert.fail("Expected a refusal");
+  return result.failure;
+};
+
 const chunked = (bytes: Uint8Array, sizes: number[]): Uint8Array[] => {
   const out: Uint8Array[] = [];
   let at = 0;
@@ -104,40 +114,29 @@ Deno.test("torn tails", async (t) => {
     assert.equal(log.report.bytes, encoder.encode(good).length);
   });
   await t.step("an empty file has no header", () => {
-    const result = read("");
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "MissingHeader");
+    thenFails(refusal(""), "MissingHeader");
   });
   await t.step("a torn header has no header", () => {
-    const result = read(header.slice(0, 20));
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "MissingHeader");
-    assert.equal(
-      result.failure._tag === "MissingHeader" && result.failure.bytes,
-      20,
-    );
+    thenFails(refusal(header.slice(0, 20)), "MissingHeader", { bytes: 20 });
   });
 });
 
 Deno.test("corrupt lines are never skipped", async (t) => {
   const text = header + turnStart(0) + "{not json\n" + user(2);
   await t.step("strict: CorruptLine with its line and inner error", () => {
-    const result = read(text);
-    assert.ok(Result.isFailure(result));
-    const error = result.failure;
-    thenFails(error, "CorruptLine");
-    if (error._tag !== "CorruptLine") return;
-    assert.equal(error.line, 3);
-    assert.equal(error.innerTag, "InvalidJson");
+    const error = thenFails(refusal(text), "CorruptLine", {
+      line: 3,
+      innerTag: "InvalidJson",
+      excerpt: "{not json",
+    });
     thenFails(error.inner, "InvalidJson");
-    assert.equal(error.excerpt, "{not json");
   });
   await t.step("recover: the prefix is served and the stop reported", () => {
     const log = ok(text, { recover: true });
     assert.deepEqual(log.events.map((e) => e.seq), [0]);
     assert.equal(log.session.surface.nextSeq, 1);
-    assert.equal(log.report.stoppedAt?._tag, "CorruptLine");
-    assert.equal(log.report.stoppedAt?.line, 3);
+    assert.ok(log.report.stoppedAt !== undefined);
+    thenFails(log.report.stoppedAt, "CorruptLine", { line: 3 });
     assert.equal(log.report.lines, 2);
     assert.equal(
       log.report.bytes,
@@ -146,31 +145,21 @@ Deno.test("corrupt lines are never skipped", async (t) => {
   });
   await t.step("a line that breaks an event rule names the rule", () => {
     const bad = '{"type":"user/message","seq":1,"time":0,"data":{}}\n';
-    const result = read(header + turnStart(0) + bad);
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "CorruptLine");
-    assert.equal(
-      result.failure._tag === "CorruptLine" && result.failure.innerTag,
-      "InvalidEventData",
-    );
+    thenFails(refusal(header + turnStart(0) + bad), "CorruptLine", {
+      innerTag: "InvalidEventData",
+    });
   });
   await t.step("a blank line is corrupt", () => {
-    const result = read(header + "\n" + turnStart(0));
-    assert.ok(Result.isFailure(result));
-    assert.equal(
-      result.failure._tag === "CorruptLine" && result.failure.line,
-      2,
-    );
+    thenFails(refusal(header + "\n" + turnStart(0)), "CorruptLine", {
+      line: 2,
+    });
   });
   await t.step("a fold error names its line", () => {
-    const result = read(header + turnStart(0) + user(1) + user(3) + user(4));
-    assert.ok(Result.isFailure(result));
-    const error = result.failure;
-    thenFails(error, "FoldFailed");
-    if (error._tag !== "FoldFailed") return;
-    assert.equal(error.line, 4);
-    assert.equal(error.seq, 3);
-    assert.equal(error.innerTag, "NonContiguousSeq");
+    thenFails(
+      refusal(header + turnStart(0) + user(1) + user(3) + user(4)),
+      "FoldFailed",
+      { line: 4, seq: 3, innerTag: "NonContiguousSeq" },
+    );
     const recovered = ok(header + turnStart(0) + user(1) + user(3) + user(4), {
       recover: true,
     });
@@ -183,19 +172,14 @@ Deno.test("corrupt lines are never skipped", async (t) => {
     );
   });
   await t.step("a corrupt header fails even with recover", () => {
-    const result = read("{nope\n" + turnStart(0), { recover: true });
-    assert.ok(Result.isFailure(result));
-    assert.equal(
-      result.failure._tag === "CorruptLine" && result.failure.line,
-      1,
+    thenFails(
+      refusal("{nope\n" + turnStart(0), { recover: true }),
+      "CorruptLine",
+      { line: 1 },
     );
-    const notSession = read('{"type":"other"}\n');
-    assert.equal(
-      Result.isFailure(notSession) &&
-        notSession.failure._tag === "CorruptLine" &&
-        notSession.failure.innerTag,
-      "InvalidHeader",
-    );
+    thenFails(refusal('{"type":"other"}\n'), "CorruptLine", {
+      innerTag: "InvalidHeader",
+    });
   });
   await t.step("invalid UTF-8 is CorruptLine InvalidUtf8", () => {
     const bytes = new Uint8Array([
@@ -207,37 +191,24 @@ Deno.test("corrupt lines are never skipped", async (t) => {
       0x0a,
       ...encoder.encode(user(2)),
     ]);
-    const result = read(bytes);
-    assert.ok(Result.isFailure(result));
-    assert.equal(
-      result.failure._tag === "CorruptLine" && result.failure.innerTag,
-      "InvalidUtf8",
-    );
-    assert.equal(
-      result.failure._tag === "CorruptLine" && result.failure.line,
-      3,
-    );
+    thenFails(refusal(bytes), "CorruptLine", {
+      innerTag: "InvalidUtf8",
+      line: 3,
+    });
   });
 });
 
-Deno.test("versions", async (t) => {
+Deno.test("the header version decides how a log is read", async (t) => {
   await t.step("a newer header is FormatTooNew", () => {
-    const result = read(
+    const error = refusal(
       '{"type":"session","version":4,"id":"s","createdAt":0,"isSeeded":false}\n',
     );
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "FormatTooNew");
-    assert.equal(
-      result.failure._tag === "FormatTooNew" && result.failure.version,
-      4,
-    );
+    thenFails(error, "FormatTooNew", { version: 4 });
   });
   const old = '{"type":"session","version":2,"id":"s","createdAt":0}\n' +
     '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\n';
   await t.step("an older header without migration is FormatTooOld", () => {
-    const result = read(old);
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "FormatTooOld");
+    thenFails(refusal(old), "FormatTooOld");
   });
   await t.step("a migration plugs in and its output is decoded", () => {
     let seen: MigrationInput | undefined;
@@ -276,12 +247,10 @@ Deno.test("CRLF line endings are accepted and counted", () => {
 
 Deno.test("the line length limit", async (t) => {
   await t.step("a long line in one chunk is LineTooLong", () => {
-    const result = read(header + user(0), { maxLineBytes: 100 });
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "LineTooLong");
-    if (result.failure._tag !== "LineTooLong") return;
-    assert.equal(result.failure.line, 2);
-    assert.equal(result.failure.offset, encoder.encode(header).length);
+    thenFails(refusal(header + user(0), { maxLineBytes: 100 }), "LineTooLong", {
+      line: 2,
+      offset: encoder.encode(header).length,
+    });
   });
   await t.step("a long line across chunks is LineTooLong", () => {
     const bytes = encoder.encode(header + user(0));
@@ -292,9 +261,10 @@ Deno.test("the line length limit", async (t) => {
     thenFails(result.failure, "LineTooLong");
   });
   await t.step("a torn tail longer than the limit is LineTooLong", () => {
-    const result = read(header + "x".repeat(200), { maxLineBytes: 100 });
-    assert.ok(Result.isFailure(result));
-    thenFails(result.failure, "LineTooLong");
+    thenFails(
+      refusal(header + "x".repeat(200), { maxLineBytes: 100 }),
+      "LineTooLong",
+    );
   });
   await t.step("lines at the limit are read", () => {
     const line = user(0);
@@ -321,11 +291,7 @@ Deno.test("readSessionFile streams a file", async () => {
     Effect.result(readSessionFile(path.join(dir, "none.jsonl"))),
   );
   assert.ok(Result.isFailure(missing));
-  thenFails(missing.failure, "JsonlIoError");
-  assert.equal(
-    missing.failure._tag === "JsonlIoError" && missing.failure.code,
-    "ENOENT",
-  );
+  thenFails(missing.failure, "JsonlIoError", { code: "ENOENT" });
   fs.rmSync(dir, { recursive: true });
 });
 
@@ -341,13 +307,7 @@ Deno.test("sizes read from a line are bounded before anything is allocated", asy
         sourceEventSeqs: sources,
       })
     }\n`;
-  const corruptLine = (text: string) => {
-    const result = read(text);
-    assert.ok(Result.isFailure(result));
-    const error = result.failure;
-    assert.equal(error._tag, "CorruptLine");
-    return error._tag === "CorruptLine" ? error : assert.fail();
-  };
+  const corruptLine = (text: string) => thenFails(refusal(text), "CorruptLine");
 
   await t.step("a run is not expanded while the seq is unreadable", () => {
     const error = corruptLine(
@@ -361,19 +321,18 @@ Deno.test("sizes read from a line are bounded before anything is allocated", asy
       header + turnStart(0) + citing(9007199254740991, [[0, 9007199254740990]]),
     );
     assert.deepEqual([error.line, error.innerTag], [3, "InvalidSourceRange"]);
-    assert.equal(
-      error.inner._tag === "InvalidSourceRange" && error.inner.problem,
-      "too-many",
-    );
+    thenFails(error.inner, "InvalidSourceRange", { problem: "too-many" });
   });
 
   await t.step("a wrong seq with a small run is still the fold's error", () => {
-    const result = read(header + turnStart(0) + citing(5, [[0, 2]]));
-    assert.ok(Result.isFailure(result));
-    assert.equal(result.failure._tag, "CorruptLine");
-    const folded = read(header + turnStart(0) + citing(5, [[0, 0], 2]));
-    assert.ok(Result.isFailure(folded));
-    assert.equal(folded.failure._tag, "FoldFailed");
+    thenFails(
+      refusal(header + turnStart(0) + citing(5, [[0, 2]])),
+      "CorruptLine",
+    );
+    thenFails(
+      refusal(header + turnStart(0) + citing(5, [[0, 0], 2])),
+      "FoldFailed",
+    );
   });
 
   await t.step(

@@ -22,7 +22,7 @@ import {
   userDraft,
 } from "../_helpers/build.ts";
 import { exitWithStore, tempDir, withStore } from "../_helpers/store.ts";
-import { failureOf, failureOrValue, thenFails } from "../_helpers/then.ts";
+import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const fileOf = (root: string, id: string) =>
@@ -257,14 +257,9 @@ Deno.test("one writer per session", async (t) => {
           return { second, readerLines: reader.report.events + 1 };
         }),
       );
-      assert.ok(exit._tag === "Success");
-      const { second, readerLines } = exit.value;
+      const { second, readerLines } = successOf(exit);
       assert.ok(Result.isFailure(second));
-      thenFails(second.failure, "SessionLocked");
-      assert.equal(
-        second.failure._tag === "SessionLocked" && second.failure.pid,
-        Deno.pid,
-      );
+      thenFails(second.failure, "SessionLocked", { pid: Deno.pid });
       assert.equal(readerLines, 4);
     },
   );
@@ -286,8 +281,7 @@ Deno.test("one writer per session", async (t) => {
         return child.stdout.trim();
       }),
     );
-    assert.ok(exit._tag === "Success");
-    assert.equal(exit.value, "SessionLocked");
+    assert.equal(successOf(exit), "SessionLocked");
   });
   await t.step(
     "while another process writes, this one is locked out and lines never interleave",
@@ -395,7 +389,8 @@ Deno.test("one writer per session", async (t) => {
         }),
       );
       if (procReadable) {
-        thenFails(exit, "Success");
+        // The lock is reclaimed: the open succeeds.
+        successOf(exit);
       } else {
         // Without /proc the start time cannot be compared: stay conservative.
         thenFails(failureOf(exit), "SessionLocked");
@@ -524,12 +519,10 @@ Deno.test("torn tails and recovery through the store", async (t) => {
           SessionStore.use((s) => s.open("t", { mode })),
         );
         const error = failureOf(exit);
-        thenFails(error, "CorruptLine");
-        thenFails(error, "CorruptLine", { line: 3 });
-        assert.equal(
-          error._tag === "CorruptLine" && error.innerTag,
-          "InvalidSessionSeq",
-        );
+        thenFails(error, "CorruptLine", {
+          line: 3,
+          innerTag: "InvalidSessionSeq",
+        });
       }
       assert.ok(!fs.existsSync(`${file}.lock`));
       const recovered = await withStore(
@@ -654,8 +647,8 @@ Deno.test("a failed write is truncated back", async (t) => {
   const scope = Effect.runSync(Scope.make());
   const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
     Effect.runPromise(Effect.exit(Scope.provide(effect, scope)));
-  const writer = failureOrValue(await run(store.create(header("f"))));
-  failureOrValue(await run(store.append(writer, turnBatches(0)[0] ?? [])));
+  const writer = successOf(await run(store.create(header("f"))));
+  successOf(await run(store.append(writer, turnBatches(0)[0] ?? [])));
   const good = fs.readFileSync(file);
 
   await t.step(
@@ -671,7 +664,7 @@ Deno.test("a failed write is truncated back", async (t) => {
   );
   await t.step("the next append continues from the good length", async () => {
     failWrites = false;
-    const { session } = failureOrValue(
+    const { session } = successOf(
       await run(store.append(writer, turnBatches(0)[1] ?? [])),
     );
     assert.equal(session.surface.nextSeq, 4);
@@ -693,7 +686,7 @@ Deno.test("a failed write is truncated back", async (t) => {
       thenFails(failureOf(next), "HandleClosed");
       assert.ok(!fs.existsSync(`${file}.lock`));
       // The partial batch is a torn tail or whole lines; a reader reports it.
-      const reader = failureOrValue(await run(store.open("f")));
+      const reader = successOf(await run(store.open("f")));
       assert.equal(reader.session.surface.nextSeq, 4);
       assert.ok(reader.report.tornTail !== undefined);
     },

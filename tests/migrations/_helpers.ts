@@ -146,18 +146,14 @@ export function eventsOf(out: Outcome): Array<Record<string, unknown>> {
 }
 
 /**
- * The refusal of an outcome as a plain record of its fields (message excluded).
+ * The refusal of an outcome, for `thenFails`.
  *
  * @param out The outcome.
- * @returns `_tag` and fields.
+ * @returns The migration's error.
  */
-export function errorOf(out: Outcome): Record<string, unknown> {
+export function errorOf(out: Outcome): MigrationError {
   if (out.ok) throw new Error("Expected a refusal but the migration succeeded");
-  const { message: _message, ...fields } = {
-    ...out.error,
-    _tag: out.error._tag,
-  };
-  return fields;
+  return out.error;
 }
 
 /** Small builders of old events' data. */

@@ -6,17 +6,14 @@ import {
   decodeV2Event,
 } from "../../migrations/mod.ts";
 import { ev } from "./_helpers.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 type Decode = typeof decodeV1Event;
 
-const fields = (decode: Decode, input: unknown): Record<string, unknown> => {
+const refusal = (decode: Decode, input: unknown) => {
   const result = decode(input, 7);
-  if (Result.isSuccess(result)) throw new Error("Expected a refusal");
-  const { message: _message, ...rest } = {
-    ...result.failure,
-    _tag: result.failure._tag,
-  };
-  return rest;
+  if (Result.isSuccess(result)) return assert.fail("Expected a refusal");
+  return result.failure;
 };
 
 const ok = (decode: Decode, input: unknown): void => {
@@ -44,8 +41,7 @@ for (const [version, decode] of decoders) {
     const user = at(ev.user("u"));
     await t.step("accepts a user message", () => ok(decode, user));
     await t.step("refuses a non-object with InvalidLegacyEnvelope", () => {
-      assert.deepEqual(fields(decode, [user]), {
-        _tag: "InvalidLegacyEnvelope",
+      thenFails(refusal(decode, [user]), "InvalidLegacyEnvelope", {
         line: 7,
         seq: undefined,
         version,
@@ -56,18 +52,27 @@ for (const [version, decode] of decoders) {
       await t.step(
         `refuses seq ${String(seq)} with InvalidLegacyEnvelope`,
         () => {
-          assert.equal(fields(decode, { ...user, seq }).reason, "seq");
+          thenFails(
+            refusal(decode, { ...user, seq }),
+            "InvalidLegacyEnvelope",
+            {
+              reason: "seq",
+            },
+          );
         },
       );
     }
     await t.step("refuses a key outside the envelope", () => {
-      assert.deepEqual(fields(decode, { ...user, extra: 1 }), {
-        _tag: "InvalidLegacyEnvelope",
-        line: 7,
-        seq: 3,
-        version,
-        reason: "extra",
-      });
+      thenFails(
+        refusal(decode, { ...user, extra: 1 }),
+        "InvalidLegacyEnvelope",
+        {
+          line: 7,
+          seq: 3,
+          version,
+          reason: "extra",
+        },
+      );
     });
     for (
       const [key, value] of [["type", ""], ["time", 1.5], [
@@ -76,21 +81,30 @@ for (const [version, decode] of decoders) {
       ]] as const
     ) {
       await t.step(`refuses a bad ${key}`, () => {
-        assert.equal(fields(decode, { ...user, [key]: value }).reason, key);
+        thenFails(
+          refusal(decode, { ...user, [key]: value }),
+          "InvalidLegacyEnvelope",
+          { reason: key },
+        );
       });
     }
     await t.step("refuses missing data", () => {
       const { data: _data, ...rest } = user;
-      assert.equal(fields(decode, rest).reason, "data");
+      thenFails(refusal(decode, rest), "InvalidLegacyEnvelope", {
+        reason: "data",
+      });
     });
     await t.step("refuses an unknown type with UnknownLegacyEventType", () => {
-      assert.deepEqual(fields(decode, at({ type: "x/y", data: {} })), {
-        _tag: "UnknownLegacyEventType",
-        line: 7,
-        seq: 3,
-        version,
-        type: "x/y",
-      });
+      thenFails(
+        refusal(decode, at({ type: "x/y", data: {} })),
+        "UnknownLegacyEventType",
+        {
+          line: 7,
+          seq: 3,
+          version,
+          type: "x/y",
+        },
+      );
     });
     await t.step("keeps an ignorable unknown type opaque", () => {
       ok(decode, at({ type: "x/y", data: { any: [1] }, ignorable: true }));
@@ -99,8 +113,7 @@ for (const [version, decode] of decoders) {
       "refuses a surface event without surfaceOp with MissingSurfaceMarker",
       () => {
         const { surfaceOp: _op, ...rest } = user;
-        assert.deepEqual(fields(decode, rest), {
-          _tag: "MissingSurfaceMarker",
+        thenFails(refusal(decode, rest), "MissingSurfaceMarker", {
           line: 7,
           seq: 3,
           version,
@@ -109,17 +122,20 @@ for (const [version, decode] of decoders) {
       },
     );
     const replace = (op: unknown) =>
-      fields(decode, { ...user, surfaceOp: op, sourceEventSeqs: [1] });
+      refusal(decode, { ...user, surfaceOp: op, sourceEventSeqs: [1] });
     await t.step(
       "refuses the v3 replace spelling with MalformedReplace",
       () => {
-        assert.deepEqual(replace({ op: "replace", startSeq: 1, endSeq: 1 }), {
-          _tag: "MalformedReplace",
-          line: 7,
-          seq: 3,
-          version,
-          reason: "startSeq",
-        });
+        thenFails(
+          replace({ op: "replace", startSeq: 1, endSeq: 1 }),
+          "MalformedReplace",
+          {
+            line: 7,
+            seq: 3,
+            version,
+            reason: "startSeq",
+          },
+        );
       },
     );
     for (
@@ -131,10 +147,7 @@ for (const [version, decode] of decoders) {
       ] as const
     ) {
       await t.step(`refuses ${name} with MalformedReplace`, () => {
-        assert.deepEqual([replace(op)._tag, replace(op).reason], [
-          "MalformedReplace",
-          reason,
-        ]);
+        thenFails(replace(op), "MalformedReplace", { reason });
       });
     }
     await t.step("accepts a legacy replace", () => {
@@ -145,10 +158,10 @@ for (const [version, decode] of decoders) {
       });
     });
     await t.step("refuses surface metadata on a log-only event", () => {
-      assert.deepEqual(
-        fields(decode, at({ ...ev.turnStart(), surfaceOp: "append" })),
+      thenFails(
+        refusal(decode, at({ ...ev.turnStart(), surfaceOp: "append" })),
+        "SurfaceMetadataOnLegacyLogOnly",
         {
-          _tag: "SurfaceMetadataOnLegacyLogOnly",
           line: 7,
           seq: 3,
           version,
@@ -168,27 +181,26 @@ for (const [version, decode] of decoders) {
       await t.step(
         `refuses ${name} in sourceEventSeqs with InvalidLegacySourceList`,
         () => {
-          const f = fields(decode, { ...user, sourceEventSeqs: sources });
-          assert.deepEqual([f._tag, f.reason], [
+          thenFails(
+            refusal(decode, { ...user, sourceEventSeqs: sources }),
             "InvalidLegacySourceList",
-            reason,
-          ]);
+            { reason },
+          );
         },
       );
     }
     await t.step(
       "refuses bad data with InvalidLegacyEventData and its path",
       () => {
-        const f = fields(
-          decode,
-          at({ type: "step/start", data: { turn: 0, step: -1 } }),
-        );
-        assert.deepEqual([f._tag, f.type, f.path], [
+        thenFails(
+          refusal(
+            decode,
+            at({ type: "step/start", data: { turn: 0, step: -1 } }),
+          ),
           "InvalidLegacyEventData",
-          "step/start",
-          "step",
-        ]);
-        const g = fields(
+          { type: "step/start", path: "step" },
+        );
+        const g = refusal(
           decode,
           at({
             ...ev.user("u"),
@@ -200,11 +212,11 @@ for (const [version, decode] of decoders) {
             },
           }),
         );
-        assert.deepEqual([g._tag, g.path], ["InvalidLegacyEventData", "role"]);
+        thenFails(g, "InvalidLegacyEventData", { path: "role" });
       },
     );
     await t.step("refuses a non-string header.system", () => {
-      const f = fields(
+      const f = refusal(
         decode,
         at({
           type: "request/header",
@@ -214,10 +226,7 @@ for (const [version, decode] of decoders) {
           },
         }),
       );
-      assert.deepEqual([f._tag, f.path], [
-        "InvalidLegacyEventData",
-        "header.system",
-      ]);
+      thenFails(f, "InvalidLegacyEventData", { path: "header.system" });
     });
   });
 }
@@ -281,14 +290,11 @@ Deno.test("each frozen vocabulary knows only its own types", async (t) => {
 });
 
 Deno.test("decodeV2Event() refuses sourceEventSeqs on assistant/message", () => {
-  const f = fields(
+  const f = refusal(
     decodeV2Event,
     at({ ...ev.assistantV2("a"), sourceEventSeqs: [1] }),
   );
-  assert.deepEqual([f._tag, f.reason], [
-    "InvalidLegacySourceList",
-    "forbidden",
-  ]);
+  thenFails(f, "InvalidLegacySourceList", { reason: "forbidden" });
 });
 
 Deno.test("decodeV1Event() refuses a stream inside assistant/message data", () => {
@@ -298,6 +304,7 @@ Deno.test("decodeV1Event() refuses a stream inside assistant/message data", () =
     ...msg,
     data: typeof data === "object" ? { ...data, stream: 1 } : data,
   });
-  const f = fields(decodeV1Event, input);
-  assert.deepEqual([f._tag, f.path], ["InvalidLegacyEventData", "stream"]);
+  thenFails(refusal(decodeV1Event, input), "InvalidLegacyEventData", {
+    path: "stream",
+  });
 });

@@ -3,17 +3,19 @@ import { Result } from "effect";
 import {
   type EdgeOutput,
   type MigrationEdge,
+  type MigrationError,
   syntheticSystemId,
   v0ToV1,
   v1ToV2,
 } from "../../migrations/mod.ts";
 import { errorOf, ev, eventsOf, given, sessionId } from "./_helpers.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 /** Run one edge over events (seqs and times assigned densely) and collect its output. */
 const runEdge = (
   edge: MigrationEdge,
   events: ReadonlyArray<Record<string, unknown>>,
-): Result.Result<ReadonlyArray<EdgeOutput>, Record<string, unknown>> => {
+): Result.Result<ReadonlyArray<EdgeOutput>, MigrationError> => {
   const run = edge.start({
     type: "session",
     version: edge.from,
@@ -22,17 +24,13 @@ const runEdge = (
     isSeeded: false,
   });
   const out: Array<EdgeOutput> = [];
-  const strip = (e: { readonly _tag: string; readonly message: string }) => {
-    const { message: _m, ...rest } = { ...e, _tag: e._tag };
-    return rest;
-  };
   for (let i = 0; i < events.length; i++) {
     const r = run.push({ seq: i, time: 1000 + i, ...events[i] }, i + 2);
-    if (Result.isFailure(r)) return Result.fail(strip(r.failure));
+    if (Result.isFailure(r)) return Result.fail(r.failure);
     out.push(...r.success);
   }
   const end = run.end();
-  if (Result.isFailure(end)) return Result.fail(strip(end.failure));
+  if (Result.isFailure(end)) return Result.fail(end.failure);
   out.push(...end.success);
   return Result.succeed(out);
 };
@@ -100,13 +98,7 @@ Deno.test("v0ToV1", async (t) => {
     });
     const out = r.push({ ...ev.turnStart(), seq: 1, time: 0 }, 2);
     assert.ok(Result.isFailure(out));
-    assert.deepEqual(
-      [
-        out.failure._tag,
-        out.failure._tag === "LegacySeqNotDense" && out.failure.expected,
-      ],
-      ["LegacySeqNotDense", 0],
-    );
+    thenFails(out.failure, "LegacySeqNotDense", { expected: 0 });
   });
 });
 
@@ -236,7 +228,7 @@ Deno.test("v1ToV2", async (t) => {
   await t.step(
     "refuses a replace endpoint on a chunk with ConsumedChunkReference",
     () => {
-      assert.deepEqual(
+      thenFails(
         refused(v1ToV2, [
           ev.chunk("a"),
           ev.assistantV1("m", [0]),
@@ -245,67 +237,47 @@ Deno.test("v1ToV2", async (t) => {
             sourceEventSeqs: [0, 1],
           }),
         ]),
-        {
-          _tag: "ConsumedChunkReference",
-          line: 4,
-          seq: 2,
-          chunkSeq: 0,
-          via: "surfaceOp",
-        },
+        "ConsumedChunkReference",
+        { line: 4, seq: 2, chunkSeq: 0, via: "surfaceOp" },
       );
     },
   );
   await t.step(
     "refuses a chunk claimed by an earlier message with ConsumedChunkReference",
     () => {
-      assert.deepEqual(
+      thenFails(
         refused(v1ToV2, [
           ev.chunk("a"),
           ev.assistantV1("m", [0]),
           ev.assistantV1("n", [0]),
         ]),
-        {
-          _tag: "ConsumedChunkReference",
-          line: 4,
-          seq: 2,
-          chunkSeq: 0,
-          via: "sourceEventSeqs",
-        },
+        "ConsumedChunkReference",
+        { line: 4, seq: 2, chunkSeq: 0, via: "sourceEventSeqs" },
       );
     },
   );
   await t.step(
     "refuses an opaque event citing a chunk with ConsumedChunkReference",
     () => {
-      assert.deepEqual(
+      thenFails(
         refused(v1ToV2, [ev.chunk("a"), {
           type: "x/note",
           data: {},
           ignorable: true,
           sourceEventSeqs: [0],
         }]),
-        {
-          _tag: "ConsumedChunkReference",
-          line: 3,
-          seq: 1,
-          chunkSeq: 0,
-          via: "sourceEventSeqs",
-        },
+        "ConsumedChunkReference",
+        { line: 3, seq: 1, chunkSeq: 0, via: "sourceEventSeqs" },
       );
     },
   );
   await t.step(
     "refuses a message citing a non-chunk with InvalidChunkCitation",
     () => {
-      assert.deepEqual(
+      thenFails(
         refused(v1ToV2, [ev.user("u"), ev.assistantV1("m", [0])]),
-        {
-          _tag: "InvalidChunkCitation",
-          line: 3,
-          seq: 1,
-          source: 0,
-          reason: "not-a-chunk",
-        },
+        "InvalidChunkCitation",
+        { line: 3, seq: 1, source: 0, reason: "not-a-chunk" },
       );
     },
   );
@@ -430,17 +402,17 @@ Deno.test("v2 -> v3", async (t) => {
   await t.step(
     "refuses a prompt before the first step with PromptChangeOutsideStep",
     () => {
-      assert.deepEqual(errorOf(given(2, [ev.header("A")])), {
-        _tag: "PromptChangeOutsideStep",
-        line: 2,
-        seq: 0,
-      });
+      thenFails(
+        errorOf(given(2, [ev.header("A")])),
+        "PromptChangeOutsideStep",
+        { line: 2, seq: 0 },
+      );
     },
   );
   await t.step(
     "refuses a prompt change after turn/end with PromptChangeOutsideStep",
     () => {
-      assert.deepEqual(
+      thenFails(
         errorOf(
           given(2, [
             ev.turnStart(),
@@ -449,26 +421,26 @@ Deno.test("v2 -> v3", async (t) => {
             ev.header("A"),
           ]),
         ),
-        { _tag: "PromptChangeOutsideStep", line: 5, seq: 3 },
+        "PromptChangeOutsideStep",
+        { line: 5, seq: 3 },
       );
     },
   );
   await t.step(
     "refuses a surface event before the first step with SurfaceEventBeforeFirstStep",
     () => {
-      assert.deepEqual(errorOf(given(2, [ev.turnStart(), ev.user("u")])), {
-        _tag: "SurfaceEventBeforeFirstStep",
-        line: 3,
-        seq: 1,
-        type: "user/message",
-      });
+      thenFails(
+        errorOf(given(2, [ev.turnStart(), ev.user("u")])),
+        "SurfaceEventBeforeFirstStep",
+        { line: 3, seq: 1, type: "user/message" },
+      );
     },
   );
   await t.step(
     "refuses a message id a later synthetic message takes with SyntheticIdCollision",
     () => {
       const id = syntheticSystemId(sessionId, 3);
-      assert.deepEqual(
+      thenFails(
         errorOf(
           given(2, [
             ev.turnStart(),
@@ -477,7 +449,8 @@ Deno.test("v2 -> v3", async (t) => {
             ev.header("A"),
           ]),
         ),
-        { _tag: "SyntheticIdCollision", line: 5, seq: 3, id },
+        "SyntheticIdCollision",
+        { line: 5, seq: 3, id },
       );
     },
   );
@@ -485,9 +458,10 @@ Deno.test("v2 -> v3", async (t) => {
     "refuses a message id an earlier synthetic message took with SyntheticIdCollision",
     () => {
       const id = syntheticSystemId(sessionId, 1);
-      assert.deepEqual(
+      thenFails(
         errorOf(given(2, [ev.turnStart(), ev.stepStart(), ev.user(id)])),
-        { _tag: "SyntheticIdCollision", line: 4, seq: 2, id },
+        "SyntheticIdCollision",
+        { line: 4, seq: 2, id },
       );
     },
   );
@@ -510,18 +484,11 @@ Deno.test("v2 -> v3", async (t) => {
           sourceEventSeqs: [0],
         }),
       ]);
-      const error = errorOf(out);
-      assert.deepEqual([
-        error["_tag"],
-        error["line"],
-        error["seq"],
-        error["tag"],
-      ], [
-        "MigratedEventRejected",
-        4,
-        3,
-        "ReplaceStartNotOnSurface",
-      ]);
+      thenFails(errorOf(out), "MigratedEventRejected", {
+        line: 4,
+        seq: 3,
+        tag: "ReplaceStartNotOnSurface",
+      });
     },
   );
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { Effect, Exit } from "effect";
+import { Effect } from "effect";
 import { migrateFile, type MigrationError } from "../../migrations/mod.ts";
 import { parseLines, runMigrate } from "./_helpers.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const fixture = (path: string): string =>
   Deno.readTextFileSync(new URL(`../fixtures/${path}`, import.meta.url));
@@ -19,16 +20,7 @@ const inTemp = async (
 
 const refusalOf = (
   effect: Effect.Effect<unknown, MigrationError>,
-): Record<string, unknown> => {
-  const exit = Effect.runSyncExit(effect);
-  if (Exit.isSuccess(exit)) throw new Error("Expected a refusal");
-  const error = exit.cause.reasons[0];
-  if (error === undefined || error._tag !== "Fail") {
-    throw new Error("Expected a failure");
-  }
-  const { message: _m, ...rest } = { ...error.error, _tag: error.error._tag };
-  return rest;
-};
+): MigrationError => failureOf(Effect.runSyncExit(effect));
 
 const names = (dir: string): Array<string> =>
   [...Deno.readDirSync(dir)].map((e) => e.name).sort();
@@ -64,12 +56,10 @@ Deno.test("migrateFile()", async (t) => {
         const source = `${dir}/s.jsonl`;
         Deno.writeTextFileSync(source, fixture("v2/system-prompts.jsonl"));
         Deno.writeTextFileSync(`${dir}/taken.jsonl`, "mine\n");
-        assert.deepEqual(
+        thenFails(
           refusalOf(migrateFile(source, { target: `${dir}/taken.jsonl` })),
-          {
-            _tag: "MigrationTargetExists",
-            path: `${dir}/taken.jsonl`,
-          },
+          "MigrationTargetExists",
+          { path: `${dir}/taken.jsonl` },
         );
         assert.equal(Deno.readTextFileSync(`${dir}/taken.jsonl`), "mine\n");
         assert.deepEqual(names(dir), ["s.jsonl", "taken.jsonl"]);
@@ -81,11 +71,9 @@ Deno.test("migrateFile()", async (t) => {
       inTemp((dir) => {
         const source = `${dir}/s.jsonl`;
         Deno.writeTextFileSync(source, fixture("v1/consumed-chunk.jsonl"));
-        const error = refusalOf(migrateFile(source));
-        assert.deepEqual([error["_tag"], error["line"]], [
-          "ConsumedChunkReference",
-          10,
-        ]);
+        thenFails(refusalOf(migrateFile(source)), "ConsumedChunkReference", {
+          line: 10,
+        });
         assert.deepEqual(names(dir), ["s.jsonl"]);
       }),
   );
@@ -95,7 +83,7 @@ Deno.test("migrateFile()", async (t) => {
       inTemp((dir) => {
         const source = `${dir}/s.jsonl`;
         Deno.writeTextFileSync(source, fixture("v2/too-new.jsonl"));
-        assert.equal(refusalOf(migrateFile(source))["_tag"], "FormatTooNew");
+        thenFails(refusalOf(migrateFile(source)), "FormatTooNew");
         assert.deepEqual(names(dir), ["s.jsonl"]);
       }),
   );
@@ -126,8 +114,7 @@ Deno.test("migrateFile()", async (t) => {
         const lines = fixture("v2/system-prompts.jsonl").split("\n");
         lines[4] = "{not json";
         Deno.writeTextFileSync(source, lines.join("\n"));
-        assert.deepEqual(refusalOf(migrateFile(source)), {
-          _tag: "CorruptLegacyLine",
+        thenFails(refusalOf(migrateFile(source)), "CorruptLegacyLine", {
           line: 5,
           excerpt: "{not json",
         });
@@ -139,8 +126,8 @@ Deno.test("migrateFile()", async (t) => {
     () =>
       inTemp((dir) => {
         Deno.writeTextFileSync(`${dir}/s.jsonl`, "");
-        assert.equal(
-          refusalOf(migrateFile(`${dir}/s.jsonl`))["_tag"],
+        thenFails(
+          refusalOf(migrateFile(`${dir}/s.jsonl`)),
           "InvalidLegacyHeader",
         );
       }),
@@ -149,12 +136,14 @@ Deno.test("migrateFile()", async (t) => {
     "reports a missing source with MigrationIoError",
     () =>
       inTemp((dir) => {
-        const error = refusalOf(migrateFile(`${dir}/none.jsonl`));
-        assert.deepEqual([error["_tag"], error["operation"], error["reason"]], [
+        thenFails(
+          refusalOf(migrateFile(`${dir}/none.jsonl`)),
           "MigrationIoError",
-          "open",
-          "ENOENT",
-        ]);
+          {
+            operation: "open",
+            reason: "ENOENT",
+          },
+        );
         assert.deepEqual(names(dir), []);
       }),
   );

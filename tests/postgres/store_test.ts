@@ -18,6 +18,7 @@ import {
   type PostgresSessionStore,
 } from "../../src/postgres/store.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
+import { thenFails } from "../_helpers/then.ts";
 import { turnBatches } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
 
@@ -158,29 +159,33 @@ postgresTest(
 );
 
 postgresTest("create never overwrites a session", async (url) => {
-  const tags = await withPg(url, (store) =>
-    Effect.gen(function* () {
-      const handle = yield* store.create(header("once"));
-      yield* store.append(handle, [turnStart(0)]);
-      yield* store.close(handle);
-      const again = yield* Effect.flip(store.create(header("once")));
-      const reader = yield* store.open("once");
-      return [again._tag, reader.session.surface.nextSeq];
-    }));
-  assert.deepEqual(tags, ["SessionAlreadyExists", 1]);
+  const { again, nextSeq } = await withPg(
+    url,
+    (store) =>
+      Effect.gen(function* () {
+        const handle = yield* store.create(header("once"));
+        yield* store.append(handle, [turnStart(0)]);
+        yield* store.close(handle);
+        const again = yield* Effect.flip(store.create(header("once")));
+        const reader = yield* store.open("once");
+        return { again, nextSeq: reader.session.surface.nextSeq };
+      }),
+  );
+  thenFails(again, "SessionAlreadyExists", { id: "once" });
+  assert.equal(nextSeq, 1);
 });
 
 postgresTest("ids the JSONL store refuses are refused", async (url) => {
-  const tags = await withPg(url, (store) =>
+  const refused = await withPg(url, (store) =>
     Effect.gen(function* () {
       const empty = yield* Effect.flip(store.create(header("")));
       const lone = yield* Effect.flip(store.open("\ud800", { mode: "write" }));
       const long = yield* Effect.flip(store.stat("x".repeat(300)));
-      return [empty, lone, long].map((e) =>
-        e._tag === "InvalidSessionId" ? e.problem : e._tag
-      );
+      return { empty, lone, long };
     }));
-  assert.deepEqual(tags, ["empty", "not-well-formed", "too-long"]);
+  thenFails(refused.empty, "InvalidSessionId", { problem: "empty" });
+  thenFails(refused.lone, "InvalidSessionId", { problem: "not-well-formed" });
+  thenFails(refused.long, "InvalidSessionId", { problem: "too-long" });
 });
 
 postgresTest(
@@ -195,9 +200,13 @@ postgresTest(
         const afterClose = yield* store.stat("one");
         const third = yield* store.open("one", { mode: "write" });
         yield* store.append(third, [turnStart(0)]);
-        return [second._tag, whileHeld.locked, afterClose.locked, third.mode];
+        return {
+          second,
+          held: [whileHeld.locked, afterClose.locked, third.mode],
+        };
       }));
-    assert.deepEqual(seen, ["SessionLocked", true, false, "write"]);
+    thenFails(seen.second, "SessionLocked", { id: "one" });
+    assert.deepEqual(seen.held, [true, false, "write"]);
   },
 );
 
@@ -220,12 +229,8 @@ postgresTest(
         const after = yield* Effect.flip(store.append(handle, [turnStart(3)]));
         return { failed, after };
       }));
-    assert.equal(result.failed._tag, "StorageError");
-    assert.equal(
-      result.failed._tag === "StorageError" ? result.failed.code : "",
-      "conflict",
-    );
-    assert.equal(result.after._tag, "HandleClosed");
+    thenFails(result.failed, "StorageError", { code: "conflict" });
+    thenFails(result.after, "HandleClosed", { id: "moved" });
     const rows = await sql(
       url,
       "SELECT seq FROM palimpsest_events WHERE session_id = 'moved'",
@@ -251,8 +256,7 @@ postgresTest(
           store.append(handle, [turnStart(1), turnStart(2)]),
         );
       }));
-    assert.equal(result._tag, "StorageError");
-    assert.equal(result._tag === "StorageError" ? result.code : "", "23505");
+    thenFails(result, "StorageError", { code: "23505" });
     const rows = await sql(
       url,
       "SELECT seq, line FROM palimpsest_events WHERE session_id = 'taken' ORDER BY seq",
@@ -291,12 +295,11 @@ postgresTest(
 postgresTest(
   "follow of a missing session fails SessionNotFound",
   async (url) => {
-    const tag = await withPg(url, (store) =>
-      Effect.map(
-        Effect.flip(Stream.runCollect(store.follow("nobody"))),
-        (e) => e._tag,
-      ));
-    assert.equal(tag, "SessionNotFound");
+    const error = await withPg(
+      url,
+      (store) => Effect.flip(Stream.runCollect(store.follow("nobody"))),
+    );
+    thenFails(error, "SessionNotFound", { id: "nobody" });
   },
 );
 
@@ -310,12 +313,11 @@ postgresTest(
     );
     const victim = spawnWriter(url, "killed", 3);
     assert.equal(await victim.firstLine(), "wrote 3");
-    const locked = await withPg(url, (store) =>
-      Effect.map(
-        Effect.flip(store.open("killed", { mode: "write" })),
-        (e) => e._tag,
-      ));
-    assert.equal(locked, "SessionLocked");
+    const locked = await withPg(
+      url,
+      (store) => Effect.flip(store.open("killed", { mode: "write" })),
+    );
+    thenFails(locked, "SessionLocked", { id: "killed" });
     victim.child.kill("SIGKILL");
     await victim.closed;
     // The server ends the dead backend as soon as it reads the closed socket.
@@ -388,10 +390,10 @@ postgresTest("list and stat read the head rows", async (url) => {
             "",
           ),
       ).length;
-      return { ids, stat, bytes, missing: missing._tag };
+      return { ids, stat, bytes, missing };
     }));
   assert.deepEqual(seen.ids, ["a", "b", "c"]);
   assert.equal(seen.stat.bytes, seen.bytes);
   assert.equal(seen.stat.locked, false);
-  assert.equal(seen.missing, "SessionNotFound");
+  thenFails(seen.missing, "SessionNotFound", { id: "zz" });
 });

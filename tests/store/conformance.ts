@@ -41,12 +41,12 @@ import {
   Fiber,
   type Layer,
   ManagedRuntime,
-  Result,
   type Scope,
   Stream,
 } from "effect";
 import { mulberry32 } from "../../bench/workload.ts";
 import { turnBatches, userDraft } from "../_helpers/build.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 /** A writer in another process, speaking `writer_process.ts`'s protocol. */
 export interface WriterProcess {
@@ -99,16 +99,6 @@ const withStore = <A, E, R>(
   Effect.gen(function* () {
     return yield* f(yield* SessionStore);
   });
-
-const tagOf = (exit: Exit.Exit<unknown, unknown>): string => {
-  assert.ok(Exit.isFailure(exit), "expected a failure");
-  assert.ok(!Cause.hasDies(exit.cause), Cause.pretty(exit.cause));
-  const found = Cause.findError(exit.cause);
-  assert.ok(Result.isSuccess(found), Cause.pretty(exit.cause));
-  const error = found.success;
-  assert.ok(typeof error === "object" && error !== null && "_tag" in error);
-  return String(error._tag);
-};
 
 const seqsOf = (events: ReadonlyArray<SessionEvent>): number[] =>
   events.map((e) => e.seq);
@@ -251,7 +241,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         );
         return [second, yield* readAll(id)] as const;
       }));
-      assert.equal(tagOf(second), "SessionAlreadyExists");
+      thenFails(failureOf(second), "SessionAlreadyExists", { id });
       assert.equal(events.length, TURN);
       assertNothingHeld("after create");
     },
@@ -321,7 +311,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
             }),
         );
       }));
-      assert.equal(tagOf(result.refused), "ReplaceStartNotOnSurface");
+      thenFails(failureOf(result.refused), "ReplaceStartNotOnSurface");
       assert.ok(result.unchanged);
       assert.equal(result.reader.length, TURN);
       assert.deepEqual(seqsOf(result.stored.events), [TURN]);
@@ -389,7 +379,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         ],
       );
       assert.deepEqual(events.slice(-4), compacted.events);
-      assert.equal(tagOf(foreign), "NotAnAppend");
+      thenFails(failureOf(foreign), "NotAnAppend");
     },
   );
 
@@ -415,7 +405,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         const stat = yield* store.stat(id);
         return { ...second, after, unlocked: !stat.locked };
       }));
-      assert.equal(tagOf(result.second), "SessionLocked");
+      thenFails(failureOf(result.second), "SessionLocked", { id });
       assert.ok(Exit.isSuccess(result.reader));
       assert.ok(result.locked);
       assert.ok(Exit.isSuccess(result.after));
@@ -462,7 +452,9 @@ export const storeConformance = (options: ConformanceOptions): void => {
     async () => {
       const exits = await run(Effect.gen(function* () {
         const store = yield* SessionStore;
-        return [
+        const all: ReadonlyArray<
+          Exit.Exit<unknown, { readonly _tag: string }>
+        > = [
           yield* Effect.exit(Effect.scoped(store.create(header("")))),
           yield* Effect.exit(Effect.scoped(store.open(""))),
           yield* Effect.exit(Effect.scoped(store.open("", { mode: "write" }))),
@@ -471,8 +463,11 @@ export const storeConformance = (options: ConformanceOptions): void => {
           yield* Effect.exit(Stream.runCollect(store.follow(""))),
           yield* Effect.exit(Effect.scoped(store.create(header("\uD800")))),
         ];
+        return all;
       }));
-      for (const exit of exits) assert.equal(tagOf(exit), "InvalidSessionId");
+      for (const exit of exits) {
+        thenFails(failureOf(exit), "InvalidSessionId");
+      }
     },
   );
 
@@ -493,7 +488,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
       assert.equal(stat.id, id);
       assert.ok(stat.bytes > 0);
       assert.equal(stat.locked, false);
-      assert.equal(tagOf(missing), "SessionNotFound");
+      thenFails(failureOf(missing), "SessionNotFound");
     },
   );
 
@@ -661,11 +656,11 @@ export const storeConformance = (options: ConformanceOptions): void => {
       const holder = spawn(["hold", id]);
       try {
         assert.equal(await holder.line(), "opened");
-        const here = await exitOf(Effect.gen(function* () {
+        const here = await run(Effect.gen(function* () {
           const store = yield* SessionStore;
-          return yield* store.open(id, { mode: "write" });
+          return yield* Effect.exit(store.open(id, { mode: "write" }));
         }));
-        assert.equal(tagOf(here), "SessionLocked");
+        thenFails(failureOf(here), "SessionLocked", { id });
         await holder.send("append");
         assert.equal(await holder.line(), `appended ${TURN}`);
         const events = await run(readAll(id));

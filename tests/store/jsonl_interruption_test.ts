@@ -17,6 +17,7 @@ import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 import { encodeSessionId, repairFile } from "@palimpsest/session/jsonl";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { heldUnder, largeLog } from "./held.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const fileOf = (root: string, id: string) =>
   path.join(root, `${Result.getOrThrow(encodeSessionId(id))}.jsonl`);
@@ -62,10 +63,11 @@ Deno.test("a failed open for write releases its lock at once, inside a longer sc
       const store = yield* SessionStore;
       const refused = yield* Effect.flip(store.open("old", { mode: "write" }));
       // The scope is still open: nothing of the failed open may be held.
-      return { tag: refused._tag, held: heldUnder(root) };
+      return { refused, held: heldUnder(root) };
     })).pipe(Effect.provide(layer)),
   );
-  assert.deepEqual(inside, { tag: "FormatTooOld", held: [] });
+  thenFails(inside.refused, "FormatTooOld");
+  assert.deepEqual(inside.held, []);
   fs.rmSync(root, { recursive: true });
 });
 
