@@ -19,7 +19,11 @@ import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { JsonlIoError } from "../src/jsonl/errors.ts";
-import { closeQuietly, publishNewFile } from "../src/jsonl/durable_file.ts";
+import {
+  attempt,
+  closeQuietly,
+  publishNewFile,
+} from "../src/jsonl/durable_file.ts";
 import { ioFields } from "../src/jsonl/io.ts";
 import {
   CorruptLegacyLine,
@@ -80,16 +84,6 @@ export function defaultTarget(source: string): string {
     : `${source}.v3.jsonl`;
 }
 
-const reason = (error: unknown): string => {
-  if (
-    typeof error === "object" && error !== null && "code" in error &&
-    typeof error.code === "string"
-  ) {
-    return error.code;
-  }
-  return error instanceof Error ? error.message : String(error);
-};
-
 const excerptOf = (
   text: string,
 ): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
@@ -99,15 +93,8 @@ const io = <A>(
   file: string,
   operation: string,
   f: () => A,
-): Result.Result<A, MigrationIoError> => {
-  try {
-    return Result.succeed(f());
-  } catch (error) {
-    return Result.fail(
-      new MigrationIoError({ path: file, operation, reason: reason(error) }),
-    );
-  }
-};
+): Result.Result<A, MigrationIoError> =>
+  Result.mapError(attempt(operation, file, f), migrationIo);
 
 interface Writer {
   readonly fd: number;
