@@ -190,10 +190,13 @@ Deno.test("repair keeps its promise when a later assistant message follows an or
   const surface = replayResult([...events, ...closers]);
   assert.ok(Result.isSuccess(surface));
   const messages = deriveMessages(surface.success);
-  assert.deepEqual(
-    checkTranscript(messages).map((v) => [v._tag, v.callId]),
-    [["UnansweredToolCall", "c1"]],
-  );
+  assert.deepEqual(checkTranscript(messages), [{
+    _tag: "UnansweredToolCall",
+    callId: "c1",
+    messageIndex: 0,
+    blockIndex: 1,
+    nextAssistantIndex: 1,
+  }]);
   assert.deepEqual(checkTranscript(pairToolCalls(messages).messages), []);
 });
 

@@ -135,16 +135,29 @@ Deno.test("pairToolCalls() drops a repeated call id and calls or results in the 
     assistant("a2", "c1"),
     withResult,
   ]);
-  assert.deepEqual(
-    paired.repairs.map((
-      r,
-    ) => [r._tag, r.callId, "reason" in r ? r.reason : ""]),
-    [
-      ["DroppedToolCall", "c9", "outside-assistant-message"],
-      ["DroppedToolCall", "c1", "duplicate"],
-      ["DroppedToolResult", "c0", "in-assistant-message"],
-    ],
-  );
+  assert.deepEqual(paired.repairs, [
+    {
+      _tag: "DroppedToolCall",
+      callId: "c9",
+      reason: "outside-assistant-message",
+      messageIndex: 0,
+      blockIndex: 0,
+    },
+    {
+      _tag: "DroppedToolCall",
+      callId: "c1",
+      reason: "duplicate",
+      messageIndex: 3,
+      blockIndex: 1,
+    },
+    {
+      _tag: "DroppedToolResult",
+      callId: "c0",
+      reason: "in-assistant-message",
+      messageIndex: 4,
+      blockIndex: 0,
+    },
+  ]);
   assert.deepEqual(paired.messages.map((m) => m.content.map((b) => b.type)), [
     ["text"],
     ["text", "tool-call"],
