@@ -19,10 +19,10 @@ import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   assistantCallDraft,
   assistantTextDraft,
+  drafts,
   toolCallDraft,
   toolResultDraft,
   turnBatches,
-  userDraft,
 } from "./_helpers/build.ts";
 
 /** Decodes drafts as a log: seq i, time 10 (i + 1). */
@@ -68,7 +68,7 @@ const multiCall: EventDraft = {
 const openTurn: ReadonlyArray<EventDraft> = [
   { type: "turn/start", data: { turn: 0 } },
   { type: "step/start", data: { turn: 0, step: 0 } },
-  userDraft("u0", "q"),
+  drafts.user("u0", "q"),
   multiCall,
   toolCallDraft(0, 0, "c1"),
   toolResultDraft(0, 0, "c1"),
@@ -128,7 +128,10 @@ Deno.test("interruptedTurnClosers", async (t) => {
   });
   await t.step("a closed turn, or no turn, needs nothing", () => {
     assert.deepEqual(interruptedTurnClosers([]), []);
-    assert.deepEqual(interruptedTurnClosers(given([userDraft("u", "x")])), []);
+    assert.deepEqual(
+      interruptedTurnClosers(given([drafts.user("u", "x")])),
+      [],
+    );
     assert.deepEqual(interruptedTurnClosers(given(turnBatches(0).flat())), []);
   });
   await t.step("a closed step gets no step/end", () => {

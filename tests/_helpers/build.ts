@@ -9,7 +9,7 @@
  * - drafts for the history tests (`drafts.user`, ...), made with the
  *   library's own `Draft` where they are the same thing, and the runners
  *   `sessionOf`, `ok`, `fails`;
- * - the drafts of the standard workload (`userDraft`, `assistantCallDraft`,
+ * - the drafts of the standard workload (`assistantCallDraft`,
  *   ..., `turnBatches`) for the persistence tests.
  *
  * @module
@@ -339,10 +339,6 @@ export const fails = <A, E>(effect: Effect.Effect<A, E>): E =>
 
 const model = { kind: "model", provider: "test", model: "m" } as const;
 
-/** `user/message`. */
-export const userDraft = (id: string, text: string): EventDraft =>
-  Draft.user(text, { id });
-
 /** `assistant/message` with one `tool-call` block. */
 export const assistantCallDraft = (
   turn: number,
@@ -433,7 +429,7 @@ export const turnBatches = (
     [
       { type: "turn/start", data: { turn } },
       { type: "step/start", data: { turn, step: 0 } },
-      userDraft(`u${turn}`, `question ${turn}`),
+      drafts.user(`u${turn}`, `question ${turn}`),
     ],
     [assistantCallDraft(turn, 0, callId)],
     [toolCallDraft(turn, 0, callId)],

@@ -16,10 +16,10 @@ import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
 import type { AppendIo } from "../../src/jsonl/durable_file.ts";
 import {
   assistantCallDraft,
+  drafts,
   headerLine,
   toolCallDraft,
   turnBatches,
-  userDraft,
 } from "../_helpers/build.ts";
 import { exitWithStore, tempDir, withStore } from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
@@ -178,7 +178,7 @@ Deno.test("store errors", async (t) => {
       Effect.gen(function* () {
         const store = yield* SessionStore;
         const reader = yield* store.open("s");
-        return yield* store.append(reader, [userDraft("u", "x")]);
+        return yield* store.append(reader, [drafts.user("u", "x")]);
       }),
     );
     thenFails(failureOf(exit), "ReadOnlyHandle");
@@ -191,7 +191,7 @@ Deno.test("store errors", async (t) => {
         const writer = yield* store.open("s", { mode: "write" });
         yield* store.close(writer);
         yield* store.close(writer);
-        return yield* store.append(writer, [userDraft("u", "x")]);
+        return yield* store.append(writer, [drafts.user("u", "x")]);
       }),
     );
     thenFails(failureOf(exit), "HandleClosed");
@@ -205,7 +205,7 @@ Deno.test("store errors", async (t) => {
         const store = yield* SessionStore;
         const writer = yield* store.open("s", { mode: "write" });
         return yield* store.append(writer, [
-          userDraft("u", "x"),
+          drafts.user("u", "x"),
           {
             type: "user/message",
             surfaceOp: {
@@ -608,8 +608,8 @@ Deno.test("a 50 MB single event round-trips", async () => {
       const store = yield* SessionStore;
       const writer = yield* store.create(header("big"));
       yield* store.append(writer, [
-        userDraft("u0", big),
-        userDraft("u1", "small"),
+        drafts.user("u0", big),
+        drafts.user("u1", "small"),
       ]);
       yield* store.close(writer);
       return yield* store.open("big");

@@ -45,7 +45,7 @@ import {
   Stream,
 } from "effect";
 import { mulberry32 } from "../../bench/workload.ts";
-import { turnBatches, userDraft } from "../_helpers/build.ts";
+import { drafts, turnBatches } from "../_helpers/build.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 
 /** A writer in another process, speaking `writer_process.ts`'s protocol. */
@@ -282,7 +282,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
               );
               const before = writer.session;
               const refused = yield* Effect.exit(store.append(writer, [
-                userDraft("ok", "fine"),
+                drafts.user("ok", "fine"),
                 // A replacement of seq 0 (turn/start, never on the surface):
                 // the fold refuses it after the first draft was accepted.
                 {
@@ -304,7 +304,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
               const unchanged = writer.session === before;
               const reader = yield* readAll(id);
               const stored = yield* store.append(writer, [
-                userDraft("next", "x"),
+                drafts.user("next", "x"),
               ]);
               const followed = yield* Fiber.join(follower);
               return { refused, unchanged, reader, stored, followed };
@@ -502,7 +502,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         const early = yield* store.open(id);
         yield* store.withSession(
           id,
-          (w) => store.append(w, [userDraft("x", "x")]),
+          (w) => store.append(w, [drafts.user("x", "x")]),
         );
         const late = yield* store.open(id);
         return { early, late };
@@ -700,7 +700,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
       const events = await run(Effect.gen(function* () {
         const store = yield* SessionStore;
         const writer = yield* store.open(id, { mode: "write" });
-        const { events } = yield* store.append(writer, [userDraft("u", "x")]);
+        const { events } = yield* store.append(writer, [drafts.user("u", "x")]);
         assert.deepEqual(seqsOf(events), [TURN + 3]);
         return Session.events(writer.session);
       }));
