@@ -300,6 +300,27 @@ const checkSurfaceOp = (op: unknown): op is SurfaceOp => {
     isSessionSeq(op.endSeq);
 };
 
+/** The first element equal to an earlier one, if any. */
+const firstDuplicate = (
+  sources: ReadonlyArray<SessionSeq>,
+): SessionSeq | undefined => {
+  // Quadratic-free past a small size.
+  if (sources.length <= 8) {
+    for (let i = 1; i < sources.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (sources[i] === sources[j]) return sources[i];
+      }
+    }
+    return undefined;
+  }
+  const seen = new Set<number>();
+  for (const s of sources) {
+    if (seen.has(s)) return s;
+    seen.add(s);
+  }
+  return undefined;
+};
+
 const checkSources = (
   seq: SessionSeq,
   type: string,
@@ -314,6 +335,10 @@ const checkSources = (
     });
   }
   const length = sources.length;
+  // Strictly increasing lists (every expanded run, most lists) cannot hold a
+  // duplicate: only the others need the search below.
+  let increasing = true;
+  let previous = -1;
   for (let i = 0; i < length; i++) {
     if (!(i in sources)) {
       return new InvalidSourceList({ seq, type, index: i, value: undefined });
@@ -322,23 +347,14 @@ const checkSources = (
     if (!isSessionSeq(s)) {
       return new InvalidSourceList({ seq, type, index: i, value: s });
     }
+    if (s <= previous) increasing = false;
+    previous = s;
   }
   if (length === 0) return new EmptySourceList({ seq, type });
-  // Sorted-ness is common (ranges), so the quadratic-free check uses a Set
-  // only past a small size.
-  if (length <= 8) {
-    for (let i = 1; i < length; i++) {
-      for (let j = 0; j < i; j++) {
-        if (sources[i] === sources[j]) {
-          return new DuplicateSource({ seq, type, source: sources[i] });
-        }
-      }
-    }
-  } else {
-    const seen = new Set<number>();
-    for (const s of sources) {
-      if (seen.has(s)) return new DuplicateSource({ seq, type, source: s });
-      seen.add(s);
+  if (!increasing) {
+    const duplicate = firstDuplicate(sources);
+    if (duplicate !== undefined) {
+      return new DuplicateSource({ seq, type, source: duplicate });
     }
   }
   for (const s of sources) {
