@@ -37,22 +37,18 @@
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
-import * as Option from "effect/Option";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
-import * as Stream from "effect/Stream";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
-import { Session, type SessionHeader } from "../session.ts";
-import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
+import { Session } from "../session.ts";
+import { encodeHeaderLine } from "./codec.ts";
 import { FormatTooOld, type JsonlIoError } from "./errors.ts";
 import {
   AppendOutcomeUnknown,
-  HandleClosed,
   type InvalidSessionId,
-  ReadOnlyHandle,
   SessionAlreadyExists,
   SessionNotFound,
   StorageError,
@@ -62,7 +58,6 @@ import {
   makeSessionStore,
   type OpenError,
   type OpenOptions,
-  type OpenReport,
   type SessionHandle,
   SessionStore,
   type StoreCore,
@@ -71,11 +66,7 @@ import {
 import { decodeSessionId, encodeSessionId } from "./ids.ts";
 import { errorCode, ioError } from "./io.ts";
 import { acquireLock, type HeldLock, isLocked, releaseLock } from "./lock.ts";
-import {
-  DEFAULT_MAX_LINE_BYTES,
-  type ReadReport,
-  readSessionFile,
-} from "./reader.ts";
+import { readSessionFile } from "./reader.ts";
 import {
   appendBatch,
   type AppendIo,
@@ -83,9 +74,15 @@ import {
   nodeAppendIo,
   publishBytes,
 } from "./durable_file.ts";
-import { makeLineFollower } from "./follow.ts";
 import { acquireScoped } from "../store/scoped.ts";
-import { makeHandleRegistry } from "../store/handles.ts";
+import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
+import {
+  createdFrom,
+  readOptionsOf,
+  reportOf,
+  wholeReport,
+} from "../store/open.ts";
+import { encodeEventLines, followLines } from "../store/lines.ts";
 
 /** Options of {@link layerJsonlStore}. */
 export interface JsonlStoreOptions {
@@ -114,15 +111,6 @@ const storageError = (
   error: JsonlIoError,
 ): StorageError =>
   new StorageError({ operation, id, code: error.code, cause: error });
-
-const isSession = (init: SessionHeader | Session): init is Session =>
-  "surface" in init && "header" in init;
-
-const reportOf = (report: ReadReport, events: number): OpenReport => ({
-  events,
-  tornTail: report.tornTail,
-  stoppedAt: report.stoppedAt,
-});
 
 /**
  * Makes a JSONL session store over a folder (created when missing).
@@ -297,13 +285,7 @@ const makeCore = (
 
   const create: StoreCore["create"] = (init, options) =>
     Effect.suspend((): ReturnType<StoreCore["create"]> => {
-      const header = isSession(init) ? init.header : init;
-      const vocabulary = options?.vocabulary ??
-        (isSession(init) ? init.vocabulary : undefined);
-      const session = isSession(init) ? init : Session.make(
-        header,
-        vocabulary === undefined ? undefined : { vocabulary },
-      );
+      const { header, vocabulary, session } = createdFrom(init, options);
       const located = pathOf(header.id);
       if (Result.isFailure(located)) return Effect.fail(located.failure);
       const state = newState(located.success, session);
@@ -315,14 +297,10 @@ const makeCore = (
           if (fs.existsSync(state.path)) {
             return yield* new SessionAlreadyExists({ id });
           }
-          const encodeOptions = vocabulary === undefined
-            ? undefined
-            : { vocabulary };
-          let text = encodeHeaderLine(header);
-          for (const event of Session.events(session)) {
-            text += encodeEventLine(event, encodeOptions);
-          }
-          const bytes = encoder.encode(text);
+          const bytes = encoder.encode(
+            encodeHeaderLine(header) +
+              encodeEventLines(Session.events(session), vocabulary),
+          );
           yield* Effect.mapError(
             publishBytes(state.path, bytes),
             (error) =>
@@ -333,31 +311,14 @@ const makeCore = (
           yield* openFd(state, id, undefined);
           state.length = bytes.length;
           const events = session.surface.nextSeq - session.surface.baseSeq;
-          return makeHandle(id, "write", {
-            events,
-            tornTail: undefined,
-            stoppedAt: undefined,
-          }, state);
+          return makeHandle(id, "write", wholeReport(events), state);
         }),
       );
     });
 
   const read = <E>(id: string, path: string, options: OpenOptions<E>) =>
     Effect.mapError(
-      readSessionFile(path, {
-        ...(options.vocabulary === undefined
-          ? {}
-          : { vocabulary: options.vocabulary }),
-        ...(options.maxLineBytes === undefined
-          ? {}
-          : { maxLineBytes: options.maxLineBytes }),
-        ...(options.mode !== "write" && options.recover !== undefined
-          ? { recover: options.recover }
-          : {}),
-        ...(options.mode !== "write" && options.migrate !== undefined
-          ? { migrate: options.migrate }
-          : {}),
-      }),
+      readSessionFile(path, readOptionsOf(options, options.mode === "write")),
       (error) =>
         typeof error === "object" && error !== null && "_tag" in error &&
           error._tag === "JsonlIoError"
@@ -376,17 +337,16 @@ const makeCore = (
       OpenError | E,
       Scope.Scope
     > => {
-      const located = pathOf(id);
+      const located = locate(id);
       if (Result.isFailure(located)) return Effect.fail(located.failure);
       const path = located.success;
-      if (!fs.existsSync(path)) return Effect.fail(new SessionNotFound({ id }));
       const mode = options.mode ?? "read";
       if (mode === "read") {
         return Effect.map(read(id, path, options), (log) =>
           makeHandle(
             id,
             "read",
-            reportOf(log.report, log.events.length),
+            reportOf(log),
             newState(path, log.session),
           ));
       }
@@ -415,25 +375,12 @@ const makeCore = (
           return makeHandle(
             id,
             "write",
-            reportOf(log.report, log.events.length),
+            reportOf(log),
             state,
           );
         }),
       );
     });
-
-  const writable = (
-    handle: SessionHandle,
-  ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
-    const state = handles.get(handle);
-    if (state === undefined || state.closed) {
-      return Result.fail(new HandleClosed({ id: handle.id }));
-    }
-    if (handle.mode !== "write") {
-      return Result.fail(new ReadOnlyHandle({ id: handle.id }));
-    }
-    return Result.succeed(state);
-  };
 
   /** Writes the events of `next` past the handle's session, durably. */
   const write = (
@@ -441,126 +388,103 @@ const makeCore = (
     state: HandleState,
     next: Session,
   ): Effect.Effect<Session, WriteError> =>
-    Effect.suspend((): Effect.Effect<Session, WriteError> => {
-      const fd = state.fd;
-      if (state.closed || fd === undefined) {
-        return Effect.fail(new HandleClosed({ id: handle.id }));
-      }
-      const from = state.session.surface.nextSeq;
-      const to = next.surface.nextSeq;
-      if (from === to) {
-        state.session = next;
-        return Effect.succeed(next);
-      }
-      const options = next.vocabulary === undefined
-        ? undefined
-        : { vocabulary: next.vocabulary };
-      let text = "";
-      for (const event of Session.events(next, from)) {
-        text += encodeEventLine(event, options);
-      }
-      const bytes = encoder.encode(text);
-      const outcome = appendBatch(io, fd, state.length, bytes);
-      switch (outcome._tag) {
-        case "Written":
-          state.length += bytes.length;
-          state.session = next;
-          return Effect.succeed(next);
-        case "NotWritten":
-          return Effect.fail(
-            storageError(
-              "append to",
-              handle.id,
-              ioError("append to", state.path, outcome.cause),
-            ),
-          );
-        case "Unknown":
-          // The file may hold part of the batch: stop writing through it.
-          release(state);
-          return Effect.fail(
-            new AppendOutcomeUnknown({
-              id: handle.id,
-              fromSeq: from,
-              events: to - from,
-              cause: ioError("append to", state.path, outcome.cause),
-              undo: ioError("truncate back", state.path, outcome.undo),
-            }),
-          );
-      }
-    });
+    writeNewEvents(
+      handle,
+      state,
+      next,
+      state.fd,
+      (fd, from, to): Effect.Effect<void, WriteError> => {
+        const bytes = encoder.encode(
+          encodeEventLines(Session.events(next, from), next.vocabulary),
+        );
+        const outcome = appendBatch(io, fd, state.length, bytes);
+        switch (outcome._tag) {
+          case "Written":
+            state.length += bytes.length;
+            return Effect.void;
+          case "NotWritten":
+            return Effect.fail(
+              storageError(
+                "append to",
+                handle.id,
+                ioError("append to", state.path, outcome.cause),
+              ),
+            );
+          case "Unknown":
+            // The file may hold part of the batch: stop writing through it.
+            release(state);
+            return Effect.fail(
+              new AppendOutcomeUnknown({
+                id: handle.id,
+                fromSeq: from,
+                events: to - from,
+                cause: ioError("append to", state.path, outcome.cause),
+                undo: ioError("truncate back", state.path, outcome.undo),
+              }),
+            );
+        }
+      },
+    );
 
-  const commit: StoreCore["commit"] = (handle, next) =>
-    Effect.suspend(() => {
-      const checked = writable(handle);
-      if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-      const state = checked.success;
-      return state.semaphore.withPermits(1)(
-        Effect.flatMap(
-          Effect.suspend(() => next(state.session)),
-          (session) => write(handle, state, session),
-        ),
-      );
-    });
+  const commit: StoreCore["commit"] = handles.commit(write);
+
+  /** The file of an existing session, or why there is none. */
+  const locate = (
+    id: string,
+  ): Result.Result<string, InvalidSessionId | SessionNotFound> => {
+    const located = pathOf(id);
+    if (Result.isFailure(located)) return located;
+    return fs.existsSync(located.success)
+      ? located
+      : Result.fail(new SessionNotFound({ id }));
+  };
 
   const follow: StoreCore["follow"] = (id, options) =>
-    Stream.unwrap(Effect.suspend((): Effect.Effect<
-      Stream.Stream<SessionEvent, FollowError>,
-      FollowError
-    > => {
-      const located = pathOf(id);
-      if (Result.isFailure(located)) return Effect.fail(located.failure);
-      const path = located.success;
-      if (!fs.existsSync(path)) return Effect.fail(new SessionNotFound({ id }));
-      const follower = makeLineFollower(
-        options?.fromSeq ?? 0,
-        options?.vocabulary,
-        DEFAULT_MAX_LINE_BYTES,
-      );
+    followLines(() => locate(id), options, (path, follower) => {
       const chunk = new Uint8Array(1 << 16);
       // Bytes handed to the follower so far; it keeps a partial last line.
       let offset = 0;
-      const poll = Effect.suspend((): Effect.Effect<
-        readonly [ReadonlyArray<SessionEvent>, Option.Option<undefined>],
-        FollowError
-      > => {
-        let fd: number | undefined;
-        const events = [];
-        try {
-          fd = fs.openSync(path, "r");
-          if (fs.fstatSync(fd).size < offset) {
-            // A failed batch was cut back after this follower served some
-            // of its lines: it cannot take them back, so it stops.
+      return {
+        read: Effect.suspend((): Effect.Effect<
+          ReadonlyArray<SessionEvent>,
+          FollowError
+        > => {
+          let fd: number | undefined;
+          const events = [];
+          try {
+            fd = fs.openSync(path, "r");
+            if (fs.fstatSync(fd).size < offset) {
+              // A failed batch was cut back after this follower served some
+              // of its lines: it cannot take them back, so it stops.
+              return Effect.fail(
+                new StorageError({
+                  operation: "follow",
+                  id,
+                  code: "ETRUNCATED",
+                  cause: undefined,
+                }),
+              );
+            }
+            for (;;) {
+              const n = fs.readSync(fd, chunk, 0, chunk.length, offset);
+              if (n === 0) break;
+              offset += n;
+              const pushed = follower.push(chunk.subarray(0, n));
+              if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
+              events.push(...pushed.success);
+            }
+          } catch (cause) {
             return Effect.fail(
-              new StorageError({
-                operation: "follow",
-                id,
-                code: "ETRUNCATED",
-                cause: undefined,
-              }),
+              storageError("follow", id, ioError("read", path, cause)),
             );
+          } finally {
+            closeQuietly(fd);
           }
-          for (;;) {
-            const n = fs.readSync(fd, chunk, 0, chunk.length, offset);
-            if (n === 0) break;
-            offset += n;
-            const pushed = follower.push(chunk.subarray(0, n));
-            if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
-            events.push(...pushed.success);
-          }
-        } catch (cause) {
-          return Effect.fail(
-            storageError("follow", id, ioError("read", path, cause)),
-          );
-        } finally {
-          closeQuietly(fd);
-        }
-        const next = [events, Option.some(undefined)] as const;
-        return events.length > 0
-          ? Effect.succeed(next)
-          : Effect.as(Effect.sleep(pollInterval), next);
-      });
-      return Effect.succeed(Stream.paginate(undefined, () => poll));
-    }));
+          return Effect.succeed(events);
+        }),
+        idle: Effect.sleep(pollInterval),
+      };
+    });
 
   const list: StoreCore["list"] = () =>
     Effect.suspend(() => {

@@ -55,9 +55,15 @@ import { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
-import { makeHandleRegistry } from "../store/handles.ts";
+import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
+import {
+  createdFrom,
+  readOptionsOf,
+  reportOf,
+  wholeReport,
+} from "../store/open.ts";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
-import { Session, type SessionHeader } from "../session.ts";
+import { Session } from "../session.ts";
 import {
   decodeEventLine,
   encodeEventLine,
@@ -67,9 +73,7 @@ import { CorruptLine, FormatTooOld } from "../jsonl/errors.ts";
 import { encodeSessionId } from "../jsonl/ids.ts";
 import { readSessionStream } from "../jsonl/reader.ts";
 import {
-  HandleClosed,
   type InvalidSessionId,
-  ReadOnlyHandle,
   SessionAlreadyExists,
   SessionLocked,
   SessionNotFound,
@@ -583,20 +587,11 @@ export function makePostgresStore(
         )
       );
 
-    const isSession = (init: SessionHeader | Session): init is Session =>
-      "surface" in init && "header" in init;
-
     const create: StoreCore["create"] = (init, createOptions) =>
       Effect.suspend((): ReturnType<StoreCore["create"]> => {
-        const header = isSession(init) ? init.header : init;
+        const { header, session } = createdFrom(init, createOptions);
         const checked = checkId(header.id);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        const vocabulary = createOptions?.vocabulary ??
-          (isSession(init) ? init.vocabulary : undefined);
-        const session = isSession(init) ? init : Session.make(
-          header,
-          vocabulary === undefined ? undefined : { vocabulary },
-        );
         const text = encodeHeaderLine(header).slice(0, -1);
         const { rows, bytes } = rowsOf(session, 0);
         const total = encoder.encode(text).length + 1 + bytes;
@@ -635,11 +630,12 @@ export function makePostgresStore(
               scope,
               semaphore: Semaphore.makeUnsafe(1),
             };
-            return makeHandle(header.id, "write", {
-              events: rows.length,
-              tornTail: undefined,
-              stoppedAt: undefined,
-            }, state);
+            return makeHandle(
+              header.id,
+              "write",
+              wholeReport(rows.length),
+              state,
+            );
           })
         ));
       });
@@ -660,31 +656,17 @@ export function makePostgresStore(
           Effect.gen(function* () {
             const head = yield* readHead(client, id);
             if (head === undefined) return yield* new SessionNotFound({ id });
-            const log = yield* readSessionStream(logBytes(client, id, head), {
-              ...(openOptions?.vocabulary === undefined
-                ? {}
-                : { vocabulary: openOptions.vocabulary }),
-              ...(openOptions?.maxLineBytes === undefined
-                ? {}
-                : { maxLineBytes: openOptions.maxLineBytes }),
-              ...(strict || openOptions?.recover === undefined
-                ? {}
-                : { recover: openOptions.recover }),
-              ...(strict || openOptions?.migrate === undefined
-                ? {}
-                : { migrate: openOptions.migrate }),
-            });
+            const log = yield* readSessionStream(
+              logBytes(client, id, head),
+              readOptionsOf(openOptions, strict),
+            );
             return log;
           });
         if (mode === "read") {
           return Effect.map(
             read(pool, false),
             (log) =>
-              makeHandle(id, "read", {
-                events: log.events.length,
-                tornTail: log.report.tornTail,
-                stoppedAt: log.report.stoppedAt,
-              }, {
+              makeHandle(id, "read", reportOf(log), {
                 session: log.session,
                 closed: false,
                 client: undefined,
@@ -703,11 +685,7 @@ export function makePostgresStore(
                 supported: FORMAT_VERSION,
               });
             }
-            return makeHandle(id, "write", {
-              events: log.events.length,
-              tornTail: undefined,
-              stoppedAt: undefined,
-            }, {
+            return makeHandle(id, "write", wholeReport(log.events.length), {
               session: log.session,
               closed: false,
               client,
@@ -724,94 +702,62 @@ export function makePostgresStore(
       state: HandleState,
       next: Session,
     ): Effect.Effect<Session, WriteError> =>
-      Effect.suspend((): Effect.Effect<Session, WriteError> => {
-        const client = state.client;
-        if (state.closed || client === undefined) {
-          return Effect.fail(new HandleClosed({ id: handle.id }));
-        }
-        const from = state.session.surface.nextSeq;
-        const to = next.surface.nextSeq;
-        if (from === to) {
-          state.session = next;
-          return Effect.succeed(next);
-        }
-        const { rows, bytes } = rowsOf(next, from);
-        const transaction = Effect.gen(function* () {
-          const head = yield* client.unsafe<{ next_seq: bigint | number }>(
-            `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
-            [handle.id],
+      writeNewEvents(
+        handle,
+        state,
+        next,
+        state.client,
+        (client, from, to): Effect.Effect<void, WriteError> => {
+          const { rows, bytes } = rowsOf(next, from);
+          const transaction = Effect.gen(function* () {
+            const head = yield* client.unsafe<{ next_seq: bigint | number }>(
+              `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
+              [handle.id],
+            );
+            const actual = head[0] === undefined
+              ? undefined
+              : Number(head[0].next_seq);
+            if (actual !== from) {
+              return yield* new StorageError({
+                operation:
+                  `append at seq ${from} (the head says ${actual}) in ${address}`,
+                id: handle.id,
+                code: "conflict",
+                cause: undefined,
+              });
+            }
+            yield* insertRows(client, rows);
+            yield* client.unsafe(
+              `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
+              [handle.id, to, bytes],
+            );
+            yield* client.unsafe(`SELECT pg_notify($1, $2)`, [
+              EVENTS_CHANNEL,
+              handle.id,
+            ]);
+          });
+          return client.withTransaction(transaction).pipe(
+            Effect.mapError((error) =>
+              error._tag === "SqlError"
+                ? failed(
+                  sqlState(error) === "23505"
+                    ? "append (a seq is already taken) in"
+                    : "append in",
+                  handle.id,
+                )(error)
+                : error
+            ),
+            // A writer whose append failed may have lost its claim or its
+            // connection: it stops, and the caller opens the session again.
+            // The transaction did not commit, so the batch is not stored.
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) ? Effect.void : release(state)
+            ),
           );
-          const actual = head[0] === undefined
-            ? undefined
-            : Number(head[0].next_seq);
-          if (actual !== from) {
-            return yield* new StorageError({
-              operation:
-                `append at seq ${from} (the head says ${actual}) in ${address}`,
-              id: handle.id,
-              code: "conflict",
-              cause: undefined,
-            });
-          }
-          yield* insertRows(client, rows);
-          yield* client.unsafe(
-            `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
-            [handle.id, to, bytes],
-          );
-          yield* client.unsafe(`SELECT pg_notify($1, $2)`, [
-            EVENTS_CHANNEL,
-            handle.id,
-          ]);
-        });
-        return client.withTransaction(transaction).pipe(
-          Effect.mapError((error) =>
-            error._tag === "SqlError"
-              ? failed(
-                sqlState(error) === "23505"
-                  ? "append (a seq is already taken) in"
-                  : "append in",
-                handle.id,
-              )(error)
-              : error
-          ),
-          // A writer whose append failed may have lost its claim or its
-          // connection: it stops, and the caller opens the session again.
-          // The transaction did not commit, so the batch is not stored.
-          Effect.onExit((exit) =>
-            Exit.isSuccess(exit) ? Effect.void : release(state)
-          ),
-          Effect.map(() => {
-            state.session = next;
-            return next;
-          }),
-        );
-      });
+        },
+      );
 
-    const writable = (
-      handle: SessionHandle,
-    ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
-      const state = handles.get(handle);
-      if (state === undefined || state.closed) {
-        return Result.fail(new HandleClosed({ id: handle.id }));
-      }
-      if (handle.mode !== "write") {
-        return Result.fail(new ReadOnlyHandle({ id: handle.id }));
-      }
-      return Result.succeed(state);
-    };
-
-    const commit: StoreCore["commit"] = (handle, next) =>
-      Effect.suspend(() => {
-        const checked = writable(handle);
-        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        const state = checked.success;
-        return state.semaphore.withPermits(1)(
-          Effect.flatMap(
-            Effect.suspend(() => next(state.session)),
-            (session) => write(handle, state, session),
-          ),
-        );
-      });
+    const commit: StoreCore["commit"] = handles.commit(write);
 
     const list: StoreCore["list"] = () =>
       Effect.map(

@@ -1,16 +1,41 @@
 /**
- * The handles of a store layer: a {@link SessionHandle} whose `session`
- * reads the layer's own state for it, and the way back from a handle to
- * that state. Shared by every store layer.
+ * The handles of a store layer and the bookkeeping every layer shares
+ * around them: a {@link SessionHandle} whose `session` reads the layer's
+ * own state for it, the way back from a handle to that state, `commit`
+ * (a writable handle, its semaphore, the next session, the write) and the
+ * start of a write (a closed handle, nothing new). What differs between
+ * layers, how a batch is stored, is passed in.
  *
  * @module
  * @internal
  */
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Result from "effect/Result";
+import type * as Semaphore from "effect/Semaphore";
 import type { Session } from "../session.ts";
-import type { OpenMode, OpenReport, SessionHandle } from "./store.ts";
+import type { SessionSeq } from "../seq.ts";
+import { HandleClosed, ReadOnlyHandle } from "./errors.ts";
+import type {
+  OpenMode,
+  OpenReport,
+  SessionHandle,
+  StoreCore,
+  WriteError,
+} from "./store.ts";
+
+/** What every layer keeps behind a handle. */
+export interface HandleState {
+  /** The handle's current session. */
+  session: Session;
+  /** Set once the handle is released. */
+  closed: boolean;
+  /** One commit at a time per handle. */
+  readonly semaphore: Semaphore.Semaphore;
+}
 
 /** A layer's handles and the state behind each. */
-export interface HandleRegistry<S extends { readonly session: Session }> {
+export interface HandleRegistry<S extends HandleState> {
   /** A handle whose `session` is `state.session`, remembered with it. */
   readonly make: (
     id: string,
@@ -20,6 +45,24 @@ export interface HandleRegistry<S extends { readonly session: Session }> {
   ) => SessionHandle;
   /** The state behind a handle this registry made, else `undefined`. */
   readonly get: (handle: SessionHandle) => S | undefined;
+  /**
+   * The state behind an open write handle: `HandleClosed` for a closed or
+   * unknown handle, then `ReadOnlyHandle` for a read handle.
+   */
+  readonly writable: (
+    handle: SessionHandle,
+  ) => Result.Result<S, ReadOnlyHandle | HandleClosed>;
+  /**
+   * The layer's `commit`: checks the handle is writable, then, holding its
+   * semaphore, runs `next` on its current session and writes the result.
+   */
+  readonly commit: (
+    write: (
+      handle: SessionHandle,
+      state: S,
+      next: Session,
+    ) => Effect.Effect<Session, WriteError>,
+  ) => StoreCore["commit"];
 }
 
 /**
@@ -28,9 +71,19 @@ export interface HandleRegistry<S extends { readonly session: Session }> {
  * @returns An empty {@link HandleRegistry}.
  */
 export const makeHandleRegistry = <
-  S extends { readonly session: Session },
+  S extends HandleState,
 >(): HandleRegistry<S> => {
   const states = new WeakMap<SessionHandle, S>();
+  const writable: HandleRegistry<S>["writable"] = (handle) => {
+    const state = states.get(handle);
+    if (state === undefined || state.closed) {
+      return Result.fail(new HandleClosed({ id: handle.id }));
+    }
+    if (handle.mode !== "write") {
+      return Result.fail(new ReadOnlyHandle({ id: handle.id }));
+    }
+    return Result.succeed(state);
+  };
   return {
     make: (id, mode, report, state) => {
       const handle: SessionHandle = {
@@ -45,5 +98,64 @@ export const makeHandleRegistry = <
       return handle;
     },
     get: (handle) => states.get(handle),
+    writable,
+    commit: (write) => (handle, next) =>
+      Effect.suspend(() => {
+        const checked = writable(handle);
+        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+        const state = checked.success;
+        return state.semaphore.withPermits(1)(
+          Effect.flatMap(
+            Effect.suspend(() => next(state.session)),
+            (session) => write(handle, state, session),
+          ),
+        );
+      }),
   };
 };
+
+/**
+ * The write every layer shares: a closed handle, or one whose `resource`
+ * is gone, fails `HandleClosed`; a `next` with no new events becomes the
+ * handle's session as it is; otherwise `append` stores the events of
+ * `next` from seq `from` to `to` (excluded), and `next` becomes the
+ * handle's session exactly when it succeeds, even if the caller is
+ * interrupted as it does.
+ *
+ * @param handle The handle written through.
+ * @param state The state behind it.
+ * @param next The session to store.
+ * @param resource What the layer writes through (its descriptor, its
+ * connection), `undefined` once released.
+ * @param append Stores the new events.
+ * @returns `Effect<Session, HandleClosed | E>`: `next`.
+ */
+export const writeNewEvents = <R, E>(
+  handle: SessionHandle,
+  state: HandleState,
+  next: Session,
+  resource: R | undefined,
+  append: (
+    resource: R,
+    from: SessionSeq,
+    to: SessionSeq,
+  ) => Effect.Effect<void, E>,
+): Effect.Effect<Session, HandleClosed | E> =>
+  Effect.suspend((): Effect.Effect<Session, HandleClosed | E> => {
+    if (state.closed || resource === undefined) {
+      return Effect.fail(new HandleClosed({ id: handle.id }));
+    }
+    const from = state.session.surface.nextSeq;
+    const to = next.surface.nextSeq;
+    if (from === to) {
+      state.session = next;
+      return Effect.succeed(next);
+    }
+    return Effect.as(
+      Effect.onExit(append(resource, from, to), (exit) =>
+        Effect.sync(() => {
+          if (Exit.isSuccess(exit)) state.session = next;
+        })),
+      next,
+    );
+  });

@@ -16,22 +16,16 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
-import * as Option from "effect/Option";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
-import * as Stream from "effect/Stream";
 import type { SessionEvent } from "../event.ts";
-import { Session, type SessionHeader } from "../session.ts";
-import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";
+import { Session } from "../session.ts";
+import { encodeHeaderLine } from "../jsonl/codec.ts";
 import { encodeSessionId } from "../jsonl/ids.ts";
 import { readSessionBytes } from "../jsonl/reader.ts";
-import { makeLineFollower } from "../jsonl/follow.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../jsonl/reader.ts";
 import {
-  HandleClosed,
   type InvalidSessionId,
-  ReadOnlyHandle,
   SessionAlreadyExists,
   SessionLocked,
   SessionNotFound,
@@ -47,7 +41,9 @@ import {
   type WriteError,
 } from "./store.ts";
 import { acquireScoped } from "./scoped.ts";
-import { makeHandleRegistry } from "./handles.ts";
+import { makeHandleRegistry, writeNewEvents } from "./handles.ts";
+import { createdFrom, readOptionsOf, reportOf, wholeReport } from "./open.ts";
+import { encodeEventLines, followLines } from "./lines.ts";
 
 interface Stored {
   readonly chunks: Uint8Array[];
@@ -73,9 +69,6 @@ export interface MemoryStore {
 }
 
 const encoder = new TextEncoder();
-
-const isSession = (init: SessionHeader | Session): init is Session =>
-  "surface" in init && "header" in init;
 
 /**
  * Makes an empty in-memory store.
@@ -137,6 +130,18 @@ const makeCore = (): StoreCore => {
   const checkId = (id: string): Result.Result<string, InvalidSessionId> =>
     Result.map(encodeSessionId(id), () => id);
 
+  /** The stored session of `id`, or why there is none. */
+  const locate = (
+    id: string,
+  ): Result.Result<Stored, InvalidSessionId | SessionNotFound> => {
+    const checked = checkId(id);
+    if (Result.isFailure(checked)) return Result.fail(checked.failure);
+    const stored = sessions.get(id);
+    return stored === undefined
+      ? Result.fail(new SessionNotFound({ id }))
+      : Result.succeed(stored);
+  };
+
   const release = (state: HandleState): void => {
     state.closed = true;
     if (state.stored.writer === state) state.stored.writer = undefined;
@@ -168,27 +173,17 @@ const makeCore = (): StoreCore => {
 
   const create: StoreCore["create"] = (init, options) =>
     Effect.suspend((): ReturnType<StoreCore["create"]> => {
-      const header = isSession(init) ? init.header : init;
+      const { header, vocabulary, session } = createdFrom(init, options);
       const id = header.id;
       const checked = checkId(id);
       if (Result.isFailure(checked)) return Effect.fail(checked.failure);
       if (sessions.has(id)) {
         return Effect.fail(new SessionAlreadyExists({ id }));
       }
-      const vocabulary = options?.vocabulary ??
-        (isSession(init) ? init.vocabulary : undefined);
-      const session = isSession(init) ? init : Session.make(
-        header,
-        vocabulary === undefined ? undefined : { vocabulary },
+      const bytes = encoder.encode(
+        encodeHeaderLine(header) +
+          encodeEventLines(Session.events(session), vocabulary),
       );
-      const encodeOptions = vocabulary === undefined
-        ? undefined
-        : { vocabulary };
-      let text = encodeHeaderLine(header);
-      for (const event of Session.events(session)) {
-        text += encodeEventLine(event, encodeOptions);
-      }
-      const bytes = encoder.encode(text);
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const stored: Stored = {
           chunks: [bytes],
@@ -203,11 +198,12 @@ const makeCore = (): StoreCore => {
           () => release(state),
           Effect.as(
             claim(id, state),
-            makeHandle(id, "write", {
-              events: session.surface.nextSeq - session.surface.baseSeq,
-              tornTail: undefined,
-              stoppedAt: undefined,
-            }, state),
+            makeHandle(
+              id,
+              "write",
+              wholeReport(session.surface.nextSeq - session.surface.baseSeq),
+              state,
+            ),
           ),
         );
       });
@@ -222,34 +218,25 @@ const makeCore = (): StoreCore => {
       OpenError | E,
       Scope.Scope
     > => {
-      const checked = checkId(id);
-      if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-      const stored = sessions.get(id);
-      if (stored === undefined) {
-        return Effect.fail(new SessionNotFound({ id }));
-      }
+      const located = locate(id);
+      if (Result.isFailure(located)) return Effect.fail(located.failure);
+      const stored = located.success;
       const mode = options.mode ?? "read";
-      const read = readSessionBytes([...stored.chunks], {
-        ...(options.vocabulary === undefined
-          ? {}
-          : { vocabulary: options.vocabulary }),
-        ...(options.maxLineBytes === undefined
-          ? {}
-          : { maxLineBytes: options.maxLineBytes }),
-        ...(mode === "read" && options.recover !== undefined
-          ? { recover: options.recover }
-          : {}),
-        ...(mode === "read" && options.migrate !== undefined
-          ? { migrate: options.migrate }
-          : {}),
-      });
+      const read = readSessionBytes(
+        [...stored.chunks],
+        readOptionsOf(options, mode !== "read"),
+      );
       if (mode === "read") {
-        return Effect.map(read, (log) =>
-          makeHandle(id, "read", {
-            events: log.events.length,
-            tornTail: log.report.tornTail,
-            stoppedAt: log.report.stoppedAt,
-          }, newState(stored, log.session)));
+        return Effect.map(
+          read,
+          (log) =>
+            makeHandle(
+              id,
+              "read",
+              reportOf(log),
+              newState(stored, log.session),
+            ),
+        );
       }
       const state = newState(
         stored,
@@ -261,130 +248,81 @@ const makeCore = (): StoreCore => {
           claim(id, state),
           Effect.map(read, (log) => {
             state.session = log.session;
-            return makeHandle(id, "write", {
-              events: log.events.length,
-              tornTail: undefined,
-              stoppedAt: undefined,
-            }, state);
+            return makeHandle(
+              id,
+              "write",
+              wholeReport(log.events.length),
+              state,
+            );
           }),
         ),
       );
     });
-
-  const writable = (
-    handle: SessionHandle,
-  ): Result.Result<HandleState, ReadOnlyHandle | HandleClosed> => {
-    const state = handles.get(handle);
-    if (state === undefined || state.closed) {
-      return Result.fail(new HandleClosed({ id: handle.id }));
-    }
-    if (handle.mode !== "write") {
-      return Result.fail(new ReadOnlyHandle({ id: handle.id }));
-    }
-    return Result.succeed(state);
-  };
 
   const write = (
     handle: SessionHandle,
     state: HandleState,
     next: Session,
   ): Effect.Effect<Session, WriteError> =>
-    Effect.flatMap(
-      Clock.currentTimeMillis,
-      (now): Effect.Effect<Session, WriteError> => {
-        if (state.closed) {
-          return Effect.fail(new HandleClosed({ id: handle.id }));
-        }
-        const from = state.session.surface.nextSeq;
-        if (next.surface.nextSeq !== from) {
-          const options = next.vocabulary === undefined
-            ? undefined
-            : { vocabulary: next.vocabulary };
-          let text = "";
-          for (const event of Session.events(next, from)) {
-            text += encodeEventLine(event, options);
-          }
-          const bytes = encoder.encode(text);
-          state.stored.chunks.push(bytes);
-          state.stored.bytes += bytes.length;
-          state.stored.modifiedAt = now;
-          notify(state.stored);
-        }
-        state.session = next;
-        return Effect.succeed(next);
-      },
-    );
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      writeNewEvents(
+        handle,
+        state,
+        next,
+        state.stored,
+        (stored, from) =>
+          Effect.sync(() => {
+            const bytes = encoder.encode(
+              encodeEventLines(Session.events(next, from), next.vocabulary),
+            );
+            stored.chunks.push(bytes);
+            stored.bytes += bytes.length;
+            stored.modifiedAt = now;
+            notify(stored);
+          }),
+      ));
 
-  const commit: StoreCore["commit"] = (handle, next) =>
-    Effect.suspend(() => {
-      const checked = writable(handle);
-      if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-      const state = checked.success;
-      return state.semaphore.withPermits(1)(
-        Effect.flatMap(
-          Effect.suspend(() => next(state.session)),
-          (session) => write(handle, state, session),
-        ),
-      );
-    });
+  const commit: StoreCore["commit"] = handles.commit(write);
 
   const follow: StoreCore["follow"] = (id, options) =>
-    Stream.unwrap(Effect.suspend((): Effect.Effect<
-      Stream.Stream<SessionEvent, FollowError>,
-      FollowError
-    > => {
-      const checked = checkId(id);
-      if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-      const stored = sessions.get(id);
-      if (stored === undefined) {
-        return Effect.fail(new SessionNotFound({ id }));
-      }
-      const follower = makeLineFollower(
-        options?.fromSeq ?? 0,
-        options?.vocabulary,
-        DEFAULT_MAX_LINE_BYTES,
-      );
+    followLines(() => locate(id), options, (stored, follower) => {
+      // Chunks handed to the follower so far.
       let next = 0;
-      const waitForBatch = Effect.callback<void>((resume) => {
-        if (next < stored.chunks.length) return resume(Effect.void);
-        const wake = () => resume(Effect.void);
-        stored.waiters.add(wake);
-        return Effect.sync(() => {
-          stored.waiters.delete(wake);
-        });
-      });
-      const poll = Effect.suspend((): Effect.Effect<
-        readonly [ReadonlyArray<SessionEvent>, Option.Option<undefined>],
-        FollowError
-      > => {
-        const events: SessionEvent[] = [];
-        while (next < stored.chunks.length) {
-          const chunk = stored.chunks[next];
-          next += 1;
-          if (chunk === undefined) continue;
-          const pushed = follower.push(chunk);
-          if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
-          events.push(...pushed.success);
-        }
-        const result = [events, Option.some(undefined)] as const;
-        return events.length > 0
-          ? Effect.succeed(result)
-          : Effect.as(waitForBatch, result);
-      });
-      return Effect.succeed(Stream.paginate(undefined, () => poll));
-    }));
+      return {
+        read: Effect.suspend((): Effect.Effect<
+          ReadonlyArray<SessionEvent>,
+          FollowError
+        > => {
+          const events: SessionEvent[] = [];
+          while (next < stored.chunks.length) {
+            const chunk = stored.chunks[next];
+            next += 1;
+            if (chunk === undefined) continue;
+            const pushed = follower.push(chunk);
+            if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
+            events.push(...pushed.success);
+          }
+          return Effect.succeed(events);
+        }),
+        idle: Effect.callback<void>((resume) => {
+          if (next < stored.chunks.length) return resume(Effect.void);
+          const wake = () => resume(Effect.void);
+          stored.waiters.add(wake);
+          return Effect.sync(() => {
+            stored.waiters.delete(wake);
+          });
+        }),
+      };
+    });
 
   const list: StoreCore["list"] = () =>
     Effect.sync(() => [...sessions.keys()].sort());
 
   const stat: StoreCore["stat"] = (id) =>
     Effect.suspend((): ReturnType<StoreCore["stat"]> => {
-      const checked = checkId(id);
-      if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-      const stored = sessions.get(id);
-      if (stored === undefined) {
-        return Effect.fail(new SessionNotFound({ id }));
-      }
+      const located = locate(id);
+      if (Result.isFailure(located)) return Effect.fail(located.failure);
+      const stored = located.success;
       return Effect.succeed({
         id,
         bytes: stored.bytes,

@@ -1,0 +1,79 @@
+/**
+ * The line form the JSONL and memory layers both keep a session in: a
+ * batch encoded as lines, and `follow` over stored bytes (serve what is
+ * new, wait when nothing is).
+ *
+ * @module
+ * @internal
+ */
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Result from "effect/Result";
+import * as Stream from "effect/Stream";
+import type { Vocabulary } from "../decode.ts";
+import type { SessionEvent } from "../event.ts";
+import { encodeEventLine } from "../jsonl/codec.ts";
+import { type LineFollower, makeLineFollower } from "../jsonl/follow.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../jsonl/reader.ts";
+import type { FollowError, FollowOptions } from "./store.ts";
+
+/**
+ * Events as stored lines, each ending in `\n`.
+ *
+ * @param events The events, in seq order.
+ * @param vocabulary Extra log-only types.
+ * @returns The lines, joined.
+ */
+export const encodeEventLines = (
+  events: Iterable<SessionEvent>,
+  vocabulary: Vocabulary | undefined,
+): string => {
+  const options = vocabulary === undefined ? undefined : { vocabulary };
+  let text = "";
+  for (const event of events) text += encodeEventLine(event, options);
+  return text;
+};
+
+/** Where a follower reads a stored log's bytes. */
+export interface LineSource {
+  /** Pushes the bytes stored since the last read; the events completed. */
+  readonly read: Effect.Effect<ReadonlyArray<SessionEvent>, FollowError>;
+  /** Waits until more bytes may be stored. */
+  readonly idle: Effect.Effect<void>;
+}
+
+/**
+ * A layer's `follow` over stored lines: `locate` finds the session when
+ * the stream starts, then the stream serves what each read completes from
+ * `options.fromSeq` on, and idles when a read brings nothing.
+ *
+ * @param locate Finds the session, or fails.
+ * @param options The follow's options.
+ * @param source The reads of the located session, into `follower`.
+ * @returns The stream of committed events.
+ */
+export const followLines = <L>(
+  locate: () => Result.Result<L, FollowError>,
+  options: FollowOptions | undefined,
+  source: (located: L, follower: LineFollower) => LineSource,
+): Stream.Stream<SessionEvent, FollowError> =>
+  Stream.unwrap(Effect.suspend((): Effect.Effect<
+    Stream.Stream<SessionEvent, FollowError>,
+    FollowError
+  > => {
+    const located = locate();
+    if (Result.isFailure(located)) return Effect.fail(located.failure);
+    const { read, idle } = source(
+      located.success,
+      makeLineFollower(
+        options?.fromSeq ?? 0,
+        options?.vocabulary,
+        DEFAULT_MAX_LINE_BYTES,
+      ),
+    );
+    const poll = Effect.flatMap(read, (events) => {
+      const next = [events, Option.some(undefined)] as const;
+      return events.length > 0 ? Effect.succeed(next) : Effect.as(idle, next);
+    });
+    return Effect.succeed(Stream.paginate(undefined, () => poll));
+  }));

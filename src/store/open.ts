@@ -1,0 +1,98 @@
+/**
+ * What opening and creating a session mean alike in every store layer:
+ * the reader options an open passes on, the report of the handle it
+ * makes, and the session a `create` starts from.
+ *
+ * @module
+ * @internal
+ */
+import type { Vocabulary } from "../decode.ts";
+import { Session, type SessionHeader } from "../session.ts";
+import type { LoadedLog, ReadOptions } from "../jsonl/reader.ts";
+import type { CreateOptions, OpenOptions, OpenReport } from "./store.ts";
+
+/**
+ * The reader options of an open: the vocabulary and line limit always,
+ * `recover` and `migrate` only for a read handle (`strict` is false).
+ *
+ * @param options The open's options.
+ * @param strict Whether a write handle is being opened.
+ * @returns The options for the log reader.
+ */
+export const readOptionsOf = <E>(
+  options: OpenOptions<E> | undefined,
+  strict: boolean,
+): ReadOptions<E> => ({
+  ...(options?.vocabulary === undefined
+    ? {}
+    : { vocabulary: options.vocabulary }),
+  ...(options?.maxLineBytes === undefined
+    ? {}
+    : { maxLineBytes: options.maxLineBytes }),
+  ...(strict || options?.recover === undefined
+    ? {}
+    : { recover: options.recover }),
+  ...(strict || options?.migrate === undefined
+    ? {}
+    : { migrate: options.migrate }),
+});
+
+/**
+ * The report of a handle opened on a loaded log.
+ *
+ * @param log The log as read.
+ * @returns Its events, torn tail and where reading stopped.
+ */
+export const reportOf = (log: LoadedLog): OpenReport => ({
+  events: log.events.length,
+  tornTail: log.report.tornTail,
+  stoppedAt: log.report.stoppedAt,
+});
+
+/**
+ * The report of a write handle on a whole log.
+ *
+ * @param events The events the log holds.
+ * @returns A report with no torn tail and no stop.
+ */
+export const wholeReport = (events: number): OpenReport => ({
+  events,
+  tornTail: undefined,
+  stoppedAt: undefined,
+});
+
+/** What a `create` stores. */
+export interface Created {
+  /** The header of the new session. */
+  readonly header: SessionHeader;
+  /** The vocabulary its events are stored with. */
+  readonly vocabulary: Vocabulary | undefined;
+  /** The session itself. */
+  readonly session: Session;
+}
+
+const isSession = (init: SessionHeader | Session): init is Session =>
+  "surface" in init && "header" in init;
+
+/**
+ * What `create(init, options)` stores: a session given whole, or a new
+ * empty one made from a header; the vocabulary is the options' one, else
+ * the given session's.
+ *
+ * @param init A header or a whole session.
+ * @param options The create's options.
+ * @returns The header, vocabulary and session.
+ */
+export const createdFrom = (
+  init: SessionHeader | Session,
+  options: CreateOptions | undefined,
+): Created => {
+  const header = isSession(init) ? init.header : init;
+  const vocabulary = options?.vocabulary ??
+    (isSession(init) ? init.vocabulary : undefined);
+  const session = isSession(init) ? init : Session.make(
+    header,
+    vocabulary === undefined ? undefined : { vocabulary },
+  );
+  return { header, vocabulary, session };
+};
