@@ -56,7 +56,6 @@ import {
 import {
   type FollowError,
   makeSessionStore,
-  type OpenError,
   type OpenOptions,
   type SessionHandle,
   SessionStore,
@@ -78,6 +77,7 @@ import { acquireScoped } from "../store/scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
 import {
   createdFrom,
+  openWith,
   readOptionsOf,
   reportOf,
   wholeReport,
@@ -316,9 +316,25 @@ const makeCore = (
       );
     });
 
-  const read = <E>(id: string, path: string, options: OpenOptions<E>) =>
+  /** The file of an existing session, or why there is none. */
+  const locate = (
+    id: string,
+  ): Result.Result<string, InvalidSessionId | SessionNotFound> => {
+    const located = pathOf(id);
+    if (Result.isFailure(located)) return located;
+    return fs.existsSync(located.success)
+      ? located
+      : Result.fail(new SessionNotFound({ id }));
+  };
+
+  const read = <E>(
+    id: string,
+    path: string,
+    options: OpenOptions<E>,
+    strict: boolean,
+  ) =>
     Effect.mapError(
-      readSessionFile(path, readOptionsOf(options, options.mode === "write")),
+      readSessionFile(path, readOptionsOf(options, strict)),
       (error) =>
         typeof error === "object" && error !== null && "_tag" in error &&
           error._tag === "JsonlIoError"
@@ -328,28 +344,15 @@ const makeCore = (
           : error,
     );
 
-  const open = <E = never>(
-    id: string,
-    options: OpenOptions<E> = {},
-  ): Effect.Effect<SessionHandle, OpenError | E, Scope.Scope> =>
-    Effect.suspend((): Effect.Effect<
-      SessionHandle,
-      OpenError | E,
-      Scope.Scope
-    > => {
-      const located = locate(id);
-      if (Result.isFailure(located)) return Effect.fail(located.failure);
-      const path = located.success;
-      const mode = options.mode ?? "read";
-      if (mode === "read") {
-        return Effect.map(read(id, path, options), (log) =>
-          makeHandle(
-            id,
-            "read",
-            reportOf(log),
-            newState(path, log.session),
-          ));
-      }
+  const open: StoreCore["open"] = openWith(
+    locate,
+    (id, path, options) =>
+      Effect.map(
+        read(id, path, options, false),
+        (log) =>
+          makeHandle(id, "read", reportOf(log), newState(path, log.session)),
+      ),
+    (id, path, options) => {
       const state = newState(
         path,
         Session.make({ id, createdAt: 0, isSeeded: false }),
@@ -358,7 +361,7 @@ const makeCore = (
         state,
         Effect.gen(function* () {
           yield* takeLock(state, id);
-          const log = yield* read(id, path, { ...options, mode });
+          const log = yield* read(id, path, options, true);
           if (log.version !== FORMAT_VERSION) {
             return yield* new FormatTooOld({
               version: log.version,
@@ -372,22 +375,14 @@ const makeCore = (
           );
           state.session = log.session;
           state.length = log.report.bytes;
-          return makeHandle(
-            id,
-            "write",
-            reportOf(log),
-            state,
-          );
+          return makeHandle(id, "write", reportOf(log), state);
         }),
       );
-    });
+    },
+  );
 
   /** Writes the events of `next` past the handle's session, durably. */
-  const write = (
-    handle: SessionHandle,
-    state: HandleState,
-    next: Session,
-  ): Effect.Effect<Session, WriteError> =>
+  const commit: StoreCore["commit"] = handles.commit((handle, state, next) =>
     writeNewEvents(
       handle,
       state,
@@ -424,20 +419,8 @@ const makeCore = (
             );
         }
       },
-    );
-
-  const commit: StoreCore["commit"] = handles.commit(write);
-
-  /** The file of an existing session, or why there is none. */
-  const locate = (
-    id: string,
-  ): Result.Result<string, InvalidSessionId | SessionNotFound> => {
-    const located = pathOf(id);
-    if (Result.isFailure(located)) return located;
-    return fs.existsSync(located.success)
-      ? located
-      : Result.fail(new SessionNotFound({ id }));
-  };
+    )
+  );
 
   const follow: StoreCore["follow"] = (id, options) =>
     followLines(() => locate(id), options, (path, follower) => {

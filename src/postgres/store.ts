@@ -58,6 +58,7 @@ import { PgClient } from "@effect/sql-pg";
 import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
 import {
   createdFrom,
+  openWith,
   readOptionsOf,
   reportOf,
   wholeReport,
@@ -85,7 +86,6 @@ import {
   type FollowError,
   type FollowOptions,
   makeSessionStore,
-  type OpenError,
   type OpenOptions,
   type SessionHandle,
   SessionStore,
@@ -640,45 +640,41 @@ export function makePostgresStore(
         ));
       });
 
-    const open = <E = never>(
+    const read = <E>(
+      client: SqlClient,
       id: string,
-      openOptions?: OpenOptions<E>,
-    ): Effect.Effect<SessionHandle, OpenError | E, Scope.Scope> =>
-      Effect.suspend((): Effect.Effect<
-        SessionHandle,
-        OpenError | E,
-        Scope.Scope
-      > => {
-        const checked = checkId(id);
-        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        const mode = openOptions?.mode ?? "read";
-        const read = (client: SqlClient, strict: boolean) =>
-          Effect.gen(function* () {
-            const head = yield* readHead(client, id);
-            if (head === undefined) return yield* new SessionNotFound({ id });
-            const log = yield* readSessionStream(
-              logBytes(client, id, head),
-              readOptionsOf(openOptions, strict),
-            );
-            return log;
-          });
-        if (mode === "read") {
-          return Effect.map(
-            read(pool, false),
-            (log) =>
-              makeHandle(id, "read", reportOf(log), {
-                session: log.session,
-                closed: false,
-                client: undefined,
-                scope: undefined,
-                semaphore: Semaphore.makeUnsafe(1),
-              }),
-          );
-        }
-        return scoped(withHandleScope((scope) =>
+      openOptions: OpenOptions<E>,
+      strict: boolean,
+    ) =>
+      Effect.gen(function* () {
+        const head = yield* readHead(client, id);
+        if (head === undefined) return yield* new SessionNotFound({ id });
+        const log = yield* readSessionStream(
+          logBytes(client, id, head),
+          readOptionsOf(openOptions, strict),
+        );
+        return log;
+      });
+
+    const open: StoreCore["open"] = openWith(
+      checkId,
+      (id, _, openOptions) =>
+        Effect.map(
+          read(pool, id, openOptions, false),
+          (log) =>
+            makeHandle(id, "read", reportOf(log), {
+              session: log.session,
+              closed: false,
+              client: undefined,
+              scope: undefined,
+              semaphore: Semaphore.makeUnsafe(1),
+            }),
+        ),
+      (id, _, openOptions) =>
+        scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
             const client = yield* claim(id, scope);
-            const log = yield* read(client, true);
+            const log = yield* read(client, id, openOptions, true);
             if (log.version !== FORMAT_VERSION) {
               return yield* new FormatTooOld({
                 version: log.version,
@@ -693,15 +689,11 @@ export function makePostgresStore(
               semaphore: Semaphore.makeUnsafe(1),
             });
           })
-        ));
-      });
+        )),
+    );
 
     /** Writes the events of `next` past the handle's session: one transaction. */
-    const write = (
-      handle: SessionHandle,
-      state: HandleState,
-      next: Session,
-    ): Effect.Effect<Session, WriteError> =>
+    const commit: StoreCore["commit"] = handles.commit((handle, state, next) =>
       writeNewEvents(
         handle,
         state,
@@ -755,9 +747,8 @@ export function makePostgresStore(
             ),
           );
         },
-      );
-
-    const commit: StoreCore["commit"] = handles.commit(write);
+      )
+    );
 
     const list: StoreCore["list"] = () =>
       Effect.map(

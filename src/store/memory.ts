@@ -17,7 +17,6 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import * as Result from "effect/Result";
-import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
@@ -33,16 +32,19 @@ import {
 import {
   type FollowError,
   makeSessionStore,
-  type OpenError,
   type OpenOptions,
-  type SessionHandle,
   SessionStore,
   type StoreCore,
-  type WriteError,
 } from "./store.ts";
 import { acquireScoped } from "./scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "./handles.ts";
-import { createdFrom, readOptionsOf, reportOf, wholeReport } from "./open.ts";
+import {
+  createdFrom,
+  openWith,
+  readOptionsOf,
+  reportOf,
+  wholeReport,
+} from "./open.ts";
 import { encodeEventLines, followLines } from "./lines.ts";
 
 interface Stored {
@@ -209,35 +211,19 @@ const makeCore = (): StoreCore => {
       });
     });
 
-  const open = <E = never>(
-    id: string,
-    options: OpenOptions<E> = {},
-  ): Effect.Effect<SessionHandle, OpenError | E, Scope.Scope> =>
-    Effect.suspend((): Effect.Effect<
-      SessionHandle,
-      OpenError | E,
-      Scope.Scope
-    > => {
-      const located = locate(id);
-      if (Result.isFailure(located)) return Effect.fail(located.failure);
-      const stored = located.success;
-      const mode = options.mode ?? "read";
-      const read = readSessionBytes(
-        [...stored.chunks],
-        readOptionsOf(options, mode !== "read"),
-      );
-      if (mode === "read") {
-        return Effect.map(
-          read,
-          (log) =>
-            makeHandle(
-              id,
-              "read",
-              reportOf(log),
-              newState(stored, log.session),
-            ),
-        );
-      }
+  const read = <E>(stored: Stored, options: OpenOptions<E>, strict: boolean) =>
+    readSessionBytes([...stored.chunks], readOptionsOf(options, strict));
+
+  const open: StoreCore["open"] = openWith(
+    locate,
+    (id, stored, options) =>
+      Effect.map(
+        read(stored, options, false),
+        (log) =>
+          makeHandle(id, "read", reportOf(log), newState(stored, log.session)),
+      ),
+    (id, stored, options) => {
+      const log = read(stored, options, true);
       const state = newState(
         stored,
         Session.make({ id, createdAt: 0, isSeeded: false }),
@@ -246,24 +232,21 @@ const makeCore = (): StoreCore => {
         () => release(state),
         Effect.andThen(
           claim(id, state),
-          Effect.map(read, (log) => {
-            state.session = log.session;
+          Effect.map(log, (loaded) => {
+            state.session = loaded.session;
             return makeHandle(
               id,
               "write",
-              wholeReport(log.events.length),
+              wholeReport(loaded.events.length),
               state,
             );
           }),
         ),
       );
-    });
+    },
+  );
 
-  const write = (
-    handle: SessionHandle,
-    state: HandleState,
-    next: Session,
-  ): Effect.Effect<Session, WriteError> =>
+  const commit: StoreCore["commit"] = handles.commit((handle, state, next) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       writeNewEvents(
         handle,
@@ -280,9 +263,8 @@ const makeCore = (): StoreCore => {
             stored.modifiedAt = now;
             notify(stored);
           }),
-      ));
-
-  const commit: StoreCore["commit"] = handles.commit(write);
+      ))
+  );
 
   const follow: StoreCore["follow"] = (id, options) =>
     followLines(() => locate(id), options, (stored, follower) => {

@@ -6,10 +6,59 @@
  * @module
  * @internal
  */
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import type * as Scope from "effect/Scope";
 import type { Vocabulary } from "../decode.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import type { LoadedLog, ReadOptions } from "../jsonl/reader.ts";
-import type { CreateOptions, OpenOptions, OpenReport } from "./store.ts";
+import type {
+  CreateOptions,
+  OpenError,
+  OpenOptions,
+  OpenReport,
+  SessionHandle,
+  StoreCore,
+} from "./store.ts";
+
+/**
+ * A layer's `open`: `locate` finds the session when the open runs, then
+ * `openRead` or `openWrite` (as `options.mode` says; `read` by default)
+ * makes the handle.
+ *
+ * @param locate Finds the session, or fails.
+ * @param openRead Makes a read handle on the located session.
+ * @param openWrite Makes a write handle on it, held by the caller's scope.
+ * @returns The layer's `open`.
+ */
+export const openWith = <L>(
+  locate: (id: string) => Result.Result<L, OpenError>,
+  openRead: <E>(
+    id: string,
+    located: L,
+    options: OpenOptions<E>,
+  ) => Effect.Effect<SessionHandle, OpenError | E>,
+  openWrite: <E>(
+    id: string,
+    located: L,
+    options: OpenOptions<E>,
+  ) => Effect.Effect<SessionHandle, OpenError | E, Scope.Scope>,
+): StoreCore["open"] =>
+<E = never>(
+  id: string,
+  options: OpenOptions<E> = {},
+): Effect.Effect<SessionHandle, OpenError | E, Scope.Scope> =>
+  Effect.suspend((): Effect.Effect<
+    SessionHandle,
+    OpenError | E,
+    Scope.Scope
+  > => {
+    const located = locate(id);
+    if (Result.isFailure(located)) return Effect.fail(located.failure);
+    return (options.mode ?? "read") === "read"
+      ? openRead(id, located.success, options)
+      : openWrite(id, located.success, options);
+  });
 
 /**
  * The reader options of an open: the vocabulary and line limit always,
