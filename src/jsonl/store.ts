@@ -44,7 +44,6 @@ import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import { encodeHeaderLine } from "./codec.ts";
 import { FormatTooOld, type JsonlIoError } from "./errors.ts";
 import {
   AppendOutcomeUnknown,
@@ -82,7 +81,7 @@ import {
   reportOf,
   wholeReport,
 } from "../store/open.ts";
-import { encodeEventLines, followLines } from "../store/lines.ts";
+import { encodeBatch, encodeLog, followLines } from "../store/lines.ts";
 
 /** Options of {@link layerJsonlStore}. */
 export interface JsonlStoreOptions {
@@ -103,7 +102,6 @@ interface HandleState {
 }
 
 const EXTENSION = ".jsonl";
-const encoder = new TextEncoder();
 
 const storageError = (
   operation: string,
@@ -297,10 +295,7 @@ const makeCore = (
           if (fs.existsSync(state.path)) {
             return yield* new SessionAlreadyExists({ id });
           }
-          const bytes = encoder.encode(
-            encodeHeaderLine(header) +
-              encodeEventLines(Session.events(session), vocabulary),
-          );
+          const bytes = encodeLog(header, session, vocabulary);
           yield* Effect.mapError(
             publishBytes(state.path, bytes),
             (error) =>
@@ -389,9 +384,7 @@ const makeCore = (
       next,
       state.fd,
       (fd, from, to): Effect.Effect<void, WriteError> => {
-        const bytes = encoder.encode(
-          encodeEventLines(Session.events(next, from), next.vocabulary),
-        );
+        const bytes = encodeBatch(next, from);
         const outcome = appendBatch(io, fd, state.length, bytes);
         switch (outcome._tag) {
           case "Written":
@@ -509,11 +502,9 @@ const makeCore = (
       });
     });
 
-  const close: StoreCore["close"] = (handle) =>
-    Effect.sync(() => {
-      const state = handles.get(handle);
-      if (state !== undefined && !state.closed) release(state);
-    });
+  const close: StoreCore["close"] = handles.close((state) =>
+    Effect.sync(() => release(state))
+  );
 
   return { create, open, commit, follow, list, stat, close };
 };

@@ -787,13 +787,7 @@ export function makePostgresStore(
         );
       });
 
-    const close: StoreCore["close"] = (handle) =>
-      Effect.suspend(() => {
-        const state = handles.get(handle);
-        return state === undefined || state.closed
-          ? Effect.void
-          : release(state);
-      });
+    const close: StoreCore["close"] = handles.close(release);
 
     // One LISTEN connection for every follower of this store, opened with
     // the first follower and closed with the last.

@@ -2,8 +2,8 @@
  * The handles of a store layer and the bookkeeping every layer shares
  * around them: a {@link SessionHandle} whose `session` reads the layer's
  * own state for it, the way back from a handle to that state, `commit`
- * (a writable handle, its semaphore, the next session, the write) and the
- * start of a write (a closed handle, nothing new). What differs between
+ * (a writable handle, its semaphore, the next session, the write), the
+ * start of a write (a closed handle, nothing new) and `close`. What differs between
  * layers, how a batch is stored, is passed in.
  *
  * @module
@@ -63,6 +63,13 @@ export interface HandleRegistry<S extends HandleState> {
       next: Session,
     ) => Effect.Effect<Session, WriteError>,
   ) => StoreCore["commit"];
+  /**
+   * The layer's `close`: `release` runs on the state behind an open
+   * handle; a closed or unknown handle is left as it is.
+   */
+  readonly close: (
+    release: (state: S) => Effect.Effect<void>,
+  ) => StoreCore["close"];
 }
 
 /**
@@ -110,6 +117,13 @@ export const makeHandleRegistry = <
             (session) => write(handle, state, session),
           ),
         );
+      }),
+    close: (release) => (handle) =>
+      Effect.suspend(() => {
+        const state = states.get(handle);
+        return state === undefined || state.closed
+          ? Effect.void
+          : release(state);
       }),
   };
 };

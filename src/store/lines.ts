@@ -1,6 +1,6 @@
 /**
  * The line form the JSONL and memory layers both keep a session in: a
- * batch encoded as lines, and `follow` over stored bytes (serve what is
+ * new log and a batch encoded as lines, and `follow` over stored bytes (serve what is
  * new, wait when nothing is).
  *
  * @module
@@ -12,10 +12,14 @@ import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
 import type { Vocabulary } from "../decode.ts";
 import type { SessionEvent } from "../event.ts";
-import { encodeEventLine } from "../jsonl/codec.ts";
+import { Session, type SessionHeader } from "../session.ts";
+import type { SessionSeq } from "../seq.ts";
+import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";
 import { type LineFollower, makeLineFollower } from "../jsonl/follow.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../jsonl/reader.ts";
 import type { FollowError, FollowOptions } from "./store.ts";
+
+const encoder = new TextEncoder();
 
 /**
  * Events as stored lines, each ending in `\n`.
@@ -33,6 +37,36 @@ export const encodeEventLines = (
   for (const event of events) text += encodeEventLine(event, options);
   return text;
 };
+
+/**
+ * A batch as stored lines: the events of `session` from seq `from` on.
+ *
+ * @param session The session after the batch.
+ * @param from The first seq of the batch.
+ * @returns The bytes to store.
+ */
+export const encodeBatch = (session: Session, from: SessionSeq): Uint8Array =>
+  encoder.encode(
+    encodeEventLines(Session.events(session, from), session.vocabulary),
+  );
+
+/**
+ * A new session as stored lines: its header line, then its events.
+ *
+ * @param header The session's header.
+ * @param session The session.
+ * @param vocabulary Extra log-only types.
+ * @returns The bytes of the log.
+ */
+export const encodeLog = (
+  header: SessionHeader,
+  session: Session,
+  vocabulary: Vocabulary | undefined,
+): Uint8Array =>
+  encoder.encode(
+    encodeHeaderLine(header) +
+      encodeEventLines(Session.events(session), vocabulary),
+  );
 
 /** Where a follower reads a stored log's bytes. */
 export interface LineSource {

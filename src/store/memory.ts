@@ -20,7 +20,6 @@ import * as Result from "effect/Result";
 import * as Semaphore from "effect/Semaphore";
 import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import { encodeHeaderLine } from "../jsonl/codec.ts";
 import { encodeSessionId } from "../jsonl/ids.ts";
 import { readSessionBytes } from "../jsonl/reader.ts";
 import {
@@ -45,7 +44,7 @@ import {
   reportOf,
   wholeReport,
 } from "./open.ts";
-import { encodeEventLines, followLines } from "./lines.ts";
+import { encodeBatch, encodeLog, followLines } from "./lines.ts";
 
 interface Stored {
   readonly chunks: Uint8Array[];
@@ -69,8 +68,6 @@ export interface MemoryStore {
   /** The layer's own operations (see `makeSessionStore`). */
   readonly core: StoreCore;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * Makes an empty in-memory store.
@@ -182,10 +179,7 @@ const makeCore = (): StoreCore => {
       if (sessions.has(id)) {
         return Effect.fail(new SessionAlreadyExists({ id }));
       }
-      const bytes = encoder.encode(
-        encodeHeaderLine(header) +
-          encodeEventLines(Session.events(session), vocabulary),
-      );
+      const bytes = encodeLog(header, session, vocabulary);
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const stored: Stored = {
           chunks: [bytes],
@@ -255,9 +249,7 @@ const makeCore = (): StoreCore => {
         state.stored,
         (stored, from) =>
           Effect.sync(() => {
-            const bytes = encoder.encode(
-              encodeEventLines(Session.events(next, from), next.vocabulary),
-            );
+            const bytes = encodeBatch(next, from);
             stored.chunks.push(bytes);
             stored.bytes += bytes.length;
             stored.modifiedAt = now;
@@ -313,11 +305,9 @@ const makeCore = (): StoreCore => {
       });
     });
 
-  const close: StoreCore["close"] = (handle) =>
-    Effect.sync(() => {
-      const state = handles.get(handle);
-      if (state !== undefined) release(state);
-    });
+  const close: StoreCore["close"] = handles.close((state) =>
+    Effect.sync(() => release(state))
+  );
 
   return { create, open, commit, follow, list, stat, close };
 };
