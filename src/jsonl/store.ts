@@ -42,9 +42,9 @@ import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import { FormatTooOld, type JsonlIoError } from "./errors.ts";
+import type { JsonlIoError } from "./errors.ts";
 import {
   AppendOutcomeUnknown,
   type InvalidSessionId,
@@ -80,6 +80,7 @@ import {
   readOptionsOf,
   reportOf,
   wholeReport,
+  writableLog,
 } from "../store/open.ts";
 import { encodeBatch, encodeLog, followLines } from "../store/lines.ts";
 
@@ -356,13 +357,9 @@ const makeCore = (
         state,
         Effect.gen(function* () {
           yield* takeLock(state, id);
-          const log = yield* read(id, path, options, true);
-          if (log.version !== FORMAT_VERSION) {
-            return yield* new FormatTooOld({
-              version: log.version,
-              supported: FORMAT_VERSION,
-            });
-          }
+          const log = yield* writableLog(
+            yield* read(id, path, options, true),
+          );
           yield* openFd(
             state,
             id,

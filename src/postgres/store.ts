@@ -62,6 +62,7 @@ import {
   readOptionsOf,
   reportOf,
   wholeReport,
+  writableLog,
 } from "../store/open.ts";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
@@ -70,7 +71,7 @@ import {
   encodeEventLine,
   encodeHeaderLine,
 } from "../jsonl/codec.ts";
-import { CorruptLine, FormatTooOld } from "../jsonl/errors.ts";
+import { CorruptLine } from "../jsonl/errors.ts";
 import { encodeSessionId } from "../jsonl/ids.ts";
 import { readSessionStream } from "../jsonl/reader.ts";
 import {
@@ -674,13 +675,9 @@ export function makePostgresStore(
         scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
             const client = yield* claim(id, scope);
-            const log = yield* read(client, id, openOptions, true);
-            if (log.version !== FORMAT_VERSION) {
-              return yield* new FormatTooOld({
-                version: log.version,
-                supported: FORMAT_VERSION,
-              });
-            }
+            const log = yield* writableLog(
+              yield* read(client, id, openOptions, true),
+            );
             return makeHandle(id, "write", wholeReport(log.events.length), {
               session: log.session,
               closed: false,

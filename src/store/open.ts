@@ -10,7 +10,9 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
 import type { Vocabulary } from "../decode.ts";
+import { FORMAT_VERSION } from "../event.ts";
 import { Session, type SessionHeader } from "../session.ts";
+import { FormatTooOld } from "../jsonl/errors.ts";
 import type { LoadedLog, ReadOptions } from "../jsonl/reader.ts";
 import type {
   CreateOptions,
@@ -85,6 +87,20 @@ export const readOptionsOf = <E>(
     ? {}
     : { migrate: options.migrate }),
 });
+
+/**
+ * A log a writer may append to: one of the current format version (an
+ * older one is migrated first, by a reader), else `FormatTooOld`.
+ *
+ * @param log The log as read for a write handle.
+ * @returns `Effect<LoadedLog, FormatTooOld>`: the log.
+ */
+export const writableLog = (
+  log: LoadedLog,
+): Effect.Effect<LoadedLog, FormatTooOld> =>
+  log.version === FORMAT_VERSION ? Effect.succeed(log) : Effect.fail(
+    new FormatTooOld({ version: log.version, supported: FORMAT_VERSION }),
+  );
 
 /**
  * The report of a handle opened on a loaded log.

@@ -240,6 +240,31 @@ postgresTest(
 );
 
 postgresTest(
+  "a writer refuses a session of an older format version",
+  async (url) => {
+    const result = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        yield* Effect.scoped(store.create(header("older")));
+        yield* Effect.promise(() =>
+          sql(
+            url,
+            "UPDATE palimpsest_sessions SET version = 2, header = $2 WHERE id = $1",
+            [
+              "older",
+              '{"type":"session","version":2,"id":"older","createdAt":1,"isSeeded":false}',
+            ],
+          )
+        );
+        const refused = yield* Effect.flip(
+          Effect.scoped(store.open("older", { mode: "write" })),
+        );
+        return { refused };
+      }));
+    thenFails(result.refused, "FormatTooOld", { version: 2, supported: 3 });
+  },
+);
+
+postgresTest(
   "a seq already taken is a conflict and the whole batch rolls back",
   async (url) => {
     const result = await withPg(url, (store) =>
