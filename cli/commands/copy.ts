@@ -23,9 +23,7 @@ import {
 } from "@palimpsest/session";
 import { decodeSessionId } from "@palimpsest/session/jsonl";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
-
-const POSTGRES = /^postgres(ql)?:\/\//i;
+import { loadOrFail, onPostgres } from "../load.ts";
 
 const storageTags: ReadonlySet<string> = new Set([
   "InvalidAddress",
@@ -67,23 +65,18 @@ const store = (
   target: string,
   session: Session,
 ): Effect.Effect<string, unknown> => {
-  if (POSTGRES.test(target)) {
-    return Effect.flatMap(
-      Effect.promise(() => import("@palimpsest/session/postgres")),
-      (postgres): Effect.Effect<string, unknown> => {
-        const address = postgres.parseSessionAddress(target);
-        if (postgres.isAddressError(address)) return Effect.fail(address);
-        if (address.kind === "jsonl") return Effect.die(address);
-        return Effect.as(
-          postgres.savePostgresSession(
-            address.url,
-            renamed(session, address.session),
-          ),
-          address.session,
-        );
-      },
-    );
-  }
+  const stored = onPostgres(
+    target,
+    (postgres, address) =>
+      Effect.as(
+        postgres.savePostgresSession(
+          address.url,
+          renamed(session, address.session),
+        ),
+        address.session,
+      ),
+  );
+  if (stored !== undefined) return stored;
   const located = jsonlTarget(target, session.header.id);
   if (Result.isFailure(located)) {
     return Effect.fail({ _tag: "CopyTargetName", message: located.failure });

@@ -390,3 +390,22 @@ Deno.test("explain handles a lineage thousands of levels deep", async () => {
   assert.equal(deep.code, 0);
   assert.equal(json(deep).onSurface, true);
 });
+
+Deno.test("a postgres:// address without a session is refused, exit 2", async (t) => {
+  await t.step("as the log to read", async () => {
+    const r = await run("verify", "postgres://u@db.invalid/app", "--json");
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "InvalidAddress");
+  });
+
+  await t.step("as the target of a copy", async () => {
+    const r = await run(
+      "copy",
+      fixture("valid.jsonl"),
+      "postgres://u@db.invalid/app?session=",
+      "--json",
+    );
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "InvalidAddress");
+  });
+});
