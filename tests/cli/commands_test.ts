@@ -409,3 +409,31 @@ Deno.test("a postgres:// address without a session is refused, exit 2", async (t
     assert.equal(json(r).error.tag, "InvalidAddress");
   });
 });
+
+Deno.test("copy", async (t) => {
+  await t.step("to a folder, the session keeps its id, exit 0", async () => {
+    const dir = tempDir();
+    const r = await run("copy", fixture("valid.jsonl"), dir, "--json");
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(fs.readdirSync(dir), ["fixture.jsonl"]);
+  });
+
+  await t.step(
+    "to a file that is not a session file name, exit 2",
+    async () => {
+      const target = path.join(tempDir(), "copy.txt");
+      const r = await run("copy", fixture("valid.jsonl"), target, "--json");
+      assert.equal(r.code, 2);
+      assert.equal(json(r).error.tag, "CopyTargetName");
+      assert.equal(fs.existsSync(target), false);
+    },
+  );
+
+  await t.step("onto an existing session, exit 2", async () => {
+    const dir = tempDir();
+    assert.equal((await run("copy", fixture("valid.jsonl"), dir)).code, 0);
+    const r = await run("copy", fixture("valid.jsonl"), dir, "--json");
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "SessionAlreadyExists");
+  });
+});
