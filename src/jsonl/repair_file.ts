@@ -21,7 +21,7 @@ import type { Session } from "../session.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
-import { decodeSessionId } from "./ids.ts";
+import { sessionIdOfFileName } from "./ids.ts";
 import { encodeEventLine } from "./codec.ts";
 import { FormatTooOld, type JsonlIoError } from "./errors.ts";
 import {
@@ -55,15 +55,6 @@ export type RepairFileError =
   | SurfaceError
   | WriteError
   | SessionLocked;
-
-const EXTENSION = ".jsonl";
-
-/** The store id a file name encodes, if it is a store name. */
-const storeIdOf = (file: string): string | undefined => {
-  const base = nodePath.basename(file);
-  if (!base.endsWith(EXTENSION)) return undefined;
-  return decodeSessionId(base.slice(0, -EXTENSION.length));
-};
 
 const viaStore = (
   file: string,
@@ -211,7 +202,7 @@ export function repairFile(
     } catch (cause) {
       return Effect.fail(storage(ioError("open", file, cause)));
     }
-    const id = storeIdOf(file);
+    const id = sessionIdOfFileName(nodePath.basename(file));
     return id === undefined ? viaFile(file) : viaStore(file, id);
   });
 }
