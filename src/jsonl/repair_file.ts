@@ -22,8 +22,7 @@ import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
 import { sessionIdOfFileName } from "./ids.ts";
-import { encodeEventLine } from "./codec.ts";
-import { FormatTooOld, type JsonlIoError } from "./errors.ts";
+import type { JsonlIoError } from "./errors.ts";
 import {
   AppendOutcomeUnknown,
   type SessionLocked,
@@ -35,7 +34,8 @@ import { makeJsonlStore } from "./store.ts";
 import type { OpenError, WriteError } from "../store/store.ts";
 import { appendBatch, closeQuietly, nodeAppendIo } from "./durable_file.ts";
 import { ioError } from "./io.ts";
-import { FORMAT_VERSION } from "../event.ts";
+import { encodeEventLines } from "../store/lines.ts";
+import { writableLog } from "../store/open.ts";
 
 /** What {@link repairFile} did. */
 export interface RepairDone {
@@ -108,16 +108,12 @@ const openForWrite = (file: string) =>
 const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
   Effect.scoped(Effect.gen(function* () {
     yield* lockFile(file);
-    const log = yield* Effect.mapError(
-      readSessionFile(file),
-      (error) => error._tag === "JsonlIoError" ? storage(error) : error,
+    const log = yield* writableLog(
+      yield* Effect.mapError(
+        readSessionFile(file),
+        (error) => error._tag === "JsonlIoError" ? storage(error) : error,
+      ),
     );
-    if (log.version !== FORMAT_VERSION) {
-      return yield* new FormatTooOld({
-        version: log.version,
-        supported: FORMAT_VERSION,
-      });
-    }
     const closers = interruptedTurnClosers(log.events);
     const folded = replayResult(closers, log.session.surface);
     if (folded._tag === "Failure") return yield* folded.failure.error;
@@ -132,7 +128,7 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
     }
     const fd = yield* openForWrite(file);
     const bytes = new TextEncoder().encode(
-      closers.map((e) => encodeEventLine(e)).join(""),
+      encodeEventLines(closers, undefined),
     );
     if (torn !== undefined) {
       yield* Effect.try({

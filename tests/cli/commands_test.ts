@@ -294,6 +294,19 @@ Deno.test("repair", async (t) => {
     assert.deepEqual(fs.readFileSync(file), before);
   });
 
+  await t.step(
+    "an older log under a name that is not a store id is refused too",
+    async () => {
+      const file = tempCopy("v1.jsonl", "Old.v1.jsonl");
+      const before = fs.readFileSync(file);
+      const r = await run("repair", file, "--json");
+      assert.equal(r.code, 1);
+      assert.equal(json(r).error.tag, "FormatTooOld");
+      assert.deepEqual(fs.readFileSync(file), before);
+      assert.equal(fs.existsSync(`${file}.lock`), false);
+    },
+  );
+
   await t.step("a missing file exits 2 and creates nothing", async () => {
     const dir = path.join(tempDir(), "nowhere");
     const r = await run("repair", path.join(dir, "s.jsonl"), "--json");
