@@ -118,6 +118,10 @@ export type Step<A = void> = Result.Result<A, ImportEventRejected>;
 
 const ok: Step = Result.succeed(undefined);
 
+/** A step's outcome without its value. */
+export const done = <A>(step: Step<A>): Step =>
+  Result.isFailure(step) ? Result.fail(step.failure) : ok;
+
 /** Counts a source line of a kind. */
 export const count = (b: Builder, kind: string): void => {
   b.kinds.set(kind, (b.kinds.get(kind) ?? 0) + 1);
@@ -155,6 +159,12 @@ export const notCarried = (
   note: string,
 ): void => {
   b.notCarried.push({ line, kind, note });
+};
+
+/** Records a source record that is not a JSON object. */
+export const notAnObject = (b: Builder, line: number): void => {
+  count(b, "not-an-object");
+  notCarried(b, line, "not-an-object", "a record that is not an object");
 };
 
 /** Records what the importer made up. */
@@ -280,7 +290,7 @@ export const closeStep = (b: Builder, line: number): Step => {
     Draft.stepEnd(b.turn, step),
     line,
   );
-  return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
+  return done(ended);
 };
 
 /** Opens a new step in the open turn (opening a turn if needed). */
@@ -345,8 +355,17 @@ export const closeTurn = (
     Draft.turnEnd(turn, reason ?? b.reason),
     line,
   );
-  return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
+  return done(ended);
 };
+
+/**
+ * Closes the open turn when its last assistant message answered without
+ * calls and nothing interrupted it: the source's turn was complete.
+ */
+export const closeAnsweredTurn = (b: Builder): Step =>
+  b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
+    ? closeTurn(b, 0)
+    : ok;
 
 // ---------------------------------------------------------------------------
 // Messages
@@ -718,6 +737,10 @@ export const isRecord = (u: unknown): u is Record<string, unknown> =>
 /** A string field, or `undefined`. */
 export const str = (u: unknown): string | undefined =>
   typeof u === "string" ? u : undefined;
+
+/** The last segment of a path, with either separator. */
+export const fileName = (file: string): string =>
+  file.split(/[\\/]/).pop() ?? file;
 
 /** Arguments as raw JSON text: a string as it is, anything else stringified. */
 export const argumentsText = (u: unknown): string =>

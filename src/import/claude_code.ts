@@ -35,11 +35,15 @@ import {
   argumentsText,
   assistantMessage,
   type Builder,
+  closeAnsweredTurn,
   closeTurn,
   compactBefore,
   count,
+  done,
+  fileName,
   isRecord,
   keptOpaque,
+  notAnObject,
   notCarried,
   setTime,
   skip,
@@ -52,8 +56,6 @@ import {
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
-
-const basename = (file: string): string => file.split(/[\\/]/).pop() ?? file;
 
 interface PendingAssistant {
   readonly id: string;
@@ -143,7 +145,7 @@ export const importClaudeCode = (
     }
     for (const r of results.splice(0)) {
       setTime(b, r.time);
-      const done = toolResult(
+      const paired = toolResult(
         b,
         r.line,
         "user/tool_result",
@@ -152,7 +154,7 @@ export const importClaudeCode = (
         r.isError,
         r.meta,
       );
-      if (Result.isFailure(done)) return done;
+      if (Result.isFailure(paired)) return paired;
     }
     return Result.succeed(undefined);
   };
@@ -335,9 +337,7 @@ export const importClaudeCode = (
         kind: "plugin",
         plugin: "claude-code",
       });
-      return Result.isFailure(made)
-        ? Result.fail(made.failure)
-        : Result.succeed(undefined);
+      return done(made);
     }
     const opened = userTurn(b, line);
     if (Result.isFailure(opened)) return opened;
@@ -345,9 +345,7 @@ export const importClaudeCode = (
       ? { kind: "plugin", plugin: "claude-code" }
       : { kind: "user" };
     const made = userMessage(b, line, id, content, source);
-    return Result.isFailure(made)
-      ? Result.fail(made.failure)
-      : Result.succeed(undefined);
+    return done(made);
   };
 
   const read = forEachRecord(
@@ -356,8 +354,7 @@ export const importClaudeCode = (
     (value, line): Result.Result<void, ImportError> => {
       records += 1;
       if (!isRecord(value)) {
-        count(b, "not-an-object");
-        notCarried(b, line, "not-an-object", "a record that is not an object");
+        notAnObject(b, line);
         return Result.succeed(undefined);
       }
       const type = str(value.type) ?? "unknown";
@@ -459,22 +456,17 @@ export const importClaudeCode = (
       "compact boundary without the summary that should follow it",
     );
   }
-  // A turn whose last assistant message answered without calls is complete.
-  if (
-    b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
-  ) {
-    const closed = closeTurn(b, 0);
-    if (Result.isFailure(closed)) return Result.fail(closed.failure);
-  }
+  const closed = closeAnsweredTurn(b);
+  if (Result.isFailure(closed)) return Result.fail(closed.failure);
   return Result.succeed({
     header: {
-      id: sessionId ?? basename(file),
+      id: sessionId ?? fileName(file),
       createdAt: createdAt ?? 0,
       isSeeded: false,
       meta: {
         importedFrom: {
           tool: "claude-code",
-          file: basename(file),
+          file: fileName(file),
           ...(version === undefined ? {} : { version }),
           ...(cwd === undefined ? {} : { cwd }),
         },
