@@ -571,12 +571,13 @@ export interface CompactionInput {
  * node, `compaction/end`. The system head is never shadowed. A kept tool
  * result whose call falls in the range is shadowed with it (the pair stays
  * whole) and reported. With nothing to replace, the summary is appended.
+ * Gives the `compaction/start` event's seq, for messages that cite it.
  */
 export const compactBefore = (
   b: Builder,
   line: number,
   input: CompactionInput,
-): Step => {
+): Step<SessionSeq> => {
   const nodes = surfaceNodes(b.surface);
   let first = 0;
   const head = nodes[0] === undefined
@@ -664,7 +665,7 @@ export const compactBefore = (
     );
   }
   b.compactions += 1;
-  return ok;
+  return Result.succeed(started.success.seq);
 };
 
 /** Whether a surface node came from a source line at or after `line`. */

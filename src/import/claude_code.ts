@@ -321,12 +321,12 @@ export const importClaudeCode = (
       boundary = undefined;
       const closed = closeTurn(b, line);
       if (Result.isFailure(closed)) return closed;
-      return compactBefore(b, line, {
+      return done(compactBefore(b, line, {
         compactionId,
         summary: text,
         content,
         kind: "user/compact-summary",
-      });
+      }));
     }
     if (text.startsWith(INTERRUPTED) && b.turn !== undefined) {
       // The turn ends first, so that error results for the calls the

@@ -306,9 +306,8 @@ export const importCodex = (
       content: headContent,
       kind,
     });
-    if (Result.isFailure(replaced)) return replaced;
-    const start = b.events.length - 4;
-    const cite = b.events[start]?.seq;
+    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+    const cite = [replaced.success];
     for (const item of rest) {
       if (!isRecord(item)) continue;
       const role = str(item.role);
@@ -320,7 +319,7 @@ export const importCodex = (
         role === "user"
           ? { kind: "user" }
           : { kind: "plugin", plugin: `codex/${role ?? "unknown"}` },
-        cite === undefined ? undefined : [cite],
+        cite,
       );
       if (Result.isFailure(made)) return Result.fail(made.failure);
     }

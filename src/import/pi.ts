@@ -376,14 +376,14 @@ export const importPi = (
             "compaction whose first kept entry is not in the file; everything before it is replaced",
           );
         }
-        return compactBefore(b, line, {
+        return done(compactBefore(b, line, {
           compactionId,
           summary,
           kind,
           ...(keptLine === undefined
             ? {}
             : { keepFrom: fromLineOnward(b, keptLine) }),
-        });
+        }));
       }
       case "branch_summary": {
         const text = str(value.summary) ?? "";
