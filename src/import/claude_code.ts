@@ -94,6 +94,14 @@ const image = (source: unknown): ContentBlock => ({
   attachment: source ?? null,
 });
 
+/** A message's content as a list of blocks (a string is one text block). */
+const blocksOf = (u: unknown): ReadonlyArray<unknown> =>
+  typeof u === "string"
+    ? [{ type: "text", text: u }]
+    : Array.isArray(u)
+    ? u
+    : [];
+
 const textOf = (u: unknown): string => {
   if (typeof u === "string") return u;
   if (Array.isArray(u)) {
@@ -186,12 +194,7 @@ export const importClaudeCode = (
     const p = pending;
     if (m.usage !== undefined) p.usage = m.usage;
     if (typeof m.stop_reason === "string") p.stop = m.stop_reason;
-    const blocks = typeof m.content === "string"
-      ? [{ type: "text", text: m.content }]
-      : Array.isArray(m.content)
-      ? m.content
-      : [];
-    for (const block of blocks) {
+    for (const block of blocksOf(m.content)) {
       if (!isRecord(block)) continue;
       switch (block.type) {
         case "text":
@@ -249,12 +252,7 @@ export const importClaudeCode = (
     const id = str(value.uuid) ?? `claude-L${line}`;
     const content: ContentBlock[] = [];
     let hadResults = false;
-    const blocks = typeof m.content === "string"
-      ? [{ type: "text", text: m.content }]
-      : Array.isArray(m.content)
-      ? m.content
-      : [];
-    for (const block of blocks) {
+    for (const block of blocksOf(m.content)) {
       if (!isRecord(block)) continue;
       if (block.type === "tool_result") {
         hadResults = true;
