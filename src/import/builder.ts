@@ -20,6 +20,7 @@ import {
   emptySurface,
   interruptedTurnClosers,
   type SessionEvent,
+  type SessionHeader,
   SessionSeq,
   type Surface,
   surfaceEvent,
@@ -177,14 +178,36 @@ export const synthesized = (
   b.synthesized.push({ line, kind, note });
 };
 
+/** A date string as epoch milliseconds, or `undefined`. */
+export const epochOf = (u: unknown): number | undefined => {
+  if (typeof u !== "string") return undefined;
+  const parsed = Date.parse(u);
+  return Number.isSafeInteger(parsed) ? parsed : undefined;
+};
+
 /** Sets the time of the next events, when `t` is usable epoch milliseconds. */
 export const setTime = (b: Builder, t: unknown): void => {
-  if (typeof t === "number" && Number.isSafeInteger(t) && t >= 0) b.time = t;
-  else if (typeof t === "string") {
-    const parsed = Date.parse(t);
-    if (Number.isSafeInteger(parsed) && parsed >= 0) b.time = parsed;
+  const time = typeof t === "number" ? t : epochOf(t);
+  if (time !== undefined && Number.isSafeInteger(time) && time >= 0) {
+    b.time = time;
   }
 };
+
+/**
+ * The header of an imported session: the source's session id (else the
+ * file's name), its start (else 0), and where it came from.
+ */
+export const importedHeader = (
+  file: string,
+  id: string | undefined,
+  createdAt: number | undefined,
+  importedFrom: Readonly<Record<string, unknown>>,
+): SessionHeader => ({
+  id: id ?? fileName(file),
+  createdAt: createdAt ?? 0,
+  isSeeded: false,
+  meta: { importedFrom },
+});
 
 /** A message id not used yet in this session, from the source's own id. */
 export const uniqueId = (b: Builder, base: string): string => {

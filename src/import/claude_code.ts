@@ -40,7 +40,9 @@ import {
   compactBefore,
   count,
   done,
+  epochOf,
   fileName,
+  importedHeader,
   isRecord,
   keptOpaque,
   notAnObject,
@@ -366,10 +368,7 @@ export const importClaudeCode = (
       if (version === undefined && typeof value.version === "string") {
         version = value.version;
       }
-      if (createdAt === undefined && typeof value.timestamp === "string") {
-        const t = Date.parse(value.timestamp);
-        if (Number.isSafeInteger(t)) createdAt = t;
-      }
+      if (createdAt === undefined) createdAt = epochOf(value.timestamp);
       const reason = noise[type];
       if (reason !== undefined) {
         skip(b, kind, line, reason);
@@ -457,19 +456,12 @@ export const importClaudeCode = (
   const closed = closeAnsweredTurn(b);
   if (Result.isFailure(closed)) return Result.fail(closed.failure);
   return Result.succeed({
-    header: {
-      id: sessionId ?? fileName(file),
-      createdAt: createdAt ?? 0,
-      isSeeded: false,
-      meta: {
-        importedFrom: {
-          tool: "claude-code",
-          file: fileName(file),
-          ...(version === undefined ? {} : { version }),
-          ...(cwd === undefined ? {} : { cwd }),
-        },
-      },
-    },
+    header: importedHeader(file, sessionId, createdAt, {
+      tool: "claude-code",
+      file: fileName(file),
+      ...(version === undefined ? {} : { version }),
+      ...(cwd === undefined ? {} : { cwd }),
+    }),
     ...(version === undefined ? {} : { formatVersion: version }),
     read: read.success,
   });

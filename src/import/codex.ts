@@ -38,7 +38,9 @@ import {
   compactBefore,
   count,
   done,
+  epochOf,
   fileName,
+  importedHeader,
   isRecord,
   keptOpaque,
   notAnObject,
@@ -451,23 +453,15 @@ export const importCodex = (
     if (Result.isFailure(closed)) return Result.fail(closed.failure);
   }
   const m = meta ?? {};
-  const created = Date.parse(str(m.timestamp) ?? "");
   return Result.succeed({
-    header: {
-      id: str(m.id) ?? fileName(file),
-      createdAt: Number.isSafeInteger(created) ? created : 0,
-      isSeeded: false,
-      meta: {
-        importedFrom: {
-          tool: "codex",
-          file: fileName(file),
-          ...(m.id === undefined ? {} : { id: m.id }),
-          ...(m.cli_version === undefined ? {} : { version: m.cli_version }),
-          ...(m.cwd === undefined ? {} : { cwd: m.cwd }),
-          ...(m.git === undefined ? {} : { git: m.git }),
-        },
-      },
-    },
+    header: importedHeader(file, str(m.id), epochOf(m.timestamp), {
+      tool: "codex",
+      file: fileName(file),
+      ...(m.id === undefined ? {} : { id: m.id }),
+      ...(m.cli_version === undefined ? {} : { version: m.cli_version }),
+      ...(m.cwd === undefined ? {} : { cwd: m.cwd }),
+      ...(m.git === undefined ? {} : { git: m.git }),
+    }),
     ...(typeof m.cli_version === "string"
       ? { formatVersion: m.cli_version }
       : {}),

@@ -39,8 +39,10 @@ import {
   compactBefore,
   count,
   done,
+  epochOf,
   fileName,
   fromLineOnward,
+  importedHeader,
   isRecord,
   notAnObject,
   notCarried,
@@ -450,28 +452,18 @@ export const importPi = (
     const closed = closeTurn(b, 0, stopReasons[lastStop]);
     if (Result.isFailure(closed)) return Result.fail(closed.failure);
   }
-  const created = Date.parse(str(h.timestamp) ?? "");
   return Result.succeed({
-    header: {
-      id: str(h.id) ?? fileName(file),
-      createdAt: Number.isSafeInteger(created) ? created : 0,
-      isSeeded: false,
-      meta: {
-        importedFrom: {
-          tool: "pi",
-          version,
-          file: fileName(file),
-          ...(h.id === undefined ? {} : { id: h.id }),
-          ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
-          ...(h.branchedFrom === undefined
-            ? {}
-            : { branchedFrom: h.branchedFrom }),
-          ...(h.parentSession === undefined
-            ? {}
-            : { parentSession: h.parentSession }),
-        },
-      },
-    },
+    header: importedHeader(file, str(h.id), epochOf(h.timestamp), {
+      tool: "pi",
+      version,
+      file: fileName(file),
+      ...(h.id === undefined ? {} : { id: h.id }),
+      ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
+      ...(h.branchedFrom === undefined ? {} : { branchedFrom: h.branchedFrom }),
+      ...(h.parentSession === undefined
+        ? {}
+        : { parentSession: h.parentSession }),
+    }),
     formatVersion: version,
     read: second.success,
   });
