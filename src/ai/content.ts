@@ -5,7 +5,12 @@
  *
  * @module
  */
-import type { FileBlock, ImageBlock, Message } from "../message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  Message,
+} from "../message.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -223,6 +228,26 @@ export const joinText = (
     text = text === "" ? block.text : `${text}\n\n${block.text}`;
   }
   return text;
+};
+
+/**
+ * The text of blocks where a target takes text only: text blocks joined by
+ * blank lines (empty ones skipped), images and files as placeholders.
+ * @internal
+ */
+export const textWithPlaceholders = (
+  content: ReadonlyArray<ContentBlock>,
+  resolve: AttachmentResolver,
+): string => {
+  const texts: string[] = [];
+  for (const b of content) {
+    if (b.type === "text") {
+      if (b.text !== "") texts.push(b.text);
+    } else if (b.type === "image" || b.type === "file") {
+      texts.push(omittedText(b, resolve(b)));
+    }
+  }
+  return texts.join("\n\n");
 };
 
 /**

@@ -15,6 +15,7 @@ import {
   omittedText,
   type RequestViolation,
   resolverOf,
+  textWithPlaceholders,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -135,22 +136,6 @@ const userPart = (
     }
   }
   return { type: "text", text: omittedText(block, resolved) };
-};
-
-/** Text of blocks where only text is taken: media become placeholders. */
-const textWithPlaceholders = (
-  content: ReadonlyArray<ContentBlock>,
-  resolve: AttachmentResolver,
-): string => {
-  const texts: string[] = [];
-  for (const b of content) {
-    if (b.type === "text") {
-      if (b.text !== "") texts.push(b.text);
-    } else if (b.type === "image" || b.type === "file") {
-      texts.push(omittedText(b, resolve(b)));
-    }
-  }
-  return texts.join("\n\n");
 };
 
 /**

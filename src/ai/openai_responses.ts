@@ -6,11 +6,7 @@
  *
  * @module
  */
-import type {
-  ContentBlock,
-  Message,
-  ToolResultContentBlock,
-} from "../message.ts";
+import type { Message, ToolResultContentBlock } from "../message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,
@@ -20,6 +16,7 @@ import {
   omittedText,
   type RequestViolation,
   resolverOf,
+  textWithPlaceholders,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -137,21 +134,6 @@ const part = (
   };
 };
 
-const assistantText = (
-  content: ReadonlyArray<ContentBlock>,
-  resolve: AttachmentResolver,
-): string => {
-  const texts: string[] = [];
-  for (const b of content) {
-    if (b.type === "text") {
-      if (b.text !== "") texts.push(b.text);
-    } else if (b.type === "image" || b.type === "file") {
-      texts.push(omittedText(b, resolve(b)));
-    }
-  }
-  return texts.join("\n\n");
-};
-
 /**
  * Builds the `instructions` and `input` of an OpenAI Responses request from
  * derived messages, after {@link pairToolCalls}.
@@ -213,7 +195,7 @@ export function toOpenAIResponses(
       continue;
     }
     if (message.role === "assistant") {
-      const text = assistantText(message.content, resolve);
+      const text = textWithPlaceholders(message.content, resolve);
       if (text !== "") {
         input.push({ type: "message", role: "assistant", content: text });
       }
