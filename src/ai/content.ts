@@ -323,3 +323,59 @@ export const violation = (
   index: number,
   callId?: string,
 ): RequestViolation => ({ _tag, index, callId });
+
+/**
+ * The tool calls a validator has seen, for targets where the results follow
+ * their calls as separate items (OpenAI Chat and Responses).
+ * @internal
+ */
+export interface CallLedger {
+  /**
+   * A call at `index`: a reused id is `DuplicateToolCallId`. A call after
+   * results closes the calls before it first.
+   */
+  readonly call: (id: string, index: number) => void;
+  /**
+   * A result at `index`: one for no open call is `ToolResultWithoutCall`, a
+   * second one `DuplicateToolResult`.
+   */
+  readonly answer: (id: string, index: number) => void;
+  /** No more results: every open call left unanswered is `ToolCallNotAnswered`. */
+  readonly close: () => void;
+}
+
+/**
+ * A {@link CallLedger} that pushes what it finds to `found`.
+ * @internal
+ */
+export const callLedger = (found: RequestViolation[]): CallLedger => {
+  const ids = new Set<string>();
+  let open = new Map<string, number>();
+  let answered = new Set<string>();
+  const close = (): void => {
+    for (const [id, at] of open) {
+      if (!answered.has(id)) {
+        found.push(violation("ToolCallNotAnswered", at, id));
+      }
+    }
+    open = new Map();
+    answered = new Set();
+  };
+  return {
+    call: (id, index) => {
+      if (answered.size > 0) close();
+      if (ids.has(id)) found.push(violation("DuplicateToolCallId", index, id));
+      ids.add(id);
+      open.set(id, index);
+    },
+    answer: (id, index) => {
+      if (!open.has(id)) {
+        found.push(violation("ToolResultWithoutCall", index, id));
+      } else if (answered.has(id)) {
+        found.push(violation("DuplicateToolResult", index, id));
+      }
+      answered.add(id);
+    },
+    close,
+  };
+};

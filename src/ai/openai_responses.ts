@@ -10,6 +10,7 @@ import type { Message, ToolResultContentBlock } from "../message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,
+  callLedger,
   dataUrl,
   joinText,
   leadingSystem,
@@ -260,44 +261,21 @@ export function validateOpenAIResponses(
   request: OpenAIResponsesRequest,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
-  const ids = new Set<string>();
-  let open = new Map<string, number>();
-  let answered = new Set<string>();
-  const close = (): void => {
-    for (const [id, at] of open) {
-      if (!answered.has(id)) {
-        found.push(violation("ToolCallNotAnswered", at, id));
-      }
-    }
-    open = new Map();
-    answered = new Set();
-  };
+  const calls = callLedger(found);
   request.input.forEach((item, i) => {
     switch (item.type) {
       case "function_call":
-        if (answered.size > 0) close();
-        if (ids.has(item.call_id)) {
-          found.push(violation("DuplicateToolCallId", i, item.call_id));
-        }
-        ids.add(item.call_id);
-        open.set(item.call_id, i);
+        calls.call(item.call_id, i);
         break;
-      case "function_call_output": {
-        const id = item.call_id;
-        if (!open.has(id)) {
-          found.push(violation("ToolResultWithoutCall", i, id));
-        } else if (answered.has(id)) {
-          found.push(violation("DuplicateToolResult", i, id));
-        }
-        answered.add(id);
+      case "function_call_output":
+        calls.answer(item.call_id, i);
         break;
-      }
       case "message":
-        close();
+        calls.close();
         if (item.content.length === 0) found.push(violation("EmptyContent", i));
         break;
     }
   });
-  close();
+  calls.close();
   return found;
 }
