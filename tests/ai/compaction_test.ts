@@ -409,3 +409,18 @@ Deno.test("a turn goes on uncompacted when the summary request fails", async () 
       "error" in ends[0].data,
   );
 });
+
+Deno.test("compaction/start records the turn the log is in", async () => {
+  const start = await withSession(
+    { text: [{ text: "short" }] },
+    ({ handle, compact }) =>
+      Effect.map(
+        compact({ maxTokens: 300 }),
+        () =>
+          Session.eventAt(handle.session, SessionSeq.make(history.length + 1)),
+      ),
+    [Draft.turnStart(3), ...history],
+  );
+  assert.ok(start?.type === "compaction/start");
+  assert.equal(start.data.turn, 3);
+});
