@@ -20,30 +20,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { HEADER, LAST_SAFE, userLine } from "./amplification_inputs.ts";
 
 const CLI = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 const TIME = "/usr/bin/time";
-const HEADER =
-  '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}';
-const LAST_SAFE = Number.MAX_SAFE_INTEGER;
 const DEPTH = 1_000_000;
 const GOAL_MB = 100;
 const GOAL_MS = 1000;
-
-const user = (seq: unknown, sources?: unknown): string =>
-  JSON.stringify({
-    type: "user/message",
-    seq,
-    time: 0,
-    data: {
-      id: `m${String(seq)}`,
-      role: "user",
-      content: [],
-      source: { kind: "user" },
-    },
-    surfaceOp: "append",
-    ...(sources === undefined ? {} : { sourceEventSeqs: sources }),
-  });
 
 const deep = `${"[".repeat(DEPTH)}0${"]".repeat(DEPTH)}`;
 
@@ -52,12 +35,12 @@ const inputs: ReadonlyArray<readonly [string, () => ReadonlyArray<string>]> = [
   ["one event (the baseline)", () => [
     '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
   ]],
-  ['"seq":"x", run [0, 2^53-2]', () => [user("x", [[0, LAST_SAFE - 1]])]],
+  ['"seq":"x", run [0, 2^53-2]', () => [userLine("x", [[0, LAST_SAFE - 1]])]],
   ["seq 2^53-1, run [0, 2^53-2]", () => [
-    user(LAST_SAFE, [[0, LAST_SAFE - 1]]),
+    userLine(LAST_SAFE, [[0, LAST_SAFE - 1]]),
   ]],
   ["seq 2^53-1, 1,000 runs of 10^11", () => [
-    user(
+    userLine(
       LAST_SAFE,
       Array.from(
         { length: 1000 },
@@ -68,7 +51,7 @@ const inputs: ReadonlyArray<readonly [string, () => ReadonlyArray<string>]> = [
   ["20,000 lines, line k citing [[0, k-1]]", () =>
     Array.from(
       { length: 20_000 },
-      (_, k) => user(k, k >= 3 ? [[0, k - 1]] : undefined),
+      (_, k) => userLine(k, k >= 3 ? [[0, k - 1]] : undefined),
     )],
   ["data.turn nested 1M deep", () => [
     `{"type":"turn/start","seq":0,"time":0,"data":{"turn":${deep}}}`,

@@ -30,7 +30,7 @@ export const nodesOf = (surface: Surface): Node[] => {
   return out;
 };
 
-export const callIdsOf = (event: SurfaceEvent): string[] => {
+const callIdsOf = (event: SurfaceEvent): string[] => {
   if (event.type !== "assistant/message") return [];
   const ids: string[] = [];
   for (const block of event.data.message.content) {
@@ -39,7 +39,7 @@ export const callIdsOf = (event: SurfaceEvent): string[] => {
   return ids;
 };
 
-export const resultIdOf = (event: SurfaceEvent): string | undefined =>
+const resultIdOf = (event: SurfaceEvent): string | undefined =>
   event.type === "tool/result"
     ? event.data.message.content[0].toolCallId
     : undefined;

@@ -116,7 +116,7 @@ export class Surface {
 }
 
 /** The store of a surface, rerooted there; undefined for an empty one. */
-export const storeOf = (surface: Surface): Store | undefined => {
+const storeOf = (surface: Surface): Store | undefined => {
   const ref = refOf(surface);
   return ref === undefined ? undefined : reroot(ref);
 };

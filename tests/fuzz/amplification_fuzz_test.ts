@@ -12,13 +12,16 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { countsReport, fuzz, heavyRuns, type Rng } from "../_helpers/fuzz.ts";
+import {
+  HEADER,
+  LAST_SAFE,
+  userLine,
+} from "../../bench/amplification_inputs.ts";
 
 /** The V8 heap ceiling of each subprocess, in MB. */
 const HEAP_MB = 64;
 
 const CLI = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
-const HEADER =
-  '{"type":"session","version":3,"id":"a","createdAt":0,"isSeeded":false}';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "amplification-"));
 
 interface Verdict {
@@ -66,23 +69,6 @@ const verify = (lines: ReadonlyArray<string>): Verdict => {
     line: typeof error.line === "number" ? error.line : undefined,
   };
 };
-
-const userLine = (seq: unknown, sources?: unknown): string =>
-  JSON.stringify({
-    type: "user/message",
-    seq,
-    time: 0,
-    data: {
-      id: `m${String(seq)}`,
-      role: "user",
-      content: [],
-      source: { kind: "user" },
-    },
-    surfaceOp: "append",
-    ...(sources === undefined ? {} : { sourceEventSeqs: sources }),
-  });
-
-const LAST_SAFE = Number.MAX_SAFE_INTEGER;
 
 Deno.test("fuzz: a source run never expands past what the line can cite", () => {
   fuzz("amplification/source-runs", heavyRuns(30, 3), (rng: Rng) => {
