@@ -20,6 +20,7 @@ import {
   emptySurface,
   interruptedTurnClosers,
   type SessionEvent,
+  type SessionHeader,
   SessionSeq,
   type Surface,
   surfaceEvent,
@@ -118,6 +119,10 @@ export type Step<A = void> = Result.Result<A, ImportEventRejected>;
 
 const ok: Step = Result.succeed(undefined);
 
+/** A step's outcome without its value. */
+export const done = <A>(step: Step<A>): Step =>
+  Result.isFailure(step) ? Result.fail(step.failure) : ok;
+
 /** Counts a source line of a kind. */
 export const count = (b: Builder, kind: string): void => {
   b.kinds.set(kind, (b.kinds.get(kind) ?? 0) + 1);
@@ -157,6 +162,12 @@ export const notCarried = (
   b.notCarried.push({ line, kind, note });
 };
 
+/** Records a source record that is not a JSON object. */
+export const notAnObject = (b: Builder, line: number): void => {
+  count(b, "not-an-object");
+  notCarried(b, line, "not-an-object", "a record that is not an object");
+};
+
 /** Records what the importer made up. */
 export const synthesized = (
   b: Builder,
@@ -167,14 +178,36 @@ export const synthesized = (
   b.synthesized.push({ line, kind, note });
 };
 
+/** A date string as epoch milliseconds, or `undefined`. */
+export const epochOf = (u: unknown): number | undefined => {
+  if (typeof u !== "string") return undefined;
+  const parsed = Date.parse(u);
+  return Number.isSafeInteger(parsed) ? parsed : undefined;
+};
+
 /** Sets the time of the next events, when `t` is usable epoch milliseconds. */
 export const setTime = (b: Builder, t: unknown): void => {
-  if (typeof t === "number" && Number.isSafeInteger(t) && t >= 0) b.time = t;
-  else if (typeof t === "string") {
-    const parsed = Date.parse(t);
-    if (Number.isSafeInteger(parsed) && parsed >= 0) b.time = parsed;
+  const time = typeof t === "number" ? t : epochOf(t);
+  if (time !== undefined && Number.isSafeInteger(time) && time >= 0) {
+    b.time = time;
   }
 };
+
+/**
+ * The header of an imported session: the source's session id (else the
+ * file's name), its start (else 0), and where it came from.
+ */
+export const importedHeader = (
+  file: string,
+  id: string | undefined,
+  createdAt: number | undefined,
+  importedFrom: Readonly<Record<string, unknown>>,
+): SessionHeader => ({
+  id: id ?? fileName(file),
+  createdAt: createdAt ?? 0,
+  isSeeded: false,
+  meta: { importedFrom },
+});
 
 /** A message id not used yet in this session, from the source's own id. */
 export const uniqueId = (b: Builder, base: string): string => {
@@ -280,7 +313,7 @@ export const closeStep = (b: Builder, line: number): Step => {
     Draft.stepEnd(b.turn, step),
     line,
   );
-  return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
+  return done(ended);
 };
 
 /** Opens a new step in the open turn (opening a turn if needed). */
@@ -345,8 +378,17 @@ export const closeTurn = (
     Draft.turnEnd(turn, reason ?? b.reason),
     line,
   );
-  return Result.isFailure(ended) ? Result.fail(ended.failure) : ok;
+  return done(ended);
 };
+
+/**
+ * Closes the open turn when its last assistant message answered without
+ * calls and nothing interrupted it: the source's turn was complete.
+ */
+export const closeAnsweredTurn = (b: Builder): Step =>
+  b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
+    ? closeTurn(b, 0)
+    : ok;
 
 // ---------------------------------------------------------------------------
 // Messages
@@ -552,12 +594,13 @@ export interface CompactionInput {
  * node, `compaction/end`. The system head is never shadowed. A kept tool
  * result whose call falls in the range is shadowed with it (the pair stays
  * whole) and reported. With nothing to replace, the summary is appended.
+ * Gives the `compaction/start` event's seq, for messages that cite it.
  */
 export const compactBefore = (
   b: Builder,
   line: number,
   input: CompactionInput,
-): Step => {
+): Step<SessionSeq> => {
   const nodes = surfaceNodes(b.surface);
   let first = 0;
   const head = nodes[0] === undefined
@@ -645,7 +688,7 @@ export const compactBefore = (
     );
   }
   b.compactions += 1;
-  return ok;
+  return Result.succeed(started.success.seq);
 };
 
 /** Whether a surface node came from a source line at or after `line`. */
@@ -718,6 +761,10 @@ export const isRecord = (u: unknown): u is Record<string, unknown> =>
 /** A string field, or `undefined`. */
 export const str = (u: unknown): string | undefined =>
   typeof u === "string" ? u : undefined;
+
+/** The last segment of a path, with either separator. */
+export const fileName = (file: string): string =>
+  file.split(/[\\/]/).pop() ?? file;
 
 /** Arguments as raw JSON text: a string as it is, anything else stringified. */
 export const argumentsText = (u: unknown): string =>

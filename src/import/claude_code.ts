@@ -35,11 +35,17 @@ import {
   argumentsText,
   assistantMessage,
   type Builder,
+  closeAnsweredTurn,
   closeTurn,
   compactBefore,
   count,
+  done,
+  epochOf,
+  fileName,
+  importedHeader,
   isRecord,
   keptOpaque,
+  notAnObject,
   notCarried,
   setTime,
   skip,
@@ -52,8 +58,6 @@ import {
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
-
-const basename = (file: string): string => file.split(/[\\/]/).pop() ?? file;
 
 interface PendingAssistant {
   readonly id: string;
@@ -91,6 +95,14 @@ const image = (source: unknown): ContentBlock => ({
   type: "image",
   attachment: source ?? null,
 });
+
+/** A message's content as a list of blocks (a string is one text block). */
+const blocksOf = (u: unknown): ReadonlyArray<unknown> =>
+  typeof u === "string"
+    ? [{ type: "text", text: u }]
+    : Array.isArray(u)
+    ? u
+    : [];
 
 const textOf = (u: unknown): string => {
   if (typeof u === "string") return u;
@@ -143,7 +155,7 @@ export const importClaudeCode = (
     }
     for (const r of results.splice(0)) {
       setTime(b, r.time);
-      const done = toolResult(
+      const paired = toolResult(
         b,
         r.line,
         "user/tool_result",
@@ -152,7 +164,7 @@ export const importClaudeCode = (
         r.isError,
         r.meta,
       );
-      if (Result.isFailure(done)) return done;
+      if (Result.isFailure(paired)) return paired;
     }
     return Result.succeed(undefined);
   };
@@ -184,12 +196,7 @@ export const importClaudeCode = (
     const p = pending;
     if (m.usage !== undefined) p.usage = m.usage;
     if (typeof m.stop_reason === "string") p.stop = m.stop_reason;
-    const blocks = typeof m.content === "string"
-      ? [{ type: "text", text: m.content }]
-      : Array.isArray(m.content)
-      ? m.content
-      : [];
-    for (const block of blocks) {
+    for (const block of blocksOf(m.content)) {
       if (!isRecord(block)) continue;
       switch (block.type) {
         case "text":
@@ -247,12 +254,7 @@ export const importClaudeCode = (
     const id = str(value.uuid) ?? `claude-L${line}`;
     const content: ContentBlock[] = [];
     let hadResults = false;
-    const blocks = typeof m.content === "string"
-      ? [{ type: "text", text: m.content }]
-      : Array.isArray(m.content)
-      ? m.content
-      : [];
-    for (const block of blocks) {
+    for (const block of blocksOf(m.content)) {
       if (!isRecord(block)) continue;
       if (block.type === "tool_result") {
         hadResults = true;
@@ -319,12 +321,12 @@ export const importClaudeCode = (
       boundary = undefined;
       const closed = closeTurn(b, line);
       if (Result.isFailure(closed)) return closed;
-      return compactBefore(b, line, {
+      return done(compactBefore(b, line, {
         compactionId,
         summary: text,
         content,
         kind: "user/compact-summary",
-      });
+      }));
     }
     if (text.startsWith(INTERRUPTED) && b.turn !== undefined) {
       // The turn ends first, so that error results for the calls the
@@ -335,9 +337,7 @@ export const importClaudeCode = (
         kind: "plugin",
         plugin: "claude-code",
       });
-      return Result.isFailure(made)
-        ? Result.fail(made.failure)
-        : Result.succeed(undefined);
+      return done(made);
     }
     const opened = userTurn(b, line);
     if (Result.isFailure(opened)) return opened;
@@ -345,9 +345,7 @@ export const importClaudeCode = (
       ? { kind: "plugin", plugin: "claude-code" }
       : { kind: "user" };
     const made = userMessage(b, line, id, content, source);
-    return Result.isFailure(made)
-      ? Result.fail(made.failure)
-      : Result.succeed(undefined);
+    return done(made);
   };
 
   const read = forEachRecord(
@@ -356,8 +354,7 @@ export const importClaudeCode = (
     (value, line): Result.Result<void, ImportError> => {
       records += 1;
       if (!isRecord(value)) {
-        count(b, "not-an-object");
-        notCarried(b, line, "not-an-object", "a record that is not an object");
+        notAnObject(b, line);
         return Result.succeed(undefined);
       }
       const type = str(value.type) ?? "unknown";
@@ -371,10 +368,7 @@ export const importClaudeCode = (
       if (version === undefined && typeof value.version === "string") {
         version = value.version;
       }
-      if (createdAt === undefined && typeof value.timestamp === "string") {
-        const t = Date.parse(value.timestamp);
-        if (Number.isSafeInteger(t)) createdAt = t;
-      }
+      if (createdAt === undefined) createdAt = epochOf(value.timestamp);
       const reason = noise[type];
       if (reason !== undefined) {
         skip(b, kind, line, reason);
@@ -459,27 +453,15 @@ export const importClaudeCode = (
       "compact boundary without the summary that should follow it",
     );
   }
-  // A turn whose last assistant message answered without calls is complete.
-  if (
-    b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
-  ) {
-    const closed = closeTurn(b, 0);
-    if (Result.isFailure(closed)) return Result.fail(closed.failure);
-  }
+  const closed = closeAnsweredTurn(b);
+  if (Result.isFailure(closed)) return Result.fail(closed.failure);
   return Result.succeed({
-    header: {
-      id: sessionId ?? basename(file),
-      createdAt: createdAt ?? 0,
-      isSeeded: false,
-      meta: {
-        importedFrom: {
-          tool: "claude-code",
-          file: basename(file),
-          ...(version === undefined ? {} : { version }),
-          ...(cwd === undefined ? {} : { cwd }),
-        },
-      },
-    },
+    header: importedHeader(file, sessionId, createdAt, {
+      tool: "claude-code",
+      file: fileName(file),
+      ...(version === undefined ? {} : { version }),
+      ...(cwd === undefined ? {} : { cwd }),
+    }),
     ...(version === undefined ? {} : { formatVersion: version }),
     read: read.success,
   });

@@ -33,11 +33,17 @@ import {
   argumentsText,
   assistantMessage,
   type Builder,
+  closeAnsweredTurn,
   closeTurn,
   compactBefore,
   count,
+  done,
+  epochOf,
+  fileName,
+  importedHeader,
   isRecord,
   keptOpaque,
+  notAnObject,
   notCarried,
   openTurn,
   setTime,
@@ -51,8 +57,6 @@ import {
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
-
-const basename = (file: string): string => file.split(/[\\/]/).pop() ?? file;
 
 interface PendingOutput {
   readonly line: number;
@@ -130,9 +134,7 @@ export const importCodex = (
       stream: p.stream,
     });
     modelOutputInTurn = true;
-    return Result.isFailure(made)
-      ? Result.fail(made.failure)
-      : Result.succeed(undefined);
+    return done(made);
   };
 
   const output = (line: number, time: unknown): PendingOutput => {
@@ -178,9 +180,7 @@ export const importCodex = (
           messageContent(p.content),
           source,
         );
-        return Result.isFailure(made)
-          ? Result.fail(made.failure)
-          : Result.succeed(undefined);
+        return done(made);
       }
       case "reasoning": {
         const out = output(line, time);
@@ -297,22 +297,19 @@ export const importCodex = (
         kind: "plugin",
         plugin: "compaction",
       });
-      return Result.isFailure(made)
-        ? Result.fail(made.failure)
-        : Result.succeed(undefined);
+      return done(made);
     }
     const [head, ...rest] = messages;
     const headContent = isRecord(head) ? messageContent(head.content) : [];
     const compactionId = `codex-L${line}`;
-    const done = compactBefore(b, line, {
+    const replaced = compactBefore(b, line, {
       compactionId,
       summary,
       content: headContent,
       kind,
     });
-    if (Result.isFailure(done)) return done;
-    const start = b.events.length - 4;
-    const cite = b.events[start]?.seq;
+    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+    const cite = [replaced.success];
     for (const item of rest) {
       if (!isRecord(item)) continue;
       const role = str(item.role);
@@ -324,7 +321,7 @@ export const importCodex = (
         role === "user"
           ? { kind: "user" }
           : { kind: "plugin", plugin: `codex/${role ?? "unknown"}` },
-        cite === undefined ? undefined : [cite],
+        cite,
       );
       if (Result.isFailure(made)) return Result.fail(made.failure);
     }
@@ -337,8 +334,7 @@ export const importCodex = (
     (value, line): Result.Result<void, ImportError> => {
       records += 1;
       if (!isRecord(value)) {
-        count(b, "not-an-object");
-        notCarried(b, line, "not-an-object", "a record that is not an object");
+        notAnObject(b, line);
         return Result.succeed(undefined);
       }
       const type = str(value.type) ?? "unknown";
@@ -396,8 +392,7 @@ export const importCodex = (
               type: "request/context",
               data: { provider: model.provider, model: next },
             }, line);
-            if (Result.isFailure(made)) return Result.fail(made.failure);
-            return Result.succeed(undefined);
+            return done(made);
           }
           skip(b, kind, line, "the turn's settings, unchanged");
           return Result.succeed(undefined);
@@ -453,31 +448,20 @@ export const importCodex = (
   }
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
-  if (
-    !explicitTurns && b.turn !== undefined && b.openCalls.size === 0 &&
-    b.reason !== "interrupted"
-  ) {
-    const closed = closeTurn(b, 0);
+  if (!explicitTurns) {
+    const closed = closeAnsweredTurn(b);
     if (Result.isFailure(closed)) return Result.fail(closed.failure);
   }
   const m = meta ?? {};
-  const created = Date.parse(str(m.timestamp) ?? "");
   return Result.succeed({
-    header: {
-      id: str(m.id) ?? basename(file),
-      createdAt: Number.isSafeInteger(created) ? created : 0,
-      isSeeded: false,
-      meta: {
-        importedFrom: {
-          tool: "codex",
-          file: basename(file),
-          ...(m.id === undefined ? {} : { id: m.id }),
-          ...(m.cli_version === undefined ? {} : { version: m.cli_version }),
-          ...(m.cwd === undefined ? {} : { cwd: m.cwd }),
-          ...(m.git === undefined ? {} : { git: m.git }),
-        },
-      },
-    },
+    header: importedHeader(file, str(m.id), epochOf(m.timestamp), {
+      tool: "codex",
+      file: fileName(file),
+      ...(m.id === undefined ? {} : { id: m.id }),
+      ...(m.cli_version === undefined ? {} : { version: m.cli_version }),
+      ...(m.cwd === undefined ? {} : { cwd: m.cwd }),
+      ...(m.git === undefined ? {} : { git: m.git }),
+    }),
     ...(typeof m.cli_version === "string"
       ? { formatVersion: m.cli_version }
       : {}),

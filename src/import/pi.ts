@@ -38,8 +38,13 @@ import {
   closeTurn,
   compactBefore,
   count,
+  done,
+  epochOf,
+  fileName,
   fromLineOnward,
+  importedHeader,
   isRecord,
+  notAnObject,
   notCarried,
   setTime,
   skip,
@@ -78,8 +83,6 @@ interface TreeEntry {
   readonly line: number;
   readonly parent: string | null;
 }
-
-const basename = (file: string): string => file.split(/[\\/]/).pop() ?? file;
 
 const piText = (u: unknown): ReadonlyArray<ContentBlock> | undefined => {
   if (typeof u === "string") return [{ type: "text", text: u }];
@@ -327,8 +330,7 @@ export const importPi = (
       return Result.succeed(undefined);
     }
     if (!isRecord(value)) {
-      count(b, "not-an-object");
-      notCarried(b, line, "not-an-object", "a record that is not an object");
+      notAnObject(b, line);
       return Result.succeed(undefined);
     }
     const type = str(value.type) ?? "unknown";
@@ -376,14 +378,14 @@ export const importPi = (
             "compaction whose first kept entry is not in the file; everything before it is replaced",
           );
         }
-        return compactBefore(b, line, {
+        return done(compactBefore(b, line, {
           compactionId,
           summary,
           kind,
           ...(keptLine === undefined
             ? {}
             : { keepFrom: fromLineOnward(b, keptLine) }),
-        });
+        }));
       }
       case "branch_summary": {
         const text = str(value.summary) ?? "";
@@ -394,9 +396,7 @@ export const importPi = (
           kind: "plugin",
           plugin: "pi/branch-summary",
         });
-        return Result.isFailure(made)
-          ? Result.fail(made.failure)
-          : Result.succeed(undefined);
+        return done(made);
       }
       case "custom_message": {
         const converted = convertBlocks(b, line, kind, value.content);
@@ -410,9 +410,7 @@ export const importPi = (
             plugin: `pi/${str(value.customType) ?? "custom"}`,
           },
         );
-        return Result.isFailure(made)
-          ? Result.fail(made.failure)
-          : Result.succeed(undefined);
+        return done(made);
       }
       case "model_change": {
         model = {
@@ -420,9 +418,7 @@ export const importPi = (
           model: str(value.modelId) ?? model.model,
         };
         const made = append(b, { type: "request/context", data: model }, line);
-        return Result.isFailure(made)
-          ? Result.fail(made.failure)
-          : Result.succeed(undefined);
+        return done(made);
       }
       case "thinking_level_change": {
         const made = append(b, {
@@ -430,9 +426,7 @@ export const importPi = (
           ignorable: true,
           data: { thinkingLevel: value.thinkingLevel ?? null },
         }, line);
-        return Result.isFailure(made)
-          ? Result.fail(made.failure)
-          : Result.succeed(undefined);
+        return done(made);
       }
       case "custom":
       case "label":
@@ -458,28 +452,18 @@ export const importPi = (
     const closed = closeTurn(b, 0, stopReasons[lastStop]);
     if (Result.isFailure(closed)) return Result.fail(closed.failure);
   }
-  const created = Date.parse(str(h.timestamp) ?? "");
   return Result.succeed({
-    header: {
-      id: str(h.id) ?? basename(file),
-      createdAt: Number.isSafeInteger(created) ? created : 0,
-      isSeeded: false,
-      meta: {
-        importedFrom: {
-          tool: "pi",
-          version,
-          file: basename(file),
-          ...(h.id === undefined ? {} : { id: h.id }),
-          ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
-          ...(h.branchedFrom === undefined
-            ? {}
-            : { branchedFrom: h.branchedFrom }),
-          ...(h.parentSession === undefined
-            ? {}
-            : { parentSession: h.parentSession }),
-        },
-      },
-    },
+    header: importedHeader(file, str(h.id), epochOf(h.timestamp), {
+      tool: "pi",
+      version,
+      file: fileName(file),
+      ...(h.id === undefined ? {} : { id: h.id }),
+      ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
+      ...(h.branchedFrom === undefined ? {} : { branchedFrom: h.branchedFrom }),
+      ...(h.parentSession === undefined
+        ? {}
+        : { parentSession: h.parentSession }),
+    }),
     formatVersion: version,
     read: second.success,
   });
@@ -498,8 +482,6 @@ const piMessage = (
   m: Record<string, unknown>,
   ctx: PiContext,
 ): Step => {
-  const done = <A>(r: Step<A>): Step =>
-    Result.isFailure(r) ? Result.fail(r.failure) : Result.succeed(undefined);
   switch (m.role) {
     case "user": {
       const opened = userTurn(b, line);

@@ -5,28 +5,11 @@
  * imported log is also checked to replay, and to give a clean transcript
  * once the library's repair closes its last turn.
  */
-import {
-  checkTranscript,
-  deriveMessages,
-  deriveMessagesWithSources,
-  interruptedTurnClosers,
-  replayResult,
-} from "@palimpsest/session";
+import { deriveMessagesWithSources } from "@palimpsest/session";
 import { importSession, type SourceTool } from "@palimpsest/session/import";
-import {
-  pairToolCalls,
-  toAnthropic,
-  toGemini,
-  toOpenAIChat,
-  toOpenAIResponses,
-  toPrompt,
-  validateAnthropic,
-  validateGemini,
-  validateOpenAIChat,
-  validateOpenAIResponses,
-} from "@palimpsest/session/ai";
-import { Effect, Result } from "effect";
+import { Effect } from "effect";
 import assert from "node:assert/strict";
+import { assertRepairsClean } from "./_clean_transcript.ts";
 
 const root = new URL("../fixtures/import/", import.meta.url);
 
@@ -89,24 +72,9 @@ for (const tool of tools) {
       for (const [key, value] of Object.entries(expected.report ?? {})) {
         assert.deepEqual(actual[key], value, key);
       }
-      // The events replay on their own, and repair leaves a clean transcript.
-      const closers = interruptedTurnClosers(events);
-      const replayed = replayResult([...events, ...closers]);
-      assert.ok(Result.isSuccess(replayed));
-      if (Result.isSuccess(replayed)) {
-        const messages = deriveMessages(replayed.success);
-        assert.deepEqual(checkTranscript(messages), []);
-        assert.deepEqual(pairToolCalls(messages).repairs, []);
-        // Each provider's request passes that provider's validator.
-        assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
-        assert.deepEqual(
-          validateOpenAIResponses(toOpenAIResponses(messages)),
-          [],
-        );
-        assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
-        assert.deepEqual(validateGemini(toGemini(messages)), []);
-        toPrompt(messages);
-      }
+      // The events replay on their own, and repair leaves a clean transcript
+      // that each provider's validator accepts.
+      assertRepairsClean(events);
     });
   }
 }

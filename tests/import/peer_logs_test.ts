@@ -6,32 +6,15 @@
  * derived messages form a clean transcript. Prints, per file, the figures of
  * the import: events, surface size, compactions and repairs.
  */
-import {
-  checkTranscript,
-  deriveMessages,
-  interruptedTurnClosers,
-  replayResult,
-} from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { importFile, type SourceTool } from "@palimpsest/session/import";
-import {
-  pairToolCalls,
-  toAnthropic,
-  toGemini,
-  toOpenAIChat,
-  toOpenAIResponses,
-  toPrompt,
-  validateAnthropic,
-  validateGemini,
-  validateOpenAIChat,
-  validateOpenAIResponses,
-} from "@palimpsest/session/ai";
-import { Effect, Result } from "effect";
+import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
+import { assertRepairsClean } from "./_clean_transcript.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -70,23 +53,8 @@ Deno.test("every study log imports, verifies and repairs to a clean transcript",
           const log = await Effect.runPromise(readSessionFile(target));
           assert.equal(log.report.tornTail, undefined);
           assert.equal(log.events.length, imported.report.events);
-          const closers = interruptedTurnClosers(log.events);
-          const repaired = replayResult([...log.events, ...closers]);
-          assert.ok(Result.isSuccess(repaired));
-          if (!Result.isSuccess(repaired)) return;
-          const messages = deriveMessages(repaired.success);
-          assert.deepEqual(checkTranscript(messages), []);
-          // The provider adapters' pairing pass finds nothing to repair.
-          assert.deepEqual(pairToolCalls(messages).repairs, []);
-          // Each provider's request passes that provider's validator.
-          assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
-          assert.deepEqual(
-            validateOpenAIResponses(toOpenAIResponses(messages)),
-            [],
-          );
-          assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
-          assert.deepEqual(validateGemini(toGemini(messages)), []);
-          assert.ok(toPrompt(messages).content.length > 0);
+          const { closers, prompt } = assertRepairsClean(log.events);
+          assert.ok(prompt.content.length > 0);
           const r = imported.report;
           console.log(
             `${tool}/${name}: ${r.lines} lines, ${r.events} events, surface ${r.surface}, ` +

@@ -1,0 +1,58 @@
+/**
+ * What every imported log must give once the library's repair closes its
+ * last turn: the events replay, the derived messages form a clean
+ * transcript, the adapters' pairing pass finds nothing to repair, and each
+ * provider's request passes that provider's validator.
+ */
+import {
+  checkTranscript,
+  deriveMessages,
+  interruptedTurnClosers,
+  type Message,
+  replayResult,
+  type SessionEvent,
+} from "@palimpsest/session";
+import {
+  pairToolCalls,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat,
+  toOpenAIResponses,
+  toPrompt,
+  validateAnthropic,
+  validateGemini,
+  validateOpenAIChat,
+  validateOpenAIResponses,
+} from "@palimpsest/session/ai";
+import { Result } from "effect";
+import assert from "node:assert/strict";
+
+/** What {@link assertRepairsClean} saw. */
+export interface Repaired {
+  /** The events repair appended. */
+  readonly closers: ReadonlyArray<SessionEvent>;
+  /** The derived messages after repair. */
+  readonly messages: ReadonlyArray<Message>;
+  /** The provider-neutral prompt of those messages. */
+  readonly prompt: ReturnType<typeof toPrompt>;
+}
+
+/**
+ * Asserts that `events`, repaired, replay to a clean transcript that every
+ * provider's validator accepts.
+ */
+export const assertRepairsClean = (
+  events: ReadonlyArray<SessionEvent>,
+): Repaired => {
+  const closers = interruptedTurnClosers(events);
+  const replayed = replayResult([...events, ...closers]);
+  assert.ok(Result.isSuccess(replayed));
+  const messages = deriveMessages(replayed.success);
+  assert.deepEqual(checkTranscript(messages), []);
+  assert.deepEqual(pairToolCalls(messages).repairs, []);
+  assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
+  assert.deepEqual(validateOpenAIResponses(toOpenAIResponses(messages)), []);
+  assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
+  assert.deepEqual(validateGemini(toGemini(messages)), []);
+  return { closers, messages, prompt: toPrompt(messages) };
+};

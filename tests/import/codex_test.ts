@@ -1,0 +1,23 @@
+/**
+ * Codex specifics the fixtures' message lists do not show: the messages of
+ * a compaction's replacement history after the first cite the compaction.
+ */
+import { importSession } from "@palimpsest/session/import";
+import { Effect } from "effect";
+import assert from "node:assert/strict";
+
+Deno.test("the replacement history after its first message cites the compaction's start", async () => {
+  const file = new URL(
+    "../fixtures/import/codex/compacted.jsonl",
+    import.meta.url,
+  ).pathname;
+  const { events } = await Effect.runPromise(
+    importSession(file, { from: "codex" }),
+  );
+  const start = events.find((e) => e.type === "compaction/start");
+  const history = events.find((e) =>
+    e.type === "user/message" && e.data.id === "codex-L4-history"
+  );
+  assert.equal(start?.data.compactionId, "codex-L4");
+  assert.deepEqual(history?.sourceEventSeqs, [start?.seq]);
+});
