@@ -124,3 +124,17 @@ export function sessionIdOfFileName(name: string): string | undefined {
     ? decodeSessionId(name.slice(0, -SESSION_FILE_EXTENSION.length))
     : undefined;
 }
+
+/**
+ * The id itself when every store accepts it (the JSONL store can name its
+ * file), else why not; what the stores that keep no files check.
+ *
+ * @param id The session id.
+ * @returns The id, or `InvalidSessionId`.
+ * @internal
+ */
+export function checkSessionId(
+  id: string,
+): Result.Result<string, InvalidSessionId> {
+  return Result.map(encodeSessionId(id), () => id);
+}

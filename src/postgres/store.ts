@@ -72,7 +72,7 @@ import {
   encodeHeaderLine,
 } from "../jsonl/codec.ts";
 import { CorruptLine } from "../jsonl/errors.ts";
-import { encodeSessionId } from "../jsonl/ids.ts";
+import { checkSessionId } from "../jsonl/ids.ts";
 import { errorCode } from "../jsonl/io.ts";
 import { readSessionStream } from "../jsonl/reader.ts";
 import {
@@ -329,7 +329,7 @@ export function loadPostgresSession<E = never>(
     LoadedLog,
     InvalidSessionId | SessionNotFound | LogReadError | StorageError | E
   > => {
-    const checked = encodeSessionId(id);
+    const checked = checkSessionId(id);
     if (Result.isFailure(checked)) return Effect.fail(checked.failure);
     const redacted = typeof url === "string" ? Redacted.make(url) : url;
     const failed = failedAt(displayAddress(Redacted.value(redacted)));
@@ -500,8 +500,6 @@ export function makePostgresStore(
         );
       });
 
-    const checkId = (id: string) => Result.map(encodeSessionId(id), () => id);
-
     /** A writer's connection with the session's claim, or SessionLocked. */
     const claim = (
       id: string,
@@ -588,7 +586,7 @@ export function makePostgresStore(
     const create: StoreCore["create"] = (init, createOptions) =>
       Effect.suspend((): ReturnType<StoreCore["create"]> => {
         const { header, session } = createdFrom(init, createOptions);
-        const checked = checkId(header.id);
+        const checked = checkSessionId(header.id);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
         const text = encodeHeaderLine(header).slice(0, -1);
         const { rows, bytes } = rowsOf(session, 0);
@@ -655,7 +653,7 @@ export function makePostgresStore(
       });
 
     const open: StoreCore["open"] = openWith(
-      checkId,
+      checkSessionId,
       (id, _, openOptions) =>
         Effect.map(
           read(pool, id, openOptions, false),
@@ -752,7 +750,7 @@ export function makePostgresStore(
 
     const stat: StoreCore["stat"] = (id) =>
       Effect.suspend((): ReturnType<StoreCore["stat"]> => {
-        const checked = checkId(id);
+        const checked = checkSessionId(id);
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
         return Effect.flatMap(
           pool.unsafe<
@@ -806,7 +804,7 @@ export function makePostgresStore(
       followOptions?: FollowOptions,
     ): Stream.Stream<SessionEvent, FollowError> =>
       Stream.unwrap(Effect.gen(function* () {
-        const checked = checkId(id);
+        const checked = checkSessionId(id);
         if (Result.isFailure(checked)) return yield* checked.failure;
         // Subscribe before the first read, so no commit falls between.
         const hub = yield* Effect.option(RcRef.get(notifications));

@@ -20,7 +20,7 @@ import * as Result from "effect/Result";
 import * as Semaphore from "effect/Semaphore";
 import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import { encodeSessionId } from "../jsonl/ids.ts";
+import { checkSessionId } from "../jsonl/ids.ts";
 import { readSessionBytes } from "../jsonl/reader.ts";
 import {
   type InvalidSessionId,
@@ -126,14 +126,11 @@ const makeCore = (): StoreCore => {
   const sessions = new Map<string, Stored>();
   const handles = makeHandleRegistry<HandleState>();
 
-  const checkId = (id: string): Result.Result<string, InvalidSessionId> =>
-    Result.map(encodeSessionId(id), () => id);
-
   /** The stored session of `id`, or why there is none. */
   const locate = (
     id: string,
   ): Result.Result<Stored, InvalidSessionId | SessionNotFound> => {
-    const checked = checkId(id);
+    const checked = checkSessionId(id);
     if (Result.isFailure(checked)) return Result.fail(checked.failure);
     const stored = sessions.get(id);
     return stored === undefined
@@ -174,7 +171,7 @@ const makeCore = (): StoreCore => {
     Effect.suspend((): ReturnType<StoreCore["create"]> => {
       const { header, vocabulary, session } = createdFrom(init, options);
       const id = header.id;
-      const checked = checkId(id);
+      const checked = checkSessionId(id);
       if (Result.isFailure(checked)) return Effect.fail(checked.failure);
       if (sessions.has(id)) {
         return Effect.fail(new SessionAlreadyExists({ id }));
