@@ -24,7 +24,11 @@ import { turnBatches } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
-const writer = new URL("./_writer.ts", import.meta.url).pathname;
+// The conformance suite's writer process, in `race` mode: it opens the
+// session for writing and prints `opened` (or the error tag), appends the
+// events and prints `done`, then holds the claim until stdin ends.
+const writer = new URL("../store/postgres_writer.ts", import.meta.url)
+  .pathname;
 
 /** Runs a program with a PostgreSQL store over `url`. */
 const withPg = <A, E>(
@@ -63,13 +67,14 @@ const turnStart = (turn: number): EventDraft => ({
   data: { turn },
 });
 
-/** A child process whose stdout lines are collected. */
+/** A writer process appending `count` events, its stdout lines collected. */
 const spawnWriter = (url: string, id: string, count: number) => {
   const child: ChildProcess = spawn(Deno.execPath(), [
     "run",
     "-A",
     writer,
     url,
+    "race",
     id,
     String(count),
   ], { stdio: ["pipe", "pipe", "inherit"] });
@@ -82,14 +87,16 @@ const spawnWriter = (url: string, id: string, count: number) => {
     lines.push(...parts);
   });
   const closed = new Promise<void>((resolve) => child.on("close", resolve));
-  const firstLine = async (): Promise<string> => {
-    while (lines.length === 0) {
+  /** `done` once the events are stored, or why the open failed. */
+  const outcome = async (): Promise<string> => {
+    for (;;) {
+      const last = lines[lines.length - 1];
+      if (last !== undefined && last !== "opened") return last;
       if (child.exitCode !== null) return "exited";
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    return lines[0] ?? "";
   };
-  return { child, firstLine, closed };
+  return { child, outcome, closed };
 };
 
 postgresTest(
@@ -353,7 +360,7 @@ postgresTest(
         Effect.flatMap(store.create(header("killed")), (h) => store.close(h)),
     );
     const victim = spawnWriter(url, "killed", 3);
-    assert.equal(await victim.firstLine(), "wrote 3");
+    assert.equal(await victim.outcome(), "done");
     const locked = await withPg(
       url,
       (store) => Effect.flip(store.open("killed", { mode: "write" })),
@@ -394,10 +401,10 @@ postgresTest(
       { length: 20 },
       () => spawnWriter(url, "crowd", 30),
     );
-    const outcomes = await Promise.all(writers.map((w) => w.firstLine()));
+    const outcomes = await Promise.all(writers.map((w) => w.outcome()));
     for (const w of writers) w.child.stdin?.end();
     await Promise.all(writers.map((w) => w.closed));
-    assert.equal(outcomes.filter((o) => o === "wrote 30").length, 1);
+    assert.equal(outcomes.filter((o) => o === "done").length, 1);
     assert.equal(outcomes.filter((o) => o === "SessionLocked").length, 19);
     const rows = await sql(
       url,
