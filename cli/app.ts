@@ -237,14 +237,14 @@ const helpCommand = (
   );
 
 /**
- * The whole command tree, writing to `io`.
+ * The whole command tree, writing to `io`, as the runner of its arguments.
  *
  * @param modules The commands, in the order help lists them.
  * @param io Where output goes.
  * @param state Receives the exit code of the command that ran.
  * @param version What `--version` prints.
  * @param onUsage Told of a usage problem found by a command of the tree.
- * @returns The root command.
+ * @returns What runs the tree on arguments.
  */
 const makeRoot = (
   modules: ReadonlyArray<CommandModule>,
@@ -252,7 +252,7 @@ const makeRoot = (
   state: RunState,
   version: string,
   onUsage: (usage: Usage) => void,
-) => {
+): Runner => {
   // `help` and `completions` describe the whole tree, themselves included.
   const holder: Holder = {};
   const tree = Command.make(PROGRAM).pipe(
@@ -272,8 +272,9 @@ const makeRoot = (
     ]),
   );
   holder.root = tree;
-  holder.run = Command.runWith(tree, { version });
-  return tree;
+  const run = Command.runWith(tree, { version });
+  holder.run = run;
+  return run;
 };
 
 const ioConsole = (io: CliIo): Console.Console => {
@@ -391,13 +392,11 @@ export const runApp = (
     const onUsage = (problem: Usage): void => {
       usage ??= problem;
     };
-    const root = makeRoot(modules, io, state, version, onUsage);
+    const run = makeRoot(modules, io, state, version, onUsage);
     if (args.length === 0) {
       usage = { message: "A command is required", commandPath: [PROGRAM] };
     }
-    const program = usage !== undefined
-      ? Effect.void
-      : Command.runWith(root, { version })(args);
+    const program = usage !== undefined ? Effect.void : run(args);
     return Effect.map(
       Effect.exit(
         program.pipe(
