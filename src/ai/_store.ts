@@ -1,7 +1,6 @@
 /**
- * The two store calls the model integration makes, in one place: append a
- * batch of drafts durably, and persist what a pure history operation
- * appended. Not exported.
+ * The store call the model integration makes, in one place: append a batch
+ * of drafts durably. Not exported.
  *
  * @module
  */
@@ -11,11 +10,10 @@ import {
   SessionStore,
   type WriteError,
 } from "../store/store.ts";
-import type { NotAnAppend } from "../store/errors.ts";
 import type { AppendError, EventDraft, Session } from "../session.ts";
 
 /** What a durable append can fail with. */
-export type StoreAppendError = AppendError | WriteError | NotAnAppend;
+export type StoreAppendError = AppendError | WriteError;
 
 /**
  * Appends drafts as one durable batch.
@@ -29,18 +27,4 @@ export const appendDrafts = (
     if (drafts.length === 0) return handle.session;
     const store = yield* SessionStore;
     return (yield* store.append(handle, drafts)).session;
-  });
-
-/**
- * Runs a pure history operation on the handle's session and appends what
- * it added as one durable batch.
- * @internal
- */
-export const persistOperation = <E>(
-  handle: SessionHandle,
-  operation: (session: Session) => Effect.Effect<Session, E>,
-): Effect.Effect<Session, E | StoreAppendError, SessionStore> =>
-  Effect.gen(function* () {
-    const store = yield* SessionStore;
-    return (yield* store.update(handle, operation)).session;
   });

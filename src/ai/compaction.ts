@@ -52,6 +52,7 @@ import {
   type CompactableRange,
   selectCompactableRange,
 } from "../history/select.ts";
+import { currentTurnStep } from "../history/surface_nodes.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import {
@@ -186,16 +187,6 @@ const openCompaction = (
     }
   }
   return undefined;
-};
-
-/** The log's current turn: the latest `turn/start`'s, else 0. */
-const currentTurn = (session: Session): number => {
-  const events = Session.events(session);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event?.type === "turn/start") return event.data.turn;
-  }
-  return 0;
 };
 
 const errorInfo = (exit: Exit.Exit<unknown, unknown>): unknown => {
@@ -376,7 +367,7 @@ export function compactIfNeeded(
     const after = yield* Effect.acquireUseRelease(
       appendDrafts(handle, [{
         type: "compaction/start",
-        data: { compactionId, turn: currentTurn(session) },
+        data: { compactionId, turn: currentTurnStep(session).turn },
       }]),
       () => summarize,
       (_, exit) =>

@@ -5,7 +5,12 @@
  *
  * @module
  */
-import type { FileBlock, ImageBlock, Message } from "../message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  Message,
+} from "../message.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -226,6 +231,26 @@ export const joinText = (
 };
 
 /**
+ * The text of blocks where a target takes text only: text blocks joined by
+ * blank lines (empty ones skipped), images and files as placeholders.
+ * @internal
+ */
+export const textWithPlaceholders = (
+  content: ReadonlyArray<ContentBlock>,
+  resolve: AttachmentResolver,
+): string => {
+  const texts: string[] = [];
+  for (const b of content) {
+    if (b.type === "text") {
+      if (b.text !== "") texts.push(b.text);
+    } else if (b.type === "image" || b.type === "file") {
+      texts.push(omittedText(b, resolve(b)));
+    }
+  }
+  return texts.join("\n\n");
+};
+
+/**
  * The system prompt of the leading system messages (joined text) and the
  * index of the first message after them.
  * @internal
@@ -298,3 +323,59 @@ export const violation = (
   index: number,
   callId?: string,
 ): RequestViolation => ({ _tag, index, callId });
+
+/**
+ * The tool calls a validator has seen, for targets where the results follow
+ * their calls as separate items (OpenAI Chat and Responses).
+ * @internal
+ */
+export interface CallLedger {
+  /**
+   * A call at `index`: a reused id is `DuplicateToolCallId`. A call after
+   * results closes the calls before it first.
+   */
+  readonly call: (id: string, index: number) => void;
+  /**
+   * A result at `index`: one for no open call is `ToolResultWithoutCall`, a
+   * second one `DuplicateToolResult`.
+   */
+  readonly answer: (id: string, index: number) => void;
+  /** No more results: every open call left unanswered is `ToolCallNotAnswered`. */
+  readonly close: () => void;
+}
+
+/**
+ * A {@link CallLedger} that pushes what it finds to `found`.
+ * @internal
+ */
+export const callLedger = (found: RequestViolation[]): CallLedger => {
+  const ids = new Set<string>();
+  let open = new Map<string, number>();
+  let answered = new Set<string>();
+  const close = (): void => {
+    for (const [id, at] of open) {
+      if (!answered.has(id)) {
+        found.push(violation("ToolCallNotAnswered", at, id));
+      }
+    }
+    open = new Map();
+    answered = new Set();
+  };
+  return {
+    call: (id, index) => {
+      if (answered.size > 0) close();
+      if (ids.has(id)) found.push(violation("DuplicateToolCallId", index, id));
+      ids.add(id);
+      open.set(id, index);
+    },
+    answer: (id, index) => {
+      if (!open.has(id)) {
+        found.push(violation("ToolResultWithoutCall", index, id));
+      } else if (answered.has(id)) {
+        found.push(violation("DuplicateToolResult", index, id));
+      }
+      answered.add(id);
+    },
+    close,
+  };
+};

@@ -10,11 +10,13 @@ import type { ContentBlock, Message } from "../message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,
+  callLedger,
   dataUrl,
   joinText,
   omittedText,
   type RequestViolation,
   resolverOf,
+  textWithPlaceholders,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -135,22 +137,6 @@ const userPart = (
     }
   }
   return { type: "text", text: omittedText(block, resolved) };
-};
-
-/** Text of blocks where only text is taken: media become placeholders. */
-const textWithPlaceholders = (
-  content: ReadonlyArray<ContentBlock>,
-  resolve: AttachmentResolver,
-): string => {
-  const texts: string[] = [];
-  for (const b of content) {
-    if (b.type === "text") {
-      if (b.text !== "") texts.push(b.text);
-    } else if (b.type === "image" || b.type === "file") {
-      texts.push(omittedText(b, resolve(b)));
-    }
-  }
-  return texts.join("\n\n");
 };
 
 /**
@@ -275,45 +261,23 @@ export function validateOpenAIChat(
   request: OpenAIChatRequest,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
-  const ids = new Set<string>();
-  let open = new Map<string, number>();
-  let answered = new Set<string>();
-  const close = (): void => {
-    for (const [id, at] of open) {
-      if (!answered.has(id)) {
-        found.push(violation("ToolCallNotAnswered", at, id));
-      }
-    }
-    open = new Map();
-    answered = new Set();
-  };
+  const calls = callLedger(found);
   request.messages.forEach((message, i) => {
     if (message.role === "tool") {
-      const id = message.tool_call_id;
-      if (!open.has(id)) found.push(violation("ToolResultWithoutCall", i, id));
-      else if (answered.has(id)) {
-        found.push(violation("DuplicateToolResult", i, id));
-      }
-      answered.add(id);
+      calls.answer(message.tool_call_id, i);
       return;
     }
-    close();
+    calls.close();
     if (message.role === "assistant") {
-      const calls = message.tool_calls ?? [];
-      if (message.content === null && calls.length === 0) {
+      const made = message.tool_calls ?? [];
+      if (message.content === null && made.length === 0) {
         found.push(violation("AssistantWithoutContent", i));
       }
-      for (const call of calls) {
-        if (ids.has(call.id)) {
-          found.push(violation("DuplicateToolCallId", i, call.id));
-        }
-        ids.add(call.id);
-        open.set(call.id, i);
-      }
+      for (const call of made) calls.call(call.id, i);
     } else if (message.content.length === 0) {
       found.push(violation("EmptyContent", i));
     }
   });
-  close();
+  calls.close();
   return found;
 }

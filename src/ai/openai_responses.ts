@@ -6,20 +6,18 @@
  *
  * @module
  */
-import type {
-  ContentBlock,
-  Message,
-  ToolResultContentBlock,
-} from "../message.ts";
+import type { Message, ToolResultContentBlock } from "../message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,
+  callLedger,
   dataUrl,
   joinText,
   leadingSystem,
   omittedText,
   type RequestViolation,
   resolverOf,
+  textWithPlaceholders,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -137,21 +135,6 @@ const part = (
   };
 };
 
-const assistantText = (
-  content: ReadonlyArray<ContentBlock>,
-  resolve: AttachmentResolver,
-): string => {
-  const texts: string[] = [];
-  for (const b of content) {
-    if (b.type === "text") {
-      if (b.text !== "") texts.push(b.text);
-    } else if (b.type === "image" || b.type === "file") {
-      texts.push(omittedText(b, resolve(b)));
-    }
-  }
-  return texts.join("\n\n");
-};
-
 /**
  * Builds the `instructions` and `input` of an OpenAI Responses request from
  * derived messages, after {@link pairToolCalls}.
@@ -213,7 +196,7 @@ export function toOpenAIResponses(
       continue;
     }
     if (message.role === "assistant") {
-      const text = assistantText(message.content, resolve);
+      const text = textWithPlaceholders(message.content, resolve);
       if (text !== "") {
         input.push({ type: "message", role: "assistant", content: text });
       }
@@ -278,44 +261,21 @@ export function validateOpenAIResponses(
   request: OpenAIResponsesRequest,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
-  const ids = new Set<string>();
-  let open = new Map<string, number>();
-  let answered = new Set<string>();
-  const close = (): void => {
-    for (const [id, at] of open) {
-      if (!answered.has(id)) {
-        found.push(violation("ToolCallNotAnswered", at, id));
-      }
-    }
-    open = new Map();
-    answered = new Set();
-  };
+  const calls = callLedger(found);
   request.input.forEach((item, i) => {
     switch (item.type) {
       case "function_call":
-        if (answered.size > 0) close();
-        if (ids.has(item.call_id)) {
-          found.push(violation("DuplicateToolCallId", i, item.call_id));
-        }
-        ids.add(item.call_id);
-        open.set(item.call_id, i);
+        calls.call(item.call_id, i);
         break;
-      case "function_call_output": {
-        const id = item.call_id;
-        if (!open.has(id)) {
-          found.push(violation("ToolResultWithoutCall", i, id));
-        } else if (answered.has(id)) {
-          found.push(violation("DuplicateToolResult", i, id));
-        }
-        answered.add(id);
+      case "function_call_output":
+        calls.answer(item.call_id, i);
         break;
-      }
       case "message":
-        close();
+        calls.close();
         if (item.content.length === 0) found.push(violation("EmptyContent", i));
         break;
     }
   });
-  close();
+  calls.close();
   return found;
 }

@@ -35,8 +35,9 @@ import type {
   ModelSource,
   ToolCallBlock,
 } from "../message.ts";
-import type { StreamRecord } from "../event.ts";
+import type { AssistantAttemptData, StreamRecord } from "../event.ts";
 import type { AssistantMessageDraft, EventDraft } from "../session.ts";
+import { Draft } from "../drafts.ts";
 
 /** One stream part as the log keeps it: its time and its encoded JSON. */
 export interface TimedPart {
@@ -68,14 +69,7 @@ export interface AssistantAttemptDraft {
   /** The event type. */
   readonly type: "assistant/attempt";
   /** The data. */
-  readonly data: {
-    /** The turn. */
-    readonly turn: number;
-    /** The step. */
-    readonly step: number;
-    /** The provider stream. */
-    readonly stream: ReadonlyArray<StreamRecord>;
-  };
+  readonly data: AssistantAttemptData;
 }
 
 /** What {@link recordAnswer} made of a stream. */
@@ -237,16 +231,7 @@ export function recordAnswer(
     draft,
     message,
     calls,
-    toolCallDrafts: calls.map((call): EventDraft => ({
-      type: "tool/call",
-      data: {
-        turn,
-        step,
-        callId: call.id,
-        name: call.name,
-        arguments: call.arguments,
-      },
-    })),
+    toolCallDrafts: Draft.toolCalls(draft),
     finishReason,
     interrupted,
   };

@@ -465,9 +465,8 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       let result = yield* request(step);
       for (let retry = 0; result.error !== undefined; retry++) {
         const error = result.error;
-        const recoverable = options.compaction !== undefined &&
-          retry < maxRetries && overflowTest(error);
-        const compacted = recoverable && options.compaction !== undefined
+        const compacted = options.compaction !== undefined &&
+            retry < maxRetries && overflowTest(error)
           ? yield* tryCompact(options.compaction, true)
           : false;
         if (!compacted) {

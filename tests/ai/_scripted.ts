@@ -6,10 +6,8 @@
  */
 import { Deferred, Effect, Layer, Stream } from "effect";
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { layerJsonlStore, type SessionStore } from "@palimpsest/session";
+import { tempDir } from "../_helpers/store.ts";
 
 /** One reply to a streamed request. */
 export type StreamReply =
@@ -136,6 +134,4 @@ export const scriptedModel = (script: {
 
 /** A fresh JSONL store layer in a temp folder. */
 export const tempStore = (): Layer.Layer<SessionStore, unknown> =>
-  layerJsonlStore({
-    root: fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-ai-")),
-  });
+  layerJsonlStore({ root: tempDir("palimpsest-ai-") });

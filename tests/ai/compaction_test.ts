@@ -1,6 +1,7 @@
 import {
   checkTranscript,
   deriveMessages,
+  Draft,
   type EventDraft,
   eventTypeName,
   isSurfaceEvent,
@@ -36,50 +37,17 @@ import {
 import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const long = (n: number) => "x".repeat(n);
-const user = (id: string, t: string): EventDraft => ({
-  type: "user/message",
-  surfaceOp: "append",
-  data: {
+const user = (id: string, t: string): EventDraft => Draft.user(t, { id });
+const system: EventDraft = Draft.system("Be brief.", { id: "sys" });
+const assistantCall = (id: string, callId: string): EventDraft =>
+  Draft.assistant({
     id,
-    role: "user",
-    content: [{ type: "text", text: t }],
-    source: { kind: "user" },
-  },
-});
-const system: EventDraft = {
-  type: "system/message",
-  surfaceOp: "append",
-  data: {
     turn: 0,
     step: 0,
-    message: {
-      id: "sys",
-      role: "system",
-      content: [{ type: "text", text: "Be brief." }],
-      source: { kind: "plugin", plugin: "system-prompt" },
-    },
-  },
-};
-const assistantCall = (id: string, callId: string): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn: 0,
-    step: 0,
-    stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content: [{
-        type: "tool-call",
-        id: callId,
-        name: "read",
-        arguments: "{}",
-      }],
-      source: { kind: "model", provider: "p", model: "m" },
-    },
-  },
-});
+    provider: "p",
+    model: "m",
+    toolCalls: [{ id: callId, name: "read", arguments: "{}" }],
+  });
 const result = (id: string, callId: string, t: string): EventDraft => ({
   type: "tool/result",
   surfaceOp: "append",
@@ -440,4 +408,19 @@ Deno.test("a turn goes on uncompacted when the summary request fails", async () 
     typeof ends[0]?.data === "object" && ends[0].data !== null &&
       "error" in ends[0].data,
   );
+});
+
+Deno.test("compaction/start records the turn the log is in", async () => {
+  const start = await withSession(
+    { text: [{ text: "short" }] },
+    ({ handle, compact }) =>
+      Effect.map(
+        compact({ maxTokens: 300 }),
+        () =>
+          Session.eventAt(handle.session, SessionSeq.make(history.length + 1)),
+      ),
+    [Draft.turnStart(3), ...history],
+  );
+  assert.ok(start?.type === "compaction/start");
+  assert.equal(start.data.turn, 3);
 });

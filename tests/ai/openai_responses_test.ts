@@ -93,3 +93,16 @@ Deno.test("validateOpenAIResponses() reports each broken rule", () => {
     ["ToolCallNotAnswered", 7, "c1"],
   ]);
 });
+
+Deno.test("validateOpenAIResponses(): a call after outputs closes the calls before it", () => {
+  const tags = validateOpenAIResponses({
+    input: [
+      { type: "function_call", call_id: "a", name: "n", arguments: "{}" },
+      { type: "function_call_output", call_id: "a", output: "" },
+      { type: "function_call", call_id: "b", name: "n", arguments: "{}" },
+      { type: "function_call_output", call_id: "a", output: "" },
+      { type: "function_call_output", call_id: "b", output: "" },
+    ],
+  }).map((v) => [v._tag, v.index, v.callId]);
+  assert.deepEqual(tags, [["ToolResultWithoutCall", 3, "a"]]);
+});

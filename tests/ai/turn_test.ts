@@ -25,9 +25,6 @@ import {
   type TurnOutcome,
 } from "@palimpsest/session/ai";
 import { Deferred, Effect, Fiber, Layer, Schema } from "effect";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { Tool, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import {
@@ -40,6 +37,7 @@ import {
   text,
 } from "./_scripted.ts";
 import { thenFails } from "../_helpers/then.ts";
+import { tempDir } from "../_helpers/store.ts";
 
 const Read = Tool.make("read", {
   parameters: Schema.Struct({ path: Schema.String }),
@@ -356,9 +354,7 @@ const cuttingStore = (cut: number) =>
   Layer.effect(
     SessionStore,
     Effect.map(
-      makeJsonlStore({
-        root: fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-cut-")),
-      }),
+      makeJsonlStore({ root: tempDir("palimpsest-cut-") }),
       (store): SessionStore => {
         let appends = 0;
         return {
