@@ -23,6 +23,7 @@ import type {
   SessionNotFound,
   StorageError,
 } from "@palimpsest/session";
+import type * as Postgres from "@palimpsest/session/postgres";
 import type { InvalidAddress } from "@palimpsest/session/postgres";
 import {
   catalogMigration,
@@ -79,6 +80,35 @@ export const storageTags: ReadonlySet<string> = new Set([
   "SessionNotFound",
 ]);
 
+/**
+ * Runs `f` on a session address in PostgreSQL (`postgres://…?session=ID`)
+ * with the PostgreSQL module, which is loaded only then; a malformed one
+ * fails `InvalidAddress`.
+ *
+ * @param address The address as typed: a file path or a `postgres://` URL.
+ * @param f What to do with the module and the parsed address.
+ * @returns `f`'s effect, or `undefined` when `address` is a file path.
+ */
+export function onPostgres<A, E>(
+  address: string,
+  f: (
+    postgres: typeof Postgres,
+    parsed: Postgres.PostgresAddress,
+  ) => Effect.Effect<A, E>,
+): Effect.Effect<A, E | InvalidAddress> | undefined {
+  if (!POSTGRES.test(address)) return undefined;
+  return Effect.flatMap(
+    Effect.promise(() => import("@palimpsest/session/postgres")),
+    (postgres): Effect.Effect<A, E | InvalidAddress> => {
+      const parsed = postgres.parseSessionAddress(address);
+      if (postgres.isAddressError(parsed)) return Effect.fail(parsed);
+      // The POSTGRES test above makes this a PostgreSQL address.
+      if (parsed.kind === "jsonl") return Effect.die(parsed);
+      return f(postgres, parsed);
+    },
+  );
+}
+
 const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(1);
 
 /** Options of {@link loadLog}. */
@@ -109,21 +139,15 @@ export function loadLog(
       options.onOlderVersion?.(input.version);
       return catalogMigration(input);
     };
-    if (POSTGRES.test(file)) {
-      return Effect.flatMap(
-        Effect.promise(() => import("@palimpsest/session/postgres")),
-        (postgres): Effect.Effect<LoadedLog, LoadError> => {
-          const address = postgres.parseSessionAddress(file);
-          if (postgres.isAddressError(address)) return Effect.fail(address);
-          // The POSTGRES test above makes this a PostgreSQL address.
-          if (address.kind === "jsonl") return Effect.die(address);
-          return postgres.loadPostgresSession(address.url, address.session, {
-            recover: options.recover,
-            migrate,
-          });
-        },
-      );
-    }
+    const stored = onPostgres(
+      file,
+      (postgres, address) =>
+        postgres.loadPostgresSession(address.url, address.session, {
+          recover: options.recover,
+          migrate,
+        }),
+    );
+    if (stored !== undefined) return stored;
     const size = showProgress(io, file);
     let done = 0;
     let shown = -1;

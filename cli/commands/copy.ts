@@ -17,24 +17,24 @@ import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
+  type CreateError,
   layerJsonlStore,
   type Session,
   SessionStore,
 } from "@palimpsest/session";
 import { decodeSessionId } from "@palimpsest/session/jsonl";
+import type { InvalidAddress } from "@palimpsest/session/postgres";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
+import { loadOrFail, onPostgres } from "../load.ts";
 
-const POSTGRES = /^postgres(ql)?:\/\//i;
+/** A JSONL destination that is neither a folder nor a session file name. */
+interface CopyTargetName {
+  readonly _tag: "CopyTargetName";
+  readonly message: string;
+}
 
-const storageTags: ReadonlySet<string> = new Set([
-  "InvalidAddress",
-  "InvalidSessionId",
-  "SessionAlreadyExists",
-  "SessionLocked",
-  "StorageError",
-  "CopyTargetName",
-]);
+/** Why the destination refused the session: all about where, exit 2. */
+type StoreError = CreateError | InvalidAddress | CopyTargetName;
 
 /** The session under another id (its header names it). */
 const renamed = (session: Session, id: string): Session =>
@@ -66,24 +66,19 @@ const jsonlTarget = (
 const store = (
   target: string,
   session: Session,
-): Effect.Effect<string, unknown> => {
-  if (POSTGRES.test(target)) {
-    return Effect.flatMap(
-      Effect.promise(() => import("@palimpsest/session/postgres")),
-      (postgres): Effect.Effect<string, unknown> => {
-        const address = postgres.parseSessionAddress(target);
-        if (postgres.isAddressError(address)) return Effect.fail(address);
-        if (address.kind === "jsonl") return Effect.die(address);
-        return Effect.as(
-          postgres.savePostgresSession(
-            address.url,
-            renamed(session, address.session),
-          ),
-          address.session,
-        );
-      },
-    );
-  }
+): Effect.Effect<string, StoreError> => {
+  const stored = onPostgres(
+    target,
+    (postgres, address) =>
+      Effect.as(
+        postgres.savePostgresSession(
+          address.url,
+          renamed(session, address.session),
+        ),
+        address.session,
+      ),
+  );
+  if (stored !== undefined) return stored;
   const located = jsonlTarget(target, session.header.id);
   if (Result.isFailure(located)) {
     return Effect.fail({ _tag: "CopyTargetName", message: located.failure });
@@ -129,16 +124,7 @@ export const copyCommand: Command = {
       const log = loaded.success;
       const stored = yield* Effect.result(store(target, log.session));
       if (stored._tag === "Failure") {
-        const error = stored.failure;
-        const tag = typeof error === "object" && error !== null &&
-            "_tag" in error
-          ? String(error._tag)
-          : "";
-        return failureOutcome(
-          storageTags.has(tag) ? ExitCode.usage : ExitCode.invalid,
-          target,
-          error,
-        );
+        return failureOutcome(ExitCode.usage, target, stored.failure);
       }
       const events = log.events.length;
       return {

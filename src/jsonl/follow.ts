@@ -15,13 +15,13 @@ import * as Result from "effect/Result";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import { decodeEventLine, decodeHeaderLine } from "./codec.ts";
+import { corrupt } from "./reader.ts";
 import {
-  CorruptLine,
+  type CorruptLine,
   FormatTooNew,
   FormatTooOld,
   InvalidJson,
   InvalidUtf8,
-  type LineError,
   LineTooLong,
 } from "./errors.ts";
 
@@ -46,16 +46,7 @@ export interface LineFollower {
   ) => Result.Result<ReadonlyArray<SessionEvent>, FollowLineError>;
 }
 
-const EXCERPT = 60;
 const NL = 10;
-
-const corrupt = (line: number, text: string, inner: LineError): CorruptLine =>
-  new CorruptLine({
-    line,
-    excerpt: text.length > EXCERPT ? `${text.slice(0, EXCERPT)}...` : text,
-    innerTag: inner._tag,
-    inner,
-  });
 
 /**
  * Makes a follower.

@@ -272,7 +272,20 @@ interface ParserEnd {
 const excerptOf = (text: string): string =>
   text.length > EXCERPT ? `${text.slice(0, EXCERPT)}...` : text;
 
-const corrupt = (line: number, text: string, inner: LineError): CorruptLine =>
+/**
+ * A bad line as a `CorruptLine`: its number, its start, the rule it broke.
+ *
+ * @param line The 1-based line number.
+ * @param text The line's text.
+ * @param inner What is wrong with it.
+ * @returns The error.
+ * @internal
+ */
+export const corrupt = (
+  line: number,
+  text: string,
+  inner: LineError,
+): CorruptLine =>
   new CorruptLine({
     line,
     excerpt: excerptOf(text),

@@ -21,9 +21,8 @@ import type { Session } from "../session.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
-import { decodeSessionId } from "./ids.ts";
-import { encodeEventLine } from "./codec.ts";
-import { FormatTooOld, type JsonlIoError } from "./errors.ts";
+import { sessionIdOfFileName } from "./ids.ts";
+import type { JsonlIoError } from "./errors.ts";
 import {
   AppendOutcomeUnknown,
   type SessionLocked,
@@ -35,7 +34,8 @@ import { makeJsonlStore } from "./store.ts";
 import type { OpenError, WriteError } from "../store/store.ts";
 import { appendBatch, closeQuietly, nodeAppendIo } from "./durable_file.ts";
 import { ioError } from "./io.ts";
-import { FORMAT_VERSION } from "../event.ts";
+import { encodeEventLines } from "../store/lines.ts";
+import { writableLog } from "../store/open.ts";
 
 /** What {@link repairFile} did. */
 export interface RepairDone {
@@ -55,15 +55,6 @@ export type RepairFileError =
   | SurfaceError
   | WriteError
   | SessionLocked;
-
-const EXTENSION = ".jsonl";
-
-/** The store id a file name encodes, if it is a store name. */
-const storeIdOf = (file: string): string | undefined => {
-  const base = nodePath.basename(file);
-  if (!base.endsWith(EXTENSION)) return undefined;
-  return decodeSessionId(base.slice(0, -EXTENSION.length));
-};
 
 const viaStore = (
   file: string,
@@ -117,16 +108,12 @@ const openForWrite = (file: string) =>
 const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
   Effect.scoped(Effect.gen(function* () {
     yield* lockFile(file);
-    const log = yield* Effect.mapError(
-      readSessionFile(file),
-      (error) => error._tag === "JsonlIoError" ? storage(error) : error,
+    const log = yield* writableLog(
+      yield* Effect.mapError(
+        readSessionFile(file),
+        (error) => error._tag === "JsonlIoError" ? storage(error) : error,
+      ),
     );
-    if (log.version !== FORMAT_VERSION) {
-      return yield* new FormatTooOld({
-        version: log.version,
-        supported: FORMAT_VERSION,
-      });
-    }
     const closers = interruptedTurnClosers(log.events);
     const folded = replayResult(closers, log.session.surface);
     if (folded._tag === "Failure") return yield* folded.failure.error;
@@ -141,7 +128,7 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
     }
     const fd = yield* openForWrite(file);
     const bytes = new TextEncoder().encode(
-      closers.map((e) => encodeEventLine(e)).join(""),
+      encodeEventLines(closers, undefined),
     );
     if (torn !== undefined) {
       yield* Effect.try({
@@ -211,7 +198,7 @@ export function repairFile(
     } catch (cause) {
       return Effect.fail(storage(ioError("open", file, cause)));
     }
-    const id = storeIdOf(file);
+    const id = sessionIdOfFileName(nodePath.basename(file));
     return id === undefined ? viaFile(file) : viaStore(file, id);
   });
 }

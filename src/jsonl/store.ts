@@ -61,7 +61,11 @@ import {
   type StoreCore,
   type WriteError,
 } from "../store/store.ts";
-import { decodeSessionId, encodeSessionId } from "./ids.ts";
+import {
+  encodeSessionId,
+  SESSION_FILE_EXTENSION,
+  sessionIdOfFileName,
+} from "./ids.ts";
 import { errorCode, ioError } from "./io.ts";
 import { acquireLock, type HeldLock, isLocked, releaseLock } from "./lock.ts";
 import { readSessionFile } from "./reader.ts";
@@ -101,8 +105,6 @@ interface HandleState {
   readonly path: string;
   readonly semaphore: Semaphore.Semaphore;
 }
-
-const EXTENSION = ".jsonl";
 
 const storageError = (
   operation: string,
@@ -213,7 +215,7 @@ const makeCore = (
   const pathOf = (id: string): Result.Result<string, InvalidSessionId> =>
     Result.map(
       encodeSessionId(id),
-      (stem) => nodePath.join(root, `${stem}${EXTENSION}`),
+      (stem) => nodePath.join(root, `${stem}${SESSION_FILE_EXTENSION}`),
     );
 
   const newState = (path: string, session: Session): HandleState => ({
@@ -471,8 +473,7 @@ const makeCore = (
         );
       }
       for (const name of names) {
-        if (!name.endsWith(EXTENSION)) continue;
-        const id = decodeSessionId(name.slice(0, -EXTENSION.length));
+        const id = sessionIdOfFileName(name);
         if (id !== undefined) ids.push(id);
       }
       return Effect.succeed(ids.sort());

@@ -73,6 +73,7 @@ import {
 } from "../jsonl/codec.ts";
 import { CorruptLine } from "../jsonl/errors.ts";
 import { encodeSessionId } from "../jsonl/ids.ts";
+import { errorCode } from "../jsonl/io.ts";
 import { readSessionStream } from "../jsonl/reader.ts";
 import {
   type InvalidSessionId,
@@ -170,13 +171,9 @@ const displayAddress = (url: string): string => {
 
 const UNDEFINED_TABLE = "42P01";
 
-const sqlState = (error: SqlError): string | undefined => {
-  const cause: unknown = error.reason.cause;
-  if (typeof cause !== "object" || cause === null || !("code" in cause)) {
-    return undefined;
-  }
-  return typeof cause.code === "string" ? cause.code : undefined;
-};
+/** The SQL state the driver gave a failed call (`42P01`, `23505`, ...). */
+const sqlState = (error: SqlError): string | undefined =>
+  errorCode(error.reason.cause);
 
 /** The SQL behind the claim: a session-level lock on a key of the id. */
 const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";

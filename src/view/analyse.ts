@@ -27,6 +27,7 @@ import {
   isSurfaceEvent,
   type Message,
   messageChars,
+  projectEvent,
   type SessionEvent,
   type SessionSeq,
   type Surface,
@@ -187,15 +188,11 @@ export function analyse(
     byType.set(name, (byType.get(name) ?? 0) + 1);
     let shadowing: ReadonlyArray<SessionSeq> = [];
     if (isSurfaceEvent(event)) {
-      const message = messageOf(event);
+      // A node that derives no message (empty content) costs nothing.
+      const message = projectEvent(event);
       const weight = messageChars(message);
       chars[at(event.seq)] = weight;
-      // A node with empty content derives no message, so costs no tokens.
-      const cost = message.content.length === 0 &&
-          (event.type === "system/message" ||
-            event.type === "assistant/message")
-        ? 0
-        : estimateTokensByChars([message]);
+      const cost = message === undefined ? 0 : estimateTokensByChars([message]);
       tokens[at(event.seq)] = cost;
       if (isRepairCloser(event)) repairs.add(event.seq);
       const op = event.surfaceOp;

@@ -20,6 +20,7 @@ import {
   eventTypeName,
   isSurfaceEvent,
   type Message,
+  projectEvent,
   Session,
   type SessionEvent,
   SessionSeq,
@@ -284,8 +285,7 @@ class Page {
     const repaired = a.repairs.has(seq);
     const interrupted = event.type === "assistant/message" &&
       event.data.interrupted === true;
-    const empty = message.content.length === 0 &&
-      (event.type === "system/message" || event.type === "assistant/message");
+    const empty = projectEvent(event) === undefined;
     const role = ROLE_OF[event.type];
     let cls = `m ${role}`;
     if (rep !== undefined) cls += ` rp ${rep.kind}`;

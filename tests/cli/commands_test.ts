@@ -294,6 +294,19 @@ Deno.test("repair", async (t) => {
     assert.deepEqual(fs.readFileSync(file), before);
   });
 
+  await t.step(
+    "an older log under a name that is not a store id is refused too",
+    async () => {
+      const file = tempCopy("v1.jsonl", "Old.v1.jsonl");
+      const before = fs.readFileSync(file);
+      const r = await run("repair", file, "--json");
+      assert.equal(r.code, 1);
+      assert.equal(json(r).error.tag, "FormatTooOld");
+      assert.deepEqual(fs.readFileSync(file), before);
+      assert.equal(fs.existsSync(`${file}.lock`), false);
+    },
+  );
+
   await t.step("a missing file exits 2 and creates nothing", async () => {
     const dir = path.join(tempDir(), "nowhere");
     const r = await run("repair", path.join(dir, "s.jsonl"), "--json");
@@ -389,4 +402,51 @@ Deno.test("explain handles a lineage thousands of levels deep", async () => {
   const deep = await run("explain", file, String(last), "--json");
   assert.equal(deep.code, 0);
   assert.equal(json(deep).onSurface, true);
+});
+
+Deno.test("a postgres:// address without a session is refused, exit 2", async (t) => {
+  await t.step("as the log to read", async () => {
+    const r = await run("verify", "postgres://u@db.invalid/app", "--json");
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "InvalidAddress");
+  });
+
+  await t.step("as the target of a copy", async () => {
+    const r = await run(
+      "copy",
+      fixture("valid.jsonl"),
+      "postgres://u@db.invalid/app?session=",
+      "--json",
+    );
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "InvalidAddress");
+  });
+});
+
+Deno.test("copy", async (t) => {
+  await t.step("to a folder, the session keeps its id, exit 0", async () => {
+    const dir = tempDir();
+    const r = await run("copy", fixture("valid.jsonl"), dir, "--json");
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(fs.readdirSync(dir), ["fixture.jsonl"]);
+  });
+
+  await t.step(
+    "to a file that is not a session file name, exit 2",
+    async () => {
+      const target = path.join(tempDir(), "copy.txt");
+      const r = await run("copy", fixture("valid.jsonl"), target, "--json");
+      assert.equal(r.code, 2);
+      assert.equal(json(r).error.tag, "CopyTargetName");
+      assert.equal(fs.existsSync(target), false);
+    },
+  );
+
+  await t.step("onto an existing session, exit 2", async () => {
+    const dir = tempDir();
+    assert.equal((await run("copy", fixture("valid.jsonl"), dir)).code, 0);
+    const r = await run("copy", fixture("valid.jsonl"), dir, "--json");
+    assert.equal(r.code, 2);
+    assert.equal(json(r).error.tag, "SessionAlreadyExists");
+  });
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
 import { decodeSessionId, encodeSessionId } from "@palimpsest/session/jsonl";
+import { sessionIdOfFileName } from "../../src/jsonl/ids.ts";
 import { thenFails } from "../_helpers/then.ts";
 
 Deno.test("session ids as file names", async (t) => {
@@ -64,4 +65,19 @@ Deno.test("session ids as file names", async (t) => {
       assert.equal(decodeSessionId(stem), undefined, stem);
     }
   });
+});
+
+Deno.test("sessionIdOfFileName() reads the id of a store file name and nothing else", () => {
+  fc.assert(
+    fc.property(fc.string({ minLength: 1, maxLength: 20 }), (id) => {
+      const stem = encodeSessionId(id);
+      if (Result.isFailure(stem)) return;
+      assert.equal(sessionIdOfFileName(`${stem.success}.jsonl`), id);
+      assert.equal(sessionIdOfFileName(stem.success), undefined);
+    }),
+    { numRuns: 200, seed: 20261203 },
+  );
+  for (const name of ["s.jsonl.lock", "Crash.v3.jsonl", ".jsonl", "s.json"]) {
+    assert.equal(sessionIdOfFileName(name), undefined, name);
+  }
 });

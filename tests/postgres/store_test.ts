@@ -14,10 +14,11 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import {
+  loadPostgresSession,
   makePostgresStore,
   type PostgresSessionStore,
 } from "../../src/postgres/store.ts";
-import { postgresTest } from "../_helpers/postgres.ts";
+import { databaseUrl, postgresTest } from "../_helpers/postgres.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { turnBatches } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
@@ -174,6 +175,21 @@ postgresTest("create never overwrites a session", async (url) => {
   thenFails(again, "SessionAlreadyExists", { id: "once" });
   assert.equal(nextSeq, 1);
 });
+
+postgresTest(
+  "a failed SQL call is a StorageError coded with its SQL state",
+  async (url) => {
+    // 3D000: invalid_catalog_name, the database does not exist.
+    const missing = databaseUrl(
+      url,
+      `absent_${crypto.randomUUID().slice(0, 8)}`,
+    );
+    const error = await Effect.runPromise(
+      Effect.flip(loadPostgresSession(missing, "s")),
+    );
+    thenFails(error, "StorageError", { code: "3D000" });
+  },
+);
 
 postgresTest("ids the JSONL store refuses are refused", async (url) => {
   const refused = await withPg(url, (store) =>

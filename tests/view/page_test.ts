@@ -121,3 +121,42 @@ Deno.test("renderSessionHtml() allows by hash exactly the page's own style and s
     "form-action 'none'",
   ]);
 });
+
+Deno.test("renderSessionHtml() marks a node that derives no message, and only it", () => {
+  // Given a user message and an assistant message with empty content.
+  const session = Effect.runSync(Session.appendAll(
+    Session.make({ id: "empty", createdAt: 0, isSeeded: false }),
+    [
+      {
+        type: "user/message",
+        surfaceOp: "append",
+        data: {
+          id: "u",
+          role: "user",
+          content: [{ type: "text", text: "hi" }],
+          source: { kind: "user" },
+        },
+      },
+      {
+        type: "assistant/message",
+        surfaceOp: "append",
+        data: {
+          turn: 0,
+          step: 0,
+          stream: [],
+          message: {
+            id: "a",
+            role: "assistant",
+            content: [],
+            source: { kind: "model", provider: "scripted", model: "demo-1" },
+          },
+        },
+      },
+    ],
+  ));
+  // When the page is drawn, then only the empty node has the class `em`.
+  const classes = [
+    ...renderSessionHtml(session).matchAll(/<li class="(m[^"]*)" id="e(\d+)"/g),
+  ].map((m) => [Number(m[2]), m[1]?.split(" ").includes("em")]);
+  assert.deepEqual(classes, [[0, false], [1, true]]);
+});
