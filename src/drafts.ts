@@ -23,6 +23,8 @@
  *
  * @module
  */
+import { fnv1a } from "./hash.ts";
+import { jsonText } from "./json.ts";
 import type {
   ContentBlock,
   MessageSource,
@@ -262,24 +264,11 @@ export interface DraftApi {
   readonly stepEnd: (turn: number, step: number) => StepEndDraft;
 }
 
-/** 32-bit FNV-1a of a string's UTF-16 code units, as 8 hex digits. */
-const fnv1a = (text: string): string => {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16).padStart(8, "0");
-};
-
 const idOf = (prefix: string, ...parts: ReadonlyArray<unknown>): string =>
   `${prefix}-${fnv1a(JSON.stringify(parts))}`;
 
 const blocksOf = (content: DraftContent): ReadonlyArray<ContentBlock> =>
   typeof content === "string" ? [{ type: "text", text: content }] : content;
-
-const argumentsText = (value: unknown): string =>
-  typeof value === "string" ? value : JSON.stringify(value) ?? "null";
 
 const user = (
   content: DraftContent,
@@ -327,7 +316,7 @@ const assistant = (input: AssistantInput): AssistantMessageDraft => {
     type: "tool-call",
     id: call.id,
     name: call.name,
-    arguments: argumentsText(call.arguments),
+    arguments: jsonText(call.arguments),
   }));
   const content = [
     ...blocksOf(input.content ?? []),
@@ -365,7 +354,7 @@ const toolCall = (input: ToolCallInput): ToolCallDraft => ({
     step: input.step,
     callId: input.callId,
     name: input.name,
-    arguments: argumentsText(input.arguments),
+    arguments: jsonText(input.arguments),
   },
 });
 

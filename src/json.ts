@@ -179,6 +179,17 @@ export const stringifyIteratively = (root: unknown): string => {
 };
 
 /**
+ * A value as text: a string as it is, anything else as its JSON (`"null"`
+ * when it has none, such as `undefined`). How a tool call's arguments and a
+ * tool's output become message text.
+ *
+ * @param value Any value.
+ * @returns The text.
+ */
+export const jsonText = (value: unknown): string =>
+  typeof value === "string" ? value : JSON.stringify(value) ?? "null";
+
+/**
  * JSON.stringify of a line's value. V8 serializes recursively on its slow
  * path (taken, for one, when an object has a `toJSON` key), so data that
  * nests deep enough to be read could not be written back: on RangeError the

@@ -21,6 +21,7 @@ import {
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
+import { fnv1a } from "../hash.ts";
 
 /** A text block. */
 export interface AnthropicTextBlock {
@@ -125,15 +126,6 @@ export interface AnthropicRequest {
 }
 
 const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
-
-const fnv1a = (text: string): string => {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16).padStart(8, "0");
-};
 
 /**
  * The id Anthropic is sent for a call id. Anthropic accepts only letters,

@@ -53,6 +53,10 @@ import {
   selectCompactableRange,
 } from "../history/select.ts";
 import { currentTurnStep } from "../history/surface_nodes.ts";
+import {
+  finishCompactionDrafts,
+  summaryMessageOf,
+} from "../history/compact.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import {
@@ -313,12 +317,7 @@ export function compactIfNeeded(
       ]);
       const response = yield* LanguageModel.generateText({ prompt });
       const summary = response.text;
-      const summaryMessage: Message = {
-        id: `compaction-${compactionId}`,
-        role: "user",
-        content: [{ type: "text", text: summary }],
-        source: { kind: "plugin", plugin: "compaction" },
-      };
+      const summaryMessage = summaryMessageOf(compactionId, summary);
       const summaryTokens = estimate([summaryMessage]);
       if (summaryTokens >= rangeTokens) {
         return yield* new SummaryNotSmaller({
@@ -338,28 +337,18 @@ export function compactIfNeeded(
           endSeq: range.endSeq,
         });
       }
-      const summarySeq = SessionSeq.make(Session.nextSeq(handle.session));
-      const after = yield* appendDrafts(handle, [
-        {
-          type: "compaction/summary",
-          data: { compactionId, summary, shadowedSeqs: shadowed },
-        },
-        {
-          type: "user/message",
-          surfaceOp: {
-            op: "replace",
-            startSeq: range.startSeq,
-            endSeq: range.endSeq,
-          },
-          sourceEventSeqs: [
-            SessionSeq.make(startSeq),
-            summarySeq,
-            ...shadowed,
-          ],
-          data: { ...summaryMessage, role: "user" },
-        },
-        { type: "compaction/end", data: { compactionId } },
-      ]);
+      const after = yield* appendDrafts(
+        handle,
+        finishCompactionDrafts({
+          compactionId,
+          summary,
+          startSeq: range.startSeq,
+          endSeq: range.endSeq,
+          shadowed,
+          startEvent: SessionSeq.make(startSeq),
+          summaryEvent: SessionSeq.make(Session.nextSeq(handle.session)),
+        }),
+      );
       done = true;
       return after;
     });

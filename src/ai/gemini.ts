@@ -100,20 +100,10 @@ const media = (
 const resultText = (
   block: ToolResultBlock,
   resolve: AttachmentResolver,
-): string => {
-  const content = block.content;
-  if (content.length === 1 && content[0]?.type === "text") {
-    return content[0].text;
-  }
-  let text = "";
-  for (let i = 0; i < content.length; i++) {
-    const b = content[i];
-    if (b === undefined) continue;
-    const piece = b.type === "text" ? b.text : omittedText(b, resolve(b));
-    text = i === 0 ? piece : `${text}\n${piece}`;
-  }
-  return text;
-};
+): string =>
+  block.content.map((b) =>
+    b.type === "text" ? b.text : omittedText(b, resolve(b))
+  ).join("\n");
 
 /**
  * Builds the `systemInstruction` and `contents` of a Gemini request from

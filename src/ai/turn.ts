@@ -68,6 +68,7 @@ import type { TurnEndReason } from "../event.ts";
 import { deriveMessages } from "../derive.ts";
 import { type EventDraft, Session } from "../session.ts";
 import { Draft } from "../drafts.ts";
+import { jsonText } from "../json.ts";
 import { TOOL_NOT_STARTED } from "../repair.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
@@ -174,9 +175,6 @@ interface ToolOutcome {
   readonly error?: { readonly name: string; readonly code: string };
 }
 
-const textOf = (value: unknown): string =>
-  typeof value === "string" ? value : JSON.stringify(value) ?? "null";
-
 const failed = (name: string, code: string, text: string): ToolOutcome => ({
   content: [{ type: "text", text }],
   error: { name, code },
@@ -194,7 +192,7 @@ const tagOf = (error: unknown): string => {
 };
 
 const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : textOf(error);
+  error instanceof Error ? error.message : jsonText(error);
 
 const parseArguments = (
   text: string,
@@ -241,7 +239,7 @@ const executeTool = <Tools extends Record<string, Tool.Any>>(
       let last: Tool.HandlerResult<Tools[keyof Tools]> | undefined;
       for (const result of results) if (!result.preliminary) last = result;
       if (last === undefined) return { content: [] };
-      const text = textOf(last.encodedResult);
+      const text = jsonText(last.encodedResult);
       return last.isFailure
         ? failed(tagOf(last.result), codeOf(last.result), text)
         : { content: [{ type: "text", text }] };

@@ -30,6 +30,7 @@ import {
   CompactionSplitsToolPair,
 } from "./errors.ts";
 import type { Surface } from "../surface/mod.ts";
+import type { UserMessage } from "../event.ts";
 import { type AppendError, type EventDraft, Session } from "../session.ts";
 import {
   currentTurnStep,
@@ -86,6 +87,54 @@ const checkRange = (
     return new CompactionSplitsToolPair({ startSeq, endSeq, ...split });
   }
   return { i, j };
+};
+
+/**
+ * The message a compaction puts in place of its range: id
+ * `compaction-<compactionId>`, one text block, source
+ * `{kind: "plugin", plugin: "compaction"}`.
+ * @internal
+ */
+export const summaryMessageOf = (
+  compactionId: string,
+  summary: string,
+): UserMessage => ({
+  id: `compaction-${compactionId}`,
+  role: "user",
+  content: [{ type: "text", text: summary }],
+  source: { kind: "plugin", plugin: "compaction" },
+});
+
+/**
+ * The drafts that finish a compaction whose `compaction/start` is
+ * `startEvent`, appended so that the summary event gets `summaryEvent`:
+ * `compaction/summary`, the summary message replacing the range and citing
+ * both events and every shadowed node, and `compaction/end`.
+ * @internal
+ */
+export const finishCompactionDrafts = (input: {
+  readonly compactionId: string;
+  readonly summary: string;
+  readonly startSeq: SessionSeq;
+  readonly endSeq: SessionSeq;
+  readonly shadowed: ReadonlyArray<SessionSeq>;
+  readonly startEvent: SessionSeq;
+  readonly summaryEvent: SessionSeq;
+}): EventDraft[] => {
+  const { compactionId, summary, startSeq, endSeq, shadowed } = input;
+  return [
+    {
+      type: "compaction/summary",
+      data: { compactionId, summary, shadowedSeqs: shadowed },
+    },
+    {
+      type: "user/message",
+      surfaceOp: { op: "replace", startSeq, endSeq },
+      sourceEventSeqs: [input.startEvent, input.summaryEvent, ...shadowed],
+      data: summaryMessageOf(compactionId, summary),
+    },
+    { type: "compaction/end", data: { compactionId } },
+  ];
 };
 
 /**
@@ -154,29 +203,20 @@ export function compact(
     );
     if (!("i" in checked)) return Effect.fail(checked);
     const shadowed = nodes.slice(checked.i, checked.j + 1).map((n) => n.seq);
-    const startEvent = SessionSeq.make(next);
-    const summaryEvent = SessionSeq.make(next + 1);
     const drafts: EventDraft[] = [
       {
         type: "compaction/start",
         data: { compactionId, turn: currentTurnStep(session).turn },
       },
-      {
-        type: "compaction/summary",
-        data: { compactionId, summary, shadowedSeqs: shadowed },
-      },
-      {
-        type: "user/message",
-        surfaceOp: { op: "replace", startSeq, endSeq },
-        sourceEventSeqs: [startEvent, summaryEvent, ...shadowed],
-        data: {
-          id: `compaction-${compactionId}`,
-          role: "user",
-          content: [{ type: "text", text: summary }],
-          source: { kind: "plugin", plugin: "compaction" },
-        },
-      },
-      { type: "compaction/end", data: { compactionId } },
+      ...finishCompactionDrafts({
+        compactionId,
+        summary,
+        startSeq,
+        endSeq,
+        shadowed,
+        startEvent: SessionSeq.make(next),
+        summaryEvent: SessionSeq.make(next + 1),
+      }),
     ];
     return Session.appendAll(session, drafts);
   });

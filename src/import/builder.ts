@@ -21,7 +21,7 @@ import {
   interruptedTurnClosers,
   type SessionEvent,
   type SessionHeader,
-  SessionSeq,
+  type SessionSeq,
   type Surface,
   surfaceEvent,
   surfaceNodes,
@@ -272,8 +272,6 @@ const push = (
   return Result.succeed(event);
 };
 
-const seqOf = (n: number): SessionSeq => SessionSeq.make(n);
-
 // ---------------------------------------------------------------------------
 // Turns and steps
 
@@ -300,7 +298,7 @@ export const userTurn = (b: Builder, line: number): Step =>
   b.turn === undefined || b.answered ? openTurn(b, line) : ok;
 
 /** Opens a turn when none is open. */
-export const ensureTurn = (b: Builder, line: number): Step =>
+const ensureTurn = (b: Builder, line: number): Step =>
   b.turn === undefined ? openTurn(b, line) : ok;
 
 /** Closes the open step, if any. */
@@ -317,7 +315,7 @@ export const closeStep = (b: Builder, line: number): Step => {
 };
 
 /** Opens a new step in the open turn (opening a turn if needed). */
-export const openStep = (b: Builder, line: number): Step => {
+const openStep = (b: Builder, line: number): Step => {
   const turned = ensureTurn(b, line);
   if (Result.isFailure(turned)) return turned;
   const closed = closeStep(b, line);
@@ -747,9 +745,6 @@ export const finish = (
     branches: b.branches,
   });
 };
-
-/** `seqOf` for importers that compute seqs. */
-export { seqOf };
 
 // ---------------------------------------------------------------------------
 // Reading source values

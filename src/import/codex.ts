@@ -86,6 +86,14 @@ const messageContent = (u: unknown): ContentBlock[] => {
   });
 };
 
+/** The source of a non-assistant message: the user, or a `codex/<role>` plugin. */
+const sourceOf = (
+  role: string | undefined,
+): { readonly kind: string; readonly plugin?: string } =>
+  role === "user"
+    ? { kind: "user" }
+    : { kind: "plugin", plugin: `codex/${role ?? "unknown"}` };
+
 const outputContent = (u: unknown): ToolResultContentBlock[] => {
   if (typeof u === "string") return [{ type: "text", text: u }];
   if (isRecord(u) && typeof u.content === "string") {
@@ -170,15 +178,12 @@ export const importCodex = (
         const opened = userSide(line);
         if (Result.isFailure(opened)) return opened;
         setTime(b, time);
-        const source = role === "user"
-          ? { kind: "user" }
-          : { kind: "plugin", plugin: `codex/${role ?? "unknown"}` };
         const made = userMessage(
           b,
           line,
           str(p.id) ?? `codex-L${line}`,
           messageContent(p.content),
-          source,
+          sourceOf(role),
         );
         return done(made);
       }
@@ -312,15 +317,12 @@ export const importCodex = (
     const cite = [replaced.success];
     for (const item of rest) {
       if (!isRecord(item)) continue;
-      const role = str(item.role);
       const made = userMessage(
         b,
         line,
         `${compactionId}-history`,
         messageContent(item.content),
-        role === "user"
-          ? { kind: "user" }
-          : { kind: "plugin", plugin: `codex/${role ?? "unknown"}` },
+        sourceOf(str(item.role)),
         cite,
       );
       if (Result.isFailure(made)) return Result.fail(made.failure);

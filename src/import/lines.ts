@@ -16,6 +16,7 @@
  */
 import * as fs from "node:fs";
 import * as Result from "effect/Result";
+import { ioError, ioFields } from "../jsonl/io.ts";
 import {
   ImportIoError,
   ImportLineNotJson,
@@ -48,16 +49,6 @@ export interface RecordReadSummary {
   readonly skipped: ReadonlyArray<SkippedLine>;
 }
 
-const reasonOf = (error: unknown): string => {
-  if (
-    typeof error === "object" && error !== null && "code" in error &&
-    typeof error.code === "string"
-  ) {
-    return error.code;
-  }
-  return error instanceof Error ? error.message : String(error);
-};
-
 const excerptOf = (text: string): string =>
   text.length > 60 ? `${text.slice(0, 57)}...` : text;
 
@@ -81,11 +72,7 @@ export const forEachRecord = <E>(
     fd = fs.openSync(file, "r");
   } catch (error) {
     return Result.fail(
-      new ImportIoError({
-        path: file,
-        operation: "open",
-        reason: reasonOf(error),
-      }),
+      new ImportIoError(ioFields(ioError("open", file, error))),
     );
   }
   try {
@@ -182,11 +169,7 @@ const readAll = <E>(
       read = fs.readSync(fd, chunk, 0, chunk.length, null);
     } catch (error) {
       return Result.fail(
-        new ImportIoError({
-          path: file,
-          operation: "read",
-          reason: reasonOf(error),
-        }),
+        new ImportIoError(ioFields(ioError("read", file, error))),
       );
     }
     if (read === 0) break;

@@ -152,23 +152,18 @@ export function formatImportReport(
       );
     }
   };
+  const byKind = (title: string, list: ReadonlyArray<SkippedKind>) => {
+    if (list.length === 0) return;
+    out.push(`${title}:`);
+    for (const s of list) {
+      out.push(
+        `  ${s.kind} x${s.count} (${s.reason}): lines ${lineRanges(s.lines)}`,
+      );
+    }
+  };
   entries("synthesized", report.synthesized);
-  if (report.skipped.length > 0) {
-    out.push("skipped:");
-    for (const s of report.skipped) {
-      out.push(
-        `  ${s.kind} x${s.count} (${s.reason}): lines ${lineRanges(s.lines)}`,
-      );
-    }
-  }
-  if (report.opaque.length > 0) {
-    out.push("kept opaque:");
-    for (const s of report.opaque) {
-      out.push(
-        `  ${s.kind} x${s.count} (${s.reason}): lines ${lineRanges(s.lines)}`,
-      );
-    }
-  }
+  byKind("skipped", report.skipped);
+  byKind("kept opaque", report.opaque);
   entries("not carried over", report.notCarried);
   if (report.branches.length > 0) {
     out.push("branches left out:");

@@ -18,76 +18,49 @@ const run = async (...args: string[]) => {
   return { code, out: io.out(), err: io.err() };
 };
 
-Deno.test("import writes a v3 log that verify accepts, and never overwrites it", async () => {
+/** `import --from pi FIXTURE --out OUT` with more flags. */
+const importPi = (name: string, out: string, ...flags: string[]) =>
+  run("import", "--from", "pi", fixture(name), "--out", out, ...flags);
+
+const withDir = async (f: (dir: string) => Promise<void>): Promise<void> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-cli-"));
   try {
+    await f(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+Deno.test("import writes a v3 log that verify accepts, and never overwrites it", () =>
+  withDir(async (dir) => {
     const out = path.join(dir, "s.jsonl");
-    const first = await run(
-      "import",
-      "--from",
-      "pi",
-      fixture("pi/aborted-calls.jsonl"),
-      "--out",
-      out,
-      "--json",
-    );
+    const first = await importPi("pi/aborted-calls.jsonl", out, "--json");
     assert.equal(first.code, 0);
     const report = JSON.parse(first.out);
     assert.equal(report.ok, true);
     assert.equal(report.report.repairs, 2);
     assert.equal((await run("verify", out)).code, 0);
     const before = fs.readFileSync(out, "utf8");
-    const again = await run(
-      "import",
-      "--from",
-      "pi",
-      fixture("pi/aborted-calls.jsonl"),
-      "--out",
-      out,
-      "--json",
-    );
+    const again = await importPi("pi/aborted-calls.jsonl", out, "--json");
     assert.equal(again.code, 2);
     assert.equal(JSON.parse(again.out).error.tag, "ImportTargetExists");
     assert.equal(fs.readFileSync(out, "utf8"), before);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-Deno.test("import refuses a line that is not JSON with its line, unless --recover", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-cli-"));
-  try {
+Deno.test("import refuses a line that is not JSON with its line, unless --recover", () =>
+  withDir(async (dir) => {
     const out = path.join(dir, "g.jsonl");
-    const refused = await run(
-      "import",
-      "--from",
-      "pi",
-      fixture("pi/glued-line.jsonl"),
-      "--out",
-      out,
-      "--json",
-    );
+    const refused = await importPi("pi/glued-line.jsonl", out, "--json");
     assert.equal(refused.code, 1);
     assert.deepEqual(
       [JSON.parse(refused.out).error.tag, JSON.parse(refused.out).error.line],
       ["ImportLineNotJson", 3],
     );
     assert.equal(fs.existsSync(out), false);
-    const recovered = await run(
-      "import",
-      "--from",
-      "pi",
-      fixture("pi/glued-line.jsonl"),
-      "--out",
-      out,
-      "--recover",
-    );
+    const recovered = await importPi("pi/glued-line.jsonl", out, "--recover");
     assert.equal(recovered.code, 0);
     assert.match(recovered.out, /line 3/);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
 Deno.test("import without --from or with an unknown tool is a usage error", async () => {
   assert.equal(

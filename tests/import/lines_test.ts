@@ -85,3 +85,19 @@ Deno.test("forEachRecord accepts a complete final line without a newline", () =>
     assert.deepEqual(seen, [[1, { a: 1 }], [2, { b: 2 }]]);
   });
 });
+
+Deno.test("forEachRecord refuses a file it cannot open with the system error code", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-lines-"));
+  try {
+    const file = path.join(dir, "absent.jsonl");
+    const { seen, result } = collect(file, false, 1000);
+    assert.deepEqual(seen, []);
+    thenFails(failureOf(result), "ImportIoError", {
+      path: file,
+      operation: "open",
+      reason: "ENOENT",
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
