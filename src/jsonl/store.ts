@@ -336,7 +336,7 @@ const makeCore = (
       (error) =>
         typeof error === "object" && error !== null && "_tag" in error &&
           error._tag === "JsonlIoError"
-          ? errorCode(error.cause) === "ENOENT"
+          ? error.code === "ENOENT"
             ? new SessionNotFound({ id })
             : storageError("open", id, error)
           : error,
