@@ -10,8 +10,7 @@ import * as Effect from "effect/Effect";
 import {
   formatImportReport,
   importFile,
-  type SourceTool,
-  sourceTools,
+  isSourceTool,
 } from "@palimpsest/session/import";
 import {
   type Command,
@@ -32,9 +31,6 @@ const usage = (message: string): Outcome => ({
   errText:
     `error: ${message}; usage: import --from pi|claude-code|codex FILE --out NEW [--recover] [--json]\n`,
 });
-
-const isTool = (u: string): u is SourceTool =>
-  sourceTools.some((tool) => tool === u);
 
 /** The `import` command. */
 export const importCommand: Command = {
@@ -73,7 +69,7 @@ export const importCommand: Command = {
       const file = args.positionals[0] ?? "";
       const from = args.values.get("from");
       const out = args.values.get("out");
-      if (from === undefined || !isTool(from)) {
+      if (from === undefined || !isSourceTool(from)) {
         return usage(
           from === undefined
             ? 'missing "--from TOOL"'

@@ -15,11 +15,7 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { Session } from "@palimpsest/session";
-import {
-  importSession,
-  type SourceTool,
-  sourceTools,
-} from "@palimpsest/session/import";
+import { importSession, isSourceTool } from "@palimpsest/session/import";
 import {
   type Command,
   ExitCode,
@@ -35,9 +31,6 @@ const usage = (message: string): Outcome => ({
   errText:
     `error: ${message}; usage: view FILE --out PAGE.html [--from TOOL] [--force] [--json]\n`,
 });
-
-const isTool = (u: string): u is SourceTool =>
-  sourceTools.some((tool) => tool === u);
 
 interface Loaded {
   readonly session: Session;
@@ -90,7 +83,7 @@ export const viewCommand: Command = {
       const out = args.values.get("out");
       const from = args.values.get("from");
       if (out === undefined) return usage('missing "--out PAGE"');
-      if (from !== undefined && !isTool(from)) {
+      if (from !== undefined && !isSourceTool(from)) {
         return usage(`unknown tool ${JSON.stringify(from)}`);
       }
       let loaded: Loaded;

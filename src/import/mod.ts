@@ -81,6 +81,26 @@ export const sourceTools: ReadonlyArray<SourceTool> = [
   "codex",
 ];
 
+/**
+ * Whether a name is one of the {@link sourceTools}: how a command line or a
+ * form checks the `--from` it was given.
+ *
+ * @param name A tool's name, as typed.
+ * @returns Whether files of that tool can be imported.
+ *
+ * @example Checking a `--from` value
+ * ```ts
+ * import { isSourceTool } from "@palimpsest/session/import";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isSourceTool("codex"), true);
+ * assert.equal(isSourceTool("vim"), false);
+ * ```
+ */
+export function isSourceTool(name: string): name is SourceTool {
+  return sourceTools.some((tool) => tool === name);
+}
+
 /** The default bound on a source line: 64 MiB. */
 export const DEFAULT_IMPORT_MAX_LINE_BYTES: number = 64 * 1024 * 1024;
 
