@@ -3,6 +3,10 @@
  * what was appended since their last look; it serves the events of the
  * complete lines from a first seq on and keeps a final line without `\n`
  * until its end arrives, so a torn or half-written line is never served.
+ * A source whose bytes past the last complete line may change (a file
+ * whose torn tail is cut and written again) drops that partial line
+ * ({@link LineFollower.dropPartial}) and feeds again from
+ * {@link LineFollower.consumed}: held bytes are never glued to new ones.
  *
  * The header line must be of the current format version (a follower does
  * not migrate): an older one is `FormatTooOld`, a newer one `FormatTooNew`.
@@ -34,8 +38,18 @@ export type FollowLineError =
 
 /** A follower's state: push bytes, get events. */
 export interface LineFollower {
-  /** Bytes consumed so far (complete lines only). */
+  /**
+   * Bytes consumed so far (complete lines only): the offset of the end of
+   * the last complete line.
+   */
   readonly consumed: () => number;
+  /** Bytes held of a line whose `\n` has not come yet. */
+  readonly partial: () => number;
+  /**
+   * Forgets the held partial line: the next bytes pushed start at
+   * {@link LineFollower.consumed}.
+   */
+  readonly dropPartial: () => void;
   /**
    * Takes the next bytes of the log.
    *
@@ -118,6 +132,10 @@ export const makeLineFollower = (
 
   return {
     consumed: () => consumed,
+    partial: () => pending.length,
+    dropPartial: () => {
+      pending = new Uint8Array(0);
+    },
     push: (bytes) => {
       const buffer = pending.length === 0 ? bytes : concat(pending, bytes);
       const events: SessionEvent[] = [];

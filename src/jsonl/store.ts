@@ -21,11 +21,15 @@
  *   before they are taken, and released at once when `open` or `create`
  *   fails or is interrupted (a long read yields between 1 MiB chunks, so a
  *   timeout stops it).
- * - **Follow.** `follow` polls the file (every 50 ms by default) from the
- *   length it has read, and serves complete lines only. A concurrent
- *   reader can see a batch's complete lines before its fsync; a batch whose
- *   write fails is cut back, and is so rare that a follower that saw it then
- *   fails (`StorageError`, code `ETRUNCATED`) rather than guess.
+ * - **Follow.** `follow` polls the file (every 50 ms by default) and serves
+ *   only complete lines that are in the file (see `follow_file.ts`): it
+ *   reads again from the end of the last complete line it served whenever
+ *   the file changed, so a torn tail cut by a writer or by `repair` is
+ *   never glued to the lines written in its place. A concurrent reader can
+ *   see a batch's complete lines before its fsync; a batch whose write
+ *   fails is cut back, and is so rare that a follower that served some of
+ *   it then fails (`StorageError`, code `ETRUNCATED`) rather than guess;
+ *   so does a follower whose served lines were rewritten.
  * - **Safe names.** Ids are encoded reversibly into file names (see
  *   `encodeSessionId`); no id can name a path outside the root.
  *
@@ -42,7 +46,6 @@ import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
 import type { JsonlIoError } from "./errors.ts";
 import {
@@ -53,7 +56,6 @@ import {
   StorageError,
 } from "../store/errors.ts";
 import {
-  type FollowError,
   makeSessionStore,
   type OpenOptions,
   type SessionHandle,
@@ -68,7 +70,8 @@ import {
 } from "./ids.ts";
 import { errorCode, ioError } from "./io.ts";
 import { acquireLock, type HeldLock, isLocked, releaseLock } from "./lock.ts";
-import { readSessionFile } from "./reader.ts";
+import { DEFAULT_MAX_LINE_BYTES, readSessionFile } from "./reader.ts";
+import { makeFileFollower } from "./follow_file.ts";
 import {
   appendBatch,
   type AppendIo,
@@ -415,51 +418,26 @@ const makeCore = (
   );
 
   const follow: StoreCore["follow"] = (id, options) =>
-    followLines(() => locate(id), options, (path, follower) => {
-      const chunk = new Uint8Array(1 << 16);
-      // Bytes handed to the follower so far; it keeps a partial last line.
-      let offset = 0;
-      return {
-        read: Effect.suspend((): Effect.Effect<
-          ReadonlyArray<SessionEvent>,
-          FollowError
-        > => {
-          let fd: number | undefined;
-          const events = [];
-          try {
-            fd = fs.openSync(path, "r");
-            if (fs.fstatSync(fd).size < offset) {
-              // A failed batch was cut back after this follower served some
-              // of its lines: it cannot take them back, so it stops.
-              return Effect.fail(
-                new StorageError({
-                  operation: "follow",
-                  id,
-                  code: "ETRUNCATED",
-                  cause: undefined,
-                }),
-              );
-            }
-            for (;;) {
-              const n = fs.readSync(fd, chunk, 0, chunk.length, offset);
-              if (n === 0) break;
-              offset += n;
-              const pushed = follower.push(chunk.subarray(0, n));
-              if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
-              events.push(...pushed.success);
-            }
-          } catch (cause) {
+    followLines(
+      () => locate(id),
+      options,
+      (path, follower) => {
+        const file = makeFileFollower(path, follower, DEFAULT_MAX_LINE_BYTES);
+        return {
+          read: Effect.suspend(() => {
+            const looked = file.look();
+            if (Result.isSuccess(looked)) return Effect.succeed(looked.success);
+            const error = looked.failure;
             return Effect.fail(
-              storageError("follow", id, ioError("read", path, cause)),
+              error._tag === "JsonlIoError"
+                ? storageError("follow", id, error)
+                : error,
             );
-          } finally {
-            closeQuietly(fd);
-          }
-          return Effect.succeed(events);
-        }),
-        idle: Effect.sleep(pollInterval),
-      };
-    });
+          }),
+          idle: Effect.sleep(pollInterval),
+        };
+      },
+    );
 
   const list: StoreCore["list"] = () =>
     Effect.suspend(() => {

@@ -1,10 +1,29 @@
 import assert from "node:assert/strict";
-import { Result } from "effect";
-import { encodeHeaderLine } from "@palimpsest/session/jsonl";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Effect, type Exit, Result, Stream } from "effect";
+import {
+  type EventDraft,
+  type FollowError,
+  makeJsonlStore,
+  type SessionEvent,
+  type SessionStore,
+} from "@palimpsest/session";
+import {
+  encodeEventLine,
+  encodeHeaderLine,
+  repairFile,
+} from "@palimpsest/session/jsonl";
 import { makeLineFollower } from "../../src/jsonl/follow.ts";
-import { thenFails } from "../_helpers/then.ts";
+import { turnBatches } from "../_helpers/build.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
+import { spawnDenoWriter } from "../store/conformance.ts";
 
 const encoder = new TextEncoder();
+const repo = new URL("../../", import.meta.url).pathname;
+const writerScript = new URL("../store/jsonl_writer.ts", import.meta.url)
+  .pathname;
 
 Deno.test("a follower reports a bad line as the reader does: its number, its start, the rule", () => {
   // Given a log whose second line is not JSON and longer than an excerpt.
@@ -19,4 +38,275 @@ Deno.test("a follower reports a bad line as the reader does: its number, its sta
     excerpt: `${bad.slice(0, 60)}...`,
     innerTag: "InvalidJson",
   });
+});
+
+/** A store over a fresh folder, polling every 5 ms. */
+const freshStore = (): { root: string; store: SessionStore } => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "follow-"));
+  const store = Effect.runSync(
+    makeJsonlStore({ root, pollInterval: "5 millis" }),
+  );
+  return { root, store };
+};
+
+/** Stores the batches of `turns` as session `id`. */
+const seed = (
+  store: SessionStore,
+  id: string,
+  turns: ReadonlyArray<ReadonlyArray<ReadonlyArray<EventDraft>>>,
+): Promise<void> =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+    const writer = yield* store.create({ id, createdAt: 1, isSeeded: false });
+    for (const turn of turns) {
+      for (const batch of turn) yield* store.append(writer, batch);
+    }
+  })));
+
+/** A follow running in the background, collecting what it serves. */
+interface Running {
+  readonly served: SessionEvent[];
+  readonly exit: () => Exit.Exit<void, FollowError> | undefined;
+  readonly stop: () => Promise<void>;
+}
+
+const startFollow = (
+  store: SessionStore,
+  id: string,
+): Running => {
+  const served: SessionEvent[] = [];
+  const controller = new AbortController();
+  let exit: Exit.Exit<void, FollowError> | undefined;
+  const done = Effect.runPromiseExit(
+    Stream.runForEach(store.follow(id), (event) =>
+      Effect.sync(() => {
+        served.push(event);
+      })),
+    { signal: controller.signal },
+  ).then((e) => {
+    exit = e;
+  });
+  return {
+    served,
+    exit: () => exit,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+};
+
+/** Waits until `ready` holds or the follow ends; false after 10 s. */
+const waitUntil = async (
+  running: Running,
+  ready: () => boolean,
+): Promise<boolean> => {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (ready()) return true;
+    if (running.exit() !== undefined) return ready();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return ready();
+};
+
+/** The complete event lines of a file, read on their own: no follower. */
+const fileEventLines = (file: string): string[] => {
+  const text = fs.readFileSync(file, "utf8");
+  const complete = text.slice(0, text.lastIndexOf("\n") + 1);
+  return complete.split("\n").slice(1, -1).map((line) => `${line}\n`);
+};
+
+/**
+ * Case 8: a session whose file ends in a torn line that a follower has
+ * read; `cutAndWrite` then cuts the tail and writes new lines. The
+ * follower must serve exactly the file's events, never the held bytes
+ * glued to the new ones.
+ */
+const tornTailCutWhileFollowing = async (
+  openTurn: boolean,
+  cutAndWrite: (root: string, file: string) => Promise<void>,
+): Promise<void> => {
+  const { root, store } = freshStore();
+  const id = "s";
+  const file = path.join(root, `${id}.jsonl`);
+  const batches = openTurn
+    ? [turnBatches(0).slice(0, 2)]
+    : [turnBatches(0), turnBatches(1)];
+  await seed(store, id, batches);
+  const stored = fileEventLines(file).length;
+  // The torn line: the start of a line of the next seq, cut inside its time
+  // (a writer killed mid-write leaves such a tail).
+  fs.appendFileSync(file, `{"type":"turn/start","seq":${stored},"time":17000`);
+  const running = startFollow(store, id);
+  try {
+    // The first poll reads to the end of the file, the torn line included.
+    assert.ok(
+      await waitUntil(running, () => running.served.length >= stored),
+      `the follower served ${running.served.length} of ${stored} events`,
+    );
+    await cutAndWrite(root, file);
+    const lines = fileEventLines(file);
+    assert.ok(lines.length > stored, "the cut wrote new lines");
+    await waitUntil(running, () => running.served.length >= lines.length);
+    assert.equal(running.exit(), undefined, "the follower is still running");
+    // Let it poll a few more times: nothing more may come.
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(running.exit(), undefined, "the follower is still running");
+    assert.deepEqual(
+      running.served.map((event) => encodeEventLine(event)),
+      lines,
+    );
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+};
+
+Deno.test("a follower serves the file's lines when repair in another process cuts a torn tail it has read", async () => {
+  await tornTailCutWhileFollowing(true, async (_root, file) => {
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", path.join(repo, "cli", "main.ts"), "repair", file],
+      cwd: repo,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+  });
+});
+
+Deno.test("a follower serves the file's lines when repairFile cuts a torn tail it has read", async () => {
+  await tornTailCutWhileFollowing(true, async (_root, file) => {
+    const done = await Effect.runPromise(repairFile(file));
+    assert.ok(done.cutTornTail !== undefined && done.closers.length > 0);
+  });
+});
+
+Deno.test("a follower serves the file's lines when a writer in another process resumes the session", async () => {
+  await tornTailCutWhileFollowing(false, async (root) => {
+    // Opening for write cuts the torn tail; each append then writes a
+    // `turn/start` at the offset where the torn line began.
+    const writer = spawnDenoWriter(writerScript, [root], ["hold", "s"]);
+    try {
+      assert.equal(await writer.line(), "opened");
+      for (let i = 0; i < 2; i++) {
+        await writer.send("append");
+        assert.match(await writer.line() ?? "", /^appended \d+$/);
+      }
+    } finally {
+      await writer.end();
+      await writer.status;
+    }
+  });
+});
+
+Deno.test("a follower serves the file's lines when a writer in this process resumes the session", async () => {
+  await tornTailCutWhileFollowing(false, async (root) => {
+    const store = Effect.runSync(makeJsonlStore({ root }));
+    await Effect.runPromise(
+      store.withSession("s", (writer) =>
+        store.append(writer, [
+          { type: "turn/start", data: { turn: 2 } },
+          { type: "step/start", data: { turn: 2, step: 0 } },
+        ])),
+    );
+  });
+});
+
+Deno.test("a follower whose served lines were rewritten fails ETRUNCATED rather than guess", async () => {
+  // Given a follower that served a whole session.
+  const { root, store } = freshStore();
+  const file = path.join(root, "s.jsonl");
+  await seed(store, "s", [turnBatches(0)]);
+  const lines = fileEventLines(file);
+  const running = startFollow(store, "s");
+  try {
+    assert.ok(
+      await waitUntil(running, () => running.served.length >= lines.length),
+    );
+    // When its last line is rewritten with other bytes and the file grows
+    // (a failed batch cut back, then another written in its place).
+    const text = fs.readFileSync(file, "utf8");
+    const last = lines[lines.length - 1] ?? "";
+    const changed = last.replace(/"time":\d/, '"time":9');
+    assert.notEqual(changed, last);
+    fs.writeFileSync(
+      file,
+      text.slice(0, text.length - last.length) + changed +
+        encodeEventLine({
+          type: "turn/start",
+          seq: lines.length,
+          time: 0,
+          data: { turn: 1 },
+        } as unknown as SessionEvent),
+    );
+    // Then it stops with ETRUNCATED and serves nothing of the new bytes.
+    await waitUntil(running, () => running.exit() !== undefined);
+    const exit = running.exit();
+    assert.ok(exit !== undefined, "the follower stopped");
+    thenFails(failureOf(exit), "StorageError", {
+      operation: "follow",
+      code: "ETRUNCATED",
+    });
+    assert.equal(running.served.length, lines.length);
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a follower whose file got shorter than what it served fails ETRUNCATED", async () => {
+  const { root, store } = freshStore();
+  const file = path.join(root, "s.jsonl");
+  await seed(store, "s", [turnBatches(0)]);
+  const lines = fileEventLines(file);
+  const running = startFollow(store, "s");
+  try {
+    assert.ok(
+      await waitUntil(running, () => running.served.length >= lines.length),
+    );
+    const size = fs.statSync(file).size;
+    fs.truncateSync(file, size - (lines[lines.length - 1] ?? "").length);
+    await waitUntil(running, () => running.exit() !== undefined);
+    const exit = running.exit();
+    assert.ok(exit !== undefined, "the follower stopped");
+    thenFails(failureOf(exit), "StorageError", {
+      operation: "follow",
+      code: "ETRUNCATED",
+    });
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a follower serves a line written in two parts once its end is written", async () => {
+  const { root, store } = freshStore();
+  const file = path.join(root, "s.jsonl");
+  await seed(store, "s", [turnBatches(0)]);
+  const stored = fileEventLines(file).length;
+  const running = startFollow(store, "s");
+  try {
+    assert.ok(await waitUntil(running, () => running.served.length >= stored));
+    const line = encodeEventLine({
+      type: "turn/start",
+      seq: stored,
+      time: 7,
+      data: { turn: 1 },
+    } as unknown as SessionEvent);
+    fs.appendFileSync(file, line.slice(0, 20));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(running.served.length, stored, "half a line is not served");
+    fs.appendFileSync(file, line.slice(20));
+    assert.ok(
+      await waitUntil(running, () => running.served.length > stored),
+    );
+    assert.deepEqual(
+      running.served.map((event) => encodeEventLine(event)),
+      fileEventLines(file),
+    );
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });
