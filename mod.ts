@@ -267,6 +267,7 @@ export {
   type CreateOptions,
   type FollowError,
   type FollowOptions,
+  type FollowUntil,
   type HistoryOperation,
   makeSessionStore,
   type OpenError,

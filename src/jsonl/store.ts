@@ -29,7 +29,9 @@
  *   see a batch's complete lines before its fsync; a batch whose write
  *   fails is cut back, and is so rare that a follower that served some of
  *   it then fails (`StorageError`, code `ETRUNCATED`) rather than guess;
- *   so does a follower whose served lines were rewritten.
+ *   so does a follower whose served lines were rewritten. With
+ *   `waitForSession`, a follow of a missing session looks for its file at
+ *   each poll.
  * - **Safe names.** Ids are encoded reversibly into file names (see
  *   `encodeSessionId`); no id can name a path outside the root.
  *
@@ -437,6 +439,7 @@ const makeCore = (
           idle: Effect.sleep(pollInterval),
         };
       },
+      Effect.sleep(pollInterval),
     );
 
   const list: StoreCore["list"] = () =>

@@ -31,7 +31,9 @@
  * - **Follow**: `LISTEN` on one channel (the append's `NOTIFY` is
  *   delivered only when its transaction commits), shared by every follower
  *   of the store, with polling as the fallback when no notification comes
- *   (or `LISTEN` is not available, as behind a transaction pooler).
+ *   (or `LISTEN` is not available, as behind a transaction pooler). A
+ *   follow with `waitForSession` looks for a missing session's head row at
+ *   each wake.
  *
  * @module
  */
@@ -811,8 +813,6 @@ export function makePostgresStore(
         const subscription = Option.isSome(hub)
           ? Option.some(yield* PubSub.subscribe(hub.value))
           : Option.none();
-        const head = yield* readHead(pool, id);
-        if (head === undefined) return yield* new SessionNotFound({ id });
         const vocabulary = followOptions?.vocabulary === undefined
           ? undefined
           : { vocabulary: followOptions.vocabulary };
@@ -828,6 +828,14 @@ export function makePostgresStore(
               Effect.sleep(pollInterval),
             ),
         });
+        // A session not created yet is looked for again at each wake (a
+        // notification of its first append, or the poll interval).
+        while ((yield* readHead(pool, id)) === undefined) {
+          if (followOptions?.waitForSession !== true) {
+            return yield* new SessionNotFound({ id });
+          }
+          yield* wake;
+        }
         return Stream.paginate(
           { from: Math.max(0, followOptions?.fromSeq ?? 0), wait: false },
           (

@@ -78,27 +78,34 @@ export interface LineSource {
 
 /**
  * A layer's `follow` over stored lines: `locate` finds the session when
- * the stream starts, then the stream serves what each read completes from
- * `options.fromSeq` on, and idles when a read brings nothing.
+ * the stream starts (with `waitForSession`, a missing session is looked
+ * for again after each `created`), then the stream serves what each read
+ * completes from `options.fromSeq` on, and idles when a read brings
+ * nothing.
  *
  * @param locate Finds the session, or fails.
  * @param options The follow's options.
  * @param source The reads of the located session, into `follower`.
+ * @param created Waits until the session may have been created.
  * @returns The stream of committed events.
  */
 export const followLines = <L>(
   locate: () => Result.Result<L, FollowError>,
   options: FollowOptions | undefined,
   source: (located: L, follower: LineFollower) => LineSource,
-): Stream.Stream<SessionEvent, FollowError> =>
-  Stream.unwrap(Effect.suspend((): Effect.Effect<
-    Stream.Stream<SessionEvent, FollowError>,
-    FollowError
-  > => {
-    const located = locate();
-    if (Result.isFailure(located)) return Effect.fail(located.failure);
+  created: Effect.Effect<void>,
+): Stream.Stream<SessionEvent, FollowError> => {
+  const located: Effect.Effect<L, FollowError> = Effect.suspend(() => {
+    const found = locate();
+    if (Result.isSuccess(found)) return Effect.succeed(found.success);
+    return found.failure._tag === "SessionNotFound" &&
+        options?.waitForSession === true
+      ? Effect.andThen(created, located)
+      : Effect.fail(found.failure);
+  });
+  return Stream.unwrap(Effect.map(located, (found) => {
     const { read, idle } = source(
-      located.success,
+      found,
       makeLineFollower(
         options?.fromSeq ?? 0,
         options?.vocabulary,
@@ -109,5 +116,6 @@ export const followLines = <L>(
       const next = [events, Option.some(undefined)] as const;
       return events.length > 0 ? Effect.succeed(next) : Effect.as(idle, next);
     });
-    return Effect.succeed(Stream.paginate(undefined, () => poll));
+    return Stream.paginate(undefined, () => poll);
   }));
+};

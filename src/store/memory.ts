@@ -9,7 +9,8 @@
  * behave the same. The writer claim is a token on the session: a second
  * writer gets `SessionLocked` (with no pid) until the first handle's scope
  * closes. There are no other processes, so no claim is ever left by a dead
- * one. `follow` wakes on each stored batch, with no polling.
+ * one. `follow` wakes on each stored batch, with no polling, and a follow
+ * waiting for a session (`waitForSession`) wakes when it is created.
  *
  * @module
  */
@@ -125,6 +126,8 @@ export function layerMemoryStore(): Layer.Layer<SessionStore> {
 const makeCore = (): StoreCore => {
   const sessions = new Map<string, Stored>();
   const handles = makeHandleRegistry<HandleState>();
+  // Followers waiting for a session to be created.
+  const creations = new Set<() => void>();
 
   /** The stored session of `id`, or why there is none. */
   const locate = (
@@ -186,6 +189,9 @@ const makeCore = (): StoreCore => {
           waiters: new Set(),
         };
         sessions.set(id, stored);
+        const waiting = [...creations];
+        creations.clear();
+        for (const wake of waiting) wake();
         const state = newState(stored, session);
         return acquireScoped(
           () => release(state),
@@ -256,35 +262,47 @@ const makeCore = (): StoreCore => {
   );
 
   const follow: StoreCore["follow"] = (id, options) =>
-    followLines(() => locate(id), options, (stored, follower) => {
-      // Chunks handed to the follower so far.
-      let next = 0;
-      return {
-        read: Effect.suspend((): Effect.Effect<
-          ReadonlyArray<SessionEvent>,
-          FollowError
-        > => {
-          const events: SessionEvent[] = [];
-          while (next < stored.chunks.length) {
-            const chunk = stored.chunks[next];
-            next += 1;
-            if (chunk === undefined) continue;
-            const pushed = follower.push(chunk);
-            if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
-            events.push(...pushed.success);
-          }
-          return Effect.succeed(events);
-        }),
-        idle: Effect.callback<void>((resume) => {
-          if (next < stored.chunks.length) return resume(Effect.void);
-          const wake = () => resume(Effect.void);
-          stored.waiters.add(wake);
-          return Effect.sync(() => {
-            stored.waiters.delete(wake);
-          });
-        }),
-      };
-    });
+    followLines(
+      () => locate(id),
+      options,
+      (stored, follower) => {
+        // Chunks handed to the follower so far.
+        let next = 0;
+        return {
+          read: Effect.suspend((): Effect.Effect<
+            ReadonlyArray<SessionEvent>,
+            FollowError
+          > => {
+            const events: SessionEvent[] = [];
+            while (next < stored.chunks.length) {
+              const chunk = stored.chunks[next];
+              next += 1;
+              if (chunk === undefined) continue;
+              const pushed = follower.push(chunk);
+              if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
+              events.push(...pushed.success);
+            }
+            return Effect.succeed(events);
+          }),
+          idle: Effect.callback<void>((resume) => {
+            if (next < stored.chunks.length) return resume(Effect.void);
+            const wake = () => resume(Effect.void);
+            stored.waiters.add(wake);
+            return Effect.sync(() => {
+              stored.waiters.delete(wake);
+            });
+          }),
+        };
+      },
+      Effect.callback<void>((resume) => {
+        if (sessions.has(id)) return resume(Effect.void);
+        const wake = () => resume(Effect.void);
+        creations.add(wake);
+        return Effect.sync(() => {
+          creations.delete(wake);
+        });
+      }),
+    );
 
   const list: StoreCore["list"] = () =>
     Effect.sync(() => [...sessions.keys()].sort());

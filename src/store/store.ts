@@ -23,6 +23,10 @@
  *   releases in one call; `close` releases early.
  * - **Committed events only.** Readers and `follow` see whole batches that
  *   were stored, never a torn or undone write.
+ * - **Follow options.** `follow` takes a plain non-negative integer as
+ *   `fromSeq` (anything else is `InvalidSessionSeq`), can wait for a
+ *   session to be created (`waitForSession`), and ends after the event
+ *   that meets `until` (a turn's end, a seq, a predicate).
  *
  * History operations (`compact`, `pruneToolResult`, `setSystemPrompt`, ...)
  * are pure functions from a session to a longer one; `update` runs one on
@@ -42,7 +46,7 @@ import type * as Scope from "effect/Scope";
 import type * as Stream from "effect/Stream";
 import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import type { SurfaceError } from "../errors.ts";
+import type { InvalidSessionSeq, SurfaceError } from "../errors.ts";
 import {
   type AppendError,
   type EventDraft,
@@ -52,6 +56,7 @@ import {
 import { logEvent } from "../surface/mod.ts";
 import { SessionSeq } from "../seq.ts";
 import { interruptedTurnClosers } from "../repair.ts";
+import { followWithOptions } from "./follow.ts";
 import type {
   CorruptLine,
   FoldFailed,
@@ -119,12 +124,39 @@ export interface CreateOptions {
   readonly vocabulary?: Vocabulary;
 }
 
+/**
+ * Where a `follow` stream ends: after serving the first event that meets
+ * it.
+ *
+ * - `"turnEnd"`: a `turn/end` (the end of the turn in progress, when
+ *   following from the session's next seq);
+ * - `{ turnEnd: n }`: the `turn/end` of turn `n`;
+ * - `{ seq: n }`: the event of seq `n` (a plain non-negative integer); the
+ *   stream is empty when `fromSeq` is past it;
+ * - a predicate on an event.
+ */
+export type FollowUntil =
+  | "turnEnd"
+  | { readonly turnEnd: number }
+  | { readonly seq: number }
+  | ((event: SessionEvent) => boolean);
+
 /** Options of {@link SessionStore} `follow`. */
 export interface FollowOptions {
-  /** The first seq to serve; 0 by default. */
+  /**
+   * The first seq to serve, a plain non-negative integer; 0 by default.
+   * Anything else fails `InvalidSessionSeq`.
+   */
   readonly fromSeq?: number;
   /** Extra log-only types the session's events may have. */
   readonly vocabulary?: Vocabulary;
+  /**
+   * When the session does not exist yet, wait for it to be created (and
+   * serve it from its first event) instead of failing `SessionNotFound`.
+   */
+  readonly waitForSession?: boolean;
+  /** End the stream after serving the first event that meets this. */
+  readonly until?: FollowUntil;
 }
 
 /** What `stat` tells about a stored session. */
@@ -180,6 +212,7 @@ export type WriteError =
 /** Errors of following a session. */
 export type FollowError =
   | InvalidSessionId
+  | InvalidSessionSeq
   | SessionNotFound
   | LogReadError
   | StorageError;
@@ -282,11 +315,13 @@ export interface SessionStore {
   ) => Effect.Effect<RepairResult, SurfaceError | WriteError>;
   /**
    * The stored events of a session from `fromSeq` on, then each batch as it
-   * is stored, live; the stream ends only when interrupted. Only committed
-   * events are served, never a torn write.
+   * is stored, live; the stream ends when interrupted, or after the event
+   * that meets `until`. Only committed events are served, never a torn
+   * write. With `waitForSession`, a session not created yet is waited for.
    *
    * @param id The session id.
-   * @param options The first seq and the vocabulary.
+   * @param options The first seq, the vocabulary, whether to wait for the
+   * session, where to stop.
    * @returns `Stream<SessionEvent, FollowError>`.
    */
   readonly follow: (
@@ -339,7 +374,11 @@ export interface StoreCore {
     handle: SessionHandle,
     next: HistoryOperation<E, R>,
   ) => Effect.Effect<Session, E | WriteError, R>;
-  /** See {@link SessionStore} `follow`. */
+  /**
+   * See {@link SessionStore} `follow`: the layer serves from `fromSeq`
+   * (already checked) and honours `waitForSession`; `until` is applied
+   * around it by {@link makeSessionStore}.
+   */
   readonly follow: SessionStore["follow"];
   /** See {@link SessionStore} `list`. */
   readonly list: SessionStore["list"];
@@ -464,7 +503,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       }),
     update,
     repair,
-    follow: core.follow,
+    follow: followWithOptions(core.follow),
     list: core.list,
     stat: core.stat,
     close: core.close,

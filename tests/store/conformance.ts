@@ -19,7 +19,11 @@
  * - interruption at any point of every scoped operation leaves nothing
  *   held: the session can be opened for writing again, it opens for
  *   reading, and (with `held`) the layer reports no resource in use;
- * - `follow` serves stored events and then live batches, from `fromSeq`.
+ * - `follow` serves stored events and then live batches, from `fromSeq`;
+ *   with `waitForSession` it waits for a session to be created; with
+ *   `until` it ends after the event that meets it (a turn's end, a seq, a
+ *   predicate); a seq given that is not a non-negative integer is
+ *   `InvalidSessionSeq`.
  *
  * @module
  */
@@ -534,6 +538,130 @@ export const storeConformance = (options: ConformanceOptions): void => {
         return yield* Fiber.join(fiber);
       }));
       assert.deepEqual(seqsOf(followed), range(TURN - 2, TURN + 2));
+    },
+  );
+
+  /** Collects a follow that must end on its own, within 10 s. */
+  const collected = (
+    stream: Stream.Stream<SessionEvent, unknown>,
+  ): Effect.Effect<ReadonlyArray<SessionEvent>, unknown> =>
+    Stream.runCollect(stream).pipe(Effect.timeout(Duration.seconds(10)));
+
+  test(
+    `follow waits for a session to be created with waitForSession`,
+    async () => {
+      const id = fresh("follow-wait");
+      const { missing, waited, early } = await run(Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const missing = yield* Effect.exit(
+          Stream.runCollect(store.follow(id)),
+        );
+        const fiber = yield* Effect.forkChild(collected(
+          store.follow(id, { waitForSession: true, until: { seq: TURN + 1 } }),
+        ));
+        // Let the follow look for the session at least once.
+        yield* Effect.sleep(Duration.millis(100));
+        const early = fiber.pollUnsafe();
+        yield* seeded(id);
+        yield* store.withSession(
+          id,
+          (writer) => store.append(writer, turnBatches(1)[0] ?? []),
+        );
+        return { missing, waited: yield* Fiber.join(fiber), early };
+      }));
+      thenFails(failureOf(missing), "SessionNotFound", { id });
+      assert.equal(early, undefined, "the follow waits");
+      assert.deepEqual(seqsOf(waited), range(0, TURN + 2));
+    },
+  );
+
+  test(
+    `follow ends after the event that meets until`,
+    async () => {
+      const id = fresh("follow-until");
+      const results = await run(Effect.gen(function* () {
+        const store = yield* SessionStore;
+        yield* seeded(id, 2);
+        const stored = {
+          turnEnd: yield* collected(store.follow(id, { until: "turnEnd" })),
+          turn1: yield* collected(
+            store.follow(id, { fromSeq: 3, until: { turnEnd: 1 } }),
+          ),
+          seq: yield* collected(
+            store.follow(id, { fromSeq: 2, until: { seq: 5 } }),
+          ),
+          past: yield* collected(
+            store.follow(id, { fromSeq: 3, until: { seq: 1 } }),
+          ),
+          predicate: yield* collected(
+            store.follow(id, {
+              fromSeq: TURN,
+              until: (event) => event.type === "tool/result",
+            }),
+          ),
+        };
+        // Live: a follow from the next seq ends with the turn in progress.
+        const fiber = yield* Effect.forkChild(
+          collected(store.follow(id, { fromSeq: 2 * TURN, until: "turnEnd" })),
+        );
+        yield* store.withSession(id, (writer) =>
+          Effect.gen(function* () {
+            for (const batch of [...turnBatches(2), ...turnBatches(3)]) {
+              yield* Effect.sleep(Duration.millis(5));
+              yield* store.append(writer, batch);
+            }
+          }));
+        return { ...stored, live: yield* Fiber.join(fiber) };
+      }));
+      assert.deepEqual(seqsOf(results.turnEnd), range(0, TURN));
+      assert.deepEqual(seqsOf(results.turn1), range(3, 2 * TURN));
+      assert.deepEqual(seqsOf(results.seq), range(2, 6));
+      assert.deepEqual(seqsOf(results.past), []);
+      const toolResult = results.predicate.at(-1);
+      assert.equal(toolResult?.type, "tool/result");
+      assert.deepEqual(
+        seqsOf(results.predicate),
+        range(TURN, toolResult?.seq === undefined ? 0 : toolResult.seq + 1),
+      );
+      assert.deepEqual(seqsOf(results.live), range(2 * TURN, 3 * TURN));
+      assert.equal(results.live.at(-1)?.type, "turn/end");
+    },
+  );
+
+  test(
+    `follow takes plain non-negative integers as seqs and refuses others`,
+    async () => {
+      const id = fresh("follow-seq");
+      const { plain, refused } = await run(Effect.gen(function* () {
+        const store = yield* SessionStore;
+        yield* seeded(id);
+        const plain = yield* collected(
+          store.follow(id, { fromSeq: 1, until: { seq: 2 } }),
+        );
+        const refused = [];
+        for (
+          const options of [
+            { fromSeq: -1 },
+            { fromSeq: 1.5 },
+            { fromSeq: Number.NaN },
+            { until: { seq: -1 } },
+            { until: { seq: 2 ** 53 } },
+          ]
+        ) {
+          refused.push(
+            [
+              options,
+              yield* Effect.exit(Stream.runCollect(store.follow(id, options))),
+            ] as const,
+          );
+        }
+        return { plain, refused };
+      }));
+      assert.deepEqual(seqsOf(plain), [1, 2]);
+      for (const [options, exit] of refused) {
+        const error = failureOf(exit);
+        assert.equal(error._tag, "InvalidSessionSeq", JSON.stringify(options));
+      }
     },
   );
 
