@@ -24,6 +24,8 @@ const encoder = new TextEncoder();
 const repo = new URL("../../", import.meta.url).pathname;
 const writerScript = new URL("../store/jsonl_writer.ts", import.meta.url)
   .pathname;
+const tornWriter = new URL("../_helpers/torn_writer.ts", import.meta.url)
+  .pathname;
 
 Deno.test("a follower reports a bad line as the reader does: its number, its start, the rule", () => {
   // Given a log whose second line is not JSON and longer than an excerpt.
@@ -304,6 +306,37 @@ Deno.test("a follower serves a line written in two parts once its end is written
     assert.deepEqual(
       running.served.map((event) => encodeEventLine(event)),
       fileEventLines(file),
+    );
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a follower serves the file's lines while writers in another process keep leaving and cutting torn tails", async () => {
+  // Given a session and a follower polling every 5 ms.
+  const { root, store } = freshStore();
+  const file = path.join(root, "s.jsonl");
+  await seed(store, "s", [turnBatches(0)]);
+  const running = startFollow(store, "s");
+  const cycles = 40;
+  try {
+    // When another process, 40 times, leaves a torn line, then reopens the
+    // session (cutting it) and appends 1 to 3 events where it was.
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", tornWriter, root, "s", String(cycles), "7"],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+    assert.equal(new TextDecoder().decode(run.stdout).trim(), `done ${cycles}`);
+    // Then the follower serves exactly the file's lines, and keeps going.
+    const lines = fileEventLines(file);
+    await waitUntil(running, () => running.served.length >= lines.length);
+    assert.equal(running.exit(), undefined, "the follower is still running");
+    assert.deepEqual(
+      running.served.map((event) => encodeEventLine(event)),
+      lines,
     );
   } finally {
     await running.stop();
