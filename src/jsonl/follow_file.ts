@@ -82,17 +82,20 @@ const concat = (parts: ReadonlyArray<Uint8Array>, total: number) => {
   return out;
 };
 
-/** Reads `[from, to)`, or less when the file is shorter by then. */
-const readRange = (fd: number, from: number, to: number): Uint8Array => {
-  const out = new Uint8Array(to - from);
-  let at = 0;
-  while (at < out.length) {
-    const n = fs.readSync(fd, out, at, out.length - at, from + at);
-    if (n === 0) break;
-    at += n;
-  }
-  return at === out.length ? out : out.subarray(0, at);
-};
+/**
+ * The read call of a follower: `fs.readSync(fd, buffer, offset, length,
+ * position)`; tests pass their own to change the file between two reads.
+ */
+export type ReadAt = (
+  fd: number,
+  buffer: Uint8Array,
+  offset: number,
+  length: number,
+  position: number,
+) => number;
+
+const nodeReadAt: ReadAt = (fd, buffer, offset, length, position) =>
+  fs.readSync(fd, buffer, offset, length, position);
 
 /** Errors of a look at a followed file. */
 export type FileFollowError = FollowLineError | JsonlIoError;
@@ -115,17 +118,31 @@ export interface FileFollower {
  * @param path The session file.
  * @param follower The line follower, fed from its `consumed` offset.
  * @param maxLineBytes The longest line waited for.
+ * @param readAt The read call; `fs.readSync` by default.
  * @returns The file follower.
  */
 export const makeFileFollower = (
   path: string,
   follower: LineFollower,
   maxLineBytes: number,
+  readAt: ReadAt = nodeReadAt,
 ): FileFollower => {
   // The bytes just before `follower.consumed()`, as served.
   let tail = new Uint8Array(0);
   // The file as the last look that read it to its end saw it.
   let seen: Seen | undefined;
+
+  /** Reads `[from, to)`, or less when the file is shorter by then. */
+  const readRange = (fd: number, from: number, to: number): Uint8Array => {
+    const out = new Uint8Array(to - from);
+    let at = 0;
+    while (at < out.length) {
+      const n = readAt(fd, out, at, out.length - at, from + at);
+      if (n === 0) break;
+      at += n;
+    }
+    return at === out.length ? out : out.subarray(0, at);
+  };
 
   const gone = (served: number): JsonlIoError =>
     new JsonlIoError({

@@ -11,12 +11,14 @@ import {
   type SessionStore,
 } from "@palimpsest/session";
 import {
+  DEFAULT_MAX_LINE_BYTES,
   encodeEventLine,
   encodeHeaderLine,
   repairFile,
 } from "@palimpsest/session/jsonl";
 import { makeLineFollower } from "../../src/jsonl/follow.ts";
-import { turnBatches } from "../_helpers/build.ts";
+import { makeFileFollower } from "../../src/jsonl/follow_file.ts";
+import { decoded, turnBatches, user } from "../_helpers/build.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { spawnDenoWriter } from "../store/conformance.ts";
 
@@ -340,6 +342,65 @@ Deno.test("a follower serves the file's lines while writers in another process k
     );
   } finally {
     await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a follower reads again a window of the file that was cut and rewritten while it read it", () => {
+  // Given a file whose torn last line spans two reads (longer than 64 KiB).
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "follow-"));
+  const file = path.join(root, "s.jsonl");
+  const header = encodeHeaderLine({ id: "s", createdAt: 0, isSeeded: false });
+  const start = encodeEventLine(
+    decoded({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 } }),
+  );
+  const message = (text: string) => encodeEventLine(decoded(user(1, { text })));
+  const torn = message("a".repeat(100_000)).slice(0, -10);
+  // Shorter than the torn line: its end falls inside what was to be read.
+  const written = message("b".repeat(99_980));
+  fs.writeFileSync(file, header + start + torn);
+  const cut = encoder.encode(header + start).length;
+  // When the file is cut at the torn line and a new line written there
+  // right after the follower's first read call (as a writer that opens the
+  // session does).
+  let reads = 0;
+  const readAt = (
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ) => {
+    const n = fs.readSync(fd, buffer, offset, length, position);
+    reads += 1;
+    if (reads === 1) {
+      fs.truncateSync(file, cut);
+      fs.appendFileSync(file, written);
+    }
+    return n;
+  };
+  const follower = makeLineFollower(0, undefined, DEFAULT_MAX_LINE_BYTES);
+  const files = makeFileFollower(
+    file,
+    follower,
+    DEFAULT_MAX_LINE_BYTES,
+    readAt,
+  );
+  try {
+    // Then what it serves over two looks is the file's lines, never the
+    // start of the torn line glued to the end of the new one.
+    const served: SessionEvent[] = [];
+    for (let look = 0; look < 2; look++) {
+      const looked = files.look();
+      assert.ok(Result.isSuccess(looked), String(Result.isFailure(looked)));
+      served.push(...looked.success);
+    }
+    assert.ok(reads > 2, "the first read was followed by others");
+    assert.deepEqual(served.map((event) => encodeEventLine(event)), [
+      start,
+      written,
+    ]);
+  } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
