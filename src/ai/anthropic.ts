@@ -12,6 +12,7 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  EMPTY_CONVERSATION_TEXT,
   type JsonObject,
   leadingSystem,
   omittedText,
@@ -246,7 +247,9 @@ const toolResult = (
  *   `parseToolArguments`; ids go through {@link anthropicToolId}.
  * - Consecutive same-role messages are merged into one turn; a conversation
  *   that starts with the model gets a first user turn of
- *   `CONTINUATION_TEXT`.
+ *   `CONTINUATION_TEXT`; one with no turn left at all (no messages, or
+ *   only system, empty or blank ones) is sent as one user turn of
+ *   `EMPTY_CONVERSATION_TEXT`.
  * - Reasoning is left out (Anthropic replays thinking only with the
  *   signature it issued). Images become image blocks (JPEG, PNG, GIF, WebP
  *   inline, or a URL), PDF files document blocks; anything else, and any
@@ -372,6 +375,12 @@ export function toAnthropic(
       content: [{ type: "text", text: CONTINUATION_TEXT }],
     });
   }
+  if (out.length === 0) {
+    out.push({
+      role: "user",
+      content: [{ type: "text", text: EMPTY_CONVERSATION_TEXT }],
+    });
+  }
   const last = out[out.length - 1];
   if (last?.role === "assistant") {
     const tail = last.content[last.content.length - 1];
@@ -382,7 +391,7 @@ export function toAnthropic(
 
 /**
  * Checks an Anthropic request against the Messages API's documented rules:
- * turns alternate and start with the user; no turn and no text block is
+ * there is at least one turn; turns alternate and start with the user; no turn and no text block is
  * empty or blank; the final assistant turn does not end with white space;
  * call ids are unique and made of letters, digits, `_` and `-`; every
  * `tool_use` is answered by a `tool_result` in the very next turn ("tool_use
@@ -416,6 +425,7 @@ export function validateAnthropic(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const messages = request.messages;
+  if (messages.length === 0) found.push(violation("EmptyConversation", 0));
   messages.forEach((message, i) => {
     if (i === 0 && message.role !== "user") {
       found.push(violation("FirstTurnNotUser", i));

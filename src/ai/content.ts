@@ -273,12 +273,23 @@ export const leadingSystem = (
 /** The text sent as the first user turn when a conversation starts with the model. */
 export const CONTINUATION_TEXT = "(The conversation continues.)";
 
+/**
+ * The text of the user turn sent when a conversation has nothing to send:
+ * no messages, only system messages, or only messages that are empty or
+ * blank. Every provider refuses a request without a turn, so each adapter
+ * sends this placeholder instead, and each validator reports such a request
+ * as `EmptyConversation`.
+ */
+export const EMPTY_CONVERSATION_TEXT = "(The conversation is empty.)";
+
 /** What a validator found: one provider ordering rule broken. */
 export type RequestViolationTag =
   /** The first turn is not the user's (Anthropic, Gemini). */
   | "FirstTurnNotUser"
   /** Two consecutive turns have the same role (Anthropic, Gemini). */
   | "RolesNotAlternating"
+  /** The request holds no user or assistant turn: every provider refuses it. */
+  | "EmptyConversation"
   /** A message or turn has no content. */
   | "EmptyContent"
   /** A text block is empty or blank (Anthropic). */
@@ -297,7 +308,10 @@ export type RequestViolationTag =
   | "DuplicateToolResult"
   /** Two calls with the same id. */
   | "DuplicateToolCallId"
-  /** A call id the provider refuses (Anthropic: letters, digits, `_`, `-`). */
+  /**
+   * A call id the provider refuses (Anthropic: only letters, digits, `_`
+   * and `-`; OpenAI Responses: more than 64 characters).
+   */
   | "InvalidToolCallId"
   /** A tool result after other content in its user turn (Anthropic). */
   | "ToolResultNotFirst"

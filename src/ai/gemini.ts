@@ -11,6 +11,7 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  EMPTY_CONVERSATION_TEXT,
   type JsonObject,
   leadingSystem,
   omittedText,
@@ -118,7 +119,9 @@ const resultText = (
  *   files as placeholders).
  * - Consecutive same-role messages are merged into one turn; a conversation
  *   that starts with the model gets a first user turn of
- *   `CONTINUATION_TEXT`.
+ *   `CONTINUATION_TEXT`; one with no turn left at all (no messages, or
+ *   only system or empty ones) is sent as one user turn of
+ *   `EMPTY_CONVERSATION_TEXT`.
  * - Images and files become `inlineData`, or `fileData` for a URL with a
  *   known type; others become placeholder text. Reasoning is left out
  *   (Gemini replays thoughts only through its signatures). Empty text
@@ -224,14 +227,17 @@ export function toGemini(
   if (contents[0]?.role === "model") {
     contents.unshift({ role: "user", parts: [{ text: CONTINUATION_TEXT }] });
   }
+  if (contents.length === 0) {
+    contents.push({ role: "user", parts: [{ text: EMPTY_CONVERSATION_TEXT }] });
+  }
   return system === ""
     ? { contents }
     : { systemInstruction: { parts: [{ text: system }] }, contents };
 }
 
 /**
- * Checks a Gemini request against the documented rules: turns alternate
- * between `user` and `model` and start with the user; no turn is empty and
+ * Checks a Gemini request against the documented rules: there is at least
+ * one turn; turns alternate between `user` and `model` and start with the user; no turn is empty and
  * no text part is empty; a model turn with function calls is followed by a
  * user turn whose function response parts answer each call, by id and name
  * ("the number of function response parts is equal to the number of
@@ -262,6 +268,7 @@ export function validateGemini(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const contents = request.contents;
+  if (contents.length === 0) found.push(violation("EmptyConversation", 0));
   contents.forEach((content, i) => {
     if (i === 0 && content.role !== "user") {
       found.push(violation("FirstTurnNotUser", i));

@@ -70,6 +70,7 @@ export {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  EMPTY_CONVERSATION_TEXT,
   type InlineAttachment,
   INVALID_ARGUMENTS_KEY,
   type JsonObject,
@@ -115,6 +116,7 @@ export {
   validateOpenAIChat,
 } from "./openai_chat.ts";
 export {
+  openAIResponsesCallId,
   type OpenAIResponsesFilePart,
   type OpenAIResponsesFunctionCall,
   type OpenAIResponsesFunctionCallOutput,
