@@ -80,6 +80,7 @@ export {
   type RequestViolationTag,
   resolveAttachment,
   type ResolvedAttachment,
+  UNNAMED_TOOL,
   type UrlAttachment,
 } from "./content.ts";
 export { toPrompt } from "./prompt.ts";

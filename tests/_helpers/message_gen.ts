@@ -175,6 +175,8 @@ export const foreignSessionCutsArb: fc.Arbitrary<
 );
 
 const LONG = `call_${"x".repeat(64)}`;
+// A tool name longer than Anthropic's 200 characters.
+const NAME_201 = "n".repeat(201);
 const ids = fc.constantFrom(
   "c1",
   "c2",
@@ -241,7 +243,15 @@ const block = fc.oneof(
     arbitrary: fc.record({
       type: fc.constant("tool-call" as const),
       id: ids,
-      name: fc.constantFrom("read", "run"),
+      name: fc.constantFrom(
+        "read",
+        "run",
+        "read",
+        "run",
+        "",
+        "mcp.read",
+        NAME_201,
+      ),
       arguments: args,
     }),
   },

@@ -12,10 +12,13 @@ import type { Message } from "@palimpsest/session";
 import {
   EMPTY_CONVERSATION_TEXT,
   openAIResponsesCallId,
+  toAnthropic,
+  toGemini,
   type ToolChoice,
   type ToolDefinition,
   type Tools,
   toOpenAIResponses,
+  UNNAMED_TOOL,
   validateAnthropic,
   validateGemini,
   validateOpenAIChat,
@@ -290,4 +293,85 @@ Deno.test("an empty conversation is sent as one placeholder user turn, and the v
   assert.deepEqual(tags(validateGemini({ contents: [] })), [
     "EmptyConversation",
   ]);
+});
+
+Deno.test("an empty or over-long tool name is sent as one Anthropic and Gemini accept, the same for the call and its result", () => {
+  const call = (id: string, name: string): ReadonlyArray<Message> => [
+    {
+      id: "u0",
+      role: "user",
+      source: { kind: "user" },
+      content: [{ type: "text", text: "go" }],
+    },
+    {
+      id: "a1",
+      role: "assistant",
+      source: { kind: "model", provider: "p", model: "m" },
+      content: [{ type: "tool-call", id, name, arguments: "{}" }],
+    },
+    {
+      id: "r2",
+      role: "user",
+      source: { kind: "tool", callId: id },
+      content: [{ type: "tool-result", toolCallId: id, content: [] }],
+    },
+  ];
+  const long = "n".repeat(201);
+  const anthropicName = (name: string): unknown =>
+    toAnthropic(call("c1", name)).messages[1]?.content[0];
+  assert.deepEqual(anthropicName(""), {
+    type: "tool_use",
+    id: "c1",
+    name: UNNAMED_TOOL,
+    input: {},
+  });
+  const cut = (anthropicName(long) as { name: string }).name;
+  assert.equal(cut.length, 200);
+  assert.notEqual(cut, (anthropicName(`${long}x`) as { name: string }).name);
+  assert.equal(
+    (anthropicName("mcp.read") as { name: string }).name,
+    "mcp.read",
+  );
+  const gemini = toGemini(call("c1", "")).contents;
+  assert.deepEqual(gemini.slice(1).map((c) => c.parts[0]), [
+    { functionCall: { id: "c1", name: UNNAMED_TOOL, args: {} } },
+    {
+      functionResponse: {
+        id: "c1",
+        name: UNNAMED_TOOL,
+        response: { output: "" },
+      },
+    },
+  ]);
+  assert.deepEqual(
+    validateAnthropic({
+      messages: [
+        { role: "user", content: [{ type: "text", text: "go" }] },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "c1", name: long, input: {} }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "c1" }] },
+      ],
+    }).map((v) => [v._tag, v.index, v.callId]),
+    [["InvalidToolName", 1, "c1"]],
+  );
+  assert.deepEqual(
+    validateGemini({
+      contents: [
+        { role: "user", parts: [{ text: "go" }] },
+        {
+          role: "model",
+          parts: [{ functionCall: { id: "c1", name: "", args: {} } }],
+        },
+        {
+          role: "user",
+          parts: [{
+            functionResponse: { id: "c1", name: "", response: { output: "" } },
+          }],
+        },
+      ],
+    }).map((v) => [v._tag, v.index, v.callId]),
+    [["InvalidToolName", 1, "c1"]],
+  );
 });
