@@ -24,6 +24,15 @@ import { decoded } from "./build.ts";
 import { type GeneratedLog, logArb } from "./log_gen.ts";
 import { historySessionArb } from "./session_gen.ts";
 
+/** One event folded onto a surface; a generated log that does not fold is a bug. */
+const fold = (surface: Surface, event: SessionEvent): Surface => {
+  const next = applyEventResult(surface, event);
+  if (Result.isFailure(next)) {
+    throw new Error(`Generated log does not fold: ${next.failure._tag}`);
+  }
+  return next.success;
+};
+
 /** The derived messages after each prefix of a folded event list. */
 function cuts(
   from: Surface,
@@ -32,11 +41,7 @@ function cuts(
   const out: Array<ReadonlyArray<Message>> = [deriveMessages(from)];
   let surface = from;
   for (const event of events) {
-    const next = applyEventResult(surface, event);
-    if (Result.isFailure(next)) {
-      throw new Error(`Generated log does not fold: ${next.failure._tag}`);
-    }
-    surface = next.success;
+    surface = fold(surface, event);
     out.push(deriveMessages(surface));
   }
   return out;
@@ -126,14 +131,6 @@ export function cutsWithRepairs(
   }
   return out;
 }
-
-const fold = (surface: Surface, event: SessionEvent): Surface => {
-  const next = applyEventResult(surface, event);
-  if (Result.isFailure(next)) {
-    throw new Error(`Generated log does not fold: ${next.failure._tag}`);
-  }
-  return next.success;
-};
 
 /**
  * Message lists from generated raw logs with call ids in one of
