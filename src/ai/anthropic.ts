@@ -12,12 +12,14 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  EMPTY_CONVERSATION_TEXT,
   type JsonObject,
   leadingSystem,
   omittedText,
   parseToolArguments,
   type RequestViolation,
   resolverOf,
+  sentToolName,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -126,6 +128,9 @@ export interface AnthropicRequest {
 }
 
 const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/** The longest tool name Anthropic accepts in a `tool_use` block. */
+const MAX_TOOL_NAME = 200;
 
 /**
  * The id Anthropic is sent for a call id. Anthropic accepts only letters,
@@ -243,10 +248,14 @@ const toolResult = (
  *   lines); a later system message becomes user text in place.
  * - Tool results become `tool_result` blocks, first in their user turn;
  *   calls become `tool_use` blocks whose `input` is parsed with
- *   `parseToolArguments`; ids go through {@link anthropicToolId}.
+ *   `parseToolArguments`; ids go through {@link anthropicToolId}; an empty
+ *   tool name is sent as `UNNAMED_TOOL`, one over 200 characters cut (with
+ *   a hash, so distinct names stay distinct).
  * - Consecutive same-role messages are merged into one turn; a conversation
  *   that starts with the model gets a first user turn of
- *   `CONTINUATION_TEXT`.
+ *   `CONTINUATION_TEXT`; one with no turn left at all (no messages, or
+ *   only system, empty or blank ones) is sent as one user turn of
+ *   `EMPTY_CONVERSATION_TEXT`.
  * - Reasoning is left out (Anthropic replays thinking only with the
  *   signature it issued). Images become image blocks (JPEG, PNG, GIF, WebP
  *   inline, or a URL), PDF files document blocks; anything else, and any
@@ -331,7 +340,7 @@ export function toAnthropic(
             assistantTurn().content.push({
               type: "tool_use",
               id: anthropicToolId(block.id),
-              name: block.name,
+              name: sentToolName(block.name, MAX_TOOL_NAME),
               input: parseToolArguments(block.arguments),
             });
             break;
@@ -372,6 +381,12 @@ export function toAnthropic(
       content: [{ type: "text", text: CONTINUATION_TEXT }],
     });
   }
+  if (out.length === 0) {
+    out.push({
+      role: "user",
+      content: [{ type: "text", text: EMPTY_CONVERSATION_TEXT }],
+    });
+  }
   const last = out[out.length - 1];
   if (last?.role === "assistant") {
     const tail = last.content[last.content.length - 1];
@@ -382,9 +397,10 @@ export function toAnthropic(
 
 /**
  * Checks an Anthropic request against the Messages API's documented rules:
- * turns alternate and start with the user; no turn and no text block is
+ * there is at least one turn; turns alternate and start with the user; no turn and no text block is
  * empty or blank; the final assistant turn does not end with white space;
- * call ids are unique and made of letters, digits, `_` and `-`; every
+ * call ids are unique and made of letters, digits, `_` and `-`; tool names
+ * are 1 to 200 characters; every
  * `tool_use` is answered by a `tool_result` in the very next turn ("tool_use
  * ids were found without tool_result blocks immediately after"), every
  * `tool_result` answers a `tool_use` of the turn just before, once, and
@@ -416,6 +432,7 @@ export function validateAnthropic(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const messages = request.messages;
+  if (messages.length === 0) found.push(violation("EmptyConversation", 0));
   messages.forEach((message, i) => {
     if (i === 0 && message.role !== "user") {
       found.push(violation("FirstTurnNotUser", i));
@@ -443,6 +460,9 @@ export function validateAnthropic(
         }
         if (!TOOL_ID.test(b.id)) {
           found.push(violation("InvalidToolCallId", i, b.id));
+        }
+        if (b.name === "" || b.name.length > MAX_TOOL_NAME) {
+          found.push(violation("InvalidToolName", i, b.id));
         }
         ids.add(b.id);
       } else if (b.type === "tool_result") {

@@ -11,6 +11,7 @@ import type {
   ImageBlock,
   Message,
 } from "../message.ts";
+import { fnv1a } from "../hash.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -273,12 +274,44 @@ export const leadingSystem = (
 /** The text sent as the first user turn when a conversation starts with the model. */
 export const CONTINUATION_TEXT = "(The conversation continues.)";
 
+/**
+ * The text of the user turn sent when a conversation has nothing to send:
+ * no messages, only system messages, or only messages that are empty or
+ * blank. Every provider refuses a request without a turn, so each adapter
+ * sends this placeholder instead, and each validator reports such a request
+ * as `EmptyConversation`.
+ */
+export const EMPTY_CONVERSATION_TEXT = "(The conversation is empty.)";
+
+/**
+ * The name sent for a tool call whose name is empty: Anthropic and Gemini
+ * refuse an empty name (a log may hold one: a tool call's name is any
+ * string).
+ */
+export const UNNAMED_TOOL = "unnamed_tool";
+
+/**
+ * A call's tool name as a target with a length limit takes it: an empty
+ * name is {@link UNNAMED_TOOL}; a name over `max` characters is cut, with
+ * `_` and a hash of the whole name appended, so distinct names stay
+ * distinct.
+ * @internal
+ */
+export const sentToolName = (name: string, max: number): string => {
+  if (name === "") return UNNAMED_TOOL;
+  if (name.length <= max) return name;
+  const hash = fnv1a(name);
+  return `${name.slice(0, max - hash.length - 1)}_${hash}`;
+};
+
 /** What a validator found: one provider ordering rule broken. */
 export type RequestViolationTag =
   /** The first turn is not the user's (Anthropic, Gemini). */
   | "FirstTurnNotUser"
   /** Two consecutive turns have the same role (Anthropic, Gemini). */
   | "RolesNotAlternating"
+  /** The request holds no user or assistant turn: every provider refuses it. */
+  | "EmptyConversation"
   /** A message or turn has no content. */
   | "EmptyContent"
   /** A text block is empty or blank (Anthropic). */
@@ -297,8 +330,16 @@ export type RequestViolationTag =
   | "DuplicateToolResult"
   /** Two calls with the same id. */
   | "DuplicateToolCallId"
-  /** A call id the provider refuses (Anthropic: letters, digits, `_`, `-`). */
+  /**
+   * A call id the provider refuses (Anthropic: only letters, digits, `_`
+   * and `-`; OpenAI Responses: more than 64 characters).
+   */
   | "InvalidToolCallId"
+  /**
+   * A tool call's name the provider refuses (Anthropic: empty or over 200
+   * characters; Gemini: empty).
+   */
+  | "InvalidToolName"
   /** A tool result after other content in its user turn (Anthropic). */
   | "ToolResultNotFirst"
   /** A function response whose name is not the name of its call (Gemini). */

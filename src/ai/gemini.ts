@@ -11,12 +11,15 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  EMPTY_CONVERSATION_TEXT,
   type JsonObject,
   leadingSystem,
   omittedText,
   parseToolArguments,
   type RequestViolation,
   resolverOf,
+  sentToolName,
+  UNNAMED_TOOL,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -112,13 +115,16 @@ const resultText = (
  * - The leading system messages become `systemInstruction`; a later one
  *   becomes user text in place.
  * - Calls become `functionCall` parts (id, name, `args` parsed with
- *   `parseToolArguments`); their results `functionResponse` parts, first in
- *   the user turn right after, with the call's name and `{ output }` or,
- *   when the tool failed, `{ error }` holding the result's text (images and
- *   files as placeholders).
+ *   `parseToolArguments`; an empty name is sent as `UNNAMED_TOOL`); their
+ *   results `functionResponse` parts, first in the user turn right after,
+ *   with the call's name and `{ output }` or, when the tool failed,
+ *   `{ error }` holding the result's text (images and files as
+ *   placeholders).
  * - Consecutive same-role messages are merged into one turn; a conversation
  *   that starts with the model gets a first user turn of
- *   `CONTINUATION_TEXT`.
+ *   `CONTINUATION_TEXT`; one with no turn left at all (no messages, or
+ *   only system or empty ones) is sent as one user turn of
+ *   `EMPTY_CONVERSATION_TEXT`.
  * - Images and files become `inlineData`, or `fileData` for a URL with a
  *   known type; others become placeholder text. Reasoning is left out
  *   (Gemini replays thoughts only through its signatures). Empty text
@@ -172,6 +178,7 @@ export function toGemini(
       const b = content[k];
       if (b === undefined) continue;
       let part: GeminiPart;
+      let name: string;
       switch (b.type) {
         case "text":
           if (b.text === "") continue;
@@ -183,11 +190,12 @@ export function toGemini(
           break;
         case "tool-call":
           if (role !== "model") continue;
-          names.set(b.id, b.name);
+          name = sentToolName(b.name, Infinity);
+          names.set(b.id, name);
           part = {
             functionCall: {
               id: b.id,
-              name: b.name,
+              name,
               args: parseToolArguments(b.arguments),
             },
           };
@@ -197,7 +205,7 @@ export function toGemini(
           part = {
             functionResponse: {
               id: b.toolCallId,
-              name: names.get(b.toolCallId) ?? "",
+              name: names.get(b.toolCallId) ?? UNNAMED_TOOL,
               response: b.isError === true ? { error: text } : { output: text },
             },
           };
@@ -224,20 +232,24 @@ export function toGemini(
   if (contents[0]?.role === "model") {
     contents.unshift({ role: "user", parts: [{ text: CONTINUATION_TEXT }] });
   }
+  if (contents.length === 0) {
+    contents.push({ role: "user", parts: [{ text: EMPTY_CONVERSATION_TEXT }] });
+  }
   return system === ""
     ? { contents }
     : { systemInstruction: { parts: [{ text: system }] }, contents };
 }
 
 /**
- * Checks a Gemini request against the documented rules: turns alternate
- * between `user` and `model` and start with the user; no turn is empty and
- * no text part is empty; a model turn with function calls is followed by a
- * user turn whose function response parts answer each call, by id and name
+ * Checks a Gemini request against the documented rules: there is at least
+ * one turn; turns alternate between `user` and `model` and start with the
+ * user; no turn is empty and no text part is empty; a model turn with
+ * function calls is followed by a user turn whose function response parts
+ * answer each call, by id and name
  * ("the number of function response parts is equal to the number of
  * function call parts of the function call turn"); function responses come
  * first in their turn and only right after such a model turn; call ids are
- * unique.
+ * unique; function names are not empty.
  *
  * @param request The request's `contents`.
  * @returns The broken rules, in order; empty when the request is valid.
@@ -262,6 +274,7 @@ export function validateGemini(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const contents = request.contents;
+  if (contents.length === 0) found.push(violation("EmptyConversation", 0));
   contents.forEach((content, i) => {
     if (i === 0 && content.role !== "user") {
       found.push(violation("FirstTurnNotUser", i));
@@ -309,6 +322,9 @@ export function validateGemini(
           found.push(violation("UnexpectedRole", i, id));
         }
         if (ids.has(id)) found.push(violation("DuplicateToolCallId", i, id));
+        if (p.functionCall.name === "") {
+          found.push(violation("InvalidToolName", i, id));
+        }
         ids.add(id);
       }
     }

@@ -9,7 +9,12 @@
  *   `LanguageModel`.
  * - {@link toOpenAIChat}, {@link toOpenAIResponses}, {@link toAnthropic} and
  *   {@link toGemini} build each provider's request body (the message part of
- *   it: the caller adds model, tools and settings).
+ *   it: the caller adds model, limits and settings).
+ * - {@link openAIChatTools}, {@link openAIResponsesTools},
+ *   {@link anthropicTools} and {@link geminiTools} build each provider's
+ *   `tools` and tool choice from an `effect/ai` `Toolkit` or plain
+ *   {@link ToolDefinition}s ({@link toolDefinitions}), so a body the library
+ *   builds is complete and valid by the provider's own request schema.
  * - {@link validateOpenAIChat}, {@link validateOpenAIResponses},
  *   {@link validateAnthropic} and {@link validateGemini} check a request
  *   against each provider's documented ordering rules and return what they
@@ -65,6 +70,7 @@ export {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  EMPTY_CONVERSATION_TEXT,
   type InlineAttachment,
   INVALID_ARGUMENTS_KEY,
   type JsonObject,
@@ -74,6 +80,7 @@ export {
   type RequestViolationTag,
   resolveAttachment,
   type ResolvedAttachment,
+  UNNAMED_TOOL,
   type UrlAttachment,
 } from "./content.ts";
 export { toPrompt } from "./prompt.ts";
@@ -110,6 +117,7 @@ export {
   validateOpenAIChat,
 } from "./openai_chat.ts";
 export {
+  openAIResponsesCallId,
   type OpenAIResponsesFilePart,
   type OpenAIResponsesFunctionCall,
   type OpenAIResponsesFunctionCallOutput,
@@ -135,6 +143,28 @@ export {
   toGemini,
   validateGemini,
 } from "./gemini.ts";
+export {
+  type AnthropicTool,
+  type AnthropicToolChoice,
+  type AnthropicTools,
+  anthropicTools,
+  type GeminiFunctionDeclaration,
+  type GeminiToolConfig,
+  type GeminiTools,
+  geminiTools,
+  type OpenAIChatTool,
+  type OpenAIChatToolChoice,
+  type OpenAIChatTools,
+  openAIChatTools,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolChoice,
+  type OpenAIResponsesTools,
+  openAIResponsesTools,
+  type ToolChoice,
+  type ToolDefinition,
+  toolDefinitions,
+  type Tools,
+} from "./tools.ts";
 export {
   type AssistantAttemptDraft,
   recordAnswer,

@@ -12,6 +12,7 @@ import {
   type AttachmentResolver,
   callLedger,
   dataUrl,
+  EMPTY_CONVERSATION_TEXT,
   joinText,
   omittedText,
   type RequestViolation,
@@ -152,6 +153,9 @@ const userPart = (
  * - User images become `image_url` parts (URL or `data:` URL), inline files
  *   `file` parts; a file given by URL becomes a placeholder text. Reasoning
  *   is left out (Chat Completions takes none), and so are empty messages.
+ * - A conversation with nothing but system messages left (none at all, or
+ *   only empty or blank ones) gets one user message of
+ *   `EMPTY_CONVERSATION_TEXT`.
  *
  * The result satisfies {@link validateOpenAIChat} for every input.
  *
@@ -229,6 +233,12 @@ export function toOpenAIChat(
     }
     if (parts.length > 0) out.push({ role: "user", content: parts });
   }
+  if (!out.some((m) => m.role !== "system")) {
+    out.push({
+      role: "user",
+      content: [{ type: "text", text: EMPTY_CONVERSATION_TEXT }],
+    });
+  }
   return { messages: out };
 }
 
@@ -238,7 +248,8 @@ export function toOpenAIChat(
  * answering each call id before any other message; a `tool` message must
  * answer a call of the assistant message it follows ("messages with role
  * 'tool' must be a response to a preceding message with 'tool_calls'"),
- * once; call ids are unique; an assistant message has text or calls.
+ * once; call ids are unique; an assistant message has text or calls; there
+ * is a message besides the system messages.
  *
  * @param request The request's `messages`.
  * @returns The broken rules, in order; empty when the request is valid.
@@ -279,5 +290,8 @@ export function validateOpenAIChat(
     }
   });
   calls.close();
+  if (request.messages.every((m) => m.role === "system")) {
+    found.push(violation("EmptyConversation", request.messages.length));
+  }
   return found;
 }

@@ -12,6 +12,7 @@ import {
   type AttachmentResolver,
   callLedger,
   dataUrl,
+  EMPTY_CONVERSATION_TEXT,
   joinText,
   leadingSystem,
   omittedText,
@@ -21,6 +22,7 @@ import {
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
+import { fnv1a } from "../hash.ts";
 
 /** A text part. */
 export interface OpenAIResponsesTextPart {
@@ -115,6 +117,37 @@ export interface OpenAIResponsesRequest {
   input: Array<OpenAIResponsesItem>;
 }
 
+/** The longest `call_id` OpenAI accepts in a `function_call_output`. */
+const MAX_CALL_ID = 64;
+
+/**
+ * The `call_id` OpenAI Responses is sent for a call id. OpenAI refuses a
+ * `function_call_output` whose `call_id` is longer than 64 characters (ids
+ * that long come from sessions that moved between harnesses or providers):
+ * such an id is cut to its first 55 characters, with `_` and a hash of the
+ * whole id appended, so distinct ids stay distinct and a call and its
+ * output get the same id. Shorter ids are sent as they are.
+ *
+ * @param id The call id.
+ * @returns The id as sent, at most 64 characters.
+ *
+ * @example A long id
+ * ```ts
+ * import { openAIResponsesCallId } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(openAIResponsesCallId("call_1"), "call_1");
+ * const long = `call_${"a".repeat(60)}|fc_${"b".repeat(60)}`;
+ * assert.equal(openAIResponsesCallId(long).length, 64);
+ * assert.notEqual(openAIResponsesCallId(long), openAIResponsesCallId(`${long}2`));
+ * ```
+ */
+export function openAIResponsesCallId(id: string): string {
+  if (id.length <= MAX_CALL_ID) return id;
+  const hash = fnv1a(id);
+  return `${id.slice(0, MAX_CALL_ID - hash.length - 1)}_${hash}`;
+}
+
 const part = (
   block: ToolResultContentBlock,
   resolve: AttachmentResolver,
@@ -143,7 +176,8 @@ const part = (
  *   `system` message item in place.
  * - Calls become `function_call` items (raw `arguments`; an empty string is
  *   sent as `{}`), each answered right after by its `function_call_output`:
- *   the result's text, or parts when it holds images or files.
+ *   the result's text, or parts when it holds images or files. Call ids go
+ *   through {@link openAIResponsesCallId}.
  * - Assistant text becomes an assistant message item; images and files in
  *   it become placeholder text. Reasoning is left out (the API replays only
  *   the reasoning items it issued, by id). Empty messages are left out.
@@ -204,7 +238,7 @@ export function toOpenAIResponses(
         if (b.type !== "tool-call") continue;
         input.push({
           type: "function_call",
-          call_id: b.id,
+          call_id: openAIResponsesCallId(b.id),
           name: b.name,
           arguments: b.arguments === "" ? "{}" : b.arguments,
         });
@@ -217,7 +251,7 @@ export function toOpenAIResponses(
         const media = b.content.some((c) => c.type !== "text");
         input.push({
           type: "function_call_output",
-          call_id: b.toolCallId,
+          call_id: openAIResponsesCallId(b.toolCallId),
           output: media
             ? b.content.map((c) => part(c, resolve))
             : joinText(b.content),
@@ -232,6 +266,15 @@ export function toOpenAIResponses(
       input.push({ type: "message", role: "user", content: parts });
     }
   }
+  if (
+    input.every((item) => item.type === "message" && item.role === "system")
+  ) {
+    input.push({
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: EMPTY_CONVERSATION_TEXT }],
+    });
+  }
   return system === "" ? { input } : { instructions: system, input };
 }
 
@@ -241,7 +284,8 @@ export function toOpenAIResponses(
  * `call_id` ("No tool output found for function call"), given after the
  * call and before the next message item; every output answers such a call
  * ("No tool call found for function call output"), once; call ids are
- * unique; no message is empty.
+ * unique and at most 64 characters; no message is empty; there is an item
+ * besides the system messages.
  *
  * @param request The request's `input`.
  * @returns The broken rules, in order; empty when the request is valid.
@@ -266,9 +310,15 @@ export function validateOpenAIResponses(
     switch (item.type) {
       case "function_call":
         calls.call(item.call_id, i);
+        if (item.call_id.length > MAX_CALL_ID) {
+          found.push(violation("InvalidToolCallId", i, item.call_id));
+        }
         break;
       case "function_call_output":
         calls.answer(item.call_id, i);
+        if (item.call_id.length > MAX_CALL_ID) {
+          found.push(violation("InvalidToolCallId", i, item.call_id));
+        }
         break;
       case "message":
         calls.close();
@@ -277,5 +327,12 @@ export function validateOpenAIResponses(
     }
   });
   calls.close();
+  if (
+    request.input.every((item) =>
+      item.type === "message" && item.role === "system"
+    )
+  ) {
+    found.push(violation("EmptyConversation", request.input.length));
+  }
   return found;
 }

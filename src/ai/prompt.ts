@@ -14,6 +14,7 @@ import type {
 import {
   type AdapterOptions,
   type AttachmentResolver,
+  EMPTY_CONVERSATION_TEXT,
   joinText,
   omittedText,
   parseToolArguments,
@@ -75,7 +76,9 @@ const toolResultPart = (
  * Images and files become file parts through the attachment resolver, or a
  * placeholder text when it cannot resolve them; reasoning is kept in
  * assistant messages and left out elsewhere; messages left empty are
- * dropped.
+ * dropped. A prompt with nothing but system messages left gets one user
+ * message of `EMPTY_CONVERSATION_TEXT`, since no provider takes a request
+ * without a turn.
  *
  * @param messages Derived messages, in order.
  * @param options How attachments are resolved.
@@ -182,5 +185,10 @@ export function toPrompt(
     }
   }
   endResults();
+  if (!out.some((m) => m.role !== "system")) {
+    out.push(Prompt.makeMessage("user", {
+      content: [Prompt.makePart("text", { text: EMPTY_CONVERSATION_TEXT })],
+    }));
+  }
   return Prompt.fromMessages(out);
 }

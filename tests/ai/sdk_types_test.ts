@@ -10,9 +10,13 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type * as Gemini from "@google/genai";
 import {
   type AnthropicMessage,
+  anthropicTools,
   type GeminiContent,
+  geminiTools,
   type OpenAIChatMessage,
+  openAIChatTools,
   type OpenAIResponsesItem,
+  openAIResponsesTools,
   toAnthropic,
   toGemini,
   toOpenAIChat,
@@ -67,4 +71,45 @@ Deno.test("each adapter's output is its SDK's request type", () => {
   assert.ok(Array.isArray(responsesBody.input));
   assert.equal(anthropicBody.system, "be brief");
   assert.ok(Array.isArray(geminiBody.contents));
+});
+
+const readTool = {
+  name: "read",
+  description: "Read a file",
+  parameters: { type: "object", properties: { path: { type: "string" } } },
+};
+
+Deno.test("each tools converter's output is its SDK's request type", () => {
+  const chatBody:
+    OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
+      model: "m",
+      ...toOpenAIChat(transcript),
+      ...openAIChatTools([readTool], { tool: "read" }),
+    };
+  const responsesBody: OpenAI.Responses.ResponseCreateParamsNonStreaming = {
+    model: "m",
+    ...toOpenAIResponses(transcript),
+    ...openAIResponsesTools([readTool], { tool: "read" }),
+  };
+  const anthropicBody: Anthropic.MessageCreateParamsNonStreaming = {
+    model: "m",
+    max_tokens: 16,
+    ...toAnthropic(transcript),
+    ...anthropicTools([readTool], { tool: "read" }),
+  };
+  const gemini = geminiTools([readTool], { tool: "read" });
+  const geminiBody: Gemini.GenerateContentParameters = {
+    model: "m",
+    contents: toGemini(transcript).contents,
+    config: {
+      ...(gemini.tools === undefined ? {} : { tools: gemini.tools }),
+      ...(gemini.toolConfig === undefined
+        ? {}
+        : { toolConfig: gemini.toolConfig as Gemini.ToolConfig }),
+    },
+  };
+  assert.equal(chatBody.tools?.length, 1);
+  assert.equal(responsesBody.tools?.length, 1);
+  assert.deepEqual(anthropicBody.tool_choice, { type: "tool", name: "read" });
+  assert.equal(geminiBody.config?.tools?.length, 1);
 });

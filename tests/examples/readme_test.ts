@@ -26,15 +26,20 @@ const tsBlocks = (
   return blocks;
 };
 
-Deno.test("every ts example of the README type-checks and runs", async (t) => {
-  const blocks = tsBlocks("README.md");
-  assert.ok(blocks.length >= 2, "the README has its examples");
+/** Type-checks and runs every ```ts block of `file`, one step each. */
+const runBlocks = async (
+  t: Deno.TestContext,
+  file: string,
+  atLeast: number,
+): Promise<void> => {
+  const blocks = tsBlocks(file);
+  assert.ok(blocks.length >= atLeast, `${file} has its examples`);
   // Inside the repository (in the excluded .tmp/) so the import map applies.
   fs.mkdirSync(path.join(root, ".tmp"), { recursive: true });
   const dir = fs.mkdtempSync(path.join(root, ".tmp", "readme-"));
   try {
     for (const block of blocks) {
-      await t.step(`README.md line ${block.line}`, async () => {
+      await t.step(`${file} line ${block.line}`, async () => {
         const file = path.join(dir, `block_${block.line}.ts`);
         fs.writeFileSync(file, block.code);
         const output = await new Deno.Command(Deno.execPath(), {
@@ -54,4 +59,12 @@ Deno.test("every ts example of the README type-checks and runs", async (t) => {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+};
+
+Deno.test("every ts example of the README type-checks and runs", async (t) => {
+  await runBlocks(t, "README.md", 2);
+});
+
+Deno.test("every ts example of docs/model-integration.md type-checks and runs", async (t) => {
+  await runBlocks(t, "docs/model-integration.md", 2);
 });

@@ -1,0 +1,377 @@
+/**
+ * Every adapter's full request body (messages, model, max tokens, tools and
+ * tool choice) validates against the provider's own published request
+ * schema, over generated logs cut at every position and crash-repaired,
+ * with call ids as other harnesses write them, and over hostile lists.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Schema } from "effect";
+import { Tool, Toolkit } from "effect/ai";
+import type { Message } from "@palimpsest/session";
+import {
+  EMPTY_CONVERSATION_TEXT,
+  openAIResponsesCallId,
+  toAnthropic,
+  toGemini,
+  type ToolChoice,
+  type ToolDefinition,
+  type Tools,
+  toOpenAIResponses,
+  UNNAMED_TOOL,
+  validateAnthropic,
+  validateGemini,
+  validateOpenAIChat,
+  validateOpenAIResponses,
+} from "@palimpsest/session/ai";
+import {
+  foreignLogCutsArb,
+  foreignSessionCutsArb,
+  hostileMessagesArb,
+} from "../_helpers/message_gen.ts";
+import {
+  fullBody,
+  schemaChecks,
+  type Target,
+  TARGETS,
+} from "../_helpers/provider_schemas.ts";
+
+const Read = Tool.make("read", {
+  description: "Read a file",
+  parameters: Schema.Struct({
+    path: Schema.String,
+    limit: Schema.optional(Schema.Int),
+  }),
+  success: Schema.String,
+});
+const Run = Tool.make("run", {
+  parameters: Schema.Struct({ command: Schema.Array(Schema.String) }),
+  success: Schema.String,
+});
+const Now = Tool.make("now", { success: Schema.String });
+const toolkit = Toolkit.make(Read, Run, Now);
+
+const plain: ReadonlyArray<ToolDefinition> = [
+  {
+    name: "read",
+    description: "Read a file",
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string" } },
+      required: ["path"],
+      additionalProperties: false,
+    },
+  },
+  { name: "grep", parameters: { type: "object", properties: {} } },
+];
+
+/** The tools and choices bodies are built with, in turn. */
+const envelopes: ReadonlyArray<readonly [Tools, ToolChoice | undefined]> = [
+  [toolkit, undefined],
+  [plain, "auto"],
+  [toolkit, "none"],
+  [plain, "required"],
+  [toolkit, { tool: "read" }],
+  [[], undefined],
+];
+
+/** Bodies validated and failures, per target. */
+const counts = new Map<Target, { bodies: number; failures: number }>(
+  TARGETS.map((t) => [t, { bodies: 0, failures: 0 }]),
+);
+
+const check = (messages: ReadonlyArray<Message>, n: number): void => {
+  const checks = schemaChecks();
+  const [tools, choice] = envelopes[n % envelopes.length] ?? [[], undefined];
+  for (const target of TARGETS) {
+    const body = fullBody(target, messages, tools, choice);
+    const errors = checks[target](body).slice(0, 4);
+    const count = counts.get(target);
+    if (count !== undefined) {
+      count.bodies++;
+      if (errors.length > 0) count.failures++;
+    }
+    assert.deepEqual(
+      errors,
+      [],
+      `${target}: ${JSON.stringify(body)}\nfrom ${JSON.stringify(messages)}`,
+    );
+  }
+};
+
+let listed = 0;
+
+Deno.test("generated logs cut at every position, crash-repaired too, give bodies valid by the providers' schemas", () => {
+  fc.assert(
+    fc.property(
+      foreignLogCutsArb,
+      (cuts) => cuts.forEach((m) => check(m, listed++)),
+    ),
+    { seed: 22, numRuns: 60 },
+  );
+});
+
+Deno.test("generated sessions with rewrites cut at every position, crash-repaired too, give bodies valid by the providers' schemas", () => {
+  fc.assert(
+    fc.property(
+      foreignSessionCutsArb,
+      (cuts) => cuts.forEach((m) => check(m, listed++)),
+    ),
+    { seed: 22, numRuns: 15 },
+  );
+});
+
+Deno.test("hostile hand-built lists give bodies valid by the providers' schemas", () => {
+  fc.assert(
+    fc.property(hostileMessagesArb, (m) => check(m, listed++)),
+    { seed: 22, numRuns: 400 },
+  );
+});
+
+Deno.test("the generated lists hold over-long call ids, crash repairs and empty conversations", () => {
+  const lists = [
+    ...fc.sample(foreignLogCutsArb, { seed: 22, numRuns: 20 }).flat(),
+    ...fc.sample(foreignSessionCutsArb, { seed: 22, numRuns: 20 }).flat(),
+  ];
+  const ids = lists.flatMap((m) =>
+    m.flatMap((message) =>
+      message.content.flatMap((b) => b.type === "tool-call" ? [b.id] : [])
+    )
+  );
+  assert.ok(ids.some((id) => id.length > 64));
+  assert.ok(ids.some((id) => id.length <= 64));
+  const repaired = lists.some((m) =>
+    m.some((message) =>
+      message.content.some((b) =>
+        b.type === "tool-result" &&
+        b.content.some((c) =>
+          c.type === "text" && /session was interrupted/.test(c.text)
+        )
+      )
+    )
+  );
+  assert.ok(repaired, "some cuts are crash-repaired");
+  assert.ok(lists.some((m) => m.length === 0));
+});
+
+Deno.test("the counts per provider (every body valid)", () => {
+  for (const [target, { bodies, failures }] of counts) {
+    console.log(
+      `provider schema ${target}: ${bodies} bodies validated, ${failures} failures`,
+    );
+    assert.ok(bodies > 1000, `${target}: ${bodies} bodies`);
+    assert.equal(failures, 0);
+  }
+});
+
+Deno.test("a long call id is sent to OpenAI Responses as one stable id of 64 characters, the same for the call and its output", () => {
+  const long = `call_${"a".repeat(60)}|fc_${"b".repeat(60)}`;
+  const other = `${long}2`;
+  const messages: Message[] = [
+    {
+      id: "u0",
+      role: "user",
+      source: { kind: "user" },
+      content: [{ type: "text", text: "go" }],
+    },
+    {
+      id: "a1",
+      role: "assistant",
+      source: { kind: "model", provider: "p", model: "m" },
+      content: [
+        { type: "tool-call", id: long, name: "read", arguments: "{}" },
+        { type: "tool-call", id: other, name: "read", arguments: "{}" },
+      ],
+    },
+    ...[long, other].map((id, k): Message => ({
+      id: `r${k}`,
+      role: "user",
+      source: { kind: "tool", callId: id },
+      content: [{
+        type: "tool-result",
+        toolCallId: id,
+        content: [{ type: "text", text: "x" }],
+      }],
+    })),
+  ];
+  const sent = toOpenAIResponses(messages).input.flatMap((item) =>
+    item.type === "function_call" || item.type === "function_call_output"
+      ? [[item.type, item.call_id]]
+      : []
+  );
+  const short = openAIResponsesCallId(long);
+  const shortOther = openAIResponsesCallId(other);
+  assert.equal(short.length, 64);
+  assert.notEqual(short, shortOther);
+  assert.equal(openAIResponsesCallId(long), short);
+  assert.deepEqual(sent, [
+    ["function_call", short],
+    ["function_call", shortOther],
+    ["function_call_output", short],
+    ["function_call_output", shortOther],
+  ]);
+  assert.equal(openAIResponsesCallId("call_1"), "call_1");
+  assert.equal(openAIResponsesCallId("x".repeat(64)), "x".repeat(64));
+  assert.deepEqual(
+    validateOpenAIResponses({
+      input: [
+        { type: "function_call", call_id: long, name: "read", arguments: "{}" },
+        { type: "function_call_output", call_id: long, output: "x" },
+      ],
+    }).map((v) => [v._tag, v.index]),
+    [["InvalidToolCallId", 0], ["InvalidToolCallId", 1]],
+  );
+});
+
+Deno.test("an empty conversation is sent as one placeholder user turn, and the validators refuse a request without one", () => {
+  const blank: Message[] = [
+    {
+      id: "s",
+      role: "system",
+      source: { kind: "plugin", plugin: "p" },
+      content: [{ type: "text", text: "be brief" }],
+    },
+    {
+      id: "u0",
+      role: "user",
+      source: { kind: "user" },
+      content: [{ type: "text", text: "  " }],
+    },
+  ];
+  for (const messages of [[], blank.slice(0, 1)]) {
+    const responses = fullBody("OpenAI Responses", messages, [], undefined);
+    assert.deepEqual(responses.input, [{
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: EMPTY_CONVERSATION_TEXT }],
+    }]);
+    const chat = fullBody("OpenAI Chat", messages, [], undefined);
+    assert.deepEqual((chat.messages as unknown[]).at(-1), {
+      role: "user",
+      content: [{ type: "text", text: EMPTY_CONVERSATION_TEXT }],
+    });
+    const anthropic = fullBody("Anthropic Messages", messages, [], undefined);
+    assert.deepEqual(anthropic.messages, [{
+      role: "user",
+      content: [{ type: "text", text: EMPTY_CONVERSATION_TEXT }],
+    }]);
+    const gemini = fullBody("Gemini generateContent", messages, [], undefined);
+    assert.deepEqual(gemini.contents, [{
+      role: "user",
+      parts: [{ text: EMPTY_CONVERSATION_TEXT }],
+    }]);
+  }
+  // A blank user message is left out where the provider refuses blank text.
+  for (const messages of [blank.slice(1), blank]) {
+    const anthropic = fullBody("Anthropic Messages", messages, [], undefined);
+    assert.deepEqual(anthropic.messages, [{
+      role: "user",
+      content: [{ type: "text", text: EMPTY_CONVERSATION_TEXT }],
+    }]);
+  }
+  const tags = (violations: ReadonlyArray<{ _tag: string }>) =>
+    violations.map((v) => v._tag);
+  assert.deepEqual(tags(validateOpenAIResponses({ input: [] })), [
+    "EmptyConversation",
+  ]);
+  assert.deepEqual(
+    tags(validateOpenAIResponses({
+      instructions: "be brief",
+      input: [{ type: "message", role: "system", content: "and kind" }],
+    })),
+    ["EmptyConversation"],
+  );
+  assert.deepEqual(
+    tags(validateOpenAIChat({
+      messages: [{ role: "system", content: "be brief" }],
+    })),
+    ["EmptyConversation"],
+  );
+  assert.deepEqual(tags(validateAnthropic({ messages: [] })), [
+    "EmptyConversation",
+  ]);
+  assert.deepEqual(tags(validateGemini({ contents: [] })), [
+    "EmptyConversation",
+  ]);
+});
+
+Deno.test("an empty or over-long tool name is sent as one Anthropic and Gemini accept, the same for the call and its result", () => {
+  const call = (id: string, name: string): ReadonlyArray<Message> => [
+    {
+      id: "u0",
+      role: "user",
+      source: { kind: "user" },
+      content: [{ type: "text", text: "go" }],
+    },
+    {
+      id: "a1",
+      role: "assistant",
+      source: { kind: "model", provider: "p", model: "m" },
+      content: [{ type: "tool-call", id, name, arguments: "{}" }],
+    },
+    {
+      id: "r2",
+      role: "user",
+      source: { kind: "tool", callId: id },
+      content: [{ type: "tool-result", toolCallId: id, content: [] }],
+    },
+  ];
+  const long = "n".repeat(201);
+  const anthropicName = (name: string): unknown =>
+    toAnthropic(call("c1", name)).messages[1]?.content[0];
+  assert.deepEqual(anthropicName(""), {
+    type: "tool_use",
+    id: "c1",
+    name: UNNAMED_TOOL,
+    input: {},
+  });
+  const cut = (anthropicName(long) as { name: string }).name;
+  assert.equal(cut.length, 200);
+  assert.notEqual(cut, (anthropicName(`${long}x`) as { name: string }).name);
+  assert.equal(
+    (anthropicName("mcp.read") as { name: string }).name,
+    "mcp.read",
+  );
+  const gemini = toGemini(call("c1", "")).contents;
+  assert.deepEqual(gemini.slice(1).map((c) => c.parts[0]), [
+    { functionCall: { id: "c1", name: UNNAMED_TOOL, args: {} } },
+    {
+      functionResponse: {
+        id: "c1",
+        name: UNNAMED_TOOL,
+        response: { output: "" },
+      },
+    },
+  ]);
+  assert.deepEqual(
+    validateAnthropic({
+      messages: [
+        { role: "user", content: [{ type: "text", text: "go" }] },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "c1", name: long, input: {} }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "c1" }] },
+      ],
+    }).map((v) => [v._tag, v.index, v.callId]),
+    [["InvalidToolName", 1, "c1"]],
+  );
+  assert.deepEqual(
+    validateGemini({
+      contents: [
+        { role: "user", parts: [{ text: "go" }] },
+        {
+          role: "model",
+          parts: [{ functionCall: { id: "c1", name: "", args: {} } }],
+        },
+        {
+          role: "user",
+          parts: [{
+            functionResponse: { id: "c1", name: "", response: { output: "" } },
+          }],
+        },
+      ],
+    }).map((v) => [v._tag, v.index, v.callId]),
+    [["InvalidToolName", 1, "c1"]],
+  );
+});
