@@ -47,12 +47,13 @@ import * as Queue from "effect/Queue";
 import * as RcRef from "effect/RcRef";
 import * as Redacted from "effect/Redacted";
 import * as Result from "effect/Result";
+import * as Schedule from "effect/Schedule";
 import * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import * as Stream from "effect/Stream";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { SqlClient } from "effect/sql/SqlClient";
-import type { SqlError } from "effect/sql/SqlError";
+import { isSqlError, type SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
 import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
@@ -1077,7 +1078,15 @@ export function makePostgresStore(
           > =>
             Effect.gen(function* () {
               if (cursor.wait) yield* wake;
-              const rows = yield* readPage(pool, id, cursor.from, undefined);
+              // A server that restarts (or a connection that breaks) is
+              // waited out: the read is tried again every poll interval
+              // from the same cursor, so nothing is skipped or served twice.
+              const rows = yield* readPage(pool, id, cursor.from, undefined)
+                .pipe(Effect.retry({
+                  schedule: Schedule.spaced(pollInterval),
+                  while: (error) =>
+                    isSqlError(error.cause) && brokeConnection(error.cause),
+                }));
               const events: SessionEvent[] = [];
               for (const row of rows) {
                 const decoded = decodeEventLine(row.line, vocabulary);

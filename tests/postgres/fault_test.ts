@@ -18,7 +18,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Effect, Exit, Fiber, Redacted, Scope } from "effect";
+import { Cause, Effect, Exit, Fiber, Redacted, Scope, Stream } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
 import {
@@ -515,6 +515,38 @@ postgresTest(
       assert.equal(proxy.fired(), 1);
       thenFails(failureOf(failure), "WriterClaimLost", { id });
       assert.deepEqual(await storedTurns(url, id), []);
+    });
+  },
+);
+
+postgresTest(
+  "follow resumes from its cursor across a server restart",
+  async (url) => {
+    const id = "restarted";
+    await withProxiedStore(url, async (followed, proxy) => {
+      const seqs = await Effect.runPromise(
+        Effect.scoped(Effect.gen(function* () {
+          // The writer reaches the server directly; the follower through the
+          // relay, whose connections all drop, and which refuses new ones
+          // for a while, as a restarting server does.
+          const store = yield* makePostgresStore({ url });
+          const writer = yield* store.create(header(id));
+          yield* store.append(writer, batch(0, 2));
+          const fiber = yield* Effect.forkChild(Stream.runCollect(
+            Stream.take(followed.follow(id, { fromSeq: 1 }), 5),
+          ));
+          yield* Effect.sleep("150 millis");
+          proxy.cutAll();
+          proxy.refuse(true);
+          yield* store.append(writer, batch(1, 2));
+          yield* Effect.sleep("400 millis");
+          proxy.refuse(false);
+          yield* store.append(writer, batch(2, 2));
+          const events = yield* Fiber.join(fiber);
+          return events.map((event) => event.seq);
+        })),
+      );
+      assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
     });
   },
 );
