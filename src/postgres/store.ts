@@ -12,6 +12,13 @@
  *   moves `next_seq` and sends `NOTIFY`. It resolves once `COMMIT` has
  *   returned. The `(session_id, seq)` key is the backstop: a duplicate seq
  *   is a conflict, never a second copy.
+ * - **Honest outcomes.** The transaction is run by hand, never as a defect:
+ *   a failure before `COMMIT` is sent stored nothing (`StorageError`, or
+ *   `WriterClaimLost` when the connection broke); a `COMMIT` left without
+ *   an answer (or with an error) is settled on a fresh connection that
+ *   waits for the writer's transaction to end and compares what is stored,
+ *   and only a check that fails too makes the outcome
+ *   `AppendOutcomeUnknown`. `create` works the same way.
  * - **One writer per session, across machines.** A writer holds a
  *   session-level advisory lock (`pg_try_advisory_lock`) on its own
  *   dedicated connection, and appends through that same connection. The
@@ -23,7 +30,9 @@
  *   (`tcp_keepalives_*`, `tcp_user_timeout`), so its claim is gone within
  *   about {@link PostgresStoreOptions.deadWriterSeconds} seconds. A writer
  *   whose connection broke cannot append anymore (the lock went with the
- *   connection), so a stale writer never writes after a takeover.
+ *   connection, which never reconnects): its handle refuses every later
+ *   write with `WriterClaimLost`, so a stale writer never writes after a
+ *   takeover.
  * - **Readers see only committed events**, as of one snapshot: a reader
  *   reads `next_seq` and then the rows below it, in pages by seq (a
  *   million-event session is never one array of rows), through the same
@@ -31,7 +40,9 @@
  * - **Follow**: `LISTEN` on one channel (the append's `NOTIFY` is
  *   delivered only when its transaction commits), shared by every follower
  *   of the store, with polling as the fallback when no notification comes
- *   (or `LISTEN` is not available, as behind a transaction pooler).
+ *   (or `LISTEN` is not available, as behind a transaction pooler). A read
+ *   whose connection broke (a server restart) is tried again every poll
+ *   interval from the same cursor.
  *
  * @module
  */
