@@ -25,6 +25,7 @@ import {
   AppendOutcomeUnknown,
   type EventDraft,
   Session,
+  type SessionHandle,
 } from "@palimpsest/session";
 import {
   makePostgresStore,
@@ -94,15 +95,27 @@ const closeDirect = async (url: string) => {
   }
 };
 
-/** The turn marks the server holds for a session, in seq order. */
-const storedTurns = async (url: string, id: string): Promise<number[]> => {
+/** The stored events of a session as `[type, turn]`, in seq order. */
+const storedMarks = async (
+  url: string,
+  id: string,
+): Promise<Array<readonly [string, number]>> => {
   const rows = await sql(
     url,
     "SELECT line FROM palimpsest_events WHERE session_id = $1 ORDER BY seq",
     [id],
   );
-  return rows.map((row) => JSON.parse(String(row.line)).data.turn);
+  return rows.map((row) => {
+    const event = JSON.parse(String(row.line));
+    return [event.type, event.data.turn] as const;
+  });
 };
+
+/** The turns of the `turn/start` events stored for a session, in order. */
+const storedTurns = async (url: string, id: string): Promise<number[]> =>
+  (await storedMarks(url, id)).filter(([type]) => type === "turn/start").map((
+    [, turn],
+  ) => turn);
 
 /** How many times each mark of batch `k` is stored (all equal, or a lie). */
 const copiesOf = (turns: ReadonlyArray<number>, k: number, size: number) => {
@@ -224,88 +237,159 @@ const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
   ]],
 ];
 
+/** A write under test: its batch `k`, and how many copies are stored. */
+interface Operation {
+  readonly name: string;
+  readonly sizes: ReadonlyArray<number>;
+  /** Runs on the writer before the faults are armed. */
+  readonly prepare: (
+    store: PostgresSessionStore,
+    writer: SessionHandle,
+    k: number,
+  ) => Effect.Effect<unknown, unknown>;
+  /** The write, cut. */
+  readonly write: (
+    store: PostgresSessionStore,
+    writer: SessionHandle,
+    k: number,
+    size: number,
+  ) => Effect.Effect<unknown, unknown>;
+  /** How many copies of the write's batch `marks` hold. */
+  readonly copies: (
+    marks: ReadonlyArray<readonly [string, number]>,
+    k: number,
+    size: number,
+  ) => number;
+  /** Events stored per round: the prepared ones and the write's. */
+  readonly rows: (size: number) => number;
+}
+
+const starts = (marks: ReadonlyArray<readonly [string, number]>) =>
+  marks.filter(([type]) => type === "turn/start").map(([, turn]) => turn);
+
+const operations: ReadonlyArray<Operation> = [
+  {
+    name: "append",
+    sizes: [1, 3],
+    prepare: () => Effect.void,
+    write: (store, writer, k, size) => store.append(writer, batch(k, size)),
+    copies: (marks, k, size) => copiesOf(starts(marks), k, size),
+    rows: (size) => size,
+  },
+  {
+    name: "update",
+    sizes: [3],
+    prepare: () => Effect.void,
+    write: (store, writer, k, size) =>
+      store.update(writer, (s) => Session.appendAll(s, batch(k, size))),
+    copies: (marks, k, size) => copiesOf(starts(marks), k, size),
+    rows: (size) => size,
+  },
+  {
+    // The turn batch `k` opened is closed by the repair's `turn/end`.
+    name: "repair",
+    sizes: [1],
+    prepare: (store, writer, k) => store.append(writer, batch(k, 1)),
+    write: (store, writer) => store.repair(writer),
+    copies: (marks, k) =>
+      marks.filter(([type, turn]) => type === "turn/end" && turn === k * 10)
+        .length,
+    rows: () => 2,
+  },
+];
+
 postgresTest(
-  "a cut at each point of an append ends in an honest outcome, and retries guided by it neither lose nor duplicate",
+  "a cut at each point of an append, update or repair ends in an honest outcome, and retries guided by it neither lose nor duplicate",
   async (url) => {
     const tally = newTally();
     const id = "cut-append";
     await withProxiedStore(url, async (store, proxy) => {
       await run(Effect.flatMap(store.create(header(id)), store.close));
       let k = 0;
-      const written: Array<{ k: number; size: number }> = [];
-      for (const size of [1, 3]) {
-        for (const [point, faults] of appendPoints) {
-          k++;
-          const before = proxy.fired();
-          const { result, after } = await run(Effect.gen(function* () {
-            const writer = yield* store.open(id, { mode: "write" });
-            proxy.arm(...faults);
-            const result = yield* Effect.exit(
-              store.append(writer, batch(k, size)),
+      let rows = 0;
+      const written: Array<{ op: Operation; k: number; size: number }> = [];
+      for (const op of operations) {
+        for (const size of op.sizes) {
+          for (const [point, faults] of appendPoints) {
+            k++;
+            const before = proxy.fired();
+            const { result, after } = await run(Effect.gen(function* () {
+              const writer = yield* store.open(id, { mode: "write" });
+              yield* op.prepare(store, writer, k);
+              proxy.arm(...faults);
+              const result = yield* Effect.exit(
+                op.write(store, writer, k, size),
+              );
+              proxy.disarm();
+              // The connection is gone, and the claim with it: the handle
+              // refuses, and its batch never lands.
+              const after = yield* Effect.exit(
+                store.append(writer, batch(900 + k, 1)),
+              );
+              return { result, after };
+            }));
+            const fired = proxy.fired() - before;
+            assert.ok(fired >= 1, `${point}: no fault fired`);
+            tally.faults += fired;
+            const kind = kindOf(result);
+            bump(tally.outcomes, kind);
+            const marks = await storedMarks(url, id);
+            const copies = op.copies(marks, k, size);
+            const where = `${op.name} ${point} (${size}): ${kind}`;
+            if (kind === "defect") {
+              tally.defects++;
+              assert.fail(
+                `${where}: ${
+                  Exit.isFailure(result) && Cause.pretty(result.cause)
+                }`,
+              );
+            }
+            assert.equal(kindOf(after), "WriterClaimLost", `${where}: after`);
+            tally.refusedAfter++;
+            assert.equal(
+              copiesOf(starts(marks), 900 + k, 1),
+              0,
+              `${where}: after`,
             );
-            proxy.disarm();
-            // The connection is gone, and the claim with it: the handle
-            // refuses, and its batch never lands.
-            const after = yield* Effect.exit(
-              store.append(writer, batch(900 + k, 1)),
-            );
-            return { result, after };
-          }));
-          const fired = proxy.fired() - before;
-          assert.ok(fired >= 1, `${point}: no fault fired`);
-          tally.faults += fired;
-          const kind = kindOf(result);
-          bump(tally.outcomes, kind);
-          const turns = await storedTurns(url, id);
-          const copies = copiesOf(turns, k, size);
-          const where = `${point} (${size} events): ${kind}`;
-          if (kind === "defect") {
-            tally.defects++;
-            assert.fail(
-              `${where}: ${
-                Exit.isFailure(result) && Cause.pretty(result.cause)
-              }`,
-            );
+            let retry = false;
+            if (kind === "success") {
+              assert.equal(copies, 1, where);
+            } else if (kind === "AppendOutcomeUnknown") {
+              const resolution = await Effect.runPromise(
+                store.resolveAppend(unknownOf(result)),
+              );
+              bump(tally.resolved, resolution);
+              assert.equal(
+                resolution,
+                copies === 1 ? "stored" : "absent",
+                where,
+              );
+              retry = resolution === "absent";
+            } else {
+              // A typed failure: nothing of the batch is stored.
+              assert.equal(copies, 0, where);
+              retry = true;
+            }
+            if (retry) {
+              await run(
+                store.withSession(id, (w) => op.write(store, w, k, size)),
+              );
+            }
+            written.push({ op, k, size });
+            rows += op.rows(size);
           }
-          assert.equal(kindOf(after), "WriterClaimLost", `${where}: after`);
-          tally.refusedAfter++;
-          assert.equal(copiesOf(turns, 900 + k, 1), 0, `${where}: after`);
-          let retry = false;
-          if (kind === "success") {
-            assert.equal(copies, 1, where);
-          } else if (kind === "AppendOutcomeUnknown") {
-            const resolution = await Effect.runPromise(
-              store.resolveAppend(unknownOf(result)),
-            );
-            bump(tally.resolved, resolution);
-            assert.equal(resolution, copies === 1 ? "stored" : "absent", where);
-            retry = resolution === "absent";
-          } else {
-            // A typed failure: nothing of the batch is stored.
-            assert.equal(copies, 0, where);
-            retry = true;
-          }
-          if (retry) {
-            await run(
-              store.withSession(id, (w) => store.append(w, batch(k, size))),
-            );
-          }
-          written.push({ k, size });
         }
       }
-      const turns = await storedTurns(url, id);
-      for (const { k, size } of written) {
-        const copies = copiesOf(turns, k, size);
+      const marks = await storedMarks(url, id);
+      for (const { op, k, size } of written) {
+        const copies = op.copies(marks, k, size);
         if (copies === 0) tally.lost++;
         if (copies > 1) tally.duplicated++;
       }
       // The log is whole: every batch once, nothing else.
-      assert.equal(
-        turns.length,
-        written.reduce((n, w) => n + w.size, 0),
-      );
+      assert.equal(marks.length, rows);
     });
-    printTally("append faults", tally);
+    printTally("append, update and repair faults", tally);
     assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
   },
 );
