@@ -262,6 +262,7 @@ export {
 } from "./src/repair.ts";
 export * from "./src/store/errors.ts";
 export {
+  type AppendResolution,
   type AppendResult,
   type CreateError,
   type CreateOptions,
@@ -275,6 +276,8 @@ export {
   type OpenOptions,
   type OpenReport,
   type RepairResult,
+  type ResolveError,
+  type ResolveOptions,
   type SessionHandle,
   type SessionStat,
   SessionStore,

@@ -98,7 +98,9 @@ const hints: Readonly<Record<string, string>> = {
   JsonlIoError: "check the path and its permissions",
   StorageError: "check the path and its permissions",
   AppendOutcomeUnknown:
-    "the last write may or may not be in the file; run verify to see what it holds",
+    "the last write may or may not be stored; run verify to see what the session holds",
+  WriterClaimLost:
+    "the writer lost its claim on the session (its connection broke); run the command again",
   MigrationIoError: "check the path and its permissions",
   MigrationTargetExists:
     "the target already exists and is never overwritten; choose another --out",

@@ -148,6 +148,8 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
         id: log.session.header.id,
         fromSeq: log.session.surface.nextSeq,
         events: closers.length,
+        batch: closers,
+        header: undefined,
         cause: ioError("append to", file, outcome.cause),
         undo: ioError("truncate back", file, outcome.undo),
       });

@@ -410,6 +410,8 @@ const makeCore = (
                 id: handle.id,
                 fromSeq: from,
                 events: to - from,
+                batch: Session.events(next, from),
+                header: undefined,
                 cause: ioError("append to", state.path, outcome.cause),
                 undo: ioError("truncate back", state.path, outcome.undo),
               }),

@@ -12,6 +12,13 @@
  *   moves `next_seq` and sends `NOTIFY`. It resolves once `COMMIT` has
  *   returned. The `(session_id, seq)` key is the backstop: a duplicate seq
  *   is a conflict, never a second copy.
+ * - **Honest outcomes.** The transaction is run by hand, never as a defect:
+ *   a failure before `COMMIT` is sent stored nothing (`StorageError`, or
+ *   `WriterClaimLost` when the connection broke); a `COMMIT` left without
+ *   an answer (or with an error) is settled on a fresh connection that
+ *   waits for the writer's transaction to end and compares what is stored,
+ *   and only a check that fails too makes the outcome
+ *   `AppendOutcomeUnknown`. `create` works the same way.
  * - **One writer per session, across machines.** A writer holds a
  *   session-level advisory lock (`pg_try_advisory_lock`) on its own
  *   dedicated connection, and appends through that same connection. The
@@ -23,7 +30,9 @@
  *   (`tcp_keepalives_*`, `tcp_user_timeout`), so its claim is gone within
  *   about {@link PostgresStoreOptions.deadWriterSeconds} seconds. A writer
  *   whose connection broke cannot append anymore (the lock went with the
- *   connection), so a stale writer never writes after a takeover.
+ *   connection, which never reconnects): its handle refuses every later
+ *   write with `WriterClaimLost`, so a stale writer never writes after a
+ *   takeover.
  * - **Readers see only committed events**, as of one snapshot: a reader
  *   reads `next_seq` and then the rows below it, in pages by seq (a
  *   million-event session is never one array of rows), through the same
@@ -33,7 +42,8 @@
  *   of the store, with polling as the fallback when no notification comes
  *   (or `LISTEN` is not available, as behind a transaction pooler). A
  *   follow with `waitForSession` looks for a missing session's head row at
- *   each wake.
+ *   each wake. A read whose connection broke (a server restart) is tried
+ *   again every poll interval from the same cursor.
  *
  * @module
  */
@@ -49,12 +59,13 @@ import * as Queue from "effect/Queue";
 import * as RcRef from "effect/RcRef";
 import * as Redacted from "effect/Redacted";
 import * as Result from "effect/Result";
+import * as Schedule from "effect/Schedule";
 import * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import * as Stream from "effect/Stream";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { SqlClient } from "effect/sql/SqlClient";
-import type { SqlError } from "effect/sql/SqlError";
+import { isSqlError, type SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
 import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
@@ -78,12 +89,15 @@ import { checkSessionId } from "../jsonl/ids.ts";
 import { errorCode } from "../jsonl/io.ts";
 import { readSessionStream } from "../jsonl/reader.ts";
 import {
+  AppendOutcomeUnknown,
   type InvalidSessionId,
   SessionAlreadyExists,
   SessionLocked,
   SessionNotFound,
   StorageError,
+  WriterClaimLost,
 } from "../store/errors.ts";
+import { SessionSeq } from "../seq.ts";
 import type { LogReadError } from "../jsonl/errors.ts";
 import type { LoadedLog, ReadOptions } from "../jsonl/reader.ts";
 import {
@@ -145,6 +159,7 @@ export const PostgresStore: Context.Service<
 interface HandleState {
   session: Session;
   closed: boolean;
+  lostClaim?: WriterClaimLost | undefined;
   readonly client: SqlClient | undefined;
   readonly scope: Scope.Closeable | undefined;
   readonly semaphore: Semaphore.Semaphore;
@@ -179,6 +194,72 @@ const sqlState = (error: SqlError): string | undefined =>
 
 /** The SQL behind the claim: a session-level lock on a key of the id. */
 const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
+
+/**
+ * A transaction-level lock a `create` holds until it ends, so that a check
+ * of its outcome can wait for it (an append holds the head row instead).
+ */
+const WRITE_KEY = "hashtextextended('palimpsest-write:' || $1, 0)";
+
+/**
+ * Whether a failed call shows the connection gone: the driver lost it, or
+ * the server ended the session (class 08, `57P0x` such as
+ * `pg_terminate_backend`'s `57P01`, `25P03` an idle transaction's timeout).
+ * A connection that is gone took the writer's claim with it.
+ */
+const brokeConnection = (error: SqlError): boolean =>
+  error.reason._tag === "ConnectionError" ||
+  /^(08|57P0|25P03)/.test(sqlState(error) ?? "");
+
+/** How a write transaction ended. */
+type Transacted<A, E> =
+  /** `COMMIT` answered: the batch is stored. */
+  | { readonly _tag: "Committed"; readonly value: A }
+  /** It failed before `COMMIT` was sent: nothing is stored. */
+  | { readonly _tag: "NotCommitted"; readonly error: E | SqlError }
+  /** `COMMIT` was sent and no answer settles it (`error` why). */
+  | { readonly _tag: "CommitUnsettled"; readonly error: unknown };
+
+/** The command tag a raw result of the driver carries. */
+const commandOf = (raw: unknown): unknown =>
+  typeof raw === "object" && raw !== null && "command" in raw
+    ? raw.command
+    : undefined;
+
+/**
+ * Runs `body` in a transaction on `client`, by hand rather than with
+ * `withTransaction`, whose rollback on a broken connection is a defect and
+ * which cannot tell a `COMMIT` that failed from one whose answer was lost.
+ * Interruption is not caught: the caller closes the connection, and the
+ * server rolls back what it did not commit.
+ */
+const transact = <A, E>(
+  client: SqlClient,
+  body: Effect.Effect<A, E | SqlError>,
+): Effect.Effect<Transacted<A, E>> =>
+  Effect.gen(function* () {
+    const begun = yield* Effect.result(client.unsafe("BEGIN"));
+    if (Result.isFailure(begun)) {
+      return { _tag: "NotCommitted", error: begun.failure } as const;
+    }
+    const ran = yield* Effect.result(body);
+    if (Result.isFailure(ran)) {
+      // A live connection rolls back here; a broken one already has: a
+      // transaction never outlives its connection.
+      yield* Effect.ignore(client.unsafe("ROLLBACK"));
+      return { _tag: "NotCommitted", error: ran.failure } as const;
+    }
+    const committed = yield* Effect.result(client.unsafe("COMMIT").raw);
+    if (Result.isFailure(committed)) {
+      // Even an error answer may come after the commit is durable (a
+      // backend terminated while it waits for a synchronous standby).
+      return { _tag: "CommitUnsettled", error: committed.failure } as const;
+    }
+    const command = commandOf(committed.success);
+    return command === "COMMIT"
+      ? { _tag: "Committed", value: ran.success } as const
+      : { _tag: "CommitUnsettled", error: command } as const;
+  });
 
 /**
  * How a failed SQL call is reported, for a store at `address`: a
@@ -363,7 +444,9 @@ export function loadPostgresSession<E = never>(
  * @param url The connection URL.
  * @param session The session to store.
  * @returns `Effect<void, InvalidSessionId | SessionAlreadyExists |
- * SessionLocked | StorageError>`.
+ * SessionLocked | StorageError | AppendOutcomeUnknown>`:
+ * `AppendOutcomeUnknown` when the connection broke after `COMMIT` was sent
+ * and the store could not tell whether it committed.
  *
  * @example Storing a session built in memory
  * ```ts
@@ -390,7 +473,11 @@ export function savePostgresSession(
   session: Session,
 ): Effect.Effect<
   void,
-  InvalidSessionId | SessionAlreadyExists | SessionLocked | StorageError
+  | InvalidSessionId
+  | SessionAlreadyExists
+  | SessionLocked
+  | StorageError
+  | AppendOutcomeUnknown
 > {
   // `create` from a whole session stores its header and events in one
   // transaction: the session is whole or absent.
@@ -478,6 +565,75 @@ export function makePostgresStore(
           tcp_user_timeout: String(dead * 1000),
         },
       }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
+
+    // The connection that settles an unanswered COMMIT: it waits, up to the
+    // time the server takes to drop a vanished writer, for the transaction
+    // to end, then reads what it left.
+    const settleWait = (dead + 5) * 1000;
+    const checkConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope> =
+      PgClient.makeClient({
+        url,
+        applicationName: "palimpsest check",
+        startupParameters: {
+          lock_timeout: String(settleWait),
+          statement_timeout: String(settleWait + 1000),
+        },
+      }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
+
+    /**
+     * Whether the batch whose COMMIT went unanswered is stored: on a fresh
+     * connection, waits for the transaction that sent it to end (it holds
+     * the head row, or for a create the write lock), then compares the
+     * stored head and lines with the batch's. The writer's connection must
+     * be closed first, so that the server ends that transaction.
+     */
+    const settle = (
+      id: string,
+      batch: {
+        readonly header: string | undefined;
+        readonly from: number;
+        readonly to: number;
+        readonly lines: ReadonlyArray<string>;
+      },
+    ): Effect.Effect<boolean, StorageError> =>
+      Effect.scoped(Effect.gen(function* () {
+        const client = yield* checkConnection;
+        yield* client.unsafe("BEGIN");
+        yield* client.unsafe(
+          `SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(${WRITE_KEY})) AS l`,
+          [id],
+        );
+        const head = yield* client.unsafe<
+          { header: string; next_seq: bigint | number }
+        >(
+          `SELECT header, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR SHARE`,
+          [id],
+        );
+        const row = head[0];
+        if (row === undefined || Number(row.next_seq) < batch.to) return false;
+        if (batch.header !== undefined && row.header !== batch.header) {
+          return false;
+        }
+        const stored = yield* client.unsafe<{ line: string }>(
+          `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
+          [id, batch.from, batch.to],
+        );
+        yield* Effect.ignore(client.unsafe("ROLLBACK"));
+        return stored.length === batch.lines.length &&
+          stored.every((r, i) => r.line === batch.lines[i]);
+      })).pipe(
+        Effect.timeout(settleWait + 5000),
+        Effect.mapError((error) =>
+          error._tag === "SqlError"
+            ? failed("check the outcome of a write in", id)(error)
+            : new StorageError({
+              operation: `check the outcome of a write in ${address}`,
+              id,
+              code: "timeout",
+              cause: error,
+            })
+        ),
+      );
 
     const handles = makeHandleRegistry<HandleState>();
 
@@ -597,10 +753,28 @@ export function makePostgresStore(
         return scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
             const client = yield* claim(header.id, scope);
+            const state: HandleState = {
+              session,
+              closed: false,
+              client,
+              scope,
+              semaphore: Semaphore.makeUnsafe(1),
+            };
+            const handle = makeHandle(
+              header.id,
+              "write",
+              wholeReport(rows.length),
+              state,
+            );
             // The head row and the events of a whole session in one
             // transaction: a created session is whole or absent.
-            const inserted = yield* client.withTransaction(
+            const ended = yield* transact(
+              client,
               Effect.gen(function* () {
+                yield* client.unsafe(
+                  `SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(${WRITE_KEY})) AS l`,
+                  [header.id],
+                );
                 const made = yield* client.unsafe<{ id: string }>(
                   `INSERT INTO ${SESSIONS_TABLE} (id, version, header, next_seq, bytes, created_at)
                    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
@@ -613,27 +787,57 @@ export function makePostgresStore(
                     header.createdAt,
                   ],
                 );
-                if (made.length === 0) return false;
+                if (made.length === 0) {
+                  return yield* new SessionAlreadyExists({ id: header.id });
+                }
                 yield* insertRows(client, rows);
-                return true;
               }),
-            ).pipe(Effect.mapError(failed("create a session in", header.id)));
-            if (!inserted) {
-              return yield* new SessionAlreadyExists({ id: header.id });
-            }
-            const state: HandleState = {
-              session,
-              closed: false,
-              client,
-              scope,
-              semaphore: Semaphore.makeUnsafe(1),
-            };
-            return makeHandle(
-              header.id,
-              "write",
-              wholeReport(rows.length),
-              state,
             );
+            switch (ended._tag) {
+              case "Committed":
+                return handle;
+              case "NotCommitted": {
+                const error = ended.error;
+                return yield* error._tag === "SqlError"
+                  ? failed("create a session in", header.id)(error)
+                  : error;
+              }
+              case "CommitUnsettled": {
+                // The claim went with the connection, whatever the outcome.
+                yield* release(state);
+                const lost = new WriterClaimLost({
+                  id: header.id,
+                  cause: ended.error,
+                });
+                state.lostClaim = lost;
+                const stored = yield* Effect.result(settle(header.id, {
+                  header: text,
+                  from: 0,
+                  to: next,
+                  lines: rows.map((row) => row.line),
+                }));
+                if (Result.isFailure(stored)) {
+                  return yield* new AppendOutcomeUnknown({
+                    id: header.id,
+                    fromSeq: 0,
+                    events: rows.length,
+                    batch: Session.events(session, SessionSeq.make(0)),
+                    header,
+                    cause: ended.error,
+                    undo: stored.failure,
+                  });
+                }
+                // Stored: the session exists, but the handle cannot write.
+                if (stored.success) return handle;
+                return yield* new StorageError({
+                  operation:
+                    `create a session (the connection broke) in ${address}`,
+                  id: header.id,
+                  code: "connection",
+                  cause: ended.error,
+                });
+              }
+            }
           })
         ));
       });
@@ -722,20 +926,63 @@ export function makePostgresStore(
               handle.id,
             ]);
           });
-          return client.withTransaction(transaction).pipe(
-            Effect.mapError((error) =>
-              error._tag === "SqlError"
-                ? failed(
+          return Effect.gen(function* () {
+            const ended = yield* transact(client, transaction);
+            switch (ended._tag) {
+              case "Committed":
+                return;
+              case "NotCommitted": {
+                // Nothing is stored. A broken connection took the claim
+                // with it: the handle refuses further writes.
+                const error = ended.error;
+                if (error._tag !== "SqlError") return yield* error;
+                if (brokeConnection(error)) {
+                  const lost = new WriterClaimLost({
+                    id: handle.id,
+                    cause: failed("append in", handle.id)(error),
+                  });
+                  state.lostClaim = lost;
+                  return yield* lost;
+                }
+                return yield* failed(
                   sqlState(error) === "23505"
                     ? "append (a seq is already taken) in"
                     : "append in",
                   handle.id,
-                )(error)
-                : error
-            ),
+                )(error);
+              }
+              case "CommitUnsettled": {
+                yield* release(state);
+                const lost = new WriterClaimLost({
+                  id: handle.id,
+                  cause: ended.error,
+                });
+                state.lostClaim = lost;
+                const stored = yield* Effect.result(settle(handle.id, {
+                  header: undefined,
+                  from,
+                  to,
+                  lines: rows.map((row) => row.line),
+                }));
+                if (Result.isFailure(stored)) {
+                  return yield* new AppendOutcomeUnknown({
+                    id: handle.id,
+                    fromSeq: from,
+                    events: to - from,
+                    batch: Session.events(next, from),
+                    header: undefined,
+                    cause: ended.error,
+                    undo: stored.failure,
+                  });
+                }
+                // Stored: the append succeeded; later writes are refused.
+                if (stored.success) return;
+                return yield* lost;
+              }
+            }
+          }).pipe(
             // A writer whose append failed may have lost its claim or its
             // connection: it stops, and the caller opens the session again.
-            // The transaction did not commit, so the batch is not stored.
             Effect.onExit((exit) =>
               Exit.isSuccess(exit) ? Effect.void : release(state)
             ),
@@ -849,7 +1096,15 @@ export function makePostgresStore(
           > =>
             Effect.gen(function* () {
               if (cursor.wait) yield* wake;
-              const rows = yield* readPage(pool, id, cursor.from, undefined);
+              // A server that restarts (or a connection that breaks) is
+              // waited out: the read is tried again every poll interval
+              // from the same cursor, so nothing is skipped or served twice.
+              const rows = yield* readPage(pool, id, cursor.from, undefined)
+                .pipe(Effect.retry({
+                  schedule: Schedule.spaced(pollInterval),
+                  while: (error) =>
+                    isSqlError(error.cause) && brokeConnection(error.cause),
+                }));
               const events: SessionEvent[] = [];
               for (const row of rows) {
                 const decoded = decodeEventLine(row.line, vocabulary);

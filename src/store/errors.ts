@@ -9,6 +9,8 @@
  * @module
  */
 import * as Data from "effect/Data";
+import type { SessionEvent } from "../event.ts";
+import type { SessionHeader } from "../session.ts";
 import { quote } from "../quote.ts";
 
 /** Why a session id is refused. */
@@ -130,9 +132,15 @@ export class StorageError extends Data.Error<{
 }
 
 /**
- * A batch's write failed and undoing it failed too: the batch may be stored
- * in part, in full or not at all. The handle refuses further writes
- * (`HandleClosed`); open the session again to see what it holds.
+ * A batch's write failed in a way that leaves its outcome open: the batch
+ * may be stored in full, not at all, or (JSONL, whose undo failed) in part.
+ * JSONL raises it when a failed write cannot be truncated back; PostgreSQL
+ * when the connection broke after `COMMIT` was sent and the store could not
+ * find out itself whether the transaction committed. The handle refuses
+ * further writes. The error carries what identifies the batch (its first
+ * seq, its events, and for a `create` the session's header), so
+ * `store.resolveAppend(error)` can tell whether it is stored: retry only
+ * when it answers `"absent"`.
  */
 export class AppendOutcomeUnknown extends Data.Error<{
   /** The session. */
@@ -141,9 +149,13 @@ export class AppendOutcomeUnknown extends Data.Error<{
   readonly fromSeq: number;
   /** How many events the batch had. */
   readonly events: number;
+  /** The batch's events as they would be stored (seqs and times set). */
+  readonly batch: ReadonlyArray<SessionEvent>;
+  /** The session's header when the write was a `create`, else `undefined`. */
+  readonly header: SessionHeader | undefined;
   /** The error of the write that failed. */
   readonly cause: unknown;
-  /** The error of the undo that failed. */
+  /** The error of what was to settle the outcome (the undo, or the check). */
   readonly undo: unknown;
 }> {
   /** The tag. */
@@ -153,7 +165,69 @@ export class AppendOutcomeUnknown extends Data.Error<{
     quote(this.events)
   } events from seq ${quote(this.fromSeq)} of session ${
     quote(this.id)
-  } may or may not be stored; open the session again to see what it holds`;
+  } may or may not be stored; call store.resolveAppend with this error before writing it again`;
+}
+
+/**
+ * The write handle lost the session's writer claim (PostgreSQL: the
+ * connection that held it broke), so nothing more is written through it:
+ * another writer may hold the session now. The write that failed with this
+ * error stored nothing; open the session again to go on.
+ */
+export class WriterClaimLost extends Data.Error<{
+  /** The session. */
+  readonly id: string;
+  /** The storage's error that showed the claim gone. */
+  readonly cause: unknown;
+}> {
+  /** The tag. */
+  readonly _tag: "WriterClaimLost" = "WriterClaimLost";
+  /** A sentence for people. */
+  override readonly message: string = `The writer of session ${
+    quote(this.id)
+  } lost its claim (its connection broke); open the session again to write`;
+}
+
+/** What differs between a stored log and a batch of unknown outcome. */
+export type StoredLogDifference =
+  /** The stored header is not the header of the created session. */
+  | "header"
+  /** Another event is stored at `seq`. */
+  | "event"
+  /** The log holds the batch up to `seq` and ends there (part of it). */
+  | "part"
+  /** The log ends at `seq`, before the batch's first seq. */
+  | "shorter";
+
+/**
+ * `resolveAppend` found the stored log neither holding the whole batch nor
+ * ending where the batch starts: something else is stored at `seq`, or only
+ * part of the batch. Retrying the batch would not give the log it meant to;
+ * read the session and decide.
+ */
+export class StoredLogDiffers extends Data.Error<{
+  /** The session. */
+  readonly id: string;
+  /** The seq of the batch's first event. */
+  readonly fromSeq: number;
+  /** The first seq where the log and the batch part ways. */
+  readonly seq: number;
+  /** How they differ. */
+  readonly difference: StoredLogDifference;
+}> {
+  /** The tag. */
+  readonly _tag: "StoredLogDiffers" = "StoredLogDiffers";
+  /** A sentence for people. */
+  override readonly message: string = `Session ${
+    quote(this.id)
+  } does not hold the batch from seq ${quote(this.fromSeq)}: ${
+    {
+      header: "another session with this id is stored",
+      event: `another event is stored at seq ${quote(this.seq)}`,
+      part: `only the events before seq ${quote(this.seq)} are stored`,
+      shorter: `the log ends at seq ${quote(this.seq)}, before the batch`,
+    }[this.difference]
+  }; open the session and check what it holds before writing again`;
 }
 
 /**

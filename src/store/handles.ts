@@ -15,7 +15,11 @@ import * as Result from "effect/Result";
 import type * as Semaphore from "effect/Semaphore";
 import type { Session } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
-import { HandleClosed, ReadOnlyHandle } from "./errors.ts";
+import {
+  HandleClosed,
+  ReadOnlyHandle,
+  type WriterClaimLost,
+} from "./errors.ts";
 import type {
   OpenMode,
   OpenReport,
@@ -30,6 +34,11 @@ export interface HandleState {
   session: Session;
   /** Set once the handle is released. */
   closed: boolean;
+  /**
+   * Set when the handle lost its writer claim: every later write fails
+   * with it (rather than `HandleClosed`).
+   */
+  lostClaim?: WriterClaimLost | undefined;
   /** One commit at a time per handle. */
   readonly semaphore: Semaphore.Semaphore;
 }
@@ -46,12 +55,13 @@ export interface HandleRegistry<S extends HandleState> {
   /** The state behind a handle this registry made, else `undefined`. */
   readonly get: (handle: SessionHandle) => S | undefined;
   /**
-   * The state behind an open write handle: `HandleClosed` for a closed or
-   * unknown handle, then `ReadOnlyHandle` for a read handle.
+   * The state behind an open write handle: `WriterClaimLost` for a handle
+   * that lost its claim, `HandleClosed` for a closed or unknown handle,
+   * then `ReadOnlyHandle` for a read handle.
    */
   readonly writable: (
     handle: SessionHandle,
-  ) => Result.Result<S, ReadOnlyHandle | HandleClosed>;
+  ) => Result.Result<S, ReadOnlyHandle | HandleClosed | WriterClaimLost>;
   /**
    * The layer's `commit`: checks the handle is writable, then, holding its
    * semaphore, runs `next` on its current session and writes the result.
@@ -83,6 +93,7 @@ export const makeHandleRegistry = <
   const states = new WeakMap<SessionHandle, S>();
   const writable: HandleRegistry<S>["writable"] = (handle) => {
     const state = states.get(handle);
+    if (state?.lostClaim !== undefined) return Result.fail(state.lostClaim);
     if (state === undefined || state.closed) {
       return Result.fail(new HandleClosed({ id: handle.id }));
     }
@@ -129,8 +140,9 @@ export const makeHandleRegistry = <
 };
 
 /**
- * The write every layer shares: a closed handle, or one whose `resource`
- * is gone, fails `HandleClosed`; a `next` with no new events becomes the
+ * The write every layer shares: a handle that lost its claim fails with
+ * that `WriterClaimLost`; a closed handle, or one whose `resource` is gone,
+ * fails `HandleClosed`; a `next` with no new events becomes the
  * handle's session as it is; otherwise `append` stores the events of
  * `next` from seq `from` to `to` (excluded), and `next` becomes the
  * handle's session exactly when it succeeds, even if the caller is
@@ -142,7 +154,7 @@ export const makeHandleRegistry = <
  * @param resource What the layer writes through (its descriptor, its
  * connection), `undefined` once released.
  * @param append Stores the new events.
- * @returns `Effect<Session, HandleClosed | E>`: `next`.
+ * @returns `Effect<Session, HandleClosed | WriterClaimLost | E>`: `next`.
  */
 export const writeNewEvents = <R, E>(
   handle: SessionHandle,
@@ -154,8 +166,12 @@ export const writeNewEvents = <R, E>(
     from: SessionSeq,
     to: SessionSeq,
   ) => Effect.Effect<void, E>,
-): Effect.Effect<Session, HandleClosed | E> =>
-  Effect.suspend((): Effect.Effect<Session, HandleClosed | E> => {
+): Effect.Effect<Session, HandleClosed | WriterClaimLost | E> =>
+  Effect.suspend((): Effect.Effect<
+    Session,
+    HandleClosed | WriterClaimLost | E
+  > => {
+    if (state.lostClaim !== undefined) return Effect.fail(state.lostClaim);
     if (state.closed || resource === undefined) {
       return Effect.fail(new HandleClosed({ id: handle.id }));
     }

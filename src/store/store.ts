@@ -9,13 +9,20 @@
  *
  * - **No clobber.** `create` never replaces a stored session
  *   (`SessionAlreadyExists`).
- * - **Batches.** `append`, `update` and `repair` store one batch, all or
- *   nothing, and it is durable when the effect succeeds. If a write fails
- *   and undoing it fails too, the outcome is `AppendOutcomeUnknown` and the
- *   handle refuses further writes.
+ * - **Honest outcomes.** `create`, `append`, `update` and `repair` store
+ *   one batch, all or nothing, and end in one of three ways: success (the
+ *   batch is stored, once, durably); a typed failure, which guarantees that
+ *   the call stored nothing (`StorageError`, `WriterClaimLost`, ...); or
+ *   `AppendOutcomeUnknown`, when the store cannot tell (a failed undo, a
+ *   connection cut after `COMMIT` was sent). Never a defect, never "not
+ *   stored" for a batch that may be stored. After an unknown outcome the
+ *   handle refuses further writes, and `resolveAppend(error)` tells whether
+ *   the batch is stored (`"stored"`), is not (`"absent"`: write it again),
+ *   or the log holds something else there (`StoredLogDiffers`).
  * - **One writer per session.** A write handle holds the session's writer
  *   claim; a second writer gets `SessionLocked`. A dead writer's claim is
- *   reclaimed.
+ *   reclaimed. A handle that loses its claim (a PostgreSQL writer whose
+ *   connection broke) refuses every later write with `WriterClaimLost`.
  * - **Scoped handles.** `create` and `open` need a `Scope`: the claim and
  *   whatever else the handle holds are released when the scope closes,
  *   whether it closes on success, failure or interruption. An interrupted
@@ -36,7 +43,7 @@
  *
  * A layer implements {@link StoreCore}; {@link makeSessionStore} builds the
  * rest of the service on it, so every layer has the same `append`,
- * `update`, `repair` and `withSession`.
+ * `update`, `repair`, `resolveAppend` and `withSession`.
  *
  * @module
  */
@@ -54,6 +61,7 @@ import {
   type SessionHeader,
 } from "../session.ts";
 import { logEvent } from "../surface/mod.ts";
+import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";
 import { SessionSeq } from "../seq.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
@@ -74,6 +82,8 @@ import {
   type SessionLocked,
   type SessionNotFound,
   type StorageError,
+  StoredLogDiffers,
+  type WriterClaimLost,
 } from "./errors.ts";
 
 /** How a session is opened. */
@@ -192,7 +202,8 @@ export type CreateError =
   | InvalidSessionId
   | SessionAlreadyExists
   | SessionLocked
-  | StorageError;
+  | StorageError
+  | AppendOutcomeUnknown;
 
 /** Errors of opening a session. */
 export type OpenError =
@@ -206,8 +217,26 @@ export type OpenError =
 export type WriteError =
   | ReadOnlyHandle
   | HandleClosed
+  | WriterClaimLost
   | StorageError
   | AppendOutcomeUnknown;
+
+/**
+ * What `resolveAppend` found: the whole batch is stored, or none of it is
+ * and the log ends where it would start (write it again).
+ */
+export type AppendResolution = "stored" | "absent";
+
+/** Options of {@link SessionStore} `resolveAppend`. */
+export interface ResolveOptions {
+  /** Extra log-only types the session's events may have. */
+  readonly vocabulary?: Vocabulary;
+  /** The longest stored line accepted, in bytes; 256 MiB by default. */
+  readonly maxLineBytes?: number;
+}
+
+/** Errors of resolving an unknown outcome. */
+export type ResolveError = OpenError | StoredLogDiffers;
 
 /** Errors of following a session. */
 export type FollowError =
@@ -314,6 +343,25 @@ export interface SessionStore {
     handle: SessionHandle,
   ) => Effect.Effect<RepairResult, SurfaceError | WriteError>;
   /**
+   * Tells whether the batch of an {@link AppendOutcomeUnknown} is stored,
+   * so that a caller writes it again only when it is not. It opens the
+   * session for writing (so no write of the batch can still be under way:
+   * the failed writer's claim is gone), or, when another writer holds the
+   * claim, for reading; then compares the events stored from the batch's
+   * first seq with the batch's events, in their stored form.
+   *
+   * @param error The unknown outcome.
+   * @param options The vocabulary and line limit to read the session with.
+   * @returns `Effect<AppendResolution, ResolveError>`: `"stored"` when
+   * every event of the batch is stored at its seq, `"absent"` when the log
+   * ends where the batch starts (for a `create`: no such session);
+   * `StoredLogDiffers` when it holds something else there, or a part.
+   */
+  readonly resolveAppend: (
+    error: AppendOutcomeUnknown,
+    options?: ResolveOptions,
+  ) => Effect.Effect<AppendResolution, ResolveError>;
+  /**
    * The stored events of a session from `fromSeq` on, then each batch as it
    * is stored, live; the stream ends when interrupted, or after the event
    * that meets `until`. Only committed events are served, never a torn
@@ -414,9 +462,48 @@ const appended = (before: SessionSeq, session: Session): AppendResult => ({
 });
 
 /**
+ * Where `session` (undefined: no such session) and the batch of `error`
+ * stand: the whole batch stored, none of it, or a difference.
+ */
+const resolutionOf = (
+  error: AppendOutcomeUnknown,
+  session: Session | undefined,
+): Effect.Effect<AppendResolution, StoredLogDiffers> => {
+  const { id, fromSeq } = error;
+  const differs = (seq: number, difference: StoredLogDiffers["difference"]) =>
+    Effect.fail(new StoredLogDiffers({ id, fromSeq, seq, difference }));
+  if (session === undefined) return Effect.succeed("absent");
+  if (
+    error.header !== undefined &&
+    encodeHeaderLine(session.header) !== encodeHeaderLine(error.header)
+  ) {
+    return differs(0, "header");
+  }
+  const next = session.surface.nextSeq;
+  if (next < fromSeq) return differs(next, "shorter");
+  if (next === fromSeq && error.batch.length > 0) {
+    return Effect.succeed("absent");
+  }
+  const options = session.vocabulary === undefined
+    ? undefined
+    : { vocabulary: session.vocabulary };
+  for (const event of error.batch) {
+    if (event.seq >= next) return differs(event.seq, "part");
+    const stored = logEvent(session.surface, event.seq);
+    if (
+      stored === undefined ||
+      encodeEventLine(stored, options) !== encodeEventLine(event, options)
+    ) {
+      return differs(event.seq, "event");
+    }
+  }
+  return Effect.succeed("stored");
+};
+
+/**
  * Builds a {@link SessionStore} on a layer's {@link StoreCore}: `append`,
  * `appendEvents`, `update` and `repair` as commits, `withSession` as a
- * scoped open.
+ * scoped open, `resolveAppend` as an open and a comparison.
  *
  * @param core The layer's operations.
  * @returns The store.
@@ -484,10 +571,43 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       ),
     );
 
+  const resolveAppend: SessionStore["resolveAppend"] = (error, options) =>
+    Effect.scoped(Effect.gen(function* () {
+      const read = {
+        ...(options?.vocabulary === undefined
+          ? {}
+          : { vocabulary: options.vocabulary }),
+        ...(options?.maxLineBytes === undefined
+          ? {}
+          : { maxLineBytes: options.maxLineBytes }),
+      };
+      // A writer's open waits for nothing: it succeeds only once the failed
+      // writer's claim is gone, and with it any write still under way. A
+      // claim held by another writer was taken after that, so a reader's
+      // view is as final.
+      const handle = yield* core.open(error.id, { ...read, mode: "write" })
+        .pipe(
+          Effect.catchTag(
+            "SessionLocked",
+            () => core.open(error.id, { ...read, mode: "read" }),
+          ),
+          Effect.map((handle): SessionHandle | undefined => handle),
+          Effect.catchTag(
+            "SessionNotFound",
+            (notFound) =>
+              error.header === undefined
+                ? Effect.fail(notFound)
+                : Effect.succeed(undefined),
+          ),
+        );
+      return yield* resolutionOf(error, handle?.session);
+    }));
+
   return {
     create: core.create,
     open: core.open,
     withSession,
+    resolveAppend,
     append: (handle, drafts) =>
       Effect.suspend(() => {
         const batch = [...drafts];

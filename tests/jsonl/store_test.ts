@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import {
+  AppendOutcomeUnknown,
   checkTranscript,
   deriveMessages,
   extensionType,
@@ -650,6 +651,7 @@ Deno.test("a failed write is truncated back", async (t) => {
   const writer = successOf(await run(store.create(header("f"))));
   successOf(await run(store.append(writer, turnBatches(0)[0] ?? [])));
   const good = fs.readFileSync(file);
+  let unknown: unknown;
 
   await t.step(
     "the batch fails, the file keeps its last good length",
@@ -675,7 +677,9 @@ Deno.test("a failed write is truncated back", async (t) => {
       failWrites = true;
       failTruncate = true;
       const exit = await run(store.append(writer, turnBatches(0)[2] ?? []));
-      thenFails(failureOf(exit), "AppendOutcomeUnknown", {
+      const error = failureOf(exit);
+      unknown = error;
+      thenFails(error, "AppendOutcomeUnknown", {
         id: "f",
         fromSeq: 4,
         events: (turnBatches(0)[2] ?? []).length,
@@ -689,6 +693,23 @@ Deno.test("a failed write is truncated back", async (t) => {
       const reader = successOf(await run(store.open("f")));
       assert.equal(reader.session.surface.nextSeq, 4);
       assert.ok(reader.report.tornTail !== undefined);
+    },
+  );
+  await t.step(
+    "resolveAppend finds the batch absent, and a retry guided by it stores it once",
+    async () => {
+      assert.ok(unknown instanceof AppendOutcomeUnknown);
+      const resolution = successOf(await run(store.resolveAppend(unknown)));
+      assert.equal(resolution, "absent");
+      const writer = successOf(await run(store.open("f", { mode: "write" })));
+      successOf(await run(store.appendEvents(writer, unknown.batch)));
+      const again = successOf(await run(store.resolveAppend(unknown)));
+      assert.equal(again, "stored");
+      const reader = successOf(await run(store.open("f")));
+      assert.equal(
+        reader.session.surface.nextSeq,
+        4 + (turnBatches(0)[2] ?? []).length,
+      );
     },
   );
   await Effect.runPromise(Scope.close(scope, Exit.void));

@@ -2,7 +2,9 @@
  * The store conformance suite against the PostgreSQL layer, with writers
  * in other processes (`tests/store/postgres_writer.ts`). It runs when
  * `PALIMPSEST_PG_URL` names a server (`bash tools/with_postgres.sh deno
- * task test` starts a throwaway one).
+ * task test` starts a throwaway one). Its fault suite, the connection cut
+ * at each point of the write protocol through a relay, is
+ * `tests/postgres/fault_test.ts`.
  *
  * @module
  */

@@ -29,6 +29,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  AppendOutcomeUnknown,
   compact,
   fork,
   Session,
@@ -45,6 +46,7 @@ import {
   Fiber,
   type Layer,
   ManagedRuntime,
+  Result,
   type Scope,
   Stream,
 } from "effect";
@@ -662,6 +664,84 @@ export const storeConformance = (options: ConformanceOptions): void => {
         const error = failureOf(exit);
         assert.equal(error._tag, "InvalidSessionSeq", JSON.stringify(options));
       }
+    },
+  );
+
+  test(
+    `resolveAppend tells a stored batch from an absent one, and refuses a log that differs`,
+    async () => {
+      const id = fresh("resolve");
+      const found = await run(Effect.gen(function* () {
+        const store = yield* SessionStore;
+        yield* seeded(id);
+        const session = (yield* Effect.scoped(store.open(id))).session;
+        const unknown = (
+          batch: ReadonlyArray<SessionEvent>,
+          created?: { readonly id: string; readonly createdAt: number },
+        ) =>
+          new AppendOutcomeUnknown({
+            id: created?.id ?? id,
+            fromSeq: batch[0]?.seq ?? TURN,
+            events: batch.length,
+            batch,
+            header: created === undefined
+              ? undefined
+              : { ...header(created.id), createdAt: created.createdAt },
+            cause: undefined,
+            undo: undefined,
+          });
+        const stored = Session.events(session, SessionSeq.make(TURN - 2));
+        const next = yield* Session.appendAll(session, turnBatches(1)[0] ?? []);
+        const absent = Session.events(next, SessionSeq.make(TURN));
+        const [last] = stored.slice(-1);
+        assert.ok(last !== undefined);
+        const resolve = (error: AppendOutcomeUnknown) =>
+          Effect.result(store.resolveAppend(error));
+        // A writer holds the session meanwhile: the answers are the same.
+        const writer = yield* store.open(id, { mode: "write" });
+        const held = yield* resolve(unknown(stored));
+        yield* store.close(writer);
+        return {
+          stored: yield* resolve(unknown(stored)),
+          held,
+          absent: yield* resolve(unknown(absent)),
+          part: yield* resolve(unknown([last, ...absent])),
+          other: yield* resolve(unknown([{ ...last, time: last.time + 1 }])),
+          created: yield* resolve(
+            unknown(Session.events(session), { id, createdAt: 1 }),
+          ),
+          neverCreated: yield* resolve(
+            unknown([], { id: `${id}-never`, createdAt: 1 }),
+          ),
+          otherHeader: yield* resolve(unknown([], { id, createdAt: 2 })),
+        };
+      }));
+      assert.deepEqual(
+        [found.stored, found.held, found.absent, found.neverCreated],
+        [
+          Result.succeed("stored"),
+          Result.succeed("stored"),
+          Result.succeed("absent"),
+          Result.succeed("absent"),
+        ],
+      );
+      assert.deepEqual(found.created, Result.succeed("stored"));
+      thenFails(failureOf(found.part), "StoredLogDiffers", {
+        id,
+        seq: TURN,
+        difference: "part",
+      });
+      thenFails(failureOf(found.other), "StoredLogDiffers", {
+        id,
+        seq: TURN - 1,
+        difference: "event",
+      });
+      thenFails(failureOf(found.otherHeader), "StoredLogDiffers", {
+        id,
+        seq: 0,
+        difference: "header",
+      });
+      assertNothingHeld("after resolveAppend");
     },
   );
 

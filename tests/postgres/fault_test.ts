@@ -1,0 +1,636 @@
+/**
+ * The PostgreSQL store under connection faults, through a relay on loopback
+ * that cuts the writer's connection at each point of the append protocol
+ * (`tests/_helpers/fault_proxy.ts`), and under `pg_terminate_backend` at
+ * random moments. Each outcome is compared with what the server holds, read
+ * through a connection of its own:
+ *
+ * - success: the batch is stored, once;
+ * - a typed failure: nothing of the batch is stored;
+ * - `AppendOutcomeUnknown`: `resolveAppend` says which, and a retry guided
+ *   by it stores the batch once;
+ * - never a defect; and a handle whose connection was cut refuses the next
+ *   write with `WriterClaimLost`.
+ *
+ * After the retries every batch is in the log exactly once (none lost, none
+ * duplicated). The figures are printed.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { Cause, Effect, Exit, Fiber, Redacted, Scope, Stream } from "effect";
+import * as Reactivity from "effect/reactivity/Reactivity";
+import { PgClient } from "@effect/sql-pg";
+import {
+  AppendOutcomeUnknown,
+  type EventDraft,
+  Session,
+  type SessionHandle,
+} from "@palimpsest/session";
+import {
+  makePostgresStore,
+  type PostgresSessionStore,
+} from "../../src/postgres/store.ts";
+import { postgresTest } from "../_helpers/postgres.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
+import {
+  type Fault,
+  type FaultProxy,
+  onAnswer,
+  onConnect,
+  onStatement,
+  startFaultProxy,
+} from "../_helpers/fault_proxy.ts";
+
+const WRITER = "palimpsest writer";
+const CHECK = "palimpsest check";
+const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
+
+/** Batch `k`: `size` turn starts whose turns mark it (k * 10 + i). */
+const batch = (k: number, size: number): EventDraft[] =>
+  Array.from({ length: size }, (_, i) => ({
+    type: "turn/start",
+    data: { turn: k * 10 + i },
+  }));
+
+/**
+ * Runs raw SQL on the database, straight to the server (not through the
+ * relay), over one connection kept per database: a connection costs a
+ * password exchange.
+ */
+const sql = async (
+  url: string,
+  text: string,
+  params: ReadonlyArray<unknown> = [],
+): Promise<ReadonlyArray<Record<string, unknown>>> => {
+  let client = direct.get(url);
+  if (client === undefined) {
+    const scope = Effect.runSync(Scope.make());
+    client = {
+      scope,
+      sql: await Effect.runPromise(Scope.provide(
+        PgClient.makeClient({ url: Redacted.make(url) }).pipe(
+          Effect.provide(Reactivity.layer),
+        ),
+        scope,
+      )),
+    };
+    direct.set(url, client);
+  }
+  return Effect.runPromise(
+    client.sql.unsafe<Record<string, unknown>>(text, [...params]),
+  );
+};
+const direct = new Map<
+  string,
+  { readonly scope: Scope.Closeable; readonly sql: PgClient.PgClient }
+>();
+
+/** Closes the direct connection to a database, before it is dropped. */
+const closeDirect = async (url: string) => {
+  const client = direct.get(url);
+  direct.delete(url);
+  if (client !== undefined) {
+    await Effect.runPromise(Scope.close(client.scope, Exit.void));
+  }
+};
+
+/** The stored events of a session as `[type, turn]`, in seq order. */
+const storedMarks = async (
+  url: string,
+  id: string,
+): Promise<Array<readonly [string, number]>> => {
+  const rows = await sql(
+    url,
+    "SELECT line FROM palimpsest_events WHERE session_id = $1 ORDER BY seq",
+    [id],
+  );
+  return rows.map((row) => {
+    const event = JSON.parse(String(row.line));
+    return [event.type, event.data.turn] as const;
+  });
+};
+
+/** The turns of the `turn/start` events stored for a session, in order. */
+const storedTurns = async (url: string, id: string): Promise<number[]> =>
+  (await storedMarks(url, id)).filter(([type]) => type === "turn/start").map((
+    [, turn],
+  ) => turn);
+
+/** How many times each mark of batch `k` is stored (all equal, or a lie). */
+const copiesOf = (turns: ReadonlyArray<number>, k: number, size: number) => {
+  const counts = Array.from(
+    { length: size },
+    (_, i) => turns.filter((t) => t === k * 10 + i).length,
+  );
+  assert.ok(
+    counts.every((c) => c === counts[0]),
+    `batch ${k} is stored in part: ${counts}`,
+  );
+  return counts[0] ?? 0;
+};
+
+/** What the figures count. */
+interface Tally {
+  faults: number;
+  outcomes: Record<string, number>;
+  resolved: Record<string, number>;
+  refusedAfter: number;
+  defects: number;
+  lost: number;
+  duplicated: number;
+}
+
+const newTally = (): Tally => ({
+  faults: 0,
+  outcomes: {},
+  resolved: {},
+  refusedAfter: 0,
+  defects: 0,
+  lost: 0,
+  duplicated: 0,
+});
+
+const bump = (record: Record<string, number>, key: string) => {
+  record[key] = (record[key] ?? 0) + 1;
+};
+
+/** The kind of an outcome: success, a failure's tag, or `defect`. */
+const kindOf = (exit: Exit.Exit<unknown, unknown>): string => {
+  if (Exit.isSuccess(exit)) return "success";
+  if (Cause.hasDies(exit.cause) || Cause.hasInterrupts(exit.cause)) {
+    return "defect";
+  }
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail");
+  const error = failure?._tag === "Fail" ? failure.error : undefined;
+  return typeof error === "object" && error !== null && "_tag" in error
+    ? String(error._tag)
+    : "untagged";
+};
+
+const unknownOf = (exit: Exit.Exit<unknown, unknown>): AppendOutcomeUnknown => {
+  const error = failureOf(exit);
+  assert.ok(error instanceof AppendOutcomeUnknown);
+  return error;
+};
+
+const printTally = (title: string, tally: Tally) =>
+  console.log(
+    `${title}: faults injected ${tally.faults}; outcomes ${
+      JSON.stringify(tally.outcomes)
+    }; unknown resolved ${JSON.stringify(tally.resolved)}; ` +
+      `later writes refused ${tally.refusedAfter}; defects ${tally.defects}, ` +
+      `lost ${tally.lost}, duplicated ${tally.duplicated}`,
+  );
+
+/** Runs `f` with a store over the relay, and the relay. */
+const withProxiedStore = async (
+  url: string,
+  f: (store: PostgresSessionStore, proxy: FaultProxy) => Promise<void>,
+) => {
+  const proxy = startFaultProxy(url);
+  const scope = Effect.runSync(Scope.make());
+  try {
+    const store = await Effect.runPromise(
+      Scope.provide(
+        makePostgresStore({
+          url: proxy.url,
+          pollInterval: "50 millis",
+          deadWriterSeconds: 3,
+        }),
+        scope,
+      ),
+    );
+    await f(store, proxy);
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void));
+    await proxy.close();
+    await closeDirect(url);
+  }
+};
+
+const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
+  Effect.runPromise(Effect.scoped(effect));
+
+/** The cut points of an append, each a list of faults armed together. */
+const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
+  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
+  ["after the head lock", [
+    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+  ]],
+  ["after the insert", [
+    onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
+  ]],
+  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+  ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
+  ["COMMIT delivered, then cut", [
+    onStatement(WRITER, /^COMMIT/, "deliver"),
+  ]],
+  ["COMMIT's answer dropped", [onAnswer(WRITER, /^COMMIT/)]],
+  ["COMMIT lost, the check refused", [
+    onStatement(WRITER, /^COMMIT/, "drop"),
+    onConnect(CHECK),
+  ]],
+  ["COMMIT's answer dropped, the check refused", [
+    onAnswer(WRITER, /^COMMIT/),
+    onConnect(CHECK),
+  ]],
+];
+
+/** A write under test: its batch `k`, and how many copies are stored. */
+interface Operation {
+  readonly name: string;
+  readonly sizes: ReadonlyArray<number>;
+  /** Runs on the writer before the faults are armed. */
+  readonly prepare: (
+    store: PostgresSessionStore,
+    writer: SessionHandle,
+    k: number,
+  ) => Effect.Effect<unknown, unknown>;
+  /** The write, cut. */
+  readonly write: (
+    store: PostgresSessionStore,
+    writer: SessionHandle,
+    k: number,
+    size: number,
+  ) => Effect.Effect<unknown, unknown>;
+  /** How many copies of the write's batch `marks` hold. */
+  readonly copies: (
+    marks: ReadonlyArray<readonly [string, number]>,
+    k: number,
+    size: number,
+  ) => number;
+  /** Events stored per round: the prepared ones and the write's. */
+  readonly rows: (size: number) => number;
+}
+
+const starts = (marks: ReadonlyArray<readonly [string, number]>) =>
+  marks.filter(([type]) => type === "turn/start").map(([, turn]) => turn);
+
+const operations: ReadonlyArray<Operation> = [
+  {
+    name: "append",
+    sizes: [1, 3],
+    prepare: () => Effect.void,
+    write: (store, writer, k, size) => store.append(writer, batch(k, size)),
+    copies: (marks, k, size) => copiesOf(starts(marks), k, size),
+    rows: (size) => size,
+  },
+  {
+    name: "update",
+    sizes: [3],
+    prepare: () => Effect.void,
+    write: (store, writer, k, size) =>
+      store.update(writer, (s) => Session.appendAll(s, batch(k, size))),
+    copies: (marks, k, size) => copiesOf(starts(marks), k, size),
+    rows: (size) => size,
+  },
+  {
+    // The turn batch `k` opened is closed by the repair's `turn/end`.
+    name: "repair",
+    sizes: [1],
+    prepare: (store, writer, k) => store.append(writer, batch(k, 1)),
+    write: (store, writer) => store.repair(writer),
+    copies: (marks, k) =>
+      marks.filter(([type, turn]) => type === "turn/end" && turn === k * 10)
+        .length,
+    rows: () => 2,
+  },
+];
+
+postgresTest(
+  "a cut at each point of an append, update or repair ends in an honest outcome, and retries guided by it neither lose nor duplicate",
+  async (url) => {
+    const tally = newTally();
+    const id = "cut-append";
+    await withProxiedStore(url, async (store, proxy) => {
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      let k = 0;
+      let rows = 0;
+      const written: Array<{ op: Operation; k: number; size: number }> = [];
+      for (const op of operations) {
+        for (const size of op.sizes) {
+          for (const [point, faults] of appendPoints) {
+            k++;
+            const before = proxy.fired();
+            const { result, after } = await run(Effect.gen(function* () {
+              const writer = yield* store.open(id, { mode: "write" });
+              yield* op.prepare(store, writer, k);
+              proxy.arm(...faults);
+              const result = yield* Effect.exit(
+                op.write(store, writer, k, size),
+              );
+              proxy.disarm();
+              // The connection is gone, and the claim with it: the handle
+              // refuses, and its batch never lands.
+              const after = yield* Effect.exit(
+                store.append(writer, batch(900 + k, 1)),
+              );
+              return { result, after };
+            }));
+            const fired = proxy.fired() - before;
+            assert.ok(fired >= 1, `${point}: no fault fired`);
+            tally.faults += fired;
+            const kind = kindOf(result);
+            bump(tally.outcomes, kind);
+            const marks = await storedMarks(url, id);
+            const copies = op.copies(marks, k, size);
+            const where = `${op.name} ${point} (${size}): ${kind}`;
+            if (kind === "defect") {
+              tally.defects++;
+              assert.fail(
+                `${where}: ${
+                  Exit.isFailure(result) && Cause.pretty(result.cause)
+                }`,
+              );
+            }
+            assert.equal(kindOf(after), "WriterClaimLost", `${where}: after`);
+            tally.refusedAfter++;
+            assert.equal(
+              copiesOf(starts(marks), 900 + k, 1),
+              0,
+              `${where}: after`,
+            );
+            let retry = false;
+            if (kind === "success") {
+              assert.equal(copies, 1, where);
+            } else if (kind === "AppendOutcomeUnknown") {
+              const resolution = await Effect.runPromise(
+                store.resolveAppend(unknownOf(result)),
+              );
+              bump(tally.resolved, resolution);
+              assert.equal(
+                resolution,
+                copies === 1 ? "stored" : "absent",
+                where,
+              );
+              retry = resolution === "absent";
+            } else {
+              // A typed failure: nothing of the batch is stored.
+              assert.equal(copies, 0, where);
+              retry = true;
+            }
+            if (retry) {
+              await run(
+                store.withSession(id, (w) => op.write(store, w, k, size)),
+              );
+            }
+            written.push({ op, k, size });
+            rows += op.rows(size);
+          }
+        }
+      }
+      const marks = await storedMarks(url, id);
+      for (const { op, k, size } of written) {
+        const copies = op.copies(marks, k, size);
+        if (copies === 0) tally.lost++;
+        if (copies > 1) tally.duplicated++;
+      }
+      // The log is whole: every batch once, nothing else.
+      assert.equal(marks.length, rows);
+    });
+    printTally("append, update and repair faults", tally);
+    assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
+  },
+);
+
+/** The cut points of a create from a whole session. */
+const createPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
+  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
+  ["after the write lock", [
+    onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"),
+  ]],
+  ["after the head row", [
+    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+  ]],
+  ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
+  ["COMMIT delivered, then cut", [
+    onStatement(WRITER, /^COMMIT/, "deliver"),
+  ]],
+  ["COMMIT's answer dropped", [onAnswer(WRITER, /^COMMIT/)]],
+  ["COMMIT lost, the check refused", [
+    onStatement(WRITER, /^COMMIT/, "drop"),
+    onConnect(CHECK),
+  ]],
+  ["COMMIT's answer dropped, the check refused", [
+    onAnswer(WRITER, /^COMMIT/),
+    onConnect(CHECK),
+  ]],
+];
+
+postgresTest(
+  "a cut at each point of a create ends in an honest outcome, and a retry guided by it creates the session once",
+  async (url) => {
+    const tally = newTally();
+    await withProxiedStore(url, async (store, proxy) => {
+      for (const [index, [point, faults]] of createPoints.entries()) {
+        const id = `cut-create-${index}`;
+        const session = Effect.runSync(
+          Session.appendAll(Session.make(header(id)), batch(index, 3)),
+        );
+        const before = proxy.fired();
+        const { result, after } = await run(Effect.gen(function* () {
+          proxy.arm(...faults);
+          const result = yield* Effect.exit(store.create(session));
+          proxy.disarm();
+          const after = Exit.isSuccess(result)
+            ? yield* Effect.exit(store.append(result.value, batch(900, 1)))
+            : undefined;
+          return { result, after };
+        }));
+        tally.faults += proxy.fired() - before;
+        const kind = kindOf(result);
+        bump(tally.outcomes, kind);
+        const where = `${point}: ${kind}`;
+        if (kind === "defect") tally.defects++;
+        const turns = await storedTurns(url, id);
+        const exists = (await sql(
+          url,
+          "SELECT id FROM palimpsest_sessions WHERE id = $1",
+          [id],
+        )).length === 1;
+        assert.equal(exists ? copiesOf(turns, index, 3) : 0, exists ? 1 : 0);
+        let retry = false;
+        if (kind === "success") {
+          assert.ok(exists, where);
+          // Stored, but the connection is gone: the handle cannot write.
+          assert.equal(kindOf(after ?? Exit.void), "WriterClaimLost", where);
+          tally.refusedAfter++;
+        } else if (kind === "AppendOutcomeUnknown") {
+          const resolution = await Effect.runPromise(
+            store.resolveAppend(unknownOf(result)),
+          );
+          bump(tally.resolved, resolution);
+          assert.equal(resolution, exists ? "stored" : "absent", where);
+          retry = resolution === "absent";
+        } else {
+          assert.ok(!exists, where);
+          retry = true;
+        }
+        if (retry) {
+          await run(Effect.flatMap(store.create(session), store.close));
+        }
+        const final = await storedTurns(url, id);
+        if (final.length === 0) tally.lost++;
+        assert.deepEqual(final, [index * 10, index * 10 + 1, index * 10 + 2]);
+      }
+    });
+    printTally("create faults", tally);
+    assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
+  },
+);
+
+postgresTest(
+  "writers terminated at random moments by pg_terminate_backend end in honest outcomes",
+  async (url) => {
+    const tally = newTally();
+    const id = "terminated";
+    const database = new URL(url).pathname.slice(1);
+    await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+      yield* Effect.addFinalizer(() => Effect.promise(() => closeDirect(url)));
+      const store = yield* makePostgresStore({ url, deadWriterSeconds: 3 });
+      yield* Effect.flatMap(store.create(header(id)), store.close);
+      const written: number[] = [];
+      let k = 0;
+      let random = 7;
+      const next = () => {
+        random = (random * 1103515245 + 12345) % 2147483648;
+        return random / 2147483648;
+      };
+      for (let round = 0; round < 24; round++) {
+        // Each round appends until its writer is terminated, a few ms in.
+        const killer = yield* Effect.forkChild(Effect.gen(function* () {
+          yield* Effect.sleep(`${Math.floor(next() * 25)} millis`);
+          const killed = yield* Effect.promise(() =>
+            sql(
+              url,
+              `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+               WHERE application_name = $1 AND datname = $2`,
+              [WRITER, database],
+            )
+          );
+          return killed.length;
+        }));
+        // The append the termination broke, if it broke one.
+        const broken = yield* Effect.scoped(Effect.gen(function* () {
+          const writer = yield* store.open(id, { mode: "write" });
+          for (let i = 0; i < 50; i++) {
+            k++;
+            written.push(k);
+            const result = yield* Effect.exit(
+              store.append(writer, batch(k, 2)),
+            );
+            if (!Exit.isSuccess(result)) return { k, result };
+            bump(tally.outcomes, "success");
+          }
+          return undefined;
+        })).pipe(
+          // Terminated while it opened: no batch was written.
+          Effect.catch(() => Effect.succeed(undefined)),
+        );
+        tally.faults += yield* Fiber.join(killer);
+        if (broken === undefined) continue;
+        const kind = kindOf(broken.result);
+        bump(tally.outcomes, kind);
+        if (kind === "defect") {
+          tally.defects++;
+          continue;
+        }
+        let retry = true;
+        if (kind === "AppendOutcomeUnknown") {
+          const resolution = yield* store.resolveAppend(
+            unknownOf(broken.result),
+          );
+          bump(tally.resolved, resolution);
+          retry = resolution === "absent";
+        }
+        if (retry) {
+          yield* store.withSession(
+            id,
+            (w) => store.append(w, batch(broken.k, 2)),
+          );
+        }
+      }
+      const turns = yield* Effect.promise(() => storedTurns(url, id));
+      for (const k of written) {
+        const copies = copiesOf(turns, k, 2);
+        if (copies === 0) tally.lost++;
+        if (copies > 1) tally.duplicated++;
+      }
+    })));
+    printTally("pg_terminate_backend", tally);
+    assert.ok(tally.faults > 0);
+    assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
+  },
+);
+
+postgresTest(
+  "a batch whose COMMIT answer is lost is reported stored, never as not stored",
+  async (url) => {
+    const id = "answer-lost";
+    await withProxiedStore(url, async (store, proxy) => {
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      const result = await run(Effect.gen(function* () {
+        const writer = yield* store.open(id, { mode: "write" });
+        proxy.arm(onAnswer(WRITER, /^COMMIT/));
+        return yield* Effect.exit(store.append(writer, batch(1, 2)));
+      }));
+      assert.equal(proxy.fired(), 1);
+      // The server committed: the store finds it out and says so.
+      assert.equal(kindOf(result), "success");
+      assert.deepEqual(await storedTurns(url, id), [10, 11]);
+    });
+  },
+);
+
+postgresTest(
+  "a connection cut inside the append's transaction is a typed failure, not a defect",
+  async (url) => {
+    const id = "cut-inside";
+    await withProxiedStore(url, async (store, proxy) => {
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      const failure = await run(Effect.gen(function* () {
+        const writer = yield* store.open(id, { mode: "write" });
+        proxy.arm(
+          onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+        );
+        return yield* Effect.exit(store.append(writer, batch(1, 2)));
+      }));
+      assert.equal(proxy.fired(), 1);
+      thenFails(failureOf(failure), "WriterClaimLost", { id });
+      assert.deepEqual(await storedTurns(url, id), []);
+    });
+  },
+);
+
+postgresTest(
+  "follow resumes from its cursor across a server restart",
+  async (url) => {
+    const id = "restarted";
+    await withProxiedStore(url, async (followed, proxy) => {
+      const seqs = await Effect.runPromise(
+        Effect.scoped(Effect.gen(function* () {
+          // The writer reaches the server directly; the follower through the
+          // relay, whose connections all drop, and which refuses new ones
+          // for a while, as a restarting server does.
+          const store = yield* makePostgresStore({ url });
+          const writer = yield* store.create(header(id));
+          yield* store.append(writer, batch(0, 2));
+          const fiber = yield* Effect.forkChild(Stream.runCollect(
+            Stream.take(followed.follow(id, { fromSeq: 1 }), 5),
+          ));
+          yield* Effect.sleep("150 millis");
+          proxy.cutAll();
+          proxy.refuse(true);
+          yield* store.append(writer, batch(1, 2));
+          yield* Effect.sleep("400 millis");
+          proxy.refuse(false);
+          yield* store.append(writer, batch(2, 2));
+          const events = yield* Fiber.join(fiber);
+          return events.map((event) => event.seq);
+        })),
+      );
+      assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
+    });
+  },
+);
