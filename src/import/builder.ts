@@ -26,6 +26,7 @@ import {
   surfaceEvent,
   surfaceNodes,
   type SurfaceOp,
+  type ToolResultBlock,
   type ToolResultContentBlock,
   type TurnEndReason,
 } from "../../mod.ts";
@@ -86,6 +87,12 @@ export interface Builder {
   repairs: number;
   /** Summary events (their seqs) made by compactions. */
   readonly summaries: Set<number>;
+  /**
+   * The text the source tool itself sends for a call that never got a
+   * result (pi: `No result provided`, Codex: `aborted`); the library's
+   * repair text when unset.
+   */
+  closerText: string | undefined;
 }
 
 /** A fresh builder. */
@@ -112,6 +119,7 @@ export const makeBuilder = (): Builder => ({
   compactions: 0,
   repairs: 0,
   summaries: new Set(),
+  closerText: undefined,
 });
 
 /** The result of a builder step. */
@@ -359,7 +367,7 @@ export const closeTurn = (
           } that the source never answered (interrupted turn)`,
         );
       }
-      const pushed = push(b, closer, 0);
+      const pushed = push(b, withCloserText(b, closer), 0);
       if (Result.isFailure(pushed)) return Result.fail(pushed.failure);
     }
     b.openCalls.clear();
@@ -377,6 +385,25 @@ export const closeTurn = (
     line,
   );
   return done(ended);
+};
+
+/** A repair's closing result, with the source tool's own text when it has one. */
+const withCloserText = (b: Builder, closer: SessionEvent): SessionEvent => {
+  if (closer.type !== "tool/result" || b.closerText === undefined) {
+    return closer;
+  }
+  const [block] = closer.data.message.content;
+  const text: ToolResultBlock = {
+    ...block,
+    content: [{ type: "text", text: b.closerText }],
+  };
+  return {
+    ...closer,
+    data: {
+      ...closer.data,
+      message: { ...closer.data.message, content: [text] as const },
+    },
+  };
 };
 
 /**

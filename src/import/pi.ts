@@ -177,6 +177,14 @@ const bashText = (m: Record<string, unknown>): string => {
   return text;
 };
 
+/** How pi wraps a compaction summary when it sends it. */
+const compactionText = (summary: string): string =>
+  `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${summary}\n</summary>`;
+
+/** How pi wraps a branch summary when it sends it. */
+const branchText = (summary: string): string =>
+  `The following is a summary of a branch that this conversation came back from:\n\n<summary>\n${summary}</summary>`;
+
 const stopReasons: Readonly<
   Record<
     string,
@@ -313,6 +321,7 @@ export const importPi = (
   }).sort((x, y) => (x.lines[0] ?? 0) - (y.lines[0] ?? 0));
 
   // Pass 2: the entries on the path, in file order.
+  b.closerText = "No result provided";
   const fallbackProvider = str(h.provider) ?? "unknown";
   let model = {
     provider: fallbackProvider,
@@ -381,6 +390,7 @@ export const importPi = (
         return done(compactBefore(b, line, {
           compactionId,
           summary,
+          content: [{ type: "text", text: compactionText(summary) }],
           kind,
           ...(keptLine === undefined
             ? {}
@@ -388,10 +398,19 @@ export const importPi = (
         }));
       }
       case "branch_summary": {
-        const text = str(value.summary) ?? "";
+        const summary = str(value.summary) ?? "";
+        if (summary === "") {
+          skip(
+            b,
+            kind,
+            line,
+            "an empty branch summary, which pi does not send",
+          );
+          return Result.succeed(undefined);
+        }
         const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
           type: "text",
-          text,
+          text: branchText(summary),
         }], {
           kind: "plugin",
           plugin: "pi/branch-summary",
@@ -562,12 +581,22 @@ const piMessage = (
     }
     case "branchSummary":
     case "compactionSummary": {
+      const summary = str(m.summary) ?? "";
+      if (summary === "") {
+        skip(b, kind, line, "an empty summary, which pi does not send");
+        return Result.succeed(undefined);
+      }
       return done(
         userMessage(
           b,
           line,
           id,
-          [{ type: "text", text: str(m.summary) ?? "" }],
+          [{
+            type: "text",
+            text: m.role === "branchSummary"
+              ? branchText(summary)
+              : compactionText(summary),
+          }],
           {
             kind: "plugin",
             plugin: `pi/${m.role}`,
