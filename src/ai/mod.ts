@@ -110,6 +110,7 @@ export {
   validateOpenAIChat,
 } from "./openai_chat.ts";
 export {
+  type OpenAIResponsesCompaction,
   type OpenAIResponsesFilePart,
   type OpenAIResponsesFunctionCall,
   type OpenAIResponsesFunctionCallOutput,

@@ -26,6 +26,7 @@ import {
   surfaceEvent,
   surfaceNodes,
   type SurfaceOp,
+  TOOL_NOT_STARTED,
   type ToolResultBlock,
   type ToolResultContentBlock,
   type TurnEndReason,
@@ -610,6 +611,12 @@ export interface CompactionInput {
   /** The first surface position kept (nodes before it are replaced); default: all. */
   readonly keepFrom?: (seq: SessionSeq) => boolean;
   readonly kind: string;
+  /** The replacing message's id (default `compaction-<compactionId>`). */
+  readonly messageId?: string;
+  /** The replacing message's source (default the `compaction` plugin). */
+  readonly source?: Readonly<Record<string, unknown>> & {
+    readonly kind: string;
+  };
 }
 
 /**
@@ -678,10 +685,10 @@ export const compactBefore = (
   const endSeq = shadowed[shadowed.length - 1];
   const content = input.content ?? [{ type: "text", text: input.summary }];
   const message = {
-    id: uniqueId(b, `compaction-${id}`),
+    id: uniqueId(b, input.messageId ?? `compaction-${id}`),
     role: "user",
     content,
-    source: { kind: "plugin", plugin: "compaction" },
+    source: input.source ?? { kind: "plugin", plugin: "compaction" },
   };
   const cited = [started.success.seq, summarized.success.seq];
   const summary = startSeq === undefined || endSeq === undefined
@@ -712,8 +719,86 @@ export const compactBefore = (
       "compaction with nothing before it on the surface; its summary is appended",
     );
   }
+  forgetShadowedCalls(b, line, input.kind);
   b.compactions += 1;
   return Result.succeed(started.success.seq);
+};
+
+/**
+ * Forgets the open calls whose message a replacement took off the surface:
+ * no result can follow them any more (the source dropped them too).
+ */
+export const forgetShadowedCalls = (
+  b: Builder,
+  line: number,
+  kind: string,
+): void => {
+  for (const callId of [...b.openCalls]) {
+    const call = b.calls.get(callId);
+    if (
+      call === undefined || surfaceEvent(b.surface, call.message) !== undefined
+    ) {
+      continue;
+    }
+    call.answered = true;
+    b.openCalls.delete(callId);
+    notCarried(
+      b,
+      line,
+      kind,
+      `call ${JSON.stringify(callId)} had no result when it was replaced`,
+    );
+  }
+};
+
+/**
+ * Answers every open call at once with an error result in the source
+ * tool's words ({@link Builder.closerText}), as the library's repair does,
+ * without ending the turn: where the source itself answers a call that got
+ * no output right after it (Codex).
+ */
+export const closeOpenCalls = (b: Builder, line: number): Step => {
+  for (const callId of [...b.openCalls]) {
+    const call = b.calls.get(callId);
+    b.openCalls.delete(callId);
+    if (call === undefined) continue;
+    call.answered = true;
+    const made = append(b, {
+      type: "tool/result",
+      surfaceOp: "append",
+      sourceEventSeqs: [call.message],
+      data: {
+        turn: call.turn,
+        step: call.step,
+        message: {
+          id: uniqueId(b, `repair-${callId}`),
+          role: "user",
+          content: [{
+            type: "tool-result",
+            toolCallId: callId,
+            content: [{
+              type: "text",
+              text: b.closerText ?? "The tool call got no result.",
+            }],
+            isError: true,
+          }],
+          source: { kind: "tool", callId },
+        },
+        error: { name: "ToolInterrupted", code: TOOL_NOT_STARTED },
+      },
+    }, line);
+    if (Result.isFailure(made)) return Result.fail(made.failure);
+    b.repairs += 1;
+    synthesized(
+      b,
+      b.origin[call.message] ?? 0,
+      "tool-call",
+      `error result right after call ${
+        JSON.stringify(callId)
+      }, which the source never answered`,
+    );
+  }
+  return ok;
 };
 
 /** Whether a surface node came from a source line at or after `line`. */

@@ -27,19 +27,27 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
+import {
+  type ContentBlock,
+  type SessionSeq,
+  surfaceEvent,
+  surfaceNodes,
+  type ToolResultContentBlock,
+} from "../../mod.ts";
 import {
   append,
   argumentsText,
   assistantMessage,
   type Builder,
   closeAnsweredTurn,
+  closeOpenCalls,
   closeTurn,
   compactBefore,
   count,
   done,
   epochOf,
   fileName,
+  forgetShadowedCalls,
   importedHeader,
   isRecord,
   keptOpaque,
@@ -111,6 +119,121 @@ const outputContent = (u: unknown): ToolResultContentBlock[] => {
   return [{ type: "text", text: JSON.stringify(u ?? null) }];
 };
 
+interface Held {
+  readonly p: Record<string, unknown>;
+  readonly line: number;
+  readonly time: unknown;
+  readonly kind: string;
+}
+
+/** Texts Codex writes as user messages that the person did not type. */
+const contextPrefixes = [
+  "<environment_context>",
+  "<user_instructions>",
+  "# AGENTS.md instructions",
+  "<user_shell_command>",
+  "<turn_aborted>",
+  // The summary of an earlier compaction.
+  "Another language model started to solve this problem",
+];
+
+/** Whether a user message is one the person typed (what Codex counts as a turn). */
+const isRealUserMessage = (
+  m: {
+    readonly source: { readonly kind: string };
+    readonly content: ReadonlyArray<ContentBlock>;
+  },
+): boolean => {
+  if (m.source.kind !== "user") return false;
+  const first = m.content.find((c) => c.type === "text");
+  const text = first?.type === "text" ? first.text.trimStart() : "";
+  return !contextPrefixes.some((prefix) => text.startsWith(prefix));
+};
+
+/** Codex's bound on the user messages a compaction without history keeps, in tokens. */
+const keptUserTokens = 20_000;
+
+/** Codex's token estimate: four bytes a token. */
+const tokensOf = (text: string): number =>
+  Math.ceil(new TextEncoder().encode(text).length / 4);
+
+/**
+ * A \`compacted\` line without a replacement history, as Codex rebuilds it:
+ * the newest messages the person typed, up to about 20k tokens (the one
+ * that does not fit whole is cut to the budget), in order, then the summary
+ * as a user message; everything else is dropped. The first kept message
+ * replaces the surface, the others follow it, each citing the compaction.
+ */
+const keepRecentUserMessages = (
+  b: Builder,
+  line: number,
+  kind: string,
+  compactionId: string,
+  summary: string,
+): Step => {
+  const users: Array<ReadonlyArray<ContentBlock>> = [];
+  for (const seq of surfaceNodes(b.surface)) {
+    const e = surfaceEvent(b.surface, seq);
+    if (e?.type === "user/message" && isRealUserMessage(e.data)) {
+      users.push(e.data.content);
+    }
+  }
+  const kept: Array<ReadonlyArray<ContentBlock>> = [];
+  let budget = keptUserTokens;
+  for (let i = users.length - 1; i >= 0 && budget > 0; i--) {
+    const content = users[i] ?? [];
+    const text = content.flatMap((c) => c.type === "text" ? [c.text] : [])
+      .join("");
+    const tokens = tokensOf(text);
+    if (tokens <= budget) {
+      kept.unshift(content);
+      budget -= tokens;
+      continue;
+    }
+    kept.unshift([{ type: "text", text: text.slice(0, budget * 4) }]);
+    break;
+  }
+  const summaryContent: ReadonlyArray<ContentBlock> = [{
+    type: "text",
+    text: summary,
+  }];
+  const [first, ...rest] = kept;
+  const replaced = compactBefore(b, line, {
+    compactionId,
+    summary,
+    kind,
+    content: first ?? summaryContent,
+    ...(first === undefined ? {} : {
+      source: { kind: "user" },
+      messageId: `${compactionId}-user`,
+    }),
+  });
+  if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+  const cited = [replaced.success];
+  const tail = first === undefined ? rest : [...rest, summaryContent];
+  for (const [i, content] of tail.entries()) {
+    const last = first !== undefined && i === tail.length - 1;
+    const made = userMessage(
+      b,
+      line,
+      last ? `compaction-${compactionId}` : `${compactionId}-user`,
+      content,
+      last ? { kind: "plugin", plugin: "compaction" } : { kind: "user" },
+      cited,
+    );
+    if (Result.isFailure(made)) return Result.fail(made.failure);
+  }
+  notCarried(
+    b,
+    line,
+    kind,
+    `a compaction without a replacement history: ${kept.length} user message${
+      kept.length === 1 ? "" : "s"
+    } and the summary kept, as Codex rebuilds it`,
+  );
+  return Result.succeed(undefined);
+};
+
 /**
  * Imports a Codex rollout into the builder.
  *
@@ -130,6 +253,11 @@ export const importCodex = (
   let explicitTurns = false;
   let modelOutputInTurn = false;
   let records = 0;
+  /** User-side items that arrived while calls waited for their outputs. */
+  let held: Array<Held> = [];
+  /** Set while a compaction's replacement history is imported: what its messages cite. */
+  let cite: ReadonlyArray<SessionSeq> | undefined;
+  b.closerText = "aborted";
 
   const flush = (): Step => {
     if (pending === undefined) return Result.succeed(undefined);
@@ -145,16 +273,43 @@ export const importCodex = (
     return done(made);
   };
 
-  const output = (line: number, time: unknown): PendingOutput => {
+  const output = (line: number, time: unknown): Step<PendingOutput> => {
     if (pending === undefined) {
+      // A new response: Codex answered the calls still open right after them.
+      const settled = settle(line);
+      if (Result.isFailure(settled)) return Result.fail(settled.failure);
       pending = { line, time, content: [], stream: [] };
     }
-    return pending;
+    return Result.succeed(pending);
+  };
+
+  /** Imports the items held back while calls were open. */
+  const release = (): Step => {
+    const items = held;
+    held = [];
+    for (const h of items) {
+      const made = responseItem(h.p, h.line, h.time, h.kind);
+      if (Result.isFailure(made)) return made;
+    }
+    return Result.succeed(undefined);
+  };
+
+  /**
+   * Answers the open calls as Codex does (a synthetic \`aborted\` output
+   * right after the call), then imports what was held back behind them.
+   */
+  const settle = (line: number): Step => {
+    if (b.openCalls.size > 0) {
+      const closed = closeOpenCalls(b, line);
+      if (Result.isFailure(closed)) return closed;
+    }
+    return release();
   };
 
   const userSide = (line: number): Step => {
     const flushed = flush();
     if (Result.isFailure(flushed)) return flushed;
+    if (cite !== undefined) return Result.succeed(undefined);
     if (b.turn === undefined || (!explicitTurns && modelOutputInTurn)) {
       modelOutputInTurn = false;
       return openTurn(b, line);
@@ -172,7 +327,25 @@ export const importCodex = (
       case "message": {
         const role = str(p.role);
         if (role === "assistant") {
-          output(line, time).content.push(...messageContent(p.content));
+          const out = output(line, time);
+          if (Result.isFailure(out)) return Result.fail(out.failure);
+          out.success.content.push(...messageContent(p.content));
+          return Result.succeed(undefined);
+        }
+        if (role === "system") {
+          skip(
+            b,
+            `${kind}/system`,
+            line,
+            "a system message, which Codex does not send",
+          );
+          return Result.succeed(undefined);
+        }
+        const flushed = flush();
+        if (Result.isFailure(flushed)) return flushed;
+        if (b.openCalls.size > 0 && cite === undefined) {
+          // The transcript answers calls before the next message.
+          held.push({ p, line, time, kind });
           return Result.succeed(undefined);
         }
         const opened = userSide(line);
@@ -184,11 +357,54 @@ export const importCodex = (
           str(p.id) ?? `codex-L${line}`,
           messageContent(p.content),
           sourceOf(role),
+          cite,
         );
         return done(made);
       }
-      case "reasoning": {
+      case "compaction": {
+        const flushed = flush();
+        if (Result.isFailure(flushed)) return flushed;
+        setTime(b, time);
+        notCarried(
+          b,
+          line,
+          kind,
+          "an encrypted compaction item: kept as an opaque block that goes back to OpenAI Responses unchanged and is left out for other providers",
+        );
+        return done(userMessage(
+          b,
+          line,
+          `codex-L${line}-compaction`,
+          [{
+            type: "text",
+            text: "",
+            opaque: { api: "openai-responses", item: p },
+          } as ContentBlock],
+          { kind: "plugin", plugin: "codex/compaction" },
+          cite,
+        ));
+      }
+      case "web_search_call":
+      case "tool_search_call":
+      case "tool_search_output": {
         const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.stream.push(p);
+        keptOpaque(
+          b,
+          kind,
+          line,
+          "a hosted tool item, in the assistant message's stream; the adapters do not send it back",
+        );
+        return Result.succeed(undefined);
+      }
+      case "ghost_snapshot":
+        skip(b, kind, line, "undo bookkeeping the model never sees");
+        return Result.succeed(undefined);
+      case "reasoning": {
+        const got = output(line, time);
+        if (Result.isFailure(got)) return Result.fail(got.failure);
+        const out = got.success;
         const summary = Array.isArray(p.summary)
           ? p.summary.map((s) => isRecord(s) ? str(s.text) ?? "" : "").join(
             "\n\n",
@@ -212,30 +428,39 @@ export const importCodex = (
         }
         return Result.succeed(undefined);
       }
-      case "function_call":
-        output(line, time).content.push({
+      case "function_call": {
+        const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.content.push({
           type: "tool-call",
           id: str(p.call_id) ?? "",
           name: str(p.name) ?? "",
           arguments: argumentsText(p.arguments),
         });
         return Result.succeed(undefined);
-      case "custom_tool_call":
-        output(line, time).content.push({
+      }
+      case "custom_tool_call": {
+        const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.content.push({
           type: "tool-call",
           id: str(p.call_id) ?? "",
           name: str(p.name) ?? "",
           arguments: JSON.stringify(p.input ?? ""),
         });
         return Result.succeed(undefined);
-      case "local_shell_call":
-        output(line, time).content.push({
+      }
+      case "local_shell_call": {
+        const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.content.push({
           type: "tool-call",
           id: str(p.call_id) ?? str(p.id) ?? "",
           name: "local_shell",
           arguments: JSON.stringify(p.action ?? {}),
         });
         return Result.succeed(undefined);
+      }
       case "function_call_output":
       case "custom_tool_call_output":
       case "local_shell_call_output": {
@@ -243,7 +468,7 @@ export const importCodex = (
         if (Result.isFailure(flushed)) return flushed;
         setTime(b, time);
         const failed = isRecord(p.output) && p.output.success === false;
-        return toolResult(
+        const answered = toolResult(
           b,
           line,
           kind,
@@ -251,6 +476,8 @@ export const importCodex = (
           outputContent(p.output),
           failed,
         );
+        if (Result.isFailure(answered)) return answered;
+        return b.openCalls.size === 0 ? release() : answered;
       }
       default: {
         const flushed = flush();
@@ -276,57 +503,105 @@ export const importCodex = (
   ): Step => {
     const flushed = flush();
     if (Result.isFailure(flushed)) return flushed;
+    const settled = settle(line);
+    if (Result.isFailure(settled)) return settled;
     setTime(b, time);
     const summary = str(p.message) ?? "";
-    const history = Array.isArray(p.replacement_history)
-      ? p.replacement_history
-      : undefined;
-    const messages =
-      history?.filter((h) => isRecord(h) && h.type === "message") ?? [];
-    if (
-      history === undefined || history.length === 0 ||
-      messages.length !== history.length
-    ) {
+    const compactionId = `codex-L${line}`;
+    if (!Array.isArray(p.replacement_history)) {
+      return keepRecentUserMessages(b, line, kind, compactionId, summary);
+    }
+    // Codex goes on from exactly these items: they replace the surface.
+    const history = p.replacement_history.filter(isRecord);
+    const head = history[0];
+    const headRole = head?.type === "message" ? str(head.role) : undefined;
+    const replacesWithHead = headRole !== undefined &&
+      headRole !== "assistant" && headRole !== "system";
+    const replaced = compactBefore(b, line, {
+      compactionId,
+      summary,
+      kind,
+      ...(replacesWithHead && head !== undefined
+        ? {
+          content: messageContent(head.content),
+          source: sourceOf(headRole),
+          messageId: str(head.id) ?? `${compactionId}-history`,
+        }
+        : {}),
+    });
+    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+    if (!replacesWithHead && history.length > 0) {
       notCarried(
         b,
         line,
         kind,
-        history === undefined
-          ? "compaction without a replacement history: what it replaced cannot be proved, its summary is appended"
-          : "compaction whose replacement history holds more than messages; its summary is appended",
+        "a replacement history that does not start with a user message: its summary message replaces the surface before it",
       );
-      const made = userMessage(b, line, `codex-compacted-L${line}`, [{
-        type: "text",
-        text: summary,
-      }], {
-        kind: "plugin",
-        plugin: "compaction",
-      });
-      return done(made);
     }
-    const [head, ...rest] = messages;
-    const headContent = isRecord(head) ? messageContent(head.content) : [];
-    const compactionId = `codex-L${line}`;
-    const replaced = compactBefore(b, line, {
-      compactionId,
-      summary,
-      content: headContent,
-      kind,
+    cite = [replaced.success];
+    try {
+      for (const item of replacesWithHead ? history.slice(1) : history) {
+        const made = responseItem(
+          item,
+          line,
+          time,
+          `${kind}/${str(item.type) ?? "unknown"}`,
+        );
+        if (Result.isFailure(made)) return made;
+      }
+      return flush();
+    } finally {
+      cite = undefined;
+    }
+  };
+
+  const rolledBack = (
+    p: Record<string, unknown>,
+    line: number,
+    time: unknown,
+    kind: string,
+  ): Step => {
+    const flushed = flush();
+    if (Result.isFailure(flushed)) return flushed;
+    const settled = settle(line);
+    if (Result.isFailure(settled)) return settled;
+    setTime(b, time);
+    const turns = typeof p.num_turns === "number" ? p.num_turns : 0;
+    const nodes = surfaceNodes(b.surface);
+    const starts = nodes.filter((seq) => {
+      const e = surfaceEvent(b.surface, seq);
+      return e?.type === "user/message" && isRealUserMessage(e.data);
     });
-    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
-    const cite = [replaced.success];
-    for (const item of rest) {
-      if (!isRecord(item)) continue;
-      const made = userMessage(
-        b,
-        line,
-        `${compactionId}-history`,
-        messageContent(item.content),
-        sourceOf(str(item.role)),
-        cite,
-      );
-      if (Result.isFailure(made)) return Result.fail(made.failure);
+    const from = starts[Math.max(0, starts.length - turns)];
+    const last = nodes[nodes.length - 1];
+    if (turns <= 0 || from === undefined || last === undefined) {
+      notCarried(b, line, kind, "a rollback with no user turn to drop");
+      return Result.succeed(undefined);
     }
+    const shadowed = nodes.slice(nodes.indexOf(from));
+    const closed = closeTurn(b, line, "interrupted");
+    if (Result.isFailure(closed)) return closed;
+    const made = append(b, {
+      type: "user/message",
+      surfaceOp: { op: "replace", startSeq: from, endSeq: last },
+      sourceEventSeqs: shadowed,
+      data: {
+        id: uniqueId(b, `codex-rollback-L${line}`),
+        role: "user",
+        content: [{ type: "text", text: "" }],
+        source: { kind: "plugin", plugin: "codex/rollback" },
+      },
+    }, line);
+    if (Result.isFailure(made)) return Result.fail(made.failure);
+    forgetShadowedCalls(b, line, kind);
+    notCarried(
+      b,
+      line,
+      kind,
+      `the last ${turns} user turn${
+        turns === 1 ? "" : "s"
+      } (${shadowed.length} surface nodes) replaced by an empty message, as Codex drops them`,
+    );
     return Result.succeed(undefined);
   };
 
@@ -400,10 +675,15 @@ export const importCodex = (
           return Result.succeed(undefined);
         }
         case "event_msg": {
+          if (sub === "thread_rolled_back") {
+            return rolledBack(p, line, time, kind);
+          }
           if (sub === "task_started") {
             explicitTurns = true;
             const flushed = flush();
             if (Result.isFailure(flushed)) return flushed;
+            const settled = settle(line);
+            if (Result.isFailure(settled)) return settled;
             setTime(b, time);
             if (b.turn !== undefined && !modelOutputInTurn) {
               return Result
@@ -415,6 +695,8 @@ export const importCodex = (
           if (sub === "task_complete" || sub === "turn_aborted") {
             const flushed = flush();
             if (Result.isFailure(flushed)) return flushed;
+            const settled = settle(line);
+            if (Result.isFailure(settled)) return settled;
             setTime(b, time);
             modelOutputInTurn = false;
             return closeTurn(
@@ -450,6 +732,11 @@ export const importCodex = (
   }
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
+  if (held.length > 0) {
+    // Messages wait behind open calls: answer them as Codex would.
+    const settled = settle(0);
+    if (Result.isFailure(settled)) return Result.fail(settled.failure);
+  }
   if (!explicitTurns) {
     const closed = closeAnsweredTurn(b);
     if (Result.isFailure(closed)) return Result.fail(closed.failure);
