@@ -15,10 +15,18 @@
  * - Turns come from `task_started` / `task_complete` / `turn_aborted` events
  *   when the rollout has them, else a user message after model output opens
  *   a new turn.
- * - `compacted` with a `replacement_history` of messages is a replacement
- *   of the whole surface by that history (the first message replaces, the
- *   others follow it, each citing the compaction); without one, what it
- *   replaced cannot be proved: its summary is appended and reported.
+ * - `compacted` with a `replacement_history`: those items replace the
+ *   surface (the first message replaces and cites it, the others follow,
+ *   roles kept); the encrypted `compaction` item is an opaque text block
+ *   only `toOpenAIResponses` sends. Without one, the newest typed user
+ *   messages (about 20k tokens) and the summary are kept, as Codex does.
+ *   `thread_rolled_back` replaces the last N user turns by an empty message.
+ * - A message logged while calls wait for their outputs is placed after
+ *   them (the transcript stays paired); a call with no output is answered
+ *   with Codex's `aborted` right after it. `system` messages and
+ *   `ghost_snapshot` are skipped; hosted tool items (`web_search_call`,
+ *   `tool_search_*`) are kept opaque in the stream. The deliberate
+ *   differences from what Codex sends are listed in `docs/importing.md`.
  * - `turn_context` becomes `request/context` when the model changes; the
  *   `event_msg` echoes of the history (`user_message`, `agent_message`,
  *   `agent_reasoning`) and `token_count` are skipped and counted.

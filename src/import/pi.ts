@@ -14,7 +14,11 @@
  *   message pi sends for it (skipped when excluded from context); `custom`
  *   (`hookMessage` in v2) messages are user messages from a plugin.
  * - `compaction` replaces the surface nodes before `firstKeptEntryId` (v1:
- *   `firstKeptEntryIndex`, the header counted as index 0) by its summary.
+ *   `firstKeptEntryIndex`, the header counted as index 0) by its summary,
+ *   wrapped in `<summary>` as pi sends it; an empty branch summary is
+ *   skipped, and a call without a result is answered `No result provided`.
+ *   Aborted and errored assistant messages are kept (pi drops them): see
+ *   `docs/importing.md` for the deliberate differences.
  * - `model_change` becomes `request/context`; `thinking_level_change` an
  *   ignorable `pi/thinking_level_change` event; `custom`, `label` and
  *   `session_info` entries carry nothing the model saw and are skipped.
