@@ -33,11 +33,9 @@ import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
 import {
   argumentsText,
-  assistantMessage,
   type Builder,
   closeAnsweredTurn,
   closeTurn,
-  compactBefore,
   count,
   done,
   epochOf,
@@ -51,10 +49,10 @@ import {
   skip,
   type Step,
   str,
-  toolResult,
-  userMessage,
   userTurn,
 } from "./builder.ts";
+import { compactBefore } from "./compaction.ts";
+import { assistantMessage, toolResult, userMessage } from "./messages.ts";
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";

@@ -29,23 +29,15 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type {
-  ContentBlock,
-  SessionHeader,
-  ToolResultContentBlock,
-} from "../../mod.ts";
+import type { SessionHeader } from "../../mod.ts";
 import {
   append,
-  argumentsText,
-  assistantMessage,
   type Builder,
   closeTurn,
-  compactBefore,
   count,
   done,
   epochOf,
   fileName,
-  fromLineOnward,
   importedHeader,
   isRecord,
   notAnObject,
@@ -55,10 +47,18 @@ import {
   type Step,
   str,
   synthesized,
-  toolResult,
-  userMessage,
   userTurn,
 } from "./builder.ts";
+import { compactBefore, fromLineOnward } from "./compaction.ts";
+import { assistantMessage, toolResult, userMessage } from "./messages.ts";
+import {
+  bashText,
+  branchText,
+  compactionText,
+  convertBlocks,
+  resultBlocks,
+  stopReasons,
+} from "./pi_content.ts";
 import {
   type ImportError,
   ImportNotASession,
@@ -87,120 +87,6 @@ interface TreeEntry {
   readonly line: number;
   readonly parent: string | null;
 }
-
-const piText = (u: unknown): ReadonlyArray<ContentBlock> | undefined => {
-  if (typeof u === "string") return [{ type: "text", text: u }];
-  return undefined;
-};
-
-interface Converted_ {
-  readonly content: ContentBlock[];
-  readonly stream: unknown[];
-}
-
-const convertBlocks = (
-  b: Builder,
-  line: number,
-  kind: string,
-  u: unknown,
-): Converted_ => {
-  const content: ContentBlock[] = [];
-  const stream: unknown[] = [];
-  const simple = piText(u);
-  if (simple !== undefined) return { content: [...simple], stream };
-  if (!Array.isArray(u)) {
-    notCarried(b, line, kind, "content is neither text nor a list of blocks");
-    return { content, stream };
-  }
-  for (const block of u) {
-    if (!isRecord(block)) continue;
-    switch (block.type) {
-      case "text":
-        content.push({ type: "text", text: str(block.text) ?? "" });
-        break;
-      case "thinking":
-        content.push({ type: "reasoning", text: str(block.thinking) ?? "" });
-        if (block.thinkingSignature !== undefined || block.redacted === true) {
-          stream.push({
-            type: "thinking",
-            index: content.length - 1,
-            ...(block.thinkingSignature === undefined
-              ? {}
-              : { signature: block.thinkingSignature }),
-            ...(block.redacted === true ? { redacted: true } : {}),
-          });
-        }
-        break;
-      case "image":
-        content.push({
-          type: "image",
-          attachment: { mimeType: block.mimeType, data: block.data },
-        });
-        break;
-      case "toolCall":
-        content.push({
-          type: "tool-call",
-          id: str(block.id) ?? "",
-          name: str(block.name) ?? "",
-          arguments: argumentsText(block.arguments),
-        });
-        break;
-      default:
-        notCarried(
-          b,
-          line,
-          kind,
-          `content block of type ${JSON.stringify(block.type)} left out`,
-        );
-    }
-  }
-  return { content, stream };
-};
-
-const resultBlocks = (
-  content: ReadonlyArray<ContentBlock>,
-): ReadonlyArray<ToolResultContentBlock> =>
-  content.flatMap((block) =>
-    block.type === "text" || block.type === "image" || block.type === "file"
-      ? [block]
-      : []
-  );
-
-/** The text pi sends to the model for a `bashExecution` message. */
-const bashText = (m: Record<string, unknown>): string => {
-  let text = `Ran \`${str(m.command) ?? ""}\`\n`;
-  const output = str(m.output) ?? "";
-  text += output === "" ? "(no output)" : `\`\`\`\n${output}\n\`\`\``;
-  if (m.cancelled === true) text += "\n\n(command cancelled)";
-  else if (typeof m.exitCode === "number" && m.exitCode !== 0) {
-    text += `\n\nCommand exited with code ${m.exitCode}`;
-  }
-  if (m.truncated === true && typeof m.fullOutputPath === "string") {
-    text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
-  }
-  return text;
-};
-
-/** How pi wraps a compaction summary when it sends it. */
-const compactionText = (summary: string): string =>
-  `The conversation history before this point was compacted into the following summary:\n\n<summary>\n${summary}\n</summary>`;
-
-/** How pi wraps a branch summary when it sends it. */
-const branchText = (summary: string): string =>
-  `The following is a summary of a branch that this conversation came back from:\n\n<summary>\n${summary}</summary>`;
-
-const stopReasons: Readonly<
-  Record<
-    string,
-    "completed" | "max-tokens" | "error" | "aborted" | "interrupted"
-  >
-> = {
-  stop: "completed",
-  length: "max-tokens",
-  error: "error",
-  aborted: "aborted",
-  toolUse: "interrupted",
-};
 
 /**
  * Imports a pi session file into the builder.
