@@ -170,8 +170,9 @@ export const notCarried = (
 
 /** Records a source record that is not a JSON object. */
 export const notAnObject = (b: Builder, line: number): void => {
-  count(b, "not-an-object");
-  notCarried(b, line, "not-an-object", "a record that is not an object");
+  // One label for a line that is no record, whether it parses or not.
+  count(b, "not-json");
+  notCarried(b, line, "not-json", "a line that is not a JSON record");
 };
 
 /** Records what the importer made up. */
