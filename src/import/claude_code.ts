@@ -23,8 +23,9 @@
  *   own parent links also fork for parallel tool results and cannot be
  *   followed blindly.
  * - `progress`, `file-history-snapshot`, `queue-operation`, titles
- *   (`summary`, `custom-title`) and other `system` lines are skipped and
- *   counted; sidechain (subagent) lines are reported, not imported.
+ *   (`summary`, `custom-title`, `ai-title`), `permission-mode`,
+ *   `attachment` and other `system` lines are skipped and counted by kind;
+ *   so are sidechain (subagent) lines, which are not imported.
  *
  * @module
  * @internal
@@ -85,6 +86,9 @@ const noise: Readonly<Record<string, string>> = {
   "custom-title": "a session title",
   "agent-name": "a session label",
   "last-prompt": "input history",
+  "ai-title": "a session title",
+  "permission-mode": "the session's permission mode, not sent to the model",
+  "attachment": "an attachment record the UI keeps, not a message",
 };
 
 const INTERRUPTED = "[Request interrupted by user";
@@ -373,11 +377,11 @@ export const importClaudeCode = (
         return Result.succeed(undefined);
       }
       if (value.isSidechain === true) {
-        notCarried(
+        skip(
           b,
+          `${kind} (sidechain)`,
           line,
-          kind,
-          "a subagent (sidechain) line, not part of this conversation",
+          "a subagent's line, not part of this conversation",
         );
         return Result.succeed(undefined);
       }
