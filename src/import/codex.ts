@@ -13,8 +13,8 @@
  *   is kept opaque in the message's `stream`, never dropped. `developer`
  *   messages are user messages from the `codex/developer` plugin.
  * - Turns come from `task_started` / `task_complete` / `turn_aborted` events
- *   when the rollout has them, else a user message after model output opens
- *   a new turn.
+ *   when the rollout has them, else (Codex 0.58) a message the person typed
+ *   after model output opens a new turn.
  * - `compacted` with a `replacement_history`: those items replace the
  *   surface (the first message replaces and cites it, the others follow,
  *   roles kept); the encrypted `compaction` item is an opaque text block
@@ -66,6 +66,7 @@ import {
   userMessage,
 } from "./messages.ts";
 import {
+  isRealUserMessage,
   keepRecentUserMessages,
   messageContent,
   outputContent,
@@ -170,11 +171,18 @@ export const importCodex = (
     return release();
   };
 
-  const userSide = (line: number): Step => {
+  /**
+   * Opens the turn of a user-side message: with no turn events (Codex
+   * 0.58), a message the person typed after model output opens a new one;
+   * a developer note or the environment context does not.
+   */
+  const userSide = (line: number, typed: boolean): Step => {
     const flushed = flush();
     if (Result.isFailure(flushed)) return flushed;
     if (cite !== undefined) return Result.succeed(undefined);
-    if (b.turn === undefined || (!explicitTurns && modelOutputInTurn)) {
+    if (
+      b.turn === undefined || (!explicitTurns && modelOutputInTurn && typed)
+    ) {
       modelOutputInTurn = false;
       return openTurn(b, line);
     }
@@ -212,14 +220,18 @@ export const importCodex = (
           held.push({ p, line, time, kind });
           return Result.succeed(undefined);
         }
-        const opened = userSide(line);
+        const content = messageContent(p.content);
+        const opened = userSide(
+          line,
+          isRealUserMessage({ source: sourceOf(role), content }),
+        );
         if (Result.isFailure(opened)) return opened;
         setTime(b, time);
         const made = userMessage(
           b,
           line,
           str(p.id) ?? `codex-L${line}`,
-          messageContent(p.content),
+          content,
           sourceOf(role),
           cite,
         );

@@ -233,3 +233,26 @@ Deno.test("a developer message comes from the codex/developer plugin, a user mes
     { kind: "user" },
   ]);
 });
+
+Deno.test("without turn events, each message the person typed after model output opens a turn", async () => {
+  const { events } = await imported([
+    say("user", "<environment_context>cwd</environment_context>"),
+    say("user", "first"),
+    call("c1"),
+    output("c1"),
+    say("developer", "a note"),
+    say("assistant", "done"),
+    say("user", "second"),
+    call("c2"),
+    output("c2"),
+    say("assistant", "done again"),
+  ]);
+  const turns = events.flatMap((e) =>
+    e.type === "turn/start" ? [e.data.turn] : []
+  );
+  assert.deepEqual(turns, [0, 1]);
+  const ends = events.flatMap((e) =>
+    e.type === "turn/end" ? [[e.data.turn, e.data.reason.kind]] : []
+  );
+  assert.deepEqual(ends, [[0, "completed"], [1, "completed"]]);
+});
