@@ -29,7 +29,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { SessionHeader } from "../../mod.ts";
+import { type SessionHeader, surfaceEvent, surfaceNodes } from "../../mod.ts";
 import {
   append,
   type Builder,
@@ -42,6 +42,7 @@ import {
   isRecord,
   notAnObject,
   notCarried,
+  ok,
   setTime,
   skip,
   type Step,
@@ -221,137 +222,204 @@ export const importPi = (
   let lastStop: string | undefined;
   const linear = version === 1;
   if (linear) indexLine.length = 0;
-  const second = forEachRecord(file, options, (value, line): Step => {
-    if (linear) indexLine.push(line);
-    if (!seenHeader) {
-      seenHeader = true;
-      setTime(b, h.timestamp);
-      return Result.succeed(undefined);
-    }
-    if (!isRecord(value)) {
-      notAnObject(b, line);
-      return Result.succeed(undefined);
-    }
-    const type = str(value.type) ?? "unknown";
-    const role = type === "message" && isRecord(value.message)
-      ? str(value.message.role)
-      : undefined;
-    const kind = role === undefined ? type : `${type}/${role}`;
-    count(b, kind);
-    if (
-      typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
-    ) {
-      return Result.succeed(undefined);
-    }
-    setTime(b, value.timestamp);
-    switch (type) {
-      case "message": {
-        const m = value.message;
-        if (!isRecord(m)) {
-          notCarried(b, line, kind, "message entry without a message");
-          return Result.succeed(undefined);
-        }
-        const id = str(value.id) ?? `pi-L${line}`;
-        if (value.timestamp === undefined) setTime(b, m.timestamp);
-        return piMessage(b, line, kind, id, m, {
-          model: () => model,
-          stop: (s) => {
-            lastStop = s;
-          },
-        });
+  const piContext: PiContext = {
+    model: () => model,
+    stop: (s) => {
+      lastStop = s;
+    },
+  };
+  /**
+   * Imports again the messages on the path from \`from\` up to the
+   * compaction at \`to\`, after the summary that replaced them: pi sends the
+   * latest summary first, then the kept entries. Their calls, taken off the
+   * surface with them, are forgotten so that the copies pair again.
+   */
+  const replayKept = (
+    from: number,
+    to: number,
+    kind: string,
+  ): Result.Result<void, ImportError> => {
+    for (const [callId, call] of [...b.calls]) {
+      if (surfaceEvent(b.surface, call.message) === undefined) {
+        b.calls.delete(callId);
       }
-      case "compaction": {
-        const summary = str(value.summary) ?? "";
-        let keptLine: number | undefined;
-        if (typeof value.firstKeptEntryId === "string") {
-          keptLine = tree.get(value.firstKeptEntryId)?.line;
-        } else if (typeof value.firstKeptEntryIndex === "number") {
-          keptLine = indexLine[value.firstKeptEntryIndex];
+    }
+    let copies = 0;
+    const replayed = forEachRecord(file, options, (value, at): Step => {
+      if (at < from || at >= to || !isRecord(value)) return ok;
+      if (value.type !== "message" || !isRecord(value.message)) return ok;
+      if (typeof value.id === "string" && !onPath.has(value.id)) return ok;
+      copies += 1;
+      const role = str(value.message.role) ?? "unknown";
+      return piMessage(
+        b,
+        at,
+        `message/${role}`,
+        str(value.id) ?? `pi-L${at}`,
+        value.message,
+        piContext,
+      );
+    });
+    if (Result.isFailure(replayed)) return Result.fail(replayed.failure);
+    synthesized(
+      b,
+      to,
+      kind,
+      `the ${copies} kept messages follow the summary again, as pi sends the summary first`,
+    );
+    return ok;
+  };
+  const second = forEachRecord(
+    file,
+    options,
+    (value, line): Result.Result<void, ImportError> => {
+      if (linear) indexLine.push(line);
+      if (!seenHeader) {
+        seenHeader = true;
+        setTime(b, h.timestamp);
+        return Result.succeed(undefined);
+      }
+      if (!isRecord(value)) {
+        notAnObject(b, line);
+        return Result.succeed(undefined);
+      }
+      const type = str(value.type) ?? "unknown";
+      const role = type === "message" && isRecord(value.message)
+        ? str(value.message.role)
+        : undefined;
+      const kind = role === undefined ? type : `${type}/${role}`;
+      count(b, kind);
+      if (
+        typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
+      ) {
+        return Result.succeed(undefined);
+      }
+      setTime(b, value.timestamp);
+      switch (type) {
+        case "message": {
+          const m = value.message;
+          if (!isRecord(m)) {
+            notCarried(b, line, kind, "message entry without a message");
+            return Result.succeed(undefined);
+          }
+          const id = str(value.id) ?? `pi-L${line}`;
+          if (value.timestamp === undefined) setTime(b, m.timestamp);
+          return piMessage(b, line, kind, id, m, piContext);
         }
-        const compactionId = str(value.id) ?? `pi-L${line}`;
-        if (keptLine === undefined) {
+        case "compaction": {
+          const summary = str(value.summary) ?? "";
+          let keptLine: number | undefined;
+          if (typeof value.firstKeptEntryId === "string") {
+            keptLine = tree.get(value.firstKeptEntryId)?.line;
+          } else if (typeof value.firstKeptEntryIndex === "number") {
+            keptLine = indexLine[value.firstKeptEntryIndex];
+          }
+          const compactionId = str(value.id) ?? `pi-L${line}`;
+          if (keptLine === undefined) {
+            notCarried(
+              b,
+              line,
+              kind,
+              "compaction whose first kept entry is not in the file; everything before it is replaced",
+            );
+          }
+          const keepFrom = keptLine === undefined
+            ? undefined
+            : fromLineOnward(b, keptLine);
+          const front = surfaceNodes(b.surface)[0];
+          if (
+            keptLine === undefined || keepFrom === undefined ||
+            front === undefined || !keepFrom(front)
+          ) {
+            return done(compactBefore(b, line, {
+              compactionId,
+              summary,
+              content: [{ type: "text", text: compactionText(summary) }],
+              kind,
+              ...(keepFrom === undefined ? {} : { keepFrom }),
+            }));
+          }
+          // Everything on the surface is kept, and pi sends the summary first:
+          // the summary replaces the kept messages, which follow it again.
+          const replaced = compactBefore(b, line, {
+            compactionId,
+            summary,
+            content: [{ type: "text", text: compactionText(summary) }],
+            kind,
+          });
+          if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+          return replayKept(keptLine, line, kind);
+        }
+        case "branch_summary": {
+          const summary = str(value.summary) ?? "";
+          if (summary === "") {
+            skip(
+              b,
+              kind,
+              line,
+              "an empty branch summary, which pi does not send",
+            );
+            return Result.succeed(undefined);
+          }
+          const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
+            type: "text",
+            text: branchText(summary),
+          }], {
+            kind: "plugin",
+            plugin: "pi/branch-summary",
+          });
+          return done(made);
+        }
+        case "custom_message": {
+          const converted = convertBlocks(b, line, kind, value.content);
+          const made = userMessage(
+            b,
+            line,
+            str(value.id) ?? `pi-L${line}`,
+            converted.content,
+            {
+              kind: "plugin",
+              plugin: `pi/${str(value.customType) ?? "custom"}`,
+            },
+          );
+          return done(made);
+        }
+        case "model_change": {
+          model = {
+            provider: str(value.provider) ?? model.provider,
+            model: str(value.modelId) ?? model.model,
+          };
+          const made = append(
+            b,
+            { type: "request/context", data: model },
+            line,
+          );
+          return done(made);
+        }
+        case "thinking_level_change": {
+          const made = append(b, {
+            type: "pi/thinking_level_change",
+            ignorable: true,
+            data: { thinkingLevel: value.thinkingLevel ?? null },
+          }, line);
+          return done(made);
+        }
+        case "custom":
+        case "label":
+        case "session_info":
+          skip(b, kind, line, "harness state pi never sends to the model");
+          return Result.succeed(undefined);
+        default:
           notCarried(
             b,
             line,
             kind,
-            "compaction whose first kept entry is not in the file; everything before it is replaced",
-          );
-        }
-        return done(compactBefore(b, line, {
-          compactionId,
-          summary,
-          content: [{ type: "text", text: compactionText(summary) }],
-          kind,
-          ...(keptLine === undefined
-            ? {}
-            : { keepFrom: fromLineOnward(b, keptLine) }),
-        }));
-      }
-      case "branch_summary": {
-        const summary = str(value.summary) ?? "";
-        if (summary === "") {
-          skip(
-            b,
-            kind,
-            line,
-            "an empty branch summary, which pi does not send",
+            `entry type ${JSON.stringify(type)} is not known to this importer`,
           );
           return Result.succeed(undefined);
-        }
-        const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
-          type: "text",
-          text: branchText(summary),
-        }], {
-          kind: "plugin",
-          plugin: "pi/branch-summary",
-        });
-        return done(made);
       }
-      case "custom_message": {
-        const converted = convertBlocks(b, line, kind, value.content);
-        const made = userMessage(
-          b,
-          line,
-          str(value.id) ?? `pi-L${line}`,
-          converted.content,
-          {
-            kind: "plugin",
-            plugin: `pi/${str(value.customType) ?? "custom"}`,
-          },
-        );
-        return done(made);
-      }
-      case "model_change": {
-        model = {
-          provider: str(value.provider) ?? model.provider,
-          model: str(value.modelId) ?? model.model,
-        };
-        const made = append(b, { type: "request/context", data: model }, line);
-        return done(made);
-      }
-      case "thinking_level_change": {
-        const made = append(b, {
-          type: "pi/thinking_level_change",
-          ignorable: true,
-          data: { thinkingLevel: value.thinkingLevel ?? null },
-        }, line);
-        return done(made);
-      }
-      case "custom":
-      case "label":
-      case "session_info":
-        skip(b, kind, line, "harness state pi never sends to the model");
-        return Result.succeed(undefined);
-      default:
-        notCarried(
-          b,
-          line,
-          kind,
-          `entry type ${JSON.stringify(type)} is not known to this importer`,
-        );
-        return Result.succeed(undefined);
-    }
-  });
+    },
+  );
   if (Result.isFailure(second)) return Result.fail(second.failure);
   // A turn whose last answer ended it (stop, length, error, abort) is closed;
   // one that stopped after tool results was cut off: `repair` closes it.
