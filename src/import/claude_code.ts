@@ -25,7 +25,9 @@
  * - `progress`, `file-history-snapshot`, `queue-operation`, titles
  *   (`summary`, `custom-title`, `ai-title`), `permission-mode`,
  *   `attachment` and other `system` lines are skipped and counted by kind;
- *   so are sidechain (subagent) lines, which are not imported.
+ *   so are sidechain (subagent) lines, which are not imported, except in a
+ *   subagent's own transcript (its first message is sidechain), where they
+ *   are the conversation.
  *
  * @module
  * @internal
@@ -138,6 +140,11 @@ export const importClaudeCode = (
   let records = 0;
   const lineOf = new Map<string, number>();
   let lastUuid: string | undefined;
+  /**
+   * A subagent's own transcript (\`subagents/agent-*.jsonl\`) is sidechain
+   * from its first message on: there the sidechain is the conversation.
+   */
+  let subagentFile: boolean | undefined;
 
   const flush = (): Step => {
     if (pending !== undefined) {
@@ -376,7 +383,12 @@ export const importClaudeCode = (
         skip(b, kind, line, reason);
         return Result.succeed(undefined);
       }
-      if (value.isSidechain === true) {
+      if (
+        subagentFile === undefined && (type === "user" || type === "assistant")
+      ) {
+        subagentFile = value.isSidechain === true;
+      }
+      if (value.isSidechain === true && subagentFile !== true) {
         skip(
           b,
           `${kind} (sidechain)`,

@@ -68,3 +68,38 @@ Deno.test("known lines the model never saw are counted by kind, not listed as no
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a subagent's own transcript, sidechain from its first message, is imported as its conversation", async () => {
+  const lines = [
+    {
+      type: "user",
+      uuid: "s1",
+      message: { role: "user", content: "summarise" },
+    },
+    {
+      type: "assistant",
+      uuid: "s2",
+      parentUuid: "s1",
+      message: {
+        id: "m1",
+        role: "assistant",
+        model: "m",
+        content: [{ type: "text", text: "summary" }],
+      },
+    },
+  ].map((l) =>
+    JSON.stringify({ sessionId: "c1", isSidechain: true, agentId: "a", ...l })
+  );
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = `${dir}/agent-a.jsonl`;
+    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+    const { report } = await Effect.runPromise(
+      importSession(file, { from: "claude-code" }),
+    );
+    assert.equal(report.surface, 2);
+    assert.deepEqual(report.skipped, []);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -325,6 +325,7 @@ Deno.test("every study log imports, verifies, needs no pairing repair and says w
         assert.equal(log.report.tornTail, undefined);
         assert.equal(log.events.length, imported.report.events);
         const repaired = assertRepairsClean(log.events);
+        assert.ok(repaired.messages.length > 0, "an empty session");
         const after = assertAfterCompaction(
           tool,
           source,
