@@ -256,3 +256,30 @@ Deno.test("without turn events, each message the person typed after model output
   );
   assert.deepEqual(ends, [[0, "completed"], [1, "completed"]]);
 });
+
+Deno.test("hosted tool items are kept opaque in the stream and reported by kind; ghost snapshots are counted", async () => {
+  const { events, report } = await imported([
+    say("user", "find the tool"),
+    item({ type: "tool_search_call", call_id: "t1", arguments: { q: "x" } }),
+    item({ type: "tool_search_output", call_id: "t1", tools: [] }),
+    item({ type: "web_search_call", status: "completed" }),
+    say("assistant", "found"),
+    item({ type: "ghost_snapshot", ghost_commit: {} }),
+  ]);
+  assert.deepEqual(report.notCarried, []);
+  assert.deepEqual(report.opaque.map((o) => [o.kind, o.count]), [
+    ["response_item/tool_search_call", 1],
+    ["response_item/tool_search_output", 1],
+    ["response_item/web_search_call", 1],
+  ]);
+  assert.deepEqual(report.skipped.map((s) => [s.kind, s.count]), [
+    ["response_item/ghost_snapshot", 1],
+  ]);
+  const assistant = events.find((e) => e.type === "assistant/message");
+  assert.deepEqual(
+    assistant?.type === "assistant/message"
+      ? assistant.data.stream.map((c) => Reflect.get(Object(c.chunk), "type"))
+      : [],
+    ["tool_search_call", "tool_search_output", "web_search_call"],
+  );
+});

@@ -290,9 +290,14 @@ const compareWithOracle = (
 Deno.test("every study log imports, verifies, needs no pairing repair and says what the tool would send next", async (t) => {
   const base = peerLogs();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "import-peer-"));
-  const files = walk(base).filter((rel) =>
-    !rel.startsWith("expected/") && rel.endsWith(".jsonl")
+  const all = walk(base).filter((rel) =>
+    !rel.startsWith("expected/") && !rel.endsWith(".md")
   );
+  const files = all.filter((rel) => rel.endsWith(".jsonl"));
+  // opencode has no importer: its `opencode export` JSON is the one file left.
+  assert.deepEqual(all.filter((rel) => !files.includes(rel)), [
+    "opencode/all-tools.json",
+  ]);
   const oracles = new Set(
     walk(path.join(base, "expected")).map((rel) =>
       path.basename(rel, ".next.json")
