@@ -2,9 +2,10 @@
  * The v3 log an importer builds, one event at a time, through the library's
  * own decoder and fold (`decodeEventResult`, `applyEventResult`): every event
  * passes the v3 rules when it is appended, or the import is refused with the
- * source line. Around that: turn and step bookkeeping, tool calls paired by
- * id, interrupted turns closed by the library's repair
- * (`interruptedTurnClosers`), compactions as replacements, and the report.
+ * source line. Around that: turn and step bookkeeping, interrupted turns
+ * closed by the library's repair (`interruptedTurnClosers`, in the source
+ * tool's own words when it has them), and the report. Messages and tool
+ * results are `messages.ts`; compactions as replacements `compaction.ts`.
  *
  * The source line of every event is kept in an array indexed by seq; the
  * importer writes it at the end as one ignorable `import/lines` event.
