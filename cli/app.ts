@@ -54,7 +54,7 @@ export const SHELLS: ReadonlyArray<"bash" | "zsh" | "fish"> = [
 ];
 
 type Parsed = {
-  readonly positionals: ReadonlyArray<string>;
+  readonly positionals: ReadonlyArray<string | Option.Option<string>>;
   readonly flags: { readonly [name: string]: boolean | Option.Option<string> };
 };
 
@@ -119,7 +119,14 @@ const parsedArgsOf = (parsed: Parsed): ParsedArgs => {
       values.set(name, value.value);
     }
   }
-  return { positionals: parsed.positionals, flags, values };
+  const positionals = parsed.positionals.flatMap((value) =>
+    typeof value === "string"
+      ? [value]
+      : Option.isSome(value)
+      ? [value.value]
+      : []
+  );
+  return { positionals, flags, values };
 };
 
 /** What one run of the tree ends with. */
@@ -136,10 +143,17 @@ const toEffectCommand = (
   return Command.make(
     spec.name,
     {
-      positionals: spec.positionals.map((positional) =>
-        Argument.String(positional.name).pipe(
-          Argument.withDescription(positional.summary),
-        )
+      positionals: spec.positionals.map((
+        positional,
+      ): Argument.Argument<string | Option.Option<string>> =>
+        positional.optional === true
+          ? Argument.String(positional.name).pipe(
+            Argument.withDescription(positional.summary),
+            Argument.optional,
+          )
+          : Argument.String(positional.name).pipe(
+            Argument.withDescription(positional.summary),
+          )
       ),
       flags: flagsOf(spec),
     },

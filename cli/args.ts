@@ -25,6 +25,8 @@ export interface PositionalSpec {
   readonly name: string;
   /** One line for `--help`. */
   readonly summary: string;
+  /** True when the argument may be left out (only the last ones may). */
+  readonly optional?: boolean;
 }
 
 /** What a command accepts, for parsing and for `--help`. */
@@ -35,7 +37,7 @@ export interface CommandSpec {
   readonly summary: string;
   /** A paragraph for `--help`. */
   readonly description: string;
-  /** The positional arguments, all required. */
+  /** The positional arguments, required unless marked optional. */
   readonly positionals: ReadonlyArray<PositionalSpec>;
   /** The options besides `--json` and `--help`, which every command takes. */
   readonly options: ReadonlyArray<OptionSpec>;

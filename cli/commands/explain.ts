@@ -1,5 +1,7 @@
 /**
- * `explain FILE SEQ`: where a node came from and what became of it. The
+ * `explain FILE SEQ`: where a node came from and what became of it; for an
+ * imported session, `explain FILE --line N` gives the events source line N
+ * became (read from the log's `import/lines` event) and where each is. The
  * lineage is the tree of events the node stands for, following
  * `sourceEventSeqs` down to the original events; "shadowed by" is the chain
  * of replacements that took it off the surface, ending at the node that
@@ -144,6 +146,74 @@ const shadowChain = (
   return chain;
 };
 
+/** The source line of every seq, from an imported log's `import/lines` event. */
+const importLines = (
+  events: ReadonlyArray<SessionEvent>,
+):
+  | { readonly from: string; readonly lines: ReadonlyArray<unknown> }
+  | undefined => {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event === undefined || eventTypeName(event) !== "import/lines") {
+      continue;
+    }
+    const data: unknown = event.data;
+    if (typeof data !== "object" || data === null) return undefined;
+    const lines: unknown = Reflect.get(data, "lines");
+    const from: unknown = Reflect.get(data, "from");
+    return Array.isArray(lines)
+      ? { from: typeof from === "string" ? from : "unknown", lines }
+      : undefined;
+  }
+  return undefined;
+};
+
+/** `explain FILE --line N`: the events a source line became. */
+const explainLine = (
+  file: string,
+  text: string,
+  io: Parameters<Command["run"]>[1],
+) =>
+  Effect.gen(function* () {
+    const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < 1) {
+      return usage(
+        `Expected --line to be a line number (1 or more) but found "${text}"`,
+      );
+    }
+    const result = yield* loadOrFail(file, io);
+    if (result._tag === "Failure") return result.failure;
+    const { session, events } = result.success;
+    const origin = importLines(events);
+    if (origin === undefined) {
+      return usage(
+        `Expected "${file}" to be an imported session (with an import/lines event) for --line`,
+      );
+    }
+    const became = events.filter((e) => origin.lines[e.seq] === n);
+    const entries = became.map((e) => ({
+      seq: e.seq,
+      type: eventTypeName(e),
+      onSurface: surfaceEvent(session.surface, e.seq) !== undefined,
+    }));
+    const json = { ok: true, from: origin.from, line: n, events: entries };
+    const lines = [
+      `${origin.from} line ${n} became ${
+        became.length === 1 ? "1 event" : `${became.length} events`
+      }${became.length === 0 ? " (the import report says why)" : ":"}`,
+      ...became.map((e) =>
+        `  ${eventLine(e, 80)}${
+          !isSurfaceEvent(e)
+            ? ""
+            : surfaceEvent(session.surface, e.seq) !== undefined
+            ? " (on the surface)"
+            : " (off the surface)"
+        }`
+      ),
+    ];
+    return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+  });
+
 const usage = (message: string) => ({
   code: ExitCode.usage,
   json: { ok: false, error: { tag: "UsageError", message } },
@@ -160,16 +230,34 @@ export const explainCommand: Command = {
       "Reads and folds FILE and explains the event SEQ: whether it is on the\n" +
       "surface, the chain of replacements that shadowed it (ending at the node\n" +
       "that stands for it now), and its lineage: the tree of events it stands\n" +
-      "for, following sourceEventSeqs down to the original events.",
+      "for, following sourceEventSeqs down to the original events. For an\n" +
+      "imported session, --line N lists the events source line N became.",
     positionals: [
       { name: "FILE", summary: "the session log (JSONL)" },
-      { name: "SEQ", summary: "the seq of the event to explain" },
+      {
+        name: "SEQ",
+        summary: "the seq of the event to explain (not with --line)",
+        optional: true,
+      },
     ],
-    options: [],
+    options: [{
+      name: "line",
+      kind: "string",
+      value: "N",
+      summary:
+        "for an imported session: the events source line N became, and where they are",
+    }],
   },
   run: (args, io) =>
     Effect.gen(function* () {
       const file = args.positionals[0] ?? "";
+      const line = args.values.get("line");
+      if (line !== undefined) {
+        if (args.positionals.length > 1) {
+          return usage("Expected either SEQ or --line N, not both");
+        }
+        return yield* explainLine(file, line, io);
+      }
       const text = args.positionals[1] ?? "";
       const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
       if (!Number.isSafeInteger(n)) {

@@ -100,6 +100,19 @@ const group = (
 
 const num = (n: number): string => n.toLocaleString("en-US");
 
+/**
+ * The nodes a replacement shadowed, a run in surface order: its first and
+ * last seq and the count (`1..728 (262 nodes)`), never every seq.
+ */
+export const seqRun = (seqs: ReadonlyArray<number>): string => {
+  const first = seqs[0];
+  const last = seqs[seqs.length - 1];
+  if (first === undefined || last === undefined) return "nothing";
+  return `${first === last ? `${first}` : `${first}..${last}`} (${
+    count(seqs.length, "node")
+  })`;
+};
+
 /** The `stats` command. */
 export const statsCommand: Command = {
   spec: {
@@ -166,10 +179,10 @@ export const statsCommand: Command = {
         ),
       ];
       const section = (
-        title: string,
+        noun: string,
         g: ReturnType<typeof group>,
       ): string[] => [
-        `${title}: ${num(g.count)}${
+        `${count(g.count, noun)}${
           g.count === 0
             ? ""
             : `, ${count(g.shadowedNodes, "node")} shadowed, ${
@@ -177,15 +190,15 @@ export const statsCommand: Command = {
             } saved`
         }`,
         ...g.items.map((i) =>
-          `  seq ${i.seq} replaced [${i.shadowed.join(", ")}]: ${
+          `  seq ${i.seq} replaced ${seqRun(i.shadowed)}: ${
             num(i.charsBefore)
           } -> ${num(i.charsAfter)} characters`
         ),
       ];
       lines.push(
-        ...section("compactions", compactions),
-        ...section("prunes", prunes),
-        ...section("system prompt changes", systemPrompts),
+        ...section("compaction", compactions),
+        ...section("prune", prunes),
+        ...section("system prompt change", systemPrompts),
       );
       return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
     }),

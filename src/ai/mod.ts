@@ -118,6 +118,7 @@ export {
 } from "./openai_chat.ts";
 export {
   openAIResponsesCallId,
+  type OpenAIResponsesCompaction,
   type OpenAIResponsesFilePart,
   type OpenAIResponsesFunctionCall,
   type OpenAIResponsesFunctionCallOutput,

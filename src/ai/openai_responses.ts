@@ -102,12 +102,39 @@ export interface OpenAIResponsesFunctionCallOutput {
   output: string | Array<OpenAIResponsesPart>;
 }
 
+/**
+ * An encrypted `compaction` item a Responses server issued, sent back
+ * unchanged (other keys it holds are kept as they are). A text block
+ * carries one as `opaque: { api: "openai-responses", item }`; the other
+ * adapters leave such a block out.
+ */
+export interface OpenAIResponsesCompaction {
+  /** The item kind. */
+  readonly type: "compaction";
+  /** The server's encrypted state. */
+  readonly encrypted_content: string;
+}
+
 /** A Responses input item. */
 export type OpenAIResponsesItem =
   | OpenAIResponsesUserMessage
   | OpenAIResponsesTextMessage
   | OpenAIResponsesFunctionCall
-  | OpenAIResponsesFunctionCallOutput;
+  | OpenAIResponsesFunctionCallOutput
+  | OpenAIResponsesCompaction;
+
+/** The Responses item an opaque text block carries, if any. */
+const opaqueItem = (block: object): OpenAIResponsesCompaction | undefined => {
+  const opaque: unknown = Reflect.get(block, "opaque");
+  if (typeof opaque !== "object" || opaque === null) return undefined;
+  if (Reflect.get(opaque, "api") !== "openai-responses") return undefined;
+  const item: unknown = Reflect.get(opaque, "item");
+  return typeof item === "object" && item !== null &&
+      Reflect.get(item, "type") === "compaction" &&
+      typeof Reflect.get(item, "encrypted_content") === "string"
+    ? item as OpenAIResponsesCompaction
+    : undefined;
+};
 
 /** The `instructions` and `input` of a Responses request. */
 export interface OpenAIResponsesRequest {
@@ -179,7 +206,9 @@ const part = (
  *   the result's text, or parts when it holds images or files. Call ids go
  *   through {@link openAIResponsesCallId}.
  * - Assistant text becomes an assistant message item; images and files in
- *   it become placeholder text. Reasoning is left out (the API replays only
+ *   it become placeholder text. A text block carrying an encrypted
+ *   `compaction` item ({@link OpenAIResponsesCompaction}) sends that item
+ *   unchanged. Reasoning is left out (the API replays only
  *   the reasoning items it issued, by id). Empty messages are left out.
  *
  * The result satisfies {@link validateOpenAIResponses} for every input.
@@ -246,6 +275,7 @@ export function toOpenAIResponses(
       continue;
     }
     const parts: OpenAIResponsesPart[] = [];
+    const opaque: OpenAIResponsesCompaction[] = [];
     for (const b of message.content) {
       if (b.type === "tool-result") {
         const media = b.content.some((c) => c.type !== "text");
@@ -257,7 +287,11 @@ export function toOpenAIResponses(
             : joinText(b.content),
         });
       } else if (b.type === "text") {
-        if (b.text !== "") parts.push({ type: "input_text", text: b.text });
+        const item = opaqueItem(b);
+        if (item !== undefined) opaque.push(item);
+        else if (b.text !== "") {
+          parts.push({ type: "input_text", text: b.text });
+        }
       } else if (b.type === "image" || b.type === "file") {
         parts.push(part(b, resolve));
       }
@@ -265,6 +299,7 @@ export function toOpenAIResponses(
     if (parts.length > 0) {
       input.push({ type: "message", role: "user", content: parts });
     }
+    input.push(...opaque);
   }
   if (
     input.every((item) => item.type === "message" && item.role === "system")

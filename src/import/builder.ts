@@ -2,9 +2,10 @@
  * The v3 log an importer builds, one event at a time, through the library's
  * own decoder and fold (`decodeEventResult`, `applyEventResult`): every event
  * passes the v3 rules when it is appended, or the import is refused with the
- * source line. Around that: turn and step bookkeeping, tool calls paired by
- * id, interrupted turns closed by the library's repair
- * (`interruptedTurnClosers`), compactions as replacements, and the report.
+ * source line. Around that: turn and step bookkeeping, interrupted turns
+ * closed by the library's repair (`interruptedTurnClosers`, in the source
+ * tool's own words when it has them), and the report. Messages and tool
+ * results are `messages.ts`; compactions as replacements `compaction.ts`.
  *
  * The source line of every event is kept in an array indexed by seq; the
  * importer writes it at the end as one ignorable `import/lines` event.
@@ -15,7 +16,6 @@
 import * as Result from "effect/Result";
 import {
   applyEventResult,
-  type ContentBlock,
   Draft,
   emptySurface,
   interruptedTurnClosers,
@@ -23,10 +23,9 @@ import {
   type SessionHeader,
   type SessionSeq,
   type Surface,
-  surfaceEvent,
   surfaceNodes,
   type SurfaceOp,
-  type ToolResultContentBlock,
+  type ToolResultBlock,
   type TurnEndReason,
 } from "../../mod.ts";
 import { decodeEventResult } from "../schema.ts";
@@ -86,6 +85,12 @@ export interface Builder {
   repairs: number;
   /** Summary events (their seqs) made by compactions. */
   readonly summaries: Set<number>;
+  /**
+   * The text the source tool itself sends for a call that never got a
+   * result (pi: `No result provided`, Codex: `aborted`); the library's
+   * repair text when unset.
+   */
+  closerText: string | undefined;
 }
 
 /** A fresh builder. */
@@ -112,12 +117,14 @@ export const makeBuilder = (): Builder => ({
   compactions: 0,
   repairs: 0,
   summaries: new Set(),
+  closerText: undefined,
 });
 
 /** The result of a builder step. */
 export type Step<A = void> = Result.Result<A, ImportEventRejected>;
 
-const ok: Step = Result.succeed(undefined);
+/** A step that did nothing. */
+export const ok: Step = Result.succeed(undefined);
 
 /** A step's outcome without its value. */
 export const done = <A>(step: Step<A>): Step =>
@@ -164,8 +171,9 @@ export const notCarried = (
 
 /** Records a source record that is not a JSON object. */
 export const notAnObject = (b: Builder, line: number): void => {
-  count(b, "not-an-object");
-  notCarried(b, line, "not-an-object", "a record that is not an object");
+  // One label for a line that is no record, whether it parses or not.
+  count(b, "not-json");
+  notCarried(b, line, "not-json", "a line that is not a JSON record");
 };
 
 /** Records what the importer made up. */
@@ -315,7 +323,7 @@ export const closeStep = (b: Builder, line: number): Step => {
 };
 
 /** Opens a new step in the open turn (opening a turn if needed). */
-const openStep = (b: Builder, line: number): Step => {
+export const openStep = (b: Builder, line: number): Step => {
   const turned = ensureTurn(b, line);
   if (Result.isFailure(turned)) return turned;
   const closed = closeStep(b, line);
@@ -359,7 +367,7 @@ export const closeTurn = (
           } that the source never answered (interrupted turn)`,
         );
       }
-      const pushed = push(b, closer, 0);
+      const pushed = push(b, withCloserText(b, closer), 0);
       if (Result.isFailure(pushed)) return Result.fail(pushed.failure);
     }
     b.openCalls.clear();
@@ -379,6 +387,25 @@ export const closeTurn = (
   return done(ended);
 };
 
+/** A repair's closing result, with the source tool's own text when it has one. */
+const withCloserText = (b: Builder, closer: SessionEvent): SessionEvent => {
+  if (closer.type !== "tool/result" || b.closerText === undefined) {
+    return closer;
+  }
+  const [block] = closer.data.message.content;
+  const text: ToolResultBlock = {
+    ...block,
+    content: [{ type: "text", text: b.closerText }],
+  };
+  return {
+    ...closer,
+    data: {
+      ...closer.data,
+      message: { ...closer.data.message, content: [text] as const },
+    },
+  };
+};
+
 /**
  * Closes the open turn when its last assistant message answered without
  * calls and nothing interrupted it: the source's turn was complete.
@@ -387,312 +414,6 @@ export const closeAnsweredTurn = (b: Builder): Step =>
   b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
     ? closeTurn(b, 0)
     : ok;
-
-// ---------------------------------------------------------------------------
-// Messages
-
-/** Appends a user-role message (any source). */
-export const userMessage = (
-  b: Builder,
-  line: number,
-  id: string,
-  content: ReadonlyArray<ContentBlock>,
-  source: Readonly<Record<string, unknown>> & { readonly kind: string },
-  sourceEventSeqs?: ReadonlyArray<SessionSeq>,
-): Step<SessionEvent> =>
-  append(b, {
-    ...Draft.user(content, { id: uniqueId(b, id), source }),
-    ...(sourceEventSeqs === undefined || sourceEventSeqs.length === 0
-      ? {}
-      : { sourceEventSeqs }),
-  }, line);
-
-/** What an assistant message carries besides its content. */
-export interface AssistantExtras {
-  readonly provider: string;
-  readonly model: string;
-  readonly usage?: unknown;
-  readonly interrupted?: boolean;
-  readonly stream?: ReadonlyArray<unknown>;
-}
-
-/**
- * Appends an assistant message in a new step and registers its tool calls.
- * Non-empty tool-call ids are required by v3: a call without one is kept
- * as text and reported.
- */
-export const assistantMessage = (
-  b: Builder,
-  line: number,
-  id: string,
-  content: ReadonlyArray<ContentBlock>,
-  extras: AssistantExtras,
-): Step<SessionEvent> => {
-  const stepped = openStep(b, line);
-  if (Result.isFailure(stepped)) return Result.fail(stepped.failure);
-  const seen = new Set<string>();
-  const blocks: ContentBlock[] = [];
-  for (const block of content) {
-    if (block.type === "tool-call") {
-      if (block.id === "" || seen.has(block.id) || b.calls.has(block.id)) {
-        notCarried(
-          b,
-          line,
-          "tool-call",
-          `call ${
-            JSON.stringify(block.id)
-          } has an empty or repeated id; kept as text`,
-        );
-        blocks.push({
-          type: "text",
-          text: `[tool call ${block.name} ${block.arguments}]`,
-        });
-        continue;
-      }
-      seen.add(block.id);
-    }
-    blocks.push(block);
-  }
-  const turn = b.turn ?? 0;
-  const step = b.step ?? 0;
-  const stream = (extras.stream ?? []).map((chunk) => ({
-    time: b.time,
-    chunk,
-  }));
-  const appended = append(
-    b,
-    Draft.assistant({
-      turn,
-      step,
-      provider: extras.provider,
-      model: extras.model,
-      content: blocks,
-      stream,
-      id: uniqueId(b, id),
-      ...(extras.usage === undefined ? {} : { usage: extras.usage }),
-      ...(extras.interrupted === true ? { interrupted: true } : {}),
-    }),
-    line,
-  );
-  if (Result.isFailure(appended)) return appended;
-  let calls = 0;
-  for (const block of blocks) {
-    if (block.type !== "tool-call") continue;
-    calls += 1;
-    b.calls.set(block.id, {
-      message: appended.success.seq,
-      turn,
-      step,
-      name: block.name,
-      arguments: block.arguments,
-      answered: false,
-    });
-    b.openCalls.add(block.id);
-  }
-  b.reason = calls > 0 ? "interrupted" : "completed";
-  b.answered = true;
-  return appended;
-};
-
-/**
- * Appends the result of a call: `tool/call` (the tool ran), then the
- * `tool/result` citing it. A result for an unknown or already answered call
- * is reported and left out (a provider would refuse it).
- */
-export const toolResult = (
-  b: Builder,
-  line: number,
-  kind: string,
-  callId: string,
-  content: ReadonlyArray<ToolResultContentBlock>,
-  isError: boolean,
-  meta?: unknown,
-): Step => {
-  const call = b.calls.get(callId);
-  if (call === undefined) {
-    notCarried(
-      b,
-      line,
-      kind,
-      `result for call ${
-        JSON.stringify(callId)
-      }, which no assistant message issued`,
-    );
-    return ok;
-  }
-  if (call.answered) {
-    notCarried(
-      b,
-      line,
-      kind,
-      `second result for call ${JSON.stringify(callId)}`,
-    );
-    return ok;
-  }
-  if (surfaceEvent(b.surface, call.message) === undefined) {
-    notCarried(
-      b,
-      line,
-      kind,
-      `result for call ${
-        JSON.stringify(callId)
-      }, whose message a compaction already replaced`,
-    );
-    call.answered = true;
-    b.openCalls.delete(callId);
-    return ok;
-  }
-  const logged = append(
-    b,
-    Draft.toolCall({
-      turn: call.turn,
-      step: call.step,
-      callId,
-      name: call.name,
-      arguments: call.arguments,
-    }),
-    line,
-  );
-  if (Result.isFailure(logged)) return Result.fail(logged.failure);
-  const callEvent = logged.success;
-  if (callEvent.type !== "tool/call") return ok;
-  const result = append(
-    b,
-    Draft.toolResult(callEvent, content, {
-      id: uniqueId(b, `result-${callId}`),
-      ...(isError ? { isError: true } : {}),
-      ...(meta === undefined ? {} : { meta }),
-    }),
-    line,
-  );
-  if (Result.isFailure(result)) return Result.fail(result.failure);
-  call.answered = true;
-  b.openCalls.delete(callId);
-  return ok;
-};
-
-// ---------------------------------------------------------------------------
-// Compaction
-
-/** What a compaction replaces and with what. */
-export interface CompactionInput {
-  readonly compactionId: string;
-  readonly summary: string;
-  /** The summary message's content (default: the summary as one text block). */
-  readonly content?: ReadonlyArray<ContentBlock>;
-  /** The first surface position kept (nodes before it are replaced); default: all. */
-  readonly keepFrom?: (seq: SessionSeq) => boolean;
-  readonly kind: string;
-}
-
-/**
- * Replaces the surface nodes before the first kept one by a summary, as the
- * library's `compact` does: `compaction/start`, `compaction/summary`, a
- * `user/message` replacing the range and citing both plus every shadowed
- * node, `compaction/end`. The system head is never shadowed. A kept tool
- * result whose call falls in the range is shadowed with it (the pair stays
- * whole) and reported. With nothing to replace, the summary is appended.
- * Gives the `compaction/start` event's seq, for messages that cite it.
- */
-export const compactBefore = (
-  b: Builder,
-  line: number,
-  input: CompactionInput,
-): Step<SessionSeq> => {
-  const nodes = surfaceNodes(b.surface);
-  let first = 0;
-  const head = nodes[0] === undefined
-    ? undefined
-    : surfaceEvent(b.surface, nodes[0]);
-  if (head?.type === "system/message") first = 1;
-  let end = first;
-  while (end < nodes.length) {
-    const seq = nodes[end];
-    if (seq === undefined) break;
-    if (input.keepFrom !== undefined && input.keepFrom(seq)) break;
-    end += 1;
-  }
-  // Keep call/result pairs whole: a kept result whose call is shadowed goes too.
-  const shadowedMessages = new Set<number>();
-  for (let i = first; i < end; i++) {
-    const seq = nodes[i];
-    if (seq !== undefined) shadowedMessages.add(seq);
-  }
-  while (end < nodes.length) {
-    const seq = nodes[end];
-    const event = seq === undefined ? undefined : surfaceEvent(b.surface, seq);
-    if (event?.type !== "tool/result") break;
-    const call = b.calls.get(event.data.message.source.callId);
-    if (call === undefined || !shadowedMessages.has(call.message)) break;
-    notCarried(
-      b,
-      line,
-      input.kind,
-      `the kept result of call ${
-        JSON.stringify(event.data.message.source.callId)
-      } is replaced with its call, so that the pair stays whole`,
-    );
-    end += 1;
-  }
-  const shadowed = nodes.slice(first, end);
-  const turn = b.turn ?? Math.max(0, b.nextTurn - 1);
-  const id = input.compactionId;
-  const started = append(b, {
-    type: "compaction/start",
-    data: { compactionId: id, turn },
-  }, line);
-  if (Result.isFailure(started)) return Result.fail(started.failure);
-  const summarized = append(b, {
-    type: "compaction/summary",
-    data: { compactionId: id, summary: input.summary, shadowedSeqs: shadowed },
-  }, line);
-  if (Result.isFailure(summarized)) return Result.fail(summarized.failure);
-  const startSeq = shadowed[0];
-  const endSeq = shadowed[shadowed.length - 1];
-  const content = input.content ?? [{ type: "text", text: input.summary }];
-  const message = {
-    id: uniqueId(b, `compaction-${id}`),
-    role: "user",
-    content,
-    source: { kind: "plugin", plugin: "compaction" },
-  };
-  const cited = [started.success.seq, summarized.success.seq];
-  const summary = startSeq === undefined || endSeq === undefined
-    ? append(b, {
-      type: "user/message",
-      surfaceOp: "append",
-      sourceEventSeqs: cited,
-      data: message,
-    }, line)
-    : append(b, {
-      type: "user/message",
-      surfaceOp: { op: "replace", startSeq, endSeq },
-      sourceEventSeqs: [...cited, ...shadowed],
-      data: message,
-    }, line);
-  if (Result.isFailure(summary)) return Result.fail(summary.failure);
-  b.summaries.add(summary.success.seq);
-  const ended = append(b, {
-    type: "compaction/end",
-    data: { compactionId: id },
-  }, line);
-  if (Result.isFailure(ended)) return Result.fail(ended.failure);
-  if (startSeq === undefined) {
-    notCarried(
-      b,
-      line,
-      input.kind,
-      "compaction with nothing before it on the surface; its summary is appended",
-    );
-  }
-  b.compactions += 1;
-  return Result.succeed(started.success.seq);
-};
-
-/** Whether a surface node came from a source line at or after `line`. */
-export const fromLineOnward =
-  (b: Builder, line: number) => (seq: SessionSeq): boolean =>
-    !b.summaries.has(seq) && (b.origin[seq] ?? 0) >= line;
 
 // ---------------------------------------------------------------------------
 // The end

@@ -23,8 +23,11 @@
  *   own parent links also fork for parallel tool results and cannot be
  *   followed blindly.
  * - `progress`, `file-history-snapshot`, `queue-operation`, titles
- *   (`summary`, `custom-title`) and other `system` lines are skipped and
- *   counted; sidechain (subagent) lines are reported, not imported.
+ *   (`summary`, `custom-title`, `ai-title`), `permission-mode`,
+ *   `attachment` and other `system` lines are skipped and counted by kind;
+ *   so are sidechain (subagent) lines, which are not imported, except in a
+ *   subagent's own transcript (its first message is sidechain), where they
+ *   are the conversation.
  *
  * @module
  * @internal
@@ -33,11 +36,9 @@ import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
 import {
   argumentsText,
-  assistantMessage,
   type Builder,
   closeAnsweredTurn,
   closeTurn,
-  compactBefore,
   count,
   done,
   epochOf,
@@ -51,10 +52,10 @@ import {
   skip,
   type Step,
   str,
-  toolResult,
-  userMessage,
   userTurn,
 } from "./builder.ts";
+import { compactBefore } from "./compaction.ts";
+import { assistantMessage, toolResult, userMessage } from "./messages.ts";
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
@@ -87,6 +88,9 @@ const noise: Readonly<Record<string, string>> = {
   "custom-title": "a session title",
   "agent-name": "a session label",
   "last-prompt": "input history",
+  "ai-title": "a session title",
+  "permission-mode": "the session's permission mode, not sent to the model",
+  "attachment": "an attachment record the UI keeps, not a message",
 };
 
 const INTERRUPTED = "[Request interrupted by user";
@@ -136,6 +140,11 @@ export const importClaudeCode = (
   let records = 0;
   const lineOf = new Map<string, number>();
   let lastUuid: string | undefined;
+  /**
+   * A subagent's own transcript (\`subagents/agent-*.jsonl\`) is sidechain
+   * from its first message on: there the sidechain is the conversation.
+   */
+  let subagentFile: boolean | undefined;
 
   const flush = (): Step => {
     if (pending !== undefined) {
@@ -374,12 +383,17 @@ export const importClaudeCode = (
         skip(b, kind, line, reason);
         return Result.succeed(undefined);
       }
-      if (value.isSidechain === true) {
-        notCarried(
+      if (
+        subagentFile === undefined && (type === "user" || type === "assistant")
+      ) {
+        subagentFile = value.isSidechain === true;
+      }
+      if (value.isSidechain === true && subagentFile !== true) {
+        skip(
           b,
+          `${kind} (sidechain)`,
           line,
-          kind,
-          "a subagent (sidechain) line, not part of this conversation",
+          "a subagent's line, not part of this conversation",
         );
         return Result.succeed(undefined);
       }

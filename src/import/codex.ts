@@ -13,12 +13,20 @@
  *   is kept opaque in the message's `stream`, never dropped. `developer`
  *   messages are user messages from the `codex/developer` plugin.
  * - Turns come from `task_started` / `task_complete` / `turn_aborted` events
- *   when the rollout has them, else a user message after model output opens
- *   a new turn.
- * - `compacted` with a `replacement_history` of messages is a replacement
- *   of the whole surface by that history (the first message replaces, the
- *   others follow it, each citing the compaction); without one, what it
- *   replaced cannot be proved: its summary is appended and reported.
+ *   when the rollout has them, else (Codex 0.58) a message the person typed
+ *   after model output opens a new turn.
+ * - `compacted` with a `replacement_history`: those items replace the
+ *   surface (the first message replaces and cites it, the others follow,
+ *   roles kept); the encrypted `compaction` item is an opaque text block
+ *   only `toOpenAIResponses` sends. Without one, the newest typed user
+ *   messages (about 20k tokens) and the summary are kept, as Codex does.
+ *   `thread_rolled_back` replaces the last N user turns by an empty message.
+ * - A message logged while calls wait for their outputs is placed after
+ *   them (the transcript stays paired); a call with no output is answered
+ *   with Codex's `aborted` right after it. `system` messages and
+ *   `ghost_snapshot` are skipped; hosted tool items (`web_search_call`,
+ *   `tool_search_*`) are kept opaque in the stream. The deliberate
+ *   differences from what Codex sends are listed in `docs/importing.md`.
  * - `turn_context` becomes `request/context` when the model changes; the
  *   `event_msg` echoes of the history (`user_message`, `agent_message`,
  *   `agent_reasoning`) and `token_count` are skipped and counted.
@@ -27,15 +35,13 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
+import type { ContentBlock, SessionSeq } from "../../mod.ts";
 import {
   append,
   argumentsText,
-  assistantMessage,
   type Builder,
   closeAnsweredTurn,
   closeTurn,
-  compactBefore,
   count,
   done,
   epochOf,
@@ -50,10 +56,23 @@ import {
   skip,
   type Step,
   str,
-  toolResult,
   uniqueId,
-  userMessage,
 } from "./builder.ts";
+import { compactBefore } from "./compaction.ts";
+import {
+  assistantMessage,
+  closeOpenCalls,
+  toolResult,
+  userMessage,
+} from "./messages.ts";
+import {
+  isRealUserMessage,
+  keepRecentUserMessages,
+  messageContent,
+  outputContent,
+  rollBack,
+  sourceOf,
+} from "./codex_items.ts";
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { forEachRecord, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
@@ -73,43 +92,12 @@ const echoes: Readonly<Record<string, string>> = {
   token_count: "token accounting, not sent to the model",
 };
 
-const messageContent = (u: unknown): ContentBlock[] => {
-  if (typeof u === "string") return [{ type: "text", text: u }];
-  if (!Array.isArray(u)) return [];
-  return u.flatMap((c): ContentBlock[] => {
-    if (!isRecord(c)) return [];
-    if (typeof c.text === "string") return [{ type: "text", text: c.text }];
-    if (c.type === "input_image") {
-      return [{ type: "image", attachment: { url: c.image_url ?? null } }];
-    }
-    return [{ type: "text", text: JSON.stringify(c) }];
-  });
-};
-
-/** The source of a non-assistant message: the user, or a `codex/<role>` plugin. */
-const sourceOf = (
-  role: string | undefined,
-): { readonly kind: string; readonly plugin?: string } =>
-  role === "user"
-    ? { kind: "user" }
-    : { kind: "plugin", plugin: `codex/${role ?? "unknown"}` };
-
-const outputContent = (u: unknown): ToolResultContentBlock[] => {
-  if (typeof u === "string") return [{ type: "text", text: u }];
-  if (isRecord(u) && typeof u.content === "string") {
-    return [{ type: "text", text: u.content }];
-  }
-  if (Array.isArray(u)) {
-    return u.flatMap((c): ToolResultContentBlock[] =>
-      isRecord(c) && typeof c.text === "string"
-        ? [{ type: "text", text: c.text }]
-        : isRecord(c) && c.type === "input_image"
-        ? [{ type: "image", attachment: { url: c.image_url ?? null } }]
-        : [{ type: "text", text: JSON.stringify(c) }]
-    );
-  }
-  return [{ type: "text", text: JSON.stringify(u ?? null) }];
-};
+interface Held {
+  readonly p: Record<string, unknown>;
+  readonly line: number;
+  readonly time: unknown;
+  readonly kind: string;
+}
 
 /**
  * Imports a Codex rollout into the builder.
@@ -130,6 +118,11 @@ export const importCodex = (
   let explicitTurns = false;
   let modelOutputInTurn = false;
   let records = 0;
+  /** User-side items that arrived while calls waited for their outputs. */
+  let held: Array<Held> = [];
+  /** Set while a compaction's replacement history is imported: what its messages cite. */
+  let cite: ReadonlyArray<SessionSeq> | undefined;
+  b.closerText = "aborted";
 
   const flush = (): Step => {
     if (pending === undefined) return Result.succeed(undefined);
@@ -145,17 +138,51 @@ export const importCodex = (
     return done(made);
   };
 
-  const output = (line: number, time: unknown): PendingOutput => {
+  const output = (line: number, time: unknown): Step<PendingOutput> => {
     if (pending === undefined) {
+      // A new response: Codex answered the calls still open right after them.
+      const settled = settle(line);
+      if (Result.isFailure(settled)) return Result.fail(settled.failure);
       pending = { line, time, content: [], stream: [] };
     }
-    return pending;
+    return Result.succeed(pending);
   };
 
-  const userSide = (line: number): Step => {
+  /** Imports the items held back while calls were open. */
+  const release = (): Step => {
+    const items = held;
+    held = [];
+    for (const h of items) {
+      const made = responseItem(h.p, h.line, h.time, h.kind);
+      if (Result.isFailure(made)) return made;
+    }
+    return Result.succeed(undefined);
+  };
+
+  /**
+   * Answers the open calls as Codex does (a synthetic \`aborted\` output
+   * right after the call), then imports what was held back behind them.
+   */
+  const settle = (line: number): Step => {
+    if (b.openCalls.size > 0) {
+      const closed = closeOpenCalls(b, line);
+      if (Result.isFailure(closed)) return closed;
+    }
+    return release();
+  };
+
+  /**
+   * Opens the turn of a user-side message: with no turn events (Codex
+   * 0.58), a message the person typed after model output opens a new one;
+   * a developer note or the environment context does not.
+   */
+  const userSide = (line: number, typed: boolean): Step => {
     const flushed = flush();
     if (Result.isFailure(flushed)) return flushed;
-    if (b.turn === undefined || (!explicitTurns && modelOutputInTurn)) {
+    if (cite !== undefined) return Result.succeed(undefined);
+    if (
+      b.turn === undefined || (!explicitTurns && modelOutputInTurn && typed)
+    ) {
       modelOutputInTurn = false;
       return openTurn(b, line);
     }
@@ -172,23 +199,88 @@ export const importCodex = (
       case "message": {
         const role = str(p.role);
         if (role === "assistant") {
-          output(line, time).content.push(...messageContent(p.content));
+          const out = output(line, time);
+          if (Result.isFailure(out)) return Result.fail(out.failure);
+          out.success.content.push(...messageContent(p.content));
           return Result.succeed(undefined);
         }
-        const opened = userSide(line);
+        if (role === "system") {
+          skip(
+            b,
+            `${kind}/system`,
+            line,
+            "a system message, which Codex does not send",
+          );
+          return Result.succeed(undefined);
+        }
+        const flushed = flush();
+        if (Result.isFailure(flushed)) return flushed;
+        if (b.openCalls.size > 0 && cite === undefined) {
+          // The transcript answers calls before the next message.
+          held.push({ p, line, time, kind });
+          return Result.succeed(undefined);
+        }
+        const content = messageContent(p.content);
+        const opened = userSide(
+          line,
+          isRealUserMessage({ source: sourceOf(role), content }),
+        );
         if (Result.isFailure(opened)) return opened;
         setTime(b, time);
         const made = userMessage(
           b,
           line,
           str(p.id) ?? `codex-L${line}`,
-          messageContent(p.content),
+          content,
           sourceOf(role),
+          cite,
         );
         return done(made);
       }
-      case "reasoning": {
+      case "compaction": {
+        const flushed = flush();
+        if (Result.isFailure(flushed)) return flushed;
+        setTime(b, time);
+        notCarried(
+          b,
+          line,
+          kind,
+          "an encrypted compaction item: kept as an opaque block that goes back to OpenAI Responses unchanged and is left out for other providers",
+        );
+        return done(userMessage(
+          b,
+          line,
+          `codex-L${line}-compaction`,
+          [{
+            type: "text",
+            text: "",
+            opaque: { api: "openai-responses", item: p },
+          } as ContentBlock],
+          { kind: "plugin", plugin: "codex/compaction" },
+          cite,
+        ));
+      }
+      case "web_search_call":
+      case "tool_search_call":
+      case "tool_search_output": {
         const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.stream.push(p);
+        keptOpaque(
+          b,
+          kind,
+          line,
+          "a hosted tool item, in the assistant message's stream; the adapters do not send it back",
+        );
+        return Result.succeed(undefined);
+      }
+      case "ghost_snapshot":
+        skip(b, kind, line, "undo bookkeeping the model never sees");
+        return Result.succeed(undefined);
+      case "reasoning": {
+        const got = output(line, time);
+        if (Result.isFailure(got)) return Result.fail(got.failure);
+        const out = got.success;
         const summary = Array.isArray(p.summary)
           ? p.summary.map((s) => isRecord(s) ? str(s.text) ?? "" : "").join(
             "\n\n",
@@ -212,30 +304,39 @@ export const importCodex = (
         }
         return Result.succeed(undefined);
       }
-      case "function_call":
-        output(line, time).content.push({
+      case "function_call": {
+        const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.content.push({
           type: "tool-call",
           id: str(p.call_id) ?? "",
           name: str(p.name) ?? "",
           arguments: argumentsText(p.arguments),
         });
         return Result.succeed(undefined);
-      case "custom_tool_call":
-        output(line, time).content.push({
+      }
+      case "custom_tool_call": {
+        const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.content.push({
           type: "tool-call",
           id: str(p.call_id) ?? "",
           name: str(p.name) ?? "",
           arguments: JSON.stringify(p.input ?? ""),
         });
         return Result.succeed(undefined);
-      case "local_shell_call":
-        output(line, time).content.push({
+      }
+      case "local_shell_call": {
+        const out = output(line, time);
+        if (Result.isFailure(out)) return Result.fail(out.failure);
+        out.success.content.push({
           type: "tool-call",
           id: str(p.call_id) ?? str(p.id) ?? "",
           name: "local_shell",
           arguments: JSON.stringify(p.action ?? {}),
         });
         return Result.succeed(undefined);
+      }
       case "function_call_output":
       case "custom_tool_call_output":
       case "local_shell_call_output": {
@@ -243,7 +344,7 @@ export const importCodex = (
         if (Result.isFailure(flushed)) return flushed;
         setTime(b, time);
         const failed = isRecord(p.output) && p.output.success === false;
-        return toolResult(
+        const answered = toolResult(
           b,
           line,
           kind,
@@ -251,6 +352,8 @@ export const importCodex = (
           outputContent(p.output),
           failed,
         );
+        if (Result.isFailure(answered)) return answered;
+        return b.openCalls.size === 0 ? release() : answered;
       }
       default: {
         const flushed = flush();
@@ -276,58 +379,70 @@ export const importCodex = (
   ): Step => {
     const flushed = flush();
     if (Result.isFailure(flushed)) return flushed;
+    const settled = settle(line);
+    if (Result.isFailure(settled)) return settled;
     setTime(b, time);
     const summary = str(p.message) ?? "";
-    const history = Array.isArray(p.replacement_history)
-      ? p.replacement_history
-      : undefined;
-    const messages =
-      history?.filter((h) => isRecord(h) && h.type === "message") ?? [];
-    if (
-      history === undefined || history.length === 0 ||
-      messages.length !== history.length
-    ) {
+    const compactionId = `codex-L${line}`;
+    if (!Array.isArray(p.replacement_history)) {
+      return keepRecentUserMessages(b, line, kind, compactionId, summary);
+    }
+    // Codex goes on from exactly these items: they replace the surface.
+    const history = p.replacement_history.filter(isRecord);
+    const head = history[0];
+    const headRole = head?.type === "message" ? str(head.role) : undefined;
+    const replacesWithHead = headRole !== undefined &&
+      headRole !== "assistant" && headRole !== "system";
+    const replaced = compactBefore(b, line, {
+      compactionId,
+      summary,
+      kind,
+      ...(replacesWithHead && head !== undefined
+        ? {
+          content: messageContent(head.content),
+          source: sourceOf(headRole),
+          messageId: str(head.id) ?? `${compactionId}-history`,
+        }
+        : {}),
+    });
+    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+    if (!replacesWithHead && history.length > 0) {
       notCarried(
         b,
         line,
         kind,
-        history === undefined
-          ? "compaction without a replacement history: what it replaced cannot be proved, its summary is appended"
-          : "compaction whose replacement history holds more than messages; its summary is appended",
+        "a replacement history that does not start with a user message: its summary message replaces the surface before it",
       );
-      const made = userMessage(b, line, `codex-compacted-L${line}`, [{
-        type: "text",
-        text: summary,
-      }], {
-        kind: "plugin",
-        plugin: "compaction",
-      });
-      return done(made);
     }
-    const [head, ...rest] = messages;
-    const headContent = isRecord(head) ? messageContent(head.content) : [];
-    const compactionId = `codex-L${line}`;
-    const replaced = compactBefore(b, line, {
-      compactionId,
-      summary,
-      content: headContent,
-      kind,
-    });
-    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
-    const cite = [replaced.success];
-    for (const item of rest) {
-      if (!isRecord(item)) continue;
-      const made = userMessage(
-        b,
-        line,
-        `${compactionId}-history`,
-        messageContent(item.content),
-        sourceOf(str(item.role)),
-        cite,
-      );
-      if (Result.isFailure(made)) return Result.fail(made.failure);
+    cite = [replaced.success];
+    try {
+      for (const item of replacesWithHead ? history.slice(1) : history) {
+        const made = responseItem(
+          item,
+          line,
+          time,
+          `${kind}/${str(item.type) ?? "unknown"}`,
+        );
+        if (Result.isFailure(made)) return made;
+      }
+      return flush();
+    } finally {
+      cite = undefined;
     }
-    return Result.succeed(undefined);
+  };
+
+  const rolledBack = (
+    p: Record<string, unknown>,
+    line: number,
+    time: unknown,
+    kind: string,
+  ): Step => {
+    const flushed = flush();
+    if (Result.isFailure(flushed)) return flushed;
+    const settled = settle(line);
+    if (Result.isFailure(settled)) return settled;
+    setTime(b, time);
+    return rollBack(b, line, kind, p.num_turns);
   };
 
   const read = forEachRecord(
@@ -400,10 +515,15 @@ export const importCodex = (
           return Result.succeed(undefined);
         }
         case "event_msg": {
+          if (sub === "thread_rolled_back") {
+            return rolledBack(p, line, time, kind);
+          }
           if (sub === "task_started") {
             explicitTurns = true;
             const flushed = flush();
             if (Result.isFailure(flushed)) return flushed;
+            const settled = settle(line);
+            if (Result.isFailure(settled)) return settled;
             setTime(b, time);
             if (b.turn !== undefined && !modelOutputInTurn) {
               return Result
@@ -415,6 +535,8 @@ export const importCodex = (
           if (sub === "task_complete" || sub === "turn_aborted") {
             const flushed = flush();
             if (Result.isFailure(flushed)) return flushed;
+            const settled = settle(line);
+            if (Result.isFailure(settled)) return settled;
             setTime(b, time);
             modelOutputInTurn = false;
             return closeTurn(
@@ -450,6 +572,11 @@ export const importCodex = (
   }
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
+  if (held.length > 0) {
+    // Messages wait behind open calls: answer them as Codex would.
+    const settled = settle(0);
+    if (Result.isFailure(settled)) return Result.fail(settled.failure);
+  }
   if (!explicitTurns) {
     const closed = closeAnsweredTurn(b);
     if (Result.isFailure(closed)) return Result.fail(closed.failure);

@@ -135,6 +135,25 @@ export class ImportTargetExists extends Data.Error<{
   } not to exist; choose a new file name`;
 }
 
+/**
+ * Under `recover`, nothing in the file was a record of a session of the tool
+ * (every line skipped, or none of the kinds the tool writes): never an empty
+ * success.
+ */
+export class ImportNoSession extends Data.Error<{
+  /** The source file. */
+  readonly file: string;
+  /** The tool the file was read as. */
+  readonly from: string;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportNoSession" = "ImportNoSession";
+  /** A sentence for people. */
+  override readonly message: string = `No session found in ${
+    quote(this.file)
+  }: no line is a record of a ${quote(this.from)} session`;
+}
+
 /** Any refusal of an import. */
 export type ImportError =
   | ImportLineNotJson
@@ -143,4 +162,5 @@ export type ImportError =
   | ImportVersionUnsupported
   | ImportEventRejected
   | ImportIoError
-  | ImportTargetExists;
+  | ImportTargetExists
+  | ImportNoSession;

@@ -26,7 +26,10 @@
  *
  * A source line that is not JSON (pi has written lines where two records
  * were glued together) is a refusal naming the line ({@link ImportLineNotJson}),
- * or with `recover` skipped and reported.
+ * or with `recover` skipped and reported; a line that parses but is no
+ * record gets the same label. Under `recover`, a file in which no line is a
+ * record of the session is refused ({@link ImportNoSession}), never an
+ * empty success.
  *
  * @example Importing a pi session
  * ```ts
@@ -55,7 +58,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { Session, SessionEvent } from "../../mod.ts";
 import { type Builder, finish, makeBuilder } from "./builder.ts";
-import type { ImportError } from "./errors.ts";
+import { type ImportError, ImportNoSession } from "./errors.ts";
 import type { RecordReadOptions } from "./lines.ts";
 import { type Converted, importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
@@ -148,8 +151,18 @@ const run = (
     recover: options.recover === true,
     maxLineBytes: options.maxLineBytes ?? DEFAULT_IMPORT_MAX_LINE_BYTES,
   }, b);
-  if (Result.isFailure(converted)) return Result.fail(converted.failure);
+  const recover = options.recover === true;
+  if (Result.isFailure(converted)) {
+    return Result.fail(
+      recover && converted.failure._tag === "ImportNotASession"
+        ? new ImportNoSession({ file, from: options.from })
+        : converted.failure,
+    );
+  }
   const c = converted.success;
+  if (recover && b.events.length === 0) {
+    return Result.fail(new ImportNoSession({ file, from: options.from }));
+  }
   for (const s of c.read.skipped) {
     b.notCarried.push({
       line: s.line,

@@ -14,7 +14,11 @@
  *   message pi sends for it (skipped when excluded from context); `custom`
  *   (`hookMessage` in v2) messages are user messages from a plugin.
  * - `compaction` replaces the surface nodes before `firstKeptEntryId` (v1:
- *   `firstKeptEntryIndex`, the header counted as index 0) by its summary.
+ *   `firstKeptEntryIndex`, the header counted as index 0) by its summary,
+ *   wrapped in `<summary>` as pi sends it; an empty branch summary is
+ *   skipped, and a call without a result is answered `No result provided`.
+ *   Aborted and errored assistant messages are kept (pi drops them): see
+ *   `docs/importing.md` for the deliberate differences.
  * - `model_change` becomes `request/context`; `thinking_level_change` an
  *   ignorable `pi/thinking_level_change` event; `custom`, `label` and
  *   `session_info` entries carry nothing the model saw and are skipped.
@@ -25,36 +29,37 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type {
-  ContentBlock,
-  SessionHeader,
-  ToolResultContentBlock,
-} from "../../mod.ts";
+import { type SessionHeader, surfaceEvent, surfaceNodes } from "../../mod.ts";
 import {
   append,
-  argumentsText,
-  assistantMessage,
   type Builder,
   closeTurn,
-  compactBefore,
   count,
   done,
   epochOf,
   fileName,
-  fromLineOnward,
   importedHeader,
   isRecord,
   notAnObject,
   notCarried,
+  ok,
   setTime,
   skip,
   type Step,
   str,
   synthesized,
-  toolResult,
-  userMessage,
   userTurn,
 } from "./builder.ts";
+import { compactBefore, fromLineOnward } from "./compaction.ts";
+import { assistantMessage, toolResult, userMessage } from "./messages.ts";
+import {
+  bashText,
+  branchText,
+  compactionText,
+  convertBlocks,
+  resultBlocks,
+  stopReasons,
+} from "./pi_content.ts";
 import {
   type ImportError,
   ImportNotASession,
@@ -83,112 +88,6 @@ interface TreeEntry {
   readonly line: number;
   readonly parent: string | null;
 }
-
-const piText = (u: unknown): ReadonlyArray<ContentBlock> | undefined => {
-  if (typeof u === "string") return [{ type: "text", text: u }];
-  return undefined;
-};
-
-interface Converted_ {
-  readonly content: ContentBlock[];
-  readonly stream: unknown[];
-}
-
-const convertBlocks = (
-  b: Builder,
-  line: number,
-  kind: string,
-  u: unknown,
-): Converted_ => {
-  const content: ContentBlock[] = [];
-  const stream: unknown[] = [];
-  const simple = piText(u);
-  if (simple !== undefined) return { content: [...simple], stream };
-  if (!Array.isArray(u)) {
-    notCarried(b, line, kind, "content is neither text nor a list of blocks");
-    return { content, stream };
-  }
-  for (const block of u) {
-    if (!isRecord(block)) continue;
-    switch (block.type) {
-      case "text":
-        content.push({ type: "text", text: str(block.text) ?? "" });
-        break;
-      case "thinking":
-        content.push({ type: "reasoning", text: str(block.thinking) ?? "" });
-        if (block.thinkingSignature !== undefined || block.redacted === true) {
-          stream.push({
-            type: "thinking",
-            index: content.length - 1,
-            ...(block.thinkingSignature === undefined
-              ? {}
-              : { signature: block.thinkingSignature }),
-            ...(block.redacted === true ? { redacted: true } : {}),
-          });
-        }
-        break;
-      case "image":
-        content.push({
-          type: "image",
-          attachment: { mimeType: block.mimeType, data: block.data },
-        });
-        break;
-      case "toolCall":
-        content.push({
-          type: "tool-call",
-          id: str(block.id) ?? "",
-          name: str(block.name) ?? "",
-          arguments: argumentsText(block.arguments),
-        });
-        break;
-      default:
-        notCarried(
-          b,
-          line,
-          kind,
-          `content block of type ${JSON.stringify(block.type)} left out`,
-        );
-    }
-  }
-  return { content, stream };
-};
-
-const resultBlocks = (
-  content: ReadonlyArray<ContentBlock>,
-): ReadonlyArray<ToolResultContentBlock> =>
-  content.flatMap((block) =>
-    block.type === "text" || block.type === "image" || block.type === "file"
-      ? [block]
-      : []
-  );
-
-/** The text pi sends to the model for a `bashExecution` message. */
-const bashText = (m: Record<string, unknown>): string => {
-  let text = `Ran \`${str(m.command) ?? ""}\`\n`;
-  const output = str(m.output) ?? "";
-  text += output === "" ? "(no output)" : `\`\`\`\n${output}\n\`\`\``;
-  if (m.cancelled === true) text += "\n\n(command cancelled)";
-  else if (typeof m.exitCode === "number" && m.exitCode !== 0) {
-    text += `\n\nCommand exited with code ${m.exitCode}`;
-  }
-  if (m.truncated === true && typeof m.fullOutputPath === "string") {
-    text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
-  }
-  return text;
-};
-
-const stopReasons: Readonly<
-  Record<
-    string,
-    "completed" | "max-tokens" | "error" | "aborted" | "interrupted"
-  >
-> = {
-  stop: "completed",
-  length: "max-tokens",
-  error: "error",
-  aborted: "aborted",
-  toolUse: "interrupted",
-};
 
 /**
  * Imports a pi session file into the builder.
@@ -313,6 +212,7 @@ export const importPi = (
   }).sort((x, y) => (x.lines[0] ?? 0) - (y.lines[0] ?? 0));
 
   // Pass 2: the entries on the path, in file order.
+  b.closerText = "No result provided";
   const fallbackProvider = str(h.provider) ?? "unknown";
   let model = {
     provider: fallbackProvider,
@@ -322,127 +222,204 @@ export const importPi = (
   let lastStop: string | undefined;
   const linear = version === 1;
   if (linear) indexLine.length = 0;
-  const second = forEachRecord(file, options, (value, line): Step => {
-    if (linear) indexLine.push(line);
-    if (!seenHeader) {
-      seenHeader = true;
-      setTime(b, h.timestamp);
-      return Result.succeed(undefined);
-    }
-    if (!isRecord(value)) {
-      notAnObject(b, line);
-      return Result.succeed(undefined);
-    }
-    const type = str(value.type) ?? "unknown";
-    const role = type === "message" && isRecord(value.message)
-      ? str(value.message.role)
-      : undefined;
-    const kind = role === undefined ? type : `${type}/${role}`;
-    count(b, kind);
-    if (
-      typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
-    ) {
-      return Result.succeed(undefined);
-    }
-    setTime(b, value.timestamp);
-    switch (type) {
-      case "message": {
-        const m = value.message;
-        if (!isRecord(m)) {
-          notCarried(b, line, kind, "message entry without a message");
-          return Result.succeed(undefined);
-        }
-        const id = str(value.id) ?? `pi-L${line}`;
-        if (value.timestamp === undefined) setTime(b, m.timestamp);
-        return piMessage(b, line, kind, id, m, {
-          model: () => model,
-          stop: (s) => {
-            lastStop = s;
-          },
-        });
+  const piContext: PiContext = {
+    model: () => model,
+    stop: (s) => {
+      lastStop = s;
+    },
+  };
+  /**
+   * Imports again the messages on the path from \`from\` up to the
+   * compaction at \`to\`, after the summary that replaced them: pi sends the
+   * latest summary first, then the kept entries. Their calls, taken off the
+   * surface with them, are forgotten so that the copies pair again.
+   */
+  const replayKept = (
+    from: number,
+    to: number,
+    kind: string,
+  ): Result.Result<void, ImportError> => {
+    for (const [callId, call] of [...b.calls]) {
+      if (surfaceEvent(b.surface, call.message) === undefined) {
+        b.calls.delete(callId);
       }
-      case "compaction": {
-        const summary = str(value.summary) ?? "";
-        let keptLine: number | undefined;
-        if (typeof value.firstKeptEntryId === "string") {
-          keptLine = tree.get(value.firstKeptEntryId)?.line;
-        } else if (typeof value.firstKeptEntryIndex === "number") {
-          keptLine = indexLine[value.firstKeptEntryIndex];
+    }
+    let copies = 0;
+    const replayed = forEachRecord(file, options, (value, at): Step => {
+      if (at < from || at >= to || !isRecord(value)) return ok;
+      if (value.type !== "message" || !isRecord(value.message)) return ok;
+      if (typeof value.id === "string" && !onPath.has(value.id)) return ok;
+      copies += 1;
+      const role = str(value.message.role) ?? "unknown";
+      return piMessage(
+        b,
+        at,
+        `message/${role}`,
+        str(value.id) ?? `pi-L${at}`,
+        value.message,
+        piContext,
+      );
+    });
+    if (Result.isFailure(replayed)) return Result.fail(replayed.failure);
+    synthesized(
+      b,
+      to,
+      kind,
+      `the ${copies} kept messages follow the summary again, as pi sends the summary first`,
+    );
+    return ok;
+  };
+  const second = forEachRecord(
+    file,
+    options,
+    (value, line): Result.Result<void, ImportError> => {
+      if (linear) indexLine.push(line);
+      if (!seenHeader) {
+        seenHeader = true;
+        setTime(b, h.timestamp);
+        return Result.succeed(undefined);
+      }
+      if (!isRecord(value)) {
+        notAnObject(b, line);
+        return Result.succeed(undefined);
+      }
+      const type = str(value.type) ?? "unknown";
+      const role = type === "message" && isRecord(value.message)
+        ? str(value.message.role)
+        : undefined;
+      const kind = role === undefined ? type : `${type}/${role}`;
+      count(b, kind);
+      if (
+        typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
+      ) {
+        return Result.succeed(undefined);
+      }
+      setTime(b, value.timestamp);
+      switch (type) {
+        case "message": {
+          const m = value.message;
+          if (!isRecord(m)) {
+            notCarried(b, line, kind, "message entry without a message");
+            return Result.succeed(undefined);
+          }
+          const id = str(value.id) ?? `pi-L${line}`;
+          if (value.timestamp === undefined) setTime(b, m.timestamp);
+          return piMessage(b, line, kind, id, m, piContext);
         }
-        const compactionId = str(value.id) ?? `pi-L${line}`;
-        if (keptLine === undefined) {
+        case "compaction": {
+          const summary = str(value.summary) ?? "";
+          let keptLine: number | undefined;
+          if (typeof value.firstKeptEntryId === "string") {
+            keptLine = tree.get(value.firstKeptEntryId)?.line;
+          } else if (typeof value.firstKeptEntryIndex === "number") {
+            keptLine = indexLine[value.firstKeptEntryIndex];
+          }
+          const compactionId = str(value.id) ?? `pi-L${line}`;
+          if (keptLine === undefined) {
+            notCarried(
+              b,
+              line,
+              kind,
+              "compaction whose first kept entry is not in the file; everything before it is replaced",
+            );
+          }
+          const keepFrom = keptLine === undefined
+            ? undefined
+            : fromLineOnward(b, keptLine);
+          const front = surfaceNodes(b.surface)[0];
+          if (
+            keptLine === undefined || keepFrom === undefined ||
+            front === undefined || !keepFrom(front)
+          ) {
+            return done(compactBefore(b, line, {
+              compactionId,
+              summary,
+              content: [{ type: "text", text: compactionText(summary) }],
+              kind,
+              ...(keepFrom === undefined ? {} : { keepFrom }),
+            }));
+          }
+          // Everything on the surface is kept, and pi sends the summary first:
+          // the summary replaces the kept messages, which follow it again.
+          const replaced = compactBefore(b, line, {
+            compactionId,
+            summary,
+            content: [{ type: "text", text: compactionText(summary) }],
+            kind,
+          });
+          if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+          return replayKept(keptLine, line, kind);
+        }
+        case "branch_summary": {
+          const summary = str(value.summary) ?? "";
+          if (summary === "") {
+            skip(
+              b,
+              kind,
+              line,
+              "an empty branch summary, which pi does not send",
+            );
+            return Result.succeed(undefined);
+          }
+          const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
+            type: "text",
+            text: branchText(summary),
+          }], {
+            kind: "plugin",
+            plugin: "pi/branch-summary",
+          });
+          return done(made);
+        }
+        case "custom_message": {
+          const converted = convertBlocks(b, line, kind, value.content);
+          const made = userMessage(
+            b,
+            line,
+            str(value.id) ?? `pi-L${line}`,
+            converted.content,
+            {
+              kind: "plugin",
+              plugin: `pi/${str(value.customType) ?? "custom"}`,
+            },
+          );
+          return done(made);
+        }
+        case "model_change": {
+          model = {
+            provider: str(value.provider) ?? model.provider,
+            model: str(value.modelId) ?? model.model,
+          };
+          const made = append(
+            b,
+            { type: "request/context", data: model },
+            line,
+          );
+          return done(made);
+        }
+        case "thinking_level_change": {
+          const made = append(b, {
+            type: "pi/thinking_level_change",
+            ignorable: true,
+            data: { thinkingLevel: value.thinkingLevel ?? null },
+          }, line);
+          return done(made);
+        }
+        case "custom":
+        case "label":
+        case "session_info":
+          skip(b, kind, line, "harness state pi never sends to the model");
+          return Result.succeed(undefined);
+        default:
           notCarried(
             b,
             line,
             kind,
-            "compaction whose first kept entry is not in the file; everything before it is replaced",
+            `entry type ${JSON.stringify(type)} is not known to this importer`,
           );
-        }
-        return done(compactBefore(b, line, {
-          compactionId,
-          summary,
-          kind,
-          ...(keptLine === undefined
-            ? {}
-            : { keepFrom: fromLineOnward(b, keptLine) }),
-        }));
+          return Result.succeed(undefined);
       }
-      case "branch_summary": {
-        const text = str(value.summary) ?? "";
-        const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
-          type: "text",
-          text,
-        }], {
-          kind: "plugin",
-          plugin: "pi/branch-summary",
-        });
-        return done(made);
-      }
-      case "custom_message": {
-        const converted = convertBlocks(b, line, kind, value.content);
-        const made = userMessage(
-          b,
-          line,
-          str(value.id) ?? `pi-L${line}`,
-          converted.content,
-          {
-            kind: "plugin",
-            plugin: `pi/${str(value.customType) ?? "custom"}`,
-          },
-        );
-        return done(made);
-      }
-      case "model_change": {
-        model = {
-          provider: str(value.provider) ?? model.provider,
-          model: str(value.modelId) ?? model.model,
-        };
-        const made = append(b, { type: "request/context", data: model }, line);
-        return done(made);
-      }
-      case "thinking_level_change": {
-        const made = append(b, {
-          type: "pi/thinking_level_change",
-          ignorable: true,
-          data: { thinkingLevel: value.thinkingLevel ?? null },
-        }, line);
-        return done(made);
-      }
-      case "custom":
-      case "label":
-      case "session_info":
-        skip(b, kind, line, "harness state pi never sends to the model");
-        return Result.succeed(undefined);
-      default:
-        notCarried(
-          b,
-          line,
-          kind,
-          `entry type ${JSON.stringify(type)} is not known to this importer`,
-        );
-        return Result.succeed(undefined);
-    }
-  });
+    },
+  );
   if (Result.isFailure(second)) return Result.fail(second.failure);
   // A turn whose last answer ended it (stop, length, error, abort) is closed;
   // one that stopped after tool results was cut off: `repair` closes it.
@@ -562,12 +539,22 @@ const piMessage = (
     }
     case "branchSummary":
     case "compactionSummary": {
+      const summary = str(m.summary) ?? "";
+      if (summary === "") {
+        skip(b, kind, line, "an empty summary, which pi does not send");
+        return Result.succeed(undefined);
+      }
       return done(
         userMessage(
           b,
           line,
           id,
-          [{ type: "text", text: str(m.summary) ?? "" }],
+          [{
+            type: "text",
+            text: m.role === "branchSummary"
+              ? branchText(summary)
+              : compactionText(summary),
+          }],
           {
             kind: "plugin",
             plugin: `pi/${m.role}`,

@@ -108,6 +108,9 @@ export function lineRanges(lines: ReadonlyArray<number>, max = 12): string {
   return out.join(", ");
 }
 
+const plural = (n: number, noun: string): string =>
+  `${n} ${n === 1 ? noun : `${noun}s`}`;
+
 /**
  * Renders an import report for people.
  *
@@ -138,8 +141,12 @@ export function formatImportReport(
   const out: string[] = [
     `imported ${report.from}${version} ${report.file}${
       target === undefined ? "" : ` to ${target}`
-    }: ${report.lines} lines, ${report.events} events, surface ${report.surface}, ` +
-    `${report.compactions} compactions, ${report.repairs} repairs`,
+    }: ${plural(report.lines, "line")}, ${
+      plural(report.events, "event")
+    }, surface ${report.surface}, ` +
+    `${plural(report.compactions, "compaction")}, ${
+      plural(report.repairs, "repair")
+    }`,
   ];
   const kinds = Object.entries(report.kinds).sort((a, b) => b[1] - a[1]);
   out.push(`source kinds: ${kinds.map(([k, n]) => `${k} ${n}`).join(", ")}`);

@@ -205,6 +205,18 @@ Deno.test("stats", async (t) => {
     assert.equal(stats.prunes.count, 0);
   });
 
+  await t.step(
+    "prints a replacement's nodes as one run, and plurals right",
+    async () => {
+      const r = await run("stats", fixture("v1.jsonl"));
+      assert.equal(r.code, 0);
+      assert.match(r.stdout, /^1 compaction, 3 nodes shadowed, /m);
+      assert.match(r.stdout, /^ {2}seq 20 replaced 5\.\.10 \(3 nodes\): /m);
+      assert.match(r.stdout, /^0 prunes$/m);
+      assert.match(r.stdout, /^1 system prompt change, 1 node shadowed, /m);
+    },
+  );
+
   await t.step("refuses an invalid log with exit 1", async () => {
     const r = await run("stats", fixture("fold-error.jsonl"), "--json");
     assert.equal(r.code, 1);

@@ -79,3 +79,38 @@ Deno.test("import without --from or with an unknown tool is a usage error", asyn
     2,
   );
 });
+
+Deno.test("explain --line gives the events a source line became, and where they are", () =>
+  withDir(async (dir) => {
+    const out = path.join(dir, "s.jsonl");
+    assert.equal((await importPi("pi/aborted-calls.jsonl", out)).code, 0);
+    const user = await run("explain", out, "--line", "2", "--json");
+    assert.equal(user.code, 0);
+    const report = JSON.parse(user.out);
+    assert.equal(report.from, "pi");
+    assert.deepEqual(
+      report.events.map((e: { type: string; onSurface: boolean }) => [
+        e.type,
+        e.onSurface,
+      ]),
+      [["turn/start", false], ["user/message", true]],
+    );
+    const text = await run("explain", out, "--line", "2");
+    assert.match(text.out, /^pi line 2 became 2 events:$/m);
+    assert.match(text.out, /user\/message .*run two tools \(on the surface\)/);
+    // A line the import turned into nothing: the header.
+    const header = await run("explain", out, "--line", "1", "--json");
+    assert.deepEqual(JSON.parse(header.out).events, []);
+    // Not an imported session, or both SEQ and --line: usage errors.
+    const plain = path.join(dir, "plain.jsonl");
+    fs.writeFileSync(
+      plain,
+      fs.readFileSync(out, "utf8").split("\n").filter((l) =>
+        !l.includes('"import/lines"')
+      ).join("\n"),
+    );
+    assert.equal((await run("explain", plain, "--line", "2")).code, 2);
+    assert.equal((await run("explain", out, "3", "--line", "2")).code, 2);
+    // explain FILE SEQ still works.
+    assert.equal((await run("explain", out, "1")).code, 0);
+  }));

@@ -1,13 +1,29 @@
 /**
  * The importers over the real session files other tools wrote, kept beside
- * the repository in `../shared/peer-logs/` (never copied into it): every pi,
- * Claude Code and Codex file imports, the written log reads back through the
- * library's reader (which checks every v3 rule), and after repair its
- * derived messages form a clean transcript. Prints, per file, the figures of
- * the import: events, surface size, compactions and repairs.
+ * the repository in `../shared/peer-logs/` (never copied into it), every
+ * file under it recursively. For each file:
+ *
+ * - it imports (the `damaged/` one is refused strictly with its line number,
+ *   and imported with `recover`), and the written log reads back through the
+ *   library's reader, which checks every v3 rule;
+ * - its derived messages, once repair closes a turn the file left open,
+ *   form a clean transcript with zero pairing repairs;
+ * - after the source's last compaction, no item the tool dropped is on the
+ *   surface and every item the tool kept is;
+ * - for pi and Codex, the derived messages at the end equal the message
+ *   list the tool itself rebuilds (`expected/`), apart from the deliberate
+ *   differences documented in `docs/importing.md`, each applied here by
+ *   name and counted.
+ *
+ * Prints one report line per file.
  */
+import { type SessionEvent, surfaceNodes } from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
-import { importFile, type SourceTool } from "@palimpsest/session/import";
+import {
+  importFile,
+  importSession,
+  type SourceTool,
+} from "@palimpsest/session/import";
 import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -15,6 +31,15 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
+import {
+  codexItems,
+  codexOracle,
+  firstDifference,
+  type Item,
+  messagesAfterOpenCalls,
+  piItems,
+  piOracle,
+} from "./_oracle.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -33,42 +58,320 @@ const peerLogs = (): string => {
   return found;
 };
 
-const tools: ReadonlyArray<SourceTool> = ["pi", "claude-code", "codex"];
+/** Every file under `dir`, recursively, as paths relative to it. */
+const walk = (dir: string, prefix = ""): string[] =>
+  fs.readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) =>
+      e.isDirectory()
+        ? walk(path.join(dir, e.name), `${prefix}${e.name}/`)
+        : [`${prefix}${e.name}`]
+    );
 
-Deno.test("every study log imports, verifies and repairs to a clean transcript", async (t) => {
+const toolOf = (rel: string): SourceTool | undefined =>
+  rel.split("/").find((part): part is SourceTool =>
+    part === "pi" || part === "claude-code" || part === "codex"
+  );
+
+const records = (file: string): Array<[number, Record<string, unknown>]> =>
+  fs.readFileSync(file, "utf8").split("\n").flatMap((text, i) => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === "object" && value !== null
+        ? [[i + 1, value as Record<string, unknown>]]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+
+/**
+ * The source's last compaction: its line, and the first source line whose
+ * items the tool kept (earlier items it dropped).
+ */
+const lastCompaction = (
+  tool: SourceTool,
+  file: string,
+): { readonly line: number; readonly keptFrom: number } | undefined => {
+  const all = records(file);
+  let found: { line: number; keptFrom: number } | undefined;
+  for (const [line, r] of all) {
+    if (tool === "pi" && r.type === "compaction") {
+      const byId = typeof r.firstKeptEntryId === "string"
+        ? all.find(([, e]) => e.id === r.firstKeptEntryId)?.[0]
+        : undefined;
+      // v1: an index into the entries pi read, the header being 0.
+      const byIndex = typeof r.firstKeptEntryIndex === "number"
+        ? all[r.firstKeptEntryIndex]?.[0]
+        : undefined;
+      found = { line, keptFrom: byId ?? byIndex ?? line };
+    }
+    if (tool === "codex" && r.type === "compacted") {
+      found = { line, keptFrom: line };
+    }
+    if (
+      tool === "claude-code" && r.type === "system" &&
+      r.subtype === "compact_boundary" && r.isSidechain !== true
+    ) {
+      found = { line, keptFrom: line };
+    }
+  }
+  return found;
+};
+
+const surfaceTypes = new Set([
+  "user/message",
+  "assistant/message",
+  "tool/result",
+  "system/message",
+]);
+
+/** Checks the surface after the source's last compaction; gives its node count. */
+const assertAfterCompaction = (
+  tool: SourceTool,
+  file: string,
+  events: ReadonlyArray<SessionEvent>,
+  surface: ReadonlyArray<number>,
+): string => {
+  const compaction = lastCompaction(tool, file);
+  if (compaction === undefined) return "no compaction";
+  const linesEvent = events[events.length - 1];
+  assert.equal(linesEvent?.type, "import/lines");
+  const lines = (linesEvent?.data as { lines: number[] }).lines;
+  const on = new Set(surface);
+  const head = events.find((e) => e.type === "system/message")?.seq;
+  // Nothing the tool dropped: every node comes from the kept range, is the
+  // system head, or was made by the importer (line 0).
+  for (const seq of surface) {
+    const line = lines[seq] ?? 0;
+    assert.ok(
+      seq === head || line === 0 || line >= compaction.keptFrom,
+      `seq ${seq} (source line ${line}) is before the kept range (${compaction.keptFrom})`,
+    );
+  }
+  // Everything it kept: every source line of the kept range that became
+  // messages has one on the surface (a summary that comes first may be
+  // followed by copies of the kept messages).
+  const made = new Map<number, boolean>();
+  for (const e of events) {
+    const line = lines[e.seq] ?? 0;
+    if (!surfaceTypes.has(String(e.type)) || line < compaction.keptFrom) {
+      continue;
+    }
+    made.set(line, (made.get(line) ?? false) || on.has(e.seq));
+  }
+  for (const [line, kept] of made) {
+    assert.ok(
+      kept,
+      `source line ${line} is kept by the tool but not on the surface`,
+    );
+  }
+  const kept = made.size;
+  return `last compaction line ${compaction.line}, kept from line ${compaction.keptFrom}: ${kept} source lines on the surface`;
+};
+
+/** The oracle for a file, by its name. */
+const oracleOf = (base: string, rel: string): unknown => {
+  const name = path.basename(rel, ".jsonl");
+  const file = rel.startsWith("damaged/pi/")
+    ? "pi/damaged-compact"
+    : rel.startsWith("pi/")
+    ? `pi/${name}`
+    : `codex/${name}`;
+  return JSON.parse(
+    fs.readFileSync(path.join(base, "expected", `${file}.next.json`), "utf8"),
+  );
+};
+
+interface Compared {
+  readonly items: number;
+  readonly deliberate: Readonly<Record<string, number>>;
+}
+
+/**
+ * The deliberate differences, each applied by name and counted; what is
+ * left must be equal.
+ */
+const compareWithOracle = (
+  tool: SourceTool,
+  oracle: unknown,
+  repaired: ReturnType<typeof assertRepairsClean>,
+  events: ReadonlyArray<SessionEvent>,
+): Compared => {
+  const deliberate: Record<string, number> = {};
+  const note = (name: string, n: number) => {
+    if (n > 0) deliberate[name] = (deliberate[name] ?? 0) + n;
+  };
+  let messages = repaired.messages;
+  let theirs: Item[];
+  if (tool === "pi") {
+    // pi drops aborted and errored assistant messages even with content;
+    // the library keeps them and closes their calls.
+    const stopped = new Set<string>();
+    for (const e of events) {
+      if (e.type !== "assistant/message") continue;
+      const errored = e.data.stream.some((c) =>
+        typeof c.chunk === "object" && c.chunk !== null &&
+        Reflect.get(c.chunk, "type") === "error"
+      );
+      if (e.data.interrupted === true || errored) {
+        stopped.add(e.data.message.id);
+      }
+    }
+    const calls = new Set<string>();
+    const before = messages.length;
+    messages = messages.filter((m) => {
+      if (!stopped.has(m.id)) return true;
+      for (const b of m.content) if (b.type === "tool-call") calls.add(b.id);
+      return false;
+    }).filter((m) =>
+      !m.content.some((b) =>
+        b.type === "tool-result" && calls.has(b.toolCallId)
+      )
+    );
+    note(
+      "aborted or errored assistant messages kept, with their calls' results",
+      before - messages.length,
+    );
+    theirs = piOracle((oracle as { messages: unknown[] }).messages);
+  } else {
+    const raw = codexOracle((oracle as { prompt: unknown[] }).prompt);
+    theirs = raw.filter((i) => !(i.k === "reasoning" && i.text === ""));
+    note(
+      "reasoning with no readable text kept opaque in the stream, not resent",
+      raw.length - theirs.length,
+    );
+    const hosted = theirs.length;
+    theirs = theirs.filter((i) =>
+      !(i.k === "opaque" &&
+        ["web_search_call", "tool_search_call", "tool_search_output"].includes(
+          String(Reflect.get(Object(i.item), "type")),
+        ))
+    );
+    note(
+      "hosted tool items kept opaque in the stream, not resent",
+      hosted - theirs.length,
+    );
+    const moved = messagesAfterOpenCalls(theirs);
+    note(
+      "messages logged between a call and its output placed after the output",
+      moved.filter((item, i) =>
+          JSON.stringify(item) !== JSON.stringify(theirs[i])
+        ).length > 0
+        ? moved.filter((item, i) =>
+          item.k === "message" &&
+          JSON.stringify(item) !== JSON.stringify(theirs[i])
+        ).length
+        : 0,
+    );
+    theirs = moved;
+  }
+  let ours = tool === "pi" ? piItems(messages) : codexItems(messages);
+  // A call still open at the end of the file is left for repair, whose
+  // result text is the library's (Codex writes "aborted").
+  const closed = new Set(
+    repaired.closers.flatMap((e) =>
+      e.type === "tool/result" ? [e.data.message.source.callId] : []
+    ),
+  );
+  ours = ours.map((item) => {
+    if (item.k !== "output" || !closed.has(item.id)) return item;
+    const sourceText = tool === "pi" ? "No result provided" : "aborted";
+    note(
+      "a call open at the end of the file closed by repair in the library's words",
+      1,
+    );
+    return { ...item, text: sourceText };
+  });
+  assert.deepEqual(firstDifference(ours, theirs), undefined);
+  return { items: ours.length, deliberate };
+};
+
+Deno.test("every study log imports, verifies, needs no pairing repair and says what the tool would send next", async (t) => {
   const base = peerLogs();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "import-peer-"));
-  let files = 0;
+  const all = walk(base).filter((rel) =>
+    !rel.startsWith("expected/") && !rel.endsWith(".md")
+  );
+  const files = all.filter((rel) => rel.endsWith(".jsonl"));
+  // opencode has no importer: its `opencode export` JSON is the one file left.
+  assert.deepEqual(all.filter((rel) => !files.includes(rel)), [
+    "opencode/all-tools.json",
+  ]);
+  const oracles = new Set(
+    walk(path.join(base, "expected")).map((rel) =>
+      path.basename(rel, ".next.json")
+    ),
+  );
+  let compared = 0;
   try {
-    for (const tool of tools) {
-      const dir = path.join(base, tool);
-      for (const name of fs.readdirSync(dir).sort()) {
-        if (!name.endsWith(".jsonl")) continue;
-        files += 1;
-        await t.step(`${tool}/${name}`, async () => {
-          const target = path.join(out, `${tool}-${name}`);
-          const imported = await Effect.runPromise(
-            importFile(path.join(dir, name), { from: tool, out: target }),
+    for (const rel of files) {
+      const tool = toolOf(rel);
+      assert.ok(tool !== undefined, `no importer for ${rel}`);
+      await t.step(rel, async () => {
+        const source = path.join(base, rel);
+        const damaged = rel.startsWith("damaged/");
+        if (damaged) {
+          const refused = await Effect.runPromise(
+            Effect.flip(importSession(source, { from: tool })),
           );
-          const log = await Effect.runPromise(readSessionFile(target));
-          assert.equal(log.report.tornTail, undefined);
-          assert.equal(log.events.length, imported.report.events);
-          const { closers, prompt } = assertRepairsClean(log.events);
-          assert.ok(prompt.content.length > 0);
-          const r = imported.report;
-          console.log(
-            `${tool}/${name}: ${r.lines} lines, ${r.events} events, surface ${r.surface}, ` +
-              `${r.compactions} compactions, ${
-                r.repairs +
-                closers.filter((e) => e.type === "tool/result").length
-              } repairs, ` +
-              `${r.branches.length} branches left out, ${r.notCarried.length} not carried over`,
+          assert.equal(refused._tag, "ImportLineNotJson");
+          assert.equal("line" in refused ? refused.line : 0, 1013);
+        }
+        const target = path.join(out, rel.replaceAll("/", "-"));
+        const imported = await Effect.runPromise(
+          importFile(source, {
+            from: tool,
+            out: target,
+            ...(damaged ? { recover: true } : {}),
+          }),
+        );
+        const log = await Effect.runPromise(readSessionFile(target));
+        assert.equal(log.report.tornTail, undefined);
+        assert.equal(log.events.length, imported.report.events);
+        const repaired = assertRepairsClean(log.events);
+        assert.ok(repaired.messages.length > 0, "an empty session");
+        const after = assertAfterCompaction(
+          tool,
+          source,
+          log.events,
+          surfaceNodes(imported.session.surface),
+        );
+        let versus = "no oracle";
+        const name = path.basename(rel, ".jsonl");
+        if (tool !== "claude-code" && (oracles.has(name) || damaged)) {
+          const c = compareWithOracle(
+            tool,
+            oracleOf(base, rel),
+            repaired,
+            log.events,
           );
-        });
-      }
+          compared += 1;
+          const diffs = Object.entries(c.deliberate).map(([k, n]) =>
+            `${n} × ${k}`
+          );
+          versus = `equal to the oracle over ${c.items} items${
+            diffs.length === 0 ? "" : `, deliberate: ${diffs.join("; ")}`
+          }`;
+        }
+        const r = imported.report;
+        console.log(
+          `${rel}: ${r.events} events, surface ${r.surface}, ${r.compactions} compaction${
+            r.compactions === 1 ? "" : "s"
+          }, ${
+            r.repairs + repaired.closers.filter((e) =>
+              e.type === "tool/result"
+            ).length
+          } closing results, 0 pairing repairs; ${after}; ${versus}`,
+        );
+      });
     }
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
-  assert.ok(files >= 5, `expected the study files, found ${files}`);
+  assert.ok(
+    files.length >= 11,
+    `expected the study files, found ${files.length}`,
+  );
+  assert.equal(compared, 7);
 });

@@ -40,7 +40,7 @@ Deno.test("formatImportReport renders every section with its lines", () => {
   assert.equal(
     text,
     [
-      "imported claude-code (format 2.0.13) s.jsonl to out.jsonl: 9 lines, 12 events, surface 5, 1 compactions, 1 repairs",
+      "imported claude-code (format 2.0.13) s.jsonl to out.jsonl: 9 lines, 12 events, surface 5, 1 compaction, 1 repair",
       "source kinds: progress 4, assistant 3, user 2",
       "synthesized:",
       "  line 4 (tool-call): closed",
@@ -79,7 +79,7 @@ Deno.test("formatImportReport leaves out empty sections", () => {
   });
   assert.equal(
     text,
-    "imported pi s.jsonl: 1 lines, 1 events, surface 0, 0 compactions, 0 repairs\nsource kinds: \n",
+    "imported pi s.jsonl: 1 line, 1 event, surface 0, 0 compactions, 0 repairs\nsource kinds: \n",
   );
 });
 

@@ -1,0 +1,105 @@
+/**
+ * Claude Code lines that carry nothing the model saw (titles, the
+ * permission mode, attachment records, a subagent's sidechain) are
+ * summarised by kind in the report, never listed one by one as not carried
+ * over.
+ */
+import { formatImportReport, importSession } from "@palimpsest/session/import";
+import { Effect } from "effect";
+import assert from "node:assert/strict";
+
+Deno.test("known lines the model never saw are counted by kind, not listed as not carried over", async () => {
+  const line = (value: Record<string, unknown>) =>
+    JSON.stringify({
+      sessionId: "c1",
+      timestamp: "2026-01-01T00:00:00Z",
+      ...value,
+    });
+  const lines = [
+    line({ type: "ai-title", title: "t" }),
+    line({ type: "permission-mode", mode: "default" }),
+    line({
+      type: "user",
+      uuid: "u1",
+      message: { role: "user", content: "hi" },
+    }),
+    line({ type: "attachment", attachment: { type: "file" } }),
+    ...[1, 2, 3].map((i) =>
+      line({
+        type: "user",
+        isSidechain: true,
+        uuid: `s${i}`,
+        message: { role: "user", content: "sub" },
+      })
+    ),
+    line({
+      type: "assistant",
+      uuid: "a1",
+      message: {
+        id: "m1",
+        role: "assistant",
+        model: "m",
+        content: [{ type: "text", text: "hello" }],
+      },
+    }),
+  ];
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = `${dir}/c.jsonl`;
+    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+    const { report } = await Effect.runPromise(
+      importSession(file, { from: "claude-code" }),
+    );
+    assert.deepEqual(report.notCarried, []);
+    assert.deepEqual(
+      report.skipped.map((s) => [s.kind, s.count]).sort(),
+      [
+        ["ai-title", 1],
+        ["attachment", 1],
+        ["permission-mode", 1],
+        ["user (sidechain)", 3],
+      ],
+    );
+    assert.match(
+      formatImportReport(report),
+      /user \(sidechain\) x3 .*lines 5-7/,
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a subagent's own transcript, sidechain from its first message, is imported as its conversation", async () => {
+  const lines = [
+    {
+      type: "user",
+      uuid: "s1",
+      message: { role: "user", content: "summarise" },
+    },
+    {
+      type: "assistant",
+      uuid: "s2",
+      parentUuid: "s1",
+      message: {
+        id: "m1",
+        role: "assistant",
+        model: "m",
+        content: [{ type: "text", text: "summary" }],
+      },
+    },
+  ].map((l) =>
+    JSON.stringify({ sessionId: "c1", isSidechain: true, agentId: "a", ...l })
+  );
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = `${dir}/agent-a.jsonl`;
+    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+    const { report } = await Effect.runPromise(
+      importSession(file, { from: "claude-code" }),
+    );
+    assert.equal(report.surface, 2);
+    assert.deepEqual(report.skipped, []);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

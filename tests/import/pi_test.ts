@@ -1,0 +1,97 @@
+/**
+ * pi specifics: a compaction that keeps everything still sends its summary
+ * first, as pi builds its context; summaries are wrapped as pi sends them.
+ */
+import { deriveMessages } from "@palimpsest/session";
+import { importSession } from "@palimpsest/session/import";
+import { Effect } from "effect";
+import assert from "node:assert/strict";
+import { assertRepairsClean } from "./_clean_transcript.ts";
+
+const entry = (
+  id: string,
+  parentId: string | null,
+  message: Record<string, unknown>,
+) =>
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-01T00:00:01.000Z",
+    message,
+  });
+const assistant = (content: unknown[], stopReason: string) => ({
+  role: "assistant",
+  content,
+  provider: "anthropic",
+  model: "m",
+  stopReason,
+});
+
+Deno.test("a compaction keeping everything from the first entry puts the summary first, then the kept entries", async () => {
+  const lines = [
+    '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
+    entry("u1", null, { role: "user", content: "list files" }),
+    entry(
+      "a1",
+      "u1",
+      assistant([{
+        type: "toolCall",
+        id: "c1",
+        name: "ls",
+        arguments: {},
+      }], "toolUse"),
+    ),
+    entry("r1", "a1", {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "ls",
+      content: [{ type: "text", text: "a.txt" }],
+      isError: false,
+    }),
+    entry("a2", "r1", assistant([{ type: "text", text: "one file" }], "stop")),
+    JSON.stringify({
+      type: "compaction",
+      id: "k1",
+      parentId: "a2",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      summary: "listed files",
+      firstKeptEntryId: "u1",
+      tokensBefore: 10,
+    }),
+    entry("u2", "k1", { role: "user", content: "thanks" }),
+    entry("a3", "u2", assistant([{ type: "text", text: "welcome" }], "stop")),
+  ];
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = `${dir}/pi.jsonl`;
+    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+    const { session, events, report } = await Effect.runPromise(
+      importSession(file, { from: "pi" }),
+    );
+    const texts = deriveMessages(session.surface).map((m) =>
+      m.content.map((c) =>
+        c.type === "text"
+          ? c.text
+          : c.type === "tool-call"
+          ? `call ${c.id}`
+          : c.type === "tool-result"
+          ? `result ${c.toolCallId}`
+          : c.type
+      ).join("|")
+    );
+    assert.deepEqual(texts, [
+      "The conversation history before this point was compacted into the following summary:\n\n<summary>\nlisted files\n</summary>",
+      "list files",
+      "call c1",
+      "result c1",
+      "one file",
+      "thanks",
+      "welcome",
+    ]);
+    assert.equal(report.compactions, 1);
+    assertRepairsClean(events);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
