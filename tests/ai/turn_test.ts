@@ -435,7 +435,7 @@ const crashMidTool = (harness: Harness) =>
   });
 
 Deno.test("runTurn on a crashed turn closes it first, as repair records it", async () => {
-  const { outcome, repairedAgain } = await run(
+  const { outcome, expected, repairedAgain } = await run(
     [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
     (harness) =>
       Effect.gen(function* () {
@@ -443,42 +443,40 @@ Deno.test("runTurn on a crashed turn closes it first, as repair records it", asy
         const expected = interruptedTurnClosers(
           Session.events(harness.handle.session),
         );
+        // The harness restarts and calls runTurn, nothing else.
         const outcome = yield* harness.turn({ input: "again" });
         const store = yield* SessionStore;
         const repairedAgain = yield* store.repair(harness.handle);
         return { outcome, expected, repairedAgain };
-      }).pipe(
-        Effect.map((r) => {
-          assert.deepEqual(
-            r.outcome.recovered.map((e) => [e.type, e.data]),
-            r.expected.map((e) => [e.type, e.data]),
-          );
-          return r;
-        }),
-      ),
+      }),
   );
-  assert.deepEqual(outcome.recovered.map((e) => e.type), [
-    "tool/result",
-    "step/end",
-    "turn/end",
-  ]);
-  assert.equal(outcome.turn, 1);
-  assert.equal(outcome.reason, "completed");
   const events = Session.events(outcome.session);
-  // The new turn starts after the old one ended, never inside it.
-  const firstStart = events.findIndex((e) =>
-    e.type === "turn/start" && e.data.turn === 1
-  );
-  const oldEnd = events.findIndex((e) =>
-    e.type === "turn/end" && e.data.turn === 0
-  );
-  assert.ok(oldEnd >= 0 && oldEnd < firstStart);
   assert.deepEqual(openWork(events), { turns: [], compactions: [] });
   assert.deepEqual(
     checkTranscript(deriveMessages(outcome.session.surface)),
     [],
   );
   assert.deepEqual(repairedAgain.closers, []);
+  // The new turn starts after the old one ended, never inside it.
+  const newStart = events.findIndex((e) =>
+    e.type === "turn/start" && e.data.turn === 1
+  );
+  const oldEnd = events.findIndex((e) =>
+    e.type === "turn/end" && e.data.turn === 0
+  );
+  assert.ok(oldEnd >= 0 && oldEnd < newStart);
+  assert.equal(outcome.turn, 1);
+  assert.equal(outcome.reason, "completed");
+  // Recorded as repair records it, and reported.
+  assert.deepEqual(outcome.recovered.map((e) => e.type), [
+    "tool/result",
+    "step/end",
+    "turn/end",
+  ]);
+  assert.deepEqual(
+    outcome.recovered.map((e) => [e.type, e.data, e.sourceEventSeqs]),
+    expected.map((e) => [e.type, e.data, e.sourceEventSeqs]),
+  );
 });
 
 Deno.test("runTurn with onOpen refuse fails on a crashed turn and writes nothing", async () => {
@@ -539,6 +537,11 @@ Deno.test("runTurn closes a compaction a crash left open and compacts again", as
         return yield* turn({ input: "go on", compaction: { maxTokens: 300 } });
       }),
   );
+  assert.equal(outcome.session.surface.replacements, 1);
+  assert.deepEqual(openWork(Session.events(outcome.session)), {
+    turns: [],
+    compactions: [],
+  });
   assert.deepEqual(outcome.recovered.map((e) => [e.type, e.data]), [
     ["compaction/end", { compactionId: "c2", error: { _tag: "Abandoned" } }],
   ]);
@@ -546,11 +549,6 @@ Deno.test("runTurn closes a compaction a crash left open and compacts again", as
     outcome.compactions.map((c) => [c.step, c.compacted, c.refused]),
     [[0, true, undefined]],
   );
-  assert.equal(outcome.session.surface.replacements, 1);
-  assert.deepEqual(openWork(Session.events(outcome.session)), {
-    turns: [],
-    compactions: [],
-  });
 });
 
 Deno.test("a compaction held by a running compaction is reported in the turn's outcome", async () => {
