@@ -413,27 +413,31 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       model: options.model.model,
     };
     const store = yield* SessionStore;
-    const runningTurn = () => {
-      const events = Session.events(handle.session);
-      const live = liveWork(handle);
-      const open = openWork(events).turns.find((t) => live.turns.has(t.turn));
-      return open;
-    };
-    const running = runningTurn();
-    if (running !== undefined) {
-      return yield* new TurnInProgress({ ...running, live: true });
-    }
     let recovered: ReadonlyArray<SessionEvent> = [];
     {
       const live = liveWork(handle);
       const open = openWork(Session.events(handle.session));
+      const running = open.turns.find((t) => live.turns.has(t.turn));
+      if (running !== undefined) {
+        return yield* new TurnInProgress({
+          turn: running.turn,
+          startSeq: running.startSeq,
+          live: true,
+        });
+      }
+      // Nothing of another running turn is in the log yet: holdTurn below
+      // refuses it.
       const [turnLeft] = open.turns;
       const [compactionLeft] = open.compactions.filter((c) =>
         !live.compactions.has(c.compactionId)
       );
       if (options.onOpen === "refuse") {
         if (turnLeft !== undefined) {
-          return yield* new TurnInProgress({ ...turnLeft, live: false });
+          return yield* new TurnInProgress({
+            turn: turnLeft.turn,
+            startSeq: turnLeft.startSeq,
+            live: false,
+          });
         }
         if (compactionLeft !== undefined) {
           return yield* new CompactionInProgress({
