@@ -109,24 +109,32 @@ export interface LiveWork {
  * ```
  */
 export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
-  const turns: Array<{ turn: number; startSeq: SessionSeq; step?: number }> =
-    [];
+  // One pass, no allocation per closed turn: the open turns are a stack
+  // whose top is almost always the one an event concerns.
+  const turns: Array<{ turn: number; startSeq: SessionSeq; step: number }> = [];
   const compactions = new Map<string, SessionSeq>();
-  const innermost = (turn: number) => {
+  const NO_STEP = -1;
+  const innermost = (turn: number): number => {
     for (let i = turns.length - 1; i >= 0; i--) {
-      const open = turns[i];
-      if (open?.turn === turn) return i;
+      if (turns[i]?.turn === turn) return i;
     }
     return -1;
   };
-  for (const event of events) {
+  for (let e = 0; e < events.length; e++) {
+    const event = events[e];
+    if (event === undefined) continue;
     switch (event.type) {
       case "turn/start":
-        turns.push({ turn: event.data.turn, startSeq: event.seq });
+        turns.push({
+          turn: event.data.turn,
+          startSeq: event.seq,
+          step: NO_STEP,
+        });
         break;
       case "turn/end": {
         const at = innermost(event.data.turn);
-        if (at >= 0) turns.splice(at, 1);
+        if (at === turns.length - 1) turns.pop();
+        else if (at >= 0) turns.splice(at, 1);
         break;
       }
       case "step/start": {
@@ -136,7 +144,9 @@ export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
       }
       case "step/end": {
         const open = turns[innermost(event.data.turn)];
-        if (open?.step === event.data.step) delete open.step;
+        if (open !== undefined && open.step === event.data.step) {
+          open.step = NO_STEP;
+        }
         break;
       }
       case "compaction/start":
@@ -153,7 +163,7 @@ export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
     turns: turns.map((t) => ({
       turn: t.turn,
       startSeq: t.startSeq,
-      step: t.step,
+      step: t.step === NO_STEP ? undefined : t.step,
     })),
     compactions: [...compactions].map(([compactionId, startSeq]) => ({
       compactionId,
