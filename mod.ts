@@ -23,8 +23,9 @@
  * - {@link SessionStore} (with {@link layerJsonlStore}) persists sessions as
  *   JSONL files: durable appends, one writer per session, a torn tail
  *   reported and cut.
- * - {@link interruptedTurnClosers} and the store's `repair` close a turn a
- *   crash left open; {@link checkTranscript} finds what providers reject.
+ * - {@link interruptedTurnClosers} and the store's `repair` close the turns
+ *   and compactions a crash left open ({@link openWork} tells what is
+ *   open); {@link checkTranscript} finds what providers reject.
  *
  * More entry points, for other readers:
  *
@@ -256,7 +257,14 @@ export {
   type UnknownToolResult,
 } from "./src/transcript.ts";
 export {
+  type CloserOptions,
+  COMPACTION_ABANDONED,
   interruptedTurnClosers,
+  type LiveWork,
+  type OpenCompaction,
+  type OpenTurn,
+  type OpenWork,
+  openWork,
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
 } from "./src/repair.ts";

@@ -9,6 +9,7 @@ import type { ContentBlock, Message } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { projectEvent } from "@palimpsest/session";
 import { isSurfaceEvent, messageChars } from "@palimpsest/session";
+import type { OpenWork } from "@palimpsest/session";
 
 /**
  * Cuts a text to `max` characters, saying how many were left out.
@@ -100,4 +101,49 @@ export function eventLine(event: SessionEvent, max: number): string {
  */
 export function count(n: number, noun: string): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? noun : `${noun}s`}`;
+}
+
+/**
+ * What a log leaves open, one phrase per open turn or compaction, for
+ * people; empty when nothing is open.
+ *
+ * @param open What `openWork` found.
+ * @returns The phrases.
+ */
+export function openPhrases(open: OpenWork): string[] {
+  return [
+    ...open.turns.map((t) =>
+      `turn ${t.turn} is open (turn/start at seq ${t.startSeq}${
+        t.step === undefined ? "" : `, step ${t.step} open`
+      })`
+    ),
+    ...open.compactions.map((c) =>
+      `compaction ${
+        JSON.stringify(c.compactionId)
+      } is open (compaction/start at seq ${c.startSeq}, no compaction/end)`
+    ),
+  ];
+}
+
+/**
+ * What a log leaves open, as `--json` shows it.
+ *
+ * @param open What `openWork` found.
+ * @returns Plain data: the open turns and compactions.
+ */
+export function openJson(open: OpenWork): {
+  turns: Array<{ turn: number; startSeq: number; step?: number }>;
+  compactions: Array<{ compactionId: string; startSeq: number }>;
+} {
+  return {
+    turns: open.turns.map((t) => ({
+      turn: t.turn,
+      startSeq: t.startSeq,
+      ...(t.step === undefined ? {} : { step: t.step }),
+    })),
+    compactions: open.compactions.map((c) => ({
+      compactionId: c.compactionId,
+      startSeq: c.startSeq,
+    })),
+  };
 }

@@ -8,8 +8,9 @@
  *    the `tool/call` is durable, its result never comes, the turn is open,
  *    the writer's lock is left behind.
  * 2. This process reopens the session for writing (the dead writer's lock
- *    is reclaimed) and repairs the interrupted turn.
- * 3. The next turn runs with a small token budget: the compaction engine
+ *    is reclaimed) and calls `runTurn`, nothing else: it closes the
+ *    interrupted turn first, as `store.repair` would.
+ * 3. That turn runs with a small token budget: the compaction engine
  *    replaces the oldest history (the huge file read) with the model's
  *    summary before the request, then the model runs the tests for real.
  * 4. The final request is printed in Anthropic and OpenAI shape.
@@ -28,6 +29,7 @@ import {
   type Message,
   Session,
   type SessionHandle,
+  SessionSeq,
   SessionStore,
   setSystemPrompt,
   surfaceNodes,
@@ -272,7 +274,10 @@ const clip = (value: unknown): unknown =>
     ),
   );
 
-/** This process: reopen, repair, run the next turn under a small budget. */
+/**
+ * This process: reopen, run the next turn under a small budget (it closes
+ * the interrupted turn first).
+ */
 const recovery = (file: string, workspace: string) =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
@@ -286,27 +291,29 @@ const recovery = (file: string, workspace: string) =>
       }`,
     );
 
-    say("\n3. Repairing the interrupted turn");
-    const repaired = yield* store.repair(handle);
-    for (const e of repaired.closers) {
-      const detail = isSurfaceEvent(e) && e.type === "tool/result"
-        ? ` for ${e.data.message.source.callId}: ${e.data.error?.code ?? ""}`
-        : "";
-      say(`   appended seq ${e.seq} ${e.type}${detail}`);
-    }
-
-    say("\n4. The next turn, under a budget of 2000 tokens");
+    say(
+      "\n3. The next turn, under a budget of 2000 tokens: runTurn first closes the turn the crash left open",
+    );
+    const before = Session.nextSeq(handle.session);
     const outcome = yield* turnOf(
       handle,
       workspace,
       "The session crashed. Please run the tests again.",
       { crashInRun: false, compaction: { maxTokens: 2000, keepTokens: 200 } },
     );
+    for (const e of outcome.recovered) {
+      const detail = isSurfaceEvent(e) && e.type === "tool/result"
+        ? ` for ${e.data.message.source.callId}: ${e.data.error?.code ?? ""}`
+        : "";
+      say(`   closed first: seq ${e.seq} ${e.type}${detail}`);
+    }
+
+    say("\n4. What the turn appended");
     const events = Session.events(outcome.session);
     for (
       const e of Session.events(
         outcome.session,
-        repaired.session.surface.nextSeq,
+        SessionSeq.make(before + outcome.recovered.length),
       )
     ) {
       const shadowed = e.type === "compaction/summary" &&

@@ -3,10 +3,12 @@ import fc from "fast-check";
 import { Result } from "effect";
 import {
   checkTranscript,
+  COMPACTION_ABANDONED,
   deriveMessages,
   type EventDraft,
   interruptedTurnClosers,
   isSurfaceEvent,
+  openWork,
   replayResult,
   type SessionEvent,
   TOOL_NOT_STARTED,
@@ -146,13 +148,55 @@ Deno.test("interruptedTurnClosers", async (t) => {
       "turn/end",
     ]);
   });
-  await t.step("only the last turn is repaired", () => {
+  await t.step("a turn left open under a later turn is closed too", () => {
+    // 0.2's runTurn started turn 1 inside the crashed turn 0. The call of
+    // turn 0 is followed by turn 1's answers, so no appended result can
+    // answer it (pairing does); the turn itself is closed.
     const events = given([
       { type: "turn/start", data: { turn: 0 } },
+      { type: "step/start", data: { turn: 0, step: 0 } },
       assistantCallDraft(0, 0, "old"),
       ...turnBatches(1).flat(),
     ]);
-    assert.deepEqual(interruptedTurnClosers(events), []);
+    const closers = interruptedTurnClosers(events);
+    assert.deepEqual(closers.map((e) => [e.type, e.data]), [
+      ["step/end", { turn: 0, step: 0 }],
+      ["turn/end", { turn: 0, reason: { kind: "interrupted" } }],
+    ]);
+    assert.deepEqual(openWork([...events, ...closers]), {
+      turns: [],
+      compactions: [],
+    });
+  });
+  await t.step("an open compaction is closed as abandoned", () => {
+    const events = given([
+      drafts.user("u0", "q"),
+      { type: "compaction/start", data: { compactionId: "k", turn: null } },
+    ]);
+    assert.deepEqual(openWork(events).compactions, [
+      { compactionId: "k", startSeq: 1 },
+    ]);
+    const closers = interruptedTurnClosers(events);
+    assert.deepEqual(closers.map((e) => [e.type, e.seq, e.time, e.data]), [
+      ["compaction/end", 2, 20, {
+        compactionId: "k",
+        error: { _tag: COMPACTION_ABANDONED },
+      }],
+    ]);
+    assert.deepEqual(interruptedTurnClosers([...events, ...closers]), []);
+  });
+  await t.step("live work is left open", () => {
+    const events = given([
+      { type: "turn/start", data: { turn: 0 } },
+      { type: "step/start", data: { turn: 0, step: 0 } },
+      { type: "compaction/start", data: { compactionId: "k", turn: 0 } },
+    ]);
+    const live = { turns: new Set([0]), compactions: new Set(["k"]) };
+    assert.deepEqual(interruptedTurnClosers(events, { live }), []);
+    assert.deepEqual(
+      interruptedTurnClosers(events, { turns: false }).map((e) => e.type),
+      ["compaction/end"],
+    );
   });
   await t.step(
     "every cut of the workload repairs to a clean transcript",

@@ -1,15 +1,17 @@
 /**
- * `repair FILE [--dry-run]`: close a turn a crash left open. Appends, in one
- * durable batch, an error `tool/result` per unanswered tool call, `step/end`
- * if a step is open and `turn/end { reason: interrupted }`, after cutting a
- * torn final line. `--dry-run` prints the closers and writes nothing.
+ * `repair FILE [--dry-run]`: close what a crash left open. Appends, in one
+ * durable batch, `compaction/end { error: Abandoned }` for an open
+ * compaction, an error `tool/result` per unanswered tool call, `step/end`
+ * if a step is open and `turn/end { reason: interrupted }` for each open
+ * turn, after cutting a torn final line. `--dry-run` prints what is open and
+ * the closers, and writes nothing.
  *
  * @module
  */
 import * as Effect from "effect/Effect";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
-import { deriveMessages } from "@palimpsest/session";
+import { deriveMessages, Session } from "@palimpsest/session";
 import { interruptedTurnClosers } from "@palimpsest/session";
 import { replayResult } from "@palimpsest/session";
 import { checkTranscript } from "@palimpsest/session";
@@ -17,7 +19,8 @@ import type { Surface } from "@palimpsest/session";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { repairFile } from "@palimpsest/session/jsonl";
-import { count, eventLine } from "../render.ts";
+import { count, eventLine, openJson, openPhrases } from "../render.ts";
+import { type OpenWork, openWork } from "@palimpsest/session";
 
 const ioTags: ReadonlySet<string> = new Set([
   "JsonlIoError",
@@ -36,7 +39,9 @@ const report = (
   closers: ReadonlyArray<SessionEvent>,
   surface: Surface,
   torn: { readonly offset: number; readonly bytes: number } | undefined,
+  open: OpenWork,
 ) => {
+  const opened = openPhrases(open);
   const violations = checkTranscript(deriveMessages(surface));
   const json = {
     ok: true,
@@ -45,6 +50,7 @@ const report = (
     events: surface.nextSeq - surface.baseSeq,
     surface: surface.length,
     transcriptViolations: violations.map((v) => v._tag),
+    open: openJson(open),
     ...(torn === undefined ? {} : { tornTail: torn }),
   };
   const verb = dryRun ? "would append" : "appended";
@@ -57,8 +63,11 @@ const report = (
     );
   }
   if (closers.length === 0) {
-    lines.push(`${file}: nothing to close, the last turn is closed`);
+    lines.push(
+      `${file}: nothing to close, every turn and compaction has its end`,
+    );
   } else {
+    lines.push(`${file}: ${opened.join("; ")}`);
     lines.push(`${file}: ${verb} ${count(closers.length, "closer")}:`);
     for (const e of closers) lines.push(`  ${eventLine(e, 120)}`);
   }
@@ -76,13 +85,14 @@ const report = (
 export const repairCommand: Command = {
   spec: {
     name: "repair",
-    summary: "close a turn a crash left open",
+    summary: "close the turns and compactions a crash left open",
     description:
-      "Appends the closers of an interrupted last turn to FILE as one durable\n" +
-      "batch: an error tool/result for each tool call without a result, step/end\n" +
-      "if a step is open, then turn/end (reason interrupted). A torn final line is\n" +
-      "cut first. Takes the session's writer lock. Repairing a closed log appends\n" +
-      "nothing. Older logs are refused: migrate them first.",
+      "Appends the closers of what a crash left open to FILE as one durable\n" +
+      "batch: compaction/end (error Abandoned) for an open compaction, an error\n" +
+      "tool/result for each tool call without a result, then step/end if a step\n" +
+      "is open and turn/end (reason interrupted) for each open turn. A torn final\n" +
+      "line is cut first. Takes the session's writer lock. Repairing a closed log\n" +
+      "appends nothing. Older logs are refused: migrate them first.",
     positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
     options: [{
       name: "dry-run",
@@ -104,13 +114,28 @@ export const repairCommand: Command = {
         if (folded._tag === "Failure") {
           return failureOutcome(ExitCode.invalid, file, folded.failure.error);
         }
-        return report(file, true, closers, folded.success, log.report.tornTail);
+        return report(
+          file,
+          true,
+          closers,
+          folded.success,
+          log.report.tornTail,
+          openWork(log.events),
+        );
       }
       const done = yield* Effect.result(repairFile(file));
       if (done._tag === "Failure") {
         return failureOutcome(codeOf(done.failure._tag), file, done.failure);
       }
       const { closers, session, cutTornTail } = done.success;
-      return report(file, false, closers, session.surface, cutTornTail);
+      const all = Session.events(session);
+      return report(
+        file,
+        false,
+        closers,
+        session.surface,
+        cutTornTail,
+        openWork(all.slice(0, all.length - closers.length)),
+      );
     }),
 };

@@ -1,6 +1,6 @@
 /**
- * `stats FILE`: events by type, the surface, and what each replacement
- * saved. A replacement's saving is the characters of the nodes it took off
+ * `stats FILE`: events by type, the surface, what each replacement saved,
+ * and what the log leaves open (turns and compactions without their end). A replacement's saving is the characters of the nodes it took off
  * the surface minus its own (texts, tool-call names and arguments, texts
  * inside tool results; see {@link messageChars}). Replacements are told
  * apart by the replacing event's type: a `tool/result` is a prune, a
@@ -22,7 +22,8 @@ import {
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import { messageChars } from "@palimpsest/session";
-import { count, eventChars } from "../render.ts";
+import { count, eventChars, openJson, openPhrases } from "../render.ts";
+import { openWork } from "@palimpsest/session";
 
 /** One replacement as `stats` reports it. */
 export interface ReplacementStat {
@@ -122,7 +123,7 @@ export const statsCommand: Command = {
       "Reads and folds FILE and prints the events by type, the surface length,\n" +
       "the replacements, and the compactions and prunes with the characters each\n" +
       "saved (characters of the nodes taken off the surface minus the\n" +
-      "replacement's own).",
+      "replacement's own), and the turns and compactions left open.",
     positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
     options: [],
   },
@@ -147,6 +148,8 @@ export const statsCommand: Command = {
       const compactions = group(items, "compaction");
       const prunes = group(items, "prune");
       const systemPrompts = group(items, "system-prompt");
+      const open = openWork(log.events);
+      const opened = openPhrases(open);
       const json = {
         ok: true,
         version: log.version,
@@ -159,6 +162,7 @@ export const statsCommand: Command = {
         compactions,
         prunes,
         systemPromptChanges: systemPrompts,
+        open: openJson(open),
         ...(log.report.tornTail === undefined
           ? {}
           : { tornTail: log.report.tornTail }),
@@ -199,6 +203,9 @@ export const statsCommand: Command = {
         ...section("compaction", compactions),
         ...section("prune", prunes),
         ...section("system prompt change", systemPrompts),
+        opened.length === 0
+          ? "open: nothing (every turn and compaction has its end)"
+          : `open: ${opened.join("; ")}`,
       );
       return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
     }),

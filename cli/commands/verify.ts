@@ -2,7 +2,9 @@
  * `verify FILE`: read (migrating in memory if older), decode, fold, and say
  * whether the log is valid. A torn final line (a write cut by a crash) is
  * reported but does not make the log invalid: the committed lines before it
- * are the log, and opening it for write cuts the tail.
+ * are the log, and opening it for write cuts the tail. A turn or a
+ * compaction the log leaves open (a crash, or a writer still running) is
+ * reported the same way: valid, with a warning and `open` in the JSON.
  *
  * @module
  */
@@ -10,7 +12,8 @@ import * as Effect from "effect/Effect";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
 import { type LoadError, loadLog, storageTags } from "../load.ts";
-import { count } from "../render.ts";
+import { count, openJson, openPhrases } from "../render.ts";
+import { openWork } from "@palimpsest/session";
 
 /** The `verify --json` document. */
 export interface VerifyReport {
@@ -26,6 +29,11 @@ export interface VerifyReport {
   readonly replacements: number;
   /** The torn final line, not served. */
   readonly tornTail?: { readonly offset: number; readonly bytes: number };
+  /**
+   * The turns and compactions a valid log leaves open (a crash, or a writer
+   * still running); absent when nothing is open or the log is invalid.
+   */
+  readonly open?: ReturnType<typeof openJson>;
   /** The first failure. */
   readonly error?: {
     readonly tag: string;
@@ -98,6 +106,9 @@ export const verifyCommand: Command = {
       const error = stopped === undefined
         ? undefined
         : describeFailure(stopped);
+      // What an invalid log leaves open says nothing: the rest is unread.
+      const open = openWork(error === undefined ? log.events : []);
+      const opened = openPhrases(open);
       const json: VerifyReport = {
         ok: error === undefined,
         version: log.version,
@@ -107,6 +118,7 @@ export const verifyCommand: Command = {
         ...(torn === undefined
           ? {}
           : { tornTail: { offset: torn.offset, bytes: torn.bytes } }),
+        ...(opened.length === 0 ? {} : { open: openJson(open) }),
         ...(error === undefined ? {} : { error }),
       };
       const migrated = log.version === 3
@@ -115,10 +127,16 @@ export const verifyCommand: Command = {
       const summary = `${count(log.events.length, "event")}, surface ${
         count(surface.length, "node")
       }, ${count(surface.replacements, "replacement")}`;
-      const tornText = torn === undefined
+      const tornText = (torn === undefined
         ? ""
         : `warning: torn final line at byte ${torn.offset} (${torn.bytes} bytes), not served; ` +
-          `"repair FILE" cuts it and closes the interrupted turn\n`;
+          `"repair FILE" cuts it and closes the interrupted turn\n`) +
+        (opened.length === 0 ? "" : `warning: ${opened.join("; ")}; ` +
+          `"repair FILE" closes ${
+            opened.length === 1 ? "it" : "them"
+          } (a crash left ${
+            opened.length === 1 ? "it" : "them"
+          } open, unless a writer is still running)\n`);
       if (error === undefined) {
         return {
           code: ExitCode.ok,

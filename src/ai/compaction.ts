@@ -9,13 +9,14 @@
  * messages up to `keepTokens` stay verbatim, and no tool call is split from
  * its result. Then, each step persisted through the store:
  *
- * 1. `compaction/start` is appended: the durable lock. While a compaction is
- *    open in the log (a start without its end) another one fails with
- *    {@link CompactionInProgress}.
+ * 1. `compaction/start` is appended: the durable lock. While a compaction
+ *    runs in this process on the handle, another one fails with
+ *    {@link CompactionInProgress} (`live: true`).
  * 2. The model is asked for the summary (`LanguageModel.generateText`, the
  *    range as the prompt followed by the instructions).
- * 3. A summary not smaller (by the estimate) than the messages it would
- *    replace is refused ({@link SummaryNotSmaller}).
+ * 3. An empty or blank summary is refused ({@link EmptySummary}): history
+ *    is never replaced by nothing. A summary not smaller (by the estimate)
+ *    than the messages it would replace is refused ({@link SummaryNotSmaller}).
  * 4. The range must still be on the surface exactly as selected (another
  *    fiber may have appended or rewritten history meanwhile); if not,
  *    {@link CompactionRangeChanged}.
@@ -26,9 +27,14 @@
  * Whatever stops the engine after step 1 (a refusal, a model error, an
  * interruption) appends `compaction/end { compactionId, error }` in a
  * release step, so the lock is never left open by a live process. A process
- * that dies mid-compaction leaves the start open; a writer that reopens the
- * session (and so holds the writer claim) may close it with
- * {@link releaseStaleCompaction}.
+ * that dies mid-compaction leaves the start open: abandoned. The writer that
+ * reopens the session holds the writer claim, so every open compaction that
+ * no running compaction of its own holds is abandoned, and
+ * `compactIfNeeded` closes it first, as `store.repair` does
+ * (`compaction/end { compactionId, error: { _tag: "Abandoned" } }`, reported
+ * in `recovered`), or, with `onOpen: "refuse"`, fails with
+ * {@link CompactionInProgress} (`live: false`). It leaves an open turn
+ * alone: it runs inside a turn, and the turn loop closes abandoned turns.
  *
  * {@link isContextOverflow} tells a request refused for its length; the turn
  * loop uses it for overflow recovery (compact, then retry only if the
@@ -44,7 +50,9 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import { type AiError, LanguageModel, Prompt } from "effect/ai";
 import { SessionSeq } from "../seq.ts";
+import type { SessionEvent } from "../event.ts";
 import type { Message } from "../message.ts";
+import { interruptedTurnClosers, openWork } from "../repair.ts";
 import { deriveMessagesWithSources } from "../derive.ts";
 import { surfaceNodes } from "../surface/mod.ts";
 import { Session } from "../session.ts";
@@ -57,11 +65,17 @@ import {
   finishCompactionDrafts,
   summaryMessageOf,
 } from "../history/compact.ts";
-import type { SessionHandle, SessionStore } from "../store/store.ts";
+import {
+  type AppendResult,
+  type SessionHandle,
+  SessionStore,
+} from "../store/store.ts";
+import { holdCompaction, liveWork } from "../store/live.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import {
   CompactionInProgress,
   CompactionRangeChanged,
+  EmptySummary,
   SummaryNotSmaller,
 } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
@@ -135,12 +149,24 @@ export interface CompactionPolicy {
   readonly instructions?: string;
 }
 
+/**
+ * What to do with work a crash left open: `close` it first, as
+ * `store.repair` records it (the default), or `refuse` with a tagged error
+ * and write nothing.
+ */
+export type OnOpen = "close" | "refuse";
+
 /** Options of {@link compactIfNeeded}. */
 export interface CompactIfNeededOptions extends CompactionPolicy {
   /** A write handle on the session. */
   readonly handle: SessionHandle;
   /** Compact even when under budget (overflow recovery). */
   readonly force?: boolean;
+  /**
+   * An abandoned compaction in the log: `close` it first (the default) or
+   * `refuse` ({@link CompactionInProgress} with `live: false`).
+   */
+  readonly onOpen?: OnOpen;
 }
 
 /** What {@link compactIfNeeded} did. */
@@ -157,11 +183,17 @@ export interface CompactionOutcome {
   readonly compactionId?: string;
   /** The range replaced, when one was. */
   readonly range?: CompactableRange;
+  /**
+   * The closers of abandoned compactions appended first
+   * (`compaction/end` with error `Abandoned`); empty when none was open.
+   */
+  readonly recovered: ReadonlyArray<SessionEvent>;
 }
 
 /** Why {@link compactIfNeeded} refused or failed. */
 export type CompactionEngineError =
   | CompactionInProgress
+  | EmptySummary
   | SummaryNotSmaller
   | CompactionRangeChanged
   | AiError.AiError
@@ -172,25 +204,31 @@ export const DEFAULT_SUMMARY_INSTRUCTIONS: string =
   "Summarize the conversation above for your own later use: the user's goals, the decisions made, what the tools showed, and what is left to do. Be brief; keep names, paths and numbers exactly.";
 
 /**
- * The open compaction of a log, if any: the latest `compaction/start`
- * without a `compaction/end` of the same id.
+ * Closes every abandoned compaction of the handle's session (open in the
+ * log, held by no running compaction of this process), as `store.repair`
+ * records it, under the handle's write permit.
  */
-const openCompaction = (
-  session: Session,
-): { compactionId: string; startSeq: SessionSeq } | undefined => {
-  const ended = new Set<string>();
-  const events = Session.events(session);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event?.type === "compaction/end") ended.add(event.data.compactionId);
-    if (
-      event?.type === "compaction/start" &&
-      !ended.has(event.data.compactionId)
-    ) {
-      return { compactionId: event.data.compactionId, startSeq: event.seq };
-    }
-  }
-  return undefined;
+const closeAbandonedCompactions = (
+  handle: SessionHandle,
+): Effect.Effect<AppendResult, StoreAppendError, SessionStore> =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore;
+    return yield* store.update(handle, (session) =>
+      Session.appendEvents(
+        session,
+        interruptedTurnClosers(Session.events(session), {
+          live: liveWork(handle),
+          turns: false,
+        }),
+      )).pipe(Effect.catchTag("NotAnAppend", (e) => Effect.die(e)));
+  });
+
+/** The abandoned compactions of the handle's session. */
+const abandonedCompactions = (handle: SessionHandle) => {
+  const live = liveWork(handle);
+  return openWork(Session.events(handle.session)).compactions.filter((c) =>
+    !live.compactions.has(c.compactionId)
+  );
 };
 
 const errorInfo = (exit: Exit.Exit<unknown, unknown>): unknown => {
@@ -261,10 +299,18 @@ export function compactIfNeeded(
   CompactionEngineError,
   SessionStore | LanguageModel.LanguageModel
 > {
-  return Effect.gen(function* () {
+  return Effect.scoped(Effect.gen(function* () {
     const { handle } = options;
     const estimate = options.estimate ?? estimateTokensByChars;
     const keepTokens = options.keepTokens ?? Math.floor(options.maxTokens / 2);
+    const [abandoned] = abandonedCompactions(handle);
+    let recovered: ReadonlyArray<SessionEvent> = [];
+    if (abandoned !== undefined) {
+      if (options.onOpen === "refuse") {
+        return yield* new CompactionInProgress({ ...abandoned, live: false });
+      }
+      recovered = (yield* closeAbandonedCompactions(handle)).events;
+    }
     const session = handle.session;
     const derived = deriveMessagesWithSources(session.surface);
     const tokensBefore = estimate(derived.map((d) => d.message));
@@ -273,13 +319,10 @@ export function compactIfNeeded(
       compacted: false,
       tokensBefore,
       tokensAfter: tokensBefore,
+      recovered,
     };
     if (options.force !== true && tokensBefore <= options.maxTokens) {
       return unchanged;
-    }
-    const open = openCompaction(session);
-    if (open !== undefined) {
-      return yield* new CompactionInProgress(open);
     }
     const bySeq = new Map<number, Message>();
     for (const { seq, message } of derived) bySeq.set(seq, message);
@@ -305,8 +348,16 @@ export function compactIfNeeded(
       if (message !== undefined) rangeMessages.push(message);
     }
     const rangeTokens = estimate(rangeMessages);
-    const startSeq = Session.nextSeq(session);
+    const startSeq = SessionSeq.make(Session.nextSeq(session));
     const compactionId = `c${startSeq}`;
+    const running = yield* holdCompaction(handle, compactionId, startSeq);
+    if (running !== undefined) {
+      return yield* new CompactionInProgress({
+        compactionId: running.key,
+        startSeq: running.startSeq,
+        live: true,
+      });
+    }
     const instructions = options.instructions ?? DEFAULT_SUMMARY_INSTRUCTIONS;
     let done = false;
 
@@ -317,6 +368,13 @@ export function compactIfNeeded(
       ]);
       const response = yield* LanguageModel.generateText({ prompt });
       const summary = response.text;
+      if (summary.trim() === "") {
+        return yield* new EmptySummary({
+          compactionId,
+          startSeq: range.startSeq,
+          endSeq: range.endSeq,
+        });
+      }
       const summaryMessage = summaryMessageOf(compactionId, summary);
       const summaryTokens = estimate([summaryMessage]);
       if (summaryTokens >= rangeTokens) {
@@ -345,7 +403,7 @@ export function compactIfNeeded(
           startSeq: range.startSeq,
           endSeq: range.endSeq,
           shadowed,
-          startEvent: SessionSeq.make(startSeq),
+          startEvent: startSeq,
           summaryEvent: SessionSeq.make(Session.nextSeq(handle.session)),
         }),
       );
@@ -376,15 +434,18 @@ export function compactIfNeeded(
       ),
       compactionId,
       range,
+      recovered,
     };
-  });
+  }));
 }
 
 /**
- * Closes a compaction a dead process left open: appends
- * `compaction/end { compactionId, error: { _tag: "Abandoned" } }` for the
- * open `compaction/start`, if any. Call it only while holding the session's
- * writer claim, which proves no live compaction holds the lock.
+ * Closes the compactions a dead process left open: appends
+ * `compaction/end { compactionId, error: { _tag: "Abandoned" } }` for each
+ * open `compaction/start` that no running compaction of this process holds
+ * on the handle. The handle's writer claim proves no other process holds
+ * one. `store.repair`, `compactIfNeeded` and `runTurn` do this on their
+ * own; this is the same step alone.
  *
  * @param handle A write handle on the session.
  * @returns `Effect<Session, StoreAppendError, SessionStore>`: the session,
@@ -414,17 +475,11 @@ export function compactIfNeeded(
 export function releaseStaleCompaction(
   handle: SessionHandle,
 ): Effect.Effect<Session, StoreAppendError, SessionStore> {
-  return Effect.suspend(() => {
-    const open = openCompaction(handle.session);
-    if (open === undefined) return Effect.succeed(handle.session);
-    return appendDrafts(handle, [{
-      type: "compaction/end",
-      data: {
-        compactionId: open.compactionId,
-        error: { _tag: "Abandoned" },
-      },
-    }]);
-  });
+  return Effect.suspend(() =>
+    abandonedCompactions(handle).length === 0
+      ? Effect.succeed(handle.session)
+      : Effect.map(closeAbandonedCompactions(handle), (r) => r.session)
+  );
 }
 
 const OVERFLOW =

@@ -15,22 +15,79 @@ import { quote } from "../quote.ts";
 /**
  * A compaction was asked for while another one is open in the log: its
  * `compaction/start` has no `compaction/end` yet. The open start is the
- * durable lock.
+ * durable lock. `live` tells whether a running compaction of this process
+ * holds it (wait for it), or whether it was abandoned by a crash and the
+ * caller asked not to close it (`onOpen: "refuse"`; `store.repair` closes
+ * it).
  */
 export class CompactionInProgress extends Data.Error<{
   /** The id of the open compaction. */
   readonly compactionId: string;
   /** The seq of its `compaction/start`. */
   readonly startSeq: SessionSeq;
+  /** True when a running compaction of this process holds it. */
+  readonly live: boolean;
 }> {
   /** The tag. */
   readonly _tag: "CompactionInProgress" = "CompactionInProgress";
   /** A sentence for people. */
   override readonly message: string = `Compaction ${
     quote(this.compactionId)
-  } started at seq ${
-    quote(this.startSeq)
-  } is still open; wait for it to end or release it with releaseStaleCompaction`;
+  } started at seq ${quote(this.startSeq)} is still open; ${
+    this.live
+      ? "it is running in this process, wait for it to end"
+      : "it was abandoned, close it with store.repair"
+  }`;
+}
+
+/**
+ * A turn was asked for while one is open in the log: a `turn/start`
+ * without its `turn/end`. `live` tells whether a running `runTurn` of this
+ * process holds it (wait for it), or whether a crash left it open and the
+ * caller asked not to close it (`onOpen: "refuse"`; `store.repair` closes
+ * it). A turn is never started inside an open one.
+ */
+export class TurnInProgress extends Data.Error<{
+  /** The number of the open turn. */
+  readonly turn: number;
+  /** The seq of its `turn/start`. */
+  readonly startSeq: SessionSeq;
+  /** True when a running turn of this process holds it. */
+  readonly live: boolean;
+}> {
+  /** The tag. */
+  readonly _tag: "TurnInProgress" = "TurnInProgress";
+  /** A sentence for people. */
+  override readonly message: string = `Turn ${
+    quote(this.turn)
+  } started at seq ${quote(this.startSeq)} is still open; ${
+    this.live
+      ? "it is running in this process, wait for it to end"
+      : "a crash left it open, close it with store.repair"
+  }`;
+}
+
+/**
+ * The model's summary is empty or blank (whitespace only): it would
+ * replace the range by nothing, and the adapters drop an empty message, so
+ * the model would see nothing of that history. The range stays.
+ */
+export class EmptySummary extends Data.Error<{
+  /** The compaction id. */
+  readonly compactionId: string;
+  /** The first node of the range it would have replaced. */
+  readonly startSeq: SessionSeq;
+  /** The last node of that range. */
+  readonly endSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "EmptySummary" = "EmptySummary";
+  /** A sentence for people. */
+  override readonly message: string = `Summary of compaction ${
+    quote(this.compactionId)
+  } is empty or blank and would erase range ${quote(this.startSeq)}..${
+    quote(this.endSeq)
+  }; check that the model returns text from generateText`;
 }
 
 /** The model's summary is not smaller than the range it would replace. */

@@ -29,10 +29,11 @@
  *   `Toolkit`: the prompt derived from the surface, the answer recorded,
  *   each tool run with its handler, every step persisted through the
  *   session store as it happens; interruption at any point leaves a log
- *   that the store's `repair` closes.
+ *   that the store's `repair` closes, and the next `runTurn` closes it
+ *   first on its own.
  * - {@link compactIfNeeded} is the compaction engine: a token budget, a
- *   durable lock, a model-written summary refused unless smaller, a
- *   stability check, and overflow recovery in the turn loop
+ *   durable lock (an abandoned one closed first), a model-written summary
+ *   refused when empty or not smaller, a stability check, and overflow recovery in the turn loop
  *   ({@link isContextOverflow}).
  *
  * All adapters are pure functions of the messages, never throw, and produce
@@ -174,6 +175,8 @@ export {
   type TimedPart,
 } from "./record.ts";
 export {
+  type CompactionRefusal,
+  type CompactionReport,
   INVALID_ARGUMENTS,
   runTurn,
   type RunTurnOptions,
@@ -191,11 +194,14 @@ export {
   DEFAULT_SUMMARY_INSTRUCTIONS,
   estimateTokensByChars,
   isContextOverflow,
+  type OnOpen,
   releaseStaleCompaction,
   type TokenEstimate,
 } from "./compaction.ts";
 export {
   CompactionInProgress,
   CompactionRangeChanged,
+  EmptySummary,
   SummaryNotSmaller,
+  TurnInProgress,
 } from "./errors.ts";

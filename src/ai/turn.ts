@@ -30,9 +30,11 @@
  *   its length ({@link isContextOverflow}, or the caller's test) forces a
  *   compaction; the request is retried only if a range was replaced (the
  *   surface changed), at most `maxOverflowRetries` times.
- * - **A compaction refused or failed** (the lock held, a summary not
- *   smaller, the range changed, the model failing to summarize): recorded by
- *   the engine's `compaction/end { error }`; the turn goes on uncompacted.
+ * - **A compaction refused or failed** (the lock held by a running
+ *   compaction, an empty summary, a summary not smaller, the range changed,
+ *   the model failing to summarize): recorded by the engine's
+ *   `compaction/end { error }` and reported in the outcome's `compactions`
+ *   with the error; the turn goes on uncompacted.
  * - **A tool error.** The result is an error `tool/result`
  *   (`isError: true`, `error: { name, code }`: `TOOL_NOT_FOUND`,
  *   `INVALID_ARGUMENTS`, `TOOL_FAILED`) and the turn goes on: the model sees
@@ -41,6 +43,17 @@
  *   that came out is appended as cut (an uninterruptible finalizer); during
  *   a tool its `tool/call` is already durable. Either way the log opens and
  *   the store's `repair` closes the turn into a clean transcript.
+ *
+ * What a crash left open is closed first. Before `turn/start`, a turn
+ * left open (by a process that died, or a fiber stopped mid-turn) and an
+ * abandoned compaction are closed by `store.repair` (error results for the
+ * unanswered calls, `step/end`, `turn/end { interrupted }`,
+ * `compaction/end { error: Abandoned }`), and the closers are the outcome's
+ * `recovered`; a turn never starts inside an open one. With
+ * `onOpen: "refuse"` the turn writes nothing and fails with
+ * {@link TurnInProgress} or {@link CompactionInProgress} (`live: false`).
+ * While another `runTurn` runs on the same handle, it fails with
+ * {@link TurnInProgress} (`live: true`).
  *
  * Ids: the assistant message is `assistant-<seq>`, a tool result
  * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
@@ -64,20 +77,29 @@ import {
 } from "effect/ai";
 import { SessionSeq } from "../seq.ts";
 import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
-import type { TurnEndReason } from "../event.ts";
+import type { SessionEvent, TurnEndReason } from "../event.ts";
 import { deriveMessages } from "../derive.ts";
 import { type EventDraft, Session } from "../session.ts";
 import { Draft } from "../drafts.ts";
 import { jsonText } from "../json.ts";
-import { TOOL_NOT_STARTED } from "../repair.ts";
-import type { SessionHandle, SessionStore } from "../store/store.ts";
+import { openWork, TOOL_NOT_STARTED } from "../repair.ts";
+import { type SessionHandle, SessionStore } from "../store/store.ts";
+import { holdTurn, liveWork } from "../store/live.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
 import {
   compactIfNeeded,
   type CompactionPolicy,
   isContextOverflow,
+  type OnOpen,
 } from "./compaction.ts";
+import {
+  CompactionInProgress,
+  type CompactionRangeChanged,
+  type EmptySummary,
+  type SummaryNotSmaller,
+  TurnInProgress,
+} from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
 
 /** Error code of a tool result for a tool the toolkit does not have. */
@@ -108,6 +130,41 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
   readonly isContextOverflow?: (error: AiError.AiError) => boolean;
   /** How many times one step retries after an overflow; 2 by default. */
   readonly maxOverflowRetries?: number;
+  /**
+   * A turn or a compaction a crash left open: `close` it first, as
+   * `store.repair` records it (the default), or `refuse`
+   * ({@link TurnInProgress} or {@link CompactionInProgress}, `live: false`)
+   * and write nothing.
+   */
+  readonly onOpen?: OnOpen;
+}
+
+/** Why a compaction the turn loop asked for replaced nothing. */
+export type CompactionRefusal =
+  | CompactionInProgress
+  | EmptySummary
+  | SummaryNotSmaller
+  | CompactionRangeChanged
+  | AiError.AiError;
+
+/**
+ * One compaction the turn loop needed: the messages were over budget, or
+ * a request overflowed.
+ */
+export interface CompactionReport {
+  /** The step it ran in. */
+  readonly step: number;
+  /** True when an overflow forced it. */
+  readonly forced: boolean;
+  /** True when a summary replaced a range. */
+  readonly compacted: boolean;
+  /** The compaction id, when one started. */
+  readonly compactionId?: string;
+  /**
+   * Why nothing was replaced: the engine's refusal or the model's error.
+   * Absent with `compacted: false` when no range could be compacted.
+   */
+  readonly refused?: CompactionRefusal;
 }
 
 /** How a turn went. */
@@ -122,10 +179,26 @@ export interface TurnOutcome {
   readonly reason: TurnEndReason["kind"];
   /** Whether the model ended the turn or the step limit did. */
   readonly stoppedBy: "model" | "step-limit";
+  /**
+   * The closers appended before the turn started, for a turn or a
+   * compaction a crash left open (as `store.repair` appends them); empty
+   * when nothing was open.
+   */
+  readonly recovered: ReadonlyArray<SessionEvent>;
+  /** Each compaction the turn needed, in order, and how it went. */
+  readonly compactions: ReadonlyArray<CompactionReport>;
 }
 
-/** What {@link runTurn} can fail with: the model's error or the store's. */
-export type TurnError = AiError.AiError | StoreAppendError;
+/**
+ * What {@link runTurn} can fail with: the model's error, the store's, or
+ * an open turn or compaction it was told not to close, or another turn
+ * running on the handle.
+ */
+export type TurnError =
+  | AiError.AiError
+  | StoreAppendError
+  | TurnInProgress
+  | CompactionInProgress;
 
 const nextTurn = (session: Session): number => {
   const events = Session.events(session);
@@ -329,7 +402,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
   | LanguageModel.LanguageModel
   | Tool.HandlerServices<Tools[keyof Tools]>
 > {
-  return Effect.gen(function* () {
+  return Effect.scoped(Effect.gen(function* () {
     const { handle, toolkit } = options;
     const maxSteps = Math.max(1, Math.floor(options.maxSteps ?? 8));
     const overflowTest = options.isContextOverflow ?? isContextOverflow;
@@ -339,7 +412,53 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       provider: options.model.provider,
       model: options.model.model,
     };
+    const store = yield* SessionStore;
+    let recovered: ReadonlyArray<SessionEvent> = [];
+    {
+      const live = liveWork(handle);
+      const open = openWork(Session.events(handle.session));
+      const running = open.turns.find((t) => live.turns.has(t.turn));
+      if (running !== undefined) {
+        return yield* new TurnInProgress({
+          turn: running.turn,
+          startSeq: running.startSeq,
+          live: true,
+        });
+      }
+      // Nothing of another running turn is in the log yet: holdTurn below
+      // refuses it.
+      const [turnLeft] = open.turns;
+      const [compactionLeft] = open.compactions.filter((c) =>
+        !live.compactions.has(c.compactionId)
+      );
+      if (options.onOpen === "refuse") {
+        if (turnLeft !== undefined) {
+          return yield* new TurnInProgress({
+            turn: turnLeft.turn,
+            startSeq: turnLeft.startSeq,
+            live: false,
+          });
+        }
+        if (compactionLeft !== undefined) {
+          return yield* new CompactionInProgress({
+            ...compactionLeft,
+            live: false,
+          });
+        }
+      } else if (turnLeft !== undefined || compactionLeft !== undefined) {
+        recovered = (yield* store.repair(handle)).closers;
+      }
+    }
     const turn = nextTurn(handle.session);
+    const held = yield* holdTurn(handle, turn, seqOfNext(handle));
+    if (held !== undefined) {
+      return yield* new TurnInProgress({
+        turn: held.key,
+        startSeq: held.startSeq,
+        live: true,
+      });
+    }
+    const compactions: CompactionReport[] = [];
     const input: ReadonlyArray<EventDraft> = typeof options.input === "string"
       ? [Draft.user(options.input, {
         id: `user-${Session.nextSeq(handle.session) + 1}`,
@@ -389,18 +508,54 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     /**
      * Compacts when over budget (or forced); a refusal or a model error of
      * the engine (recorded in the log by its `compaction/end`) means no
-     * compaction, not a failed turn.
+     * compaction, not a failed turn, and is reported in the outcome.
      */
-    const tryCompact = (policy: CompactionPolicy, force: boolean) =>
-      compactIfNeeded({ handle, ...policy, force }).pipe(
-        Effect.map((outcome) => outcome.compacted),
+    const tryCompact = (
+      policy: CompactionPolicy,
+      step: number,
+      force: boolean,
+    ) => {
+      const refused = (error: CompactionRefusal) =>
+        Effect.sync(() => {
+          compactions.push({
+            step,
+            forced: force,
+            compacted: false,
+            ...("compactionId" in error
+              ? { compactionId: error.compactionId }
+              : {}),
+            refused: error,
+          });
+          return false;
+        });
+      return compactIfNeeded({
+        handle,
+        ...policy,
+        force,
+        ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
+      }).pipe(
+        Effect.map((outcome) => {
+          if (force || outcome.tokensBefore > policy.maxTokens) {
+            compactions.push({
+              step,
+              forced: force,
+              compacted: outcome.compacted,
+              ...(outcome.compactionId === undefined
+                ? {}
+                : { compactionId: outcome.compactionId }),
+            });
+          }
+          return outcome.compacted;
+        }),
         Effect.catchTags({
-          CompactionInProgress: () => Effect.succeed(false),
-          SummaryNotSmaller: () => Effect.succeed(false),
-          CompactionRangeChanged: () => Effect.succeed(false),
-          AiError: () => Effect.succeed(false),
+          CompactionInProgress: refused,
+          EmptySummary: refused,
+          SummaryNotSmaller: refused,
+          CompactionRangeChanged: refused,
+          AiError: refused,
         }),
       );
+    };
 
     /** One request: the answer recorded and appended, or the failure. */
     const request = (step: number) =>
@@ -458,14 +613,14 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     for (; step < maxSteps; step++) {
       yield* appendDrafts(handle, [Draft.stepStart(turn, step)]);
       if (options.compaction !== undefined) {
-        yield* tryCompact(options.compaction, false);
+        yield* tryCompact(options.compaction, step, false);
       }
       let result = yield* request(step);
       for (let retry = 0; result.error !== undefined; retry++) {
         const error = result.error;
         const compacted = options.compaction !== undefined &&
             retry < maxRetries && overflowTest(error)
-          ? yield* tryCompact(options.compaction, true)
+          ? yield* tryCompact(options.compaction, step, true)
           : false;
         if (!compacted) {
           yield* endTurn(step, "error");
@@ -493,7 +648,15 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       if (answer.calls.length === 0) {
         const reason = endReasonOf(answer.finishReason);
         const session = yield* endTurn(step, reason);
-        return { session, turn, steps, reason, stoppedBy: "model" as const };
+        return {
+          session,
+          turn,
+          steps,
+          reason,
+          stoppedBy: "model" as const,
+          recovered,
+          compactions,
+        };
       }
       yield* appendDrafts(handle, [Draft.stepEnd(turn, step)]);
     }
@@ -506,6 +669,8 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       steps,
       reason: "aborted" as const,
       stoppedBy: "step-limit" as const,
+      recovered,
+      compactions,
     };
-  });
+  }));
 }

@@ -65,6 +65,7 @@ import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";
 import { SessionSeq } from "../seq.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
+import { liveWork } from "./live.ts";
 import type {
   CorruptLine,
   FoldFailed,
@@ -193,7 +194,7 @@ export interface AppendResult {
 export interface RepairResult {
   /** The session after the closers. */
   readonly session: Session;
-  /** The closers appended; empty when the last turn was closed. */
+  /** The closers appended; empty when nothing was open. */
   readonly closers: ReadonlyArray<SessionEvent>;
 }
 
@@ -333,8 +334,12 @@ export interface SessionStore {
     op: HistoryOperation<E, R>,
   ) => Effect.Effect<AppendResult, E | NotAnAppend | WriteError, R>;
   /**
-   * Appends the closers of an interrupted last turn
-   * ({@link interruptedTurnClosers}) as one stored batch.
+   * Appends the closers of what a crash left open
+   * ({@link interruptedTurnClosers}: an abandoned compaction, the open
+   * turns, their unanswered calls) as one stored batch. A turn or a
+   * compaction that a running `runTurn` or `compactIfNeeded` of this
+   * process holds on the same handle is live, not abandoned, and is left
+   * open. Repairing a closed log appends nothing.
    *
    * @param handle A write handle.
    * @returns `Effect<RepairResult, SurfaceError | WriteError>`.
@@ -554,7 +559,9 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       let closers: ReadonlyArray<SessionEvent> = [];
       return Effect.map(
         core.commit(handle, (session) => {
-          closers = interruptedTurnClosers(Session.events(session));
+          closers = interruptedTurnClosers(Session.events(session), {
+            live: liveWork(handle),
+          });
           return closers.length === 0
             ? Effect.succeed(session)
             : Session.appendEvents(session, closers);

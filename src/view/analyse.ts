@@ -2,7 +2,8 @@
  * The one pass over a log that the page is drawn from: what each
  * replacement took off the surface (in surface order), the characters on
  * the surface after every event, the crash repairs and interrupted turns,
- * and the counts the header shows.
+ * what the log leaves open (a turn or a compaction a crash left, from
+ * {@link openWork}), and the counts the header shows.
  *
  * The pass folds the log with the library's own fold ({@link applyEventResult})
  * and asks it, for each replacement, which of the cited nodes were on the
@@ -27,6 +28,8 @@ import {
   isSurfaceEvent,
   type Message,
   messageChars,
+  type OpenWork,
+  openWork,
   projectEvent,
   type SessionEvent,
   type SessionSeq,
@@ -95,6 +98,8 @@ export interface Analysis {
   readonly repairs: ReadonlySet<number>;
   /** Interrupted turns, in log order. */
   readonly interruptions: ReadonlyArray<Interruption>;
+  /** The turns and compactions the log leaves open. */
+  readonly open: OpenWork;
   /** The size series, at most `buckets` long. */
   readonly series: ReadonlyArray<SizeBucket>;
   /** Characters on the surface after the last event. */
@@ -276,6 +281,7 @@ export function analyse(
     charsOf: (seq) => chars[at(seq)] ?? 0,
     repairs,
     interruptions,
+    open: openWork(events),
     series,
     finalChars: total,
     peakChars: peak,

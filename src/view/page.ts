@@ -482,6 +482,8 @@ class Page {
       ["system-prompt changes", formatCount(kinds["system-prompt"])],
       ["crash repairs", formatCount(a.repairs.size)],
       ["interrupted turns", formatCount(a.interruptions.length)],
+      ["open turns", formatCount(a.open.turns.length)],
+      ["open compactions", formatCount(a.open.compactions.length)],
     ];
     const types = [...a.byType.entries()].sort((x, y) => y[1] - x[1]);
     w.put(
@@ -535,6 +537,20 @@ class Page {
         `<li>and ${
           plural(a.interruptions.length - NOTICE_LIMIT, "more interrupted turn")
         }</li>`,
+      );
+    }
+    for (const t of a.open.turns) {
+      items.push(
+        `<li class="ir">Turn ${t.turn} is still open: it started at <span class="lo">#${t.startSeq}</span> and the log ends inside it${
+          t.step === undefined ? "" : `, in step ${t.step}`
+        } (a crash, or a writer still running). <code>palimpsest repair</code>, <code>store.repair</code> or the next <code>runTurn</code> closes it.</li>`,
+      );
+    }
+    for (const c of a.open.compactions) {
+      items.push(
+        `<li class="ir">Compaction <code>${
+          esc(c.compactionId)
+        }</code> is still open: it started at <span class="lo">#${c.startSeq}</span> and has no compaction/end, so it holds the compaction lock (a crash while the model wrote the summary, or a writer still running). <code>palimpsest repair</code>, <code>store.repair</code> or the next <code>runTurn</code> or <code>compactIfNeeded</code> closes it.</li>`,
       );
     }
     const repairs = [...a.repairs];

@@ -5,6 +5,7 @@ import {
   type EventDraft,
   eventTypeName,
   isSurfaceEvent,
+  openWork,
   pruneToolResult,
   Session,
   type SessionHandle,
@@ -183,6 +184,7 @@ Deno.test("an open compaction is a lock: a second one fails with CompactionInPro
   thenFails(error, "CompactionInProgress", {
     compactionId: `c${history.length}`,
     startSeq: history.length,
+    live: true,
   });
   // The interrupted first compaction released its lock.
   assert.deepEqual(ends, ["compaction/start", "compaction/end"]);
@@ -212,23 +214,152 @@ Deno.test("a fiber interrupted mid-summary closes its compaction with an error",
   assert.equal(next.compacted, true);
 });
 
-Deno.test("a stale open compaction is released by releaseStaleCompaction", async () => {
-  const stale: EventDraft = {
-    type: "compaction/start",
-    data: { compactionId: "old", turn: 0 },
-  };
-  const { refused, outcome } = await withSession(
+const stale: EventDraft = {
+  type: "compaction/start",
+  data: { compactionId: "old", turn: 0 },
+};
+
+Deno.test("an abandoned compaction is closed first and compaction works again", async () => {
+  const { outcome, events } = await withSession(
+    { text: [{ text: "short" }] },
+    ({ handle, compact }) =>
+      Effect.map(compact({ maxTokens: 300 }), (outcome) => ({
+        outcome,
+        events: Session.events(
+          handle.session,
+          SessionSeq.make(history.length + 1),
+        ),
+      })),
+    [...history, stale],
+  );
+  assert.equal(outcome.compacted, true);
+  assert.deepEqual(outcome.recovered.map((e) => [e.type, e.data]), [
+    ["compaction/end", { compactionId: "old", error: { _tag: "Abandoned" } }],
+  ]);
+  assert.deepEqual(events.map(eventTypeName), [
+    "compaction/end",
+    "compaction/start",
+    "compaction/summary",
+    "user/message",
+    "compaction/end",
+  ]);
+  assert.deepEqual(openWork(Session.events(outcome.session)).compactions, []);
+});
+
+Deno.test("an abandoned compaction is closed even under budget", async () => {
+  const outcome = await withSession(
+    {},
+    ({ compact }) => compact({ maxTokens: 100_000 }),
+    [...history, stale],
+  );
+  assert.equal(outcome.compacted, false);
+  assert.equal(outcome.recovered.length, 1);
+  assert.deepEqual(openWork(Session.events(outcome.session)).compactions, []);
+});
+
+Deno.test("onOpen refuse fails on an abandoned compaction and writes nothing", async () => {
+  const { refused, next, released } = await withSession(
     { text: [{ text: "short" }] },
     ({ handle, compact }) =>
       Effect.gen(function* () {
-        const refused = yield* Effect.flip(compact({ maxTokens: 300 }));
-        yield* releaseStaleCompaction(handle);
-        return { refused, outcome: yield* compact({ maxTokens: 300 }) };
+        const refused = yield* Effect.flip(
+          compact({ maxTokens: 300, onOpen: "refuse" }),
+        );
+        const next = Session.nextSeq(handle.session);
+        const released = yield* releaseStaleCompaction(handle);
+        return { refused, next, released };
       }),
     [...history, stale],
   );
-  thenFails(refused, "CompactionInProgress", { compactionId: "old" });
-  assert.equal(outcome.compacted, true);
+  thenFails(refused, "CompactionInProgress", {
+    compactionId: "old",
+    startSeq: history.length,
+    live: false,
+  });
+  assert.equal(next, history.length + 1);
+  assert.deepEqual(openWork(Session.events(released)).compactions, []);
+});
+
+Deno.test("store.repair closes an abandoned compaction and leaves a running one", async () => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  const { whileRunning, afterCrash } = await withSession(
+    { text: [{ hang: latch }] },
+    ({ handle, compact }) =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const fiber = yield* Effect.forkChild(compact({ maxTokens: 300 }));
+        yield* Deferred.await(latch);
+        // The compaction is running in this process: not abandoned.
+        const whileRunning = (yield* store.repair(handle)).closers;
+        yield* Fiber.interrupt(fiber);
+        yield* store.append(handle, [stale]);
+        const afterCrash = (yield* store.repair(handle)).closers;
+        return { whileRunning, afterCrash };
+      }),
+  );
+  assert.deepEqual(whileRunning, []);
+  assert.deepEqual(afterCrash.map((e) => [e.type, e.data]), [
+    ["compaction/end", { compactionId: "old", error: { _tag: "Abandoned" } }],
+  ]);
+});
+
+Deno.test("an empty or blank summary is refused and the range stays", async (t) => {
+  for (const blank of ["", "  \n\t "]) {
+    await t.step(JSON.stringify(blank), async () => {
+      const { error, handle } = await withSession(
+        { text: [{ text: blank }] },
+        (h) =>
+          Effect.map(
+            Effect.flip(h.compact({ maxTokens: 300 })),
+            (error) => ({ error, handle: h.handle }),
+          ),
+      );
+      thenFails(error, "EmptySummary", {
+        compactionId: `c${history.length}`,
+        startSeq: 1,
+        endSeq: 4,
+      });
+      assert.deepEqual(tail(handle, history.length), [
+        "compaction/start",
+        "compaction/end",
+      ]);
+      const end = Session.eventAt(
+        handle.session,
+        SessionSeq.make(history.length + 1),
+      );
+      assert.deepEqual(end?.data, {
+        compactionId: `c${history.length}`,
+        error: { _tag: "EmptySummary", message: error.message },
+      });
+      assert.equal(handle.session.surface.replacements, 0);
+      assert.deepEqual(surfaceNodes(handle.session.surface), [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+      ]);
+    });
+  }
+});
+
+Deno.test("a turn whose model returns an empty summary says why it did not compact", async () => {
+  const { result, session } = await overflowTurn(
+    [{ parts: [...text("Fine."), finish()] }],
+    history,
+    [{ text: "" }],
+    300,
+  );
+  assert.ok(result._tag === "Success");
+  const [report, ...more] = result.success.compactions;
+  assert.deepEqual(more, []);
+  assert.equal(report?.compacted, false);
+  assert.ok(report?.refused !== undefined);
+  thenFails(report.refused, "EmptySummary", { startSeq: 1 });
+  assert.equal(session.surface.replacements, 0);
+  assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
 });
 
 Deno.test("a summary not smaller than its range is refused", async () => {

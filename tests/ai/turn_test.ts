@@ -2,10 +2,12 @@ import {
   type AssistantMessageEvent,
   checkTranscript,
   deriveMessages,
+  Draft,
   eventTypeName,
   interruptedTurnClosers,
   isSurfaceEvent,
   makeJsonlStore,
+  openWork,
   Session,
   type Session as SessionValue,
   type SessionEvent,
@@ -16,6 +18,7 @@ import {
   type ToolResultEvent,
 } from "@palimpsest/session";
 import {
+  compactIfNeeded,
   INVALID_ARGUMENTS,
   runTurn,
   type RunTurnOptions,
@@ -421,4 +424,173 @@ Deno.test("a turn interrupted before any of its writes leaves a log that repair 
     );
     assert.ok(cut < 50, "the turn never completed");
   }
+});
+
+/** Starts a turn, stops it while the slow tool runs: the turn stays open. */
+const crashMidTool = (harness: Harness) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkChild(harness.turn({ input: "go" }));
+    yield* Deferred.await(harness.slowStarted);
+    yield* Fiber.interrupt(fiber);
+  });
+
+Deno.test("runTurn on a crashed turn closes it first, as repair records it", async () => {
+  const { outcome, expected, repairedAgain } = await run(
+    [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
+    (harness) =>
+      Effect.gen(function* () {
+        yield* crashMidTool(harness);
+        const expected = interruptedTurnClosers(
+          Session.events(harness.handle.session),
+        );
+        // The harness restarts and calls runTurn, nothing else.
+        const outcome = yield* harness.turn({ input: "again" });
+        const store = yield* SessionStore;
+        const repairedAgain = yield* store.repair(harness.handle);
+        return { outcome, expected, repairedAgain };
+      }),
+  );
+  const events = Session.events(outcome.session);
+  assert.deepEqual(openWork(events), { turns: [], compactions: [] });
+  assert.deepEqual(
+    checkTranscript(deriveMessages(outcome.session.surface)),
+    [],
+  );
+  assert.deepEqual(repairedAgain.closers, []);
+  // The new turn starts after the old one ended, never inside it.
+  const newStart = events.findIndex((e) =>
+    e.type === "turn/start" && e.data.turn === 1
+  );
+  const oldEnd = events.findIndex((e) =>
+    e.type === "turn/end" && e.data.turn === 0
+  );
+  assert.ok(oldEnd >= 0 && oldEnd < newStart);
+  assert.equal(outcome.turn, 1);
+  assert.equal(outcome.reason, "completed");
+  // Recorded as repair records it, and reported.
+  assert.deepEqual(outcome.recovered.map((e) => e.type), [
+    "tool/result",
+    "step/end",
+    "turn/end",
+  ]);
+  assert.deepEqual(
+    outcome.recovered.map((e) => [e.type, e.data, e.sourceEventSeqs]),
+    expected.map((e) => [e.type, e.data, e.sourceEventSeqs]),
+  );
+});
+
+Deno.test("runTurn with onOpen refuse fails on a crashed turn and writes nothing", async () => {
+  const { error, before, after } = await run(
+    [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
+    (harness) =>
+      Effect.gen(function* () {
+        yield* crashMidTool(harness);
+        const before = Session.nextSeq(harness.handle.session);
+        const error = yield* Effect.flip(
+          harness.turn({ input: "again", onOpen: "refuse" }),
+        );
+        return {
+          error,
+          before,
+          after: Session.nextSeq(harness.handle.session),
+        };
+      }),
+  );
+  thenFails(error, "TurnInProgress", { turn: 0, startSeq: 0, live: false });
+  assert.equal(after, before);
+});
+
+Deno.test("runTurn refuses to start while another turn runs on the handle", async () => {
+  const { error, openTurns } = await run(
+    [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
+    (harness) =>
+      Effect.gen(function* () {
+        const fiber = yield* Effect.forkChild(harness.turn({ input: "go" }));
+        yield* Deferred.await(harness.slowStarted);
+        const error = yield* Effect.flip(harness.turn({ input: "again" }));
+        const store = yield* SessionStore;
+        // A running turn is live: repair leaves it open too.
+        const { closers } = yield* store.repair(harness.handle);
+        const openTurns =
+          openWork(Session.events(harness.handle.session)).turns;
+        yield* Fiber.interrupt(fiber);
+        assert.deepEqual(closers, []);
+        return { error, openTurns };
+      }),
+  );
+  thenFails(error, "TurnInProgress", { turn: 0, startSeq: 0, live: true });
+  assert.deepEqual(openTurns.map((t) => t.turn), [0]);
+});
+
+Deno.test("runTurn closes a compaction a crash left open and compacts again", async () => {
+  const outcome = await run(
+    [],
+    ({ turn, handle }) =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        yield* store.append(handle, [
+          Draft.user("x".repeat(2_000), { id: "u0" }),
+          Draft.user("y".repeat(2_000), { id: "u1" }),
+          // What a process killed while the model wrote the summary leaves.
+          { type: "compaction/start", data: { compactionId: "c2", turn: 0 } },
+        ]);
+        return yield* turn({ input: "go on", compaction: { maxTokens: 300 } });
+      }),
+  );
+  assert.equal(outcome.session.surface.replacements, 1);
+  assert.deepEqual(openWork(Session.events(outcome.session)), {
+    turns: [],
+    compactions: [],
+  });
+  assert.deepEqual(outcome.recovered.map((e) => [e.type, e.data]), [
+    ["compaction/end", { compactionId: "c2", error: { _tag: "Abandoned" } }],
+  ]);
+  assert.deepEqual(
+    outcome.compactions.map((c) => [c.step, c.compacted, c.refused]),
+    [[0, true, undefined]],
+  );
+});
+
+Deno.test("a compaction held by a running compaction is reported in the turn's outcome", async () => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  const scripted = scriptedModel({ text: [{ hang: latch }] });
+  const outcome = await Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const handle = yield* store.create({
+        id: "s",
+        createdAt: 0,
+        isSeeded: false,
+      });
+      yield* store.append(handle, [
+        Draft.user("x".repeat(2_000), { id: "u0" }),
+        Draft.user("y".repeat(2_000), { id: "u1" }),
+      ]);
+      const compaction = { maxTokens: 300 };
+      const running = yield* Effect.forkChild(
+        compactIfNeeded({ handle, ...compaction }),
+      );
+      yield* Deferred.await(latch);
+      const toolkit = yield* Toolkit.empty;
+      const outcome = yield* runTurn({
+        handle,
+        toolkit,
+        model,
+        input: "go on",
+        compaction,
+      });
+      yield* Fiber.interrupt(running);
+      return outcome;
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Layer.merge(scripted.layer, tempStore())),
+    ),
+  );
+  assert.deepEqual(outcome.recovered, []);
+  const [report] = outcome.compactions;
+  assert.ok(report?.refused !== undefined);
+  thenFails(report.refused, "CompactionInProgress", {
+    compactionId: "c2",
+    live: true,
+  });
 });

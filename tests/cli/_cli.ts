@@ -51,6 +51,7 @@ export async function cliInProcess(...args: string[]): Promise<Run> {
 /** The keys the tests read from `--json` output. */
 type DocKey =
   | "ok"
+  | "open"
   | "version"
   | "events"
   | "surface"

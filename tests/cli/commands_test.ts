@@ -126,7 +126,16 @@ Deno.test("verify", async (t) => {
       );
       assert.deepEqual(
         keys(await run("verify", fixture("torn-tail.jsonl"), "--json")),
-        ["ok", "version", "events", "surface", "replacements", "tornTail"],
+        // The torn write cut the turn short: it is open too.
+        [
+          "ok",
+          "version",
+          "events",
+          "surface",
+          "replacements",
+          "tornTail",
+          "open",
+        ],
       );
       const bad = await run("verify", fixture("fold-error.jsonl"), "--json");
       assert.deepEqual(keys(bad), [

@@ -29,6 +29,8 @@ Deno.test("deno task demo crashes mid-tool, repairs, compacts and writes a log t
   const printed = new TextDecoder().decode(output.stdout);
   assert.match(printed, /child exited with SIGKILL/);
   assert.match(printed, /tool\/result for call-\S+: TOOL_OUTCOME_UNKNOWN/);
+  // The restart called runTurn alone, and it closed the crashed turn first.
+  assert.match(printed, /closed first: seq \d+ turn\/end/);
   assert.match(printed, /compaction\/summary \(standing for seqs/);
   assert.match(printed, /12 passed, 0 failed/);
   assert.match(printed, /transcript check: clean/);

@@ -98,7 +98,8 @@ Deno.test("the command line's repair interrupted by a timeout releases its lock"
   assert.ok(interrupted(exit), "the repair finished within 5 ms");
   assert.deepEqual(heldUnder(root), []);
   const done = await Effect.runPromise(repairFile(file));
-  assert.equal(done.closers.length, 1);
+  // Every turn of the log was started and never ended: each is closed.
+  assert.equal(done.closers.length, 200_000);
   assert.deepEqual(heldUnder(root), []);
   fs.rmSync(root, { recursive: true });
 });
