@@ -302,15 +302,22 @@ export class JsonlIoError extends Data.Error<{
   readonly code: string | undefined;
   /** The thrown value. */
   readonly cause: unknown;
+  /**
+   * The runtime permission whose absence made the runtime refuse the call
+   * (Deno's `--allow-read`, `--allow-write`, ...), when that is the reason.
+   */
+  readonly permission?: string | undefined;
 }> {
   /** The tag. */
   readonly _tag: "JsonlIoError" = "JsonlIoError";
   /** A sentence for people. */
-  override readonly message: string = `Could not ${this.operation} ${
-    quote(this.path)
-  }${
-    this.code === undefined ? "" : ` (${this.code})`
-  }; check the path and permissions`;
+  override readonly message: string = this.permission === undefined
+    ? `Could not ${this.operation} ${quote(this.path)}${
+      this.code === undefined ? "" : ` (${this.code})`
+    }; check the path and permissions`
+    : `Could not ${this.operation} ${
+      quote(this.path)
+    }: the runtime refused it without ${this.permission}; run again with ${this.permission}`;
 }
 
 /** Every error of reading a log file's content. */

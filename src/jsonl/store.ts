@@ -49,6 +49,7 @@ import {
   AppendOutcomeUnknown,
   type InvalidSessionId,
   SessionAlreadyExists,
+  type SessionLocked,
   SessionNotFound,
   StorageError,
 } from "../store/errors.ts";
@@ -67,7 +68,12 @@ import {
   sessionIdOfFileName,
 } from "./ids.ts";
 import { errorCode, ioError } from "./io.ts";
-import { acquireLock, type HeldLock, isLocked, releaseLock } from "./lock.ts";
+import {
+  acquireClaim,
+  type HeldClaim,
+  isClaimed,
+  releaseClaim,
+} from "./lock.ts";
 import { readSessionFile } from "./reader.ts";
 import {
   appendBatch,
@@ -100,7 +106,7 @@ interface HandleState {
   session: Session;
   length: number;
   fd: number | undefined;
-  lock: HeldLock | undefined;
+  lock: HeldClaim | undefined;
   closed: boolean;
   readonly path: string;
   readonly semaphore: Semaphore.Semaphore;
@@ -111,7 +117,13 @@ const storageError = (
   id: string | undefined,
   error: JsonlIoError,
 ): StorageError =>
-  new StorageError({ operation, id, code: error.code, cause: error });
+  new StorageError({
+    operation,
+    id,
+    code: error.code,
+    cause: error,
+    ...(error.permission === undefined ? {} : { permission: error.permission }),
+  });
 
 /**
  * Makes a JSONL session store over a folder (created when missing).
@@ -234,7 +246,7 @@ const makeCore = (
   const release = (state: HandleState): void => {
     closeQuietly(state.fd);
     state.fd = undefined;
-    if (state.lock !== undefined) releaseLock(state.lock);
+    if (state.lock !== undefined) releaseClaim(state.lock);
     state.lock = undefined;
     state.closed = true;
   };
@@ -248,20 +260,16 @@ const makeCore = (
   const takeLock = (
     state: HandleState,
     id: string,
-  ) =>
-    Effect.suspend(() => {
-      const locked = acquireLock(`${state.path}.lock`, id);
-      if (Result.isFailure(locked)) {
-        const error = locked.failure;
-        return Effect.fail(
-          error._tag === "SessionLocked"
-            ? error
-            : storageError("claim", id, error),
-        );
-      }
-      state.lock = locked.success;
-      return Effect.void;
-    });
+  ): Effect.Effect<void, SessionLocked | StorageError> =>
+    Effect.mapError(
+      acquireClaim(state.path, id, (claim) => {
+        state.lock = claim;
+      }),
+      (error) =>
+        error._tag === "SessionLocked"
+          ? error
+          : storageError("claim", id, error),
+    );
 
   /** Opens the file for appending into `state`, cutting a torn tail. */
   const openFd = (state: HandleState, id: string, cut: number | undefined) =>
@@ -496,7 +504,7 @@ const makeCore = (
         id,
         bytes: info.size,
         modifiedAt: info.mtimeMs,
-        locked: isLocked(`${path}.lock`),
+        locked: isClaimed(path),
       });
     });
 
