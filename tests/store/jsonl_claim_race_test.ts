@@ -1,0 +1,273 @@
+/**
+ * The JSONL writer claim between real processes after a writer was killed
+ * (issue 21, case 1): `claim_writer.ts` processes take the claim, and the
+ * test counts how many hold it at once and checks that every append they
+ * were told succeeded is in the file.
+ *
+ * - **Forced**: one process (B) runs under `strace`, every `link` and
+ *   `rename` it makes delayed by 1 s. A second (A) opens while B is stalled
+ *   in its second call on a claim file, a third (C) while B is stalled in
+ *   its third. That is the schedule in which 0.2's reclaim (rename aside,
+ *   link back) let A and C both write.
+ * - **Raced**: six ready processes are told to open at once right after a
+ *   writer holding the session was killed with SIGKILL, for several rounds.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { Effect } from "effect";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { makeJsonlStore } from "@palimpsest/session";
+import { claimsOf, tempDir } from "../_helpers/store.ts";
+
+const script = new URL("./claim_writer.ts", import.meta.url).pathname;
+
+/** A `claim_writer.ts` process. */
+interface Writer {
+  readonly line: () => Promise<string | undefined>;
+  readonly send: (line: string) => Promise<void>;
+  readonly end: () => Promise<void>;
+  readonly kill: () => void;
+  readonly status: Promise<Deno.CommandStatus>;
+}
+
+const spawnWriter = (command: string, args: ReadonlyArray<string>): Writer => {
+  const child = new Deno.Command(command, {
+    args: [...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const writer = child.stdin.getWriter();
+  let buffer = "";
+  let done = false;
+  const encoder = new TextEncoder();
+  return {
+    line: async () => {
+      for (;;) {
+        const nl = buffer.indexOf("\n");
+        if (nl >= 0) {
+          const out = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          return out;
+        }
+        if (done) return undefined;
+        const next = await reader.read();
+        if (next.done) done = true;
+        else buffer += next.value;
+      }
+    },
+    send: (text) => writer.write(encoder.encode(`${text}\n`)),
+    end: async () => {
+      try {
+        await writer.close();
+      } catch {
+        // Exited already.
+      }
+    },
+    kill: () => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Exited already.
+      }
+    },
+    status: child.status.then(async (status) => {
+      while (!done) {
+        const next = await reader.read();
+        if (next.done) done = true;
+      }
+      return status;
+    }),
+  };
+};
+
+const denoWriter = (root: string, now = false): Writer =>
+  spawnWriter(Deno.execPath(), [
+    "run",
+    "-A",
+    script,
+    root,
+    "s",
+    ...(now ? ["now"] : []),
+  ]);
+
+const newSession = async (root: string): Promise<string> => {
+  await Effect.runPromise(Effect.scoped(Effect.flatMap(
+    makeJsonlStore({ root }),
+    (store) => store.create({ id: "s", createdAt: 0, isSeeded: false }),
+  )));
+  return path.join(root, "s.jsonl");
+};
+
+/** Starts a writer that takes the session, and kills it while it holds. */
+const killHolder = async (root: string): Promise<void> => {
+  const holder = denoWriter(root, true);
+  assert.match((await holder.line()) ?? "", /^opened /);
+  holder.kill();
+  await holder.status;
+};
+
+/** The turn (the writer's pid) of each stored event, by seq. */
+const turnsBySeq = (file: string): Map<number, number> => {
+  const turns = new Map<number, number>();
+  for (const line of fs.readFileSync(file, "utf8").split("\n").slice(1)) {
+    if (line === "") continue;
+    const event = JSON.parse(line);
+    turns.set(event.seq, event.data.turn);
+  }
+  return turns;
+};
+
+interface Admitted {
+  readonly writer: Writer;
+  readonly pid: number;
+}
+
+/**
+ * Tells every admitted writer to append once, then checks that each
+ * acknowledged append is in the file; returns how many were acknowledged.
+ */
+const appendOnceEach = async (
+  file: string,
+  admitted: ReadonlyArray<Admitted>,
+): Promise<{ acknowledged: number; found: number }> => {
+  const acks: Array<{ seq: number; pid: number }> = [];
+  for (const { writer, pid } of admitted) {
+    await writer.send("append");
+    const reply = (await writer.line()) ?? "";
+    const match = /^appended (\d+)$/.exec(reply);
+    if (match !== null) acks.push({ seq: Number(match[1]), pid });
+  }
+  const turns = turnsBySeq(file);
+  const found = acks.filter((a) => turns.get(a.seq) === a.pid).length;
+  return { acknowledged: acks.length, found };
+};
+
+Deno.test({
+  name:
+    "a writer slowed by strace between reclaim steps never lets two writers in",
+  fn: async () => {
+    const root = tempDir("claim-forced-");
+    const file = await newSession(root);
+    await killHolder(root);
+    // A and C are started and ready first, so that they open within
+    // milliseconds of being told.
+    const a = denoWriter(root);
+    const c = denoWriter(root);
+    assert.equal(await a.line(), "ready");
+    assert.equal(await c.line(), "ready");
+    const log = path.join(root, "strace.log");
+    const b = spawnWriter("strace", [
+      "-f",
+      "-qq",
+      "-o",
+      log,
+      "-e",
+      "trace=rename,renameat,renameat2,link,linkat",
+      "-e",
+      "inject=rename,renameat,renameat2,link,linkat:delay_enter=1000000",
+      Deno.execPath(),
+      "run",
+      "-A",
+      script,
+      root,
+      "s",
+      "now",
+    ]);
+    let bFirst: string | undefined;
+    let bDone = false;
+    const bLine = b.line().then((line) => {
+      bFirst = line;
+      bDone = true;
+    });
+    /** Waits until B has entered its `n`th call on a claim file, or is done. */
+    const stalledIn = async (n: number): Promise<void> => {
+      for (;;) {
+        if (bDone) return;
+        const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";
+        const entered = text.split("\n").filter((l) =>
+          l.includes(".lock") && !l.includes("resumed>")
+        ).length;
+        if (entered >= n) {
+          return;
+        }
+        await new Promise((resolve) =>
+          setTimeout(resolve, 5)
+        );
+      }
+    };
+    await stalledIn(2);
+    await a.send("open");
+    const aFirst = (await a.line()) ?? "";
+    await stalledIn(3);
+    await c.send("open");
+    const cFirst = (await c.line()) ?? "";
+    await bLine;
+    const firsts = [
+      { writer: a, first: aFirst },
+      { writer: b, first: bFirst ?? "" },
+      { writer: c, first: cFirst },
+    ];
+    const admitted: Admitted[] = firsts.flatMap(({ writer, first }) => {
+      const match = /^opened (\d+)$/.exec(first);
+      return match === null ? [] : [{ writer, pid: Number(match[1]) }];
+    });
+    const { acknowledged, found } = await appendOnceEach(file, admitted);
+    for (const w of [a, b, c]) await w.end();
+    await Promise.all([a.status, b.status, c.status]);
+    console.log(
+      `forced: A ${aFirst}, B ${bFirst}, C ${cFirst}; writers admitted at once: ${admitted.length}; acknowledged appends: ${acknowledged}, found in the file: ${found}`,
+    );
+    assert.ok(admitted.length <= 1, "two writers were admitted at once");
+    assert.equal(found, acknowledged);
+    assert.deepEqual(claimsOf(file), []);
+    fs.rmSync(root, { recursive: true });
+  },
+});
+
+Deno.test("six processes race for a session whose writer was killed", async () => {
+  const root = tempDir("claim-race-");
+  const file = await newSession(root);
+  const racers = Array.from({ length: 6 }, () => denoWriter(root));
+  for (const r of racers) assert.equal(await r.line(), "ready");
+  const rounds = 6;
+  let maxAdmitted = 0;
+  let acknowledgedTotal = 0;
+  let foundTotal = 0;
+  let refused = 0;
+  let noWriter = 0;
+  for (let round = 0; round < rounds; round++) {
+    await killHolder(root);
+    await Promise.all(racers.map((r) => r.send("open")));
+    const firsts = await Promise.all(racers.map((r) => r.line()));
+    const admitted: Admitted[] = [];
+    firsts.forEach((first, i) => {
+      const match = /^opened (\d+)$/.exec(first ?? "");
+      const writer = racers[i];
+      if (match !== null && writer !== undefined) {
+        admitted.push({ writer, pid: Number(match[1]) });
+      } else refused++;
+    });
+    maxAdmitted = Math.max(maxAdmitted, admitted.length);
+    const { acknowledged, found } = await appendOnceEach(file, admitted);
+    acknowledgedTotal += acknowledged;
+    foundTotal += found;
+    for (const { writer } of admitted) {
+      await writer.send("close");
+      assert.equal(await writer.line(), "closed");
+    }
+    assert.ok(admitted.length <= 1, `round ${round}: two writers at once`);
+    if (admitted.length === 0) noWriter++;
+  }
+  for (const r of racers) await r.end();
+  await Promise.all(racers.map((r) => r.status));
+  console.log(
+    `raced: ${rounds} rounds of 6 processes after a SIGKILLed writer; writers admitted at once: at most ${maxAdmitted}; refused: ${refused}; rounds where all were refused: ${noWriter}; acknowledged appends: ${acknowledgedTotal}, found in the file: ${foundTotal}`,
+  );
+  assert.equal(foundTotal, acknowledgedTotal);
+  assert.deepEqual(claimsOf(file), []);
+  fs.rmSync(root, { recursive: true });
+});
