@@ -3,7 +3,8 @@
  * JSONL writer claim of session ID under ROOT when told, for the claim
  * race tests. It prints `ready`, then reads commands, one per line:
  *
- * - `open`: opens ID for writing and prints `opened PID`, or the error's tag;
+ * - `open`: opens ID for writing and prints `opened PID`, or the error's tag
+ *   and a JSON object of its fields and message;
  * - `append`: appends one `turn/start` whose turn is this process's pid and
  *   prints `appended SEQ` once it resolved (or the error's tag);
  * - `close`: releases the session and prints `closed`.
@@ -13,7 +14,7 @@
  *
  * @module
  */
-import { Effect, Exit, Scope } from "effect";
+import { Cause, Effect, Exit, Scope } from "effect";
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { makeJsonlStore, type SessionHandle } from "@palimpsest/session";
@@ -25,7 +26,30 @@ const tagOf = (error: unknown): string =>
     ? String(error._tag)
     : String(error);
 
-const store = await Effect.runPromise(makeJsonlStore({ root }));
+/** What the tests read of an error: its fields and message. */
+const fieldsOf = (error: unknown): Record<string, unknown> => {
+  if (typeof error !== "object" || error === null) return {};
+  const fields: Record<string, unknown> = {};
+  for (const key of ["pid", "liveness", "reason", "permission", "code"]) {
+    if (key in error) fields[key] = Reflect.get(error, key);
+  }
+  if (error instanceof Error) fields["message"] = error.message;
+  return fields;
+};
+
+const failureLine = (cause: Cause.Cause<unknown>): string => {
+  const failure = cause.reasons[0];
+  return failure !== undefined && Cause.isFailReason(failure)
+    ? `${tagOf(failure.error)} ${JSON.stringify(fieldsOf(failure.error))}`
+    : "Defect";
+};
+
+const made = await Effect.runPromiseExit(makeJsonlStore({ root }));
+if (Exit.isFailure(made)) {
+  console.log(failureLine(made.cause));
+  Deno.exit(0);
+}
+const store = made.value;
 let scope: Scope.Closeable | undefined;
 let handle: SessionHandle | undefined;
 
@@ -40,12 +64,7 @@ const open = async (): Promise<void> => {
   } else {
     await Effect.runPromise(Scope.close(scope, Exit.void));
     scope = undefined;
-    const failure = opened.cause.reasons[0];
-    console.log(
-      failure !== undefined && "error" in failure
-        ? tagOf(failure.error)
-        : "Defect",
-    );
+    console.log(failureLine(opened.cause));
   }
 };
 

@@ -15,100 +15,17 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { makeJsonlStore } from "@palimpsest/session";
 import { claimsOf, tempDir } from "../_helpers/store.ts";
-
-const script = new URL("./claim_writer.ts", import.meta.url).pathname;
-
-/** A `claim_writer.ts` process. */
-interface Writer {
-  readonly line: () => Promise<string | undefined>;
-  readonly send: (line: string) => Promise<void>;
-  readonly end: () => Promise<void>;
-  readonly kill: () => void;
-  readonly status: Promise<Deno.CommandStatus>;
-}
-
-const spawnWriter = (command: string, args: ReadonlyArray<string>): Writer => {
-  const child = new Deno.Command(command, {
-    args: [...args],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const writer = child.stdin.getWriter();
-  let buffer = "";
-  let done = false;
-  const encoder = new TextEncoder();
-  return {
-    line: async () => {
-      for (;;) {
-        const nl = buffer.indexOf("\n");
-        if (nl >= 0) {
-          const out = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          return out;
-        }
-        if (done) return undefined;
-        const next = await reader.read();
-        if (next.done) done = true;
-        else buffer += next.value;
-      }
-    },
-    send: (text) => writer.write(encoder.encode(`${text}\n`)),
-    end: async () => {
-      try {
-        await writer.close();
-      } catch {
-        // Exited already.
-      }
-    },
-    kill: () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // Exited already.
-      }
-    },
-    status: child.status.then(async (status) => {
-      while (!done) {
-        const next = await reader.read();
-        if (next.done) done = true;
-      }
-      return status;
-    }),
-  };
-};
-
-const denoWriter = (root: string, now = false): Writer =>
-  spawnWriter(Deno.execPath(), [
-    "run",
-    "-A",
-    script,
-    root,
-    "s",
-    ...(now ? ["now"] : []),
-  ]);
-
-const newSession = async (root: string): Promise<string> => {
-  await Effect.runPromise(Effect.scoped(Effect.flatMap(
-    makeJsonlStore({ root }),
-    (store) => store.create({ id: "s", createdAt: 0, isSeeded: false }),
-  )));
-  return path.join(root, "s.jsonl");
-};
-
-/** Starts a writer that takes the session, and kills it while it holds. */
-const killHolder = async (root: string): Promise<void> => {
-  const holder = denoWriter(root, true);
-  assert.match((await holder.line()) ?? "", /^opened /);
-  holder.kill();
-  await holder.status;
-};
+import {
+  claimWriterScript as script,
+  denoWriter,
+  killHolder,
+  newSession,
+  spawnWriter,
+  type Writer,
+} from "../_helpers/claim_writers.ts";
 
 /** The turn (the writer's pid) of each stored event, by seq. */
 const turnsBySeq = (file: string): Map<number, number> => {
