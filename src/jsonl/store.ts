@@ -13,10 +13,12 @@
  *   (`SessionAlreadyExists`); the folder is fsynced after.
  * - **Committed lines are never rewritten.** Opening for write only cuts a
  *   torn tail (a final line without `\n`, which no resolved batch left).
- * - **One writer per session.** The writer claim is `<file>.lock` (pid,
- *   process start time, token); another writer, in this process or another,
- *   gets `SessionLocked`; a lock left by a dead process is reclaimed.
- *   Readers take no lock and see a snapshot of the complete lines at open.
+ * - **One writer per session.** Each writer publishes its own claim file
+ *   `<file>.lock.<uuid>` (`flock`ed under Deno) and wins only when no other
+ *   claim is live (see `src/jsonl/lock.ts`); another writer, in this process
+ *   or another, gets `SessionLocked`; a claim whose owner is proven dead is
+ *   removed. Readers take no claim and see a snapshot of the complete lines
+ *   at open.
  * - **Scoped.** The lock and the descriptor are registered with the scope
  *   before they are taken, and released at once when `open` or `create`
  *   fails or is interrupted (a long read yields between 1 MiB chunks, so a
