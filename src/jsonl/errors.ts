@@ -298,7 +298,10 @@ export class JsonlIoError extends Data.Error<{
   readonly operation: string;
   /** The path involved. */
   readonly path: string;
-  /** The system error code, when there is one (`ENOENT`, `ENOSPC`, ...). */
+  /**
+   * The system error code, when there is one (`ENOENT`, `ENOSPC`, ...);
+   * `NotCapable` when Deno refused the call for a missing permission.
+   */
   readonly code: string | undefined;
   /** The thrown value. */
   readonly cause: unknown;

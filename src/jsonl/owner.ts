@@ -39,8 +39,6 @@ import { errorCode, ioError, missingPermission } from "./io.ts";
 export interface LockableFile {
   /** Takes the exclusive lock if free: `false` when another holds it. */
   readonly tryLockSync: (exclusive?: boolean) => boolean;
-  /** Gives the lock back. */
-  readonly unlockSync: () => void;
   /** The file's inode, to tell whether a name still names this file. */
   readonly statSync: () => { readonly ino: number | null };
   /** Closes the descriptor, dropping its lock. */
