@@ -10,6 +10,11 @@
  *   temporary file over the target instead: the target keeps what it held
  *   or holds the whole new content. The temporary name and its descriptor
  *   are released on success, failure and interruption alike.
+ * - **No litter after a kill.** The temporary file is owned
+ *   (`.<target>.<uuid>.<owner>.tmp`, see `owner.ts`: `flock`ed under Deno,
+ *   named by pid and start time elsewhere), and each publish to a target
+ *   first removes the temporary files of that target whose owner is proven
+ *   dead, never a live one's.
  * - **Append a batch** ({@link appendBatch}): one write loop at the end of
  *   the last good length, then `fdatasync`. A failed write is undone by
  *   truncating back to that length and syncing; when the undo fails too the
@@ -23,11 +28,11 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { JsonlIoError } from "./errors.ts";
 import { errorCode, ioError } from "./io.ts";
+import { createOwnedTemp, releaseOwnedTemp, sweepStaleTemps } from "./owner.ts";
 
 /** The file calls of an append, replaceable so tests can make one fail. */
 export interface AppendIo {
@@ -184,26 +189,28 @@ export const publishNewFile = <A, E>(
 ): Effect.Effect<A, E | TargetExists | JsonlIoError> => {
   const replace = options.replace === true;
   const folder = nodePath.dirname(target);
-  const temp = nodePath.join(
-    folder,
-    `.${nodePath.basename(target)}.${randomUUID()}.tmp`,
-  );
+  const base = nodePath.basename(target);
   return Effect.acquireUseRelease(
-    Effect.try({
-      try: () => ({ fd: fs.openSync(temp, "wx") }),
-      catch: (cause) => ioError("create", temp, cause),
+    Effect.suspend(() => {
+      // What a killed publish to this target left: remove it first.
+      sweepStaleTemps(folder, base);
+      const created = createOwnedTemp(folder, base);
+      return "error" in created
+        ? Effect.fail(created.error)
+        : Effect.succeed({ temp: created.ok, open: true });
     }),
     (held) =>
       Effect.flatMap(
-        fill(held.fd, temp),
+        fill(held.temp.fd, held.temp.path),
         (value): Effect.Effect<A, TargetExists | JsonlIoError> => {
+          const temp = held.temp.path;
           try {
-            fs.fsyncSync(held.fd);
+            fs.fsyncSync(held.temp.fd);
           } catch (cause) {
             return Effect.fail(ioError("fsync", temp, cause));
           }
-          closeQuietly(held.fd);
-          held.fd = -1;
+          closeQuietly(held.temp.fd);
+          held.open = false;
           try {
             if (replace) fs.renameSync(temp, target);
             else fs.linkSync(temp, target);
@@ -214,15 +221,15 @@ export const publishNewFile = <A, E>(
                 ioError(replace ? "rename" : "link", target, cause),
               );
           }
-          unlinkQuietly(temp);
           syncFolder(folder);
           return Effect.succeed(value);
         },
       ),
     (held) =>
       Effect.sync(() => {
-        if (held.fd >= 0) closeQuietly(held.fd);
-        unlinkQuietly(temp);
+        // Closes the descriptor (again if need be), removes the temporary
+        // name (gone already after a rename), then drops its lock.
+        releaseOwnedTemp(held.open ? held.temp : { ...held.temp, fd: -1 });
       }),
   );
 };

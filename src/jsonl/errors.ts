@@ -298,19 +298,29 @@ export class JsonlIoError extends Data.Error<{
   readonly operation: string;
   /** The path involved. */
   readonly path: string;
-  /** The system error code, when there is one (`ENOENT`, `ENOSPC`, ...). */
+  /**
+   * The system error code, when there is one (`ENOENT`, `ENOSPC`, ...);
+   * `NotCapable` when Deno refused the call for a missing permission.
+   */
   readonly code: string | undefined;
   /** The thrown value. */
   readonly cause: unknown;
+  /**
+   * The runtime permission whose absence made the runtime refuse the call
+   * (Deno's `--allow-read`, `--allow-write`, ...), when that is the reason.
+   */
+  readonly permission?: string | undefined;
 }> {
   /** The tag. */
   readonly _tag: "JsonlIoError" = "JsonlIoError";
   /** A sentence for people. */
-  override readonly message: string = `Could not ${this.operation} ${
-    quote(this.path)
-  }${
-    this.code === undefined ? "" : ` (${this.code})`
-  }; check the path and permissions`;
+  override readonly message: string = this.permission === undefined
+    ? `Could not ${this.operation} ${quote(this.path)}${
+      this.code === undefined ? "" : ` (${this.code})`
+    }; check the path and permissions`
+    : `Could not ${this.operation} ${
+      quote(this.path)
+    }: the runtime refused it without ${this.permission}; run again with ${this.permission}`;
 }
 
 /** Every error of reading a log file's content. */

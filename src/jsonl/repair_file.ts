@@ -6,14 +6,13 @@
  * Adapter: the store opens sessions by id inside a root folder, and not
  * every file name is the encoding of an id (`session.v3.jsonl`, written by
  * `migrate`, is not: `.` is encoded). For those, this module takes the same
- * lock file the store would (`<file>.lock`, so a store writer and this
+ * writer claim the store would (`lock.ts`, so a store writer and this
  * command exclude each other), reads strictly, cuts a torn tail, appends the
- * closers in one write and fsyncs, then releases the lock.
+ * closers in one write and fsyncs, then releases the claim.
  *
  * @module
  */
 import * as Effect from "effect/Effect";
-import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { SessionEvent } from "../event.ts";
@@ -28,7 +27,7 @@ import {
   type SessionLocked,
   StorageError,
 } from "../store/errors.ts";
-import { acquireLock, releaseLock } from "./lock.ts";
+import { acquireClaim, type HeldClaim, releaseClaim } from "./lock.ts";
 import { readSessionFile, type TornTail } from "./reader.ts";
 import { makeJsonlStore } from "./store.ts";
 import type { OpenError, WriteError } from "../store/store.ts";
@@ -77,22 +76,28 @@ const storage = (error: JsonlIoError): StorageError =>
     id: undefined,
     code: error.code,
     cause: error,
+    ...(error.permission === undefined ? {} : { permission: error.permission }),
   });
 
-/** The file's lock, released when the scope closes. */
+/** The file's writer claim, released when the scope closes. */
 const lockFile = (file: string) =>
   Effect.acquireRelease(
     Effect.suspend(() => {
-      const locked = acquireLock(`${file}.lock`, nodePath.basename(file));
-      if (Result.isFailure(locked)) {
-        const error = locked.failure;
-        return Effect.fail(
-          error._tag === "SessionLocked" ? error : storage(error),
-        );
-      }
-      return Effect.succeed(locked.success);
+      let held: HeldClaim | undefined;
+      return Effect.mapError(
+        Effect.map(
+          acquireClaim(file, nodePath.basename(file), (claim) => {
+            held = claim;
+          }),
+          () => held,
+        ),
+        (error) => error._tag === "SessionLocked" ? error : storage(error),
+      );
     }),
-    (lock) => Effect.sync(() => releaseLock(lock)),
+    (claim) =>
+      Effect.sync(() => {
+        if (claim !== undefined) releaseClaim(claim);
+      }),
   );
 
 /** A descriptor of the file open for writing, closed when the scope closes. */

@@ -13,10 +13,12 @@
  *   (`SessionAlreadyExists`); the folder is fsynced after.
  * - **Committed lines are never rewritten.** Opening for write only cuts a
  *   torn tail (a final line without `\n`, which no resolved batch left).
- * - **One writer per session.** The writer claim is `<file>.lock` (pid,
- *   process start time, token); another writer, in this process or another,
- *   gets `SessionLocked`; a lock left by a dead process is reclaimed.
- *   Readers take no lock and see a snapshot of the complete lines at open.
+ * - **One writer per session.** Each writer publishes its own claim file
+ *   `<file>.lock.<uuid>` (`flock`ed under Deno) and wins only when no other
+ *   claim is live (see `src/jsonl/lock.ts`); another writer, in this process
+ *   or another, gets `SessionLocked`; a claim whose owner is proven dead is
+ *   removed. Readers take no claim and see a snapshot of the complete lines
+ *   at open.
  * - **Scoped.** The lock and the descriptor are registered with the scope
  *   before they are taken, and released at once when `open` or `create`
  *   fails or is interrupted (a long read yields between 1 MiB chunks, so a
@@ -54,6 +56,7 @@ import {
   AppendOutcomeUnknown,
   type InvalidSessionId,
   SessionAlreadyExists,
+  type SessionLocked,
   SessionNotFound,
   StorageError,
 } from "../store/errors.ts";
@@ -71,7 +74,12 @@ import {
   sessionIdOfFileName,
 } from "./ids.ts";
 import { errorCode, ioError } from "./io.ts";
-import { acquireLock, type HeldLock, isLocked, releaseLock } from "./lock.ts";
+import {
+  acquireClaim,
+  type HeldClaim,
+  isClaimed,
+  releaseClaim,
+} from "./lock.ts";
 import { DEFAULT_MAX_LINE_BYTES, readSessionFile } from "./reader.ts";
 import { makeFileFollower } from "./follow_file.ts";
 import {
@@ -105,7 +113,7 @@ interface HandleState {
   session: Session;
   length: number;
   fd: number | undefined;
-  lock: HeldLock | undefined;
+  lock: HeldClaim | undefined;
   closed: boolean;
   readonly path: string;
   readonly semaphore: Semaphore.Semaphore;
@@ -116,7 +124,13 @@ const storageError = (
   id: string | undefined,
   error: JsonlIoError,
 ): StorageError =>
-  new StorageError({ operation, id, code: error.code, cause: error });
+  new StorageError({
+    operation,
+    id,
+    code: error.code,
+    cause: error,
+    ...(error.permission === undefined ? {} : { permission: error.permission }),
+  });
 
 /**
  * Makes a JSONL session store over a folder (created when missing).
@@ -239,7 +253,7 @@ const makeCore = (
   const release = (state: HandleState): void => {
     closeQuietly(state.fd);
     state.fd = undefined;
-    if (state.lock !== undefined) releaseLock(state.lock);
+    if (state.lock !== undefined) releaseClaim(state.lock);
     state.lock = undefined;
     state.closed = true;
   };
@@ -253,20 +267,16 @@ const makeCore = (
   const takeLock = (
     state: HandleState,
     id: string,
-  ) =>
-    Effect.suspend(() => {
-      const locked = acquireLock(`${state.path}.lock`, id);
-      if (Result.isFailure(locked)) {
-        const error = locked.failure;
-        return Effect.fail(
-          error._tag === "SessionLocked"
-            ? error
-            : storageError("claim", id, error),
-        );
-      }
-      state.lock = locked.success;
-      return Effect.void;
-    });
+  ): Effect.Effect<void, SessionLocked | StorageError> =>
+    Effect.mapError(
+      acquireClaim(state.path, id, (claim) => {
+        state.lock = claim;
+      }),
+      (error) =>
+        error._tag === "SessionLocked"
+          ? error
+          : storageError("claim", id, error),
+    );
 
   /** Opens the file for appending into `state`, cutting a torn tail. */
   const openFd = (state: HandleState, id: string, cut: number | undefined) =>
@@ -479,7 +489,7 @@ const makeCore = (
         id,
         bytes: info.size,
         modifiedAt: info.mtimeMs,
-        locked: isLocked(`${path}.lock`),
+        locked: isClaimed(path),
       });
     });
 

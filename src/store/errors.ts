@@ -69,15 +69,35 @@ export class SessionLocked extends Data.Error<{
   readonly id: string;
   /** The pid recorded in the lock, when readable. */
   readonly pid: number | undefined;
+  /**
+   * `"unknown"` when this process could not tell whether the holder is
+   * alive (see `reason` and `permission`); absent or `"live"` when it is.
+   */
+  readonly liveness?: "live" | "unknown" | undefined;
+  /** Why the holder's liveness is unknown, for people. */
+  readonly reason?: string | undefined;
+  /**
+   * The runtime permission that would have let this process tell
+   * (Deno's `--allow-run`), when its absence is the reason.
+   */
+  readonly permission?: string | undefined;
 }> {
   /** The tag. */
   readonly _tag: "SessionLocked" = "SessionLocked";
   /** A sentence for people. */
-  override readonly message: string = `Session ${
-    quote(this.id)
-  } is open for writing by process ${
-    quote(this.pid)
-  }; close that writer or open for reading`;
+  override readonly message: string = this.liveness === "unknown"
+    ? `Session ${quote(this.id)} is claimed for writing by process ${
+      quote(this.pid)
+    }, and this process could not tell whether that process is alive${
+      this.reason === undefined ? "" : ` (${this.reason})`
+    }; ${
+      this.permission === undefined
+        ? "close that writer, or remove its claim by hand if it is dead"
+        : `run again with ${this.permission} so that a dead writer's claim can be reclaimed`
+    }`
+    : `Session ${quote(this.id)} is open for writing by process ${
+      quote(this.pid)
+    }; close that writer or open for reading`;
 }
 
 /** A write operation on a handle opened for reading. */
@@ -120,6 +140,11 @@ export class StorageError extends Data.Error<{
   readonly code: string | undefined;
   /** The storage's own error (for JSONL a `JsonlIoError` with the path). */
   readonly cause: unknown;
+  /**
+   * The runtime permission whose absence made the runtime refuse the call
+   * (Deno's `--allow-read`, `--allow-write`, ...), when that is the reason.
+   */
+  readonly permission?: string | undefined;
 }> {
   /** The tag. */
   readonly _tag: "StorageError" = "StorageError";
@@ -127,8 +152,12 @@ export class StorageError extends Data.Error<{
   override readonly message: string = `The store could not ${this.operation}${
     this.id === undefined ? "" : ` session ${quote(this.id)}`
   }${
-    this.code === undefined ? "" : ` (${this.code})`
-  }; check the storage and retry`;
+    this.permission === undefined
+      ? `${
+        this.code === undefined ? "" : ` (${this.code})`
+      }; check the storage and retry`
+      : `: the runtime refused it without ${this.permission}; run again with ${this.permission}`
+  }`;
 }
 
 /**

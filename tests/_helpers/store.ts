@@ -37,3 +37,14 @@ export const exitWithStore = <A, E>(
       Effect.provide(layerJsonlStore({ root })),
     ),
   );
+
+/**
+ * The writer claim files of a session file (`<file>.lock.<uuid>`, and the
+ * 0.2 `<file>.lock`), as names in its folder.
+ */
+export const claimsOf = (file: string): ReadonlyArray<string> => {
+  const base = path.basename(file);
+  return fs.readdirSync(path.dirname(file)).filter((name) =>
+    name === `${base}.lock` || name.startsWith(`${base}.lock.`)
+  ).sort();
+};

@@ -10,6 +10,7 @@ import {
 } from "@palimpsest/session";
 import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
+import { claimsOf } from "../_helpers/store.ts";
 import {
   cliInProcess as run,
   fixture,
@@ -284,7 +285,7 @@ Deno.test("repair", async (t) => {
       assert.equal((await run("repair", viaStore)).code, 0);
       assert.equal((await run("repair", viaFile)).code, 0);
       assert.deepEqual(fs.readFileSync(viaFile), fs.readFileSync(viaStore));
-      assert.equal(fs.existsSync(`${viaFile}.lock`), false);
+      assert.deepEqual(claimsOf(viaFile), []);
     },
   );
 
@@ -324,7 +325,7 @@ Deno.test("repair", async (t) => {
       assert.equal(r.code, 1);
       assert.equal(json(r).error.tag, "FormatTooOld");
       assert.deepEqual(fs.readFileSync(file), before);
-      assert.equal(fs.existsSync(`${file}.lock`), false);
+      assert.deepEqual(claimsOf(file), []);
     },
   );
 

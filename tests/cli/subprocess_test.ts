@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cli, fixture, json, root, tempCopy } from "./_cli.ts";
+import { claimsOf } from "../_helpers/store.ts";
 
 Deno.test("the real CLI as a subprocess", async (t) => {
   await t.step("verify accepts a valid log with exit 0", async () => {
@@ -226,7 +227,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
         stderr: "null",
       }).output();
       assert.equal(child.signal, "SIGKILL");
-      assert.equal(fs.existsSync(`${file}.lock`), true);
+      assert.equal(claimsOf(file).length, 1);
       const task: string = JSON.parse(
         fs.readFileSync(path.join(root, "deno.json"), "utf8"),
       ).tasks.cli;
@@ -247,7 +248,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
       assert.equal(output.code, 0, new TextDecoder().decode(output.stdout));
       const report = JSON.parse(new TextDecoder().decode(output.stdout));
       assert.equal(report.closers.length, 3);
-      assert.equal(fs.existsSync(`${file}.lock`), false);
+      assert.deepEqual(claimsOf(file), []);
     },
   );
 });

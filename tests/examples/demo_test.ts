@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
+import { claimsOf } from "../_helpers/store.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -43,7 +44,7 @@ Deno.test("deno task demo crashes mid-tool, repairs, compacts and writes a log t
     /in OpenAI Chat Completions shape[^]*"tool_calls"[^]*"role": "tool"/,
   );
   const file = path.join(dir, "demo-session.jsonl");
-  assert.equal(fs.existsSync(`${file}.lock`), false);
+  assert.deepEqual(claimsOf(file), []);
 
   const verify = recordingIo();
   assert.equal(await runCli(["verify", file, "--json"], verify), 0);

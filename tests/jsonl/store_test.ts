@@ -22,7 +22,12 @@ import {
   toolCallDraft,
   turnBatches,
 } from "../_helpers/build.ts";
-import { exitWithStore, tempDir, withStore } from "../_helpers/store.ts";
+import {
+  claimsOf,
+  exitWithStore,
+  tempDir,
+  withStore,
+} from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
@@ -113,7 +118,7 @@ Deno.test("the store round-trips a session", async (t) => {
         }),
       );
       assert.deepEqual(fs.readFileSync(file), before);
-      assert.ok(!fs.existsSync(`${file}.lock`));
+      assert.deepEqual(claimsOf(file), []);
     },
   );
   await t.step(
@@ -361,13 +366,17 @@ Deno.test("one writer per session", async (t) => {
       Effect.gen(function* () {
         const store = yield* SessionStore;
         const writer = yield* store.open("w", { mode: "write" });
-        const lock = JSON.parse(fs.readFileSync(`${file}.lock`, "utf8"));
+        const claims = claimsOf(file).map((name) =>
+          JSON.parse(fs.readFileSync(path.join(root, name), "utf8"))
+        );
         yield* store.close(writer);
-        return lock;
+        return claims;
       }),
     );
-    assert.equal(opened.pid, Deno.pid);
-    assert.ok(!fs.existsSync(`${file}.lock`));
+    // The dead 0.2 lock is gone; the writer's own claim held its pid.
+    assert.equal(opened.length, 1);
+    assert.equal(opened[0].pid, Deno.pid);
+    assert.deepEqual(claimsOf(file), []);
   });
   await t.step(
     "a lock whose pid now names a newer process is reclaimed where /proc is readable",
@@ -525,7 +534,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
           innerTag: "InvalidSessionSeq",
         });
       }
-      assert.ok(!fs.existsSync(`${file}.lock`));
+      assert.deepEqual(claimsOf(file), []);
       const recovered = await withStore(
         root,
         SessionStore.use((s) => s.open("t", { recover: true })),
@@ -688,7 +697,7 @@ Deno.test("a failed write is truncated back", async (t) => {
       failTruncate = false;
       const next = await run(store.append(writer, turnBatches(0)[2] ?? []));
       thenFails(failureOf(next), "HandleClosed");
-      assert.ok(!fs.existsSync(`${file}.lock`));
+      assert.deepEqual(claimsOf(file), []);
       // The partial batch is a torn tail or whole lines; a reader reports it.
       const reader = successOf(await run(store.open("f")));
       assert.equal(reader.session.surface.nextSeq, 4);

@@ -23,7 +23,7 @@ export const heldUnder = (root: string): ReadonlyArray<string> => {
     .filter((line) => line.includes(` -> ${root}`))
     .map((line) => `descriptor on ${line.slice(line.indexOf(" -> ") + 4)}`);
   for (const name of fs.readdirSync(root)) {
-    if (name.endsWith(".lock") || name.includes(".tmp")) {
+    if (/\.lock(\.|$)/.test(name) || name.includes(".tmp")) {
       found.push(`file ${name}`);
     }
   }

@@ -1,0 +1,114 @@
+// The JSONL writer claim under Node, which has no flock: a Node writer's
+// claim names its pid, and Node judges every claim by pid. Node and Deno
+// writers exclude each other on the same file in both directions, and a
+// killed writer of either runtime is reclaimed by the other.
+// Deno writers are tests/store/claim_writer.ts, run with `deno` from PATH.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Effect, Exit, Scope } from "effect";
+import { makeJsonlStore } from "../dist/mod.js";
+
+const denoWriterScript = fileURLToPath(
+  new URL("../../tests/store/claim_writer.ts", import.meta.url),
+);
+const dist = fileURLToPath(new URL("../dist/mod.js", import.meta.url));
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-claim-"));
+const claimsOf = (root) =>
+  fs.readdirSync(root).filter((name) => name.startsWith("s.jsonl.lock"));
+
+/** A child process; resolves its first stdout line. */
+const start = (command, args) => {
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  let buffer = "";
+  const first = new Promise((resolve) => {
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      const nl = buffer.indexOf("\n");
+      if (nl >= 0) resolve(buffer.slice(0, nl));
+    });
+    child.on("close", () => resolve(buffer));
+  });
+  const closed = new Promise((resolve) => child.on("close", resolve));
+  return { child, first, closed };
+};
+
+const denoWriter = (root) =>
+  start("deno", ["run", "-A", denoWriterScript, root, "s", "now"]);
+
+const nodeWriter = (root) =>
+  start(process.execPath, [
+    "--input-type=module",
+    "-e",
+    `import { Effect, Scope } from "effect";
+     import { makeJsonlStore } from ${JSON.stringify(dist)};
+     const store = await Effect.runPromise(makeJsonlStore({ root: ${JSON.stringify(root)} }));
+     const scope = await Effect.runPromise(Scope.make());
+     await Effect.runPromise(Scope.provide(store.open("s", { mode: "write" }), scope));
+     console.log("opened " + process.pid);
+     setInterval(() => {}, 1000);`,
+  ]);
+
+/** Opens session s for writing in this process; the handle's scope, or the error. */
+const openHere = async (store) => {
+  const scope = await Effect.runPromise(Scope.make());
+  const exit = await Effect.runPromiseExit(
+    Scope.provide(store.open("s", { mode: "write" }), scope),
+  );
+  if (Exit.isSuccess(exit)) return { scope };
+  await Effect.runPromise(Scope.close(scope, Exit.void));
+  return { error: exit.cause.reasons[0]?.error };
+};
+
+const kill = async (writer) => {
+  writer.child.kill("SIGKILL");
+  await writer.closed;
+};
+
+test("Node and Deno writers exclude each other and reclaim each other's dead claims", async () => {
+  const root = tempDir();
+  const store = await Effect.runPromise(makeJsonlStore({ root }));
+  await Effect.runPromise(
+    Effect.scoped(store.create({ id: "s", createdAt: 0, isSeeded: false })),
+  );
+
+  // A Node writer's claim: its pid, no flock.
+  const held = await openHere(store);
+  assert.ok(held.scope);
+  const [name] = claimsOf(root);
+  const claim = JSON.parse(fs.readFileSync(path.join(root, name), "utf8"));
+  assert.equal(claim.pid, process.pid);
+  assert.equal(claim.flock, false);
+  assert.equal((await openHere(store)).error?._tag, "SessionLocked");
+  const deno = denoWriter(root);
+  assert.match(await deno.first, /^SessionLocked /);
+  deno.child.stdin.end();
+  await deno.closed;
+  await Effect.runPromise(Scope.close(held.scope, Exit.void));
+  assert.deepEqual(claimsOf(root), []);
+
+  // A Deno writer (flock) excludes Node, and once killed Node reclaims it.
+  const holder = denoWriter(root);
+  assert.match(await holder.first, /^opened \d+$/);
+  assert.equal((await openHere(store)).error?._tag, "SessionLocked");
+  await kill(holder);
+  const after = await openHere(store);
+  assert.ok(after.scope, String(after.error?.message));
+  await Effect.runPromise(Scope.close(after.scope, Exit.void));
+
+  // A killed Node writer is reclaimed by Deno.
+  const nodeHolder = nodeWriter(root);
+  assert.match(await nodeHolder.first, /^opened \d+$/);
+  await kill(nodeHolder);
+  assert.equal(claimsOf(root).length, 1);
+  const reclaimer = denoWriter(root);
+  assert.match(await reclaimer.first, /^opened \d+$/);
+  reclaimer.child.stdin.end();
+  await reclaimer.closed;
+  assert.deepEqual(claimsOf(root), []);
+  fs.rmSync(root, { recursive: true });
+});
