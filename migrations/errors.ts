@@ -9,7 +9,7 @@
  */
 import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
-import { FormatTooNew } from "../src/jsonl/errors.ts";
+import { FormatTooNew } from "../src/log/errors.ts";
 
 /** The header names a newer format version: the reader's own error. */
 export { FormatTooNew };

@@ -18,13 +18,13 @@
 import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import type { JsonlIoError } from "../src/jsonl/errors.ts";
+import type { JsonlIoError } from "../src/log/errors.ts";
 import {
   attempt,
   closeQuietly,
   publishNewFile,
-} from "../src/jsonl/durable_file.ts";
-import { ioFields } from "../src/jsonl/io.ts";
+} from "../src/fs/durable_file.ts";
+import { ioFields } from "../src/fs/io.ts";
 import {
   CorruptLegacyLine,
   InvalidLegacyHeader,

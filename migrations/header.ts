@@ -9,7 +9,7 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { HEADER_KEYS } from "../src/jsonl/codec.ts";
+import { HEADER_KEYS } from "../src/log/codec.ts";
 import { InvalidLegacyHeader } from "./errors.ts";
 import { isJsonObject, isSeq, type Json, type JsonObject } from "./json.ts";
 

@@ -16,7 +16,7 @@ import type {
   Migration,
   MigrationInput,
   MigrationOutput,
-} from "../src/jsonl/reader.ts";
+} from "../src/log/reader.ts";
 import type { MigrationError } from "./errors.ts";
 import { makeMigrator } from "./migrate.ts";
 

@@ -16,7 +16,7 @@
  */
 import * as fs from "node:fs";
 import * as Result from "effect/Result";
-import { ioError, ioFields } from "../jsonl/io.ts";
+import { ioError, ioFields } from "../fs/io.ts";
 import {
   ImportIoError,
   ImportLineNotJson,

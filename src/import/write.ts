@@ -13,12 +13,8 @@ import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
 import type { SessionEvent, SessionHeader } from "../../mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../jsonl/mod.ts";
-import {
-  nodeAppendIo,
-  publishNewFile,
-  writeAll,
-} from "../jsonl/durable_file.ts";
-import { ioError, ioFields } from "../jsonl/io.ts";
+import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
+import { ioError, ioFields } from "../fs/io.ts";
 import { ImportIoError, ImportTargetExists } from "./errors.ts";
 
 /**

@@ -27,10 +27,10 @@
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import type { SessionEvent } from "../event.ts";
-import { JsonlIoError } from "./errors.ts";
-import type { FollowLineError, LineFollower } from "./follow.ts";
-import { ioError } from "./io.ts";
-import { closeQuietly } from "./durable_file.ts";
+import { JsonlIoError } from "../log/errors.ts";
+import type { FollowLineError, LineFollower } from "../log/follow.ts";
+import { ioError } from "../fs/io.ts";
+import { closeQuietly } from "../fs/durable_file.ts";
 
 /** Bytes before the end of the last complete line kept as its check. */
 const TAIL = 4096;

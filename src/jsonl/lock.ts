@@ -45,9 +45,9 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import process from "node:process";
-import type { JsonlIoError } from "./errors.ts";
+import type { JsonlIoError } from "../log/errors.ts";
 import { SessionLocked } from "../store/errors.ts";
-import { errorCode, ioError, missingPermission } from "./io.ts";
+import { errorCode, ioError, missingPermission } from "../fs/io.ts";
 import {
   createOwnedTemp,
   judgeOwner,
@@ -57,7 +57,7 @@ import {
   ownStart,
   releaseOwnedTemp,
   sweepStaleTemps,
-} from "./owner.ts";
+} from "../fs/owner.ts";
 
 /** What is known of one claim's owner, as the protocol judged it. */
 export interface Judged {

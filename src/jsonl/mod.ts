@@ -43,7 +43,7 @@ export {
   type HeaderLine,
   type LineCodecOptions,
   type StoredSource,
-} from "./codec.ts";
+} from "../log/codec.ts";
 export {
   DEFAULT_MAX_LINE_BYTES,
   fileBytes,
@@ -57,11 +57,11 @@ export {
   readSessionFile,
   readSessionStream,
   type TornTail,
-} from "./reader.ts";
-export { decodeSessionId, encodeSessionId } from "./ids.ts";
+} from "../log/reader.ts";
+export { decodeSessionId, encodeSessionId } from "../store/ids.ts";
 export {
   type RepairDone,
   repairFile,
   type RepairFileError,
 } from "./repair_file.ts";
-export * from "./errors.ts";
+export * from "../log/errors.ts";

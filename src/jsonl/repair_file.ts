@@ -20,19 +20,19 @@ import type { Session } from "../session.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
-import { sessionIdOfFileName } from "./ids.ts";
-import type { JsonlIoError } from "./errors.ts";
+import { sessionIdOfFileName } from "../store/ids.ts";
+import type { JsonlIoError } from "../log/errors.ts";
 import {
   AppendOutcomeUnknown,
   type SessionLocked,
   StorageError,
 } from "../store/errors.ts";
 import { acquireClaim, type HeldClaim, releaseClaim } from "./lock.ts";
-import { readSessionFile, type TornTail } from "./reader.ts";
+import { readSessionFile, type TornTail } from "../log/reader.ts";
 import { makeJsonlStore } from "./store.ts";
 import type { OpenError, WriteError } from "../store/store.ts";
-import { appendBatch, closeQuietly, nodeAppendIo } from "./durable_file.ts";
-import { ioError } from "./io.ts";
+import { appendBatch, closeQuietly, nodeAppendIo } from "../fs/durable_file.ts";
+import { ioError } from "../fs/io.ts";
 import { encodeEventLines } from "../store/lines.ts";
 import { writableLog } from "../store/open.ts";
 

@@ -6,7 +6,7 @@
  *   the end of the last good line and fdatasynced before it resolves. A
  *   failed write truncates the file back to the last good length; if that
  *   fails too the batch is `AppendOutcomeUnknown` and the handle is
- *   released (see `src/jsonl/durable_file.ts`).
+ *   released (see `src/fs/durable_file.ts`).
  * - **No overwrite on create.** A new session (its header, and its events
  *   when created from a session) is written to a temp file, fsynced, and
  *   published with `link`, which fails when the name exists
@@ -51,7 +51,7 @@ import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { Session } from "../session.ts";
-import type { JsonlIoError } from "./errors.ts";
+import type { JsonlIoError } from "../log/errors.ts";
 import {
   AppendOutcomeUnknown,
   type InvalidSessionId,
@@ -72,15 +72,15 @@ import {
   encodeSessionId,
   SESSION_FILE_EXTENSION,
   sessionIdOfFileName,
-} from "./ids.ts";
-import { errorCode, ioError } from "./io.ts";
+} from "../store/ids.ts";
+import { errorCode, ioError } from "../fs/io.ts";
 import {
   acquireClaim,
   type HeldClaim,
   isClaimed,
   releaseClaim,
 } from "./lock.ts";
-import { DEFAULT_MAX_LINE_BYTES, readSessionFile } from "./reader.ts";
+import { DEFAULT_MAX_LINE_BYTES, readSessionFile } from "../log/reader.ts";
 import { makeFileFollower } from "./follow_file.ts";
 import {
   appendBatch,
@@ -88,7 +88,7 @@ import {
   closeQuietly,
   nodeAppendIo,
   publishBytes,
-} from "./durable_file.ts";
+} from "../fs/durable_file.ts";
 import { acquireScoped } from "../store/scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
 import {

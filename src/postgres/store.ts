@@ -83,11 +83,11 @@ import {
   decodeEventLine,
   encodeEventLine,
   encodeHeaderLine,
-} from "../jsonl/codec.ts";
-import { CorruptLine } from "../jsonl/errors.ts";
-import { checkSessionId } from "../jsonl/ids.ts";
-import { errorCode } from "../jsonl/io.ts";
-import { readSessionStream } from "../jsonl/reader.ts";
+} from "../log/codec.ts";
+import { CorruptLine } from "../log/errors.ts";
+import { checkSessionId } from "../store/ids.ts";
+import { errorCode } from "../fs/io.ts";
+import { readSessionStream } from "../log/reader.ts";
 import {
   AppendOutcomeUnknown,
   type InvalidSessionId,
@@ -98,8 +98,8 @@ import {
   WriterClaimLost,
 } from "../store/errors.ts";
 import { SessionSeq } from "../seq.ts";
-import type { LogReadError } from "../jsonl/errors.ts";
-import type { LoadedLog, ReadOptions } from "../jsonl/reader.ts";
+import type { LogReadError } from "../log/errors.ts";
+import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import {
   type FollowError,
   type FollowOptions,

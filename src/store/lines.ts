@@ -14,9 +14,9 @@ import type { Vocabulary } from "../decode.ts";
 import type { SessionEvent } from "../event.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
-import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";
-import { type LineFollower, makeLineFollower } from "../jsonl/follow.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../jsonl/reader.ts";
+import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
+import { type LineFollower, makeLineFollower } from "../log/follow.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
 import type { FollowError, FollowOptions } from "./store.ts";
 
 const encoder = new TextEncoder();

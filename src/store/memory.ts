@@ -21,8 +21,8 @@ import * as Result from "effect/Result";
 import * as Semaphore from "effect/Semaphore";
 import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import { checkSessionId } from "../jsonl/ids.ts";
-import { readSessionBytes } from "../jsonl/reader.ts";
+import { checkSessionId } from "./ids.ts";
+import { readSessionBytes } from "../log/reader.ts";
 import {
   type InvalidSessionId,
   SessionAlreadyExists,

@@ -12,8 +12,8 @@ import type * as Scope from "effect/Scope";
 import type { Vocabulary } from "../decode.ts";
 import { FORMAT_VERSION } from "../event.ts";
 import { Session, type SessionHeader } from "../session.ts";
-import { FormatTooOld } from "../jsonl/errors.ts";
-import type { LoadedLog, ReadOptions } from "../jsonl/reader.ts";
+import { FormatTooOld } from "../log/errors.ts";
+import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import type {
   CreateOptions,
   OpenError,

@@ -61,7 +61,7 @@ import {
   type SessionHeader,
 } from "../session.ts";
 import { logEvent } from "../surface/mod.ts";
-import { encodeEventLine, encodeHeaderLine } from "../jsonl/codec.ts";
+import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { SessionSeq } from "../seq.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
@@ -71,8 +71,8 @@ import type {
   FoldFailed,
   LineTooLong,
   LogReadError,
-} from "../jsonl/errors.ts";
-import type { Migration, TornTail } from "../jsonl/reader.ts";
+} from "../log/errors.ts";
+import type { Migration, TornTail } from "../log/reader.ts";
 import {
   type AppendOutcomeUnknown,
   type HandleClosed,

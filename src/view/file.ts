@@ -13,12 +13,8 @@ import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import type { Session } from "@palimpsest/session";
-import {
-  nodeAppendIo,
-  publishNewFile,
-  writeAll,
-} from "../jsonl/durable_file.ts";
-import { ioError, ioFields } from "../jsonl/io.ts";
+import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
+import { ioError, ioFields } from "../fs/io.ts";
 import { type ViewOptions, writePage } from "./page.ts";
 
 /** The page's file exists already and replacing it was not asked for. */

@@ -16,7 +16,7 @@ import {
   encodeHeaderLine,
   repairFile,
 } from "@palimpsest/session/jsonl";
-import { makeLineFollower } from "../../src/jsonl/follow.ts";
+import { makeLineFollower } from "../../src/log/follow.ts";
 import { makeFileFollower } from "../../src/jsonl/follow_file.ts";
 import { decoded, turnBatches, user } from "../_helpers/build.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";

@@ -14,7 +14,7 @@ import {
 } from "@palimpsest/session";
 import { encodeSessionId, readSessionFile } from "@palimpsest/session/jsonl";
 import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
-import type { AppendIo } from "../../src/jsonl/durable_file.ts";
+import type { AppendIo } from "../../src/fs/durable_file.ts";
 import {
   assistantCallDraft,
   drafts,

@@ -76,7 +76,7 @@ import {
   MissingHeader,
   TooManyContainers,
 } from "./errors.ts";
-import { ioError } from "./io.ts";
+import { ioError } from "../fs/io.ts";
 
 /** What a migration is given: an older log, parsed but not decoded. */
 export interface MigrationInput {

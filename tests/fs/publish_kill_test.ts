@@ -19,8 +19,8 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { publishBytes } from "../../src/jsonl/durable_file.ts";
-import { createOwnedTemp, releaseOwnedTemp } from "../../src/jsonl/owner.ts";
+import { publishBytes } from "../../src/fs/durable_file.ts";
+import { createOwnedTemp, releaseOwnedTemp } from "../../src/fs/owner.ts";
 import { tempDir } from "../_helpers/store.ts";
 
 const child = new URL("./publish_child.ts", import.meta.url).pathname;

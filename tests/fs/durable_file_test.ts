@@ -12,7 +12,7 @@ import {
   nodeAppendIo,
   publishNewFile,
   writeAll,
-} from "../../src/jsonl/durable_file.ts";
+} from "../../src/fs/durable_file.ts";
 import { thenFails } from "../_helpers/then.ts";
 
 const folder = (): string =>

@@ -13,7 +13,7 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { InvalidSessionId } from "../store/errors.ts";
+import { InvalidSessionId } from "./errors.ts";
 
 const MAX_NAME_BYTES = 200;
 // With the u flag a surrogate pair is one code point, so only lone halves match.
