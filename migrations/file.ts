@@ -18,7 +18,7 @@
 import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import type { JsonlIoError } from "../src/log/errors.ts";
+import type { JsonlIoError } from "../src/fs/errors.ts";
 import {
   attempt,
   closeQuietly,

@@ -30,7 +30,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import type { JsonlIoError } from "../log/errors.ts";
+import type { JsonlIoError } from "./errors.ts";
 import { errorCode, ioError } from "./io.ts";
 import { createOwnedTemp, releaseOwnedTemp, sweepStaleTemps } from "./owner.ts";
 

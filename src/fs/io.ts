@@ -5,7 +5,7 @@
  * @module
  * @internal
  */
-import { JsonlIoError } from "../log/errors.ts";
+import { JsonlIoError } from "./errors.ts";
 
 /** The `code` of a thrown system error (`ENOENT`, `EEXIST`, ...). */
 export const errorCode = (error: unknown): string | undefined => {

@@ -32,7 +32,7 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import process from "node:process";
-import type { JsonlIoError } from "../log/errors.ts";
+import type { JsonlIoError } from "./errors.ts";
 import { errorCode, ioError, missingPermission } from "./io.ts";
 
 /** A file open through Deno, holding or able to take an `flock`. */

@@ -27,7 +27,7 @@
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import type { SessionEvent } from "../event.ts";
-import { JsonlIoError } from "../log/errors.ts";
+import { JsonlIoError } from "../fs/errors.ts";
 import type { FollowLineError, LineFollower } from "../log/follow.ts";
 import { ioError } from "../fs/io.ts";
 import { closeQuietly } from "../fs/durable_file.ts";

@@ -45,7 +45,7 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import process from "node:process";
-import type { JsonlIoError } from "../log/errors.ts";
+import type { JsonlIoError } from "../fs/errors.ts";
 import { SessionLocked } from "../store/errors.ts";
 import { errorCode, ioError, missingPermission } from "../fs/io.ts";
 import {

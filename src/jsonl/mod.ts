@@ -65,3 +65,4 @@ export {
   type RepairFileError,
 } from "./repair_file.ts";
 export * from "../log/errors.ts";
+export * from "../fs/errors.ts";

@@ -21,7 +21,7 @@ import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
 import { sessionIdOfFileName } from "../store/ids.ts";
-import type { JsonlIoError } from "../log/errors.ts";
+import type { JsonlIoError } from "../fs/errors.ts";
 import {
   AppendOutcomeUnknown,
   type SessionLocked,

@@ -51,7 +51,7 @@ import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { Session } from "../session.ts";
-import type { JsonlIoError } from "../log/errors.ts";
+import type { JsonlIoError } from "../fs/errors.ts";
 import {
   AppendOutcomeUnknown,
   type InvalidSessionId,

@@ -1,6 +1,7 @@
 /**
  * The tagged errors of reading a JSONL log: a line that does not parse or
- * decode, a fold failure, a missing or too new header, a failed file call.
+ * decode, a fold failure, a missing or too new header. A failed file call is
+ * `JsonlIoError`, in `src/fs/errors.ts`.
  *
  * Reading errors name the 1-based line (the header is line 1) and, for a
  * line that does not parse or decode, the inner error that says why. The
@@ -290,37 +291,6 @@ export class FormatTooOld extends Data.Error<{
   override readonly message: string = `The log has format version ${
     quote(this.version)
   } but only ${quote(this.supported)} is read natively; pass a migration`;
-}
-
-/** A file-system call failed. */
-export class JsonlIoError extends Data.Error<{
-  /** What was being done (`open`, `read`, `write`, `fsync`, ...). */
-  readonly operation: string;
-  /** The path involved. */
-  readonly path: string;
-  /**
-   * The system error code, when there is one (`ENOENT`, `ENOSPC`, ...);
-   * `NotCapable` when Deno refused the call for a missing permission.
-   */
-  readonly code: string | undefined;
-  /** The thrown value. */
-  readonly cause: unknown;
-  /**
-   * The runtime permission whose absence made the runtime refuse the call
-   * (Deno's `--allow-read`, `--allow-write`, ...), when that is the reason.
-   */
-  readonly permission?: string | undefined;
-}> {
-  /** The tag. */
-  readonly _tag: "JsonlIoError" = "JsonlIoError";
-  /** A sentence for people. */
-  override readonly message: string = this.permission === undefined
-    ? `Could not ${this.operation} ${quote(this.path)}${
-      this.code === undefined ? "" : ` (${this.code})`
-    }; check the path and permissions`
-    : `Could not ${this.operation} ${
-      quote(this.path)
-    }: the runtime refused it without ${this.permission}; run again with ${this.permission}`;
 }
 
 /** Every error of reading a log file's content. */

@@ -69,13 +69,13 @@ import {
   FormatTooOld,
   InvalidJson,
   InvalidUtf8,
-  type JsonlIoError,
   type LineError,
   LineTooLong,
   type LogReadError,
   MissingHeader,
   TooManyContainers,
 } from "./errors.ts";
+import type { JsonlIoError } from "../fs/errors.ts";
 import { ioError } from "../fs/io.ts";
 
 /** What a migration is given: an older log, parsed but not decoded. */
