@@ -10,7 +10,9 @@
  *
  * The header line must be of the current format version (a follower does
  * not migrate): an older one is `FormatTooOld`, a newer one `FormatTooNew`.
- * A complete line that does not decode is `CorruptLine` with its number.
+ * A complete line that does not decode is `CorruptLine` with its number;
+ * lines are decoded by `line.ts`, with the reader's bounds (dense lines,
+ * source runs).
  *
  * @module
  * @internal
@@ -18,16 +20,19 @@
 import * as Result from "effect/Result";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import { decodeEventLine, decodeHeaderLine } from "./codec.ts";
-import { corrupt } from "./reader.ts";
 import {
   type CorruptLine,
   FormatTooNew,
   FormatTooOld,
-  InvalidJson,
   InvalidUtf8,
   LineTooLong,
 } from "./errors.ts";
+import {
+  corrupt,
+  decodeHeaderText,
+  decodeLine,
+  makeRunBudget,
+} from "./line.ts";
 
 /** Errors of following. */
 export type FollowLineError =
@@ -80,6 +85,7 @@ export const makeLineFollower = (
   let pending = new Uint8Array(0);
   let consumed = 0;
   let line = 0;
+  const runs = makeRunBudget();
 
   const take = (
     bytes: Uint8Array,
@@ -96,15 +102,7 @@ export const makeLineFollower = (
     }
     if (text.endsWith("\r")) text = text.slice(0, -1);
     if (line === 1) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        return Result.fail(
-          corrupt(line, text, new InvalidJson({ problem: String(error) })),
-        );
-      }
-      const header = decodeHeaderLine(value);
+      const header = decodeHeaderText(text);
       if (Result.isFailure(header)) {
         return Result.fail(corrupt(line, text, header.failure));
       }
@@ -121,7 +119,9 @@ export const makeLineFollower = (
       }
       return Result.succeed(undefined);
     }
-    const event = decodeEventLine(text, options);
+    // The same decoder as the reader's, with the same bounds: the event of
+    // line k stands at index k - 2, and the follow has one run budget.
+    const event = decodeLine(text, line - 2, runs, options);
     if (Result.isFailure(event)) {
       return Result.fail(corrupt(line, text, event.failure));
     }

@@ -52,29 +52,28 @@ import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
 import * as fs from "node:fs";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
-import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
+import type { Vocabulary } from "../decode.ts";
 import { replayResult, type Surface } from "../surface/mod.ts";
 import { Session, type SessionHeader } from "../session.ts";
+import { decodeSessionHeader, type HeaderLine } from "./codec.ts";
 import {
-  decodeEventValue,
-  decodeHeaderLine,
-  decodeSessionHeader,
-  type HeaderLine,
-  rememberOpaqueLine,
-} from "./codec.ts";
-import {
-  CorruptLine,
+  type CorruptLine,
   FoldFailed,
   FormatTooNew,
   FormatTooOld,
-  InvalidJson,
   InvalidUtf8,
-  type LineError,
   LineTooLong,
   type LogReadError,
   MissingHeader,
-  TooManyContainers,
 } from "./errors.ts";
+import {
+  corrupt,
+  decodeHeaderText,
+  decodeLine,
+  decodeLineValue,
+  makeRunBudget,
+  parseLine,
+} from "./line.ts";
 import type { JsonlIoError } from "../fs/errors.ts";
 import { ioError } from "../fs/io.ts";
 
@@ -154,98 +153,10 @@ export interface LoadedLog {
 export const DEFAULT_MAX_LINE_BYTES: number = 256 * 1024 * 1024;
 
 const CHUNK_BYTES = 1024 * 1024;
-const EXCERPT = 60;
 const NL = 10;
 
 type Stop = CorruptLine | FoldFailed | LineTooLong;
 type HeaderError = LogReadError;
-
-/**
- * How many seqs the `[start, end]` runs of a whole read may expand to,
- * beyond {@link RUN_SEQS_PER_EVENT} per event: a valid log's runs cite
- * shadowed ranges, and a node leaves the surface once, so their total stays
- * near the event count. Without a log-wide bound, n short lines each citing
- * `[[0, k]]` would expand to n²/2 seqs.
- */
-const RUN_SEQS_BASE = 1 << 16;
-const RUN_SEQS_PER_EVENT = 4;
-
-/** The seqs the runs of a read expanded to so far. */
-interface RunBudget {
-  expanded: number;
-}
-
-/**
- * Decodes an event value whose position (`index`, its expected seq) is
- * known: its runs may expand to no more seqs than the events before it, and
- * the read's runs to no more than the budget.
- */
-const decodeWithRuns = (
-  value: unknown,
-  index: number,
-  runs: RunBudget,
-  decodeOptions: { readonly vocabulary?: Vocabulary } | undefined,
-): ReturnType<typeof decodeEventValue> => {
-  if (
-    typeof value !== "object" || value === null ||
-    !("sourceEventSeqs" in value)
-  ) {
-    return decodeEventValue(value, decodeOptions);
-  }
-  const stored: unknown = value.sourceEventSeqs;
-  const budget = RUN_SEQS_BASE + RUN_SEQS_PER_EVENT * index - runs.expanded;
-  const decoded = decodeEventValue(value, {
-    ...decodeOptions,
-    maxRunSeqs: Math.min(index, budget),
-  });
-  if (decoded._tag === "Success") {
-    const sources = decoded.success.sourceEventSeqs;
-    if (Array.isArray(sources) && sources !== stored) {
-      runs.expanded += sources.length;
-    }
-  }
-  return decoded;
-};
-
-/**
- * Lines longer than this are scanned for their arrays and objects before
- * they are parsed; shorter ones cost little whatever they hold.
- */
-const DENSE_SCAN_FROM = 64 * 1024;
-/** The fewest characters per array or object a long line may have. */
-const CHARS_PER_CONTAINER = 16;
-
-/**
- * Counts the arrays and objects of a long line outside its strings, and
- * refuses it past one per {@link CHARS_PER_CONTAINER} characters, before
- * `JSON.parse` allocates them: `[]` takes two bytes on disk and about a
- * hundred in memory, at any depth. A legitimate line (text, stream records,
- * tool output) is far sparser.
- */
-const denseLine = (text: string): TooManyContainers | undefined => {
-  const length = text.length;
-  if (length <= DENSE_SCAN_FROM) return undefined;
-  const limit = Math.floor(length / CHARS_PER_CONTAINER);
-  let containers = 0;
-  let i = 0;
-  while (i < length) {
-    const c = text.charCodeAt(i++);
-    if (c === 34) {
-      // Skip a string: to the next quote that no backslash escapes.
-      for (;;) {
-        const end = text.indexOf('"', i);
-        if (end < 0) return undefined;
-        let slashes = 0;
-        while (text.charCodeAt(end - 1 - slashes) === 92) slashes++;
-        i = end + 1;
-        if (slashes % 2 === 0) break;
-      }
-    } else if ((c === 91 || c === 123) && ++containers > limit) {
-      return new TooManyContainers({ containers, length, limit });
-    }
-  }
-  return undefined;
-};
 
 /** The line machine: chunks in, lines decoded and folded as they come. */
 interface Parser {
@@ -268,30 +179,6 @@ interface ParserEnd {
   readonly crlfLines: number;
   readonly stoppedAt: Stop | undefined;
 }
-
-const excerptOf = (text: string): string =>
-  text.length > EXCERPT ? `${text.slice(0, EXCERPT)}...` : text;
-
-/**
- * A bad line as a `CorruptLine`: its number, its start, the rule it broke.
- *
- * @param line The 1-based line number.
- * @param text The line's text.
- * @param inner What is wrong with it.
- * @returns The error.
- * @internal
- */
-export const corrupt = (
-  line: number,
-  text: string,
-  inner: LineError,
-): CorruptLine =>
-  new CorruptLine({
-    line,
-    excerpt: excerptOf(text),
-    innerTag: inner._tag,
-    inner,
-  });
 
 /** The index just after the k-th `\n` from `start` (k = 0: `start`). */
 const offsetOfPart = (buf: Uint8Array, start: number, k: number): number => {
@@ -323,7 +210,7 @@ const makeParser = (
   let migrating = false;
   const raw: unknown[] = [];
   const events: SessionEvent[] = [];
-  const runs: RunBudget = { expanded: 0 };
+  const runs = makeRunBudget();
   let surface: Surface | undefined;
   let fatal: HeaderError | undefined;
   let stoppedAt: Stop | undefined;
@@ -347,15 +234,7 @@ const makeParser = (
   };
 
   const readHeader = (text: string): HeaderError | undefined => {
-    const dense = denseLine(text);
-    if (dense !== undefined) return corrupt(1, text, dense);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      return corrupt(1, text, new InvalidJson({ problem: String(error) }));
-    }
-    const line = decodeHeaderLine(value);
+    const line = decodeHeaderText(text);
     if (Result.isFailure(line)) return corrupt(1, text, line.failure);
     headerLine = line.success;
     const version = line.success.version;
@@ -389,25 +268,19 @@ const makeParser = (
       crlfLines++;
     }
     if (lineNo === 1) return readHeader(text);
-    const dense = denseLine(text);
-    if (dense !== undefined) return corrupt(lineNo, text, dense);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      return corrupt(lineNo, text, new InvalidJson({ problem: String(error) }));
-    }
     if (migrating) {
-      raw.push(value);
+      const parsed = parseLine(text);
+      if (parsed._tag === "Failure") {
+        return corrupt(lineNo, text, parsed.failure);
+      }
+      raw.push(parsed.success);
       return undefined;
     }
-    const decoded = decodeWithRuns(value, events.length, runs, decodeOptions);
+    const decoded = decodeLine(text, events.length, runs, decodeOptions);
     if (decoded._tag === "Failure") {
       return corrupt(lineNo, text, decoded.failure);
     }
-    const event = decoded.success;
-    if (isOpaqueEvent(event)) rememberOpaqueLine(event, text);
-    events.push(event);
+    events.push(decoded.success);
     return undefined;
   };
 
@@ -585,7 +458,7 @@ const decodeOptionsOf = (
     ? undefined
     : { vocabulary: options.vocabulary };
 
-const excerptOfValue = (value: unknown): string => {
+const textOfValue = (value: unknown): string => {
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
@@ -597,7 +470,7 @@ const excerptOfValue = (value: unknown): string => {
       ? "{...}"
       : String(value);
   }
-  return excerptOf(text);
+  return text;
 };
 
 /** Decodes and folds a migrated log; line numbers are positions in it. */
@@ -611,16 +484,22 @@ const loadMigrated = (
   Effect.suspend((): Effect.Effect<LoadedLog, LogReadError> => {
     const decodeOptions = decodeOptionsOf(options);
     const events: SessionEvent[] = [];
-    const runs: RunBudget = { expanded: 0 };
+    const runs = makeRunBudget();
     let stoppedAt: Stop | undefined = stoppedBefore;
     let index = 0;
     for (; index < output.events.length; index++) {
       const value = output.events[index];
-      const decoded = decodeWithRuns(value, index, runs, decodeOptions);
+      const decoded = decodeLineValue(
+        value,
+        undefined,
+        index,
+        runs,
+        decodeOptions,
+      );
       if (decoded._tag === "Failure") {
         const error = corrupt(
           index + 2,
-          excerptOfValue(value),
+          textOfValue(value),
           decoded.failure,
         );
         if (options.recover !== true) return Effect.fail(error);

@@ -79,12 +79,9 @@ import {
 } from "../store/open.ts";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
-import {
-  decodeEventLine,
-  encodeEventLine,
-  encodeHeaderLine,
-} from "../log/codec.ts";
-import { CorruptLine } from "../log/errors.ts";
+import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
+import type { CorruptLine } from "../log/errors.ts";
+import { corrupt, decodeLine, makeRunBudget } from "../log/line.ts";
 import { checkSessionId } from "../store/ids.ts";
 import { errorCode } from "../fs/io.ts";
 import { readSessionStream } from "../log/reader.ts";
@@ -1063,6 +1060,7 @@ export function makePostgresStore(
         const vocabulary = followOptions?.vocabulary === undefined
           ? undefined
           : { vocabulary: followOptions.vocabulary };
+        const runs = makeRunBudget();
         const wake: Effect.Effect<void> = Option.match(subscription, {
           onNone: () => Effect.sleep(pollInterval),
           onSome: (sub) =>
@@ -1107,14 +1105,11 @@ export function makePostgresStore(
                 }));
               const events: SessionEvent[] = [];
               for (const row of rows) {
-                const decoded = decodeEventLine(row.line, vocabulary);
+                // The reader's line decoder and bounds; a row's index is
+                // its seq.
+                const decoded = decodeLine(row.line, row.seq, runs, vocabulary);
                 if (Result.isFailure(decoded)) {
-                  return yield* new CorruptLine({
-                    line: row.seq + 2,
-                    excerpt: row.line.slice(0, 60),
-                    innerTag: decoded.failure._tag,
-                    inner: decoded.failure,
-                  });
+                  return yield* corrupt(row.seq + 2, row.line, decoded.failure);
                 }
                 events.push(decoded.success);
               }
