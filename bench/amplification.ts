@@ -20,54 +20,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { HEADER, LAST_SAFE, userLine } from "./amplification_inputs.ts";
+import { HEADER, inputs } from "../tests/_helpers/amplification_inputs.ts";
 
 const CLI = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 const TIME = "/usr/bin/time";
-const DEPTH = 1_000_000;
 const GOAL_MB = 100;
 const GOAL_MS = 1000;
-
-const deep = `${"[".repeat(DEPTH)}0${"]".repeat(DEPTH)}`;
-
-/** The inputs: a name and the lines after the header. */
-const inputs: ReadonlyArray<readonly [string, () => ReadonlyArray<string>]> = [
-  ["one event (the baseline)", () => [
-    '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
-  ]],
-  ['"seq":"x", run [0, 2^53-2]', () => [userLine("x", [[0, LAST_SAFE - 1]])]],
-  ["seq 2^53-1, run [0, 2^53-2]", () => [
-    userLine(LAST_SAFE, [[0, LAST_SAFE - 1]]),
-  ]],
-  ["seq 2^53-1, 1,000 runs of 10^11", () => [
-    userLine(
-      LAST_SAFE,
-      Array.from(
-        { length: 1000 },
-        (_, i) => [i * 1e11 + i, i * 1e11 + i + 1e11 - 1],
-      ),
-    ),
-  ]],
-  ["20,000 lines, line k citing [[0, k-1]]", () =>
-    Array.from(
-      { length: 20_000 },
-      (_, k) => userLine(k, k >= 3 ? [[0, k - 1]] : undefined),
-    )],
-  ["data.turn nested 1M deep", () => [
-    `{"type":"turn/start","seq":0,"time":0,"data":{"turn":${deep}}}`,
-  ]],
-  ["opaque data nested 1M deep", () => [
-    `{"type":"x/y","seq":0,"time":0,"ignorable":true,"data":${deep}}`,
-  ]],
-  ["seq nested 1M deep", () => [
-    `{"type":"turn/start","seq":${deep},"time":0,"data":{"turn":0}}`,
-  ]],
-  ["660k empty arrays side by side", () => [
-    `{"type":"x/y","seq":0,"time":0,"ignorable":true,"data":[${
-      Array.from({ length: 660_000 }, () => "[]").join(",")
-    }]}`,
-  ]],
-];
 
 interface Run {
   readonly rssMb: number;

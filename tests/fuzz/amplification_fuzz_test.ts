@@ -16,7 +16,7 @@ import {
   HEADER,
   LAST_SAFE,
   userLine,
-} from "../../bench/amplification_inputs.ts";
+} from "../_helpers/amplification_inputs.ts";
 
 /** The V8 heap ceiling of each subprocess, in MB. */
 const HEAP_MB = 64;
