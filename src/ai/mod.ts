@@ -66,7 +66,7 @@ export {
   type PairingRepair,
   pairToolCalls,
   type SyntheticToolResult,
-} from "./pairing.ts";
+} from "../providers/pairing.ts";
 export {
   type AdapterOptions,
   type AttachmentResolver,
@@ -83,7 +83,7 @@ export {
   type ResolvedAttachment,
   UNNAMED_TOOL,
   type UrlAttachment,
-} from "./content.ts";
+} from "../providers/content.ts";
 export { toPrompt } from "./prompt.ts";
 export {
   type AnthropicAssistantBlock,
@@ -101,7 +101,7 @@ export {
   type AnthropicUserMessage,
   toAnthropic,
   validateAnthropic,
-} from "./anthropic.ts";
+} from "../providers/anthropic.ts";
 export {
   type OpenAIChatAssistantMessage,
   type OpenAIChatFilePart,
@@ -116,7 +116,7 @@ export {
   type OpenAIChatUserPart,
   toOpenAIChat,
   validateOpenAIChat,
-} from "./openai_chat.ts";
+} from "../providers/openai_chat.ts";
 export {
   openAIResponsesCallId,
   type OpenAIResponsesCompaction,
@@ -132,7 +132,7 @@ export {
   type OpenAIResponsesUserMessage,
   toOpenAIResponses,
   validateOpenAIResponses,
-} from "./openai_responses.ts";
+} from "../providers/openai_responses.ts";
 export {
   type GeminiContent,
   type GeminiFileDataPart,
@@ -144,7 +144,7 @@ export {
   type GeminiTextPart,
   toGemini,
   validateGemini,
-} from "./gemini.ts";
+} from "../providers/gemini.ts";
 export {
   type AnthropicTool,
   type AnthropicToolChoice,

@@ -19,8 +19,8 @@ import {
   omittedText,
   parseToolArguments,
   resolverOf,
-} from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
+} from "../providers/content.ts";
+import { pairToolCalls } from "../providers/pairing.ts";
 
 const filePart = (
   block: ImageBlock | FileBlock,

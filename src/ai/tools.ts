@@ -9,7 +9,7 @@
  */
 import * as Tool from "effect/ai/Tool";
 import type * as Toolkit from "effect/ai/Toolkit";
-import type { JsonObject } from "./content.ts";
+import type { JsonObject } from "../providers/content.ts";
 
 /** A tool as every provider is told about it: a name, a description, and its parameters as JSON Schema. */
 export interface ToolDefinition {

@@ -4,7 +4,7 @@ import {
   MISSING_RESULT_TEXT,
   toGemini,
   validateGemini,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
 
 Deno.test("toGemini() maps the fixture transcript", () => {

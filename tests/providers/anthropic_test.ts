@@ -5,7 +5,7 @@ import {
   MISSING_RESULT_TEXT,
   toAnthropic,
   validateAnthropic,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
 
 Deno.test("toAnthropic() maps the fixture transcript", () => {

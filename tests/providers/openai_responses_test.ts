@@ -3,7 +3,7 @@ import {
   MISSING_RESULT_TEXT,
   toOpenAIResponses,
   validateOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
 
 Deno.test("toOpenAIResponses() maps the fixture transcript", () => {

@@ -3,7 +3,7 @@ import {
   MISSING_RESULT_TEXT,
   toOpenAIChat,
   validateOpenAIChat,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
 
 Deno.test("toOpenAIChat() maps the fixture transcript", () => {

@@ -12,7 +12,7 @@ import {
   validateGemini,
   validateOpenAIChat,
   validateOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import {
   hostileMessagesArb,
   logCutsArb,

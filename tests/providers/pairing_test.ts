@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { checkTranscript, type Message } from "@palimpsest/session";
-import { MISSING_RESULT_TEXT, pairToolCalls } from "@palimpsest/session/ai";
+import {
+  MISSING_RESULT_TEXT,
+  pairToolCalls,
+} from "@palimpsest/session/providers";
 import {
   hostileMessagesArb,
   logCutsArb,
