@@ -192,12 +192,11 @@ export {
   type CompactionOutcome,
   type CompactionPolicy,
   DEFAULT_SUMMARY_INSTRUCTIONS,
-  estimateTokensByChars,
   isContextOverflow,
   type OnOpen,
   releaseStaleCompaction,
-  type TokenEstimate,
 } from "./compaction.ts";
+export { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
 export {
   CompactionInProgress,
   CompactionRangeChanged,

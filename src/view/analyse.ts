@@ -39,7 +39,7 @@ import {
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
 } from "@palimpsest/session";
-import { estimateTokensByChars } from "@palimpsest/session/ai";
+import { estimateTokensByChars } from "../tokens.ts";
 
 /** How a replacement is told apart, by the replacing event's type. */
 export type ReplacementKind = "compaction" | "prune" | "system-prompt";
