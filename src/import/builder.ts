@@ -16,18 +16,16 @@
 import * as Result from "effect/Result";
 import {
   applyEventResult,
-  Draft,
   emptySurface,
-  interruptedTurnClosers,
-  type SessionEvent,
-  type SessionHeader,
-  type SessionSeq,
   type Surface,
   surfaceNodes,
-  type SurfaceOp,
-  type ToolResultBlock,
-  type TurnEndReason,
-} from "../../mod.ts";
+} from "../surface/mod.ts";
+import { Draft } from "../drafts.ts";
+import { interruptedTurnClosers } from "../repair.ts";
+import type { SessionEvent, SurfaceOp, TurnEndReason } from "../event.ts";
+import type { SessionHeader } from "../session.ts";
+import type { SessionSeq } from "../seq.ts";
+import type { ToolResultBlock } from "../message.ts";
 import { decodeEventResult } from "../schema.ts";
 import { ImportEventRejected } from "./errors.ts";
 import type {

@@ -33,7 +33,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import {
   argumentsText,
   type Builder,

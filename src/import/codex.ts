@@ -35,7 +35,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, SessionSeq } from "../../mod.ts";
+import type { ContentBlock } from "../message.ts";
+import type { SessionSeq } from "../seq.ts";
 import {
   append,
   argumentsText,

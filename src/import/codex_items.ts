@@ -7,12 +7,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import {
-  type ContentBlock,
-  surfaceEvent,
-  surfaceNodes,
-  type ToolResultContentBlock,
-} from "../../mod.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
   type Builder,

@@ -8,12 +8,9 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import {
-  type ContentBlock,
-  type SessionSeq,
-  surfaceEvent,
-  surfaceNodes,
-} from "../../mod.ts";
+import type { ContentBlock } from "../message.ts";
+import type { SessionSeq } from "../seq.ts";
+import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
   type Builder,

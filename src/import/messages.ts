@@ -8,15 +8,12 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import {
-  type ContentBlock,
-  Draft,
-  type SessionEvent,
-  type SessionSeq,
-  surfaceEvent,
-  TOOL_NOT_STARTED,
-  type ToolResultContentBlock,
-} from "../../mod.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import { Draft } from "../drafts.ts";
+import type { SessionEvent } from "../event.ts";
+import type { SessionSeq } from "../seq.ts";
+import { surfaceEvent } from "../surface/mod.ts";
+import { TOOL_NOT_STARTED } from "../repair.ts";
 import {
   append,
   type Builder,

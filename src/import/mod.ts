@@ -34,7 +34,7 @@
  * @example Importing a pi session
  * ```ts
  * import { importSession } from "@palimpsest/session/import";
- * import { deriveMessages } from "../../mod.ts";
+ * import { deriveMessages } from "@palimpsest/session";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -56,7 +56,8 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import type { Session, SessionEvent } from "../../mod.ts";
+import type { Session } from "../session.ts";
+import type { SessionEvent } from "../event.ts";
 import { type Builder, finish, makeBuilder } from "./builder.ts";
 import { type ImportError, ImportNoSession } from "./errors.ts";
 import type { RecordReadOptions } from "./lines.ts";

@@ -29,7 +29,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { type SessionHeader, surfaceEvent, surfaceNodes } from "../../mod.ts";
+import type { SessionHeader } from "../session.ts";
+import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
   type Builder,

@@ -5,7 +5,7 @@
  * @module
  * @internal
  */
-import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import {
   argumentsText,
   type Builder,

@@ -11,8 +11,9 @@
  */
 import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
-import type { SessionEvent, SessionHeader } from "../../mod.ts";
-import { encodeEventLine, encodeHeaderLine } from "../jsonl/mod.ts";
+import type { SessionEvent } from "../event.ts";
+import type { SessionHeader } from "../session.ts";
+import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
 import { ioError, ioFields } from "../fs/io.ts";
 import { ImportIoError, ImportTargetExists } from "./errors.ts";
