@@ -22,23 +22,27 @@
 import * as Result from "effect/Result";
 import {
   applyEventResult,
-  type CoreEvent,
   emptySurfaceAt,
+  type Surface,
+  surfaceEvent,
+} from "../surface/mod.ts";
+import {
+  type CoreEvent,
   eventTypeName,
   isSurfaceEvent,
-  type Message,
-  messageChars,
+  type SessionEvent,
+  type SurfaceEvent,
+} from "../event.ts";
+import type { Message } from "../message.ts";
+import { messageChars } from "../history/surface_nodes.ts";
+import {
   type OpenWork,
   openWork,
-  projectEvent,
-  type SessionEvent,
-  type SessionSeq,
-  type Surface,
-  type SurfaceEvent,
-  surfaceEvent,
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
-} from "@palimpsest/session";
+} from "../repair.ts";
+import { projectEvent } from "../surface/project.ts";
+import type { SessionSeq } from "../seq.ts";
 import { estimateTokensByChars } from "../tokens.ts";
 
 /** How a replacement is told apart, by the replacing event's type. */

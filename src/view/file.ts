@@ -12,7 +12,7 @@
 import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
-import type { Session } from "@palimpsest/session";
+import type { Session } from "../session.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
 import { ioError, ioFields } from "../fs/io.ts";
 import { type ViewOptions, writePage } from "./page.ts";

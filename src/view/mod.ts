@@ -56,7 +56,7 @@
  *
  * @module
  */
-import type { Session } from "@palimpsest/session";
+import type { Session } from "../session.ts";
 import { type ViewOptions, writePage } from "./page.ts";
 
 export type { ViewOptions } from "./page.ts";

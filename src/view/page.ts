@@ -15,18 +15,17 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import type { ContentBlock, Message } from "../message.ts";
 import {
-  type ContentBlock,
   eventTypeName,
   isSurfaceEvent,
-  type Message,
-  projectEvent,
-  Session,
   type SessionEvent,
-  SessionSeq,
   type SurfaceEvent,
-  surfaceNodes,
-} from "@palimpsest/session";
+} from "../event.ts";
+import { projectEvent } from "../surface/project.ts";
+import { Session } from "../session.ts";
+import { SessionSeq } from "../seq.ts";
+import { surfaceNodes } from "../surface/mod.ts";
 import {
   analyse,
   type Analysis,
