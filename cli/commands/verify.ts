@@ -7,6 +7,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
 import { type LoadError, loadLog, storageTags } from "../load.ts";
@@ -58,8 +59,8 @@ const failed = (
   return {
     code: io ? ExitCode.usage : ExitCode.invalid,
     json,
-    text: io ? "" : `${file}: invalid\n`,
-    errText: failureText(file, report),
+    text: io ? "" : `${redactAddress(file)}: invalid\n`,
+    errText: failureText(file, error),
   };
 };
 
@@ -98,6 +99,7 @@ export const verifyCommand: Command = {
       const error = stopped === undefined
         ? undefined
         : describeFailure(stopped);
+      const shown = redactAddress(file);
       const json: VerifyReport = {
         ok: error === undefined,
         version: log.version,
@@ -123,15 +125,15 @@ export const verifyCommand: Command = {
         return {
           code: ExitCode.ok,
           json,
-          text: `${file}: valid${migrated}: ${summary}\n`,
+          text: `${shown}: valid${migrated}: ${summary}\n`,
           errText: tornText,
         };
       }
       return {
         code: ExitCode.invalid,
         json,
-        text: `${file}: invalid${migrated}: ${summary} before the error\n`,
-        errText: failureText(file, error) + tornText,
+        text: `${shown}: invalid${migrated}: ${summary} before the error\n`,
+        errText: failureText(file, stopped) + tornText,
       };
     }),
 };
