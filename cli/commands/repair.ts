@@ -7,6 +7,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { deriveMessages } from "@palimpsest/session";
@@ -48,6 +49,7 @@ const report = (
     ...(torn === undefined ? {} : { tornTail: torn }),
   };
   const verb = dryRun ? "would append" : "appended";
+  const shown = redactAddress(file);
   const lines: string[] = [];
   if (torn !== undefined) {
     lines.push(
@@ -57,9 +59,9 @@ const report = (
     );
   }
   if (closers.length === 0) {
-    lines.push(`${file}: nothing to close, the last turn is closed`);
+    lines.push(`${shown}: nothing to close, the last turn is closed`);
   } else {
-    lines.push(`${file}: ${verb} ${count(closers.length, "closer")}:`);
+    lines.push(`${shown}: ${verb} ${count(closers.length, "closer")}:`);
     for (const e of closers) lines.push(`  ${eventLine(e, 120)}`);
   }
   lines.push(
