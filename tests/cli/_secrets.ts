@@ -130,8 +130,14 @@ export const leakForms = (pw: string): ReadonlyArray<string> => {
 
 /** The counts of one fuzz run, for the closing note. */
 export interface Counts {
+  /** Addresses tried. */
   addresses: number;
+  /** Outputs, messages and files checked. */
   outputs: number;
+  /** Command runs that exited 0. */
+  succeeded: number;
+  /** Command runs. */
+  runs: number;
 }
 
 /** Asserts that no form of `pw` is in `text`. */
@@ -171,7 +177,10 @@ export const runCommands = async (
   file: string,
 ): Promise<void> => {
   const dir = tempDir();
+  // The copy into the address comes first, so that on a server the
+  // reading commands find the session.
   const runs: ReadonlyArray<ReadonlyArray<string>> = [
+    ["copy", file, addr],
     ["verify", addr],
     ["derive", addr],
     ["stats", addr],
@@ -179,7 +188,6 @@ export const runCommands = async (
     ["repair", addr, "--dry-run"],
     ["repair", addr],
     ["copy", addr, dir],
-    ["copy", file, addr],
     ["view", addr, "--out", path.join(dir, "page.html")],
     ["migrate", addr, "--out", path.join(dir, "migrated.jsonl")],
     ["import", "--from", "pi", addr, "--out", path.join(dir, "i.jsonl")],
@@ -187,6 +195,8 @@ export const runCommands = async (
   for (const args of runs) {
     for (const json of [false, true]) {
       const run = await cliInProcess(...args, ...(json ? ["--json"] : []));
+      counts.runs++;
+      if (run.code === 0) counts.succeeded++;
       const what = `${args[0]}${json ? " --json" : ""} ${addr}`;
       assertHidden(counts, pw, run.stdout, `stdout of ${what}`);
       assertHidden(counts, pw, run.stderr, `stderr of ${what}`);

@@ -32,7 +32,7 @@ const UNREACHABLE = "127.0.0.1:1/db";
 const RUNS = Math.max(4, Math.round(config.runs / 10));
 
 Deno.test("no CLI command nor library error shows a password, whatever the address form", async () => {
-  const counts: Counts = { addresses: 0, outputs: 0 };
+  const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
   const file = sessionFile();
   await fc.assert(
     fc.asyncProperty(password, fc.constantFrom(...FORMS), async (pw, form) => {
@@ -44,12 +44,12 @@ Deno.test("no CLI command nor library error shows a password, whatever the addre
     { seed: config.seed, numRuns: RUNS * FORMS.length },
   );
   console.log(
-    `password fuzz (no server): ${counts.addresses} addresses, ${counts.outputs} outputs checked`,
+    `password fuzz (no server): ${counts.addresses} addresses, ${counts.outputs} outputs checked, ${counts.runs} command runs (${counts.succeeded} exited 0)`,
   );
 });
 
 Deno.test("the cli task's subprocess shows no password either", async () => {
-  const counts: Counts = { addresses: 0, outputs: 0 };
+  const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
   const task: string = JSON.parse(
     fs.readFileSync(path.join(root, "deno.json"), "utf8"),
   ).tasks.cli;
@@ -73,6 +73,8 @@ Deno.test("the cli task's subprocess shows no password either", async () => {
           stdout: "piped",
           stderr: "piped",
         }).output();
+        counts.runs++;
+        if (output.code === 0) counts.succeeded++;
         const decoder = new TextDecoder();
         assertHidden(
           counts,
@@ -91,6 +93,6 @@ Deno.test("the cli task's subprocess shows no password either", async () => {
     { seed: config.seed, numRuns: 4 },
   );
   console.log(
-    `password fuzz (subprocess): ${counts.addresses} addresses, ${counts.outputs} outputs checked`,
+    `password fuzz (subprocess): ${counts.addresses} addresses, ${counts.outputs} outputs checked, ${counts.runs} command runs (${counts.succeeded} exited 0)`,
   );
 });
