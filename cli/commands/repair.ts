@@ -4,6 +4,10 @@
  * if a step is open and `turn/end { reason: interrupted }`, after cutting a
  * torn final line. `--dry-run` prints the closers and writes nothing.
  *
+ * FILE may also be a session in PostgreSQL (`postgres://…?session=ID`): the
+ * store's own `repair` appends the closers under the session's writer
+ * claim (the rows hold no torn line to cut).
+ *
  * @module
  */
 import * as Effect from "effect/Effect";
@@ -15,12 +19,14 @@ import { interruptedTurnClosers } from "@palimpsest/session";
 import { replayResult } from "@palimpsest/session";
 import { checkTranscript } from "@palimpsest/session";
 import type { Surface } from "@palimpsest/session";
+import { SessionStore } from "@palimpsest/session";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
+import { loadOrFail, onPostgres } from "../load.ts";
 import { repairFile } from "@palimpsest/session/jsonl";
 import { count, eventLine } from "../render.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
+  "InvalidAddress",
   "JsonlIoError",
   "StorageError",
   "AppendOutcomeUnknown",
@@ -85,7 +91,10 @@ export const repairCommand: Command = {
       "if a step is open, then turn/end (reason interrupted). A torn final line is\n" +
       "cut first. Takes the session's writer lock. Repairing a closed log appends\n" +
       "nothing. Older logs are refused: migrate them first.",
-    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
+    positionals: [{
+      name: "FILE",
+      summary: "the session log (JSONL, or postgres://…?session=ID)",
+    }],
     options: [{
       name: "dry-run",
       kind: "boolean",
@@ -107,6 +116,28 @@ export const repairCommand: Command = {
           return failureOutcome(ExitCode.invalid, file, folded.failure.error);
         }
         return report(file, true, closers, folded.success, log.report.tornTail);
+      }
+      const inPostgres = onPostgres(file, (postgres, address) =>
+        Effect.scoped(Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const handle = yield* store.open(address.session, { mode: "write" });
+          return yield* store.repair(handle);
+        })).pipe(
+          Effect.provide(
+            postgres.layerPostgresStore({
+              url: address.url,
+              maxConnections: 1,
+            }),
+          ),
+        ));
+      if (inPostgres !== undefined) {
+        const repaired = yield* Effect.result(inPostgres);
+        if (repaired._tag === "Failure") {
+          const error = repaired.failure;
+          return failureOutcome(codeOf(error._tag), file, error);
+        }
+        const { closers, session } = repaired.success;
+        return report(file, false, closers, session.surface, undefined);
       }
       const done = yield* Effect.result(repairFile(file));
       if (done._tag === "Failure") {
