@@ -143,15 +143,19 @@ const secretForms = (raw: string): ReadonlyArray<string> => {
   return [...forms];
 };
 
-/** Secrets shorter than this are hidden only where an address shows them. */
-const MIN_SCATTERED = 4;
+/**
+ * Secrets shorter than this are hidden only where an address shows them: a
+ * short one would also mask words of the session's own content.
+ */
+const MIN_SCATTERED = 8;
 
 /**
  * A function that hides, in any text, the addresses among `inputs` and
  * their secrets: each address that holds a secret is replaced by its
- * {@link redactAddress} form (also where JSON quoted it), then each secret
- * of at least 4 characters is replaced by `***` in every form a URL parser
- * or JSON writes it (raw, percent-decoded, percent-encoded, form-encoded).
+ * {@link redactAddress} form (also where JSON quoted it, and where a
+ * message cut it short), then each secret of at least 8 characters is
+ * replaced by `***` wherever it appears, in every form a URL parser or JSON
+ * writes it (raw, percent-decoded, percent-encoded, form-encoded).
  * The command line passes all its output through it.
  *
  * @param inputs The texts that may be addresses (the command's arguments).
@@ -162,9 +166,9 @@ const MIN_SCATTERED = 4;
  * import { secretRedactor } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *
- * const redact = secretRedactor(["postgres://u:hunter2@db/app?session=s"]);
+ * const redact = secretRedactor(["postgres://u:hunter2-x@db/app?session=s"]);
  * assert.equal(
- *   redact('Could not open "postgres://u:hunter2@db/app?session=s"; user u, password hunter2'),
+ *   redact('Could not open "postgres://u:hunter2-x@db/app?session=s"; user u, password hunter2-x'),
  *   'Could not open "postgres://u:***@db/app?session=s"; user u, password ***',
  * );
  * ```
