@@ -20,4 +20,5 @@ npm init -y >/dev/null
 npm pkg set type=module
 npm install --no-audit --no-fund --loglevel=error "$scratch/$tarball" "effect@$effect"
 cp -R "$here/test" test
+export PALIMPSEST_TSC="$here/node_modules/.bin/tsc"
 node --test "$@" test/
