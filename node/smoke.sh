@@ -8,7 +8,7 @@
 # to `node --test`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/palimpsest-node-XXXXXX")
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/palimpsest-npm-scratch-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
 tarball=$(cd "$here/package" && npm pack --pack-destination "$scratch" --silent | tail -n 1)
@@ -21,4 +21,7 @@ npm pkg set type=module
 npm install --no-audit --no-fund --loglevel=error "$scratch/$tarball" "effect@$effect"
 cp -R "$here/test" test
 export PALIMPSEST_TSC="$here/node_modules/.bin/tsc"
+# The tests' temporary folders go inside the scratch folder, removed at exit.
+mkdir "$scratch/tmp"
+export TMPDIR="$scratch/tmp"
 node --test "$@" test/
