@@ -6,7 +6,8 @@
 //
 // Steps: copy mod.ts, src/, migrations/ and cli/ into build/src; put the
 // Node entry of the CLI (src/cli_main.ts) in place of cli/main.ts, whose
-// process streams are Deno's, and add the bin (src/cli_bin.ts); rewrite the
+// process streams are Deno's, and add the bin (src/cli_bin.ts) and the
+// declaration of a `Deno` that may be absent (src/deno_global.d.ts); rewrite the
 // imports of the package by its own name (`@palimpsest/session/ai`, which
 // deno.json's import map resolves) into relative imports; compile with tsc;
 // write package.json, README.md and LICENSE next to dist/.
@@ -63,6 +64,7 @@ if (JSON.stringify(denoCli) !== JSON.stringify(nodeCli)) {
 }
 fs.copyFileSync(path.join(here, "src/cli_main.ts"), path.join(sources, "cli/main.ts"));
 fs.copyFileSync(path.join(here, "src/cli_bin.ts"), path.join(sources, "cli/bin.ts"));
+fs.copyFileSync(path.join(here, "src/deno_global.d.ts"), path.join(sources, "deno_global.d.ts"));
 
 // -- rewrite self-imports ---------------------------------------------------
 // deno.json's import map names every entry point under the package's name.
