@@ -73,10 +73,12 @@ const selfTargets = new Map(
     .filter(([spec]) => spec === SELF || spec.startsWith(`${SELF}/`))
     .map(([spec, target]) => [spec, path.join(sources, target)]),
 );
-const walk = (dir) =>
+// The files under dir whose names end with one of the extensions.
+const walk = (dir, extensions = [".ts"]) =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? walk(full) : entry.name.endsWith(".ts") ? [full] : [];
+    if (entry.isDirectory()) return walk(full, extensions);
+    return extensions.some((ext) => entry.name.endsWith(ext)) ? [full] : [];
   });
 // A static import or export (`from "x"`, a bare `import "x"`) or a dynamic
 // `import("x")` on a line of code; doc comments keep their examples.
@@ -106,6 +108,46 @@ for (const file of walk(sources)) {
   if (changed) fs.writeFileSync(file, lines.join("\n"));
 }
 
+// -- the npm packages the sources import -----------------------------------
+// Each at the version deno.json pins, installed in build/ (where tsc looks
+// for them from build/src), so that deno.json stays the one list of pins.
+const npmPins = new Map(
+  Object.entries(denoJson.imports)
+    .filter(([, target]) => target.startsWith("npm:"))
+    .map(([name, target]) => [name, target.slice("npm:".length).slice(name.length + 1)]),
+);
+// The packages a set of modules imports (a static, dynamic or type import).
+const packagesImportedBy = (files) => {
+  const names = new Set();
+  for (const file of files) {
+    for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+      if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue;
+      for (const m of line.matchAll(specifier)) {
+        const spec = m[2];
+        if (spec.startsWith(".") || spec.startsWith("node:")) continue;
+        // Words in a message ("from \"${seq}\"") are not module names.
+        if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(spec)) continue;
+        names.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
+      }
+    }
+  }
+  return [...names].sort();
+};
+const pinned = (names) =>
+  Object.fromEntries(names.map((name) => {
+    const version = npmPins.get(name);
+    if (version === undefined) fail(`the sources import ${name}, which deno.json does not pin`);
+    return [name, version];
+  }));
+fs.writeFileSync(
+  path.join(build, "package.json"),
+  JSON.stringify({ private: true, type: "module", dependencies: pinned(packagesImportedBy(walk(sources))) }),
+);
+execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error"], {
+  cwd: build,
+  stdio: "inherit",
+});
+
 // -- compile ----------------------------------------------------------------
 execFileSync(path.join(here, "node_modules/.bin/tsc"), ["-p", path.join(here, "tsconfig.json")], {
   stdio: "inherit",
@@ -124,33 +166,18 @@ for (const [entry, target] of Object.entries(denoJson.exports)) {
 }
 exportsMap["./package.json"] = "./package.json";
 
-// The npm packages the built modules import, at the versions deno.json pins.
-const npmPins = new Map(
-  Object.entries(denoJson.imports)
-    .filter(([, target]) => target.startsWith("npm:"))
-    .map(([name, target]) => [name, target.slice("npm:".length).slice(name.length + 1)]),
-);
-const imported = new Set();
-for (const file of walk(sources)) {
-  const text = fs.readFileSync(file, "utf8");
-  for (const line of text.split("\n")) {
-    if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue;
-    for (const m of line.matchAll(specifier)) {
-      const spec = m[2];
-      if (spec.startsWith(".") || spec.startsWith("node:")) continue;
-      // Words in a message ("from \"${seq}\"") are not module names.
-      if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(spec)) continue;
-      const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
-      imported.add(name);
-    }
-  }
-}
-const dependencies = {};
-for (const name of [...imported].sort()) {
-  const version = npmPins.get(name);
-  if (version === undefined) fail(`the sources import ${name}, which deno.json does not pin`);
-  dependencies[name] = version;
-}
+// A package the built JavaScript imports is a dependency; one only the
+// declarations import (types of a provider SDK) is an optional peer
+// dependency: a program that uses those types installs it.
+const built = walk(path.join(out, "dist"), [".js", ".d.ts"]);
+const runtime = packagesImportedBy(built.filter((f) => f.endsWith(".js")));
+const typesOnly = packagesImportedBy(built.filter((f) => f.endsWith(".d.ts")))
+  .filter((name) => !runtime.includes(name));
+const dependencies = pinned(runtime);
+const peers = typesOnly.length === 0 ? {} : {
+  peerDependencies: pinned(typesOnly),
+  peerDependenciesMeta: Object.fromEntries(typesOnly.map((name) => [name, { optional: true }])),
+};
 
 const manifest = {
   name: SELF,
@@ -164,14 +191,16 @@ const manifest = {
   files: ["dist/", "README.md", "LICENSE"],
   engines: { node: ">=20" },
   dependencies,
+  ...peers,
 };
 fs.writeFileSync(path.join(out, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 fs.copyFileSync(path.join(root, "README.md"), path.join(out, "README.md"));
 fs.copyFileSync(path.join(root, "LICENSE"), path.join(out, "LICENSE"));
 
-const modules = walk(path.join(out, "dist")).length; // .ts here means .d.ts
+const modules = walk(path.join(out, "dist"), [".js"]).length;
 console.log(
   `node build: ${SELF}@${denoJson.version} in node/package: ${modules} modules, ` +
     `${Object.keys(denoJson.exports).length} entry points, ${rewritten} self-imports made relative, ` +
-    `dependencies ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(", ")}`,
+    `dependencies ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(", ")}` +
+    (typesOnly.length === 0 ? "" : `, optional peers (types) ${typesOnly.join(", ")}`),
 );
