@@ -7,6 +7,11 @@
  *   `LanguageModel`, so `runTurn` and `compactIfNeeded` run on it; its
  *   errors become `AiError`s ({@link toAiError}) and interruption aborts the
  *   HTTP request.
+ * - {@link toModelMessages} gives a harness that calls the AI SDK itself the
+ *   session's messages as `ModelMessage[]` (pairing applied, attachments
+ *   resolved), and {@link recordAiSdkSteps} records the steps of its
+ *   `generateText` or `streamText` result (answers, tool calls, tool
+ *   results, usage) as one turn of the session.
  *
  * This entry point is the only one that loads the AI SDK packages: a user
  * who does not import it installs nothing more.
@@ -24,3 +29,9 @@ export {
   toCallOptions,
   toProviderPrompt,
 } from "./model.ts";
+export {
+  recordAiSdkSteps,
+  type RecordAiSdkStepsOptions,
+  type RecordedAiSdkTurn,
+  toModelMessages,
+} from "./harness.ts";
