@@ -745,6 +745,15 @@ const reasonOf = (error: unknown): AiError.AiErrorReason => {
       description: error.message,
     });
   }
+  if (error instanceof TypeError) {
+    // What `fetch` throws when no response came (refused, reset, DNS).
+    return new AiError.NetworkError({
+      reason: "TransportError",
+      method: "POST",
+      url: "",
+      description: error.message,
+    });
+  }
   const description = textOf(error) ?? "Unknown error";
   const fields = errorFields(error);
   const fromFields = reasonOfFields(fields, fields.message ?? description);
@@ -768,7 +777,7 @@ const parseJson = (text: string | undefined): unknown => {
  * An error of an AI SDK provider as an `effect/ai` `AiError`: an HTTP
  * error by its status (400 invalid request, 401/403 authentication, 429
  * rate limit, 5xx and Anthropic's 529 provider errors), a failure with no
- * status as a network error, a missing key as an authentication error, and
+ * status (or a `TypeError` from `fetch`) as a network error, a missing key as an authentication error, and
  * an `error` part of a stream by the provider's error type. A refusal for
  * the request's length (OpenAI's `context_length_exceeded`, Anthropic's
  * "prompt is too long", a 413) is an `InvalidRequestError` with constraint

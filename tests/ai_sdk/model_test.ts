@@ -331,6 +331,11 @@ Deno.test("provider errors become effect/ai errors; an overflow is recognisable"
     errorOf(api(undefined, "fetch failed")).reason._tag,
     "NetworkError",
   );
+  assert.equal(
+    errorOf(new TypeError("error sending request: connection refused"))
+      .reason._tag,
+    "NetworkError",
+  );
   const missing = errorOf(new LoadAPIKeyError({ message: "no key" })).reason;
   assert.equal(
     missing._tag === "AuthenticationError" ? missing.kind : "",
