@@ -11,5 +11,8 @@ cp -R ../migrations build/src/migrations
 # The view imports the library by its package name (@palimpsest/session),
 # which this copy does not resolve; Node users reach it through JSR.
 rm -rf build/src/src/view
+# The AI SDK entry point needs the AI SDK packages, which this build does not
+# install; Node users reach it through JSR.
+rm -rf build/src/src/ai_sdk
 ./node_modules/.bin/tsc -p tsconfig.json
 echo "node build: $(find dist -name '*.js' | wc -l) modules in node/dist"
