@@ -332,6 +332,29 @@ const toolsAndChoice = (
  * @param settings The layer's settings.
  * @param abortSignal The request's abort signal.
  * @returns The call options.
+ *
+ * @example What a provider model is sent
+ * ```ts
+ * import { layerAiSdkModel } from "@palimpsest/session/ai-sdk";
+ * import { MockLanguageModelV4 } from "ai/test";
+ * import { Effect, Schema } from "effect";
+ * import { LanguageModel, Tool, Toolkit } from "effect/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const model = new MockLanguageModelV4({ doGenerate: {
+ *   content: [], warnings: [], finishReason: { unified: "stop", raw: undefined },
+ *   usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+ *            outputTokens: { total: 0, text: 0, reasoning: undefined } },
+ * } });
+ * const toolkit = Toolkit.make(Tool.make("ls", { parameters: Schema.Struct({ dir: Schema.String }) }));
+ * await Effect.runPromise(LanguageModel.generateText({ prompt: "list", toolkit, disableToolCallResolution: true }).pipe(
+ *   Effect.provide(layerAiSdkModel(model, { settings: { maxOutputTokens: 64 } })),
+ * ));
+ * const sent = model.doGenerateCalls[0];
+ * assert.equal(sent?.maxOutputTokens, 64);
+ * assert.deepEqual(sent?.tools?.map((t) => t.name), ["ls"]);
+ * assert.deepEqual(sent?.toolChoice, { type: "auto" });
+ * ```
  */
 export function toCallOptions(
   options: LanguageModel.ProviderOptions,
@@ -592,6 +615,24 @@ export function fromStreamPart(
  * @param content The generated content, in order.
  * @param finish The finish reason and usage of the result.
  * @returns The encoded `effect/ai` parts.
+ *
+ * @example A text and its finish
+ * ```ts
+ * import { fromContent } from "@palimpsest/session/ai-sdk";
+ * import assert from "node:assert/strict";
+ *
+ * const parts = fromContent([{ type: "text", text: "Done." }], {
+ *   finishReason: { unified: "stop", raw: "end_turn" },
+ *   usage: {
+ *     inputTokens: { total: 5, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+ *     outputTokens: { total: 1, text: undefined, reasoning: undefined },
+ *   },
+ * });
+ * assert.deepEqual(parts, [
+ *   { type: "text", text: "Done." },
+ *   { type: "finish", reason: "stop", usage: { inputTokens: { total: 5 }, outputTokens: { total: 1 } } },
+ * ]);
+ * ```
  */
 export function fromContent(
   content: ReadonlyArray<LanguageModelV4Content>,
@@ -824,6 +865,26 @@ const abortController = Effect.acquireRelease(
  * `anthropic("claude-sonnet-4-5")`.
  * @param options Settings sent with every request.
  * @returns The service.
+ *
+ * @example A summary from a mock model
+ * ```ts
+ * import { makeAiSdkModel } from "@palimpsest/session/ai-sdk";
+ * import { MockLanguageModelV4 } from "ai/test";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const model = new MockLanguageModelV4({ doGenerate: {
+ *   content: [{ type: "text", text: "Short." }], warnings: [],
+ *   finishReason: { unified: "stop", raw: undefined },
+ *   usage: { inputTokens: { total: 9, noCache: 9, cacheRead: undefined, cacheWrite: undefined },
+ *            outputTokens: { total: 1, text: 1, reasoning: undefined } },
+ * } });
+ * const response = await Effect.runPromise(Effect.flatMap(
+ *   makeAiSdkModel(model),
+ *   (service) => service.generateText({ prompt: "summarize" }),
+ * ));
+ * assert.equal(response.text, "Short.");
+ * ```
  */
 export function makeAiSdkModel(
   model: LanguageModelV4,
