@@ -269,6 +269,7 @@ export {
   TOOL_OUTCOME_UNKNOWN,
 } from "./src/repair.ts";
 export * from "./src/store/errors.ts";
+export { redactAddress, secretRedactor } from "./src/store/redact.ts";
 export {
   type AppendResolution,
   type AppendResult,

@@ -65,6 +65,6 @@ export function failureOutcome(
     code,
     json: { ok: false, ...extra, error: report },
     text: "",
-    errText: failureText(file, report),
+    errText: failureText(file, error),
   };
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { secretRedactor } from "@palimpsest/session";
 import type { CliIo } from "./io.ts";
 import { runApp } from "./app.ts";
 import { commands } from "./commands.ts";
@@ -18,6 +19,9 @@ export const VERSION = "0.1.0";
  * Runs the command line: `<command> [options]`, as `deno task cli` does.
  * Writes the command's output to `io` and returns the exit code: 0 valid,
  * 1 the log is invalid or was refused, 2 usage or I/O error.
+ *
+ * Everything written passes through {@link secretRedactor} over `args`: a
+ * password in an address never reaches `io`, whichever layer echoed it.
  *
  * @param args The arguments after the program name.
  * @param io Where to write; see {@link CliIo}.
@@ -43,5 +47,11 @@ export async function runCli(
   args: ReadonlyArray<string>,
   io: CliIo,
 ): Promise<number> {
-  return await Effect.runPromise(runApp(commands, args, io, VERSION));
+  const redact = secretRedactor(args);
+  const guarded: CliIo = {
+    stdout: (text) => io.stdout(redact(text)),
+    stderr: (text) => io.stderr(redact(text)),
+    stderrIsTerminal: io.stderrIsTerminal,
+  };
+  return await Effect.runPromise(runApp(commands, args, guarded, VERSION));
 }

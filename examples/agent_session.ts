@@ -15,6 +15,11 @@
  *    summary before the request, then the model runs the tests for real.
  * 4. The final request is printed in Anthropic and OpenAI shape.
  *
+ * With `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` set (and, optionally,
+ * `PALIMPSEST_DEMO_MODEL`), the same program runs on that provider through
+ * `@palimpsest/session/ai-sdk` instead of the scripted model; what the model
+ * does in each step is then its own choice.
+ *
  * It prints each step and the file's path, so the CLI can be run on it:
  * `deno task cli verify <path>`, `stats`, `explain`, `derive`.
  *
@@ -40,6 +45,7 @@ import {
   toAnthropic,
   toOpenAIChat,
 } from "@palimpsest/session/ai";
+import { layerAiSdkModel } from "@palimpsest/session/ai-sdk";
 import { Effect, Layer, Schema, Stream } from "effect";
 import {
   LanguageModel,
@@ -54,7 +60,6 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SESSION_ID = "demo-session";
-const MODEL = { provider: "scripted", model: "demo-1" };
 const say = (text: string): void => console.log(text);
 
 // ---------------------------------------------------------------------------
@@ -192,6 +197,46 @@ const scriptedModel = Layer.effect(
   }),
 );
 
+/**
+ * The scripted model by default; a real provider, through the AI SDK, when
+ * its key is set. The provider packages are loaded only then.
+ */
+const chooseModel = async (): Promise<{
+  readonly layer: Layer.Layer<LanguageModel.LanguageModel>;
+  readonly name: { readonly provider: string; readonly model: string };
+}> => {
+  const chosen = Deno.env.get("PALIMPSEST_DEMO_MODEL") || undefined;
+  const settings = { settings: { maxOutputTokens: 2048 } };
+  const anthropicKey = Deno.env.get("ANTHROPIC_API_KEY") ?? "";
+  if (anthropicKey !== "") {
+    const { createAnthropic } = await import("@ai-sdk/anthropic");
+    const model = createAnthropic({ apiKey: anthropicKey })(
+      chosen ?? "claude-sonnet-4-5",
+    );
+    return {
+      layer: layerAiSdkModel(model, settings),
+      name: { provider: "anthropic", model: model.modelId },
+    };
+  }
+  const openaiKey = Deno.env.get("OPENAI_API_KEY") ?? "";
+  if (openaiKey !== "") {
+    const { createOpenAI } = await import("@ai-sdk/openai");
+    const model = createOpenAI({ apiKey: openaiKey }).responses(
+      chosen ?? "gpt-5",
+    );
+    return {
+      layer: layerAiSdkModel(model, settings),
+      name: { provider: "openai", model: model.modelId },
+    };
+  }
+  return {
+    layer: scriptedModel,
+    name: { provider: "scripted", model: "demo-1" },
+  };
+};
+
+const { layer: modelLayer, name: MODEL } = await chooseModel();
+
 // ---------------------------------------------------------------------------
 // The two processes
 
@@ -214,7 +259,7 @@ const turnOf = (
     });
   }).pipe(
     Effect.provide(
-      Layer.merge(scriptedModel, handlers(workspace, options.crashInRun)),
+      Layer.merge(modelLayer, handlers(workspace, options.crashInRun)),
     ),
   );
 
@@ -375,6 +420,13 @@ if (childFlag >= 0) {
   const workspace = path.join(root, "workspace");
   makeWorkspace(workspace);
   const file = path.join(root, `${SESSION_ID}.jsonl`);
+  say(
+    `Model: ${MODEL.provider} ${MODEL.model}${
+      MODEL.provider === "scripted"
+        ? " (set ANTHROPIC_API_KEY or OPENAI_API_KEY to run on a provider)"
+        : ""
+    }\n`,
+  );
   say("1. The agent runs in a child process and is killed mid tool call");
   const child = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", fileURLToPath(import.meta.url), "--crash-child", root],

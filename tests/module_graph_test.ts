@@ -56,3 +56,45 @@ Deno.test("the command line loads the page and model modules only when view runs
   );
   assert.deepEqual(found, []);
 });
+
+/**
+ * Every module a file loads at run time, following relative imports and the
+ * package's own entry points, with the bare specifiers it reaches.
+ */
+const runtimeGraph = (entry: string): ReadonlySet<string> => {
+  const config = JSON.parse(
+    fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"),
+  );
+  const ownEntries: Record<string, string> = {};
+  for (const [name, target] of Object.entries(config.imports)) {
+    if (typeof target === "string" && target.startsWith("./")) {
+      ownEntries[name] = target;
+    }
+  }
+  const seen = new Set<string>();
+  const bare = new Set<string>();
+  const visit = (file: string): void => {
+    const normal = path.normalize(file);
+    if (seen.has(normal)) return;
+    seen.add(normal);
+    for (const specifier of staticImports(normal)) {
+      const own = ownEntries[specifier];
+      if (own !== undefined) visit(own);
+      else if (specifier.startsWith(".")) {
+        visit(path.join(path.dirname(normal), specifier));
+      } else bare.add(specifier);
+    }
+  };
+  visit(entry);
+  return bare;
+};
+
+Deno.test("only the ai-sdk entry point loads the AI SDK packages", () => {
+  const aiSdk = (specifier: string) =>
+    specifier === "ai" || specifier.startsWith("ai/") ||
+    specifier.startsWith("@ai-sdk/");
+  for (const entry of ["mod.ts", "src/ai/mod.ts"]) {
+    assert.deepEqual([...runtimeGraph(entry)].filter(aiSdk), [], entry);
+  }
+  assert.ok([...runtimeGraph("src/ai_sdk/mod.ts")].some(aiSdk));
+});

@@ -13,6 +13,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -131,13 +132,15 @@ export const copyCommand: Command = {
         code: ExitCode.ok,
         json: {
           ok: true,
-          source,
-          target,
+          source: redactAddress(source),
+          target: redactAddress(target),
           id: stored.success,
           version: log.version,
           events,
         },
-        text: `copied ${source} to ${target}: ${events} events\n`,
+        text: `copied ${redactAddress(source)} to ${
+          redactAddress(target)
+        }: ${events} events\n`,
       };
     }),
 };

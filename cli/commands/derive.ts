@@ -5,6 +5,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import { deriveMessagesWithSources } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
@@ -43,7 +44,9 @@ export const deriveCommand: Command = {
         ).join(""),
         errText: torn === undefined
           ? ""
-          : `warning: ${file} has a torn final line (${torn.bytes} bytes at byte ${torn.offset}), not served\n`,
+          : `warning: ${
+            redactAddress(file)
+          } has a torn final line (${torn.bytes} bytes at byte ${torn.offset}), not served\n`,
       };
     }),
 };

@@ -6,9 +6,14 @@
  * turn, after cutting a torn final line. `--dry-run` prints what is open and
  * the closers, and writes nothing.
  *
+ * FILE may also be a session in PostgreSQL (`postgres://…?session=ID`): the
+ * store's own `repair` appends the closers under the session's writer
+ * claim (the rows hold no torn line to cut).
+ *
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { deriveMessages, Session } from "@palimpsest/session";
@@ -16,13 +21,15 @@ import { interruptedTurnClosers } from "@palimpsest/session";
 import { replayResult } from "@palimpsest/session";
 import { checkTranscript } from "@palimpsest/session";
 import type { Surface } from "@palimpsest/session";
+import { SessionStore } from "@palimpsest/session";
 import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
+import { loadOrFail, onPostgres } from "../load.ts";
 import { repairFile } from "@palimpsest/session/jsonl";
 import { count, eventLine, openJson, openPhrases } from "../render.ts";
 import { type OpenWork, openWork } from "@palimpsest/session";
 
 const ioTags: ReadonlySet<string> = new Set([
+  "InvalidAddress",
   "JsonlIoError",
   "StorageError",
   "AppendOutcomeUnknown",
@@ -54,6 +61,7 @@ const report = (
     ...(torn === undefined ? {} : { tornTail: torn }),
   };
   const verb = dryRun ? "would append" : "appended";
+  const shown = redactAddress(file);
   const lines: string[] = [];
   if (torn !== undefined) {
     lines.push(
@@ -64,11 +72,11 @@ const report = (
   }
   if (closers.length === 0) {
     lines.push(
-      `${file}: nothing to close, every turn and compaction has its end`,
+      `${shown}: nothing to close, every turn and compaction has its end`,
     );
   } else {
-    lines.push(`${file}: ${opened.join("; ")}`);
-    lines.push(`${file}: ${verb} ${count(closers.length, "closer")}:`);
+    lines.push(`${shown}: ${opened.join("; ")}`);
+    lines.push(`${shown}: ${verb} ${count(closers.length, "closer")}:`);
     for (const e of closers) lines.push(`  ${eventLine(e, 120)}`);
   }
   lines.push(
@@ -93,7 +101,10 @@ export const repairCommand: Command = {
       "is open and turn/end (reason interrupted) for each open turn. A torn final\n" +
       "line is cut first. Takes the session's writer lock. Repairing a closed log\n" +
       "appends nothing. Older logs are refused: migrate them first.",
-    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
+    positionals: [{
+      name: "FILE",
+      summary: "the session log (JSONL, or postgres://…?session=ID)",
+    }],
     options: [{
       name: "dry-run",
       kind: "boolean",
@@ -121,6 +132,36 @@ export const repairCommand: Command = {
           folded.success,
           log.report.tornTail,
           openWork(log.events),
+        );
+      }
+      const inPostgres = onPostgres(file, (postgres, address) =>
+        Effect.scoped(Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const handle = yield* store.open(address.session, { mode: "write" });
+          return yield* store.repair(handle);
+        })).pipe(
+          Effect.provide(
+            postgres.layerPostgresStore({
+              url: address.url,
+              maxConnections: 1,
+            }),
+          ),
+        ));
+      if (inPostgres !== undefined) {
+        const repaired = yield* Effect.result(inPostgres);
+        if (repaired._tag === "Failure") {
+          const error = repaired.failure;
+          return failureOutcome(codeOf(error._tag), file, error);
+        }
+        const { closers, session } = repaired.success;
+        const events = Session.events(session);
+        return report(
+          file,
+          false,
+          closers,
+          session.surface,
+          undefined,
+          openWork(events.slice(0, events.length - closers.length)),
         );
       }
       const done = yield* Effect.result(repairFile(file));

@@ -9,6 +9,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";
@@ -172,11 +173,13 @@ export const statsCommand: Command = {
         ...Object.keys(eventsByType).map((t) => t.length),
       );
       const lines = [
-        `${file}: ${count(log.events.length, "event")}, surface ${
-          count(surface.length, "node")
-        } (${count(messages.length, "message")}, ${
-          count(surfaceChars, "character")
-        }), ${count(surface.replacements, "replacement")}`,
+        `${redactAddress(file)}: ${
+          count(log.events.length, "event")
+        }, surface ${count(surface.length, "node")} (${
+          count(messages.length, "message")
+        }, ${count(surfaceChars, "character")}), ${
+          count(surface.replacements, "replacement")
+        }`,
         "events by type:",
         ...Object.entries(eventsByType).map(([type, n]) =>
           `  ${type.padEnd(width)}  ${num(n)}`

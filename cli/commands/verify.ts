@@ -9,6 +9,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import { redactAddress } from "@palimpsest/session";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
 import { type LoadError, loadLog, storageTags } from "../load.ts";
@@ -66,8 +67,8 @@ const failed = (
   return {
     code: io ? ExitCode.usage : ExitCode.invalid,
     json,
-    text: io ? "" : `${file}: invalid\n`,
-    errText: failureText(file, report),
+    text: io ? "" : `${redactAddress(file)}: invalid\n`,
+    errText: failureText(file, error),
   };
 };
 
@@ -109,6 +110,7 @@ export const verifyCommand: Command = {
       // What an invalid log leaves open says nothing: the rest is unread.
       const open = openWork(error === undefined ? log.events : []);
       const opened = openPhrases(open);
+      const shown = redactAddress(file);
       const json: VerifyReport = {
         ok: error === undefined,
         version: log.version,
@@ -141,15 +143,15 @@ export const verifyCommand: Command = {
         return {
           code: ExitCode.ok,
           json,
-          text: `${file}: valid${migrated}: ${summary}\n`,
+          text: `${shown}: valid${migrated}: ${summary}\n`,
           errText: tornText,
         };
       }
       return {
         code: ExitCode.invalid,
         json,
-        text: `${file}: invalid${migrated}: ${summary} before the error\n`,
-        errText: failureText(file, error) + tornText,
+        text: `${shown}: invalid${migrated}: ${summary} before the error\n`,
+        errText: failureText(file, stopped) + tornText,
       };
     }),
 };

@@ -1,5 +1,5 @@
-// Smoke tests of the Node build: the package imported from dist/ with effect
-// installed from npm.
+// Tests of the installed package's main entry point (`@palimpsest/session`)
+// under Node: decode, fold and derive, with effect from npm.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Effect } from "effect";
@@ -10,7 +10,7 @@ import {
   Session,
   SessionSeq,
   surfaceNodes,
-} from "../dist/mod.js";
+} from "@palimpsest/session";
 
 const user = (seq, extra) => ({
   type: "user/message",

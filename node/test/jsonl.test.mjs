@@ -1,6 +1,7 @@
-// Smoke tests of the Node build's persistence: a JSONL session written and
-// read through the store, a torn tail cut and repaired, and an old log
-// migrated, all from dist/ with effect from npm.
+// Tests of the installed package's persistence under Node: a JSONL session
+// written and read through the store (`@palimpsest/session`,
+// `@palimpsest/session/jsonl`), a torn tail cut and repaired, and an old log
+// migrated (`@palimpsest/session/migrations`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -13,9 +14,9 @@ import {
   layerJsonlStore,
   SessionStore,
   surfaceNodes,
-} from "../dist/mod.js";
-import { readSessionFile } from "../dist/src/jsonl/mod.js";
-import { migrateFile } from "../dist/migrations/mod.js";
+} from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import { migrateFile } from "@palimpsest/session/migrations";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-"));
 const text = (t) => [{ type: "text", text: t }];

@@ -1,14 +1,18 @@
-// Smoke tests of the Node build's PostgreSQL store: the module loads with
-// @effect/sql-pg from npm, and, when PALIMPSEST_PG_URL names a server, a
-// session is written and read back through it.
+// The PostgreSQL store from the installed package
+// (`@palimpsest/session/postgres`) under Node, with @effect/sql-pg from npm,
+// against the server PALIMPSEST_PG_URL names (tools/with_postgres.sh starts
+// one): a session written and read back, then verified by the bin.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { Effect } from "effect";
 import {
   layerPostgresStore,
   parseSessionAddress,
   PostgresStore,
-} from "../dist/src/postgres/mod.js";
+} from "@palimpsest/session/postgres";
+
+const url = process.env.PALIMPSEST_PG_URL;
 
 test("a postgres:// address names a server and a session", () => {
   assert.deepEqual(parseSessionAddress("postgres://u@db/app?session=s1"), {
@@ -18,13 +22,25 @@ test("a postgres:// address names a server and a session", () => {
   });
 });
 
-const url = process.env.PALIMPSEST_PG_URL;
-test("a session written through the store reads back", { skip: url === undefined }, async () => {
+test("a session opened on PostgreSQL is written, read back and verified by the bin", async () => {
+  assert.ok(url, "PALIMPSEST_PG_URL must name a server (run under tools/with_postgres.sh)");
   const id = `node-${crypto.randomUUID()}`;
   const program = Effect.gen(function* () {
     const store = yield* PostgresStore;
     const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
-    yield* store.append(writer, [{ type: "turn/start", data: { turn: 0 } }]);
+    yield* store.append(writer, [
+      { type: "turn/start", data: { turn: 0 } },
+      {
+        type: "user/message",
+        surfaceOp: "append",
+        data: {
+          id: "u0",
+          role: "user",
+          content: [{ type: "text", text: "hi" }],
+          source: { kind: "user" },
+        },
+      },
+    ]);
     yield* store.close(writer);
     const reader = yield* store.open(id);
     return reader.session.surface.nextSeq;
@@ -32,5 +48,14 @@ test("a session written through the store reads back", { skip: url === undefined
   const next = await Effect.runPromise(
     program.pipe(Effect.scoped, Effect.provide(layerPostgresStore({ url }))),
   );
-  assert.equal(next, 1);
+  assert.equal(next, 2);
+
+  const address = `${url}${url.includes("?") ? "&" : "?"}session=${id}`;
+  const run = spawnSync("npx", ["--no", "--", "palimpsest", "verify", address, "--json"], {
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.equal(report.ok, true);
+  assert.equal(report.events, 2);
 });

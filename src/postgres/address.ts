@@ -8,6 +8,7 @@
  */
 import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
+import { redactAddress } from "../store/redact.ts";
 
 /** A session in PostgreSQL: the connection URL and the session id. */
 export interface PostgresAddress {
@@ -35,7 +36,7 @@ export type AddressProblem = "not-a-url" | "missing-session";
 
 /** A `postgres://` address that is not usable. */
 export class InvalidAddress extends Data.Error<{
-  /** The address as given, with its password hidden. */
+  /** The address as given, with its secrets hidden ({@link redactAddress}). */
   readonly address: string;
   /** What is wrong. */
   readonly problem: AddressProblem;
@@ -51,10 +52,6 @@ export class InvalidAddress extends Data.Error<{
 }
 
 const POSTGRES = /^postgres(ql)?:\/\//i;
-
-/** The address with its password replaced by `***`. */
-const hidePassword = (text: string): string =>
-  text.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
 
 /**
  * Reads a session address: a `postgres://…?session=ID` URL or a file path.
@@ -82,14 +79,14 @@ export function parseSessionAddress(
     url = new URL(text);
   } catch {
     return new InvalidAddress({
-      address: hidePassword(text),
+      address: redactAddress(text),
       problem: "not-a-url",
     });
   }
   const session = url.searchParams.get("session");
   if (session === null || session.length === 0) {
     return new InvalidAddress({
-      address: hidePassword(text),
+      address: redactAddress(text),
       problem: "missing-session",
     });
   }

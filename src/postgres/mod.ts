@@ -57,6 +57,7 @@ export {
   type PostgresAddress,
   type SessionAddress,
 } from "./address.ts";
+export { redactAddress } from "../store/redact.ts";
 export {
   EVENTS_CHANNEL,
   EVENTS_TABLE,

@@ -69,6 +69,7 @@ import { isSqlError, type SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
 import { PgClient } from "@effect/sql-pg";
 import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
+import { redactAddress } from "../store/redact.ts";
 import {
   createdFrom,
   openWith,
@@ -172,16 +173,8 @@ const encoder = new TextEncoder();
 const DEFAULT_PAGE = 1000;
 const INSERT_CHUNK = 1000;
 
-/** The URL without its password, for messages and handles. */
-const displayAddress = (url: string): string => {
-  try {
-    const parsed = new URL(url);
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    return "postgres";
-  }
-};
+/** The URL without its secrets, for messages and handles. */
+const displayAddress = (url: string): string => redactAddress(url);
 
 const UNDEFINED_TABLE = "42P01";
 

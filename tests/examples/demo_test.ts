@@ -22,12 +22,14 @@ Deno.test("deno task demo crashes mid-tool, repairs, compacts and writes a log t
       dir,
     ],
     cwd: root,
-    env: { NO_COLOR: "1" },
+    // The scripted model: no provider key reaches the demo.
+    env: { NO_COLOR: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" },
     stdout: "piped",
     stderr: "piped",
   }).output();
   assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
   const printed = new TextDecoder().decode(output.stdout);
+  assert.match(printed, /Model: scripted demo-1/);
   assert.match(printed, /child exited with SIGKILL/);
   assert.match(printed, /tool\/result for call-\S+: TOOL_OUTCOME_UNKNOWN/);
   // The restart called runTurn alone, and it closed the crashed turn first.

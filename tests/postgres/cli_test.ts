@@ -133,3 +133,41 @@ postgresTest(
     assert.equal(JSON.parse(onFile.stdout).error.tag, "SessionAlreadyExists");
   },
 );
+
+postgresTest(
+  "repair closes the interrupted turn of a session in PostgreSQL",
+  async (url) => {
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const handle = yield* store.create(header("cut"));
+        for (const batch of turnBatches(0).slice(0, 3)) {
+          yield* store.append(handle, batch);
+        }
+      }).pipe(Effect.scoped, Effect.provide(layerPostgresStore({ url }))),
+    );
+    const dry = await cliInProcess(
+      "repair",
+      at(url, "cut"),
+      "--dry-run",
+      "--json",
+    );
+    assert.equal(dry.code, 0, dry.stdout);
+    assert.equal(JSON.parse(dry.stdout).closers.length, 3);
+    const done = await cliInProcess("repair", at(url, "cut"), "--json");
+    assert.equal(done.code, 0, done.stdout);
+    assert.deepEqual(
+      JSON.parse(done.stdout).closers.map((e: { type: string }) => e.type),
+      ["tool/result", "step/end", "turn/end"],
+    );
+    assert.deepEqual(JSON.parse(done.stdout).transcriptViolations, []);
+    const log = await Effect.runPromise(loadPostgresSession(url, "cut"));
+    assert.equal(log.events.at(-1)?.type, "turn/end");
+    const again = await cliInProcess("repair", at(url, "cut"));
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /nothing to close/);
+    const missing = await cliInProcess("repair", at(url, "absent"));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /SessionNotFound/);
+  },
+);

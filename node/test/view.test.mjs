@@ -1,0 +1,52 @@
+// The view from the installed package (`@palimpsest/session/view`) under
+// Node: the HTML page of a session read back from a JSONL log.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Effect } from "effect";
+import { layerJsonlStore, SessionStore } from "@palimpsest/session";
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import {
+  renderSessionHtml,
+  writeSessionHtml,
+  writeSessionHtmlFile,
+} from "@palimpsest/session/view";
+
+test("renders the page of a session under Node", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-view-"));
+  await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+    const store = yield* SessionStore;
+    const writer = yield* store.create({ id: "viewed", createdAt: 0, isSeeded: false });
+    yield* store.append(writer, [
+      { type: "turn/start", data: { turn: 0 } },
+      {
+        type: "user/message",
+        surfaceOp: "append",
+        data: {
+          id: "u0",
+          role: "user",
+          content: [{ type: "text", text: "a question <with markup>" }],
+          source: { kind: "user" },
+        },
+      },
+    ]);
+    yield* store.close(writer);
+  })).pipe(Effect.provide(layerJsonlStore({ root }))));
+  const log = await Effect.runPromise(readSessionFile(path.join(root, "viewed.jsonl")));
+
+  const html = renderSessionHtml(log.session, { title: "viewed" });
+  assert.match(html, /^<!doctype html>/i);
+  assert.match(html, /<title>viewed · palimpsest<\/title>/);
+  assert.ok(html.includes("a question &lt;with markup&gt;"));
+  const chunks = [];
+  writeSessionHtml(log.session, (chunk) => chunks.push(chunk), { title: "viewed" });
+  assert.equal(chunks.join(""), html);
+
+  const page = path.join(root, "viewed.html");
+  const written = await Effect.runPromise(writeSessionHtmlFile(log.session, page, { title: "viewed" }));
+  assert.equal(written.bytes, fs.statSync(page).size);
+  const again = await Effect.runPromise(Effect.flip(writeSessionHtmlFile(log.session, page)));
+  assert.equal(again._tag, "ViewTargetExists");
+});

@@ -1,0 +1,37 @@
+/**
+ * `@palimpsest/session/ai-sdk`: the Vercel AI SDK and the session log.
+ *
+ * - {@link layerAiSdkModel} (and {@link makeAiSdkModel}) wraps any AI SDK
+ *   provider model (`LanguageModelV4`: `@ai-sdk/openai`,
+ *   `@ai-sdk/anthropic`, `@ai-sdk/google`, ...) as an `effect/ai`
+ *   `LanguageModel`, so `runTurn` and `compactIfNeeded` run on it; its
+ *   errors become `AiError`s ({@link toAiError}) and interruption aborts the
+ *   HTTP request.
+ * - {@link toModelMessages} gives a harness that calls the AI SDK itself the
+ *   session's messages as `ModelMessage[]` (pairing applied, attachments
+ *   resolved), and {@link recordAiSdkSteps} records the steps of its
+ *   `generateText` or `streamText` result (answers, tool calls, tool
+ *   results, usage) as one turn of the session.
+ *
+ * This entry point is the only one that loads the AI SDK packages: a user
+ * who does not import it installs nothing more.
+ *
+ * @module
+ */
+export {
+  type AiSdkCallSettings,
+  type AiSdkModelOptions,
+  fromContent,
+  fromStreamPart,
+  layerAiSdkModel,
+  makeAiSdkModel,
+  toAiError,
+  toCallOptions,
+  toProviderPrompt,
+} from "./model.ts";
+export {
+  recordAiSdkSteps,
+  type RecordAiSdkStepsOptions,
+  type RecordedAiSdkTurn,
+  toModelMessages,
+} from "./harness.ts";

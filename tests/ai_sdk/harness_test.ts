@@ -1,0 +1,363 @@
+import {
+  checkTranscript,
+  deriveMessages,
+  Draft,
+  type Message,
+  Session,
+  type SessionHandle,
+  SessionStore,
+} from "@palimpsest/session";
+import { MISSING_RESULT_TEXT, TOOL_FAILED } from "@palimpsest/session/ai";
+import { recordAiSdkSteps, toModelMessages } from "@palimpsest/session/ai-sdk";
+import { Effect } from "effect";
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import type {
+  LanguageModelV4GenerateResult,
+  LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
+import assert from "node:assert/strict";
+import { tempStore } from "../ai/_scripted.ts";
+
+const usage: LanguageModelV4GenerateResult["usage"] = {
+  inputTokens: {
+    total: 20,
+    noCache: 20,
+    cacheRead: undefined,
+    cacheWrite: undefined,
+  },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+const answer = (
+  content: LanguageModelV4GenerateResult["content"],
+): LanguageModelV4GenerateResult => ({
+  content,
+  finishReason: {
+    unified: content.some((c) => c.type === "tool-call")
+      ? "tool-calls"
+      : "stop",
+    raw: undefined,
+  },
+  usage,
+  warnings: [],
+});
+
+const call = (id: string, path: string) => ({
+  type: "tool-call" as const,
+  toolCallId: id,
+  toolName: "read",
+  input: JSON.stringify({ path }),
+});
+
+const readTool = tool({
+  description: "Reads a file",
+  inputSchema: jsonSchema<{ path: string }>({
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+  }),
+  execute: ({ path }) => {
+    if (path === "missing") throw new Error(`No file ${path}`);
+    return Promise.resolve(`contents of ${path}`);
+  },
+});
+
+/** Runs `body` on a fresh session of a temporary store. */
+const withSession = <A>(
+  body: (handle: SessionHandle) => Effect.Effect<A, unknown, SessionStore>,
+): Promise<A> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const handle = yield* store.create({
+        id: "s",
+        createdAt: 0,
+        isSeeded: false,
+      });
+      return yield* Effect.ensuring(body(handle), store.close(handle));
+    }).pipe(Effect.scoped, Effect.provide(tempStore())),
+  );
+
+Deno.test("toModelMessages applies the pairing: an unanswered call gets its error result", () => {
+  const messages: Message[] = [
+    {
+      id: "u0",
+      role: "user",
+      source: { kind: "user" },
+      content: [{ type: "text", text: "read a" }],
+    },
+    {
+      id: "a1",
+      role: "assistant",
+      source: { kind: "model", provider: "p", model: "m" },
+      content: [{
+        type: "tool-call",
+        id: "c1",
+        name: "read",
+        arguments: '{"path":"a"}',
+      }],
+    },
+    {
+      id: "u2",
+      role: "user",
+      source: { kind: "user" },
+      content: [{ type: "text", text: "never mind" }],
+    },
+  ];
+  const out = toModelMessages(messages);
+  assert.deepEqual(out.map((m) => m.role), [
+    "user",
+    "assistant",
+    "tool",
+    "user",
+  ]);
+  assert.deepEqual(out[2], {
+    role: "tool",
+    content: [{
+      type: "tool-result",
+      toolCallId: "c1",
+      toolName: "read",
+      output: { type: "error-text", value: MISSING_RESULT_TEXT },
+    }],
+  });
+});
+
+Deno.test("toModelMessages resolves attachments: an image becomes a file part", () => {
+  const out = toModelMessages([{
+    id: "u0",
+    role: "user",
+    source: { kind: "user" },
+    content: [{
+      type: "image",
+      attachment: { mediaType: "image/png", data: "iVBORw0KGgo=" },
+    }],
+  }], {
+    resolveAttachment: () => ({
+      kind: "inline",
+      mediaType: "image/png",
+      data: "iVBORw0KGgo=",
+    }),
+  });
+  assert.deepEqual(out, [{
+    role: "user",
+    content: [{
+      type: "file",
+      mediaType: "image/png",
+      data: { type: "data", data: "iVBORw0KGgo=" },
+    }],
+  }]);
+});
+
+Deno.test("a generateText loop keeps its log: steps, parallel calls, results, usage, and the next prompt from the log", async () => {
+  const model = new MockLanguageModelV4({
+    provider: "mock",
+    modelId: "mock-1",
+    doGenerate: [
+      answer([
+        { type: "text", text: "Reading." },
+        call("c1", "a"),
+        call("c2", "missing"),
+      ]),
+      answer([{
+        type: "text",
+        text: "a holds its contents; missing is gone.",
+      }]),
+    ],
+  });
+  const { recorded, session, nextPrompt } = await withSession((handle) =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      yield* store.append(handle, [Draft.user("read a and missing")]);
+      const result = yield* Effect.promise(() =>
+        generateText({
+          model,
+          messages: toModelMessages(deriveMessages(handle.session.surface)),
+          tools: { read: readTool },
+          stopWhen: stepCountIs(5),
+        })
+      );
+      const recorded = yield* recordAiSdkSteps({
+        handle,
+        steps: result.steps,
+      });
+      return {
+        recorded,
+        session: handle.session,
+        nextPrompt: toModelMessages(deriveMessages(handle.session.surface)),
+      };
+    })
+  );
+  assert.deepEqual(
+    [recorded.turn, recorded.steps, recorded.reason, recorded.openCalls],
+    [0, 2, "completed", []],
+  );
+  assert.deepEqual(
+    Session.events(session).map((e) => e.type),
+    [
+      "user/message",
+      "turn/start",
+      "step/start",
+      "assistant/message",
+      "tool/call",
+      "tool/call",
+      "tool/result",
+      "tool/result",
+      "step/end",
+      "step/start",
+      "assistant/message",
+      "step/end",
+      "turn/end",
+    ],
+  );
+  const messages = deriveMessages(session.surface);
+  assert.deepEqual(checkTranscript(messages), []);
+  const results = Session.events(session).filter((e) =>
+    e.type === "tool/result"
+  );
+  assert.deepEqual(
+    results.map((e) =>
+      e.type === "tool/result"
+        ? [
+          e.data.message.content[0]?.type === "tool-result"
+            ? e.data.message.content[0].content
+            : undefined,
+          e.data.error,
+        ]
+        : []
+    ),
+    [
+      [[{ type: "text", text: "contents of a" }], undefined],
+      [[{ type: "text", text: "No file missing" }], {
+        name: "Error",
+        code: TOOL_FAILED,
+      }],
+    ],
+  );
+  const first = Session.events(session).find((e) =>
+    e.type === "assistant/message"
+  );
+  assert.deepEqual(
+    first?.type === "assistant/message" ? first.data.usage : undefined,
+    {
+      inputTokens: { uncached: 20, total: 20 },
+      outputTokens: { total: 5, text: 5 },
+    },
+  );
+  assert.deepEqual(
+    first?.type === "assistant/message" ? first.data.message.source : {},
+    { kind: "model", provider: "mock", model: "mock-1" },
+  );
+  // What the AI SDK sent for its second step is what the log derives.
+  const sent = model.doGenerateCalls[1]?.prompt ?? [];
+  const fromLog = nextPrompt.slice(0, sent.length);
+  assert.deepEqual(
+    fromLog.map((m) => m.role),
+    sent.map((m) => m.role),
+  );
+  assert.deepEqual(
+    fromLog.flatMap((m) =>
+      typeof m.content === "string"
+        ? []
+        : m.content.flatMap((p) =>
+          p.type === "tool-call" || p.type === "tool-result"
+            ? [[p.type, p.toolCallId]]
+            : []
+        )
+    ),
+    sent.flatMap((m) =>
+      typeof m.content === "string"
+        ? []
+        : m.content.flatMap((p) =>
+          p.type === "tool-call" || p.type === "tool-result"
+            ? [[p.type, p.toolCallId]]
+            : []
+        )
+    ),
+  );
+});
+
+Deno.test("a streamText result is recorded from its steps", async () => {
+  const finish: LanguageModelV4StreamPart = {
+    type: "finish",
+    finishReason: { unified: "stop", raw: "stop" },
+    usage,
+  };
+  const model = new MockLanguageModelV4({
+    doStream: {
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          for (
+            const part of [
+              { type: "reasoning-start", id: "r" },
+              { type: "reasoning-delta", id: "r", delta: "thinking" },
+              { type: "reasoning-end", id: "r" },
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "Hi there." },
+              { type: "text-end", id: "t" },
+              finish,
+            ] satisfies LanguageModelV4StreamPart[]
+          ) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    },
+  });
+  const { session } = await withSession((handle) =>
+    Effect.gen(function* () {
+      const result = streamText({ model, prompt: "hi" });
+      const steps = yield* Effect.promise(() => Promise.resolve(result.steps));
+      return yield* recordAiSdkSteps({ handle, steps, input: "hi" });
+    })
+  );
+  const messages = deriveMessages(session.surface);
+  assert.deepEqual(messages.map((m) => [m.role, m.content]), [
+    ["user", [{ type: "text", text: "hi" }]],
+    ["assistant", [{ type: "reasoning", text: "thinking" }, {
+      type: "text",
+      text: "Hi there.",
+    }]],
+  ]);
+});
+
+Deno.test("a call the step left without a result leaves the turn open; repair closes it", async () => {
+  const model = new MockLanguageModelV4({
+    doGenerate: answer([call("c1", "a")]),
+  });
+  const { recorded, closers, transcript } = await withSession((handle) =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const result = yield* Effect.promise(() =>
+        generateText({
+          model,
+          prompt: "read a",
+          // No execute: the harness runs the tool itself.
+          tools: {
+            read: tool({
+              inputSchema: jsonSchema<{ path: string }>({ type: "object" }),
+            }),
+          },
+        })
+      );
+      const recorded = yield* recordAiSdkSteps({
+        handle,
+        steps: result.steps,
+        input: "read a",
+      });
+      const repaired = yield* store.repair(handle);
+      return {
+        recorded,
+        closers: repaired.closers.map((e) => e.type),
+        transcript: checkTranscript(deriveMessages(repaired.session.surface)),
+      };
+    })
+  );
+  assert.deepEqual(recorded.openCalls, ["c1"]);
+  assert.equal(
+    Session.events(recorded.session).some((e) => e.type === "turn/end"),
+    false,
+  );
+  assert.ok(closers.includes("tool/result"));
+  assert.ok(closers.includes("turn/end"));
+  assert.deepEqual(transcript, []);
+});
