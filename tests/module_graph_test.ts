@@ -1,10 +1,13 @@
 /**
- * What loading the package costs: the library's modules import effect's
- * modules one by one (`effect/Effect`, `effect/Schema`, ...), never the
- * `effect` barrel, which loads every module of effect (about 6 MB more peak
- * memory for any process that imports the package); and the command line
- * loads the page module (which brings the model-integration module and
- * `effect/ai`) only when `view` runs (about 16 MB more for every command).
+ * The module graph: the layers of docs/architecture.md (each file in `src/`
+ * and `migrations/` imports only the layers its row allows, by relative
+ * path, never the package by name); what loading the package costs: the
+ * library's modules import effect's modules one by one (`effect/Effect`,
+ * `effect/Schema`, ...), never the `effect` barrel, which loads every module
+ * of effect (about 6 MB more peak memory for any process that imports the
+ * package); `./providers` never loads `effect/ai`; and the command line
+ * loads the page module (which brings `effect/ai`) only when `view` runs
+ * (about 16 MB more for every command).
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -97,4 +100,123 @@ Deno.test("only the ai-sdk entry point loads the AI SDK packages", () => {
     assert.deepEqual([...runtimeGraph(entry)].filter(aiSdk), [], entry);
   }
   assert.ok([...runtimeGraph("src/ai_sdk/mod.ts")].some(aiSdk));
+});
+
+/** A row of docs/architecture.md's layer table. */
+interface Layer {
+  readonly name: string;
+  /** Exact files, and folders (ending in `/`). */
+  readonly files: ReadonlyArray<string>;
+  readonly mayImport: ReadonlySet<string>;
+}
+
+/** `src/{a,b}.ts` to `src/a.ts`, `src/b.ts`. */
+const expandBraces = (pattern: string): ReadonlyArray<string> => {
+  const match = /^(.*)\{([^}]*)\}(.*)$/.exec(pattern);
+  if (match === null) return [pattern];
+  const [, head = "", alternatives = "", tail = ""] = match;
+  return alternatives.split(",").map((a) => `${head}${a.trim()}${tail}`);
+};
+
+/** The layer table, read from the page that documents it. */
+const layers = (): ReadonlyArray<Layer> => {
+  const page = fs.readFileSync(
+    path.join(ROOT, "docs/architecture.md"),
+    "utf8",
+  );
+  const table = /<!-- layers:start -->([\s\S]*?)<!-- layers:end -->/.exec(page);
+  assert.ok(table !== null, "docs/architecture.md has no layer table");
+  return (table[1] ?? "").split("\n")
+    .filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
+    .map((line) => line.split("|").slice(1, -1).map((cell) => cell.trim()))
+    .filter(([name]) => name !== "layer")
+    .map(([name = "", files = "", mayImport = ""]) => ({
+      name,
+      files: [...files.matchAll(/`([^`]+)`/g)].flatMap((m) =>
+        expandBraces(m[1] ?? "")
+      ),
+      mayImport: new Set(
+        mayImport.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+      ),
+    }));
+};
+
+const layerOf = (
+  table: ReadonlyArray<Layer>,
+  file: string,
+): Layer | undefined =>
+  table.find((layer) =>
+    layer.files.some((f) => f.endsWith("/") ? file.startsWith(f) : file === f)
+  );
+
+/** Every specifier a module names (types included), with its line. */
+const allImports = (file: string): ReadonlyArray<string> =>
+  [
+    ...fs.readFileSync(path.join(ROOT, file), "utf8").matchAll(
+      /^(?:import|export)\b[^;]*?\bfrom "([^"]+)";|\bimport\("([^"]+)"\)/gm,
+    ),
+  ].map((match) => match[1] ?? match[2] ?? "");
+
+const library = (): ReadonlyArray<string> =>
+  [
+    "mod.ts",
+    ...sources("src"),
+    ...sources("migrations"),
+  ].map((file) => file.split(path.sep).join("/"));
+
+Deno.test("every library file belongs to a layer of docs/architecture.md", () => {
+  const table = layers();
+  assert.ok(table.length >= 10, table.map((l) => l.name).join(", "));
+  const names = new Set(table.map((layer) => layer.name));
+  for (const layer of table) {
+    for (const other of layer.mayImport) {
+      assert.ok(names.has(other), `${layer.name} may import unknown ${other}`);
+    }
+  }
+  const orphans = library().filter((file) =>
+    layerOf(table, file) === undefined
+  );
+  assert.deepEqual(orphans, []);
+});
+
+Deno.test("each library file imports only what its layer may import, by relative path", () => {
+  const table = layers();
+  const found: string[] = [];
+  for (const file of library()) {
+    const own = layerOf(table, file);
+    if (own === undefined) continue;
+    for (const specifier of allImports(file)) {
+      if (specifier.startsWith("@palimpsest/")) {
+        found.push(`${file}: imports the package by name (${specifier})`);
+        continue;
+      }
+      if (!specifier.startsWith(".")) continue;
+      const target = path.posix.normalize(
+        path.posix.join(path.posix.dirname(file), specifier),
+      );
+      if (target === "mod.ts" && file !== "mod.ts") {
+        found.push(`${file}: imports the root mod.ts`);
+        continue;
+      }
+      const layer = layerOf(table, target);
+      if (layer === undefined) {
+        found.push(`${file}: imports ${target}, which is in no layer`);
+      } else if (layer !== own && !own.mayImport.has(layer.name)) {
+        found.push(`${file} (${own.name}) imports ${target} (${layer.name})`);
+      }
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+Deno.test("the providers entry point does not load effect/ai", () => {
+  const reached = [...runtimeGraph("src/providers/mod.ts")];
+  assert.deepEqual(
+    reached.filter((s) => s === "effect/ai" || s.startsWith("effect/ai/")),
+    [],
+  );
+  // The engine's entry point does, so the check can see it.
+  assert.ok(
+    [...runtimeGraph("src/ai/mod.ts")].some((s) => s.startsWith("effect/ai")),
+  );
 });

@@ -26,7 +26,7 @@ import type { SessionEvent, SurfaceOp, TurnEndReason } from "../event.ts";
 import type { SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
 import type { ToolResultBlock } from "../message.ts";
-import { decodeEventResult } from "../schema.ts";
+import { decodeEventResult } from "../decode.ts";
 import { ImportEventRejected } from "./errors.ts";
 import type {
   BranchReport,
