@@ -143,14 +143,25 @@ export type { FollowOptions };
 export type PostgresSessionStore = SessionStore;
 
 /**
+ * The requirement {@link PostgresStore} stands for: a brand of its own, not
+ * the store's shape, so that no other store's layer satisfies it (a program
+ * that asks for `PostgresStore` under `layerMemoryStore()` does not
+ * type-check).
+ */
+export interface PostgresStore {
+  /** The brand. */
+  readonly "~palimpsest/PostgresStore": "PostgresStore";
+}
+
+/**
  * The session store service under a name of its own, for a program that
  * uses PostgreSQL and another store side by side. Provided by
  * {@link layerPostgresStore}, which also provides {@link SessionStore}.
  */
 export const PostgresStore: Context.Service<
-  PostgresSessionStore,
+  PostgresStore,
   PostgresSessionStore
-> = Context.Service<PostgresSessionStore>(
+> = Context.Service<PostgresStore, PostgresSessionStore>(
   "@palimpsest/session/PostgresStore",
 );
 
@@ -1161,7 +1172,7 @@ export function makePostgresStore(
  */
 export function layerPostgresStore(
   options: PostgresStoreOptions,
-): Layer.Layer<SessionStore | PostgresSessionStore, StorageError> {
+): Layer.Layer<SessionStore | PostgresStore, StorageError> {
   return Layer.effectContext(
     Effect.map(
       makePostgresStore(options),
