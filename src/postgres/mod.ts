@@ -40,14 +40,16 @@
 export {
   type FollowOptions,
   layerPostgresStore,
-  type LoadPostgresOptions,
-  loadPostgresSession,
   makePostgresStore,
   type PostgresSessionStore,
   PostgresStore,
   type PostgresStoreOptions,
-  savePostgresSession,
 } from "./store.ts";
+export {
+  type LoadPostgresOptions,
+  loadPostgresSession,
+  savePostgresSession,
+} from "./load.ts";
 export {
   type AddressProblem,
   InvalidAddress,

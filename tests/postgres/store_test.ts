@@ -14,10 +14,10 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import {
-  loadPostgresSession,
   makePostgresStore,
   type PostgresSessionStore,
 } from "../../src/postgres/store.ts";
+import { loadPostgresSession } from "../../src/postgres/load.ts";
 import { databaseUrl, postgresTest } from "../_helpers/postgres.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { turnBatches } from "../_helpers/build.ts";

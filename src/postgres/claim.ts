@@ -1,0 +1,222 @@
+/**
+ * One writer per session, across machines: the writer's dedicated
+ * connection (with TCP keepalive, so a vanished machine loses its claim
+ * within about `deadWriterSeconds`), the session-level advisory lock it
+ * holds for its whole life, its release, and the check on a fresh
+ * connection that settles a `COMMIT` left without an answer.
+ *
+ * @module
+ * @internal
+ */
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as Redacted from "effect/Redacted";
+import * as Scope from "effect/Scope";
+import type * as Semaphore from "effect/Semaphore";
+import * as Reactivity from "effect/reactivity/Reactivity";
+import type { SqlClient } from "effect/sql/SqlClient";
+import type { SqlError } from "effect/sql/SqlError";
+import { PgClient } from "@effect/sql-pg";
+import type { Session } from "../session.ts";
+import {
+  SessionLocked,
+  StorageError,
+  type WriterClaimLost,
+} from "../store/errors.ts";
+import type { Failed } from "./rows.ts";
+import { EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+
+/** The SQL behind the claim: a session-level lock on a key of the id. */
+export const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
+
+/**
+ * A transaction-level lock a `create` holds until it ends, so that a check
+ * of its outcome can wait for it (an append holds the head row instead).
+ */
+export const WRITE_KEY = "hashtextextended('palimpsest-write:' || $1, 0)";
+
+/** A handle's state: its session, and a writer's connection and scope. */
+export interface HandleState {
+  session: Session;
+  closed: boolean;
+  lostClaim?: WriterClaimLost | undefined;
+  readonly client: SqlClient | undefined;
+  readonly scope: Scope.Closeable | undefined;
+  readonly semaphore: Semaphore.Semaphore;
+}
+
+/** A write whose `COMMIT` went unanswered, as {@link Claims.settle} checks it. */
+export interface UnsettledWrite {
+  /** The header line a create wrote, or undefined for an append. */
+  readonly header: string | undefined;
+  /** The first seq written. */
+  readonly from: number;
+  /** The seq after the last one written. */
+  readonly to: number;
+  /** The lines written, without `\n`. */
+  readonly lines: ReadonlyArray<string>;
+}
+
+/** The claims of one store. */
+export interface Claims {
+  /** A writer's connection with the session's claim, or `SessionLocked`. */
+  readonly claim: (
+    id: string,
+    scope: Scope.Scope,
+  ) => Effect.Effect<SqlClient, SessionLocked | StorageError>;
+  /** Gives the claim back and closes the writer's connection. */
+  readonly release: (state: HandleState) => Effect.Effect<void>;
+  /** Whether a write whose `COMMIT` went unanswered is stored. */
+  readonly settle: (
+    id: string,
+    batch: UnsettledWrite,
+  ) => Effect.Effect<boolean, StorageError>;
+}
+
+/** What {@link makeClaims} needs of its store. */
+export interface ClaimOptions {
+  /** The connection URL. */
+  readonly url: Redacted.Redacted<string>;
+  /** The address without secrets, for messages. */
+  readonly address: string;
+  /** Seconds until the server drops a vanished writer's claim. */
+  readonly dead: number;
+  /** The store's reactivity service, for its connections. */
+  readonly reactivity: Reactivity.Reactivity;
+  /** How a failed SQL call is reported. */
+  readonly failed: Failed;
+}
+
+/**
+ * The claims of a store over `options.url`.
+ *
+ * @param options The URL, the dead-writer delay and the reporting.
+ * @returns The claim, its release and the check of an unanswered commit.
+ */
+export const makeClaims = (options: ClaimOptions): Claims => {
+  const { url, address, dead, reactivity, failed } = options;
+  // Keepalive settings the server applies to the writer's connection, so
+  // that a vanished writer machine loses its claim within `dead` seconds.
+  const idle = Math.max(1, Math.floor(dead / 3));
+  const interval = Math.max(1, Math.floor(dead / 6));
+  const writerConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope> =
+    PgClient.makeClient({
+      url,
+      applicationName: "palimpsest writer",
+      startupParameters: {
+        tcp_keepalives_idle: String(idle),
+        tcp_keepalives_interval: String(interval),
+        tcp_keepalives_count: "3",
+        tcp_user_timeout: String(dead * 1000),
+      },
+    }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
+
+  // The connection that settles an unanswered COMMIT: it waits, up to the
+  // time the server takes to drop a vanished writer, for the transaction
+  // to end, then reads what it left.
+  const settleWait = (dead + 5) * 1000;
+  const checkConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope> =
+    PgClient.makeClient({
+      url,
+      applicationName: "palimpsest check",
+      startupParameters: {
+        lock_timeout: String(settleWait),
+        statement_timeout: String(settleWait + 1000),
+      },
+    }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
+
+  /**
+   * Whether the batch whose COMMIT went unanswered is stored: on a fresh
+   * connection, waits for the transaction that sent it to end (it holds
+   * the head row, or for a create the write lock), then compares the
+   * stored head and lines with the batch's. The writer's connection must
+   * be closed first, so that the server ends that transaction.
+   */
+  const settle = (
+    id: string,
+    batch: {
+      readonly header: string | undefined;
+      readonly from: number;
+      readonly to: number;
+      readonly lines: ReadonlyArray<string>;
+    },
+  ): Effect.Effect<boolean, StorageError> =>
+    Effect.scoped(Effect.gen(function* () {
+      const client = yield* checkConnection;
+      yield* client.unsafe("BEGIN");
+      yield* client.unsafe(
+        `SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(${WRITE_KEY})) AS l`,
+        [id],
+      );
+      const head = yield* client.unsafe<
+        { header: string; next_seq: bigint | number }
+      >(
+        `SELECT header, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR SHARE`,
+        [id],
+      );
+      const row = head[0];
+      if (row === undefined || Number(row.next_seq) < batch.to) return false;
+      if (batch.header !== undefined && row.header !== batch.header) {
+        return false;
+      }
+      const stored = yield* client.unsafe<{ line: string }>(
+        `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
+        [id, batch.from, batch.to],
+      );
+      yield* Effect.ignore(client.unsafe("ROLLBACK"));
+      return stored.length === batch.lines.length &&
+        stored.every((r, i) => r.line === batch.lines[i]);
+    })).pipe(
+      Effect.timeout(settleWait + 5000),
+      Effect.mapError((error) =>
+        error._tag === "SqlError"
+          ? failed("check the outcome of a write in", id)(error)
+          : new StorageError({
+            operation: `check the outcome of a write in ${address}`,
+            id,
+            code: "timeout",
+            cause: error,
+          })
+      ),
+    );
+
+  // The claim is given back on the connection before it closes, so that
+  // it is free when `close` returns (the server would otherwise drop it a
+  // moment later, when it reads the closed socket). A broken connection
+  // has lost the claim already.
+  const release = (state: HandleState): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (state.closed) return Effect.void;
+      state.closed = true;
+      const scope = state.scope;
+      if (scope === undefined) return Effect.void;
+      const unlock = state.client === undefined ? Effect.void : Effect.ignore(
+        state.client.unsafe("SELECT pg_advisory_unlock_all()"),
+      );
+      return Effect.andThen(
+        Effect.timeoutOption(unlock, "2 seconds"),
+        Scope.close(scope, Exit.void),
+      );
+    });
+
+  /** A writer's connection with the session's claim, or SessionLocked. */
+  const claim = (
+    id: string,
+    scope: Scope.Scope,
+  ): Effect.Effect<SqlClient, SessionLocked | StorageError> =>
+    Effect.gen(function* () {
+      const client = yield* Scope.provide(writerConnection, scope).pipe(
+        Effect.mapError(failed("connect a writer to")),
+      );
+      const rows = yield* client.unsafe<{ ok: boolean }>(
+        `SELECT pg_try_advisory_lock(${CLAIM_KEY}) AS ok`,
+        [id],
+      ).pipe(Effect.mapError(failed("claim a session in")));
+      if (rows[0]?.ok !== true) {
+        return yield* new SessionLocked({ id, pid: undefined });
+      }
+      return client;
+    });
+
+  return { claim, release, settle };
+};

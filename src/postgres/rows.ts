@@ -1,0 +1,309 @@
+/**
+ * The PostgreSQL store's rows and transactions: the head row and the event
+ * rows (one canonical JSONL line each), reading them in pages, encoding a
+ * session's events as rows and inserting them, a write transaction run by
+ * hand with its three outcomes, and how a failed SQL call is reported.
+ *
+ * @module
+ * @internal
+ */
+import * as Arr from "effect/Array";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Result from "effect/Result";
+import * as Stream from "effect/Stream";
+import type { SqlClient } from "effect/sql/SqlClient";
+import type { SqlError } from "effect/sql/SqlError";
+import type { MigrationError } from "effect/sql/Migrator";
+import { Session } from "../session.ts";
+import { encodeEventLine } from "../log/codec.ts";
+import { errorCode } from "../fs/io.ts";
+import { redactAddress } from "../store/redact.ts";
+import { StorageError } from "../store/errors.ts";
+import { EVENTS_CHANNEL, EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+
+/**
+ * A stored event: its session, its seq, its line without `\n`. (A type, not
+ * an interface: the driver's `insert` wants a record.)
+ */
+export type EventRow = {
+  /** The session id. */
+  readonly session_id: string;
+  /** The event's seq. */
+  readonly seq: number;
+  /** The event's canonical line, without `\n`. */
+  readonly line: string;
+};
+
+export interface HeadRow {
+  readonly header: string;
+  readonly version: number;
+  readonly nextSeq: number;
+}
+
+/** The encoder of lines to bytes. */
+export const encoder: TextEncoder = new TextEncoder();
+/** Rows read per query by default. */
+export const DEFAULT_PAGE = 1000;
+/** Rows one `INSERT` carries. */
+const INSERT_CHUNK = 1000;
+
+/** The URL without its secrets, for messages and handles. */
+export const displayAddress = (url: string): string => redactAddress(url);
+
+const UNDEFINED_TABLE = "42P01";
+
+/** The SQL state the driver gave a failed call (`42P01`, `23505`, ...). */
+export const sqlState = (error: SqlError): string | undefined =>
+  errorCode(error.reason.cause);
+
+/**
+ * Whether a failed call shows the connection gone: the driver lost it, or
+ * the server ended the session (class 08, `57P0x` such as
+ * `pg_terminate_backend`'s `57P01`, `25P03` an idle transaction's timeout).
+ * A connection that is gone took the writer's claim with it.
+ */
+export const brokeConnection = (error: SqlError): boolean =>
+  error.reason._tag === "ConnectionError" ||
+  /^(08|57P0|25P03)/.test(sqlState(error) ?? "");
+
+/** How a write transaction ended. */
+export type Transacted<A, E> =
+  /** `COMMIT` answered: the batch is stored. */
+  | { readonly _tag: "Committed"; readonly value: A }
+  /** It failed before `COMMIT` was sent: nothing is stored. */
+  | { readonly _tag: "NotCommitted"; readonly error: E | SqlError }
+  /** `COMMIT` was sent and no answer settles it (`error` why). */
+  | { readonly _tag: "CommitUnsettled"; readonly error: unknown };
+
+/** The command tag a raw result of the driver carries. */
+const commandOf = (raw: unknown): unknown =>
+  typeof raw === "object" && raw !== null && "command" in raw
+    ? raw.command
+    : undefined;
+
+/**
+ * Runs `body` in a transaction on `client`, by hand rather than with
+ * `withTransaction`, whose rollback on a broken connection is a defect and
+ * which cannot tell a `COMMIT` that failed from one whose answer was lost.
+ * Interruption is not caught: the caller closes the connection, and the
+ * server rolls back what it did not commit.
+ */
+export const transact = <A, E>(
+  client: SqlClient,
+  body: Effect.Effect<A, E | SqlError>,
+): Effect.Effect<Transacted<A, E>> =>
+  Effect.gen(function* () {
+    const begun = yield* Effect.result(client.unsafe("BEGIN"));
+    if (Result.isFailure(begun)) {
+      return { _tag: "NotCommitted", error: begun.failure } as const;
+    }
+    const ran = yield* Effect.result(body);
+    if (Result.isFailure(ran)) {
+      // A live connection rolls back here; a broken one already has: a
+      // transaction never outlives its connection.
+      yield* Effect.ignore(client.unsafe("ROLLBACK"));
+      return { _tag: "NotCommitted", error: ran.failure } as const;
+    }
+    const committed = yield* Effect.result(client.unsafe("COMMIT").raw);
+    if (Result.isFailure(committed)) {
+      // Even an error answer may come after the commit is durable (a
+      // backend terminated while it waits for a synchronous standby).
+      return { _tag: "CommitUnsettled", error: committed.failure } as const;
+    }
+    const command = commandOf(committed.success);
+    return command === "COMMIT"
+      ? { _tag: "Committed", value: ran.success } as const
+      : { _tag: "CommitUnsettled", error: command } as const;
+  });
+
+/**
+ * How a failed SQL call is reported, for a store at `address`: a
+ * `StorageError` whose code is the SQL state (or the Migrator's kind) and
+ * whose cause is the SqlError itself.
+ */
+export type Failed = (
+  operation: string,
+  id?: string,
+) => (error: SqlError | MigrationError) => StorageError;
+
+export const failedAt =
+  (address: string): Failed => (operation, id) => (error) =>
+    new StorageError({
+      operation: `${operation} ${address}`,
+      id,
+      code: "_tag" in error && error._tag === "SqlError"
+        ? sqlState(error) ?? error.reason._tag
+        : error.kind,
+      cause: error,
+    });
+
+/** The head row of a session, or undefined (no row, or no table yet). */
+export const readHeadRow = (
+  client: SqlClient,
+  id: string,
+  failed: Failed,
+): Effect.Effect<HeadRow | undefined, StorageError> =>
+  Effect.map(
+    client.unsafe<
+      { header: string; version: number; next_seq: bigint | number }
+    >(
+      `SELECT header, version, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1`,
+      [id],
+    ),
+    (rows): HeadRow | undefined => {
+      const row = rows[0];
+      return row === undefined ? undefined : {
+        header: row.header,
+        version: row.version,
+        nextSeq: Number(row.next_seq),
+      };
+    },
+  ).pipe(
+    Effect.catchIf(
+      (error) => sqlState(error) === UNDEFINED_TABLE,
+      () => Effect.succeed(undefined),
+    ),
+    Effect.mapError(failed("read the head of")),
+  );
+
+/** One page of event lines, `[from, end)`, at most `limit` rows. */
+export const readEventPage = (
+  client: SqlClient,
+  id: string,
+  from: number,
+  end: number | undefined,
+  limit: number,
+  failed: Failed,
+): Effect.Effect<
+  ReadonlyArray<{ readonly seq: number; readonly line: string }>,
+  StorageError
+> =>
+  Effect.map(
+    end === undefined
+      ? client.unsafe<{ seq: bigint | number; line: string }>(
+        `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+        [id, from, limit],
+      )
+      : client.unsafe<{ seq: bigint | number; line: string }>(
+        `SELECT seq, line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT $4`,
+        [id, from, end, limit],
+      ),
+    (rows) => rows.map((row) => ({ seq: Number(row.seq), line: row.line })),
+  ).pipe(Effect.mapError(failed("read the events of")));
+
+/** The stored log as JSONL bytes: the header line, then pages of lines. */
+export const storedLogBytes = (
+  client: SqlClient,
+  id: string,
+  head: HeadRow,
+  pageSize: number,
+  failed: Failed,
+): Stream.Stream<Uint8Array, StorageError> =>
+  Stream.concat(
+    Stream.make(encoder.encode(`${head.header}\n`)),
+    Stream.paginate(0, (from: number) =>
+      Effect.map(
+        from >= head.nextSeq
+          ? Effect.succeed([])
+          : readEventPage(client, id, from, head.nextSeq, pageSize, failed),
+        (rows) => {
+          const last = rows[rows.length - 1];
+          const text = rows.map((row) => `${row.line}\n`).join("");
+          return [
+            text.length === 0 ? [] : [encoder.encode(text)],
+            last === undefined || rows.length < pageSize
+              ? Option.none()
+              : Option.some(last.seq + 1),
+          ] as const;
+        },
+      )),
+  );
+
+/** Event rows of `session` from seq `from` on, and their bytes. */
+export const rowsOf = (
+  session: Session,
+  from: number,
+): { readonly rows: ReadonlyArray<EventRow>; readonly bytes: number } => {
+  const encodeOptions = session.vocabulary === undefined
+    ? undefined
+    : { vocabulary: session.vocabulary };
+  const rows: EventRow[] = [];
+  let bytes = 0;
+  const id = session.header.id;
+  for (const event of Session.events(session)) {
+    if (event.seq < from) continue;
+    const line = encodeEventLine(event, encodeOptions);
+    bytes += encoder.encode(line).length;
+    rows.push({ session_id: id, seq: event.seq, line: line.slice(0, -1) });
+  }
+  return { rows, bytes };
+};
+
+/** Inserts event rows, in chunks of a thousand. */
+export const insertRows = (
+  client: SqlClient,
+  rows: ReadonlyArray<EventRow>,
+): Effect.Effect<void, SqlError> =>
+  Effect.gen(function* () {
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK);
+      if (!Arr.isArrayNonEmpty(chunk)) continue;
+      yield* client`INSERT INTO ${client(EVENTS_TABLE)} ${
+        client.insert(chunk)
+      }`;
+    }
+  });
+
+/** An append's batch, as {@link appendRows} writes it. */
+export interface AppendBatch {
+  /** The session id. */
+  readonly id: string;
+  /** The seq the head must be at. */
+  readonly from: number;
+  /** The head's seq after the batch. */
+  readonly to: number;
+  /** The batch's rows. */
+  readonly rows: ReadonlyArray<EventRow>;
+  /** The bytes the rows add to the log. */
+  readonly bytes: number;
+  /** The store's address without secrets, for messages. */
+  readonly address: string;
+}
+
+/**
+ * The body of an append's transaction: locks the head row, checks that it
+ * is at `from` (else a `conflict`), inserts the rows, moves the head and
+ * notifies the followers (delivered when the transaction commits).
+ *
+ * @param client The writer's connection, in a transaction.
+ * @param batch The batch.
+ * @returns The statements, to run in {@link transact}.
+ */
+export const appendRows = (
+  client: SqlClient,
+  batch: AppendBatch,
+): Effect.Effect<void, StorageError | SqlError> =>
+  Effect.gen(function* () {
+    const { id, from, to, rows, bytes, address } = batch;
+    const head = yield* client.unsafe<{ next_seq: bigint | number }>(
+      `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    const actual = head[0] === undefined ? undefined : Number(head[0].next_seq);
+    if (actual !== from) {
+      return yield* new StorageError({
+        operation:
+          `append at seq ${from} (the head says ${actual}) in ${address}`,
+        id,
+        code: "conflict",
+        cause: undefined,
+      });
+    }
+    yield* insertRows(client, rows);
+    yield* client.unsafe(
+      `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
+      [id, to, bytes],
+    );
+    yield* client.unsafe(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, id]);
+  });
