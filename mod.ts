@@ -9,8 +9,8 @@
  * (`sourceEventSeqs`). Shadowed events stay in the log, written over but
  * still legible.
  *
- * - {@link decodeEvent} checks one event's local rules, one tagged error per
- *   rule ({@link EventDecodeError}).
+ * - `decodeEvent` (in `./schema`) checks one event's local rules, one tagged
+ *   error per rule ({@link EventDecodeError}).
  * - {@link applyEvent} and {@link replay} fold events into a {@link Surface},
  *   checking the relational rules ({@link SurfaceError}).
  * - {@link deriveMessages} reads the messages off a surface.
@@ -23,9 +23,9 @@
  * - {@link SessionStore} (with {@link layerJsonlStore}) persists sessions as
  *   JSONL files: durable appends, one writer per session, a torn tail
  *   reported and cut.
- * - {@link interruptedTurnClosers} and the store's `repair` close the turns
- *   and compactions a crash left open ({@link openWork} tells what is
- *   open); {@link checkTranscript} finds what providers reject.
+ * - The store's `repair` closes the turns and compactions a crash left open
+ *   ({@link openWork} tells what is open); {@link checkTranscript} finds
+ *   what providers reject.
  *
  * More entry points, for other readers:
  *
@@ -36,9 +36,14 @@
  *   (`readSessionFile`), file names, `repairFile` and the error classes of
  *   reading a log file (`CorruptLine`, `FormatTooNew`, ...), for tools that
  *   work on log files.
- * - `@palimpsest/session/schema`: the raw effect Schemas, `decodeEventResult`,
- *   `encodeEvent`, `eventJsonSchema` (the JSON Schema of an event line) and
- *   one error class per event and fold rule.
+ * - `@palimpsest/session/schema`: the whole event vocabulary (the data types
+ *   of each event, the envelopes, the type predicates), the raw effect
+ *   Schemas, `decodeEvent`, `decodeEventResult`, `encodeEvent`,
+ *   `eventJsonSchema` (the JSON Schema of an event line) and one error class
+ *   per event and fold rule.
+ * - `@palimpsest/session/internal`: for store implementers (`StoreCore`,
+ *   `makeSessionStore`) and tools that fold or repair by hand (`replayResult`,
+ *   `surfaceNodes`, `interruptedTurnClosers`, ...).
  * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
  *   files as v3 logs.
  * - `@palimpsest/session/view` draws a session as one self-contained HTML
@@ -83,119 +88,74 @@ export type {
   ImageBlock,
   Message,
   MessageSource,
-  ModelSource,
-  OtherSource,
-  PluginSource,
   ReasoningBlock,
   Role,
   TextBlock,
   ToolCallBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-  ToolSource,
-  UserSource,
 } from "./src/message.ts";
 export type {
-  AssistantAttemptData,
   AssistantAttemptEvent,
-  AssistantMessage,
-  AssistantMessageData,
   AssistantMessageEvent,
-  CompactionEndData,
   CompactionEndEvent,
-  CompactionPruneData,
   CompactionPruneEvent,
-  CompactionStartData,
   CompactionStartEvent,
-  CompactionSummaryData,
   CompactionSummaryEvent,
-  CoreEvent,
-  CoreType,
-  EndSeedData,
   EndSeedEvent,
-  EventEnvelope,
   ExtensionEvent,
-  ForeignEvent,
-  ForeignTypeName,
-  LogOnlyEnvelope,
   LogOnlyEvent,
-  LogOnlyType,
   OpaqueEvent,
-  ReplaceOp,
-  RequestConfig,
-  RequestContextData,
   RequestContextEvent,
-  RequestHeaderData,
   RequestHeaderEvent,
   SessionEvent,
-  StepData,
   StepEndEvent,
   StepStartEvent,
-  StreamRecord,
-  SurfaceEnvelope,
   SurfaceEvent,
   SurfaceOp,
-  SurfaceType,
-  SystemMessage,
-  SystemMessageData,
   SystemMessageEvent,
-  ToolCallData,
   ToolCallEvent,
-  ToolError,
-  ToolResultData,
   ToolResultEvent,
-  ToolResultMessage,
-  TurnEndData,
   TurnEndEvent,
   TurnEndReason,
-  TurnStartData,
   TurnStartEvent,
-  UserMessage,
   UserMessageEvent,
 } from "./src/event.ts";
-export {
-  eventTypeName,
-  isCoreEvent,
-  isForeignEvent,
-  isLogOnlyType,
-  isSurfaceEvent,
-  isSurfaceType,
-} from "./src/event.ts";
+export { isSurfaceEvent } from "./src/event.ts";
 export type { EventDecodeError, SurfaceError } from "./src/errors.ts";
 export {
-  decodeEvent,
-  type DecodeOptions,
   isExtensionEvent,
-  isOpaqueEvent,
   makeVocabulary,
   type Vocabulary,
 } from "./src/decode.ts";
 export {
   applyEvent,
-  applyEventResult,
   emptySurface,
-  emptySurfaceAt,
-  type EmptySurfaceOptions,
-  logEvent,
   replay,
-  type ReplayFailure,
-  replayResult,
   Surface,
-  surfaceEvent,
-  surfaceNodes,
 } from "./src/surface/mod.ts";
-export { projectEvent } from "./src/surface/project.ts";
-export { messageChars } from "./src/history/surface_nodes.ts";
+
 export {
   deriveMessages,
   deriveMessagesWithSources,
   type MessageWithSource,
 } from "./src/derive.ts";
-export * from "./src/session.ts";
+export {
+  type AppendError,
+  type AssistantMessageDraft,
+  type CitingSurfaceDraft,
+  type EventDraft,
+  type ExtensionDraft,
+  type ExtensionType,
+  extensionType,
+  type LogOnlyDraft,
+  type MakeOptions,
+  Session,
+  SessionHeader,
+} from "./src/session.ts";
 export {
   type AssistantInput,
   Draft,
-  type DraftApi,
   type DraftContent,
   type DraftToolCall,
   type StepEndDraft,
@@ -248,26 +208,8 @@ export {
   type SurfaceDiff,
   type SurfaceReplacement,
 } from "./src/history/provenance.ts";
-export {
-  checkTranscript,
-  type DuplicateToolCall,
-  type DuplicateToolResult,
-  type TranscriptViolation,
-  type UnansweredToolCall,
-  type UnknownToolResult,
-} from "./src/transcript.ts";
-export {
-  type CloserOptions,
-  COMPACTION_ABANDONED,
-  interruptedTurnClosers,
-  type LiveWork,
-  type OpenCompaction,
-  type OpenTurn,
-  type OpenWork,
-  openWork,
-  TOOL_NOT_STARTED,
-  TOOL_OUTCOME_UNKNOWN,
-} from "./src/repair.ts";
+export { checkTranscript, type TranscriptViolation } from "./src/transcript.ts";
+export { type OpenWork, openWork } from "./src/repair.ts";
 export * from "./src/store/errors.ts";
 export { redactAddress, secretRedactor } from "./src/store/redact.ts";
 export {
@@ -279,7 +221,6 @@ export {
   type FollowOptions,
   type FollowUntil,
   type HistoryOperation,
-  makeSessionStore,
   type OpenError,
   type OpenMode,
   type OpenOptions,
@@ -290,7 +231,6 @@ export {
   type SessionHandle,
   type SessionStat,
   SessionStore,
-  type StoreCore,
   type WriteError,
 } from "./src/store/store.ts";
 export {

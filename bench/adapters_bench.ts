@@ -12,11 +12,8 @@
  * @module
  */
 import { Result } from "effect";
-import {
-  deriveMessages,
-  type Message,
-  replayResult,
-} from "@palimpsest/session";
+import { deriveMessages, type Message } from "@palimpsest/session";
+import { replayResult } from "@palimpsest/session/internal";
 import {
   pairToolCalls,
   toAnthropic,

@@ -13,15 +13,17 @@
  */
 import { Result } from "effect";
 import {
-  applyEventResult,
   deriveMessages,
   emptySurface,
-  replayResult,
   type SessionEvent,
   type Surface,
+} from "@palimpsest/session";
+import {
+  applyEventResult,
+  replayResult,
   surfaceEvent,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { type Raw, workload } from "./workload.ts";
 

@@ -13,15 +13,17 @@ import { Effect, Result } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  applyEventResult,
   deriveMessages,
-  replayResult,
   type SessionEvent,
   SessionSeq,
   type Surface,
+} from "@palimpsest/session";
+import {
+  applyEventResult,
+  replayResult,
   surfaceEvent,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { workload, writeWorkloadFile } from "./workload.ts";

@@ -7,8 +7,9 @@
  */
 import type { ContentBlock, Message } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
-import { projectEvent } from "@palimpsest/session";
-import { isSurfaceEvent, messageChars } from "@palimpsest/session";
+import { projectEvent } from "@palimpsest/session/internal";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { messageChars } from "@palimpsest/session/internal";
 import type { OpenWork } from "@palimpsest/session";
 
 /**

@@ -37,8 +37,8 @@ import {
   SessionSeq,
   SessionStore,
   setSystemPrompt,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import {
   type CompactionPolicy,
   runTurn,

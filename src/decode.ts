@@ -67,7 +67,8 @@ export interface Vocabulary {
  *
  * @example Decoding a harness's own event type
  * ```ts
- * import { decodeEvent, makeVocabulary } from "@palimpsest/session";
+ * import { makeVocabulary } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
  * import { Effect, Schema } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -129,7 +130,7 @@ const opaqueEvents = new WeakSet<object>();
  *
  * @example An unknown ignorable event stays opaque
  * ```ts
- * import { decodeEvent, isOpaqueEvent } from "@palimpsest/session";
+ * import { decodeEvent, isOpaqueEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -153,7 +154,8 @@ export function isOpaqueEvent(event: SessionEvent): event is OpaqueEvent {
  * @example Telling extension events from opaque ones
  * ```ts
  * import { decodeEventResult } from "@palimpsest/session/schema";
- * import { eventTypeName, isExtensionEvent, makeVocabulary } from "@palimpsest/session";
+ * import { isExtensionEvent, makeVocabulary } from "@palimpsest/session";
+ * import { eventTypeName } from "@palimpsest/session/schema";
  * import { Result, Schema } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -529,7 +531,7 @@ export function decodeEventResult(
  *
  * @example Decoding a user message and catching a rule
  * ```ts
- * import { decodeEvent } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -573,7 +575,7 @@ export interface EncodeOptions {
  *
  * @example Canonical key order
  * ```ts
- * import { decodeEvent } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
  * import { encodeEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";

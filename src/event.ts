@@ -727,7 +727,7 @@ const LOG_ONLY_TYPES: ReadonlySet<unknown> = new Set(
  *
  * @example Telling surface types from log-only ones
  * ```ts
- * import { isSurfaceType } from "@palimpsest/session";
+ * import { isSurfaceType } from "@palimpsest/session/schema";
  * import assert from "node:assert/strict";
  *
  * assert.equal(isSurfaceType("tool/result"), true);
@@ -746,7 +746,7 @@ export function isSurfaceType(type: string): type is SurfaceType {
  *
  * @example Core log-only types
  * ```ts
- * import { isLogOnlyType } from "@palimpsest/session";
+ * import { isLogOnlyType } from "@palimpsest/session/schema";
  * import assert from "node:assert/strict";
  *
  * assert.equal(isLogOnlyType("turn/start"), true);
@@ -768,7 +768,7 @@ export function isLogOnlyType(type: string): type is LogOnlyType {
  *
  * @example Keeping the core events
  * ```ts
- * import { decodeEvent, isCoreEvent } from "@palimpsest/session";
+ * import { decodeEvent, isCoreEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -794,7 +794,8 @@ export function isCoreEvent(event: SessionEvent): event is CoreEvent {
  * @example Reaching an extension event
  * ```ts
  * import { decodeEventResult } from "@palimpsest/session/schema";
- * import { eventTypeName, isForeignEvent, makeVocabulary } from "@palimpsest/session";
+ * import { makeVocabulary } from "@palimpsest/session";
+ * import { eventTypeName, isForeignEvent } from "@palimpsest/session/schema";
  * import { Result, Schema } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -822,7 +823,7 @@ export function isForeignEvent(event: SessionEvent): event is ForeignEvent {
  *
  * @example Naming core and opaque events alike
  * ```ts
- * import { decodeEvent, eventTypeName } from "@palimpsest/session";
+ * import { decodeEvent, eventTypeName } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -845,7 +846,8 @@ export function eventTypeName(event: SessionEvent): string {
  *
  * @example Narrowing
  * ```ts
- * import { decodeEvent, isSurfaceEvent } from "@palimpsest/session";
+ * import { isSurfaceEvent } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

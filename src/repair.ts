@@ -282,7 +282,7 @@ const closerText = (code: string): string =>
  *
  * @example Closing a turn cut after a tool call
  * ```ts
- * import { interruptedTurnClosers } from "@palimpsest/session";
+ * import { interruptedTurnClosers } from "@palimpsest/session/internal";
  * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";

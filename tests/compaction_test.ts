@@ -13,9 +13,8 @@ import {
   Session,
   type SessionSeq,
   setSystemPrompt,
-  surfaceEvent,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";

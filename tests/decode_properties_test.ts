@@ -2,13 +2,15 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
 import {
-  applyEventResult,
   emptySurface,
-  emptySurfaceAt,
   type EventDecodeError,
-  replayResult,
   type SurfaceError,
 } from "@palimpsest/session";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  replayResult,
+} from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { decoded, s } from "./_helpers/build.ts";
 import { logArb } from "./_helpers/log_gen.ts";

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { Effect, Result, Schema } from "effect";
+import { type EventDecodeError, makeVocabulary } from "@palimpsest/session";
 import {
   decodeEvent,
   type DecodeOptions,
-  type EventDecodeError,
   isOpaqueEvent,
-  makeVocabulary,
-} from "@palimpsest/session";
+} from "@palimpsest/session/schema";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   assistant,

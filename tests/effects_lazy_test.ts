@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { Effect, Result } from "effect";
 import {
   applyEvent,
-  decodeEvent,
   emptySurface,
   type SessionEvent,
 } from "@palimpsest/session";
+import { decodeEvent } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
 /** A turn/start value whose every read of `seq` is counted. */

@@ -8,19 +8,21 @@
 import assert from "node:assert/strict";
 import { Effect, Result, Schema } from "effect";
 import {
-  type CoreEvent,
-  eventTypeName,
   type ExtensionEvent,
-  type ForeignEvent,
-  isCoreEvent,
   isExtensionEvent,
-  isForeignEvent,
-  isOpaqueEvent,
   makeVocabulary,
   type OpaqueEvent,
   Session,
   type SessionEvent,
 } from "@palimpsest/session";
+import {
+  type CoreEvent,
+  eventTypeName,
+  type ForeignEvent,
+  isCoreEvent,
+  isForeignEvent,
+  isOpaqueEvent,
+} from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
 const vocabulary = makeVocabulary({

@@ -4,8 +4,8 @@ import {
   fork,
   Session,
   surfaceAt,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { Effect } from "effect";
 import { TestClock } from "effect/testing";
 import fc from "fast-check";

@@ -220,3 +220,26 @@ Deno.test("the providers entry point does not load effect/ai", () => {
     [...runtimeGraph("src/ai/mod.ts")].some((s) => s.startsWith("effect/ai")),
   );
 });
+
+Deno.test("the root entry point names at most 150 symbols", () => {
+  // What a harness author reads; implementer and fold internals live in
+  // ./internal, the vocabulary's parts in ./schema.
+  const out = new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", "mod.ts"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  assert.ok(out.success);
+  const doc = JSON.parse(new TextDecoder().decode(out.stdout));
+  const names = new Set<string>();
+  for (
+    const node of Object.values(doc.nodes) as Array<
+      { symbols?: Array<{ name: string }> }
+    >
+  ) {
+    for (const symbol of node.symbols ?? []) names.add(symbol.name);
+  }
+  assert.ok(names.size > 100, `${names.size}`);
+  assert.ok(names.size <= 150, `mod.ts names ${names.size} symbols`);
+});

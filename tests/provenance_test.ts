@@ -10,8 +10,8 @@ import {
   type SessionEvent,
   shadowedBy,
   surfaceAt,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";

@@ -3,18 +3,20 @@ import fc from "fast-check";
 import { Result } from "effect";
 import {
   checkTranscript,
-  COMPACTION_ABANDONED,
   deriveMessages,
   type EventDraft,
-  interruptedTurnClosers,
   isSurfaceEvent,
   openWork,
-  replayResult,
   type SessionEvent,
-  TOOL_NOT_STARTED,
-  TOOL_OUTCOME_UNKNOWN,
   type ToolResultEvent,
 } from "@palimpsest/session";
+import {
+  COMPACTION_ABANDONED,
+  interruptedTurnClosers,
+  replayResult,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+} from "@palimpsest/session/internal";
 import { pairToolCalls } from "@palimpsest/session/ai";
 import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";

@@ -2,15 +2,15 @@ import assert from "node:assert/strict";
 import { Effect, Schema } from "effect";
 import { TestClock } from "effect/testing";
 import {
-  decodeEvent,
   deriveMessages,
   type EventDraft,
   extensionType,
   makeVocabulary,
   Session,
   SessionSeq,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { decodeEvent } from "@palimpsest/session/schema";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { thenFails } from "./_helpers/then.ts";
 
 const header = { id: "s1", createdAt: 0, isSeeded: false };

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import {
-  applyEventResult,
-  replayResult,
-  type SessionEvent,
-} from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { applyEventResult, replayResult } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { failureOf, thenFails } from "./_helpers/then.ts";
 

@@ -2,13 +2,15 @@ import assert from "node:assert/strict";
 import { Result } from "effect";
 import {
   deriveMessages,
+  type SessionEvent,
+  SessionSeq,
+} from "@palimpsest/session";
+import {
   emptySurfaceAt,
   logEvent,
   replayResult,
-  type SessionEvent,
-  SessionSeq,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
 const decode = (value: unknown): SessionEvent =>

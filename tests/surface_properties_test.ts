@@ -5,18 +5,20 @@ import { genValidLog, toLines } from "./_helpers/fuzz_logs.ts";
 import { headerLine } from "./_helpers/build.ts";
 import { Result } from "effect";
 import {
-  applyEventResult,
   deriveMessages,
   deriveMessagesWithSources,
   emptySurface,
+  type SessionEvent,
+  type Surface,
+} from "@palimpsest/session";
+import {
+  applyEventResult,
   emptySurfaceAt,
   logEvent,
   replayResult,
-  type SessionEvent,
-  type Surface,
   surfaceEvent,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { encodeEvent } from "@palimpsest/session/schema";
 import {
   assistant,

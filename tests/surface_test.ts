@@ -2,17 +2,19 @@ import assert from "node:assert/strict";
 import { Effect, Result, Schema } from "effect";
 import {
   applyEvent,
-  applyEventResult,
   deriveMessages,
   emptySurface,
-  emptySurfaceAt,
-  logEvent,
   makeVocabulary,
   replay,
+} from "@palimpsest/session";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  logEvent,
   replayResult,
   surfaceEvent,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { fold, given } from "./_helpers/decider.ts";
 import {
   assistant,

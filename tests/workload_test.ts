@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import { replayResult, surfaceNodes } from "@palimpsest/session";
+import { replayResult, surfaceNodes } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { workload } from "../bench/workload.ts";
 

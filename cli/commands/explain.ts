@@ -12,14 +12,15 @@
 import * as Effect from "effect/Effect";
 import { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
-import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { eventTypeName } from "@palimpsest/session/schema";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { Session } from "@palimpsest/session";
 import {
   applyEventResult,
   emptySurfaceAt,
   surfaceEvent,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { lineage, type LineageNode } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";

@@ -12,17 +12,18 @@ import * as Effect from "effect/Effect";
 import { redactAddress } from "@palimpsest/session";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
-import { eventTypeName, isSurfaceEvent } from "@palimpsest/session";
+import { isSurfaceEvent } from "@palimpsest/session";
+import { eventTypeName } from "@palimpsest/session/schema";
 import { deriveMessages } from "@palimpsest/session";
+import type { Surface } from "@palimpsest/session";
 import {
   applyEventResult,
   emptySurfaceAt,
-  type Surface,
   surfaceEvent,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
-import { messageChars } from "@palimpsest/session";
+import { messageChars } from "@palimpsest/session/internal";
 import { count, eventChars, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
 

@@ -15,7 +15,8 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
-import { runTurn, toOpenAIChat } from "@palimpsest/session/ai";
+import { runTurn } from "@palimpsest/session/ai";
+import { toOpenAIChat } from "@palimpsest/session/providers";
 
 const usage = { inputTokens: {}, outputTokens: {} };
 // Each streamed request takes the next answer; every prompt is kept.

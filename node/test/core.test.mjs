@@ -3,14 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Effect } from "effect";
-import {
-  decodeEvent,
-  deriveMessages,
-  replay,
-  Session,
-  SessionSeq,
-  surfaceNodes,
-} from "@palimpsest/session";
+import { deriveMessages, replay, Session, SessionSeq } from "@palimpsest/session";
+import { decodeEvent } from "@palimpsest/session/schema";
+import { surfaceNodes } from "@palimpsest/session/internal";
 
 const user = (seq, extra) => ({
   type: "user/message",

@@ -8,13 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Effect } from "effect";
-import {
-  checkTranscript,
-  deriveMessages,
-  layerJsonlStore,
-  SessionStore,
-  surfaceNodes,
-} from "@palimpsest/session";
+import { checkTranscript, deriveMessages, layerJsonlStore, SessionStore } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { migrateFile } from "@palimpsest/session/migrations";
 

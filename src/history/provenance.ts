@@ -225,7 +225,8 @@ export function shadowedBy(
  *
  * @example Before and after a compaction
  * ```ts
- * import { compact, Session, SessionSeq, surfaceAt, surfaceNodes } from "@palimpsest/session";
+ * import { compact, Session, SessionSeq, surfaceAt } from "@palimpsest/session";
+ * import { surfaceNodes } from "@palimpsest/session/internal";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

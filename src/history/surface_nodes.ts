@@ -169,7 +169,7 @@ const blockChars = (block: ContentBlock | ToolResultContentBlock): number => {
  *
  * @example Counting a tool call
  * ```ts
- * import { messageChars } from "@palimpsest/session";
+ * import { messageChars } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * assert.equal(messageChars({

@@ -36,7 +36,8 @@ const sameContent = (
  *
  * @example Setting and changing the prompt
  * ```ts
- * import { deriveMessages, setSystemPrompt, Session, surfaceNodes } from "@palimpsest/session";
+ * import { deriveMessages, setSystemPrompt, Session } from "@palimpsest/session";
+ * import { surfaceNodes } from "@palimpsest/session/internal";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

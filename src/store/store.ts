@@ -515,7 +515,8 @@ const resolutionOf = (
  *
  * @example Wrapping a store's core
  * ```ts
- * import { makeMemoryStore, makeSessionStore } from "@palimpsest/session";
+ * import { makeMemoryStore } from "@palimpsest/session";
+ * import { makeSessionStore } from "@palimpsest/session/internal";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -266,7 +266,8 @@ const step = (
  *
  * @example A gap in seqs
  * ```ts
- * import { applyEventResult, emptySurface } from "@palimpsest/session";
+ * import { emptySurface } from "@palimpsest/session";
+ * import { applyEventResult } from "@palimpsest/session/internal";
  * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
@@ -308,7 +309,9 @@ export function applyEventResult(
  *
  * @example Replacing a node
  * ```ts
- * import { applyEvent, decodeEvent, emptySurface, surfaceNodes } from "@palimpsest/session";
+ * import { applyEvent, emptySurface } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
+ * import { surfaceNodes } from "@palimpsest/session/internal";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -356,7 +359,8 @@ export interface ReplayFailure {
  *
  * @example Folding until a broken rule
  * ```ts
- * import { emptySurface, replayResult } from "@palimpsest/session";
+ * import { emptySurface } from "@palimpsest/session";
+ * import { replayResult } from "@palimpsest/session/internal";
  * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";
@@ -430,7 +434,8 @@ const foldBatch = (
  *
  * @example Incremental replay
  * ```ts
- * import { replay, surfaceNodes } from "@palimpsest/session";
+ * import { replay } from "@palimpsest/session";
+ * import { surfaceNodes } from "@palimpsest/session/internal";
  * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";

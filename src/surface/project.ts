@@ -19,7 +19,9 @@ import type { SurfaceEvent } from "../event.ts";
  *
  * @example The message of a user message
  * ```ts
- * import { decodeEvent, isSurfaceEvent, projectEvent } from "@palimpsest/session";
+ * import { isSurfaceEvent } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
+ * import { projectEvent } from "@palimpsest/session/internal";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *

@@ -61,7 +61,8 @@ export function makeSurface(
  *
  * @example Reading a surface's counters
  * ```ts
- * import { emptySurfaceAt, SessionSeq } from "@palimpsest/session";
+ * import { SessionSeq } from "@palimpsest/session";
+ * import { emptySurfaceAt } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * const surface = emptySurfaceAt(SessionSeq.make(10));
@@ -126,7 +127,8 @@ const storeOf = (surface: Surface): Store | undefined => {
  *
  * @example Folding from the empty surface
  * ```ts
- * import { emptySurface, surfaceNodes } from "@palimpsest/session";
+ * import { emptySurface } from "@palimpsest/session";
+ * import { surfaceNodes } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * assert.equal(emptySurface.nextSeq, 0);
@@ -164,7 +166,8 @@ export interface EmptySurfaceOptions {
  *
  * @example A window starting at 100
  * ```ts
- * import { emptySurfaceAt, SessionSeq } from "@palimpsest/session";
+ * import { SessionSeq } from "@palimpsest/session";
+ * import { emptySurfaceAt } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * assert.equal(emptySurfaceAt(SessionSeq.make(100)).nextSeq, 100);
@@ -215,7 +218,9 @@ const onSurface = (
  *
  * @example Nodes after an append
  * ```ts
- * import { decodeEvent, emptySurface, replay, surfaceNodes } from "@palimpsest/session";
+ * import { emptySurface, replay } from "@palimpsest/session";
+ * import { decodeEvent } from "@palimpsest/session/schema";
+ * import { surfaceNodes } from "@palimpsest/session/internal";
  * import { Effect } from "effect";
  * import assert from "node:assert/strict";
  *
@@ -289,7 +294,8 @@ export function forEachMessage(
  *
  * @example Looking a node up
  * ```ts
- * import { emptySurface, SessionSeq, surfaceEvent } from "@palimpsest/session";
+ * import { emptySurface, SessionSeq } from "@palimpsest/session";
+ * import { surfaceEvent } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * assert.equal(surfaceEvent(emptySurface, SessionSeq.make(0)), undefined);
@@ -315,7 +321,8 @@ export function surfaceEvent(
  *
  * @example Outside the window
  * ```ts
- * import { emptySurface, logEvent, SessionSeq } from "@palimpsest/session";
+ * import { emptySurface, SessionSeq } from "@palimpsest/session";
+ * import { logEvent } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * assert.equal(logEvent(emptySurface, SessionSeq.make(3)), undefined);

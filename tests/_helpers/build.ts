@@ -16,13 +16,13 @@
  */
 import { Effect, Result } from "effect";
 import {
-  type DecodeOptions,
   Draft,
   type EventDraft,
   Session,
   type SessionEvent,
   SessionSeq,
 } from "@palimpsest/session";
+import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
 /** A raw event: a parsed JSON object. */

@@ -22,11 +22,11 @@ import * as path from "node:path";
 import {
   checkTranscript,
   deriveMessages,
-  interruptedTurnClosers,
   layerJsonlStore,
   Session,
   SessionStore,
 } from "@palimpsest/session";
+import { interruptedTurnClosers } from "@palimpsest/session/internal";
 import { mulberry32 } from "../../bench/workload.ts";
 import { turnBatches } from "./build.ts";
 

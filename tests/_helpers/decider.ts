@@ -12,15 +12,17 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
 import {
-  applyEventResult,
-  type DecodeOptions,
   deriveMessages,
   emptySurface,
-  replayResult,
   type Surface,
   type SurfaceError,
-  surfaceNodes,
 } from "@palimpsest/session";
+import type { DecodeOptions } from "@palimpsest/session/schema";
+import {
+  applyEventResult,
+  replayResult,
+  surfaceNodes,
+} from "@palimpsest/session/internal";
 import { decoded, type Raw, turnStart } from "./build.ts";
 
 /** What a `when` leads to. */

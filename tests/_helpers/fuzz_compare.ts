@@ -12,22 +12,24 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
 import {
-  applyEventResult,
   checkTranscript,
   deriveMessages,
   deriveMessagesWithSources,
   emptySurface,
-  emptySurfaceAt,
   type EventDecodeError,
-  interruptedTurnClosers,
-  replayResult,
   type SessionEvent,
   SessionSeq,
   type Surface,
   type SurfaceError,
-  surfaceNodes,
   type Vocabulary,
 } from "@palimpsest/session";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  interruptedTurnClosers,
+  replayResult,
+  surfaceNodes,
+} from "@palimpsest/session/internal";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   type CheckerError,

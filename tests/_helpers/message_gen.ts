@@ -8,17 +8,19 @@
  */
 import fc from "fast-check";
 import {
-  applyEventResult,
   deriveMessages,
   emptySurface,
-  emptySurfaceAt,
-  interruptedTurnClosers,
-  logEvent,
   type Message,
   type SessionEvent,
   SessionSeq,
   type Surface,
 } from "@palimpsest/session";
+import {
+  applyEventResult,
+  emptySurfaceAt,
+  interruptedTurnClosers,
+  logEvent,
+} from "@palimpsest/session/internal";
 import { Result } from "effect";
 import { decoded } from "./build.ts";
 import { type GeneratedLog, logArb } from "./log_gen.ts";

@@ -12,8 +12,8 @@ import {
   checkTranscript,
   deriveMessagesWithSources,
   Session,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
 
 const out: string[] = [];

@@ -12,9 +12,8 @@ import {
   pruneToolResult,
   selectCompactableRange,
   Session,
-  surfaceEvent,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { Effect } from "effect";
 
 /** A generated tool call and its result. */

@@ -28,12 +28,12 @@ import * as path from "node:path";
 import {
   checkTranscript,
   deriveMessages,
-  interruptedTurnClosers,
   layerJsonlStore,
   openWork,
   Session,
   SessionStore,
 } from "@palimpsest/session";
+import { interruptedTurnClosers } from "@palimpsest/session/internal";
 import { pairToolCalls, runTurn } from "@palimpsest/session/ai";
 import {
   digest,

@@ -3,7 +3,6 @@ import {
   deriveMessages,
   Draft,
   type EventDraft,
-  eventTypeName,
   isSurfaceEvent,
   openWork,
   pruneToolResult,
@@ -11,8 +10,9 @@ import {
   type SessionHandle,
   SessionSeq,
   SessionStore,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { eventTypeName } from "@palimpsest/session/schema";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import {
   compactIfNeeded,
   type CompactIfNeededOptions,

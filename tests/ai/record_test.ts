@@ -1,5 +1,5 @@
 import { recordAnswer, type TimedPart } from "@palimpsest/session/ai";
-import { decodeEvent } from "@palimpsest/session";
+import { decodeEvent } from "@palimpsest/session/schema";
 import { Effect } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";

@@ -3,8 +3,6 @@ import {
   checkTranscript,
   deriveMessages,
   Draft,
-  eventTypeName,
-  interruptedTurnClosers,
   isSurfaceEvent,
   makeJsonlStore,
   openWork,
@@ -13,10 +11,14 @@ import {
   type SessionEvent,
   type SessionHandle,
   SessionStore,
-  TOOL_NOT_STARTED,
-  TOOL_OUTCOME_UNKNOWN,
   type ToolResultEvent,
 } from "@palimpsest/session";
+import { eventTypeName } from "@palimpsest/session/schema";
+import {
+  interruptedTurnClosers,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+} from "@palimpsest/session/internal";
 import {
   compactIfNeeded,
   INVALID_ARGUMENTS,

@@ -24,13 +24,12 @@ import {
   startSurface,
 } from "../_helpers/fuzz_compare.ts";
 import { Schema } from "effect";
+import { makeVocabulary, type Surface } from "@palimpsest/session";
 import {
   applyEventResult,
-  makeVocabulary,
   replayResult,
-  type Surface,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { Result } from "effect";
 import { checkLog } from "../_helpers/reference_checker.ts";

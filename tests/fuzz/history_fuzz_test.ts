@@ -23,8 +23,8 @@ import {
   setSystemPrompt,
   shadowedBy,
   surfaceAt,
-  surfaceNodes,
 } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionBytes } from "@palimpsest/session/jsonl";
 import {
   config,

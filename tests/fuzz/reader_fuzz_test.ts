@@ -16,7 +16,8 @@
  */
 import assert from "node:assert/strict";
 import { Cause, Effect, Exit, Result } from "effect";
-import { isOpaqueEvent, surfaceNodes } from "@palimpsest/session";
+import { isOpaqueEvent } from "@palimpsest/session/schema";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import {
   decodeEventLine,
   encodeEventLine,

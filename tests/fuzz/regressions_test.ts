@@ -6,12 +6,11 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Cause, Effect, Exit, Result } from "effect";
+import { lineage, SessionSeq } from "@palimpsest/session";
 import {
   interruptedTurnClosers,
-  lineage,
-  SessionSeq,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import {
   encodeEventLine,
   encodeHeaderLine,

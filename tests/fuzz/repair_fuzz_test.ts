@@ -17,12 +17,12 @@ import {
   deriveMessages,
   deriveMessagesWithSources,
   type EventDraft,
-  interruptedTurnClosers,
   replay,
   selectCompactableRange,
   Session,
   type SessionEvent,
 } from "@palimpsest/session";
+import { interruptedTurnClosers } from "@palimpsest/session/internal";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import { pairToolCalls } from "@palimpsest/session/ai";
 import { checkLog } from "../_helpers/reference_checker.ts";

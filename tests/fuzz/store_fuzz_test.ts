@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { Cause, Effect, Exit, Result, Scope } from "effect";
 import * as nodePath from "node:path";
-import { makeJsonlStore, surfaceNodes } from "@palimpsest/session";
+import { makeJsonlStore } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import {
   decodeSessionId,
   encodeHeaderLine,

@@ -7,11 +7,13 @@
 import {
   checkTranscript,
   deriveMessages,
-  interruptedTurnClosers,
   type Message,
-  replayResult,
   type SessionEvent,
 } from "@palimpsest/session";
+import {
+  interruptedTurnClosers,
+  replayResult,
+} from "@palimpsest/session/internal";
 import {
   pairToolCalls,
   toAnthropic,

@@ -17,7 +17,8 @@
  *
  * Prints one report line per file.
  */
-import { type SessionEvent, surfaceNodes } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import {
   importFile,

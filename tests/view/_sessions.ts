@@ -6,15 +6,17 @@
 import {
   compact,
   type EventDraft,
-  interruptedTurnClosers,
   pruneToolResult,
   selectCompactableRange,
   Session,
   SessionSeq,
   setSystemPrompt,
+} from "@palimpsest/session";
+import {
+  interruptedTurnClosers,
   surfaceEvent,
   surfaceNodes,
-} from "@palimpsest/session";
+} from "@palimpsest/session/internal";
 import { Effect } from "effect";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];

@@ -10,10 +10,9 @@ import {
   SessionSeq,
   shadowedBy,
   surfaceAt,
-  surfaceEvent,
-  surfaceNodes,
 } from "@palimpsest/session";
-import { messageChars } from "@palimpsest/session";
+import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
+import { messageChars } from "@palimpsest/session/internal";
 import { estimateTokensByChars } from "@palimpsest/session/ai";
 import { Effect } from "effect";
 import fc from "fast-check";

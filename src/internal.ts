@@ -1,0 +1,66 @@
+/**
+ * `@palimpsest/session/internal`: what the root entry point leaves out
+ * because a harness author does not need it, for two other readers.
+ *
+ * - **Store implementers**: a backend implements {@link StoreCore} (create,
+ *   open, commit, follow, list, stat, close) and {@link makeSessionStore}
+ *   derives the rest of the `SessionStore` service from it, so every
+ *   backend keeps the same promises.
+ * - **Tools that fold or repair by hand**: {@link replayResult} and
+ *   {@link applyEventResult} (the fold as a `Result`, with the surface it
+ *   stopped at), {@link emptySurfaceAt}, {@link surfaceNodes},
+ *   {@link surfaceEvent}, {@link logEvent}, {@link projectEvent},
+ *   {@link messageChars}, and the closers a crash repair appends
+ *   ({@link interruptedTurnClosers} and the texts it writes).
+ *
+ * It also names the types the root's values are typed with
+ * ({@link SessionApi}, {@link DraftApi}) and the members of the transcript
+ * violation union. These are as tested as the rest, but may move between
+ * minor versions more freely than the root's names.
+ *
+ * @example Replaying with the surface a failure stopped at
+ * ```ts
+ * import { emptySurface } from "@palimpsest/session";
+ * import { replayResult } from "@palimpsest/session/internal";
+ * import { decodeEvent } from "@palimpsest/session/schema";
+ * import { Effect, Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const start = Effect.runSync(decodeEvent({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 } }));
+ * const surface = Result.getOrThrow(replayResult([start], emptySurface));
+ * assert.equal(surface.nextSeq, 1);
+ * ```
+ *
+ * @module
+ */
+export { makeSessionStore, type StoreCore } from "./store/store.ts";
+export {
+  applyEventResult,
+  emptySurfaceAt,
+  type EmptySurfaceOptions,
+  logEvent,
+  type ReplayFailure,
+  replayResult,
+  surfaceEvent,
+  surfaceNodes,
+} from "./surface/mod.ts";
+export { projectEvent } from "./surface/project.ts";
+export { messageChars } from "./history/surface_nodes.ts";
+export {
+  type CloserOptions,
+  COMPACTION_ABANDONED,
+  interruptedTurnClosers,
+  type LiveWork,
+  type OpenCompaction,
+  type OpenTurn,
+  TOOL_NOT_STARTED,
+  TOOL_OUTCOME_UNKNOWN,
+} from "./repair.ts";
+export {
+  type DuplicateToolCall,
+  type DuplicateToolResult,
+  type UnansweredToolCall,
+  type UnknownToolResult,
+} from "./transcript.ts";
+export type { SessionApi } from "./session.ts";
+export type { DraftApi } from "./drafts.ts";
