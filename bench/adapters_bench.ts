@@ -22,7 +22,7 @@ import {
   toOpenAIResponses,
   toPrompt,
 } from "@palimpsest/session/ai";
-import { workload } from "./workload.ts";
+import { workload } from "../tests/_helpers/workload.ts";
 
 const nodes = Number(Deno.args[0] ?? "100000");
 const runs = 15;

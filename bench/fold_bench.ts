@@ -25,7 +25,7 @@ import {
   surfaceNodes,
 } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { type Raw, workload } from "./workload.ts";
+import { type Raw, workload } from "../tests/_helpers/workload.ts";
 
 const fold = (events: Iterable<SessionEvent>, from = emptySurface): Surface => {
   const result = replayResult(events, from);

@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readSessionFile } from "@palimpsest/session/jsonl";
-import { writeWorkloadFile } from "./workload.ts";
+import { writeWorkloadFile } from "../tests/_helpers/workload.ts";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const tmp = path.join(here, "..", ".tmp", "bench");

@@ -26,7 +26,7 @@ import {
 } from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { workload, writeWorkloadFile } from "./workload.ts";
+import { workload, writeWorkloadFile } from "../tests/_helpers/workload.ts";
 import {
   baselineApply,
   baselineDecode,

@@ -25,7 +25,7 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { workload } from "./workload.ts";
+import { workload } from "../tests/_helpers/workload.ts";
 
 const quick = Deno.args.includes("--quick");
 const APPENDS = quick ? 100 : 1000;

@@ -22,7 +22,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { chromium } from "playwright-core";
-import { writeWorkloadFile } from "./workload.ts";
+import { writeWorkloadFile } from "../tests/_helpers/workload.ts";
 
 interface Figures {
   readonly events: number;

@@ -243,3 +243,22 @@ Deno.test("the root entry point names at most 150 symbols", () => {
   assert.ok(names.size > 100, `${names.size}`);
   assert.ok(names.size <= 150, `mod.ts names ${names.size} symbols`);
 });
+
+Deno.test("tests/ mirrors src/ and no test imports from bench/", () => {
+  const folders = (dir: string) =>
+    fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  const tested = new Set(folders("tests"));
+  assert.deepEqual(folders("src").filter((folder) => !tested.has(folder)), []);
+  const fromBench = sources("tests").flatMap((file) =>
+    allImports(file)
+      .filter((specifier) =>
+        specifier.startsWith(".") &&
+        path.normalize(path.join(path.dirname(file), specifier))
+          .startsWith(`bench${path.sep}`)
+      )
+      .map((specifier) => `${file}: ${specifier}`)
+  );
+  assert.deepEqual(fromBench, []);
+});

@@ -27,7 +27,7 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { interruptedTurnClosers } from "@palimpsest/session/internal";
-import { mulberry32 } from "../../bench/workload.ts";
+import { mulberry32 } from "./workload.ts";
 import { turnBatches } from "./build.ts";
 
 const writer = new URL("./crash_writer.ts", import.meta.url).pathname;

@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 import { encodeSessionId } from "@palimpsest/session/jsonl";
-import { mulberry32 } from "../../bench/workload.ts";
+import { mulberry32 } from "./workload.ts";
 import { turnBatches } from "./build.ts";
 
 const [root = ".", id = "crash", seedText = "1"] = Deno.args;

@@ -17,7 +17,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { mulberry32 } from "../../bench/workload.ts";
+import { mulberry32 } from "./workload.ts";
 
 /** The run seed used when `FUZZ_SEED` is not set. */
 export const DEFAULT_SEED = 20261202;

@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { makeJsonlStore, Session } from "@palimpsest/session";
 import { encodeSessionId } from "@palimpsest/session/jsonl";
-import { mulberry32 } from "../../bench/workload.ts";
+import { mulberry32 } from "./workload.ts";
 
 const [root = ".", id = "s", cyclesText = "10", seedText = "1"] = Deno.args;
 const cycles = Number(cyclesText);

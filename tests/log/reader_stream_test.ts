@@ -8,7 +8,7 @@ import {
   readSessionFile,
   readSessionStream,
 } from "@palimpsest/session/jsonl";
-import { mulberry32, writeWorkloadFile } from "../../bench/workload.ts";
+import { mulberry32, writeWorkloadFile } from "../_helpers/workload.ts";
 import { descriptorsOn } from "../_helpers/descriptors.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 

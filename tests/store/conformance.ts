@@ -50,7 +50,7 @@ import {
   type Scope,
   Stream,
 } from "effect";
-import { mulberry32 } from "../../bench/workload.ts";
+import { mulberry32 } from "../_helpers/workload.ts";
 import { drafts, turnBatches } from "../_helpers/build.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 

@@ -14,7 +14,7 @@ import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { type Browser, launch } from "./_browser.ts";
 import { HOSTILE, richSession } from "./_sessions.ts";
-import { workload } from "../../bench/workload.ts";
+import { workload } from "../_helpers/workload.ts";
 
 /** The seqs of the surface entries, in page order. */
 const surfaceSeqs = (ids: ReadonlyArray<string>): number[] =>

@@ -10,9 +10,9 @@ import { Effect } from "effect";
 import { TestClock } from "effect/testing";
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import { historySessionArb } from "./_helpers/session_gen.ts";
-import { thenFails } from "./_helpers/then.ts";
-import { drafts, fails, ok, s, sessionOf } from "./_helpers/build.ts";
+import { historySessionArb } from "../_helpers/session_gen.ts";
+import { thenFails } from "../_helpers/then.ts";
+import { drafts, fails, ok, s, sessionOf } from "../_helpers/build.ts";
 
 const { user } = drafts;
 

@@ -15,7 +15,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
-import { fold, given } from "./_helpers/decider.ts";
+import { fold, given } from "../_helpers/decider.ts";
 import {
   assistant,
   decoded,
@@ -32,8 +32,8 @@ import {
   toolResultWith,
   turnStart,
   user,
-} from "./_helpers/build.ts";
-import { thenFails } from "./_helpers/then.ts";
+} from "../_helpers/build.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const users = (from: number, to: number): Raw[] =>
   Array.from({ length: to - from + 1 }, (_, i) => user(from + i));

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Rng } from "./_helpers/fuzz.ts";
-import { genValidLog, toLines } from "./_helpers/fuzz_logs.ts";
-import { headerLine } from "./_helpers/build.ts";
+import { Rng } from "../_helpers/fuzz.ts";
+import { genValidLog, toLines } from "../_helpers/fuzz_logs.ts";
+import { headerLine } from "../_helpers/build.ts";
 import { Result } from "effect";
 import {
   deriveMessages,
@@ -27,7 +27,7 @@ import {
   replace,
   s,
   user,
-} from "./_helpers/build.ts";
+} from "../_helpers/build.ts";
 import {
   applyStep,
   type Command,
@@ -39,7 +39,7 @@ import {
   nextSeqOf,
   stepAt,
   stepsFor,
-} from "./_helpers/log_gen.ts";
+} from "../_helpers/log_gen.ts";
 
 const SEED = 20261202;
 const params = (numRuns: number): fc.Parameters<unknown> => ({
@@ -128,7 +128,7 @@ Deno.test("replay is deterministic across processes, byte for byte", () => {
     );
     files.push(file);
   }
-  const printer = new URL("./_helpers/replay_print.ts", import.meta.url)
+  const printer = new URL("../_helpers/replay_print.ts", import.meta.url)
     .pathname;
   const run = (): string => {
     const output = new Deno.Command(Deno.execPath(), {

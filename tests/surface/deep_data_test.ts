@@ -3,7 +3,7 @@ import { Result } from "effect";
 import type { SessionEvent } from "@palimpsest/session";
 import { applyEventResult, replayResult } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { failureOf, thenFails } from "./_helpers/then.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const decode = (value: unknown): SessionEvent =>
   Result.getOrThrow(decodeEventResult(value));

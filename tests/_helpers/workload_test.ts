@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Result } from "effect";
 import { replayResult, surfaceNodes } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { workload } from "../bench/workload.ts";
+import { workload } from "./workload.ts";
 
 Deno.test("the standard workload folds, with its prunes and compactions", () => {
   const { events, lines, nodes } = workload({ events: 20_000, seed: 7 });

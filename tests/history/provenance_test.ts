@@ -16,8 +16,8 @@ import { decodeEventResult } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import { historySessionArb } from "./_helpers/session_gen.ts";
-import { drafts, ok, s, sessionOf } from "./_helpers/build.ts";
+import { historySessionArb } from "../_helpers/session_gen.ts";
+import { drafts, ok, s, sessionOf } from "../_helpers/build.ts";
 
 const { assistant, toolCall, toolResult, user } = drafts;
 

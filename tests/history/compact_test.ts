@@ -22,9 +22,9 @@ import {
   historySessionArb,
   planArb,
   planSession,
-} from "./_helpers/session_gen.ts";
-import { failureOf, thenFails } from "./_helpers/then.ts";
-import { drafts, fails, ok, s, sessionOf } from "./_helpers/build.ts";
+} from "../_helpers/session_gen.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
+import { drafts, fails, ok, s, sessionOf } from "../_helpers/build.ts";
 
 const { assistant, system, toolCall, toolResult, user } = drafts;
 
