@@ -4,6 +4,19 @@
  * Each error has a literal `_tag` (so `Effect.catchTag` narrows it) and carries the position as
  * fields: `line` is the 1-based JSONL line (the header is line 1) and `seq` the event's seq in the
  * version that refused it. Message text is for people and is not the contract.
+ * `tests/migrations/errors_test.ts` provokes each one through the public API.
+ *
+ * @example Narrowing a catalog's refusal by its tag
+ * ```ts
+ * import { makeCatalog, v0ToV1, v2ToV3 } from "@palimpsest/session/migrations";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const catalog = makeCatalog([v0ToV1, v2ToV3]);
+ * assert.ok(Result.isFailure(catalog));
+ * assert.equal(catalog.failure._tag, "MissingMigrationEdge");
+ * assert.deepEqual([catalog.failure.from, catalog.failure.to], [1, 3]);
+ * ```
  *
  * @module
  */
@@ -20,18 +33,6 @@ export { FormatTooNew };
  * Fields:
  * - `line`: 1-based JSONL line (the header is line 1)
  * - `reason`: what is wrong, e.g. `"id"`
- *
- * @example Refusing a header with an empty id
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const made = makeMigrator({ type: "session", version: 1, id: "", createdAt: 0, isSeeded: false });
- * assert.ok(Result.isFailure(made));
- * assert.equal(made.failure._tag, "InvalidLegacyHeader");
- * assert.equal(made.failure._tag === "InvalidLegacyHeader" && made.failure.reason, "id");
- * ```
  */
 export class InvalidLegacyHeader extends Data.Error<{
   readonly line: number;
@@ -52,18 +53,6 @@ export class InvalidLegacyHeader extends Data.Error<{
  * Fields:
  * - `from`: the version no edge converts from
  * - `to`: the version the chain needed to reach
- *
- * @example A catalog without the v1 → v2 edge
- * ```ts
- * import { makeCatalog, v0ToV1, v2ToV3 } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const catalog = makeCatalog([v0ToV1, v2ToV3]);
- * assert.ok(Result.isFailure(catalog));
- * assert.equal(catalog.failure._tag, "MissingMigrationEdge");
- * assert.deepEqual([catalog.failure.from, catalog.failure.to], [1, 3]);
- * ```
  */
 export class MissingMigrationEdge extends Data.Error<{
   readonly from: number;
@@ -81,18 +70,6 @@ export class MissingMigrationEdge extends Data.Error<{
  *
  * Fields:
  * - `from`: the version two edges convert from
- *
- * @example A catalog given the v1 → v2 edge twice
- * ```ts
- * import { makeCatalog, v0ToV1, v1ToV2, v2ToV3 } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const catalog = makeCatalog([v0ToV1, v1ToV2, v1ToV2, v2ToV3]);
- * assert.ok(Result.isFailure(catalog));
- * assert.equal(catalog.failure._tag, "DuplicateMigrationEdge");
- * assert.equal(catalog.failure._tag === "DuplicateMigrationEdge" && catalog.failure.from, 1);
- * ```
  */
 export class DuplicateMigrationEdge extends Data.Error<{
   readonly from: number;
@@ -110,28 +87,6 @@ export class DuplicateMigrationEdge extends Data.Error<{
  * Fields:
  * - `line`: 1-based JSONL line
  * - `excerpt`: the start of the line
- *
- * @example Migrating a file whose second line is cut off
- * ```ts
- * import { migrateFile } from "@palimpsest/session/migrations";
- * import { Effect } from "effect";
- * import assert from "node:assert/strict";
- *
- * const dir = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${dir}/s.jsonl`, [
- *   '{"type":"session","version":1,"id":"s","createdAt":0,"isSeeded":false}',
- *   '{"type":',
- *   "",
- * ].join("\n"));
- * const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
- * assert.equal(error._tag, "CorruptLegacyLine");
- * assert.deepEqual(
- *   error._tag === "CorruptLegacyLine" && [error.line, error.excerpt],
- *   [2, '{"type":'],
- * );
- * assert.deepEqual(Deno.readDirSync(dir).toArray().map((e) => e.name), ["s.jsonl"]);
- * Deno.removeSync(dir, { recursive: true });
- * ```
  */
 export class CorruptLegacyLine extends Data.Error<{
   readonly line: number;
@@ -152,18 +107,6 @@ export class CorruptLegacyLine extends Data.Error<{
  * - `seq`: the event's seq when it could be read
  * - `version`: the format version whose decoder refused it
  * - `reason`: the offending key or rule, e.g. `"time"`
- *
- * @example A line that is not an event
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({ seq: 0, time: 0, data: {} }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "InvalidLegacyEnvelope");
- * ```
  */
 export class InvalidLegacyEnvelope extends Data.Error<{
   readonly line: number;
@@ -186,19 +129,6 @@ export class InvalidLegacyEnvelope extends Data.Error<{
  * - `seq`: the event's seq
  * - `version`: the format version whose decoder refused it
  * - `type`: the unknown type
- *
- * @example An event type version 2 did not have
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({ type: "x/y", seq: 0, time: 0, data: {} }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "UnknownLegacyEventType");
- * assert.equal(out.failure.line, 2);
- * ```
  */
 export class UnknownLegacyEventType extends Data.Error<{
   readonly line: number;
@@ -221,21 +151,6 @@ export class UnknownLegacyEventType extends Data.Error<{
  * - `seq`: the event's seq
  * - `version`: the format version whose decoder refused it
  * - `type`: the surface type
- *
- * @example A version-2 user message without surfaceOp
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({
- *   type: "user/message", seq: 0, time: 0,
- *   data: { id: "u", role: "user", content: [], source: { kind: "user" } },
- * }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "MissingSurfaceMarker");
- * ```
  */
 export class MissingSurfaceMarker extends Data.Error<{
   readonly line: number;
@@ -258,33 +173,6 @@ export class MissingSurfaceMarker extends Data.Error<{
  * - `seq`: the event's seq
  * - `version`: the format version whose decoder refused it
  * - `reason`: the offending key or rule
- *
- * @example A version-1 replace written with version-3 keys
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false }));
- * const user = (seq: number, id: string) => ({
- *   type: "user/message", seq, time: seq,
- *   data: { id, role: "user", content: [{ type: "text", text: id }], source: { kind: "user" } },
- * });
- * Result.getOrThrow(migrator.push({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 } }, 2));
- * Result.getOrThrow(migrator.push({ type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } }, 3));
- * Result.getOrThrow(migrator.push({ ...user(2, "u1"), surfaceOp: "append" }, 4));
- * const out = migrator.push({
- *   ...user(3, "u2"),
- *   surfaceOp: { op: "replace", startSeq: 2, endSeq: 2 },
- *   sourceEventSeqs: [2],
- * }, 5);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "MalformedReplace");
- * assert.deepEqual(
- *   out.failure._tag === "MalformedReplace" && [out.failure.line, out.failure.version],
- *   [5, 1],
- * );
- * ```
  */
 export class MalformedReplace extends Data.Error<{
   readonly line: number;
@@ -307,19 +195,6 @@ export class MalformedReplace extends Data.Error<{
  * - `seq`: the event's seq
  * - `version`: the format version whose decoder refused it
  * - `type`: the log-only type
- *
- * @example A version-1 turn marker placed on the surface
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 }, surfaceOp: "append" }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "SurfaceMetadataOnLegacyLogOnly");
- * assert.equal(out.failure._tag === "SurfaceMetadataOnLegacyLogOnly" && out.failure.type, "turn/start");
- * ```
  */
 export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
   readonly line: number;
@@ -343,22 +218,6 @@ export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
  * - `seq`: the event's seq
  * - `version`: the format version whose decoder refused it
  * - `reason`: `"shape"`, `"empty"`, `"duplicate"`, `"not-earlier"` or `"forbidden"`
- *
- * @example A version-2 message citing nothing
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({
- *   type: "user/message", seq: 0, time: 0, surfaceOp: "append", sourceEventSeqs: [],
- *   data: { id: "u", role: "user", content: [], source: { kind: "user" } },
- * }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "InvalidLegacySourceList");
- * assert.equal(out.failure._tag === "InvalidLegacySourceList" && out.failure.reason, "empty");
- * ```
  */
 export class InvalidLegacySourceList extends Data.Error<{
   readonly line: number;
@@ -383,22 +242,6 @@ export class InvalidLegacySourceList extends Data.Error<{
  * - `type`: the event type
  * - `path`: where in `data`, e.g. `"message.role"`
  * - `issue`: what was expected there
- *
- * @example A version-1 turn marker with a negative turn
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({ type: "turn/start", seq: 0, time: 0, data: { turn: -1 } }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "InvalidLegacyEventData");
- * assert.deepEqual(
- *   out.failure._tag === "InvalidLegacyEventData" && [out.failure.line, out.failure.type, out.failure.path],
- *   [2, "turn/start", "turn"],
- * );
- * ```
  */
 export class InvalidLegacyEventData extends Data.Error<{
   readonly line: number;
@@ -423,22 +266,6 @@ export class InvalidLegacyEventData extends Data.Error<{
  * - `version`: the version of the edge input
  * - `expected`: the seq the position requires
  * - `actual`: the seq found
- *
- * @example A log whose first event is not seq 0
- * ```ts
- * import { makeMigrator } from "@palimpsest/session/migrations";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const migrator = Result.getOrThrow(makeMigrator({ type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false }));
- * const out = migrator.push({ type: "turn/start", seq: 4, time: 0, data: { turn: 0 } }, 2);
- * assert.ok(Result.isFailure(out));
- * assert.equal(out.failure._tag, "LegacySeqNotDense");
- * assert.deepEqual(
- *   out.failure._tag === "LegacySeqNotDense" && [out.failure.expected, out.failure.actual],
- *   [0, 4],
- * );
- * ```
  */
 export class LegacySeqNotDense extends Data.Error<{
   readonly line: number;
@@ -461,36 +288,6 @@ export class LegacySeqNotDense extends Data.Error<{
  * - `seq`: the referring event's v1 seq
  * - `chunkSeq`: the v1 seq of the chunk
  * - `via`: where the reference sits
- *
- * @example A version-1 compaction that shadows a chunk folded into its message
- * ```ts
- * import { migrate } from "@palimpsest/session/migrations";
- * import { Effect, Stream } from "effect";
- * import assert from "node:assert/strict";
- *
- * const lines = [
- *   { type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false },
- *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
- *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
- *   { type: "assistant/chunk", seq: 2, time: 2, data: { turn: 0, step: 0, chunk: "a" } },
- *   {
- *     type: "assistant/message", seq: 3, time: 3, surfaceOp: "append", sourceEventSeqs: [2],
- *     data: {
- *       turn: 0, step: 0,
- *       message: { id: "a1", role: "assistant", content: [{ type: "text", text: "a" }], source: { kind: "model", provider: "p", model: "m" } },
- *     },
- *   },
- *   { type: "step/end", seq: 4, time: 4, data: { turn: 0, step: 0 } },
- *   { type: "compaction/start", seq: 5, time: 5, data: { compactionId: "k", turn: 0 } },
- *   { type: "compaction/summary", seq: 6, time: 6, data: { compactionId: "k", summary: "s", shadowedSeqs: [2] } },
- * ];
- * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
- * assert.equal(error._tag, "ConsumedChunkReference");
- * assert.deepEqual(
- *   error._tag === "ConsumedChunkReference" && [error.line, error.chunkSeq, error.via],
- *   [8, 2, "shadowedSeqs"],
- * );
- * ```
  */
 export class ConsumedChunkReference extends Data.Error<{
   readonly line: number;
@@ -513,36 +310,6 @@ export class ConsumedChunkReference extends Data.Error<{
  * - `seq`: the message's v1 seq
  * - `source`: the offending cited seq
  * - `reason`: why the citation cannot be folded
- *
- * @example A version-1 assistant message citing a user message as its chunk
- * ```ts
- * import { migrate } from "@palimpsest/session/migrations";
- * import { Effect, Stream } from "effect";
- * import assert from "node:assert/strict";
- *
- * const lines = [
- *   { type: "session", version: 1, id: "s", createdAt: 0, isSeeded: false },
- *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
- *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
- *   {
- *     type: "user/message", seq: 2, time: 2, surfaceOp: "append",
- *     data: { id: "u1", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
- *   },
- *   {
- *     type: "assistant/message", seq: 3, time: 3, surfaceOp: "append", sourceEventSeqs: [2],
- *     data: {
- *       turn: 0, step: 0,
- *       message: { id: "a1", role: "assistant", content: [{ type: "text", text: "a" }], source: { kind: "model", provider: "p", model: "m" } },
- *     },
- *   },
- * ];
- * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
- * assert.equal(error._tag, "InvalidChunkCitation");
- * assert.deepEqual(
- *   error._tag === "InvalidChunkCitation" && [error.line, error.source, error.reason],
- *   [5, 2, "not-a-chunk"],
- * );
- * ```
  */
 export class InvalidChunkCitation extends Data.Error<{
   readonly line: number;
@@ -564,28 +331,6 @@ export class InvalidChunkCitation extends Data.Error<{
  * - `line`: 1-based JSONL line
  * - `seq`: the event's v2 seq
  * - `type`: the surface type
- *
- * @example A version-2 user message before any step
- * ```ts
- * import { migrate } from "@palimpsest/session/migrations";
- * import { Effect, Stream } from "effect";
- * import assert from "node:assert/strict";
- *
- * const lines = [
- *   { type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false },
- *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
- *   {
- *     type: "user/message", seq: 1, time: 1, surfaceOp: "append",
- *     data: { id: "u1", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
- *   },
- * ];
- * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
- * assert.equal(error._tag, "SurfaceEventBeforeFirstStep");
- * assert.deepEqual(
- *   error._tag === "SurfaceEventBeforeFirstStep" && [error.line, error.seq, error.type],
- *   [3, 1, "user/message"],
- * );
- * ```
  */
 export class SurfaceEventBeforeFirstStep extends Data.Error<{
   readonly line: number;
@@ -605,29 +350,6 @@ export class SurfaceEventBeforeFirstStep extends Data.Error<{
  * Fields:
  * - `line`: 1-based JSONL line
  * - `seq`: the header's v2 seq
- *
- * @example A version-2 system prompt set between steps
- * ```ts
- * import { migrate } from "@palimpsest/session/migrations";
- * import { Effect, Stream } from "effect";
- * import assert from "node:assert/strict";
- *
- * const header = (seq: number, system: string) => ({
- *   type: "request/header", seq, time: seq,
- *   data: { header: { config: { provider: "p", model: "m" }, system }, reason: { kind: "step" } },
- * });
- * const lines = [
- *   { type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false },
- *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
- *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
- *   header(2, "A"),
- *   { type: "step/end", seq: 3, time: 3, data: { turn: 0, step: 0 } },
- *   header(4, "B"),
- * ];
- * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
- * assert.equal(error._tag, "PromptChangeOutsideStep");
- * assert.deepEqual(error._tag === "PromptChangeOutsideStep" && [error.line, error.seq], [6, 4]);
- * ```
  */
 export class PromptChangeOutsideStep extends Data.Error<{
   readonly line: number;
@@ -647,28 +369,6 @@ export class PromptChangeOutsideStep extends Data.Error<{
  * - `line`: 1-based JSONL line
  * - `seq`: the v2 seq of the later of the two events
  * - `id`: the colliding id
- *
- * @example A version-2 message that already has the id the migration would give the system message
- * ```ts
- * import { migrate, syntheticSystemId } from "@palimpsest/session/migrations";
- * import { Effect, Stream } from "effect";
- * import assert from "node:assert/strict";
- *
- * // The system message is inserted for the first step/start, seq 1.
- * const id = syntheticSystemId("s", 1);
- * const lines = [
- *   { type: "session", version: 2, id: "s", createdAt: 0, isSeeded: false },
- *   { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } },
- *   { type: "step/start", seq: 1, time: 1, data: { turn: 0, step: 0 } },
- *   {
- *     type: "user/message", seq: 2, time: 2, surfaceOp: "append",
- *     data: { id, role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
- *   },
- * ];
- * const error = Effect.runSync(Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))));
- * assert.equal(error._tag, "SyntheticIdCollision");
- * assert.deepEqual(error._tag === "SyntheticIdCollision" && [error.line, error.id], [4, id]);
- * ```
  */
 export class SyntheticIdCollision extends Data.Error<{
   readonly line: number;
@@ -690,31 +390,6 @@ export class SyntheticIdCollision extends Data.Error<{
  * - `seq`: the v3 seq
  * - `tag`: the v3 error tag, e.g. `"ReplaceStartNotOnSurface"`
  * - `error`: the v3 error itself
- *
- * @example Opening a version-2 log whose replace starts off the surface
- * ```ts
- * import { readSessionBytes } from "@palimpsest/session/jsonl";
- * import { catalogMigration } from "@palimpsest/session/migrations";
- * import { Effect } from "effect";
- * import assert from "node:assert/strict";
- *
- * const log = [
- *   '{"type":"session","version":2,"id":"s","createdAt":0,"isSeeded":false}',
- *   '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}',
- *   '{"type":"step/start","seq":1,"time":1,"data":{"turn":0,"step":0}}',
- *   '{"type":"user/message","seq":2,"time":2,"data":{"id":"u1","role":"user","content":[],"source":{"kind":"user"}},' +
- *     '"surfaceOp":{"op":"replace","start":1,"end":1},"sourceEventSeqs":[1]}',
- *   "",
- * ].join("\n");
- * const error = Effect.runSync(Effect.flip(
- *   readSessionBytes(new TextEncoder().encode(log), { migrate: catalogMigration }),
- * ));
- * assert.equal(error._tag, "MigratedEventRejected");
- * assert.deepEqual(
- *   error._tag === "MigratedEventRejected" && [error.line, error.tag],
- *   [4, "ReplaceStartNotOnSurface"],
- * );
- * ```
  */
 export class MigratedEventRejected extends Data.Error<{
   readonly line: number;
@@ -734,22 +409,6 @@ export class MigratedEventRejected extends Data.Error<{
  *
  * Fields:
  * - `path`: the existing path
- *
- * @example Migrating to a path that is taken
- * ```ts
- * import { migrateFile } from "@palimpsest/session/migrations";
- * import { Effect } from "effect";
- * import assert from "node:assert/strict";
- *
- * const dir = Deno.makeTempDirSync();
- * Deno.writeTextFileSync(`${dir}/s.jsonl`, '{"type":"session","version":2,"id":"s","createdAt":0,"isSeeded":false}\n');
- * Deno.writeTextFileSync(`${dir}/s.v3.jsonl`, "keep me");
- * const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
- * assert.equal(error._tag, "MigrationTargetExists");
- * assert.equal(error._tag === "MigrationTargetExists" && error.path, `${dir}/s.v3.jsonl`);
- * assert.equal(Deno.readTextFileSync(`${dir}/s.v3.jsonl`), "keep me");
- * Deno.removeSync(dir, { recursive: true });
- * ```
  */
 export class MigrationTargetExists extends Data.Error<{
   readonly path: string;
@@ -768,22 +427,6 @@ export class MigrationTargetExists extends Data.Error<{
  * - `path`: the file
  * - `operation`: `"read"`, `"write"`, `"sync"`, `"link"`…
  * - `reason`: the system error code or message
- *
- * @example Migrating a file that does not exist
- * ```ts
- * import { migrateFile } from "@palimpsest/session/migrations";
- * import { Effect } from "effect";
- * import assert from "node:assert/strict";
- *
- * const dir = Deno.makeTempDirSync();
- * const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/missing.jsonl`)));
- * assert.equal(error._tag, "MigrationIoError");
- * assert.deepEqual(
- *   error._tag === "MigrationIoError" && [error.path, error.operation, error.reason],
- *   [`${dir}/missing.jsonl`, "open", "ENOENT"],
- * );
- * Deno.removeSync(dir, { recursive: true });
- * ```
  */
 export class MigrationIoError extends Data.Error<{
   readonly path: string;
