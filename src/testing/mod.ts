@@ -289,7 +289,8 @@ const responsePartsOf = (reply: ScriptedReply): Response.PartEncoded[] => {
  * A `LanguageModel` that answers each request with `script(prompt,
  * request)`: `streamText` streams the reply's parts, `generateText`
  * returns them as one response (text deltas joined). Every request is kept
- * in `requests`, in order.
+ * in `requests`, in order. As with any model, `effect/ai` decodes a tool
+ * call part only for a tool of the request's toolkit.
  *
  * @param script The reply to each prompt.
  * @returns The layer and the requests it was sent.
