@@ -13,7 +13,7 @@ import {
   pruneLargeToolResults,
   pruneToolResult,
   Session,
-  SessionSeq,
+  type SessionSeq,
   SessionStore,
   setSystemPrompt,
   shadowedBy,
