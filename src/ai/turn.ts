@@ -103,7 +103,6 @@ import {
 } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
 import { setSystemPrompt } from "../history/system_prompt.ts";
-import type { SystemPromptNotAtHead } from "../history/errors.ts";
 
 /** Error code of a tool result for a tool the toolkit does not have. */
 export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
@@ -129,10 +128,10 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    * The system prompt of this turn's requests. When it differs from the
    * session's (its head `system/message`), `setSystemPrompt` records it
    * right after `turn/start`, so the log replays every request as sent;
-   * the same prompt appends nothing. `""` means none. Checked before
-   * anything is written: a session whose surface head is not a
-   * `system/message` fails {@link SystemPromptNotAtHead}. Absent: the
-   * session's prompt stays.
+   * the same prompt appends nothing. `""` means none. A session without a
+   * system head (created without one, or imported) gets one before its
+   * first message (`surfaceOp: "prepend"`). Absent: the session's prompt
+   * stays.
    */
   readonly system?: string;
   /** The most model requests in the turn; 8 by default. */
@@ -314,7 +313,6 @@ export interface TurnOutcome {
  */
 export type TurnError =
   | AiError.AiError
-  | SystemPromptNotAtHead
   | StoreAppendError
   | TurnInProgress
   | CompactionInProgress;

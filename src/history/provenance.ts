@@ -200,7 +200,8 @@ export function shadowedBy(
     const event = Session.eventAt(session, SessionSeq.make(at));
     if (
       event === undefined || !isSurfaceEvent(event) ||
-      event.surfaceOp === "append" || !sourcesOf(event).includes(seq)
+      typeof event.surfaceOp !== "object" ||
+      !sourcesOf(event).includes(seq)
     ) continue;
     // A candidate: it cites the node. It shadows it when the node is on the
     // surface just before it and gone just after.

@@ -339,22 +339,33 @@ Deno.test("every request of a turn is sent with the turn's system prompt", async
   assert.deepEqual(firsts, ["New.", "New."]);
 });
 
-Deno.test("a system option on a session whose head is not a system prompt writes nothing", async () => {
-  const exit = await run(
-    () => "Done.",
-    ({ handle, turn }) =>
+Deno.test("a system option gives a session without a system head one, before its first message", async () => {
+  const prompts: string[] = [];
+  const outcome = ok(
+    await run((prompt) => {
+      const head = prompt.content[0];
+      prompts.push(head?.role === "system" ? head.content : "(none)");
+      return "Done.";
+    }, ({ handle, turn }) =>
       Effect.gen(function* () {
         const store = yield* SessionStore;
         yield* store.append(handle, [Draft.user("hello", { id: "u0" })]);
-        const before = Session.nextSeq(handle.session);
-        const result = yield* Effect.exit(turn({ system: "Be brief." }));
-        return { result, before, after: Session.nextSeq(handle.session) };
-      }),
+        return yield* turn({ system: "Be brief.", input: "again" });
+      })),
   );
-  const { result, before, after } = ok(exit);
-  assert.equal(after, before);
-  assert.ok(Exit.isFailure(result));
-  const error = Exit.findErrorOption(result);
-  assert.ok(error._tag === "Some");
-  thenFails(error.value, "SystemPromptNotAtHead");
+  assert.deepEqual(prompts, ["Be brief."]);
+  const messages = deriveMessages(outcome.session.surface);
+  assert.deepEqual(messages.map((m) => m.role), [
+    "system",
+    "user",
+    "user",
+    "assistant",
+  ]);
+  const prepended = Session.events(outcome.session).find((e) =>
+    e.type === "system/message"
+  );
+  assert.equal(
+    prepended?.type === "system/message" && prepended.surfaceOp,
+    "prepend",
+  );
 });
