@@ -11,13 +11,16 @@ import {
   checkTranscript,
   decodeEvent,
   deriveMessages,
+  Draft,
   emptySurface,
   replay,
   Session,
+  SessionStore,
   setSystemPrompt,
   surfaceNodes,
 } from "@palimpsest/session";
 import { importSession } from "@palimpsest/session/import";
+import { layerTempJsonlStore } from "@palimpsest/session/testing";
 import { eventJsonSchema } from "@palimpsest/session/schema";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
@@ -193,4 +196,32 @@ Deno.test("an imported Claude Code or pi session can be given a system prompt", 
     );
     assert.deepEqual(surfaceNodes(replayed), surfaceNodes(prompted.surface));
   }
+});
+
+Deno.test("a prepended prompt is stored and read back by the JSONL store", async () => {
+  const { written, read } = await Effect.runPromise(
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const written = yield* Effect.scoped(Effect.gen(function* () {
+        const handle = yield* store.create({
+          id: "p",
+          createdAt: 0,
+          isSeeded: false,
+        });
+        yield* store.append(handle, [Draft.user("hello", { id: "u0" })]);
+        const updated = yield* store.update(
+          handle,
+          (s) => setSystemPrompt(s, "Be brief."),
+        );
+        return updated.session;
+      }));
+      const read = yield* Effect.scoped(
+        Effect.map(store.open("p"), (handle) => handle.session),
+      );
+      return { written, read };
+    }).pipe(Effect.provide(layerTempJsonlStore())),
+  );
+  assert.deepEqual(surfaceNodes(read.surface), [1, 0]);
+  assert.deepEqual(surfaceNodes(read.surface), surfaceNodes(written.surface));
+  assert.deepEqual(Session.encode(read), Session.encode(written));
 });
