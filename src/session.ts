@@ -90,8 +90,9 @@ type SurfaceDraftOf<T extends SurfaceType> = {
   readonly type: T;
   /** The type's data. */
   readonly data: Extract<SurfaceEvent, { type: T }>["data"];
-  /** Where the event goes on the surface. */
-  readonly surfaceOp: SurfaceOp;
+  /** Where the event goes on the surface; only a system prompt prepends. */
+  readonly surfaceOp: T extends "system/message" ? SurfaceOp
+    : Exclude<SurfaceOp, "prepend">;
   /** Marks the event as skippable by readers that do not know it. */
   readonly ignorable?: true;
 };
@@ -117,8 +118,8 @@ export interface AssistantMessageDraft {
   readonly type: "assistant/message";
   /** The data. */
   readonly data: AssistantMessageData;
-  /** Where the event goes on the surface. */
-  readonly surfaceOp: SurfaceOp;
+  /** Where the event goes on the surface: never prepended. */
+  readonly surfaceOp: Exclude<SurfaceOp, "prepend">;
   /** Marks the event as skippable by readers that do not know it. */
   readonly ignorable?: true;
   /** Never allowed. */

@@ -13,6 +13,7 @@ import {
   deriveMessages,
   Draft,
   emptySurface,
+  type EventDraft,
   replay,
   Session,
   SessionStore,
@@ -224,4 +225,42 @@ Deno.test("a prepended prompt is stored and read back by the JSONL store", async
   assert.deepEqual(surfaceNodes(read.surface), [1, 0]);
   assert.deepEqual(surfaceNodes(read.surface), surfaceNodes(written.surface));
   assert.deepEqual(Session.encode(read), Session.encode(written));
+});
+
+Deno.test("only a system/message draft may prepend, at compile time too", () => {
+  const message = {
+    id: "u",
+    role: "user" as const,
+    content: [{ type: "text" as const, text: "hi" }],
+    source: { kind: "user" as const },
+  };
+  const ok: EventDraft = {
+    type: "system/message",
+    surfaceOp: "prepend",
+    data: {
+      turn: 0,
+      step: 0,
+      message: {
+        id: "s",
+        role: "system",
+        content: [],
+        source: { kind: "plugin", plugin: "p" },
+      },
+    },
+  };
+  // @ts-expect-error: a user message never prepends.
+  const refused: EventDraft = {
+    type: "user/message",
+    surfaceOp: "prepend",
+    data: message,
+  };
+  assert.equal(ok.type, "system/message");
+  const exit = Effect.runSyncExit(
+    Effect.flip(Session.append(
+      Session.make({ id: "s", createdAt: 0, isSeeded: false }),
+      refused,
+    )),
+  );
+  assert.ok(exit._tag === "Success");
+  thenFails(exit.value, "PrependNotSystemMessage");
 });
