@@ -2,8 +2,10 @@
  * The turn loop: one user turn of an agent, run on a `LanguageModel` and a
  * `Toolkit`, every step persisted through the session store as it happens.
  *
- * {@link runTurn} appends `turn/start` and the turn's input, then runs
- * steps until the model stops calling tools or the step limit is reached.
+ * {@link runTurn} appends `turn/start`, the turn's system prompt when its
+ * `system` option changed it (through `setSystemPrompt`, so replay
+ * reproduces every request) and its input, then runs steps until the model
+ * stops calling tools or the step limit is reached.
  * A step is:
  *
  * 1. `step/start`; then, with a compaction policy, `compactIfNeeded`.
@@ -54,6 +56,12 @@
  * {@link TurnInProgress} or {@link CompactionInProgress} (`live: false`).
  * While another `runTurn` runs on the same handle, it fails with
  * {@link TurnInProgress} (`live: true`).
+ *
+ * Reporting: `onEvent` is told each {@link TurnEvent} as it happens (the
+ * answer's text while it streams, each tool call once durable and once
+ * answered, compaction, each step's end with its usage); {@link streamTurn}
+ * is the same turn as a `Stream`. The outcome sums the usage the model
+ * reported ({@link TurnUsage}).
  *
  * Ids: the assistant message is `assistant-<seq>`, a tool result
  * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
