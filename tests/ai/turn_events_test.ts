@@ -7,6 +7,7 @@ import {
   deriveMessages,
   Draft,
   eventTypeName,
+  openWork,
   Session,
   type SessionHandle,
   SessionStore,
@@ -368,4 +369,33 @@ Deno.test("a system option gives a session without a system head one, before its
     prepended?.type === "system/message" && prepended.surfaceOp,
     "prepend",
   );
+});
+
+Deno.test("stopping a turn's stream interrupts the turn; the next turn closes it", async () => {
+  const outcome = ok(
+    await run(
+      readThenAnswer,
+      ({ handle, stream, turn }) =>
+        Effect.gen(function* () {
+          const first = yield* Stream.runCollect(
+            Stream.take(stream({ input: "Read a.txt" }), 2),
+          );
+          const seen = Chunk.toReadonlyArray(Chunk.fromIterable(first)).map((
+            e,
+          ) => e.type);
+          assert.deepEqual(seen, ["turn-start", "step-start"]);
+          assert.deepEqual(
+            openWork(Session.events(handle.session)).turns.map((t) => t.turn),
+            [0],
+          );
+          return yield* turn({ input: "Again" });
+        }),
+    ),
+  );
+  assert.ok(outcome.recovered.some((e) => e.type === "turn/end"));
+  assert.equal(outcome.turn, 1);
+  assert.deepEqual(openWork(Session.events(outcome.session)), {
+    turns: [],
+    compactions: [],
+  });
 });
