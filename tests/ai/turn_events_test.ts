@@ -373,8 +373,11 @@ Deno.test("a system option gives a session without a system head one, before its
 
 Deno.test("stopping a turn's stream interrupts the turn; the next turn closes it", async () => {
   const outcome = ok(
+    // The first request never answers: the turn is still open when the
+    // stream stops.
     await run(
-      readThenAnswer,
+      (prompt, request) =>
+        request.index === 0 ? Effect.never : readThenAnswer(prompt, request),
       ({ handle, stream, turn }) =>
         Effect.gen(function* () {
           const first = yield* Stream.runCollect(
