@@ -76,7 +76,7 @@
  *
  * @module
  */
-export { isSessionSeq, SessionSeq } from "./src/seq.ts";
+export { isSessionSeq, seqInput, SessionSeq } from "./src/seq.ts";
 export type {
   ContentBlock,
   FileBlock,
@@ -291,6 +291,8 @@ export {
   type SessionStat,
   SessionStore,
   type StoreCore,
+  type UpdateResult,
+  type UpdateValue,
   type WriteError,
 } from "./src/store/store.ts";
 export {

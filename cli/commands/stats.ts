@@ -58,7 +58,8 @@ const measure = (
   let surface: Surface = emptySurfaceAt(base);
   for (const event of events) {
     let candidates: Array<{ seq: SessionSeq; chars: number }> = [];
-    const replaces = isSurfaceEvent(event) && event.surfaceOp !== "append";
+    const replaces = isSurfaceEvent(event) &&
+      typeof event.surfaceOp === "object";
     if (replaces && event.type !== "assistant/message") {
       candidates = (event.sourceEventSeqs ?? []).flatMap((seq) => {
         const node = surfaceEvent(surface, seq);
