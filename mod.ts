@@ -81,7 +81,7 @@
  *
  * @module
  */
-export { isSessionSeq, SessionSeq } from "./src/seq.ts";
+export { isSessionSeq, seqInput, SessionSeq } from "./src/seq.ts";
 export type {
   ContentBlock,
   FileBlock,
@@ -210,8 +210,19 @@ export {
 } from "./src/history/provenance.ts";
 export { checkTranscript, type TranscriptViolation } from "./src/transcript.ts";
 export { type OpenWork, openWork } from "./src/repair.ts";
-export * from "./src/store/errors.ts";
-export { redactAddress, secretRedactor } from "./src/store/redact.ts";
+export {
+  AppendOutcomeUnknown,
+  HandleClosed,
+  InvalidSessionId,
+  NotAnAppend,
+  ReadOnlyHandle,
+  SessionAlreadyExists,
+  SessionLocked,
+  SessionNotFound,
+  StorageError,
+  StoredLogDiffers,
+  WriterClaimLost,
+} from "./src/store/errors.ts";
 export {
   type AppendResolution,
   type AppendResult,
@@ -231,6 +242,8 @@ export {
   type SessionHandle,
   type SessionStat,
   SessionStore,
+  type UpdateResult,
+  type UpdateValue,
   type WriteError,
 } from "./src/store/store.ts";
 export {

@@ -11,7 +11,7 @@
  * @module
  */
 import * as Predicate from "effect/Predicate";
-import { redactAddress } from "@palimpsest/session";
+import { redactAddress } from "@palimpsest/session/internal";
 
 /** An object's fields, as `Predicate.isObject` narrows it. */
 type Fields = { readonly [x: PropertyKey]: unknown };

@@ -82,8 +82,8 @@ export function eventChars(event: SessionEvent): number {
 export function eventLine(event: SessionEvent, max: number): string {
   const head = `seq ${event.seq} ${event.type}`;
   if (isSurfaceEvent(event)) {
-    const op = event.surfaceOp === "append"
-      ? "append"
+    const op = typeof event.surfaceOp === "string"
+      ? event.surfaceOp
       : `replace ${event.surfaceOp.startSeq}..${event.surfaceOp.endSeq}`;
     const message = projectEvent(event);
     return `${head} (${op})${

@@ -46,14 +46,15 @@ import {
   toOpenAIChat,
 } from "@palimpsest/session/ai";
 import { layerAiSdkModel } from "@palimpsest/session/ai-sdk";
-import { Effect, Layer, Schema, Stream } from "effect";
 import {
-  LanguageModel,
-  type Prompt,
-  type Response,
-  Tool,
-  Toolkit,
-} from "effect/ai";
+  finish,
+  scriptedModel,
+  type ScriptedReply,
+  text,
+  toolCall,
+} from "@palimpsest/session/testing";
+import { Effect, Layer, Schema } from "effect";
+import { type LanguageModel, type Prompt, Tool, Toolkit } from "effect/ai";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -120,24 +121,9 @@ const handlers = (workspace: string, crashInRun: boolean) =>
 // ---------------------------------------------------------------------------
 // The scripted model: its answer is a function of the prompt it is sent
 
-const finish = (
-  reason: Response.FinishReason,
-): Response.StreamPartEncoded => ({
-  type: "finish",
-  reason,
-  usage: { inputTokens: {}, outputTokens: {} },
-});
-const say1 = (text: string): Response.StreamPartEncoded[] => [
-  { type: "text-start", id: "t" },
-  { type: "text-delta", id: "t", delta: text },
-  { type: "text-end", id: "t" },
-];
-
 const lastOf = (prompt: Prompt.Prompt) => prompt.content.at(-1);
 
-const answerTo = (
-  prompt: Prompt.Prompt,
-): ReadonlyArray<Response.StreamPartEncoded> => {
+const answerTo = (prompt: Prompt.Prompt): ScriptedReply => {
   const last = lastOf(prompt);
   const asks = prompt.content.filter((m) => m.role === "user").length;
   const id = `call-${asks}-${prompt.content.length}`;
@@ -145,56 +131,35 @@ const answerTo = (
     const result = last.content.at(-1);
     if (result?.type === "tool-result" && result.name === "read_file") {
       return [
-        ...say1("The notes hold 1500 lines of decisions. Now the tests."),
-        {
-          type: "tool-call",
-          id,
-          name: "run",
-          params: { command: ["sh", "run_tests.sh"] },
-        },
+        ...text("The notes hold 1500 lines of decisions. Now the tests."),
+        toolCall(id, "run", { command: ["sh", "run_tests.sh"] }),
         finish("tool-calls"),
       ];
     }
-    return [...say1("All 12 tests pass."), finish("stop")];
+    return [...text("All 12 tests pass."), finish("stop")];
   }
   const asked = last?.role === "user"
     ? last.content.map((p) => p.type === "text" ? p.text : "").join("")
     : "";
   if (asked.includes("notes.txt")) {
     return [
-      ...say1("Reading the notes first."),
-      {
-        type: "tool-call",
-        id,
-        name: "read_file",
-        params: { path: "notes.txt" },
-      },
+      ...text("Reading the notes first."),
+      toolCall(id, "read_file", { path: "notes.txt" }),
       finish("tool-calls"),
     ];
   }
   return [
-    ...say1("Running them again."),
-    {
-      type: "tool-call",
-      id,
-      name: "run",
-      params: { command: ["sh", "run_tests.sh"] },
-    },
+    ...text("Running them again."),
+    toolCall(id, "run", { command: ["sh", "run_tests.sh"] }),
     finish("tool-calls"),
   ];
 };
 
-const scriptedModel = Layer.effect(
-  LanguageModel.LanguageModel,
-  LanguageModel.make({
-    streamText: (options) => Stream.fromIterable(answerTo(options.prompt)),
-    generateText: () =>
-      Effect.succeed([{
-        type: "text" as const,
-        text:
-          "Summary: the user asked for a summary of notes.txt (1500 lines of meeting decisions) and a test run; the first run was cut by a crash.",
-      }]),
-  }),
+// Turns call streamText; the compaction engine's summary calls generateText.
+const model = scriptedModel((prompt, request) =>
+  request.method === "generateText"
+    ? "Summary: the user asked for a summary of notes.txt (1500 lines of meeting decisions) and a test run; the first run was cut by a crash."
+    : answerTo(prompt)
 );
 
 /**
@@ -230,7 +195,7 @@ const chooseModel = async (): Promise<{
     };
   }
   return {
-    layer: scriptedModel,
+    layer: model.layer,
     name: { provider: "scripted", model: "demo-1" },
   };
 };

@@ -21,6 +21,8 @@ npm pkg set type=module
 npm install --no-audit --no-fund --loglevel=error "$scratch/$tarball" "effect@$effect"
 cp -R "$here/test" test
 export PALIMPSEST_TSC="$here/node_modules/.bin/tsc"
+# The claim test runs Deno writers from the repository's tests/.
+export PALIMPSEST_REPO="$(cd "$here/.." && pwd)"
 # The tests' temporary folders go inside the scratch folder, removed at exit.
 mkdir "$scratch/tmp"
 export TMPDIR="$scratch/tmp"

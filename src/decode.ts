@@ -38,6 +38,7 @@ import {
   InvalidSessionSeq,
   InvalidSourceList,
   InvalidSurfaceOp,
+  PrependNotSystemMessage,
   ReplaceEndpointNotEarlier,
   RetiredHeaderSystem,
   SourceNotEarlier,
@@ -294,7 +295,7 @@ const checkEnvelope = (
 };
 
 const checkSurfaceOp = (op: unknown): op is SurfaceOp => {
-  if (op === "append") return true;
+  if (op === "append" || op === "prepend") return true;
   if (!isObject(op)) return false;
   let keys = 0;
   for (const _ in op) keys++;
@@ -462,6 +463,9 @@ export function decodeEventResult(
     if (!checkSurfaceOp(op)) {
       return fail(new InvalidSurfaceOp({ seq, type, surfaceOp: op }));
     }
+    if (op === "prepend" && type !== "system/message") {
+      return fail(new PrependNotSystemMessage({ seq, type }));
+    }
     if ("sourceEventSeqs" in input) {
       if (type === "assistant/message") {
         return fail(new SourcesOnAssistantMessage({ seq }));
@@ -469,7 +473,7 @@ export function decodeEventResult(
       const sourceError = checkSources(seq, type, input.sourceEventSeqs);
       if (sourceError !== undefined) return fail(sourceError);
     }
-    if (op !== "append") {
+    if (typeof op === "object") {
       if (op.startSeq >= seq) {
         return fail(
           new ReplaceEndpointNotEarlier({
@@ -524,9 +528,10 @@ export function decodeEventResult(
  * @returns `Effect<SessionEvent, EventDecodeError>`: fails with the first
  * broken rule's tag (`InvalidEnvelope`, `InvalidSessionSeq`,
  * `UnknownEventType`, `InvalidEventData`, `SurfaceOpMissing`,
- * `InvalidSurfaceOp`, `SurfaceMetadataOnLogOnlyEvent`,
- * `SourcesOnAssistantMessage`, `InvalidSourceList`, `EmptySourceList`,
- * `DuplicateSource`, `SourceNotEarlier`, `ReplaceEndpointNotEarlier`,
+ * `InvalidSurfaceOp`, `PrependNotSystemMessage`,
+ * `SurfaceMetadataOnLogOnlyEvent`, `SourcesOnAssistantMessage`,
+ * `InvalidSourceList`, `EmptySourceList`, `DuplicateSource`,
+ * `SourceNotEarlier`, `ReplaceEndpointNotEarlier`,
  * `ToolErrorWithoutIsError`, `RetiredHeaderSystem`).
  *
  * @example Decoding a user message and catching a rule

@@ -127,7 +127,7 @@ export class SurfaceOpMissing extends Data.Error<{
   } to carry surfaceOp; surface events are never implicit appends`;
 }
 
-/** `surfaceOp` is neither `"append"` nor an exact replace object. */
+/** `surfaceOp` is neither `"append"`, `"prepend"` nor an exact replace object. */
 export class InvalidSurfaceOp extends Data.Error<{
   /** The event seq. */
   readonly seq: SessionSeq;
@@ -140,9 +140,25 @@ export class InvalidSurfaceOp extends Data.Error<{
   readonly _tag: "InvalidSurfaceOp" = "InvalidSurfaceOp";
   /** A sentence for people. */
   override readonly message: string =
-    `Expected surfaceOp to be "append" or {"op":"replace","startSeq","endSeq"} but found ${
+    `Expected surfaceOp to be "append", "prepend" or {"op":"replace","startSeq","endSeq"} but found ${
       quote(this.surfaceOp)
     }${at(this.seq)}`;
+}
+
+/** `surfaceOp: "prepend"` on an event that is not a `system/message`. */
+export class PrependNotSystemMessage extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+}> {
+  /** The tag. */
+  readonly _tag: "PrependNotSystemMessage" = "PrependNotSystemMessage";
+  /** A sentence for people. */
+  override readonly message: string =
+    `Expected only a system/message to prepend but found ${quote(this.type)}${
+      at(this.seq)
+    }; append it or replace a range instead`;
 }
 
 /** A known log-only type carries `surfaceOp` or `sourceEventSeqs`. */
@@ -311,7 +327,8 @@ export type EventDecodeError =
   | SourceNotEarlier
   | ReplaceEndpointNotEarlier
   | ToolErrorWithoutIsError
-  | RetiredHeaderSystem;
+  | RetiredHeaderSystem
+  | PrependNotSystemMessage;
 
 // ---------------------------------------------------------------------------
 // Relational rules
@@ -469,6 +486,23 @@ export class SystemHeadProtected extends Data.Error<{
   }; only a system/message replacing exactly the head may`;
 }
 
+/** A `system/message` prepended while the head is already a system prompt. */
+export class SystemHeadExists extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The head node, a `system/message`. */
+  readonly head: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "SystemHeadExists" = "SystemHeadExists";
+  /** A sentence for people. */
+  override readonly message: string = `The prepend${
+    at(this.seq)
+  } would put a second system prompt before the system head ${
+    quote(this.head)
+  }; replace the head instead`;
+}
+
 /** Every error of the fold. */
 export type SurfaceError =
   | NonContiguousSeq
@@ -479,4 +513,5 @@ export type SurfaceError =
   | ToolResultReplaceNotSingle
   | ToolResultReplaceTargetNotToolResult
   | ToolResultReplaceChangesMoreThanContent
-  | SystemHeadProtected;
+  | SystemHeadProtected
+  | SystemHeadExists;

@@ -40,8 +40,12 @@ export interface ReplaceOp {
   readonly endSeq: SessionSeq;
 }
 
-/** Where a surface event goes: at the tail, or in place of a range. */
-export type SurfaceOp = "append" | ReplaceOp;
+/**
+ * Where a surface event goes: at the tail (`"append"`), in place of a range
+ * (a {@link ReplaceOp}), or, for a `system/message` only, before the head
+ * (`"prepend"`: a system prompt given to a surface whose head is not one).
+ */
+export type SurfaceOp = "append" | "prepend" | ReplaceOp;
 
 /** Schema of {@link ReplaceOp}. */
 export const ReplaceOp: Schema.Codec<ReplaceOp, unknown> = Schema.Struct({
@@ -53,6 +57,7 @@ export const ReplaceOp: Schema.Codec<ReplaceOp, unknown> = Schema.Struct({
 /** Schema of {@link SurfaceOp}. */
 export const SurfaceOp: Schema.Codec<SurfaceOp, unknown> = Schema.Union([
   Schema.Literal("append"),
+  Schema.Literal("prepend"),
   ReplaceOp,
 ]);
 

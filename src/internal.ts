@@ -14,8 +14,10 @@
  *   ({@link interruptedTurnClosers} and the texts it writes).
  *
  * It also names the types the root's values are typed with
- * ({@link SessionApi}, {@link DraftApi}) and the members of the transcript
- * violation union. These are as tested as the rest, but may move between
+ * ({@link SessionApi}, {@link DraftApi}), the members of the transcript
+ * violation union, the field types of two store errors, and the redaction
+ * of secrets the command line applies to what it prints
+ * ({@link redactAddress}, {@link secretRedactor}). These are as tested as the rest, but may move between
  * minor versions more freely than the root's names.
  *
  * @example Replaying with the surface a failure stopped at
@@ -63,4 +65,6 @@ export {
   type UnknownToolResult,
 } from "./transcript.ts";
 export type { SessionApi } from "./session.ts";
+export { redactAddress, secretRedactor } from "./store/redact.ts";
+export type { SessionIdProblem, StoredLogDifference } from "./store/errors.ts";
 export type { DraftApi } from "./drafts.ts";

@@ -70,6 +70,16 @@ export function eventJsonSchema(): JsonSchemaDocument {
       ],
     },
   };
+  const replaceOp = {
+    type: "object",
+    properties: {
+      op: { const: "replace" },
+      startSeq: ref("SessionSeq"),
+      endSeq: ref("SessionSeq"),
+    },
+    required: ["op", "startSeq", "endSeq"],
+    additionalProperties: false,
+  };
   const branch = (
     type: string,
     data: unknown,
@@ -82,7 +92,11 @@ export function eventJsonSchema(): JsonSchemaDocument {
       time: ref("Time"),
       data,
       ignorable: { const: true },
-      ...(metadata === "log-only" ? {} : { surfaceOp: ref("SurfaceOp") }),
+      ...(metadata === "log-only" ? {} : {
+        surfaceOp: ref(
+          type === "system/message" ? "SystemSurfaceOp" : "SurfaceOp",
+        ),
+      }),
       ...(metadata === "surface" ? { sourceEventSeqs: ref("Sources") } : {}),
     },
     required: metadata === "log-only"
@@ -132,20 +146,10 @@ export function eventJsonSchema(): JsonSchemaDocument {
       Time: time,
       // Written out: the replace object has exactly three keys, which the
       // generated schema (open to extra keys) would not say.
-      SurfaceOp: {
-        anyOf: [
-          { const: "append" },
-          {
-            type: "object",
-            properties: {
-              op: { const: "replace" },
-              startSeq: ref("SessionSeq"),
-              endSeq: ref("SessionSeq"),
-            },
-            required: ["op", "startSeq", "endSeq"],
-            additionalProperties: false,
-          },
-        ],
+      SurfaceOp: { anyOf: [{ const: "append" }, replaceOp] },
+      // Only a system prompt may go before the head.
+      SystemSurfaceOp: {
+        anyOf: [{ const: "append" }, { const: "prepend" }, replaceOp],
       },
       Sources: sources,
     },

@@ -32,7 +32,7 @@
  *
  * @module
  */
-export * from "./seq.ts";
+export { isSessionSeq, seqInput, SessionSeq } from "./seq.ts";
 export * from "./message.ts";
 export * from "./event.ts";
 export * from "./errors.ts";

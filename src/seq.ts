@@ -7,7 +7,9 @@
  * @module
  */
 import type * as Brand from "effect/Brand";
+import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
+import { InvalidSessionSeq } from "./errors.ts";
 
 /**
  * A non-negative safe integer naming the position of an event in a session
@@ -61,3 +63,42 @@ export const SessionSeq: Schema.brand<Schema.Int, "SessionSeq"> = Schema.Int
       expected: "a seq that is not -0",
     }),
   ).pipe(Schema.brand("SessionSeq"));
+
+/**
+ * Checks a seq a caller gave as a plain number: the public inputs that take
+ * a seq (`Session.events`, `Session.eventAt`, `surfaceAt`, `lineage`,
+ * `shadowedBy`, `fork`, `compact`, `pruneToolResult`) accept any
+ * non-negative safe integer and refuse the rest with `InvalidSessionSeq`;
+ * what they return stays branded.
+ *
+ * @param value The number given.
+ * @returns The seq, or the `InvalidSessionSeq` refusal.
+ *
+ * @example
+ * ```ts
+ * import { seqInput } from "@palimpsest/session";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(Result.getOrThrow(seqInput(28)), 28);
+ * assert.equal(Result.isFailure(seqInput(-1)), true);
+ * ```
+ */
+export function seqInput(
+  value: number,
+): Result.Result<SessionSeq, InvalidSessionSeq> {
+  return isSessionSeq(value)
+    ? Result.succeed(value)
+    : Result.fail(new InvalidSessionSeq({ value, type: undefined }));
+}
+
+/**
+ * {@link seqInput} for the synchronous reads: the seq, or a thrown
+ * `InvalidSessionSeq`.
+ *
+ * @internal
+ */
+export const seqOrThrow = (value: number): SessionSeq => {
+  if (isSessionSeq(value)) return value;
+  throw new InvalidSessionSeq({ value, type: undefined });
+};

@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import type * as Brand from "effect/Brand";
-import type { SessionSeq } from "./seq.ts";
+import { seqOrThrow, type SessionSeq } from "./seq.ts";
 import type {
   AssistantMessageData,
   LogOnlyEvent,
@@ -90,8 +90,9 @@ type SurfaceDraftOf<T extends SurfaceType> = {
   readonly type: T;
   /** The type's data. */
   readonly data: Extract<SurfaceEvent, { type: T }>["data"];
-  /** Where the event goes on the surface. */
-  readonly surfaceOp: SurfaceOp;
+  /** Where the event goes on the surface; only a system prompt prepends. */
+  readonly surfaceOp: T extends "system/message" ? SurfaceOp
+    : Exclude<SurfaceOp, "prepend">;
   /** Marks the event as skippable by readers that do not know it. */
   readonly ignorable?: true;
 };
@@ -117,8 +118,8 @@ export interface AssistantMessageDraft {
   readonly type: "assistant/message";
   /** The data. */
   readonly data: AssistantMessageData;
-  /** Where the event goes on the surface. */
-  readonly surfaceOp: SurfaceOp;
+  /** Where the event goes on the surface: never prepended. */
+  readonly surfaceOp: Exclude<SurfaceOp, "prepend">;
   /** Marks the event as skippable by readers that do not know it. */
   readonly ignorable?: true;
   /** Never allowed. */
@@ -284,23 +285,28 @@ export interface SessionApi {
    * The log, in seq order. O(log length).
    *
    * @param session The session.
-   * @param fromSeq The first seq to include; the base by default.
+   * @param fromSeq The first seq to include (a plain non-negative integer
+   * will do); the base by default.
    * @returns The events.
+   * @throws {InvalidSessionSeq} When `fromSeq` is not a non-negative safe
+   * integer.
    */
   readonly events: (
     session: Session,
-    fromSeq?: SessionSeq,
+    fromSeq?: number,
   ) => ReadonlyArray<SessionEvent>;
   /**
    * One event of the log.
    *
    * @param session The session.
-   * @param seq The seq.
+   * @param seq The seq (a plain non-negative integer will do).
    * @returns The event, or undefined outside the log.
+   * @throws {InvalidSessionSeq} When `seq` is not a non-negative safe
+   * integer.
    */
   readonly eventAt: (
     session: Session,
-    seq: SessionSeq,
+    seq: number,
   ) => SessionEvent | undefined;
   /**
    * The seq the next appended event gets.
@@ -428,13 +434,15 @@ export const Session: SessionApi = {
     }),
   events: (session, fromSeq) => {
     const out: SessionEvent[] = [];
-    const from = fromSeq ?? session.surface.baseSeq;
+    const from = fromSeq === undefined
+      ? session.surface.baseSeq
+      : seqOrThrow(fromSeq);
     forEachLogEvent(session.surface, (event) => {
       if (event.seq >= from) out.push(event);
     });
     return out;
   },
-  eventAt: (session, seq) => logEvent(session.surface, seq),
+  eventAt: (session, seq) => logEvent(session.surface, seqOrThrow(seq)),
   nextSeq: (session) => session.surface.nextSeq,
   encode: (session) =>
     Session.events(session).map((event) =>

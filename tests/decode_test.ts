@@ -354,9 +354,10 @@ Deno.test("decodeEvent fails SurfaceOpMissing on a surface type without surfaceO
   }
 });
 
-Deno.test("decodeEvent fails InvalidSurfaceOp on anything but append or an exact replace", async (t) => {
+Deno.test("decodeEvent fails InvalidSurfaceOp on anything but append, prepend or an exact replace", async (t) => {
   const ops: ReadonlyArray<readonly [string, unknown]> = [
-    ["another string", "prepend"],
+    ["another string", "insert"],
+    ["a capitalized prepend", "Prepend"],
     ["null", null],
     ["an array", ["append"]],
     ["aliased keys start/end (v2 spelling)", {
@@ -650,6 +651,10 @@ Deno.test("a value breaking several rules reports the first in the table's order
       sourceEventSeqs: [0],
     }],
     ["InvalidSurfaceOp", "over SourcesOnAssistantMessage", {
+      ...assistant(1, { sources: [0] }),
+      surfaceOp: "insert",
+    }],
+    ["PrependNotSystemMessage", "over SourcesOnAssistantMessage", {
       ...assistant(1, { sources: [0] }),
       surfaceOp: "prepend",
     }],

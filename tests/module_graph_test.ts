@@ -262,3 +262,36 @@ Deno.test("tests/ mirrors src/ and no test imports from bench/", () => {
   );
   assert.deepEqual(fromBench, []);
 });
+
+Deno.test("the testing entry point is exported and no other module loads it", () => {
+  const config = JSON.parse(
+    fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"),
+  );
+  assert.equal(config.exports["./testing"], "./src/testing/mod.ts");
+  assert.equal(
+    config.imports["@palimpsest/session/testing"],
+    "./src/testing/mod.ts",
+  );
+  const files = [
+    "mod.ts",
+    ...sources("src"),
+    ...sources("migrations"),
+    ...sources("cli"),
+    "examples/agent_session.ts",
+  ];
+  const testing = sources("src/testing");
+  assert.ok(testing.length > 0);
+  const loaders = files.filter((file) =>
+    !testing.includes(file) &&
+    staticImports(file).some((specifier) =>
+      specifier === "@palimpsest/session/testing" ||
+      specifier.includes("testing/mod.ts")
+    )
+  );
+  // Only the demo, which is a test program, uses the test model.
+  assert.deepEqual(loaders, ["examples/agent_session.ts"]);
+  // And it imports effect module by module like the rest.
+  for (const file of testing) {
+    assert.ok(!staticImports(file).includes("effect"), file);
+  }
+});

@@ -13,7 +13,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { redactAddress } from "@palimpsest/session";
+import { redactAddress } from "@palimpsest/session/internal";
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -5,7 +5,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { redactAddress } from "@palimpsest/session";
+import { redactAddress } from "@palimpsest/session/internal";
 import { deriveMessagesWithSources } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";

@@ -134,7 +134,7 @@ const shadowChain = (
   let surface = emptySurfaceAt(base);
   for (const event of events) {
     const watched = event.seq > target && isSurfaceEvent(event) &&
-      event.surfaceOp !== "append" &&
+      typeof event.surfaceOp === "object" &&
       surfaceEvent(surface, target) !== undefined;
     const next = applyEventResult(surface, event);
     if (next._tag === "Failure") break;

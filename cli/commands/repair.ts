@@ -13,7 +13,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { redactAddress } from "@palimpsest/session";
+import { redactAddress } from "@palimpsest/session/internal";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { deriveMessages, Session } from "@palimpsest/session";

@@ -9,7 +9,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { redactAddress } from "@palimpsest/session";
+import { redactAddress } from "@palimpsest/session/internal";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { isSurfaceEvent } from "@palimpsest/session";
@@ -59,7 +59,8 @@ const measure = (
   let surface: Surface = emptySurfaceAt(base);
   for (const event of events) {
     let candidates: Array<{ seq: SessionSeq; chars: number }> = [];
-    const replaces = isSurfaceEvent(event) && event.surfaceOp !== "append";
+    const replaces = isSurfaceEvent(event) &&
+      typeof event.surfaceOp === "object";
     if (replaces && event.type !== "assistant/message") {
       candidates = (event.sourceEventSeqs ?? []).flatMap((seq) => {
         const node = surfaceEvent(surface, seq);

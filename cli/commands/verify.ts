@@ -9,7 +9,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { redactAddress } from "@palimpsest/session";
+import { redactAddress } from "@palimpsest/session/internal";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
 import { type LoadError, loadLog, storageTags } from "../load.ts";

@@ -11,12 +11,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Effect, Exit, Scope } from "effect";
-import { makeJsonlStore } from "../dist/mod.js";
+import { makeJsonlStore } from "@palimpsest/session";
 
-const denoWriterScript = fileURLToPath(
-  new URL("../../tests/store/claim_writer.ts", import.meta.url),
-);
-const dist = fileURLToPath(new URL("../dist/mod.js", import.meta.url));
+// The tests run in a scratch project (node/smoke.sh), which names the
+// repository's checkout in PALIMPSEST_REPO for the Deno writer script.
+const repo = process.env.PALIMPSEST_REPO ??
+  fileURLToPath(new URL("../..", import.meta.url));
+const denoWriterScript = path.join(repo, "tests/store/claim_writer.ts");
+const dist = fileURLToPath(import.meta.resolve("@palimpsest/session"));
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-claim-"));
 const claimsOf = (root) =>
   fs.readdirSync(root).filter((name) => name.startsWith("s.jsonl.lock"));

@@ -114,6 +114,21 @@ export interface CompactIfNeededOptions extends CompactionPolicy {
    * `refuse` ({@link CompactionInProgress} with `live: false`).
    */
   readonly onOpen?: OnOpen;
+  /**
+   * Run once the compaction has started (its `compaction/start` is in the
+   * log), before the summary is asked for: a harness shows it.
+   */
+  readonly onStart?: (started: CompactionStarted) => Effect.Effect<void>;
+}
+
+/** A compaction that has started: its id and the range it will replace. */
+export interface CompactionStarted {
+  /** The compaction id. */
+  readonly compactionId: string;
+  /** The seq of its `compaction/start`. */
+  readonly startSeq: SessionSeq;
+  /** The range it will replace. */
+  readonly range: CompactableRange;
 }
 
 /** What {@link compactIfNeeded} did. */
@@ -363,7 +378,11 @@ export function compactIfNeeded(
         type: "compaction/start",
         data: { compactionId, turn: currentTurnStep(session).turn },
       }]),
-      () => summarize,
+      () =>
+        options.onStart === undefined ? summarize : Effect.andThen(
+          options.onStart({ compactionId, startSeq, range }),
+          summarize,
+        ),
       (_, exit) =>
         done ? Effect.void : Effect.ignore(
           appendDrafts(handle, [{

@@ -180,10 +180,13 @@ export {
   INVALID_ARGUMENTS,
   runTurn,
   type RunTurnOptions,
+  streamTurn,
   TOOL_FAILED,
   TOOL_NOT_FOUND,
   type TurnError,
+  type TurnEvent,
   type TurnOutcome,
+  type TurnUsage,
 } from "./turn.ts";
 export {
   compactIfNeeded,
@@ -191,6 +194,7 @@ export {
   type CompactionEngineError,
   type CompactionOutcome,
   type CompactionPolicy,
+  type CompactionStarted,
   DEFAULT_SUMMARY_INSTRUCTIONS,
   isContextOverflow,
   type OnOpen,

@@ -2,8 +2,10 @@
  * The turn loop: one user turn of an agent, run on a `LanguageModel` and a
  * `Toolkit`, every step persisted through the session store as it happens.
  *
- * {@link runTurn} appends `turn/start` and the turn's input, then runs
- * steps until the model stops calling tools or the step limit is reached.
+ * {@link runTurn} appends `turn/start`, the turn's system prompt when its
+ * `system` option changed it (through `setSystemPrompt`, so replay
+ * reproduces every request) and its input, then runs steps until the model
+ * stops calling tools or the step limit is reached.
  * A step is:
  *
  * 1. `step/start`; then, with a compaction policy, `compactIfNeeded`.
@@ -55,6 +57,12 @@
  * While another `runTurn` runs on the same handle, it fails with
  * {@link TurnInProgress} (`live: true`).
  *
+ * Reporting: `onEvent` is told each {@link TurnEvent} as it happens (the
+ * answer's text while it streams, each tool call once durable and once
+ * answered, compaction, each step's end with its usage); {@link streamTurn}
+ * is the same turn as a `Stream`. The outcome sums the usage the model
+ * reported ({@link TurnUsage}).
+ *
  * Ids: the assistant message is `assistant-<seq>`, a tool result
  * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
  * The turn number is one more than the last `turn/start`'s (0 for the
@@ -67,6 +75,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Schema from "effect/Schema";
+import * as Queue from "effect/Queue";
 import * as Stream from "effect/Stream";
 import {
   type AiError,
@@ -101,6 +110,7 @@ import {
   TurnInProgress,
 } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
+import { setSystemPrompt } from "../history/system_prompt.ts";
 
 /** Error code of a tool result for a tool the toolkit does not have. */
 export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
@@ -122,6 +132,16 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    * after `turn/start`. Nothing by default (the model goes on from the log).
    */
   readonly input?: string | ReadonlyArray<EventDraft>;
+  /**
+   * The system prompt of this turn's requests. When it differs from the
+   * session's (its head `system/message`), `setSystemPrompt` records it
+   * right after `turn/start`, so the log replays every request as sent;
+   * the same prompt appends nothing. `""` means none. A session without a
+   * system head (created without one, or imported) gets one before its
+   * first message (`surfaceOp: "prepend"`). Absent: the session's prompt
+   * stays.
+   */
+  readonly system?: string;
   /** The most model requests in the turn; 8 by default. */
   readonly maxSteps?: number;
   /** Compact before each request when over budget, and on overflow. */
@@ -137,7 +157,110 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    * and write nothing.
    */
   readonly onOpen?: OnOpen;
+  /**
+   * Told each {@link TurnEvent} as it happens (text as it streams, each
+   * tool call, compaction, each step's end, the turn's end); the turn waits
+   * for it, so a slow callback slows the turn. {@link streamTurn} gives the
+   * same events as a `Stream`.
+   */
+  readonly onEvent?: (event: TurnEvent) => Effect.Effect<void>;
 }
+
+/**
+ * The token usage the model reported, summed over the turn's requests
+ * (every `streamText` request, retries after an overflow included; not the
+ * compaction engine's summary requests). A count no request reported is
+ * absent.
+ */
+export interface TurnUsage {
+  /** Input (prompt) tokens. */
+  readonly inputTokens?: number;
+  /** Output tokens. */
+  readonly outputTokens?: number;
+  /** Input plus output tokens, of the requests that reported both. */
+  readonly totalTokens?: number;
+  /** Input tokens read from the provider's cache. */
+  readonly cachedInputTokens?: number;
+  /** Input tokens written to the provider's cache. */
+  readonly cacheWriteTokens?: number;
+  /** Output tokens spent on reasoning. */
+  readonly reasoningTokens?: number;
+}
+
+/**
+ * What a turn reports as it runs, in order: `turn-start`; per step
+ * `step-start`, the answer's `text-delta` and `reasoning-delta` parts as
+ * they stream, `compaction-start` and `compaction-done` or
+ * `compaction-refused` (before the request, or after an overflow), then
+ * `tool-call-start` and `tool-call-end` for each call, and `step-end`; last
+ * `turn-end` with the outcome. A turn that fails reports no `turn-end`.
+ */
+export type TurnEvent =
+  | {
+    readonly type: "turn-start";
+    readonly turn: number;
+    /** What was closed first (see {@link TurnOutcome.recovered}). */
+    readonly recovered: ReadonlyArray<SessionEvent>;
+  }
+  | {
+    readonly type: "step-start";
+    readonly turn: number;
+    readonly step: number;
+  }
+  | {
+    readonly type: "text-delta" | "reasoning-delta";
+    readonly turn: number;
+    readonly step: number;
+    /** The part id the model gave. */
+    readonly id: string;
+    readonly delta: string;
+  }
+  | {
+    readonly type: "compaction-start";
+    readonly turn: number;
+    readonly step: number;
+    readonly forced: boolean;
+    readonly compactionId: string;
+  }
+  | {
+    readonly type: "compaction-done" | "compaction-refused";
+    readonly turn: number;
+    readonly step: number;
+    readonly report: CompactionReport;
+  }
+  | {
+    readonly type: "tool-call-start";
+    readonly turn: number;
+    readonly step: number;
+    readonly callId: string;
+    readonly name: string;
+    /** The raw JSON arguments. */
+    readonly arguments: string;
+    /** The seq of the `tool/call`, durable before the tool runs. */
+    readonly seq: SessionSeq;
+  }
+  | {
+    readonly type: "tool-call-end";
+    readonly turn: number;
+    readonly step: number;
+    readonly callId: string;
+    readonly name: string;
+    /** The seq of the `tool/result`. */
+    readonly seq: SessionSeq;
+    readonly isError: boolean;
+    /** The error's name and code, for an error result. */
+    readonly error?: { readonly name: string; readonly code: string };
+  }
+  | {
+    readonly type: "step-end";
+    readonly turn: number;
+    readonly step: number;
+    /** The finish reason of the step's answer, when it sent one. */
+    readonly finishReason?: Response.FinishReason;
+    /** The usage the step's requests reported. */
+    readonly usage: TurnUsage;
+  }
+  | { readonly type: "turn-end"; readonly outcome: TurnOutcome };
 
 /** Why a compaction the turn loop asked for replaced nothing. */
 export type CompactionRefusal =
@@ -187,6 +310,8 @@ export interface TurnOutcome {
   readonly recovered: ReadonlyArray<SessionEvent>;
   /** Each compaction the turn needed, in order, and how it went. */
   readonly compactions: ReadonlyArray<CompactionReport>;
+  /** The token usage the model reported, summed over the turn's requests. */
+  readonly usage: TurnUsage;
 }
 
 /**
@@ -207,6 +332,31 @@ const nextTurn = (session: Session): number => {
     if (event?.type === "turn/start") return event.data.turn + 1;
   }
   return 0;
+};
+
+type UsageSums = { -readonly [K in keyof TurnUsage]: TurnUsage[K] };
+
+/** Adds one request's reported usage to the sums. */
+const addUsage = (sums: UsageSums, usage: Response.Usage): void => {
+  const add = (key: keyof TurnUsage, n: number | undefined): void => {
+    if (n !== undefined) sums[key] = (sums[key] ?? 0) + n;
+  };
+  const { inputTokens, outputTokens } = usage;
+  const input = inputTokens.total ??
+    (inputTokens.uncached === undefined
+      ? undefined
+      : inputTokens.uncached + (inputTokens.cacheRead ?? 0));
+  add("inputTokens", input);
+  add("outputTokens", outputTokens.total);
+  add(
+    "totalTokens",
+    input === undefined || outputTokens.total === undefined
+      ? undefined
+      : input + outputTokens.total,
+  );
+  add("cachedInputTokens", inputTokens.cacheRead);
+  add("cacheWriteTokens", inputTokens.cacheWrite);
+  add("reasoningTokens", outputTokens.reasoning);
 };
 
 const seqOfNext = (handle: SessionHandle): SessionSeq =>
@@ -459,12 +609,36 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       });
     }
     const compactions: CompactionReport[] = [];
-    const input: ReadonlyArray<EventDraft> = typeof options.input === "string"
-      ? [Draft.user(options.input, {
-        id: `user-${Session.nextSeq(handle.session) + 1}`,
-      })]
-      : options.input ?? [];
-    yield* appendDrafts(handle, [Draft.turnStart(turn), ...input]);
+    const inputAt = (seq: number): ReadonlyArray<EventDraft> =>
+      typeof options.input === "string"
+        ? [Draft.user(options.input, { id: `user-${seq}` })]
+        : options.input ?? [];
+    const system = options.system;
+    if (system === undefined) {
+      yield* appendDrafts(handle, [
+        Draft.turnStart(turn),
+        ...inputAt(Session.nextSeq(handle.session) + 1),
+      ]);
+    } else {
+      // One batch: turn/start, the prompt when it changed, the input; a
+      // refused prompt stores none of it.
+      yield* store.update(handle, (session) =>
+        Effect.gen(function* () {
+          const started = yield* Session.append(session, Draft.turnStart(turn));
+          const prompted = yield* setSystemPrompt(started, system);
+          return yield* Session.appendAll(
+            prompted,
+            inputAt(Session.nextSeq(prompted)),
+          );
+        })).pipe(
+          Effect.catchTag("NotAnAppend", (error) => Effect.die(error)),
+        );
+    }
+    const emit = (event: TurnEvent): Effect.Effect<void> =>
+      options.onEvent === undefined ? Effect.void : options.onEvent(event);
+    const usage: UsageSums = {};
+    let stepUsage: UsageSums = {};
+    yield* emit({ type: "turn-start", turn, recovered });
 
     const endTurn = (step: number, reason: TurnEndReason["kind"]) =>
       appendDrafts(handle, [
@@ -515,38 +689,55 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       step: number,
       force: boolean,
     ) => {
+      const report = (done: CompactionReport) =>
+        Effect.as(
+          Effect.andThen(
+            Effect.sync(() => compactions.push(done)),
+            emit({
+              type: done.compacted ? "compaction-done" : "compaction-refused",
+              turn,
+              step,
+              report: done,
+            }),
+          ),
+          done.compacted,
+        );
       const refused = (error: CompactionRefusal) =>
-        Effect.sync(() => {
-          compactions.push({
-            step,
-            forced: force,
-            compacted: false,
-            ...("compactionId" in error
-              ? { compactionId: error.compactionId }
-              : {}),
-            refused: error,
-          });
-          return false;
+        report({
+          step,
+          forced: force,
+          compacted: false,
+          ...("compactionId" in error
+            ? { compactionId: error.compactionId }
+            : {}),
+          refused: error,
         });
       return compactIfNeeded({
         handle,
         ...policy,
         force,
         ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
+        onStart: (started) =>
+          emit({
+            type: "compaction-start",
+            turn,
+            step,
+            forced: force,
+            compactionId: started.compactionId,
+          }),
       }).pipe(
-        Effect.map((outcome) => {
-          if (force || outcome.tokensBefore > policy.maxTokens) {
-            compactions.push({
+        Effect.flatMap((outcome) =>
+          force || outcome.tokensBefore > policy.maxTokens
+            ? report({
               step,
               forced: force,
               compacted: outcome.compacted,
               ...(outcome.compactionId === undefined
                 ? {}
                 : { compactionId: outcome.compactionId }),
-            });
-          }
-          return outcome.compacted;
-        }),
+            })
+            : Effect.succeed(outcome.compacted)
+        ),
         Effect.catchTags({
           CompactionInProgress: refused,
           EmptySummary: refused,
@@ -587,8 +778,25 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         }).pipe(
           Stream.runForEach((part) =>
             Effect.flatMap(Clock.currentTimeMillis, (time) =>
-              Effect.map(chunkOf(part), (chunk) => {
+              Effect.flatMap(chunkOf(part), (chunk) => {
                 parts.push({ time, chunk });
+                switch (part.type) {
+                  case "text-delta":
+                  case "reasoning-delta":
+                    return emit({
+                      type: part.type,
+                      turn,
+                      step,
+                      id: part.id,
+                      delta: part.delta,
+                    });
+                  case "finish":
+                    addUsage(usage, part.usage);
+                    addUsage(stepUsage, part.usage);
+                    return Effect.void;
+                  default:
+                    return Effect.void;
+                }
               }))
           ),
           Effect.onInterrupt(() =>
@@ -612,6 +820,8 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     let steps = 0;
     for (; step < maxSteps; step++) {
       yield* appendDrafts(handle, [Draft.stepStart(turn, step)]);
+      stepUsage = {};
+      yield* emit({ type: "step-start", turn, step });
       if (options.compaction !== undefined) {
         yield* tryCompact(options.compaction, step, false);
       }
@@ -633,44 +843,149 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       for (const [i, call] of answer.calls.entries()) {
         const callSeq = seqOfNext(handle);
         yield* appendDrafts(handle, answer.toolCallDrafts.slice(i, i + 1));
+        yield* emit({
+          type: "tool-call-start",
+          turn,
+          step,
+          callId: call.id,
+          name: call.name,
+          arguments: call.arguments,
+          seq: callSeq,
+        });
         const outcome = yield* executeTool(toolkit, call);
         const callEvent = Session.eventAt(handle.session, callSeq);
         if (callEvent?.type !== "tool/call") {
           return yield* Effect.die("the tool/call just appended is missing");
         }
+        const resultSeq = seqOfNext(handle);
         yield* appendDrafts(handle, [
           Draft.toolResult(callEvent, outcome.content, {
-            id: `tool-${Session.nextSeq(handle.session)}`,
+            id: `tool-${resultSeq}`,
             ...(outcome.error === undefined ? {} : { error: outcome.error }),
           }),
         ]);
+        yield* emit({
+          type: "tool-call-end",
+          turn,
+          step,
+          callId: call.id,
+          name: call.name,
+          seq: resultSeq,
+          isError: outcome.error !== undefined,
+          ...(outcome.error === undefined ? {} : { error: outcome.error }),
+        });
       }
+      const stepEnd: TurnEvent = {
+        type: "step-end",
+        turn,
+        step,
+        ...(answer.finishReason === undefined
+          ? {}
+          : { finishReason: answer.finishReason }),
+        usage: { ...stepUsage },
+      };
       if (answer.calls.length === 0) {
         const reason = endReasonOf(answer.finishReason);
         const session = yield* endTurn(step, reason);
-        return {
+        yield* emit(stepEnd);
+        const outcome: TurnOutcome = {
           session,
           turn,
           steps,
           reason,
-          stoppedBy: "model" as const,
+          stoppedBy: "model",
           recovered,
           compactions,
+          usage: { ...usage },
         };
+        yield* emit({ type: "turn-end", outcome });
+        return outcome;
       }
       yield* appendDrafts(handle, [Draft.stepEnd(turn, step)]);
+      yield* emit(stepEnd);
     }
     const session = yield* appendDrafts(handle, [
       Draft.turnEnd(turn, "aborted"),
     ]);
-    return {
+    const outcome: TurnOutcome = {
       session,
       turn,
       steps,
-      reason: "aborted" as const,
-      stoppedBy: "step-limit" as const,
+      reason: "aborted",
+      stoppedBy: "step-limit",
       recovered,
       compactions,
+      usage: { ...usage },
     };
+    yield* emit({ type: "turn-end", outcome });
+    return outcome;
   }));
+}
+
+/**
+ * {@link runTurn} as a `Stream` of its {@link TurnEvent}s: the text as it
+ * streams, each tool call, compaction, each step's end, and last
+ * `turn-end` with the outcome. The stream fails with the turn's error;
+ * stopping it early (`Stream.take`, an interrupted consumer) interrupts
+ * the turn, which leaves what an interrupted `runTurn` leaves. An
+ * `onEvent` in the options is still called, before each event is emitted.
+ *
+ * @param options The options of {@link runTurn}.
+ * @returns `Stream<TurnEvent, TurnError, SessionStore | LanguageModel |
+ * the tools' handler services>`.
+ *
+ * @example Showing the answer as it streams
+ * ```ts
+ * import { streamTurn } from "@palimpsest/session/ai";
+ * import { SessionStore } from "@palimpsest/session";
+ * import { finish, layerTempJsonlStore, scriptedModel, text } from "@palimpsest/session/testing";
+ * import { Effect, Layer, Stream } from "effect";
+ * import { Toolkit } from "effect/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const model = scriptedModel(() => [...text("Hello there."), finish("stop")]);
+ * const program = Effect.gen(function* () {
+ *   const store = yield* SessionStore;
+ *   const handle = yield* store.create({ id: "s", createdAt: 0, isSeeded: false });
+ *   const toolkit = yield* Toolkit.empty;
+ *   return yield* Stream.runCollect(streamTurn({ handle, toolkit, model: { provider: "scripted", model: "m" }, input: "Hi" }));
+ * });
+ * const events = await Effect.runPromise(Effect.scoped(program).pipe(
+ *   Effect.provide(Layer.mergeAll(model.layer, layerTempJsonlStore())),
+ * ));
+ * assert.deepEqual(events.flatMap((e) => e.type === "text-delta" ? [e.delta] : []), ["Hello there."]);
+ * assert.equal(events.at(-1)?.type, "turn-end");
+ * ```
+ */
+export function streamTurn<Tools extends Record<string, Tool.Any>>(
+  options: RunTurnOptions<Tools>,
+): Stream.Stream<
+  TurnEvent,
+  TurnError,
+  | SessionStore
+  | LanguageModel.LanguageModel
+  | Tool.HandlerServices<Tools[keyof Tools]>
+> {
+  return Stream.callback<
+    TurnEvent,
+    TurnError,
+    | SessionStore
+    | LanguageModel.LanguageModel
+    | Tool.HandlerServices<Tools[keyof Tools]>
+  >((queue) => {
+    const onEvent = options.onEvent;
+    return runTurn({
+      ...options,
+      onEvent: (event) =>
+        Effect.andThen(
+          onEvent === undefined ? Effect.void : onEvent(event),
+          Effect.asVoid(Queue.offer(queue, event)),
+        ),
+    }).pipe(
+      Effect.matchCauseEffect({
+        onFailure: (cause) => Queue.failCause(queue, cause),
+        onSuccess: () => Queue.end(queue),
+      }),
+    );
+  });
 }

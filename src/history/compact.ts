@@ -19,7 +19,8 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { SessionSeq } from "../seq.ts";
+import * as Result from "effect/Result";
+import { seqInput, SessionSeq } from "../seq.ts";
 import {
   ReplaceEndNotOnSurface,
   ReplaceRangeInverted,
@@ -43,10 +44,10 @@ import {
 
 /** The range and summary of a {@link compact}. */
 export interface CompactOptions {
-  /** The first node of the range, in surface order. */
-  readonly startSeq: SessionSeq;
-  /** The last node of the range, in surface order. */
-  readonly endSeq: SessionSeq;
+  /** The first node of the range, in surface order (a plain integer will do). */
+  readonly startSeq: number;
+  /** The last node of the range, in surface order (a plain integer will do). */
+  readonly endSeq: number;
   /** The summary text the model sees in place of the range. */
   readonly summary: string;
   /** The compaction id; unique within the session. */
@@ -190,7 +191,13 @@ export function compact(
     Session,
     CompactionError | AppendError
   > => {
-    const { startSeq, endSeq, summary, compactionId } = options;
+    const start = seqInput(options.startSeq);
+    if (Result.isFailure(start)) return Effect.fail(start.failure);
+    const end = seqInput(options.endSeq);
+    if (Result.isFailure(end)) return Effect.fail(end.failure);
+    const startSeq = start.success;
+    const endSeq = end.success;
+    const { summary, compactionId } = options;
     const surface = session.surface;
     const nodes = nodesOf(surface);
     const next = surface.nextSeq;

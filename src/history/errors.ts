@@ -67,6 +67,9 @@ export class CompactionSplitsToolPair extends Data.Error<{
  * `setSystemPrompt` on a non-empty surface whose head is not a
  * `system/message`: an append would not land at the head, and a replacement
  * would shadow a message that is not a prompt.
+ *
+ * @deprecated No longer raised: `setSystemPrompt` now prepends the prompt
+ * (`surfaceOp: "prepend"`) on such a surface.
  */
 export class SystemPromptNotAtHead extends Data.Error<{
   /** The current head node. */

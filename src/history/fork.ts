@@ -11,7 +11,8 @@
  */
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import { SessionSeq } from "../seq.ts";
+import * as Result from "effect/Result";
+import { seqInput, SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import { ForkPointOutOfRange } from "./errors.ts";
 import { type AppendError, Session, type SessionHeader } from "../session.ts";
@@ -64,9 +65,16 @@ export interface ForkOptions {
  */
 export function fork(
   session: Session,
-  atSeq?: SessionSeq,
+  atSeqGiven?: number,
   options?: ForkOptions,
 ): Effect.Effect<Session, ForkPointOutOfRange | AppendError> {
+  if (atSeqGiven !== undefined) {
+    const checked = seqInput(atSeqGiven);
+    if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+  }
+  const atSeq = atSeqGiven === undefined
+    ? undefined
+    : SessionSeq.make(atSeqGiven);
   return Effect.flatMap(
     Clock.currentTimeMillis,
     (createdAt): Effect.Effect<Session, ForkPointOutOfRange | AppendError> => {

@@ -12,7 +12,7 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { SessionSeq } from "../seq.ts";
+import { seqOrThrow, SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import { isSurfaceEvent } from "../event.ts";
 import {
@@ -85,8 +85,9 @@ const sourcesOf = (event: SessionEvent | undefined): SessionSeq[] => {
  */
 export function lineage(
   session: Session,
-  seq: SessionSeq,
+  seqGiven: number,
 ): LineageNode | undefined {
+  const seq = seqOrThrow(seqGiven);
   const root = Session.eventAt(session, seq);
   if (root === undefined) return undefined;
   const done = new Map<number, LineageNode>();
@@ -188,8 +189,9 @@ const foldUpTo = (
  */
 export function shadowedBy(
   session: Session,
-  seq: SessionSeq,
+  seqGiven: number,
 ): SessionSeq | undefined {
+  const seq = seqOrThrow(seqGiven);
   const target = Session.eventAt(session, seq);
   if (target === undefined || !isSurfaceEvent(target)) return undefined;
   if (surfaceEvent(session.surface, seq) !== undefined) return undefined;
@@ -198,7 +200,8 @@ export function shadowedBy(
     const event = Session.eventAt(session, SessionSeq.make(at));
     if (
       event === undefined || !isSurfaceEvent(event) ||
-      event.surfaceOp === "append" || !sourcesOf(event).includes(seq)
+      typeof event.surfaceOp !== "object" ||
+      !sourcesOf(event).includes(seq)
     ) continue;
     // A candidate: it cites the node. It shadows it when the node is on the
     // surface just before it and gone just after.
@@ -249,8 +252,9 @@ export function shadowedBy(
  */
 export function surfaceAt(
   session: Session,
-  seq: SessionSeq,
+  seqGiven: number,
 ): Surface | undefined {
+  const seq = seqOrThrow(seqGiven);
   if (logEvent(session.surface, seq) === undefined) return undefined;
   return foldUpTo(session, emptySurfaceAt(session.surface.baseSeq), seq);
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { SessionSeq } from "../seq.ts";
+import * as Result from "effect/Result";
+import { seqInput, SessionSeq } from "../seq.ts";
 import type {
   TextBlock,
   ToolResultBlock,
@@ -111,13 +112,16 @@ const toolResultAt = (
  */
 export function pruneToolResult(
   session: Session,
-  seq: SessionSeq,
+  seqGiven: number,
   content: ReadonlyArray<ToolResultContentBlock>,
 ): Effect.Effect<Session, PruneError | AppendError> {
   return Effect.suspend((): Effect.Effect<
     Session,
     PruneError | AppendError
   > => {
+    const checked = seqInput(seqGiven);
+    if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+    const seq = checked.success;
     const target = toolResultAt(session.surface, seq);
     if ("_tag" in target) return Effect.fail(target);
     return Session.appendAll(session, pruneDrafts(target, content));

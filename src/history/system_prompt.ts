@@ -1,6 +1,8 @@
 /**
  * The system prompt: the `system/message` at the head of the surface, set by
- * appending it or by replacing the head. The `turn`/`step` of the message is
+ * appending it (an empty surface), prepending it (a surface whose head is
+ * not one: a session created without a prompt, or imported) or replacing
+ * the head. The `turn`/`step` of the message is
  * read off the log (the latest `step/start`, else the latest `turn/start`
  * with step 0, else both 0).
  *
@@ -9,7 +11,6 @@
 import * as Effect from "effect/Effect";
 import type { ContentBlock } from "../message.ts";
 import type { SystemMessageData } from "../event.ts";
-import { SystemPromptNotAtHead } from "./errors.ts";
 import { surfaceEvent } from "../surface/mod.ts";
 import { type AppendError, Session } from "../session.ts";
 import { currentTurnStep } from "./surface_nodes.ts";
@@ -23,8 +24,10 @@ const sameContent = (
  * Sets the system prompt. On an empty surface it appends the head
  * `system/message`; when the head is a `system/message` it appends one
  * replacing the head and citing it, or returns the session unchanged when
- * the prompt is the same. A non-empty surface whose head is not a
- * `system/message` is refused (an append would not land at the head).
+ * the prompt is the same; on a surface whose head is something else (a
+ * session created without a prompt, or imported from another tool) it
+ * appends one with `surfaceOp: "prepend"`, which goes before the head.
+ * `""` on a surface without a system head changes nothing.
  *
  * The message has id `system-<seq>` (its own seq), source
  * `{kind: "plugin", plugin: "system-prompt"}`, and one text block, or no
@@ -32,7 +35,7 @@ const sameContent = (
  *
  * @param session The session.
  * @param text The prompt; `""` for none.
- * @returns `Effect<Session, SystemPromptNotAtHead | AppendError>`.
+ * @returns `Effect<Session, AppendError>`.
  *
  * @example Setting and changing the prompt
  * ```ts
@@ -55,11 +58,8 @@ const sameContent = (
 export function setSystemPrompt(
   session: Session,
   text: string,
-): Effect.Effect<Session, SystemPromptNotAtHead | AppendError> {
-  return Effect.suspend((): Effect.Effect<
-    Session,
-    SystemPromptNotAtHead | AppendError
-  > => {
+): Effect.Effect<Session, AppendError> {
+  return Effect.suspend((): Effect.Effect<Session, AppendError> => {
     const surface = session.surface;
     const seq = surface.nextSeq;
     const content: ReadonlyArray<ContentBlock> = text === ""
@@ -86,12 +86,12 @@ export function setSystemPrompt(
     }
     const event = surfaceEvent(surface, head);
     if (event === undefined || event.type !== "system/message") {
-      return Effect.fail(
-        new SystemPromptNotAtHead({
-          head,
-          headType: event?.type ?? "unknown",
-        }),
-      );
+      if (text === "") return Effect.succeed(session);
+      return Session.append(session, {
+        type: "system/message",
+        surfaceOp: "prepend",
+        data,
+      });
     }
     if (sameContent(event.data.message.content, content)) {
       return Effect.succeed(session);

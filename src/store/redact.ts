@@ -113,7 +113,7 @@ const maskPrefix = (
  *
  * @example Hiding a password wherever the address puts it
  * ```ts
- * import { redactAddress } from "@palimpsest/session";
+ * import { redactAddress } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * assert.equal(redactAddress("postgres://u:p@ss@db/app?session=s"), "postgres://u:***@db/app?session=s");
@@ -163,7 +163,7 @@ const MIN_SCATTERED = 8;
  *
  * @example Hiding what a lower layer echoed
  * ```ts
- * import { secretRedactor } from "@palimpsest/session";
+ * import { secretRedactor } from "@palimpsest/session/internal";
  * import assert from "node:assert/strict";
  *
  * const redact = secretRedactor(["postgres://u:hunter2-x@db/app?session=s"]);

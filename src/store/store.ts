@@ -247,10 +247,29 @@ export type FollowError =
   | LogReadError
   | StorageError;
 
-/** A history operation: a pure function from a session to a longer one. */
-export type HistoryOperation<E, R> = (
+/**
+ * A history operation: a pure function from a session to a longer one. It
+ * returns the session, or a result that carries it in `session` beside
+ * what else it reports (`pruneLargeToolResults` returns `{ session,
+ * pruned, savedChars }`).
+ */
+export type HistoryOperation<E, R, A extends UpdateValue = Session> = (
   session: Session,
-) => Effect.Effect<Session, E, R>;
+) => Effect.Effect<A, E, R>;
+
+/** What a history operation returns: the session, or a result holding it. */
+export type UpdateValue = Session | { readonly session: Session };
+
+/** A session has a surface; a result holding one has it in `session`. */
+const isSessionValue = (value: UpdateValue): value is Session =>
+  "surface" in value;
+
+/** What `update` did: the batch stored, and the operation's own result. */
+export interface UpdateResult<A extends UpdateValue = Session>
+  extends AppendResult {
+  /** What the operation returned (the session, or its result). */
+  readonly result: A;
+}
 
 /** The operations of a session store. */
 export interface SessionStore {
@@ -325,14 +344,18 @@ export interface SessionStore {
    * on the session it is given (`NotAnAppend` otherwise: a fork is stored
    * with `create`).
    *
+   * The operation returns the session or a result carrying it in
+   * `session` (`(s) => pruneLargeToolResults(s, options)`); that result is
+   * the outcome's `result`.
+   *
    * @param handle A write handle.
    * @param op A pure operation such as `(s) => compact(s, range)`.
-   * @returns `Effect<AppendResult, E | NotAnAppend | WriteError, R>`.
+   * @returns `Effect<UpdateResult<A>, E | NotAnAppend | WriteError, R>`.
    */
-  readonly update: <E, R>(
+  readonly update: <E, R, A extends UpdateValue = Session>(
     handle: SessionHandle,
-    op: HistoryOperation<E, R>,
-  ) => Effect.Effect<AppendResult, E | NotAnAppend | WriteError, R>;
+    op: HistoryOperation<E, R, A>,
+  ) => Effect.Effect<UpdateResult<A>, E | NotAnAppend | WriteError, R>;
   /**
    * Appends the closers of what a crash left open
    * ({@link interruptedTurnClosers}: an abandoned compaction, the open
@@ -540,20 +563,35 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
-  const update: SessionStore["update"] = <E, R>(
+  const update: SessionStore["update"] = <
+    E,
+    R,
+    A extends UpdateValue = Session,
+  >(
     handle: SessionHandle,
-    op: HistoryOperation<E, R>,
+    op: HistoryOperation<E, R, A>,
   ) =>
-    commit<E | NotAnAppend, R>(
-      handle,
-      (session) =>
-        Effect.flatMap(op(session), (next) => {
-          const problem = extendsSession(session, next);
-          return problem === undefined
-            ? Effect.succeed(next)
-            : Effect.fail(new NotAnAppend({ id: handle.id, problem }));
-        }),
-    );
+    Effect.suspend(() => {
+      let result: { readonly value: A } | undefined;
+      return Effect.flatMap(
+        commit<E | NotAnAppend, R>(
+          handle,
+          (session) =>
+            Effect.flatMap(op(session), (value) => {
+              result = { value };
+              const next = isSessionValue(value) ? value : value.session;
+              const problem = extendsSession(session, next);
+              return problem === undefined
+                ? Effect.succeed(next)
+                : Effect.fail(new NotAnAppend({ id: handle.id, problem }));
+            }),
+        ),
+        (appended): Effect.Effect<UpdateResult<A>> =>
+          result === undefined
+            ? Effect.die("update: the operation's result is missing")
+            : Effect.succeed({ ...appended, result: result.value }),
+      );
+    });
 
   const repair: SessionStore["repair"] = (handle) =>
     Effect.suspend(() => {

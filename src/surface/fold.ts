@@ -25,6 +25,7 @@ import {
   ReplaceStartNotOnSurface,
   ShadowedNodeNotCited,
   type SurfaceError,
+  SystemHeadExists,
   SystemHeadProtected,
   ToolResultReplaceChangesMoreThanContent,
   ToolResultReplaceNotSingle,
@@ -230,6 +231,35 @@ const step = (
     cursor.next++;
     return undefined;
   }
+  if (op === "prepend") {
+    const head = cursor.head;
+    if (head !== NONE && store.events[head]?.type === "system/message") {
+      return new SystemHeadExists({
+        seq: event.seq,
+        head: seqUnchecked(head + cursor.base),
+      });
+    }
+    // Order keys only compare: half a step before the head's key stands
+    // before every node. Only one prepend can ever land (the head is then
+    // a system/message, which nothing but a system/message may replace).
+    const headKey = head === NONE ? NONE : store.key[head] ?? NONE;
+    write(cursor, store.events, index, event);
+    write(cursor, store.messages, index, projectEvent(event) ?? null);
+    write(
+      cursor,
+      store.key,
+      index,
+      headKey === NONE ? index + cursor.base : headKey - 0.5,
+    );
+    write(cursor, store.prev, index, NONE);
+    write(cursor, store.next, index, head);
+    if (head === NONE) cursor.tail = index;
+    else write(cursor, store.prev, head, index);
+    cursor.head = index;
+    cursor.length++;
+    cursor.next++;
+    return undefined;
+  }
   const checked = checkReplace(cursor, event, op);
   if (!Array.isArray(checked)) return checked;
   const first = op.startSeq - cursor.base;
@@ -297,9 +327,11 @@ export function applyEventResult(
  * order: `NonContiguousSeq`, `ReplaceStartNotOnSurface`,
  * `ReplaceEndNotOnSurface`, `ReplaceRangeInverted`, `ShadowedNodeNotCited`,
  * `ToolResultReplaceNotSingle`, `ToolResultReplaceTargetNotToolResult`,
- * `ToolResultReplaceChangesMoreThanContent`, `SystemHeadProtected`.
+ * `ToolResultReplaceChangesMoreThanContent`, `SystemHeadProtected`;
+ * `SystemHeadExists` for a prepend.
  *
- * Append puts the event at the tail; replace takes the place of its range;
+ * Append puts the event at the tail; prepend (a `system/message` only)
+ * before the head; replace takes the place of its range;
  * log-only and opaque events only advance the expected seq. The input
  * surface is never changed, on success or failure.
  *

@@ -180,6 +180,7 @@ export function analyse(
   let total = 0;
   let peak = 0;
   let nextRank = 0;
+  let firstRank = -1;
   let lastSurface: number | undefined;
   let bucket: {
     firstSeq: number;
@@ -205,8 +206,9 @@ export function analyse(
       tokens[at(event.seq)] = cost;
       if (isRepairCloser(event)) repairs.add(event.seq);
       const op = event.surfaceOp;
-      if (op === "append") {
-        rank[at(event.seq)] = nextRank++;
+      if (op === "append" || op === "prepend") {
+        // A prepended system prompt stands before every node.
+        rank[at(event.seq)] = op === "append" ? nextRank++ : firstRank--;
         total += weight;
         totalTokens += cost;
       } else {
@@ -233,7 +235,7 @@ export function analyse(
     // The session replayed already; stop where a fold would fail.
     if (Result.isFailure(next)) break;
     surface = next.success;
-    if (isSurfaceEvent(event) && event.surfaceOp !== "append") {
+    if (isSurfaceEvent(event) && typeof event.surfaceOp === "object") {
       const gone = shadowing.filter((seq) =>
         surfaceEvent(surface, seq) === undefined
       );

@@ -29,7 +29,7 @@ import { decodeEventResult } from "@palimpsest/session/schema";
 export type Raw = Record<string, unknown>;
 
 /** A surface op as written in a line. */
-export type RawOp = "append" | {
+export type RawOp = "append" | "prepend" | {
   readonly op: "replace";
   readonly startSeq: number;
   readonly endSeq: number;

@@ -54,6 +54,7 @@ export const DECODE_TAGS: ReadonlyArray<string> = [
   "ReplaceEndpointNotEarlier",
   "ToolErrorWithoutIsError",
   "RetiredHeaderSystem",
+  "PrependNotSystemMessage",
 ];
 
 /** The tags of `SurfaceError`, from SPEC §2.4. */
@@ -67,6 +68,7 @@ export const FOLD_TAGS: ReadonlyArray<string> = [
   "ToolResultReplaceTargetNotToolResult",
   "ToolResultReplaceChangesMoreThanContent",
   "SystemHeadProtected",
+  "SystemHeadExists",
 ];
 
 /** Extra log-only types: the library's vocabulary and the checker's rules. */
@@ -173,6 +175,7 @@ export function comparableFields(
     case "ToolResultReplaceChangesMoreThanContent":
       return { target: error.target };
     case "SystemHeadProtected":
+    case "SystemHeadExists":
       return { head: error.head };
     case "SurfaceMetadataOnLogOnlyEvent":
       return { field: error.field };

@@ -394,7 +394,14 @@ const toolPrune = (g: GenState): Obj | undefined => {
 
 const systemReplace = (g: GenState): Obj | undefined => {
   const head = g.surface.nodes[0];
-  if (head === undefined || !headIsSystem(g)) return undefined;
+  if (head === undefined) return undefined;
+  if (!headIsSystem(g)) {
+    // A surface without a system head gets one before its head.
+    return {
+      ...envelope(g, "system/message", systemData(g)),
+      surfaceOp: "prepend",
+    };
+  }
   return {
     ...envelope(g, "system/message", systemData(g)),
     surfaceOp: replaceOp(head, head),

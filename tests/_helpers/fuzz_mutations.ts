@@ -338,6 +338,39 @@ const MUTATIONS: Record<string, Mutation> = {
       e.sourceEventSeqs = sources;
     });
   },
+  prependOverHead: (rng, log) => {
+    // A system/message that replaces the head: the head before it is a
+    // system prompt, so a prepend there is a second one.
+    const at = pickIndex(
+      rng,
+      log,
+      (e) => e.type === "system/message" && isReplace(e),
+    );
+    if (at === undefined) return undefined;
+    return edit(log, "prependOverHead", at, "SystemHeadExists", (e) => {
+      e.surfaceOp = "prepend";
+      if (rng.chance(0.5)) delete e.sourceEventSeqs;
+    });
+  },
+  prependNotSystem: (rng, log) => {
+    const at = pickIndex(
+      rng,
+      log,
+      (e) =>
+        e.type === "user/message" || e.type === "assistant/message" ||
+        e.type === "tool/result",
+    );
+    if (at === undefined) return undefined;
+    return edit(
+      log,
+      "prependNotSystem",
+      at,
+      "PrependNotSystemMessage",
+      (e) => {
+        e.surfaceOp = "prepend";
+      },
+    );
+  },
   systemOverTwo: (rng, log) => {
     const at = pickIndex(
       rng,

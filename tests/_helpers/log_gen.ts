@@ -100,6 +100,7 @@ export const commandArb: fc.Arbitrary<Command> = fc.oneof(
 export type StepOp =
   | { readonly kind: "log" }
   | { readonly kind: "append" }
+  | { readonly kind: "prepend" }
   | { readonly kind: "replace"; readonly start: number; readonly end: number };
 
 /** A generated line with what the model needs to know about it. */
@@ -164,6 +165,7 @@ export const applyStep = (model: Model, step: Step): Model => {
   let replacements = model.replacements;
   let shadowed = model.shadowed;
   if (step.op.kind === "append") nodes.push(seq);
+  if (step.op.kind === "prepend") nodes.unshift(seq);
   if (step.op.kind === "replace") {
     const i = nodes.indexOf(step.op.start);
     const j = nodes.indexOf(step.op.end);
@@ -363,7 +365,15 @@ export const stepsFor = (model: Model, command: Command): Step[] => {
           ),
         ];
       }
-      return [appendUser(seq)];
+      // A surface without a system head gets one before its head.
+      return [
+        surfaceStep(
+          system(seq, { ...content, op: "prepend" }),
+          "system/message",
+          { kind: "prepend" },
+          { derives: !command.empty },
+        ),
+      ];
     }
     case "log": {
       switch (command.which % 6) {

@@ -338,10 +338,13 @@ export function checkLocal(
   }
   if (!has(v, "surfaceOp")) return err("SurfaceOpMissing", seq);
   const op = v.surfaceOp;
-  const opOk = op === "append" ||
+  const opOk = op === "append" || op === "prepend" ||
     (isObj(op) && Object.keys(op).length === 3 && op.op === "replace" &&
       isSeq(op.startSeq) && isSeq(op.endSeq));
   if (!opOk) return err("InvalidSurfaceOp", seq);
+  if (op === "prepend" && type !== "system/message") {
+    return err("PrependNotSystemMessage", seq);
+  }
   if (has(v, "sourceEventSeqs")) {
     if (type === "assistant/message") {
       return err("SourcesOnAssistantMessage", seq);
@@ -498,6 +501,17 @@ export function checkRelational(
   if (op === "append") {
     state.events.set(seq, v);
     state.nodes.push(seq);
+    state.next++;
+    return undefined;
+  }
+  if (op === "prepend") {
+    const first = state.nodes[0];
+    const head = first === undefined ? undefined : state.events.get(first);
+    if (head !== undefined && head.type === "system/message") {
+      return err("SystemHeadExists", seq, { head: first });
+    }
+    state.events.set(seq, v);
+    state.nodes.unshift(seq);
     state.next++;
     return undefined;
   }

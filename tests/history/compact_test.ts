@@ -539,18 +539,27 @@ Deno.test("setSystemPrompt() appends the head, then replaces it", async (t) => {
     assert.deepEqual(deriveMessages(none.surface), []);
   });
 
-  await t.step("a surface without a system head is refused", () => {
-    const session = sessionOf([
-      { type: "turn/start", data: { turn: 0 } },
-      user("u0"),
-    ]);
-    const error = fails(setSystemPrompt(session, "Late."));
-    thenFails(error, "SystemPromptNotAtHead", {
-      head: 1,
-      headType: "user/message",
-    });
-    assert.equal(session.surface.nextSeq, 2);
-  });
+  await t.step(
+    "a surface without a system head gets one before its head",
+    () => {
+      const session = sessionOf([
+        { type: "turn/start", data: { turn: 0 } },
+        user("u0"),
+      ]);
+      const prompted = ok(setSystemPrompt(session, "Late."));
+      assert.deepEqual(surfaceNodes(prompted.surface), [2, 1]);
+      assert.equal(Session.eventAt(prompted, 2)?.surfaceOp, "prepend");
+      assert.deepEqual(deriveMessages(prompted.surface).map((m) => m.role), [
+        "system",
+        "user",
+      ]);
+      // Then it is the head: a change replaces it.
+      const changed = ok(setSystemPrompt(prompted, "Later."));
+      assert.deepEqual(surfaceNodes(changed.surface), [3, 1]);
+      // No prompt on a surface without one changes nothing.
+      assert.equal(ok(setSystemPrompt(session, "")), session);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Effect } from "effect";
-import { redactAddress, secretRedactor } from "@palimpsest/session";
+import { redactAddress, secretRedactor } from "@palimpsest/session/internal";
 import {
   InvalidAddress,
   loadPostgresSession,
