@@ -35,7 +35,7 @@
  *
  * @module
  */
-export { makeSessionStore, type StoreCore } from "./store/store.ts";
+export { makeSessionStore, type StoreCore } from "./store/core.ts";
 export {
   applyEventResult,
   emptySurfaceAt,

@@ -61,13 +61,12 @@ import {
   StorageError,
 } from "../store/errors.ts";
 import {
-  makeSessionStore,
   type OpenOptions,
   type SessionHandle,
   SessionStore,
-  type StoreCore,
   type WriteError,
 } from "../store/store.ts";
+import { makeSessionStore, type StoreCore } from "../store/core.ts";
 import {
   encodeSessionId,
   SESSION_FILE_EXTENSION,

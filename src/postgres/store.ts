@@ -90,13 +90,12 @@ import {
 import { SessionSeq } from "../seq.ts";
 import {
   type FollowOptions,
-  makeSessionStore,
   type OpenOptions,
   type SessionHandle,
   SessionStore,
-  type StoreCore,
   type WriteError,
 } from "../store/store.ts";
+import { makeSessionStore, type StoreCore } from "../store/core.ts";
 import { CLAIM_KEY, type HandleState, makeClaims, WRITE_KEY } from "./claim.ts";
 import { makeFollow } from "./follow.ts";
 import {

@@ -24,9 +24,9 @@ import type {
   OpenMode,
   OpenReport,
   SessionHandle,
-  StoreCore,
   WriteError,
 } from "./store.ts";
+import type { StoreCore } from "./core.ts";
 
 /** What every layer keeps behind a handle. */
 export interface HandleState {

@@ -29,13 +29,8 @@ import {
   SessionLocked,
   SessionNotFound,
 } from "./errors.ts";
-import {
-  type FollowError,
-  makeSessionStore,
-  type OpenOptions,
-  SessionStore,
-  type StoreCore,
-} from "./store.ts";
+import { type FollowError, type OpenOptions, SessionStore } from "./store.ts";
+import { makeSessionStore, type StoreCore } from "./core.ts";
 import { acquireScoped } from "./scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "./handles.ts";
 import {

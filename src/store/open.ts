@@ -20,8 +20,8 @@ import type {
   OpenOptions,
   OpenReport,
   SessionHandle,
-  StoreCore,
 } from "./store.ts";
+import type { StoreCore } from "./core.ts";
 
 /**
  * A layer's `open`: `locate` finds the session when the open runs, then

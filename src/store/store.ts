@@ -48,24 +48,18 @@
  * @module
  */
 import * as Context from "effect/Context";
-import * as Effect from "effect/Effect";
+import type * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type * as Stream from "effect/Stream";
 import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import type { InvalidSessionSeq, SurfaceError } from "../errors.ts";
-import {
-  type AppendError,
-  type EventDraft,
+import type {
+  AppendError,
+  EventDraft,
   Session,
-  type SessionHeader,
+  SessionHeader,
 } from "../session.ts";
-import { logEvent } from "../surface/mod.ts";
-import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
-import { SessionSeq } from "../seq.ts";
-import { interruptedTurnClosers } from "../repair.ts";
-import { followWithOptions } from "./follow.ts";
-import { liveWork } from "./live.ts";
 import type {
   CorruptLine,
   FoldFailed,
@@ -73,18 +67,18 @@ import type {
   LogReadError,
 } from "../log/errors.ts";
 import type { Migration, TornTail } from "../log/reader.ts";
-import {
-  type AppendOutcomeUnknown,
-  type HandleClosed,
-  type InvalidSessionId,
+import type {
+  AppendOutcomeUnknown,
+  HandleClosed,
+  InvalidSessionId,
   NotAnAppend,
-  type ReadOnlyHandle,
-  type SessionAlreadyExists,
-  type SessionLocked,
-  type SessionNotFound,
-  type StorageError,
+  ReadOnlyHandle,
+  SessionAlreadyExists,
+  SessionLocked,
+  SessionNotFound,
+  StorageError,
   StoredLogDiffers,
-  type WriterClaimLost,
+  WriterClaimLost,
 } from "./errors.ts";
 
 /** How a session is opened. */
@@ -260,10 +254,6 @@ export type HistoryOperation<E, R, A extends UpdateValue = Session> = (
 /** What a history operation returns: the session, or a result holding it. */
 export type UpdateValue = Session | { readonly session: Session };
 
-/** A session has a surface; a result holding one has it in `session`. */
-const isSessionValue = (value: UpdateValue): value is Session =>
-  "surface" in value;
-
 /** What `update` did: the batch stored, and the operation's own result. */
 export interface UpdateResult<A extends UpdateValue = Session>
   extends AppendResult {
@@ -430,250 +420,6 @@ export interface SessionStore {
    * @returns `Effect<void>`.
    */
   readonly close: (handle: SessionHandle) => Effect.Effect<void>;
-}
-
-/**
- * What a layer implements; {@link makeSessionStore} derives the rest.
- */
-export interface StoreCore {
-  /** See {@link SessionStore} `create`. */
-  readonly create: SessionStore["create"];
-  /** See {@link SessionStore} `open`. */
-  readonly open: SessionStore["open"];
-  /**
-   * Under the handle's write permit, runs `next` on the handle's current
-   * session and stores the events of its result past the current next seq,
-   * as one batch; the handle's session becomes the result. The result is
-   * known to extend the current session.
-   */
-  readonly commit: <E, R>(
-    handle: SessionHandle,
-    next: HistoryOperation<E, R>,
-  ) => Effect.Effect<Session, E | WriteError, R>;
-  /**
-   * See {@link SessionStore} `follow`: the layer serves from `fromSeq`
-   * (already checked) and honours `waitForSession`; `until` is applied
-   * around it by {@link makeSessionStore}.
-   */
-  readonly follow: SessionStore["follow"];
-  /** See {@link SessionStore} `list`. */
-  readonly list: SessionStore["list"];
-  /** See {@link SessionStore} `stat`. */
-  readonly stat: SessionStore["stat"];
-  /** See {@link SessionStore} `close`. */
-  readonly close: SessionStore["close"];
-}
-
-/** Whether `next` is `current` with events appended. */
-const extendsSession = (
-  current: Session,
-  next: Session,
-): "header" | "log" | undefined => {
-  if (next.header !== current.header) return "header";
-  const from = current.surface.nextSeq;
-  if (next.surface.baseSeq !== current.surface.baseSeq) return "log";
-  if (next.surface.nextSeq < from) return "log";
-  if (from > current.surface.baseSeq) {
-    const last = SessionSeq.make(from - 1);
-    if (logEvent(next.surface, last) !== logEvent(current.surface, last)) {
-      return "log";
-    }
-  }
-  return undefined;
-};
-
-const appended = (before: SessionSeq, session: Session): AppendResult => ({
-  session,
-  events: session.surface.nextSeq === before
-    ? []
-    : Session.events(session, before),
-});
-
-/**
- * Where `session` (undefined: no such session) and the batch of `error`
- * stand: the whole batch stored, none of it, or a difference.
- */
-const resolutionOf = (
-  error: AppendOutcomeUnknown,
-  session: Session | undefined,
-): Effect.Effect<AppendResolution, StoredLogDiffers> => {
-  const { id, fromSeq } = error;
-  const differs = (seq: number, difference: StoredLogDiffers["difference"]) =>
-    Effect.fail(new StoredLogDiffers({ id, fromSeq, seq, difference }));
-  if (session === undefined) return Effect.succeed("absent");
-  if (
-    error.header !== undefined &&
-    encodeHeaderLine(session.header) !== encodeHeaderLine(error.header)
-  ) {
-    return differs(0, "header");
-  }
-  const next = session.surface.nextSeq;
-  if (next < fromSeq) return differs(next, "shorter");
-  if (next === fromSeq && error.batch.length > 0) {
-    return Effect.succeed("absent");
-  }
-  const options = session.vocabulary === undefined
-    ? undefined
-    : { vocabulary: session.vocabulary };
-  for (const event of error.batch) {
-    if (event.seq >= next) return differs(event.seq, "part");
-    const stored = logEvent(session.surface, event.seq);
-    if (
-      stored === undefined ||
-      encodeEventLine(stored, options) !== encodeEventLine(event, options)
-    ) {
-      return differs(event.seq, "event");
-    }
-  }
-  return Effect.succeed("stored");
-};
-
-/**
- * Builds a {@link SessionStore} on a layer's {@link StoreCore}: `append`,
- * `appendEvents`, `update` and `repair` as commits, `withSession` as a
- * scoped open, `resolveAppend` as an open and a comparison.
- *
- * @param core The layer's operations.
- * @returns The store.
- *
- * @example Wrapping a store's core
- * ```ts
- * import { makeMemoryStore } from "@palimpsest/session";
- * import { makeSessionStore } from "@palimpsest/session/internal";
- * import { Effect } from "effect";
- * import assert from "node:assert/strict";
- *
- * const store = makeSessionStore(Effect.runSync(makeMemoryStore()).core);
- * assert.deepEqual(Effect.runSync(store.list()), []);
- * ```
- */
-export function makeSessionStore(core: StoreCore): SessionStore {
-  const commit = <E, R>(
-    handle: SessionHandle,
-    op: HistoryOperation<E, R>,
-  ): Effect.Effect<AppendResult, E | WriteError, R> =>
-    Effect.suspend(() => {
-      let before = SessionSeq.make(0);
-      return Effect.map(
-        core.commit(handle, (session) => {
-          before = session.surface.nextSeq;
-          return op(session);
-        }),
-        (session) => appended(before, session),
-      );
-    });
-
-  const update: SessionStore["update"] = <
-    E,
-    R,
-    A extends UpdateValue = Session,
-  >(
-    handle: SessionHandle,
-    op: HistoryOperation<E, R, A>,
-  ) =>
-    Effect.suspend(() => {
-      let result: { readonly value: A } | undefined;
-      return Effect.flatMap(
-        commit<E | NotAnAppend, R>(
-          handle,
-          (session) =>
-            Effect.flatMap(op(session), (value) => {
-              result = { value };
-              const next = isSessionValue(value) ? value : value.session;
-              const problem = extendsSession(session, next);
-              return problem === undefined
-                ? Effect.succeed(next)
-                : Effect.fail(new NotAnAppend({ id: handle.id, problem }));
-            }),
-        ),
-        (appended): Effect.Effect<UpdateResult<A>> =>
-          result === undefined
-            ? Effect.die("update: the operation's result is missing")
-            : Effect.succeed({ ...appended, result: result.value }),
-      );
-    });
-
-  const repair: SessionStore["repair"] = (handle) =>
-    Effect.suspend(() => {
-      let closers: ReadonlyArray<SessionEvent> = [];
-      return Effect.map(
-        core.commit(handle, (session) => {
-          closers = interruptedTurnClosers(Session.events(session), {
-            live: liveWork(handle),
-          });
-          return closers.length === 0
-            ? Effect.succeed(session)
-            : Session.appendEvents(session, closers);
-        }),
-        (session) => ({ session, closers }),
-      );
-    });
-
-  const withSession: SessionStore["withSession"] = (id, f, options) =>
-    Effect.scoped(
-      Effect.flatMap(
-        core.open(id, { ...options, mode: options?.mode ?? "write" }),
-        f,
-      ),
-    );
-
-  const resolveAppend: SessionStore["resolveAppend"] = (error, options) =>
-    Effect.scoped(Effect.gen(function* () {
-      const read = {
-        ...(options?.vocabulary === undefined
-          ? {}
-          : { vocabulary: options.vocabulary }),
-        ...(options?.maxLineBytes === undefined
-          ? {}
-          : { maxLineBytes: options.maxLineBytes }),
-      };
-      // A writer's open waits for nothing: it succeeds only once the failed
-      // writer's claim is gone, and with it any write still under way. A
-      // claim held by another writer was taken after that, so a reader's
-      // view is as final.
-      const handle = yield* core.open(error.id, { ...read, mode: "write" })
-        .pipe(
-          Effect.catchTag(
-            "SessionLocked",
-            () => core.open(error.id, { ...read, mode: "read" }),
-          ),
-          Effect.map((handle): SessionHandle | undefined => handle),
-          Effect.catchTag(
-            "SessionNotFound",
-            (notFound) =>
-              error.header === undefined
-                ? Effect.fail(notFound)
-                : Effect.succeed(undefined),
-          ),
-        );
-      return yield* resolutionOf(error, handle?.session);
-    }));
-
-  return {
-    create: core.create,
-    open: core.open,
-    withSession,
-    resolveAppend,
-    append: (handle, drafts) =>
-      Effect.suspend(() => {
-        const batch = [...drafts];
-        return commit(handle, (session) => Session.appendAll(session, batch));
-      }),
-    appendEvents: (handle, events) =>
-      Effect.suspend(() => {
-        const batch = [...events];
-        return commit(
-          handle,
-          (session) => Session.appendEvents(session, batch),
-        );
-      }),
-    update,
-    repair,
-    follow: followWithOptions(core.follow),
-    list: core.list,
-    stat: core.stat,
-    close: core.close,
-  };
 }
 
 /**
