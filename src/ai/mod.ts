@@ -174,20 +174,20 @@ export {
   type RecordOptions,
   type TimedPart,
 } from "./record.ts";
+export { runTurn } from "./turn.ts";
+export { streamTurn } from "./turn_stream.ts";
 export {
   type CompactionRefusal,
   type CompactionReport,
   INVALID_ARGUMENTS,
-  runTurn,
   type RunTurnOptions,
-  streamTurn,
   TOOL_FAILED,
   TOOL_NOT_FOUND,
   type TurnError,
   type TurnEvent,
   type TurnOutcome,
   type TurnUsage,
-} from "./turn.ts";
+} from "./turn_types.ts";
 export {
   compactIfNeeded,
   type CompactIfNeededOptions,

@@ -47,7 +47,7 @@ import type { SessionHandle, SessionStore } from "../store/store.ts";
 import type { AdapterOptions } from "../providers/content.ts";
 import { toPrompt } from "../ai/prompt.ts";
 import { recordAnswer, type TimedPart } from "../ai/record.ts";
-import { TOOL_FAILED } from "../ai/turn.ts";
+import { TOOL_FAILED } from "../ai/turn_types.ts";
 import { appendDrafts, type StoreAppendError } from "../ai/_store.ts";
 import { toProviderPrompt } from "./model.ts";
 

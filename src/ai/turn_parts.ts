@@ -1,0 +1,199 @@
+/**
+ * The turn loop's parts that need no loop state: the next turn's number,
+ * usage sums, stream parts as stored chunks, the turn's end reason, and one
+ * tool call run with the toolkit's handler (its arguments checked, typed
+ * failures turned into data).
+ *
+ * @module
+ * @internal
+ */
+import {
+  INVALID_ARGUMENTS,
+  TOOL_FAILED,
+  TOOL_NOT_FOUND,
+  type TurnUsage,
+} from "./turn_types.ts";
+import * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
+import * as Stream from "effect/Stream";
+import { Response, type Tool, type Toolkit } from "effect/ai";
+import { SessionSeq } from "../seq.ts";
+import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
+import type { TurnEndReason } from "../event.ts";
+import { Session } from "../session.ts";
+import { jsonText } from "../json.ts";
+import type { SessionHandle } from "../store/store.ts";
+
+export const nextTurn = (session: Session): number => {
+  const events = Session.events(session);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event?.type === "turn/start") return event.data.turn + 1;
+  }
+  return 0;
+};
+
+export type UsageSums = { -readonly [K in keyof TurnUsage]: TurnUsage[K] };
+
+/** Adds one request's reported usage to the sums. */
+export const addUsage = (sums: UsageSums, usage: Response.Usage): void => {
+  const add = (key: keyof TurnUsage, n: number | undefined): void => {
+    if (n !== undefined) sums[key] = (sums[key] ?? 0) + n;
+  };
+  const { inputTokens, outputTokens } = usage;
+  const input = inputTokens.total ??
+    (inputTokens.uncached === undefined
+      ? undefined
+      : inputTokens.uncached + (inputTokens.cacheRead ?? 0));
+  add("inputTokens", input);
+  add("outputTokens", outputTokens.total);
+  add(
+    "totalTokens",
+    input === undefined || outputTokens.total === undefined
+      ? undefined
+      : input + outputTokens.total,
+  );
+  add("cachedInputTokens", inputTokens.cacheRead);
+  add("cacheWriteTokens", inputTokens.cacheWrite);
+  add("reasoningTokens", outputTokens.reasoning);
+};
+
+export const seqOfNext = (handle: SessionHandle): SessionSeq =>
+  SessionSeq.make(Session.nextSeq(handle.session));
+
+export const encodePart = Schema.encodeUnknownEffect(Response.StreamPart());
+
+export const jsonReplacer = (_key: string, value: unknown): unknown =>
+  value instanceof Error ? { name: value.name, message: value.message } : value;
+
+/** A decoded stream part as the JSON the log keeps. */
+export const chunkOf = (
+  part: unknown,
+): Effect.Effect<Response.StreamPartEncoded> =>
+  Effect.map(
+    Effect.orDie(encodePart(part)),
+    (encoded): Response.StreamPartEncoded =>
+      JSON.parse(JSON.stringify(encoded, jsonReplacer)),
+  );
+
+export const endReasonOf = (
+  finish: Response.FinishReason | undefined,
+): TurnEndReason["kind"] => {
+  switch (finish) {
+    case "length":
+      return "max-tokens";
+    case "content-filter":
+      return "blocked";
+    case "error":
+      return "error";
+    default:
+      return "completed";
+  }
+};
+
+/** The outcome of running one tool, as its result block says it. */
+export interface ToolOutcome {
+  readonly content: ReadonlyArray<ToolResultContentBlock>;
+  readonly error?: { readonly name: string; readonly code: string };
+}
+
+export const failed = (
+  name: string,
+  code: string,
+  text: string,
+): ToolOutcome => ({
+  content: [{ type: "text", text }],
+  error: { name, code },
+});
+
+export const tagOf = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return "Error";
+  if ("reason" in error) {
+    const reason = error.reason;
+    if (typeof reason === "object" && reason !== null && "_tag" in reason) {
+      return String(reason._tag);
+    }
+  }
+  return "_tag" in error ? String(error._tag) : "Error";
+};
+
+export const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : jsonText(error);
+
+export const parseArguments = (
+  text: string,
+): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/** Runs one call with the toolkit's handler; typed failures become data. */
+export const executeTool = <Tools extends Record<string, Tool.Any>>(
+  toolkit: Toolkit.WithHandler<Tools>,
+  call: ToolCallBlock,
+): Effect.Effect<
+  ToolOutcome,
+  never,
+  Tool.HandlerServices<Tools[keyof Tools]>
+> => {
+  const name = call.name;
+  if (!isToolName(toolkit.tools, name)) {
+    return Effect.succeed(
+      failed(
+        "ToolNotFoundError",
+        TOOL_NOT_FOUND,
+        `No tool is named ${JSON.stringify(name)}`,
+      ),
+    );
+  }
+  const parsed = parseArguments(call.arguments);
+  if (!parsed.ok || !isEncodedParameters(toolkit.tools, parsed.value)) {
+    return Effect.succeed(
+      failed(
+        "ToolParameterValidationError",
+        INVALID_ARGUMENTS,
+        "The arguments are not valid JSON",
+      ),
+    );
+  }
+  return toolkit.handle(name, parsed.value, call.id).pipe(
+    Effect.flatMap(Stream.runCollect),
+    Effect.map((results): ToolOutcome => {
+      let last: Tool.HandlerResult<Tools[keyof Tools]> | undefined;
+      for (const result of results) if (!result.preliminary) last = result;
+      if (last === undefined) return { content: [] };
+      const text = jsonText(last.encodedResult);
+      return last.isFailure
+        ? failed(tagOf(last.result), codeOf(last.result), text)
+        : { content: [{ type: "text", text }] };
+    }),
+    Effect.catch((error) =>
+      Effect.succeed(failed(tagOf(error), codeOf(error), messageOf(error)))
+    ),
+  );
+};
+
+export const codeOf = (error: unknown): string => {
+  const tag = tagOf(error);
+  if (tag === "ToolParameterValidationError") return INVALID_ARGUMENTS;
+  if (tag === "ToolNotFoundError") return TOOL_NOT_FOUND;
+  return TOOL_FAILED;
+};
+
+export const isToolName = <Tools extends Record<string, Tool.Any>>(
+  tools: Tools,
+  name: string,
+): name is Extract<keyof Tools, string> => Object.hasOwn(tools, name);
+
+/**
+ * Any JSON value may be handed to `Toolkit.handle`: it decodes the encoded
+ * parameters with the tool's schema and fails with a
+ * `ToolParameterValidationError` for what does not match.
+ */
+export const isEncodedParameters = <Tools extends Record<string, Tool.Any>>(
+  _tools: Tools,
+  _value: unknown,
+): _value is Tool.ParametersEncoded<Tools[keyof Tools]> => true;

@@ -1,0 +1,236 @@
+/**
+ * The types of a turn: {@link RunTurnOptions}, what a turn reports as it
+ * goes ({@link TurnEvent}) and when it ends ({@link TurnOutcome},
+ * {@link TurnUsage}, {@link CompactionReport}), its errors, and the codes
+ * of the tool results the loop writes itself. The loop is `turn.ts`.
+ *
+ * @module
+ */
+import type * as Effect from "effect/Effect";
+import type { AiError, Response, Tool, Toolkit } from "effect/ai";
+import type { SessionSeq } from "../seq.ts";
+import type { SessionEvent, TurnEndReason } from "../event.ts";
+import type { EventDraft, Session } from "../session.ts";
+import type { SessionHandle } from "../store/store.ts";
+import type { StoreAppendError } from "./_store.ts";
+import type { CompactionPolicy, OnOpen } from "./compaction.ts";
+import type {
+  CompactionInProgress,
+  CompactionRangeChanged,
+  EmptySummary,
+  SummaryNotSmaller,
+  TurnInProgress,
+} from "./errors.ts";
+
+/** Error code of a tool result for a tool the toolkit does not have. */
+export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
+/** Error code of a tool result for arguments the tool refused. */
+export const INVALID_ARGUMENTS = "INVALID_ARGUMENTS" as const;
+/** Error code of a tool result for a tool that failed. */
+export const TOOL_FAILED = "TOOL_FAILED" as const;
+
+/** Options of {@link runTurn}. */
+export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
+  /** A write handle on the session. */
+  readonly handle: SessionHandle;
+  /** The tools the model may call, with their handlers. */
+  readonly toolkit: Toolkit.WithHandler<Tools>;
+  /** The provider and model, recorded as the assistant messages' source. */
+  readonly model: { readonly provider: string; readonly model: string };
+  /**
+   * What starts the turn: a user message's text, or drafts appended right
+   * after `turn/start`. Nothing by default (the model goes on from the log).
+   */
+  readonly input?: string | ReadonlyArray<EventDraft>;
+  /**
+   * The system prompt of this turn's requests. When it differs from the
+   * session's (its head `system/message`), `setSystemPrompt` records it
+   * right after `turn/start`, so the log replays every request as sent;
+   * the same prompt appends nothing. `""` means none. A session without a
+   * system head (created without one, or imported) gets one before its
+   * first message (`surfaceOp: "prepend"`). Absent: the session's prompt
+   * stays.
+   */
+  readonly system?: string;
+  /** The most model requests in the turn; 8 by default. */
+  readonly maxSteps?: number;
+  /** Compact before each request when over budget, and on overflow. */
+  readonly compaction?: CompactionPolicy;
+  /** Tells a context overflow; {@link isContextOverflow} by default. */
+  readonly isContextOverflow?: (error: AiError.AiError) => boolean;
+  /** How many times one step retries after an overflow; 2 by default. */
+  readonly maxOverflowRetries?: number;
+  /**
+   * A turn or a compaction a crash left open: `close` it first, as
+   * `store.repair` records it (the default), or `refuse`
+   * ({@link TurnInProgress} or {@link CompactionInProgress}, `live: false`)
+   * and write nothing.
+   */
+  readonly onOpen?: OnOpen;
+  /**
+   * Told each {@link TurnEvent} as it happens (text as it streams, each
+   * tool call, compaction, each step's end, the turn's end); the turn waits
+   * for it, so a slow callback slows the turn. {@link streamTurn} gives the
+   * same events as a `Stream`.
+   */
+  readonly onEvent?: (event: TurnEvent) => Effect.Effect<void>;
+}
+
+/**
+ * The token usage the model reported, summed over the turn's requests
+ * (every `streamText` request, retries after an overflow included; not the
+ * compaction engine's summary requests). A count no request reported is
+ * absent.
+ */
+export interface TurnUsage {
+  /** Input (prompt) tokens. */
+  readonly inputTokens?: number;
+  /** Output tokens. */
+  readonly outputTokens?: number;
+  /** Input plus output tokens, of the requests that reported both. */
+  readonly totalTokens?: number;
+  /** Input tokens read from the provider's cache. */
+  readonly cachedInputTokens?: number;
+  /** Input tokens written to the provider's cache. */
+  readonly cacheWriteTokens?: number;
+  /** Output tokens spent on reasoning. */
+  readonly reasoningTokens?: number;
+}
+
+/**
+ * What a turn reports as it runs, in order: `turn-start`; per step
+ * `step-start`, the answer's `text-delta` and `reasoning-delta` parts as
+ * they stream, `compaction-start` and `compaction-done` or
+ * `compaction-refused` (before the request, or after an overflow), then
+ * `tool-call-start` and `tool-call-end` for each call, and `step-end`; last
+ * `turn-end` with the outcome. A turn that fails reports no `turn-end`.
+ */
+export type TurnEvent =
+  | {
+    readonly type: "turn-start";
+    readonly turn: number;
+    /** What was closed first (see {@link TurnOutcome.recovered}). */
+    readonly recovered: ReadonlyArray<SessionEvent>;
+  }
+  | {
+    readonly type: "step-start";
+    readonly turn: number;
+    readonly step: number;
+  }
+  | {
+    readonly type: "text-delta" | "reasoning-delta";
+    readonly turn: number;
+    readonly step: number;
+    /** The part id the model gave. */
+    readonly id: string;
+    readonly delta: string;
+  }
+  | {
+    readonly type: "compaction-start";
+    readonly turn: number;
+    readonly step: number;
+    readonly forced: boolean;
+    readonly compactionId: string;
+  }
+  | {
+    readonly type: "compaction-done" | "compaction-refused";
+    readonly turn: number;
+    readonly step: number;
+    readonly report: CompactionReport;
+  }
+  | {
+    readonly type: "tool-call-start";
+    readonly turn: number;
+    readonly step: number;
+    readonly callId: string;
+    readonly name: string;
+    /** The raw JSON arguments. */
+    readonly arguments: string;
+    /** The seq of the `tool/call`, durable before the tool runs. */
+    readonly seq: SessionSeq;
+  }
+  | {
+    readonly type: "tool-call-end";
+    readonly turn: number;
+    readonly step: number;
+    readonly callId: string;
+    readonly name: string;
+    /** The seq of the `tool/result`. */
+    readonly seq: SessionSeq;
+    readonly isError: boolean;
+    /** The error's name and code, for an error result. */
+    readonly error?: { readonly name: string; readonly code: string };
+  }
+  | {
+    readonly type: "step-end";
+    readonly turn: number;
+    readonly step: number;
+    /** The finish reason of the step's answer, when it sent one. */
+    readonly finishReason?: Response.FinishReason;
+    /** The usage the step's requests reported. */
+    readonly usage: TurnUsage;
+  }
+  | { readonly type: "turn-end"; readonly outcome: TurnOutcome };
+
+/** Why a compaction the turn loop asked for replaced nothing. */
+export type CompactionRefusal =
+  | CompactionInProgress
+  | EmptySummary
+  | SummaryNotSmaller
+  | CompactionRangeChanged
+  | AiError.AiError;
+
+/**
+ * One compaction the turn loop needed: the messages were over budget, or
+ * a request overflowed.
+ */
+export interface CompactionReport {
+  /** The step it ran in. */
+  readonly step: number;
+  /** True when an overflow forced it. */
+  readonly forced: boolean;
+  /** True when a summary replaced a range. */
+  readonly compacted: boolean;
+  /** The compaction id, when one started. */
+  readonly compactionId?: string;
+  /**
+   * Why nothing was replaced: the engine's refusal or the model's error.
+   * Absent with `compacted: false` when no range could be compacted.
+   */
+  readonly refused?: CompactionRefusal;
+}
+
+/** How a turn went. */
+export interface TurnOutcome {
+  /** The session after the turn. */
+  readonly session: Session;
+  /** The turn number. */
+  readonly turn: number;
+  /** The model requests made that produced a step's answer. */
+  readonly steps: number;
+  /** The reason `turn/end` records. */
+  readonly reason: TurnEndReason["kind"];
+  /** Whether the model ended the turn or the step limit did. */
+  readonly stoppedBy: "model" | "step-limit";
+  /**
+   * The closers appended before the turn started, for a turn or a
+   * compaction a crash left open (as `store.repair` appends them); empty
+   * when nothing was open.
+   */
+  readonly recovered: ReadonlyArray<SessionEvent>;
+  /** Each compaction the turn needed, in order, and how it went. */
+  readonly compactions: ReadonlyArray<CompactionReport>;
+  /** The token usage the model reported, summed over the turn's requests. */
+  readonly usage: TurnUsage;
+}
+
+/**
+ * What {@link runTurn} can fail with: the model's error, the store's, or
+ * an open turn or compaction it was told not to close, or another turn
+ * running on the handle.
+ */
+export type TurnError =
+  | AiError.AiError
+  | StoreAppendError
+  | TurnInProgress
+  | CompactionInProgress;
