@@ -49,7 +49,7 @@ import { toPrompt } from "../ai/prompt.ts";
 import { recordAnswer, type TimedPart } from "../ai/record.ts";
 import { TOOL_FAILED } from "../ai/turn_types.ts";
 import { appendDrafts, type StoreAppendError } from "../ai/_store.ts";
-import { toProviderPrompt } from "./model.ts";
+import { toProviderPrompt } from "./request.ts";
 
 /**
  * Derived messages as the AI SDK's `ModelMessage[]`, for `generateText`,

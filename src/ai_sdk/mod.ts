@@ -21,14 +21,12 @@
 export {
   type AiSdkCallSettings,
   type AiSdkModelOptions,
-  fromContent,
-  fromStreamPart,
   layerAiSdkModel,
   makeAiSdkModel,
-  toAiError,
-  toCallOptions,
-  toProviderPrompt,
 } from "./model.ts";
+export { toAiError } from "./errors.ts";
+export { fromContent, fromStreamPart } from "./response.ts";
+export { toCallOptions, toProviderPrompt } from "./request.ts";
 export {
   recordAiSdkSteps,
   type RecordAiSdkStepsOptions,
