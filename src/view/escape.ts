@@ -3,7 +3,8 @@
  * through {@link escapeHtml} before it is written, in text and in quoted
  * attribute values alike. The page embeds no log data in a script, a style
  * or a URL; the only links it builds are `#e<seq>` fragments from seqs,
- * which are integers.
+ * which are integers. The few formatters of numbers, times and JSON the page
+ * shows live here too.
  *
  * @module
  */
@@ -67,3 +68,32 @@ export function formatCount(n: number): string {
   const sign = whole < 0 ? "-" : "";
   return sign + String(Math.abs(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
+
+/** `1 event`, `2 events`. @internal */
+export const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${formatCount(n)} ${n === 1 ? one : many}`;
+
+/** What a replacement saved, for people. @internal */
+export const savedText = (count: number, saved: number): string =>
+  count === 0
+    ? "0"
+    : `${formatCount(count)} · saved ${formatCount(saved)} chars`;
+
+/** Epoch milliseconds as ISO 8601 (or as given when not a date). @internal */
+export const isoTime = (ms: number): string => {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
+};
+
+/** A value as JSON, cut at `max` characters. @internal */
+export const json = (value: unknown, max: number): string => {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? "undefined";
+  } catch {
+    text = String(value);
+  }
+  return text.length > max
+    ? `${text.slice(0, cutAt(text, max))}… (${formatCount(text.length)} chars)`
+    : text;
+};

@@ -34,7 +34,15 @@ import {
   type Replacement,
 } from "./analyse.ts";
 import { sizeChart } from "./chart.ts";
-import { cutAt, escapeHtml as esc, formatCount } from "./escape.ts";
+import {
+  cutAt,
+  escapeHtml as esc,
+  formatCount,
+  isoTime,
+  json,
+  plural,
+  savedText,
+} from "./escape.ts";
 import { HEAD_SCRIPT, PAGE_SCRIPT, PAGE_STYLE } from "./assets.ts";
 
 /** Replacements nested deeper than this continue at the end of the page. */
@@ -94,31 +102,6 @@ const KIND_LABEL: Readonly<Record<Replacement["kind"], string>> = {
   "compaction": "Compaction",
   "prune": "Pruned result",
   "system-prompt": "System prompt change",
-};
-
-const plural = (n: number, one: string, many = `${one}s`): string =>
-  `${formatCount(n)} ${n === 1 ? one : many}`;
-
-const savedText = (count: number, saved: number): string =>
-  count === 0
-    ? "0"
-    : `${formatCount(count)} · saved ${formatCount(saved)} chars`;
-
-const isoTime = (ms: number): string => {
-  const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
-};
-
-const json = (value: unknown, max: number): string => {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? "undefined";
-  } catch {
-    text = String(value);
-  }
-  return text.length > max
-    ? `${text.slice(0, cutAt(text, max))}… (${formatCount(text.length)} chars)`
-    : text;
 };
 
 /** Writes the page in chunks. */
