@@ -295,3 +295,21 @@ Deno.test("the testing entry point is exported and no other module loads it", ()
     assert.ok(!staticImports(file).includes("effect"), file);
   }
 });
+
+Deno.test("no library file is over 600 lines but the vocabulary", () => {
+  // src/event.ts is the whole vocabulary in one place, on purpose.
+  // src/decode.ts (621) is to be split once the decoding work under way
+  // on it has landed; it must not grow.
+  const allowed: Record<string, number> = {
+    "src/event.ts": Infinity,
+    "src/decode.ts": 621,
+  };
+  const long = library()
+    .map((file) => {
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+      return [file, text.split("\n").length - 1] as const;
+    })
+    .filter(([file, lines]) => lines > (allowed[file] ?? 600))
+    .map(([file, lines]) => `${file}: ${lines}`);
+  assert.deepEqual(long, []);
+});
