@@ -9,8 +9,8 @@
  * (`sourceEventSeqs`). Shadowed events stay in the log, written over but
  * still legible.
  *
- * - `decodeEvent` (in `./schema`) checks one event's local rules, one tagged
- *   error per rule ({@link EventDecodeError}).
+ * - {@link decodeEvent} checks one event's local rules, one tagged error per
+ *   rule ({@link EventDecodeError}).
  * - {@link applyEvent} and {@link replay} fold events into a {@link Surface},
  *   checking the relational rules ({@link SurfaceError}).
  * - {@link deriveMessages} reads the messages off a surface.
@@ -42,8 +42,8 @@
  *   `eventJsonSchema` (the JSON Schema of an event line) and one error class
  *   per event and fold rule.
  * - `@palimpsest/session/internal`: for store implementers (`StoreCore`,
- *   `makeSessionStore`) and tools that fold or repair by hand (`replayResult`,
- *   `surfaceNodes`, `interruptedTurnClosers`, ...).
+ *   `makeSessionStore`) and tools that fold or repair by hand
+ *   (`applyEventResult`, `surfaceNodes`, `interruptedTurnClosers`, ...).
  * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
  *   files as v3 logs.
  * - `@palimpsest/session/view` draws a session as one self-contained HTML
@@ -124,6 +124,7 @@ export type {
 export { isSurfaceEvent } from "./src/event.ts";
 export type { EventDecodeError, SurfaceError } from "./src/errors.ts";
 export {
+  decodeEvent,
   isExtensionEvent,
   makeVocabulary,
   type Vocabulary,
@@ -132,6 +133,7 @@ export {
   applyEvent,
   emptySurface,
   replay,
+  replayResult,
   Surface,
 } from "./src/surface/mod.ts";
 
@@ -143,12 +145,10 @@ export {
 export {
   type AppendError,
   type AssistantMessageDraft,
-  type CitingSurfaceDraft,
   type EventDraft,
   type ExtensionDraft,
   type ExtensionType,
   extensionType,
-  type LogOnlyDraft,
   type MakeOptions,
   Session,
   SessionHeader,

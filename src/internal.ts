@@ -14,7 +14,8 @@
  *   ({@link interruptedTurnClosers} and the texts it writes).
  *
  * It also names the types the root's values are typed with
- * ({@link SessionApi}, {@link DraftApi}), the members of the transcript
+ * ({@link SessionApi}, {@link DraftApi}), the two halves of `EventDraft`
+ * ({@link CitingSurfaceDraft}, {@link LogOnlyDraft}), the members of the transcript
  * violation union, the field types of two store errors, and the redaction
  * of secrets the command line applies to what it prints
  * ({@link redactAddress}, {@link secretRedactor}). These are as tested as the rest, but may move between
@@ -64,7 +65,11 @@ export {
   type UnansweredToolCall,
   type UnknownToolResult,
 } from "./transcript.ts";
-export type { SessionApi } from "./session.ts";
+export type {
+  CitingSurfaceDraft,
+  LogOnlyDraft,
+  SessionApi,
+} from "./session.ts";
 export { redactAddress, secretRedactor } from "./store/redact.ts";
 export type { SessionIdProblem, StoredLogDifference } from "./store/errors.ts";
 export type { DraftApi } from "./drafts.ts";
