@@ -61,9 +61,9 @@ export const addUsage = (sums: UsageSums, usage: Response.Usage): void => {
 export const seqOfNext = (handle: SessionHandle): SessionSeq =>
   SessionSeq.make(Session.nextSeq(handle.session));
 
-export const encodePart = Schema.encodeUnknownEffect(Response.StreamPart());
+const encodePart = Schema.encodeUnknownEffect(Response.StreamPart());
 
-export const jsonReplacer = (_key: string, value: unknown): unknown =>
+const jsonReplacer = (_key: string, value: unknown): unknown =>
   value instanceof Error ? { name: value.name, message: value.message } : value;
 
 /** A decoded stream part as the JSON the log keeps. */
@@ -97,7 +97,7 @@ export interface ToolOutcome {
   readonly error?: { readonly name: string; readonly code: string };
 }
 
-export const failed = (
+const failed = (
   name: string,
   code: string,
   text: string,
@@ -106,7 +106,7 @@ export const failed = (
   error: { name, code },
 });
 
-export const tagOf = (error: unknown): string => {
+const tagOf = (error: unknown): string => {
   if (typeof error !== "object" || error === null) return "Error";
   if ("reason" in error) {
     const reason = error.reason;
@@ -117,10 +117,10 @@ export const tagOf = (error: unknown): string => {
   return "_tag" in error ? String(error._tag) : "Error";
 };
 
-export const messageOf = (error: unknown): string =>
+const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : jsonText(error);
 
-export const parseArguments = (
+const parseArguments = (
   text: string,
 ): { ok: true; value: unknown } | { ok: false } => {
   try {
@@ -176,14 +176,14 @@ export const executeTool = <Tools extends Record<string, Tool.Any>>(
   );
 };
 
-export const codeOf = (error: unknown): string => {
+const codeOf = (error: unknown): string => {
   const tag = tagOf(error);
   if (tag === "ToolParameterValidationError") return INVALID_ARGUMENTS;
   if (tag === "ToolNotFoundError") return TOOL_NOT_FOUND;
   return TOOL_FAILED;
 };
 
-export const isToolName = <Tools extends Record<string, Tool.Any>>(
+const isToolName = <Tools extends Record<string, Tool.Any>>(
   tools: Tools,
   name: string,
 ): name is Extract<keyof Tools, string> => Object.hasOwn(tools, name);
@@ -193,7 +193,7 @@ export const isToolName = <Tools extends Record<string, Tool.Any>>(
  * parameters with the tool's schema and fails with a
  * `ToolParameterValidationError` for what does not match.
  */
-export const isEncodedParameters = <Tools extends Record<string, Tool.Any>>(
+const isEncodedParameters = <Tools extends Record<string, Tool.Any>>(
   _tools: Tools,
   _value: unknown,
 ): _value is Tool.ParametersEncoded<Tools[keyof Tools]> => true;

@@ -13,10 +13,10 @@ import { MODULE } from "./request.ts";
 /* Errors                                                                   */
 /* ----------------------------------------------------------------------- */
 
-export const OVERFLOW =
+const OVERFLOW =
   /context.?(length|window)|too long|too many tokens|maximum (context|prompt)|token limit|exceeds the (context|max)|request_too_large|context_length_exceeded/i;
 
-export const textOf = (value: unknown): string | undefined => {
+const textOf = (value: unknown): string | undefined => {
   if (typeof value === "string") return value;
   if (value instanceof Error) return value.message;
   if (typeof value !== "object" || value === null) return undefined;
@@ -25,7 +25,7 @@ export const textOf = (value: unknown): string | undefined => {
 };
 
 /** `{ type, code, message }` of a provider's error body, at any depth. */
-export const errorFields = (
+const errorFields = (
   value: unknown,
 ): { type?: string; code?: string; message?: string } => {
   if (typeof value !== "object" || value === null) return {};
@@ -45,7 +45,7 @@ export const errorFields = (
   };
 };
 
-export const reasonOfFields = (
+const reasonOfFields = (
   fields: { type?: string; code?: string; message?: string },
   description: string,
 ): AiError.AiErrorReason | undefined => {
@@ -79,7 +79,7 @@ export const reasonOfFields = (
   return undefined;
 };
 
-export const reasonOf = (error: unknown): AiError.AiErrorReason => {
+const reasonOf = (error: unknown): AiError.AiErrorReason => {
   if (AiError.isAiErrorReason(error)) return error;
   if (APICallError.isInstance(error)) {
     const body = error.responseBody;
@@ -139,7 +139,7 @@ export const reasonOf = (error: unknown): AiError.AiErrorReason => {
   return new AiError.UnknownError({ description });
 };
 
-export const parseJson = (text: string | undefined): unknown => {
+const parseJson = (text: string | undefined): unknown => {
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text);

@@ -22,7 +22,7 @@ import { sentToolName } from "../providers/content.ts";
 /** The module name `AiError`s carry. */
 export const MODULE = "AiSdk";
 /** The longest tool name a provider accepts. */
-export const MAX_TOOL_NAME = 64;
+const MAX_TOOL_NAME = 64;
 
 /**
  * Call settings sent with every request of the layer: limits, sampling,
@@ -41,11 +41,11 @@ export type RequestOptions = LanguageModel.ProviderOptions;
 /* Request                                                                  */
 /* ----------------------------------------------------------------------- */
 
-export const isJsonObject = (value: unknown): value is JSONObject =>
+const isJsonObject = (value: unknown): value is JSONObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `effect/ai` part options as the AI SDK's provider options. */
-export const providerOptionsOf = (
+const providerOptionsOf = (
   options: Prompt.ProviderOptions,
 ): { providerOptions?: SharedV4ProviderOptions } => {
   const out: Record<string, JSONObject> = {};
@@ -65,7 +65,7 @@ export const base64Of = (bytes: Uint8Array): string => {
   return btoa(binary);
 };
 
-export const fileData = (
+const fileData = (
   data: string | Uint8Array | URL,
 ):
   | { type: "data"; data: string | Uint8Array }
@@ -78,13 +78,13 @@ export const fileData = (
   return { type: "data", data };
 };
 
-export const jsonValueOf = (value: unknown): JSONValue => {
+const jsonValueOf = (value: unknown): JSONValue => {
   if (value === undefined) return null;
   const text = JSON.stringify(value);
   return text === undefined ? null : JSON.parse(text);
 };
 
-export const toolOutputOf = (
+const toolOutputOf = (
   part: Prompt.ToolResultPart,
 ): LanguageModelV4ToolResultOutput => {
   if (part.modelOutput !== undefined && part.modelOutput.length > 0) {
@@ -109,7 +109,7 @@ export const toolOutputOf = (
   };
 };
 
-export const filePart = (part: Prompt.FilePart) => ({
+const filePart = (part: Prompt.FilePart) => ({
   type: "file" as const,
   mediaType: part.mediaType,
   data: fileData(part.data),
@@ -238,7 +238,7 @@ export function toProviderPrompt(
   return out;
 }
 
-export const functionTool = (tool: Tool.Any): LanguageModelV4FunctionTool => {
+const functionTool = (tool: Tool.Any): LanguageModelV4FunctionTool => {
   const description = Tool.getDescription(tool);
   const schema = Tool.getJsonSchema(tool);
   return {
@@ -249,7 +249,7 @@ export const functionTool = (tool: Tool.Any): LanguageModelV4FunctionTool => {
   };
 };
 
-export const toolsAndChoice = (
+const toolsAndChoice = (
   options: RequestOptions,
 ): Pick<LanguageModelV4CallOptions, "tools" | "toolChoice"> => {
   let tools = options.tools.filter((tool) => !Tool.isProviderDefined(tool));
@@ -328,7 +328,7 @@ export function toCallOptions(
   };
 }
 
-export const jsonSchemaOf = (schema: Schema.Top): JSONObject => {
+const jsonSchemaOf = (schema: Schema.Top): JSONObject => {
   const document = Schema.toJsonSchemaDocument(schema);
   const root = jsonValueOf(document.schema);
   const out: JSONObject = isJsonObject(root) ? { ...root } : {};

@@ -21,20 +21,20 @@ import { base64Of } from "./request.ts";
 /* ----------------------------------------------------------------------- */
 
 /** Provider metadata as the JSON `effect/ai` keeps (undefined fields dropped). */
-export const metadataOf = (
+const metadataOf = (
   metadata: SharedV4ProviderMetadata | undefined,
 ): { metadata?: Response.ProviderMetadata } =>
   metadata === undefined || Object.keys(metadata).length === 0
     ? {}
     : { metadata: JSON.parse(JSON.stringify(metadata)) };
 
-export const finishReasonOf = (
+const finishReasonOf = (
   reason: LanguageModelV4FinishReason,
 ): Response.FinishReason =>
   reason.unified === "interrupted" ? "unknown" : reason.unified;
 
 /** The counts that are whole numbers; the others are left out. */
-export const counts = (
+const counts = (
   entries: { readonly [key: string]: number | undefined },
 ): { [key: string]: number } => {
   const out: { [key: string]: number } = {};
@@ -48,7 +48,7 @@ export const counts = (
  * The AI SDK's usage as `effect/ai`'s: the same counts, `noCache` as
  * `uncached`; counts the provider did not send are left out.
  */
-export const usageOf = (
+const usageOf = (
   usage: LanguageModelV4Usage,
 ): Response.FinishPartEncoded["usage"] => ({
   inputTokens: counts({
@@ -64,7 +64,7 @@ export const usageOf = (
   }),
 });
 
-export const toolCallOf = (
+const toolCallOf = (
   call: Extract<LanguageModelV4Content, { type: "tool-call" }>,
 ): Response.ToolCallPartEncoded => ({
   type: "tool-call",
@@ -76,7 +76,7 @@ export const toolCallOf = (
 });
 
 /** The parts both `doStream` and `doGenerate` may return. */
-export const fromShared = (
+const fromShared = (
   part: LanguageModelV4Content,
 ): Response.StreamPartEncoded | undefined => {
   switch (part.type) {
@@ -294,7 +294,7 @@ export function fromContent(
   return out;
 }
 
-export const isPart = (
+const isPart = (
   part: Response.StreamPartEncoded,
 ): part is Response.StreamPartEncoded & Response.PartEncoded =>
   part.type === "tool-call" || part.type === "tool-result" ||

@@ -41,8 +41,10 @@ export interface HeadRow {
   readonly nextSeq: number;
 }
 
-/** The encoder of lines to bytes. */
-export const encoder: TextEncoder = new TextEncoder();
+const encoder = new TextEncoder();
+
+/** The UTF-8 length of a text, as stored. */
+export const byteLength = (text: string): number => encoder.encode(text).length;
 /** Rows read per query by default. */
 export const DEFAULT_PAGE = 1000;
 /** Rows one `INSERT` carries. */

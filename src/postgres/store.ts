@@ -101,9 +101,9 @@ import { makeFollow } from "./follow.ts";
 import {
   appendRows,
   brokeConnection,
+  byteLength,
   DEFAULT_PAGE,
   displayAddress,
-  encoder,
   failedAt,
   type HeadRow,
   insertRows,
@@ -274,7 +274,7 @@ export function makePostgresStore(
         if (Result.isFailure(checked)) return Effect.fail(checked.failure);
         const text = encodeHeaderLine(header).slice(0, -1);
         const { rows, bytes } = rowsOf(session, 0);
-        const total = encoder.encode(text).length + 1 + bytes;
+        const total = byteLength(text) + 1 + bytes;
         const next = session.surface.nextSeq;
         return scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
