@@ -63,6 +63,7 @@ import type { RecordReadOptions } from "./lines.ts";
 import { type Converted, importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
+import { importOpencode } from "./opencode.ts";
 import type { ImportReport, SourceTool } from "./report.ts";
 import { publishLog } from "./write.ts";
 
@@ -82,6 +83,7 @@ export const sourceTools: ReadonlyArray<SourceTool> = [
   "pi",
   "claude-code",
   "codex",
+  "opencode",
 ];
 
 /**
@@ -140,6 +142,7 @@ const converters: Readonly<
   "pi": importPi,
   "claude-code": importClaudeCode,
   "codex": importCodex,
+  "opencode": importOpencode,
 };
 
 const run = (
