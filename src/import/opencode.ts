@@ -36,10 +36,8 @@
  * @module
  * @internal
  */
-import * as fs from "node:fs";
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../../mod.ts";
-import { ioError, ioFields } from "../jsonl/io.ts";
 import {
   argumentsText,
   type Builder,
@@ -64,13 +62,8 @@ import {
   toolResult,
   userMessage,
 } from "./messages.ts";
-import {
-  type ImportError,
-  ImportIoError,
-  ImportLineNotJson,
-  ImportLineTooLong,
-  ImportNotASession,
-} from "./errors.ts";
+import { type ImportError, ImportNotASession } from "./errors.ts";
+import { idLines, readDocument } from "./opencode_document.ts";
 import type { RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
 
@@ -93,89 +86,8 @@ const bookkeeping: Readonly<Record<string, string>> = {
   "retry": "a failed request that was retried, never sent to the model",
 };
 
-/** The line of every `"id": "…"` in the text, by id (its first occurrence). */
-const idLines = (text: string): Map<string, number> => {
-  const lines = new Map<string, number>();
-  const pattern = /"id"\s*:\s*"([^"\\]*)"/g;
-  let line = 1;
-  let from = 0;
-  for (const match of text.matchAll(pattern)) {
-    for (let i = text.indexOf("\n", from); i !== -1 && i < match.index;) {
-      line += 1;
-      i = text.indexOf("\n", i + 1);
-      from = i === -1 ? text.length : i;
-    }
-    from = Math.max(from, match.index);
-    const id = match[1];
-    if (id !== undefined && !lines.has(id)) lines.set(id, line);
-  }
-  return lines;
-};
-
-/** The 1-based line of a character offset. */
-const lineAt = (text: string, offset: number): number => {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset;) {
-    line += 1;
-    i = text.indexOf("\n", i + 1);
-  }
-  return line;
-};
-
 const byId = (a: { id: string }, b: { id: string }): number =>
   a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-
-const readDocument = (
-  file: string,
-  options: RecordReadOptions,
-): Result.Result<{ text: string; value: unknown }, ImportError> => {
-  let text: string;
-  try {
-    const size = fs.statSync(file).size;
-    if (size > options.maxLineBytes) {
-      return Result.fail(
-        options.recover
-          ? new ImportNotASession({
-            from: "opencode",
-            line: 1,
-            expected: "an `opencode export` document within the record bound",
-          })
-          : new ImportLineTooLong({
-            line: 1,
-            bytes: size,
-            limit: options.maxLineBytes,
-          }),
-      );
-    }
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    return Result.fail(
-      new ImportIoError(ioFields(ioError("read", file, error))),
-    );
-  }
-  try {
-    return Result.succeed({ text, value: JSON.parse(text) });
-  } catch (error) {
-    if (options.recover) {
-      return Result.fail(
-        new ImportNotASession({
-          from: "opencode",
-          line: 1,
-          expected: "an `opencode export` JSON document",
-        }),
-      );
-    }
-    const position = /position (\d+)/.exec(String(error))?.[1];
-    const line = position === undefined ? 1 : lineAt(text, Number(position));
-    const start = text.split("\n")[line - 1] ?? "";
-    return Result.fail(
-      new ImportLineNotJson({
-        line,
-        excerpt: start.length > 60 ? `${start.slice(0, 57)}...` : start,
-      }),
-    );
-  }
-};
 
 interface Message {
   readonly id: string;
@@ -213,8 +125,12 @@ export const importOpencode = (
   }
   const info = value.info;
   const lines = idLines(text);
-  const lineOf = (id: string, fallback: number): number =>
-    lines.get(id) ?? fallback;
+  // A part's line is the first line of its id at or after its message's
+  // (part ids are unique in opencode; a copied export may repeat them).
+  const lineOf = (id: string, after: number): number => {
+    const all = lines.get(id) ?? [];
+    return all.find((l) => l >= after) ?? all[0] ?? after;
+  };
   b.closerText = INTERRUPTED;
   const messages: Message[] = value.messages.flatMap((m): Message[] => {
     if (!isRecord(m) || !isRecord(m.info)) return [];
