@@ -30,8 +30,12 @@
  *   an abort with content is not sent by opencode and is not carried over.
  * - `step-start`, `step-finish`, `snapshot`, `patch`, `agent` and `retry`
  *   parts never reach the model: they are skipped and counted by kind.
- * - A compaction (a `compaction` part) is imported as the question opencode
- *   asks, but the history before it is not replaced: reported.
+ * - A compaction (a user message with a `compaction` part) whose summary
+ *   completed (the next message, an assistant `summary` that finished
+ *   without error) replaces everything before it: opencode then sends only
+ *   its question (`What did we do so far?`), the summary and what follows.
+ *   The question is the replacing message, citing what it shadows. One
+ *   whose summary never completed is an ordinary message (reported).
  *
  * @module
  * @internal
@@ -44,6 +48,7 @@ import {
   closeAnsweredTurn,
   closeTurn,
   count,
+  done,
   fileName,
   importedHeader,
   isRecord,
@@ -64,6 +69,7 @@ import {
 } from "./messages.ts";
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
+import { compactBefore } from "./compaction.ts";
 import type { RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
 
@@ -154,6 +160,7 @@ export const importOpencode = (
     }
   }
 
+  let compaction: Pending | undefined;
   for (const [index, m] of messages.entries()) {
     const line = lineOf(m.id, 1);
     const role = str(m.info.role) ?? "unknown";
@@ -171,8 +178,22 @@ export const importOpencode = (
         skip(b, `part/${type}`, lineOf(p.id, line), reason);
       }
     }
+    if (compaction !== undefined) {
+      const c = compaction;
+      compaction = undefined;
+      const summarized = role === "assistant" && m.info.summary === true &&
+        m.info.finish !== undefined && m.info.error === undefined &&
+        m.info.parentID === c.m.id;
+      const replaced = summarized ? compact(b, c, m) : unfinished(b, c);
+      if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+    }
+    if (role === "user" && m.parts.some((p) => p.type === "compaction")) {
+      // Whether it replaces the history depends on its summary, next.
+      compaction = { m, line, content: userContent(b, m, line, lineOf) };
+      continue;
+    }
     const made = role === "user"
-      ? userLine(b, m, line, lineOf)
+      ? userLine(b, m, line, userContent(b, m, line, lineOf))
       : role === "assistant"
       ? assistantLine(b, m, line, lineOf, {
         lastStep: last?.message === index ? last.step : -1,
@@ -185,6 +206,10 @@ export const importOpencode = (
       ),
         ok);
     if (Result.isFailure(made)) return Result.fail(made.failure);
+  }
+  if (compaction !== undefined) {
+    const left = unfinished(b, compaction);
+    if (Result.isFailure(left)) return Result.fail(left.failure);
   }
   // An aborted last answer ends its turn (nothing is left to answer).
   const end = messages[messages.length - 1];
@@ -214,12 +239,51 @@ export const importOpencode = (
   });
 };
 
-const userLine = (
+/** A compaction's user message, waiting for its summary. */
+interface Pending {
+  readonly m: Message;
+  readonly line: number;
+  readonly content: ReadonlyArray<ContentBlock>;
+}
+
+/**
+ * A compaction whose summary completed: opencode sends its question, the
+ * summary and what follows, nothing before. The question replaces the whole
+ * surface, citing it; the summary follows as the answer.
+ */
+const compact = (b: Builder, c: Pending, summary: Message): Step => {
+  const opened = userTurn(b, c.line);
+  if (Result.isFailure(opened)) return opened;
+  return done(compactBefore(b, c.line, {
+    compactionId: c.m.id,
+    summary: summary.parts.flatMap((p) =>
+      p.type === "text" ? [str(p.text) ?? ""] : []
+    ).join("\n"),
+    content: c.content,
+    kind: "part/compaction",
+    messageId: c.m.id,
+    source: { kind: "user" },
+  }));
+};
+
+/** A compaction whose summary never completed: opencode keeps the history. */
+const unfinished = (b: Builder, c: Pending): Step => {
+  notCarried(
+    b,
+    c.line,
+    "part/compaction",
+    "a compaction whose summary never completed: opencode keeps the history before it, and so does the import",
+  );
+  return userLine(b, c.m, c.line, c.content);
+};
+
+/** What opencode sends for a user message's parts. */
+const userContent = (
   b: Builder,
   m: Message,
   line: number,
   lineOf: (id: string, fallback: number) => number,
-): Step => {
+): ContentBlock[] => {
   const content: ContentBlock[] = [];
   for (const p of m.parts) {
     const at = lineOf(p.id, line);
@@ -254,12 +318,14 @@ const userLine = (
       }
       case "compaction":
         content.push({ type: "text", text: "What did we do so far?" });
-        notCarried(
-          b,
-          at,
-          "part/compaction",
-          "an opencode compaction: its question is imported, the history before it is not replaced",
-        );
+        if (p.tail_start_id !== undefined) {
+          notCarried(
+            b,
+            at,
+            "part/compaction",
+            "a compaction that keeps a tail of earlier messages (tail_start_id): not modelled, everything before it is replaced",
+          );
+        }
         break;
       case "subtask":
         content.push({
@@ -278,6 +344,16 @@ const userLine = (
         }
     }
   }
+  return content;
+};
+
+/** A user message, opening a turn; one with nothing opencode sends is left out. */
+const userLine = (
+  b: Builder,
+  m: Message,
+  line: number,
+  content: ReadonlyArray<ContentBlock>,
+): Step => {
   if (content.length === 0) {
     notCarried(
       b,

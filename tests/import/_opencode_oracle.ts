@@ -7,7 +7,9 @@
  * with content) cut into blocks at `step-start`, each block its reasoning,
  * text and calls in part order, then one output per tool part in the same
  * order (`completed`: the output, or the pruned marker; `error`: the error
- * text; `pending`/`running`: `[Tool execution was interrupted]`).
+ * text; `pending`/`running`: `[Tool execution was interrupted]`). Of a
+ * session compacted, only what follows the last compaction whose summary
+ * completed (`filterCompacted`): its question, the summary and on.
  */
 import type { Item } from "./_oracle.ts";
 
@@ -28,12 +30,29 @@ export const opencodeOracle = (doc: unknown): Item[] => {
         parts: (Array.isArray(rec(m).parts) ? rec(m).parts as unknown[] : [])
           .map(rec).sort(byId),
       })).sort((a, b) => byId(a.info, b.info));
+  const completed = new Set(
+    messages.filter((m) =>
+      m.info.role === "assistant" && m.info.summary === true &&
+      m.info.finish !== undefined && m.info.error === undefined
+    ).map((m) => s(m.info.parentID)),
+  );
+  const from = messages.findLastIndex((m) =>
+    m.info.role === "user" && completed.has(s(m.info.id)) &&
+    m.parts.some((p) => p.type === "compaction")
+  );
   const out: Item[] = [];
-  for (const m of messages) {
+  for (const m of messages.slice(Math.max(0, from))) {
     if (m.parts.length === 0) continue;
     if (m.info.role === "user") {
-      const texts = m.parts.filter((p) => p.type === "text" && !p.ignored)
-        .map((p) => s(p.text));
+      const texts = m.parts.flatMap((p) =>
+        p.type === "text" && !p.ignored
+          ? [s(p.text)]
+          : p.type === "compaction"
+          ? ["What did we do so far?"]
+          : p.type === "subtask"
+          ? ["The following tool was executed by the user"]
+          : []
+      );
       out.push({
         k: "message",
         role: "user",

@@ -5,7 +5,8 @@
  * provider metadata, provider and model recorded, the step's tokens as
  * usage, a call left `running` answered right after its step in opencode's
  * words, one left `pending` at the end closed by the library's repair, an
- * errored answer left out, bookkeeping parts counted by kind, and the
+ * errored answer left out, bookkeeping parts counted by kind, a completed
+ * compaction replacing the history (an unfinished one keeping it), and the
  * refusals of a document that is no export.
  */
 import { interruptedTurnClosers, type SessionEvent } from "@palimpsest/session";
@@ -13,6 +14,8 @@ import { importSession } from "@palimpsest/session/import";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
+import { codexItems } from "./_oracle.ts";
+import { opencodeOracle } from "./_opencode_oracle.ts";
 
 const session = {
   id: "ses_1",
@@ -310,4 +313,100 @@ Deno.test("a document that is no export is refused: not JSON by its line, no mes
   const recovered = await imported("[not json\n", true);
   assert.equal(recovered._tag, "Failure");
   assert.equal(recovered.failure._tag, "ImportNoSession");
+});
+
+/** The derived messages as opencode items, and what opencode sends. */
+const versusOpencode = (events: ReadonlyArray<SessionEvent>, d: unknown) => [
+  codexItems(assertRepairsClean(events).messages),
+  opencodeOracle(d).filter((i) => !(i.k === "reasoning" && i.text === "")),
+];
+
+Deno.test("a compaction whose summary completed replaces everything before it; one that never completed keeps the history", async () => {
+  const head = [
+    user("msg_01", 2000, [text("prt_101", "first")]),
+    assistant("msg_02", 3000, [
+      stepStart("prt_201"),
+      tool("prt_202", "c1", {
+        status: "completed",
+        input: {},
+        output: "out",
+        title: "",
+        metadata: {},
+        time: { start: 1, end: 2 },
+      }),
+      stepFinish("prt_203"),
+      stepStart("prt_204"),
+      text("prt_205", "answer"),
+    ], { finish: "stop" }),
+    user("msg_03", 4000, [{ id: "prt_301", type: "compaction", auto: true }]),
+  ];
+  const tail = [
+    user("msg_05", 6000, [
+      text("prt_501", "Continue if you have next steps", { synthetic: true }),
+    ]),
+    assistant("msg_06", 7000, [stepStart("prt_601"), text("prt_602", "ok")], {
+      finish: "stop",
+    }),
+  ];
+  const summary = (extra: Record<string, unknown>) =>
+    assistant("msg_04", 5000, [
+      stepStart("prt_401"),
+      text("prt_402", "we listed the files"),
+    ], { parentID: "msg_03", summary: true, ...extra });
+
+  const done = {
+    info: session,
+    messages: [...head, summary({ finish: "stop" }), ...tail],
+  };
+  const compacted = await ok(JSON.stringify(done, null, 2));
+  assert.deepEqual(shape(compacted.events), [
+    "user msg_03: text What did we do so far?",
+    "assistant msg_04: text we listed the files",
+    "user msg_05: text Continue if you have next steps",
+    "assistant msg_06: text ok",
+  ]);
+  assert.equal(compacted.report.compactions, 1);
+  const [ours, theirs] = versusOpencode(compacted.events, done);
+  assert.deepEqual(ours, theirs);
+  // The question cites every node it replaced.
+  const question = compacted.events.find((e) =>
+    e.type === "user/message" && e.data.id === "msg_03"
+  );
+  const replaced = compacted.events.filter((e) =>
+    ["user/message", "assistant/message", "tool/result"].includes(
+      String(e.type),
+    ) &&
+    e.seq < (question?.seq ?? 0)
+  ).map((e) => e.seq);
+  assert.equal(replaced.length, 4);
+  const cited: ReadonlyArray<number> = question?.type === "user/message"
+    ? question.sourceEventSeqs ?? []
+    : [];
+  for (const seq of replaced) assert.ok(cited.includes(seq), `cites ${seq}`);
+
+  const failed = {
+    info: session,
+    messages: [
+      ...head,
+      summary({ error: { name: "APIError", data: { message: "x" } } }),
+      ...tail,
+    ],
+  };
+  const kept = await ok(JSON.stringify(failed, null, 2));
+  assert.equal(kept.report.compactions, 0);
+  assert.deepEqual(shape(kept.events).map((l) => l.split(":")[0]), [
+    "user msg_01",
+    "assistant msg_02",
+    "user result-c1",
+    "assistant msg_02#2",
+    "user msg_03",
+    "user msg_05",
+    "assistant msg_06",
+  ]);
+  const [ours2, theirs2] = versusOpencode(kept.events, failed);
+  assert.deepEqual(ours2, theirs2);
+  assert.deepEqual(kept.report.notCarried.map((e) => e.kind), [
+    "part/compaction",
+    "message/assistant",
+  ]);
 });

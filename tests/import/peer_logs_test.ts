@@ -96,6 +96,28 @@ const lastCompaction = (
   tool: SourceTool,
   file: string,
 ): { readonly line: number; readonly keptFrom: number } | undefined => {
+  if (tool === "opencode") {
+    // The last compaction whose summary completed: opencode keeps it on.
+    const text = fs.readFileSync(file, "utf8");
+    const messages = (JSON.parse(text) as {
+      messages: Array<{ info: Record<string, unknown>; parts: unknown[] }>;
+    }).messages;
+    const done = new Set(
+      messages.filter((m) =>
+        m.info.summary === true && m.info.finish !== undefined &&
+        m.info.error === undefined
+      ).map((m) => m.info.parentID),
+    );
+    const last = messages.findLast((m) =>
+      done.has(m.info.id) &&
+      m.parts.some((p) => Reflect.get(Object(p), "type") === "compaction")
+    );
+    if (last === undefined) return undefined;
+    const line = text.split("\n").findIndex((l) =>
+      l.includes(`"id": ${JSON.stringify(last.info.id)}`)
+    ) + 1;
+    return { line, keptFrom: line };
+  }
   const all = records(file);
   let found: { line: number; keptFrom: number } | undefined;
   for (const [line, r] of all) {
