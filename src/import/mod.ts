@@ -1,10 +1,11 @@
 /**
  * `@palimpsest/session/import`: reading the session files other agent tools
- * wrote (pi, Claude Code, Codex) as v3 logs, so that `verify`, `derive`,
- * `stats` and `explain` work on them.
+ * wrote (pi, Claude Code, Codex, opencode) as v3 logs, so that `verify`,
+ * `derive`, `stats` and `explain` work on them.
  *
  * An import streams the source by lines (a line is never longer than
- * `maxLineBytes`, and the file is never one string) and builds every event
+ * `maxLineBytes`, and the file is never one string; an `opencode export`
+ * document is one JSON record, read whole within that bound) and builds every event
  * through the library's decoder and fold, so the result passes every v3
  * rule by construction or the import is refused with the source line.
  * Messages, tool calls and results are paired by the source's ids; the
