@@ -152,13 +152,11 @@ export const importOpencode = (
   if (messages.length < value.messages.length) {
     notCarried(b, 1, "message", "a message without its info, left out");
   }
-  let last: { message: number; step: number } | undefined;
-  for (let i = messages.length - 1; i >= 0 && last === undefined; i--) {
-    const m = messages[i];
-    if (m !== undefined && m.info.role === "assistant") {
-      last = { message: i, step: steps(m.parts).length - 1 };
-    }
-  }
+  // The file's last step, where a call that never finished stays open.
+  const final = messages[messages.length - 1];
+  const last = final?.info.role === "assistant"
+    ? { message: messages.length - 1, step: steps(final.parts).length - 1 }
+    : undefined;
 
   let compaction: Pending | undefined;
   for (const [index, m] of messages.entries()) {
