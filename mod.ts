@@ -39,8 +39,8 @@
  * - `@palimpsest/session/schema`: the raw effect Schemas, `decodeEventResult`,
  *   `encodeEvent`, `eventJsonSchema` (the JSON Schema of an event line) and
  *   one error class per event and fold rule.
- * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
- *   files as v3 logs.
+ * - `@palimpsest/session/import` reads pi, Claude Code, Codex and opencode
+ *   session files as v3 logs.
  * - `@palimpsest/session/view` draws a session as one self-contained HTML
  *   page (the surface, what each replacement shadowed, the size over the
  *   log).
