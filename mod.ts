@@ -44,8 +44,8 @@
  * - `@palimpsest/session/internal`: for store implementers (`StoreCore`,
  *   `makeSessionStore`) and tools that fold or repair by hand
  *   (`applyEventResult`, `surfaceNodes`, `interruptedTurnClosers`, ...).
- * - `@palimpsest/session/import` reads pi, Claude Code and Codex session
- *   files as v3 logs.
+ * - `@palimpsest/session/import` reads pi, Claude Code, Codex and opencode
+ *   session files as v3 logs.
  * - `@palimpsest/session/view` draws a session as one self-contained HTML
  *   page (the surface, what each replacement shadowed, the size over the
  *   log).

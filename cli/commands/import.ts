@@ -1,5 +1,5 @@
 /**
- * `import --from pi|claude-code|codex FILE --out NEW [--recover]`: writes a
+ * `import --from pi|claude-code|codex|opencode FILE --out NEW [--recover]`: writes a
  * v3 log from another agent tool's session file and prints the import
  * report. The work is `@palimpsest/session/import`'s; this command only
  * parses, calls `importFile` and renders.
@@ -29,16 +29,18 @@ const usage = (message: string): Outcome => ({
   json: { ok: false, error: { tag: "UsageError", message } },
   text: "",
   errText:
-    `error: ${message}; usage: import --from pi|claude-code|codex FILE --out NEW [--recover] [--json]\n`,
+    `error: ${message}; usage: import --from pi|claude-code|codex|opencode FILE --out NEW [--recover] [--json]\n`,
 });
 
 /** The `import` command. */
 export const importCommand: Command = {
   spec: {
     name: "import",
-    summary: "write a v3 log from a pi, Claude Code or Codex session file",
+    summary:
+      "write a v3 log from a pi, Claude Code, Codex or opencode session file",
     description:
-      "Reads FILE, a session file written by pi, Claude Code or Codex (--from), and\n" +
+      "Reads FILE, a session file written by pi, Claude Code, Codex or opencode\n" +
+      "(--from; for opencode, what `opencode export` prints), and\n" +
       "writes a v3 log to NEW, never overwriting it (exit 2 if NEW exists). Prints\n" +
       "the import report: source kinds, what was synthesized, skipped, kept opaque or\n" +
       "not carried over, with line numbers. A line that is not JSON is a refusal\n" +
@@ -49,7 +51,7 @@ export const importCommand: Command = {
         name: "from",
         kind: "string",
         value: "TOOL",
-        summary: "the tool that wrote FILE: pi, claude-code or codex",
+        summary: "the tool that wrote FILE: pi, claude-code, codex or opencode",
       },
       {
         name: "out",

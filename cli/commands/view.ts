@@ -47,8 +47,8 @@ export const viewCommand: Command = {
     summary: "write the session as one self-contained HTML page",
     description:
       "Reads FILE (a log of any format version, migrated in memory, or a session at\n" +
-      "postgres://...?session=ID; with --from, a pi, Claude Code or Codex session\n" +
-      "file imported in memory) and writes PAGE.html: the\n" +
+      "postgres://...?session=ID; with --from, a pi, Claude Code, Codex or\n" +
+      "opencode session file imported in memory) and writes PAGE.html: the\n" +
       "surface as the model sees it, each replacement with what it shadowed one\n" +
       "click away, lineage, the surface's size over the log, crash repairs and\n" +
       "interrupted turns, the header and the stats. The page loads nothing.\n" +
@@ -68,7 +68,7 @@ export const viewCommand: Command = {
         name: "from",
         kind: "string",
         value: "TOOL",
-        summary: "FILE is a pi, claude-code or codex session file",
+        summary: "FILE is a pi, claude-code, codex or opencode session file",
       },
       {
         name: "force",

@@ -1,10 +1,11 @@
 /**
  * `@palimpsest/session/import`: reading the session files other agent tools
- * wrote (pi, Claude Code, Codex) as v3 logs, so that `verify`, `derive`,
- * `stats` and `explain` work on them.
+ * wrote (pi, Claude Code, Codex, opencode) as v3 logs, so that `verify`,
+ * `derive`, `stats` and `explain` work on them.
  *
  * An import streams the source by lines (a line is never longer than
- * `maxLineBytes`, and the file is never one string) and builds every event
+ * `maxLineBytes`, and the file is never one string; an `opencode export`
+ * document is one JSON record, read whole within that bound) and builds every event
  * through the library's decoder and fold, so the result passes every v3
  * rule by construction or the import is refused with the source line.
  * Messages, tool calls and results are paired by the source's ids; the
@@ -64,6 +65,7 @@ import type { RecordReadOptions } from "./lines.ts";
 import { type Converted, importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
+import { importOpencode } from "./opencode.ts";
 import type { ImportReport, SourceTool } from "./report.ts";
 import { publishLog } from "./write.ts";
 
@@ -83,6 +85,7 @@ export const sourceTools: ReadonlyArray<SourceTool> = [
   "pi",
   "claude-code",
   "codex",
+  "opencode",
 ];
 
 /**
@@ -141,6 +144,7 @@ const converters: Readonly<
   "pi": importPi,
   "claude-code": importClaudeCode,
   "codex": importCodex,
+  "opencode": importOpencode,
 };
 
 const run = (

@@ -7,7 +7,7 @@
  */
 
 /** A source tool the importer reads. */
-export type SourceTool = "pi" | "claude-code" | "codex";
+export type SourceTool = "pi" | "claude-code" | "codex" | "opencode";
 
 /** One noted source line. */
 export interface ReportEntry {

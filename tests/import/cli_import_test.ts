@@ -1,6 +1,6 @@
 /**
  * `palimpsest import`: exit codes, the JSON report, no overwrite, and a
- * written log that `verify` accepts.
+ * written log that `verify` accepts (an opencode export too).
  */
 import { recordingIo, runCli } from "@palimpsest/session/cli";
 import * as fs from "node:fs";
@@ -71,7 +71,7 @@ Deno.test("import without --from or with an unknown tool is a usage error", asyn
     (await run(
       "import",
       "--from",
-      "opencode",
+      "vim",
       fixture("pi/glued-line.jsonl"),
       "--out",
       "x",
@@ -113,4 +113,63 @@ Deno.test("explain --line gives the events a source line became, and where they 
     assert.equal((await run("explain", out, "3", "--line", "2")).code, 2);
     // explain FILE SEQ still works.
     assert.equal((await run("explain", out, "1")).code, 0);
+  }));
+
+Deno.test("import --from opencode reads an opencode export; verify accepts the log and explain maps its lines", () =>
+  withDir(async (dir) => {
+    const source = path.join(dir, "export.json");
+    const doc = {
+      info: { id: "ses_1", version: "1.1.34", time: { created: 1 } },
+      messages: [
+        {
+          info: { id: "msg_1", role: "user", time: { created: 2 } },
+          parts: [{ id: "prt_1", type: "text", text: "list" }],
+        },
+        {
+          info: {
+            id: "msg_2",
+            role: "assistant",
+            time: { created: 3 },
+            providerID: "openai",
+            modelID: "m",
+            finish: "stop",
+          },
+          parts: [
+            { id: "prt_2", type: "step-start" },
+            {
+              id: "prt_3",
+              type: "tool",
+              callID: "c1",
+              tool: "ls",
+              state: { status: "error", input: {}, error: "no such dir" },
+            },
+            { id: "prt_4", type: "step-start" },
+            { id: "prt_5", type: "text", text: "it failed" },
+          ],
+        },
+      ],
+    };
+    const text = JSON.stringify(doc, null, 2);
+    fs.writeFileSync(source, text);
+    const out = path.join(dir, "s.jsonl");
+    const imported = await run(
+      "import",
+      "--from",
+      "opencode",
+      source,
+      "--out",
+      out,
+    );
+    assert.equal(imported.code, 0);
+    assert.match(imported.out, /^imported opencode \(format 1\.1\.34\)/);
+    assert.match(imported.out, /part\/step-start x2/);
+    assert.equal((await run("verify", out)).code, 0);
+    const line = text.split("\n").findIndex((l) => l.includes('"prt_3"')) + 1;
+    const explained = await run("explain", out, "--line", `${line}`, "--json");
+    assert.equal(explained.code, 0);
+    assert.deepEqual(
+      JSON.parse(explained.out).events.map((e: { type: string }) => e.type),
+      // The part holds the call (its step's message) and its result.
+      ["step/start", "assistant/message", "tool/call", "tool/result"],
+    );
   }));

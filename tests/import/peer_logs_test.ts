@@ -11,7 +11,8 @@
  * - after the source's last compaction, no item the tool dropped is on the
  *   surface and every item the tool kept is;
  * - for pi and Codex, the derived messages at the end equal the message
- *   list the tool itself rebuilds (`expected/`), apart from the deliberate
+ *   list the tool itself rebuilds (`expected/`), and for opencode the list
+ *   its rules give for the export (`_opencode_oracle.ts`), apart from the deliberate
  *   differences documented in `docs/importing.md`, each applied here by
  *   name and counted.
  *
@@ -41,6 +42,7 @@ import {
   piItems,
   piOracle,
 } from "./_oracle.ts";
+import { opencodeOracle } from "./_opencode_oracle.ts";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -71,7 +73,8 @@ const walk = (dir: string, prefix = ""): string[] =>
 
 const toolOf = (rel: string): SourceTool | undefined =>
   rel.split("/").find((part): part is SourceTool =>
-    part === "pi" || part === "claude-code" || part === "codex"
+    part === "pi" || part === "claude-code" || part === "codex" ||
+    part === "opencode"
   );
 
 const records = (file: string): Array<[number, Record<string, unknown>]> =>
@@ -94,6 +97,28 @@ const lastCompaction = (
   tool: SourceTool,
   file: string,
 ): { readonly line: number; readonly keptFrom: number } | undefined => {
+  if (tool === "opencode") {
+    // The last compaction whose summary completed: opencode keeps it on.
+    const text = fs.readFileSync(file, "utf8");
+    const messages = (JSON.parse(text) as {
+      messages: Array<{ info: Record<string, unknown>; parts: unknown[] }>;
+    }).messages;
+    const done = new Set(
+      messages.filter((m) =>
+        m.info.summary === true && m.info.finish !== undefined &&
+        m.info.error === undefined
+      ).map((m) => m.info.parentID),
+    );
+    const last = messages.findLast((m) =>
+      done.has(m.info.id) &&
+      m.parts.some((p) => Reflect.get(Object(p), "type") === "compaction")
+    );
+    if (last === undefined) return undefined;
+    const line = text.split("\n").findIndex((l) =>
+      l.includes(`"id": ${JSON.stringify(last.info.id)}`)
+    ) + 1;
+    return { line, keptFrom: line };
+  }
   const all = records(file);
   let found: { line: number; keptFrom: number } | undefined;
   for (const [line, r] of all) {
@@ -235,6 +260,13 @@ const compareWithOracle = (
       before - messages.length,
     );
     theirs = piOracle((oracle as { messages: unknown[] }).messages);
+  } else if (tool === "opencode") {
+    const raw = opencodeOracle(oracle);
+    theirs = raw.filter((i) => !(i.k === "reasoning" && i.text === ""));
+    note(
+      "reasoning with no readable text kept opaque in the stream, not resent",
+      raw.length - theirs.length,
+    );
   } else {
     const raw = codexOracle((oracle as { prompt: unknown[] }).prompt);
     theirs = raw.filter((i) => !(i.k === "reasoning" && i.text === ""));
@@ -267,6 +299,7 @@ const compareWithOracle = (
     );
     theirs = moved;
   }
+  // codexItems reads any derived messages as role, text, calls and outputs.
   let ours = tool === "pi" ? piItems(messages) : codexItems(messages);
   // A call still open at the end of the file is left for repair, whose
   // result text is the library's (Codex writes "aborted").
@@ -277,7 +310,11 @@ const compareWithOracle = (
   );
   ours = ours.map((item) => {
     if (item.k !== "output" || !closed.has(item.id)) return item;
-    const sourceText = tool === "pi" ? "No result provided" : "aborted";
+    const sourceText = tool === "pi"
+      ? "No result provided"
+      : tool === "codex"
+      ? "aborted"
+      : "[Tool execution was interrupted]";
     note(
       "a call open at the end of the file closed by repair in the library's words",
       1,
@@ -294,11 +331,12 @@ Deno.test("every study log imports, verifies, needs no pairing repair and says w
   const all = walk(base).filter((rel) =>
     !rel.startsWith("expected/") && !rel.endsWith(".md")
   );
-  const files = all.filter((rel) => rel.endsWith(".jsonl"));
-  // opencode has no importer: its `opencode export` JSON is the one file left.
-  assert.deepEqual(all.filter((rel) => !files.includes(rel)), [
-    "opencode/all-tools.json",
-  ]);
+  // Every file is a session: JSONL, or an `opencode export` JSON document.
+  const files = all;
+  assert.deepEqual(
+    files.filter((rel) => !rel.endsWith(".jsonl")),
+    ["opencode/all-tools.json"],
+  );
   const oracles = new Set(
     walk(path.join(base, "expected")).map((rel) =>
       path.basename(rel, ".next.json")
@@ -340,10 +378,16 @@ Deno.test("every study log imports, verifies, needs no pairing repair and says w
         );
         let versus = "no oracle";
         const name = path.basename(rel, ".jsonl");
-        if (tool !== "claude-code" && (oracles.has(name) || damaged)) {
+        if (
+          tool === "opencode" ||
+          (tool !== "claude-code" && (oracles.has(name) || damaged))
+        ) {
           const c = compareWithOracle(
             tool,
-            oracleOf(base, rel),
+            // opencode's oracle is computed from the export by its rules.
+            tool === "opencode"
+              ? JSON.parse(fs.readFileSync(source, "utf8"))
+              : oracleOf(base, rel),
             repaired,
             log.events,
           );
@@ -371,8 +415,8 @@ Deno.test("every study log imports, verifies, needs no pairing repair and says w
     fs.rmSync(out, { recursive: true, force: true });
   }
   assert.ok(
-    files.length >= 11,
+    files.length >= 12,
     `expected the study files, found ${files.length}`,
   );
-  assert.equal(compared, 7);
+  assert.equal(compared, 8);
 });
