@@ -18,6 +18,18 @@ import { Effect, Result, Stream } from "effect";
 import assert from "node:assert/strict";
 import { readSessionBytes } from "@palimpsest/session/jsonl";
 
+/** A migrator of a version-`version` log whose header is valid. */
+const migratorAt = (version: number) =>
+  Result.getOrThrow(
+    makeMigrator({
+      type: "session",
+      version,
+      id: "s",
+      createdAt: 0,
+      isSeeded: false,
+    }),
+  );
+
 Deno.test("InvalidLegacyHeader: refusing a header with an empty id", () => {
   const made = makeMigrator({
     type: "session",
@@ -74,30 +86,14 @@ Deno.test("CorruptLegacyLine: migrating a file whose second line is cut off", ()
 });
 
 Deno.test("InvalidLegacyEnvelope: a line that is not an event", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 2,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(2);
   const out = migrator.push({ seq: 0, time: 0, data: {} }, 2);
   assert.ok(Result.isFailure(out));
   assert.equal(out.failure._tag, "InvalidLegacyEnvelope");
 });
 
 Deno.test("UnknownLegacyEventType: an event type version 2 did not have", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 2,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(2);
   const out = migrator.push({ type: "x/y", seq: 0, time: 0, data: {} }, 2);
   assert.ok(Result.isFailure(out));
   assert.equal(out.failure._tag, "UnknownLegacyEventType");
@@ -105,15 +101,7 @@ Deno.test("UnknownLegacyEventType: an event type version 2 did not have", () => 
 });
 
 Deno.test("MissingSurfaceMarker: a version-2 user message without surfaceOp", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 2,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(2);
   const out = migrator.push({
     type: "user/message",
     seq: 0,
@@ -125,15 +113,7 @@ Deno.test("MissingSurfaceMarker: a version-2 user message without surfaceOp", ()
 });
 
 Deno.test("MalformedReplace: a version-1 replace written with version-3 keys", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 1,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(1);
   const user = (seq: number, id: string) => ({
     type: "user/message",
     seq,
@@ -177,15 +157,7 @@ Deno.test("MalformedReplace: a version-1 replace written with version-3 keys", (
 });
 
 Deno.test("SurfaceMetadataOnLegacyLogOnly: a version-1 turn marker placed on the surface", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 1,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(1);
   const out = migrator.push({
     type: "turn/start",
     seq: 0,
@@ -202,15 +174,7 @@ Deno.test("SurfaceMetadataOnLegacyLogOnly: a version-1 turn marker placed on the
 });
 
 Deno.test("InvalidLegacySourceList: a version-2 message citing nothing", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 2,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(2);
   const out = migrator.push({
     type: "user/message",
     seq: 0,
@@ -228,15 +192,7 @@ Deno.test("InvalidLegacySourceList: a version-2 message citing nothing", () => {
 });
 
 Deno.test("InvalidLegacyEventData: a version-1 turn marker with a negative turn", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 1,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(1);
   const out = migrator.push({
     type: "turn/start",
     seq: 0,
@@ -253,15 +209,7 @@ Deno.test("InvalidLegacyEventData: a version-1 turn marker with a negative turn"
 });
 
 Deno.test("LegacySeqNotDense: a log whose first event is not seq 0", () => {
-  const migrator = Result.getOrThrow(
-    makeMigrator({
-      type: "session",
-      version: 2,
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    }),
-  );
+  const migrator = migratorAt(2);
   const out = migrator.push({
     type: "turn/start",
     seq: 4,
