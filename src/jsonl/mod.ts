@@ -1,6 +1,9 @@
 /**
  * `@palimpsest/session/jsonl`: the JSONL file format below the store, for
- * tools that work on log files rather than on sessions.
+ * tools that work on log files rather than on sessions. The format itself
+ * (codec, reader, errors) is `src/log/`, the file helpers `src/fs/`; this
+ * folder is the file store, and this entry point gathers what a tool on
+ * log files needs.
  *
  * - The line codec: {@link decodeEventLine} / {@link encodeEventLine} for one
  *   event line, {@link decodeHeaderLine} / {@link encodeHeaderLine} for the

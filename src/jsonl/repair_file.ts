@@ -20,7 +20,7 @@ import type { Session } from "../session.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
-import { sessionIdOfFileName } from "../store/ids.ts";
+import { sessionIdOfFileName } from "./names.ts";
 import type { JsonlIoError } from "../fs/errors.ts";
 import {
   AppendOutcomeUnknown,

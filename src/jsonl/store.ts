@@ -67,11 +67,8 @@ import {
   type WriteError,
 } from "../store/store.ts";
 import { makeSessionStore, type StoreCore } from "../store/core.ts";
-import {
-  encodeSessionId,
-  SESSION_FILE_EXTENSION,
-  sessionIdOfFileName,
-} from "../store/ids.ts";
+import { encodeSessionId } from "../store/ids.ts";
+import { SESSION_FILE_EXTENSION, sessionIdOfFileName } from "./names.ts";
 import { errorCode, ioError } from "../fs/io.ts";
 import {
   acquireClaim,

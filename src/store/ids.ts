@@ -8,7 +8,10 @@
  * file name, and two ids never share a name even on a case-insensitive file
  * system. The encoding is strict: a name that is not exactly the encoding of
  * some id decodes to nothing. An empty id, an id with lone surrogates, and
- * an id whose name would pass 200 bytes are refused.
+ * an id whose name would pass 200 bytes are refused. The encoding is the
+ * rule every store applies to ids ({@link checkSessionId}), so a session
+ * moves between stores under the same id; the JSONL store's file names are
+ * `src/jsonl/names.ts`.
  *
  * @module
  */
@@ -106,23 +109,6 @@ export function decodeSessionId(stem: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The extension of a session's file in a JSONL store. */
-export const SESSION_FILE_EXTENSION = ".jsonl";
-
-/**
- * The session id a store file name encodes (`ID.jsonl`, the id encoded by
- * {@link encodeSessionId}), or `undefined` for any other name.
- *
- * @param name A file name, without folders.
- * @returns The id, or `undefined`.
- * @internal
- */
-export function sessionIdOfFileName(name: string): string | undefined {
-  return name.endsWith(SESSION_FILE_EXTENSION)
-    ? decodeSessionId(name.slice(0, -SESSION_FILE_EXTENSION.length))
-    : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
 import { decodeSessionId, encodeSessionId } from "@palimpsest/session/jsonl";
-import { sessionIdOfFileName } from "../../src/store/ids.ts";
+import { sessionIdOfFileName } from "../../src/jsonl/names.ts";
 import { thenFails } from "../_helpers/then.ts";
 
 Deno.test("session ids as file names", async (t) => {
