@@ -37,7 +37,10 @@
  *   ({@link isContextOverflow}).
  *
  * All adapters are pure functions of the messages, never throw, and produce
- * a request their validator accepts for every input.
+ * a request their validator accepts for every input. The converters, the
+ * validators and the pairing pass are `@palimpsest/session/providers`,
+ * re-exported here; a program that only builds requests imports that entry
+ * point and never loads `effect/ai`.
  *
  * @example Pair, then build the prompt
  * ```ts
