@@ -46,8 +46,8 @@ import {
   applyEventResult,
   emptySurface,
   emptySurfaceAt,
-  forEachLogEvent,
   logEvent,
+  logEventsFrom,
   replayResult,
   type Surface,
 } from "./surface/mod.ts";
@@ -281,7 +281,8 @@ export interface SessionApi {
     events: Iterable<SessionEvent>,
   ) => Effect.Effect<Session, SurfaceError>;
   /**
-   * The log, in seq order. O(log length).
+   * The log, in seq order, from `fromSeq` on: O(events returned), so asking
+   * for what is new since a seq costs what is new.
    *
    * @param session The session.
    * @param fromSeq The first seq to include; the base by default.
@@ -426,14 +427,7 @@ export const Session: SessionApi = {
         ? Effect.succeed(withSurface(session, result.success))
         : Effect.fail(result.failure.error);
     }),
-  events: (session, fromSeq) => {
-    const out: SessionEvent[] = [];
-    const from = fromSeq ?? session.surface.baseSeq;
-    forEachLogEvent(session.surface, (event) => {
-      if (event.seq >= from) out.push(event);
-    });
-    return out;
-  },
+  events: (session, fromSeq) => logEventsFrom(session.surface, fromSeq),
   eventAt: (session, seq) => logEvent(session.surface, seq),
   nextSeq: (session) => session.surface.nextSeq,
   encode: (session) =>

@@ -13,6 +13,7 @@ export {
   forEachMessage,
   forEachNode,
   logEvent,
+  logEventsFrom,
   Surface,
   surfaceEvent,
   surfaceNodes,

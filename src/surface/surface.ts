@@ -346,3 +346,26 @@ export function forEachLogEvent(
     if (event !== undefined) f(event);
   }
 }
+
+/**
+ * The events of the window from `fromSeq` on (the base by default), in seq
+ * order: the log is indexed by seq, so this costs the events returned.
+ * @internal
+ */
+export function logEventsFrom(
+  surface: Surface,
+  fromSeq?: number,
+): SessionEvent[] {
+  const out: SessionEvent[] = [];
+  const store = storeOf(surface);
+  if (store === undefined) return out;
+  const count = surface.nextSeq - surface.baseSeq;
+  const start = fromSeq === undefined || fromSeq <= surface.baseSeq
+    ? 0
+    : Math.ceil(fromSeq - surface.baseSeq);
+  for (let i = start; i < count; i++) {
+    const event = store.events[i];
+    if (event !== undefined) out.push(event);
+  }
+  return out;
+}
