@@ -41,6 +41,7 @@ import {
   type Writes,
 } from "./store.ts";
 import {
+  basisFor,
   emptySurface,
   makeSurface,
   refOf,
@@ -106,6 +107,7 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
     cursor.head === NONE ? undefined : seqUnchecked(cursor.head + cursor.base),
     cursor.tail === NONE ? undefined : seqUnchecked(cursor.tail + cursor.base),
     surface.keepsLog,
+    basisFor(surface),
   );
 };
 

@@ -14,6 +14,7 @@ export {
   forEachNode,
   logEvent,
   logEventsFrom,
+  messagesOf,
   Surface,
   surfaceEvent,
   surfaceNodes,
