@@ -21,7 +21,6 @@
  *
  * @module
  */
-import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
@@ -42,6 +41,7 @@ import {
   type SurfaceError,
 } from "./errors.ts";
 import { copyJsonValue } from "./json.ts";
+import { lazyExit } from "./lazy_exit.ts";
 import {
   applyEventResult,
   emptySurface,
@@ -396,22 +396,26 @@ export const Session: SessionApi = {
     vocabulary: options?.vocabulary,
   }),
   fromEvents: (header, events, options) =>
-    Effect.suspend(() => {
+    lazyExit(() => {
       const session = Session.make(header, options);
       const result = replayResult(events, session.surface);
       return result._tag === "Success"
-        ? Effect.succeed(withSurface(session, result.success))
-        : Effect.fail(result.failure.error);
+        ? Result.succeed(withSurface(session, result.success))
+        : Result.fail(result.failure.error);
     }),
+  // One primitive reads the clock and returns the outcome as an Exit: the
+  // fiber runs no other step per append.
   append: (session, draft) =>
-    Effect.flatMap(Clock.currentTimeMillis, (time) => {
+    Effect.clockWith((clock) => {
+      const time = clock.currentTimeMillisUnsafe();
       const result = appendOne(session, session.surface, draft, time);
       return result._tag === "Success"
         ? Effect.succeed(withSurface(session, result.success))
         : Effect.fail(result.failure);
     }),
   appendAll: (session, drafts) =>
-    Effect.flatMap(Clock.currentTimeMillis, (time) => {
+    Effect.clockWith((clock) => {
+      const time = clock.currentTimeMillisUnsafe();
       let surface = session.surface;
       for (const draft of drafts) {
         const result = appendOne(session, surface, draft, time);
@@ -421,11 +425,11 @@ export const Session: SessionApi = {
       return Effect.succeed(withSurface(session, surface));
     }),
   appendEvents: (session, events) =>
-    Effect.suspend(() => {
+    lazyExit(() => {
       const result = replayResult(events, session.surface);
       return result._tag === "Success"
-        ? Effect.succeed(withSurface(session, result.success))
-        : Effect.fail(result.failure.error);
+        ? Result.succeed(withSurface(session, result.success))
+        : Result.fail(result.failure.error);
     }),
   events: (session, fromSeq) => logEventsFrom(session.surface, fromSeq),
   eventAt: (session, seq) => logEvent(session.surface, seq),
