@@ -278,6 +278,14 @@ const setKey = (target: Container, key: string, value: unknown): void => {
 /** What {@link quickCopy} returns when the value needs the full walk. */
 const BAIL: object = {};
 
+const PLAIN: object = {};
+
+/** Whether `Object.prototype` has no enumerable key (nobody added one). */
+const inheritsNoKeys = (): boolean => {
+  for (const _ in PLAIN) return false;
+  return true;
+};
+
 /** Depth past which {@link quickCopy} gives up (and a cycle is found). */
 const QUICK_DEPTH = 64;
 
@@ -315,7 +323,9 @@ const quickCopy = (value: unknown, depth: number): unknown => {
   if (proto !== Object.prototype && proto !== null) return BAIL;
   if (Object.getOwnPropertySymbols(value).length > 0) return BAIL;
   const out: Record<string, unknown> = { ...value };
-  for (const key of Object.keys(out)) {
+  // The copy's own keys: the caller checked that its prototype
+  // (Object.prototype) has no enumerable key.
+  for (const key in out) {
     const item = out[key];
     if (typeof item === "object" && item !== null) {
       const copied = quickCopy(item, depth + 1);
@@ -353,7 +363,7 @@ export function copyJsonValue(root: unknown): JsonCopy {
   // recursive walk first, and only when that walk meets anything else (an
   // offender, a `__proto__` key, or more depth than it allows) judge the
   // value again with the walk below, which finds the first offender's path.
-  const fast = quickCopy(root, 0);
+  const fast = inheritsNoKeys() ? quickCopy(root, 0) : BAIL;
   if (fast !== BAIL) return { ok: true, value: fast };
   if (typeof root !== "object" || root === null) {
     const issue = scalarIssue(root);

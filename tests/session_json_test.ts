@@ -204,3 +204,19 @@ Deno.test("law: shallow and deeply nested drafts are judged and copied alike", (
     { numRuns: 300, seed: 20261203 },
   );
 });
+
+Deno.test("a key added to Object.prototype never lands in the log", () => {
+  const proto: Record<string, unknown> = Object.prototype as never;
+  proto.polluted = { x: 1 };
+  try {
+    const exit = appendExit(withMeta({ a: { b: 1 } }));
+    assert.ok(Exit.isSuccess(exit));
+    const event = Session.events(exit.value)[0] ?? assert.fail();
+    const meta = Object(event.data).meta;
+    assert.deepEqual(Object.keys(meta.value.a), ["b"]);
+    assert.ok(!Object.hasOwn(meta, "polluted"));
+    assert.ok(!Object.hasOwn(meta.value.a, "polluted"));
+  } finally {
+    delete proto.polluted;
+  }
+});
