@@ -17,7 +17,7 @@ import {
   type SessionEvent,
   type Surface,
 } from "@palimpsest/session";
-import { decoded, s, user } from "./_helpers/build.ts";
+import { decoded, s, turnStart, user } from "./_helpers/build.ts";
 import { logArb, stepAt } from "./_helpers/log_gen.ts";
 
 /** The messages of a surface by a walk that shares nothing with the cache. */
@@ -40,6 +40,13 @@ Deno.test("deriving a surface again returns the same frozen messages", () => {
   assert.ok(Object.isFrozen(first));
   assert.throws(() => (first as Message[]).push(first[0] ?? assert.fail()));
   assert.deepEqual(deriveMessages(surface), walked(surface));
+  // A log-only event changes no message: the same list.
+  const logged = fold([decoded(turnStart(3))], surface);
+  assert.equal(deriveMessages(logged), first);
+  // An appended node extends a new list and leaves the old one as it was.
+  const extended = fold([decoded(user(4))], logged);
+  assert.equal(deriveMessages(extended).length, 4);
+  assert.equal(first.length, 3);
 });
 
 Deno.test("law: derive equals a fresh walk, whatever was derived, folded or forked before", () => {

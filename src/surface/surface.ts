@@ -444,7 +444,8 @@ export function logEventsFrom(
  * surface: deriving an unchanged surface again costs nothing. A surface
  * folded by appends alone from one already derived extends that one's
  * messages, walking only the appended nodes (plus one copy of the
- * references); any other surface is walked whole, once.
+ * references), or shares them when only log-only events were folded; any
+ * other surface is walked whole, once.
  * @internal
  */
 export function messagesOf(surface: Surface): ReadonlyArray<Message> {
@@ -452,6 +453,14 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
   if (cached !== undefined) return cached.messages;
   const basis = basisOf(surface);
   let out: Message[];
+  if (
+    basis !== undefined && basis.replacements === surface.replacements &&
+    basis.length === surface.length
+  ) {
+    // Only log-only events since the basis: the same messages.
+    keepDerived(surface, basis);
+    return basis.messages;
+  }
   if (
     basis !== undefined && basis.replacements === surface.replacements &&
     basis.length <= surface.length
