@@ -13,7 +13,7 @@
  * cycle): anything else is `InvalidEventData` with the path of the first
  * offender, so that every appended event reads back from disk equal to what
  * the log holds. The log keeps its own copy of a draft's `data`,
- * `surfaceOp` and `sourceEventSeqs`, made while judging them (about 1 µs for
+ * `surfaceOp` and `sourceEventSeqs`, made while judging them (about 0.5 µs for
  * a typical message, linear in its size): changing a draft after it was
  * appended cannot change the log. Events handed out share the log's values
  * and are read-only by type. Events decoded from `JSON.parse` output (the

@@ -180,7 +180,29 @@ export class Surface {
       // Its own messages supersede the basis: let the basis go.
       surface.#basis = undefined;
     };
-    construct = (...args) => new Surface(...args);
+    // Named parameters, not a rest array: one fewer allocation per fold.
+    construct = (
+      ref,
+      baseSeq,
+      nextSeq,
+      length,
+      replacements,
+      head,
+      tail,
+      keepsLog,
+      basis,
+    ) =>
+      new Surface(
+        ref,
+        baseSeq,
+        nextSeq,
+        length,
+        replacements,
+        head,
+        tail,
+        keepsLog,
+        basis,
+      );
   }
 }
 
