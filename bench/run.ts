@@ -82,6 +82,18 @@ const baseDerive = [
   measure("baseline-derive", SMALL),
   measure("baseline-derive", LARGE),
 ];
+const deriveAgain = [
+  measure("derive-again", SMALL),
+  measure("derive-again", LARGE),
+];
+const deriveAppend = [
+  measure("derive-after-append", SMALL),
+  measure("derive-after-append", LARGE),
+];
+const eventsTail = [
+  measure("events-tail", SMALL),
+  measure("events-tail", LARGE),
+];
 measure("prepare", LARGE);
 const idle = measure("idle", 0);
 const loadParse = measure("load-parse", LARGE);
@@ -160,19 +172,50 @@ if (
   ds !== undefined && dl !== undefined && bds !== undefined && bdl !== undefined
 ) {
   row(
-    `deriveMessages, ${k(SMALL)} nodes`,
+    `deriveMessages (first time), ${k(SMALL)} nodes`,
     `${f2(ds.value)} ms`,
     "",
     `≤ 5 ms — ${verdict(ds.value <= 5)}`,
     `baseline ${f2(bds.value)} ms`,
   );
   row(
-    `deriveMessages, ${k(LARGE)} nodes`,
+    `deriveMessages (first time), ${k(LARGE)} nodes`,
     `${f2(dl.value)} ms`,
     `${f2(dl.value / ds.value)}× the ${k(SMALL)} figure`,
     "",
     `baseline ${f2(bdl.value)} ms`,
   );
+}
+for (const [i, size] of [SMALL, LARGE].entries()) {
+  const again = deriveAgain[i];
+  const append = deriveAppend[i];
+  if (again === undefined || append === undefined) continue;
+  row(
+    `deriveMessages again, unchanged surface, ${k(again.nodes ?? size)} nodes`,
+    `${f2(again.value)} µs`,
+    "",
+    `≤ 1 µs — ${verdict(again.value <= 1)}`,
+    "",
+  );
+  row(
+    `deriveMessages after one appended cycle, ${k(append.nodes ?? size)} nodes`,
+    `${f2(append.value)} µs`,
+    "",
+    "",
+    "",
+  );
+}
+const [ts, tl] = eventsTail;
+if (ts !== undefined && tl !== undefined) {
+  for (const [m, size] of [[ts, SMALL], [tl, LARGE]] as const) {
+    row(
+      `Session.events from the last seq, ${k(size)} events`,
+      `${f2(m.value)} µs`,
+      m === tl ? `${f2(tl.value / ts.value)}× the ${k(SMALL)} figure` : "",
+      m === tl ? `O(returned): flat — ${verdict(tl.value / ts.value < 2)}` : "",
+      "",
+    );
+  }
 }
 const [r0, r1] = replay;
 if (r0 !== undefined && r1 !== undefined) {

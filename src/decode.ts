@@ -10,7 +10,7 @@
  *
  * @module
  */
-import * as Effect from "effect/Effect";
+import type * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";
@@ -49,6 +49,7 @@ import {
   UnknownEventType,
 } from "./errors.ts";
 import { isObject } from "./json.ts";
+import { lazyExit } from "./lazy_exit.ts";
 
 /**
  * Extra log-only event types a caller decodes besides the core vocabulary,
@@ -558,9 +559,7 @@ export function decodeEvent(
   input: unknown,
   options?: DecodeOptions,
 ): Effect.Effect<SessionEvent, EventDecodeError> {
-  return Effect.suspend(() =>
-    Effect.fromResult(decodeEventResult(input, options))
-  );
+  return lazyExit(() => decodeEventResult(input, options));
 }
 
 /** Options of {@link encodeEvent}. */

@@ -11,7 +11,7 @@
  */
 import type { SessionSeq } from "./seq.ts";
 import type { Message } from "./message.ts";
-import { forEachMessage, type Surface } from "./surface/mod.ts";
+import { forEachMessage, messagesOf, type Surface } from "./surface/mod.ts";
 
 /** A derived message and the surface node it came from. */
 export interface MessageWithSource {
@@ -23,7 +23,11 @@ export interface MessageWithSource {
 
 /**
  * Derives the messages to send to a model: one per surface node, in surface
- * order, skipping empty system and assistant messages. O(surface length).
+ * order, skipping empty system and assistant messages. The result is frozen
+ * and kept with the surface (an immutable value): deriving the same surface
+ * again returns the same array at once, and a surface folded from a derived
+ * one by appends walks only the appended nodes. Otherwise O(surface
+ * length), once per surface.
  *
  * @param surface A surface.
  * @returns The messages, in order.
@@ -48,11 +52,7 @@ export interface MessageWithSource {
  * ```
  */
 export function deriveMessages(surface: Surface): ReadonlyArray<Message> {
-  const out: Message[] = [];
-  forEachMessage(surface, (_seq, message) => {
-    out.push(message);
-  });
-  return out;
+  return messagesOf(surface);
 }
 
 /**

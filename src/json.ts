@@ -275,6 +275,75 @@ const setKey = (target: Container, key: string, value: unknown): void => {
   }
 };
 
+/** What {@link quickCopy} returns when the value needs the full walk. */
+const BAIL: object = {};
+
+const PLAIN: object = {};
+
+/** Whether `Object.prototype` has no enumerable key (nobody added one). */
+const inheritsNoKeys = (): boolean => {
+  for (const _ in PLAIN) return false;
+  return true;
+};
+
+/** Depth past which {@link quickCopy} gives up (and a cycle is found). */
+const QUICK_DEPTH = 64;
+
+/**
+ * A copy of a plain JSON value of modest depth, or {@link BAIL} at the first
+ * thing it does not copy as is: it accepts exactly what the full walk
+ * accepts, and reads each member once.
+ */
+const quickCopy = (value: unknown, depth: number): unknown => {
+  if (typeof value !== "object" || value === null) {
+    return isJsonScalar(value) ? value : BAIL;
+  }
+  if (depth >= QUICK_DEPTH) return BAIL;
+  // Shallow copies by the engine's own fast paths; each member is read
+  // once, into the copy, and judged (and copied deeper) there.
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return BAIL;
+    if (value.length > 0 && Object.keys(value).length !== value.length) {
+      return BAIL;
+    }
+    const out: unknown[] = value.slice();
+    for (let i = 0; i < out.length; i++) {
+      const item = out[i];
+      if (typeof item === "object" && item !== null) {
+        const copied = quickCopy(item, depth + 1);
+        if (copied === BAIL) return BAIL;
+        out[i] = copied;
+      } else if (!isJsonScalar(item)) {
+        return BAIL;
+      }
+    }
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return BAIL;
+  if (Object.getOwnPropertySymbols(value).length > 0) return BAIL;
+  const out: Record<string, unknown> = { ...value };
+  // The copy's own keys: the caller checked that its prototype
+  // (Object.prototype) has no enumerable key.
+  for (const key in out) {
+    const item = out[key];
+    if (typeof item === "object" && item !== null) {
+      const copied = quickCopy(item, depth + 1);
+      if (copied === BAIL) return BAIL;
+      out[key] = copied;
+    } else if (!isJsonScalar(item)) {
+      return BAIL;
+    }
+  }
+  return out;
+};
+
+/** A string, a boolean, `null` or a finite number other than `-0`. */
+const isJsonScalar = (value: unknown): boolean =>
+  typeof value === "string" || typeof value === "boolean" || value === null ||
+  (typeof value === "number" && Number.isFinite(value) &&
+    (value !== 0 || 1 / value > 0));
+
 /**
  * Judges a value as JSON and copies it: plain objects (prototype
  * `Object.prototype` or `null`, no symbol keys) and plain arrays (no holes,
@@ -290,6 +359,12 @@ const setKey = (target: Container, key: string, value: unknown): void => {
  * @internal
  */
 export function copyJsonValue(root: unknown): JsonCopy {
+  // Nearly every draft is plain JSON a few levels deep: copy it with a
+  // recursive walk first, and only when that walk meets anything else (an
+  // offender, a `__proto__` key, or more depth than it allows) judge the
+  // value again with the walk below, which finds the first offender's path.
+  const fast = inheritsNoKeys() ? quickCopy(root, 0) : BAIL;
+  if (fast !== BAIL) return { ok: true, value: fast };
   if (typeof root !== "object" || root === null) {
     const issue = scalarIssue(root);
     return issue === undefined

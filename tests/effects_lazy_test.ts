@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { Effect, Result } from "effect";
+import { Cause, Effect, Equal, Exit, Result } from "effect";
 import {
   applyEvent,
   emptySurface,
+  replay,
   type SessionEvent,
 } from "@palimpsest/session";
 import { decodeEvent } from "@palimpsest/session/schema";
@@ -53,4 +54,84 @@ Deno.test("applyEvent does its work when run, not when built", () => {
   const surface = Effect.runSync(effect);
   assert.ok(reads.count > 0);
   assert.equal(surface.nextSeq, 1);
+});
+
+Deno.test("the lazy Effects behave as the Exit they stand for", async (t) => {
+  const line = { type: "turn/start", seq: 0, time: 0, data: { turn: 0 } };
+  const bad = { type: "turn/start", seq: -1, time: 0, data: { turn: 0 } };
+
+  await t.step("composed without being run, they do no work", () => {
+    const { reads, value } = counted();
+    const composed = Effect.flatMap(
+      decodeEvent(value),
+      (event) => applyEvent(emptySurface, event),
+    );
+    const replayed = Effect.flatMap(
+      Effect.all([decodeEvent(value)]),
+      (events) => replay(events),
+    );
+    assert.equal(reads.count, 0);
+    assert.equal(Effect.runSync(composed).nextSeq, 1);
+    assert.equal(Effect.runSync(replayed).nextSeq, 1);
+    assert.ok(reads.count > 0);
+  });
+
+  await t.step(
+    "in a generator, with Effect.exit, and as a promise",
+    async () => {
+      const program = Effect.gen(function* () {
+        const event = yield* decodeEvent(line);
+        const surface = yield* applyEvent(emptySurface, event);
+        const failed = yield* Effect.exit(decodeEvent(bad));
+        return { surface, failed };
+      });
+      const { surface, failed } = Effect.runSync(program);
+      assert.equal(surface.nextSeq, 1);
+      assert.ok(Exit.isFailure(failed));
+      assert.equal(
+        Cause.findErrorOption(failed.cause).pipe(
+          (o) => o._tag === "Some" ? o.value._tag : "none",
+        ),
+        "InvalidSessionSeq",
+      );
+      const event = await Effect.runPromise(decodeEvent(line));
+      assert.equal(event.seq, 0);
+    },
+  );
+
+  await t.step("failures are typed and can be caught by tag", () => {
+    const tag = Effect.runSync(
+      decodeEvent(bad).pipe(
+        Effect.map(() => "decoded"),
+        Effect.catchTag("InvalidSessionSeq", (e) => Effect.succeed(e._tag)),
+      ),
+    );
+    assert.equal(tag, "InvalidSessionSeq");
+    const exit = Effect.runSyncExit(decodeEvent(bad));
+    assert.ok(Exit.isExit(exit) && Exit.isFailure(exit));
+    assert.ok(Effect.isEffect(decodeEvent(line)));
+  });
+
+  await t.step("run twice, they give the same outcome", () => {
+    const effect = decodeEvent(line);
+    const a = Effect.runSync(effect);
+    const b = Effect.runSync(effect);
+    assert.equal(a, b);
+    assert.ok(Equal.equals(Effect.runSyncExit(effect), Exit.succeed(a)));
+  });
+
+  await t.step("a throwing input dies, as inside Effect.suspend", () => {
+    const hostile = {
+      ...line,
+      get seq(): number {
+        throw new Error("boom");
+      },
+    };
+    const exit = Effect.runSyncExit(decodeEvent(hostile));
+    assert.ok(Exit.isFailure(exit) && Cause.hasDies(exit.cause));
+    const suspended = Effect.runSyncExit(
+      Effect.suspend(() => Effect.fromResult(decodeEventResult(hostile))),
+    );
+    assert.ok(Exit.isFailure(suspended) && Cause.hasDies(suspended.cause));
+  });
 });

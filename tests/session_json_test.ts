@@ -136,3 +136,87 @@ Deno.test("law: an accepted draft reads back from disk equal to the log", () => 
     { numRuns: 300, seed: 20261203 },
   );
 });
+
+Deno.test("law: shallow and deeply nested drafts are judged and copied alike", () => {
+  // Data nested deeper than any message is judged by a different walk than
+  // everyday data: both must accept, refuse and copy the same values.
+  const DEPTH = 100;
+  const nest = (value: unknown): unknown => {
+    let out = value;
+    for (let i = 0; i < DEPTH; i++) out = [out];
+    return out;
+  };
+  const unnest = (value: unknown): unknown => {
+    let out = value;
+    for (let i = 0; i < DEPTH; i++) {
+      assert.ok(Array.isArray(out) && out.length === 1);
+      out = out[0];
+    }
+    return out;
+  };
+  const metaOf = (exit: ReturnType<typeof appendExit>): unknown => {
+    assert.ok(Exit.isSuccess(exit));
+    const event = Session.events(exit.value)[0] ?? assert.fail();
+    return Object(event.data).meta.value;
+  };
+  const check = (value: unknown): void => {
+    const shallow = appendExit(withMeta(value));
+    const deep = appendExit(withMeta(nest(value)));
+    assert.equal(shallow._tag, deep._tag);
+    if (Exit.isFailure(shallow)) {
+      const a = thenFails(failureOf(shallow), "InvalidEventData");
+      const b = thenFails(failureOf(deep), "InvalidEventData");
+      assert.equal(b.issue, a.issue);
+      // Where a cycle is reported depends on how deep the walk went.
+      if (a.issue.includes("cycle")) return;
+      assert.deepEqual(
+        b.path,
+        [
+          ...a.path.slice(0, 2),
+          ...Array(DEPTH).fill(0),
+          ...a.path.slice(2),
+        ],
+      );
+      return;
+    }
+    const copied = metaOf(shallow);
+    assert.deepStrictEqual(unnest(metaOf(deep)), copied);
+    if (typeof value === "object" && value !== null) {
+      assert.notEqual(copied, value);
+    }
+  };
+  for (const [, value] of NOT_JSON) check(value);
+  check({ zero: 0, list: [1.5, "a", null, true], nested: { a: { b: [] } } });
+  fc.assert(
+    fc.property(
+      fc.anything({
+        withBigInt: true,
+        withDate: true,
+        withMap: true,
+        withNullPrototype: true,
+        withObjectString: true,
+        withBoxedValues: true,
+        withSparseArray: true,
+        maxDepth: 4,
+      }),
+      (value) => check(value),
+    ),
+    { numRuns: 300, seed: 20261203 },
+  );
+});
+
+Deno.test("a key added to Object.prototype never lands in the log", () => {
+  const proto: Record<string, unknown> = Object.prototype as never;
+  proto.polluted = { x: 1 };
+  try {
+    const exit = appendExit(withMeta({ a: { b: 1 } }));
+    assert.ok(Exit.isSuccess(exit));
+    const event = Session.events(exit.value)[0] ?? assert.fail();
+    const meta = Object(event.data).meta;
+    assert.deepEqual(Object.keys(meta.value.a), ["b"]);
+    assert.ok(!Object.hasOwn(meta, "polluted"));
+    assert.ok(!Object.hasOwn(meta.value.a, "polluted"));
+  } finally {
+    delete proto.polluted;
+  }
+});

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import * as Effect from "effect/Effect";
+import type * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { SessionSeq } from "../seq.ts";
 import type {
@@ -32,6 +32,7 @@ import {
   ToolResultReplaceTargetNotToolResult,
 } from "../errors.ts";
 import { jsonDiff, type JsonPath } from "../json.ts";
+import { lazyExit } from "../lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import {
   newStore,
@@ -42,6 +43,7 @@ import {
   type Writes,
 } from "./store.ts";
 import {
+  basisFor,
   emptySurface,
   makeSurface,
   refOf,
@@ -107,6 +109,7 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
     cursor.head === NONE ? undefined : seqUnchecked(cursor.head + cursor.base),
     cursor.tail === NONE ? undefined : seqUnchecked(cursor.tail + cursor.base),
     surface.keepsLog,
+    basisFor(surface),
   );
 };
 
@@ -368,9 +371,7 @@ export function applyEvent(
   surface: Surface,
   event: SessionEvent,
 ): Effect.Effect<Surface, SurfaceError> {
-  return Effect.suspend(() =>
-    Effect.fromResult(applyEventResult(surface, event))
-  );
+  return lazyExit(() => applyEventResult(surface, event));
 }
 
 /** A fold failure with the index of the event that broke a rule. */
@@ -485,10 +486,10 @@ export function replay(
   events: Iterable<SessionEvent>,
   from: Surface = emptySurface,
 ): Effect.Effect<Surface, SurfaceError> {
-  return Effect.suspend(() => {
+  return lazyExit(() => {
     const result = replayResult(events, from);
     return Result.isSuccess(result)
-      ? Effect.succeed(result.success)
-      : Effect.fail(result.failure.error);
+      ? Result.succeed(result.success)
+      : Result.fail(result.failure.error);
   });
 }

@@ -13,6 +13,8 @@ export {
   forEachMessage,
   forEachNode,
   logEvent,
+  logEventsFrom,
+  messagesOf,
   Surface,
   surfaceEvent,
   surfaceNodes,
