@@ -32,6 +32,8 @@ export interface Derived {
   readonly messages: ReadonlyArray<Message>;
   /** The surface's length. */
   readonly length: number;
+  /** The surface's first node (a prepend changes it, and nothing else). */
+  readonly head: SessionSeq | undefined;
   /** The surface's last node. */
   readonly tail: SessionSeq | undefined;
   /** The surface's replacement count. */
@@ -484,7 +486,7 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
   let out: Message[];
   if (
     basis !== undefined && basis.replacements === surface.replacements &&
-    basis.length === surface.length
+    basis.head === surface.head && basis.length === surface.length
   ) {
     // Only log-only events since the basis: the same messages.
     keepDerived(surface, basis);
@@ -492,10 +494,10 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
   }
   if (
     basis !== undefined && basis.replacements === surface.replacements &&
-    basis.length <= surface.length
+    basis.head === surface.head && basis.length <= surface.length
   ) {
-    // No replacement since the basis: its nodes are still the surface's
-    // first ones, in order, and the rest follow its tail.
+    // No replacement and no prepend since the basis: its nodes are still
+    // the surface's first ones, in order, and the rest follow its tail.
     // Spread, not slice: V8 copies a frozen array by slice element by
     // element, about 80x slower.
     out = [...basis.messages];
@@ -521,6 +523,7 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
   keepDerived(surface, {
     messages,
     length: surface.length,
+    head: surface.head,
     tail: surface.tail,
     replacements: surface.replacements,
   });
