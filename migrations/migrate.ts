@@ -12,7 +12,8 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
-import { decodeEventResult, encodeEvent } from "../src/decode.ts";
+import { decodeEventResult } from "../src/decode.ts";
+import { encodeEvent } from "../src/encode.ts";
 import type { SessionEvent } from "../src/event.ts";
 import {
   applyEventResult,

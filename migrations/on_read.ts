@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
-import { encodeEvent } from "../src/decode.ts";
+import { encodeEvent } from "../src/encode.ts";
 import { SessionHeader } from "../src/session.ts";
 import type {
   Migration,

@@ -40,11 +40,10 @@ export {
   decodeEvent,
   decodeEventResult,
   type DecodeOptions,
-  encodeEvent,
-  type EncodeOptions,
   isOpaqueEvent,
   makeVocabulary,
   type Vocabulary,
 } from "./decode.ts";
+export { encodeEvent, type EncodeOptions } from "./encode.ts";
 export { SessionHeader } from "./session.ts";
 export { eventJsonSchema, type JsonSchemaDocument } from "./json_schema.ts";

@@ -34,7 +34,8 @@ import type {
   SurfaceType,
 } from "./event.ts";
 import type { SurfaceEvent } from "./event.ts";
-import { decodeEventResult, encodeEvent, type Vocabulary } from "./decode.ts";
+import { decodeEventResult, type Vocabulary } from "./decode.ts";
+import { encodeEvent } from "./encode.ts";
 import {
   type EventDecodeError,
   InvalidEventData,

@@ -19,11 +19,10 @@ import { isSessionSeq, type SessionSeq } from "../seq.ts";
 import { FORMAT_VERSION, isSurfaceType, type SessionEvent } from "../event.ts";
 import {
   decodeEventResult,
-  encodeEvent,
-  type EncodeOptions,
   isOpaqueEvent,
   type Vocabulary,
 } from "../decode.ts";
+import { encodeEvent, type EncodeOptions } from "../encode.ts";
 import type { EventDecodeError } from "../errors.ts";
 import type { SessionHeader } from "../session.ts";
 import {
