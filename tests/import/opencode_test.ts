@@ -9,7 +9,7 @@
  * compaction replacing the history (an unfinished one keeping it), and the
  * refusals of a document that is no export.
  */
-import { type SessionEvent } from "@palimpsest/session";
+import type { SessionEvent } from "@palimpsest/session";
 import { interruptedTurnClosers } from "@palimpsest/session/internal";
 import { importSession } from "@palimpsest/session/import";
 import { Effect } from "effect";
