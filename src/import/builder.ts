@@ -167,6 +167,29 @@ export const notCarried = (
   b.notCarried.push({ line, kind, note });
 };
 
+/**
+ * Records a source record whose type the importer does not know; the import
+ * goes on without it.
+ *
+ * @param what What names the type, as "line type" or "entry type".
+ * @param type The unknown value of that type.
+ */
+export const unknownType = (
+  b: Builder,
+  line: number,
+  kind: string,
+  what: string,
+  type: unknown,
+): Step => {
+  notCarried(
+    b,
+    line,
+    kind,
+    `${what} ${JSON.stringify(type)} is not known to this importer`,
+  );
+  return ok;
+};
+
 /** Records a source record that is not a JSON object. */
 export const notAnObject = (b: Builder, line: number): void => {
   // One label for a line that is no record, whether it parses or not.

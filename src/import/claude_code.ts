@@ -52,12 +52,13 @@ import {
   skip,
   type Step,
   str,
+  unknownType,
   userTurn,
 } from "./builder.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
-import { forEachRecord, type RecordReadOptions } from "./lines.ts";
+import type { ImportError } from "./errors.ts";
+import { forEachRecord, noRecords, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
 
 interface PendingAssistant {
@@ -437,26 +438,12 @@ export const importClaudeCode = (
           );
           return Result.succeed(undefined);
         default:
-          notCarried(
-            b,
-            line,
-            kind,
-            `line type ${JSON.stringify(type)} is not known to this importer`,
-          );
-          return Result.succeed(undefined);
+          return unknownType(b, line, kind, "line type", type);
       }
     },
   );
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  if (records === 0) {
-    return Result.fail(
-      new ImportNotASession({
-        from: "claude-code",
-        line: 1,
-        expected: "a JSON record",
-      }),
-    );
-  }
+  if (records === 0) return Result.fail(noRecords("claude-code"));
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
   if (boundary !== undefined) {

@@ -58,6 +58,7 @@ import {
   type Step,
   str,
   uniqueId,
+  unknownType,
 } from "./builder.ts";
 import { compactBefore } from "./compaction.ts";
 import {
@@ -74,8 +75,8 @@ import {
   rollBack,
   sourceOf,
 } from "./codex_items.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
-import { forEachRecord, type RecordReadOptions } from "./lines.ts";
+import type { ImportError } from "./errors.ts";
+import { forEachRecord, noRecords, type RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
 
 interface PendingOutput {
@@ -170,6 +171,19 @@ export const importCodex = (
       if (Result.isFailure(closed)) return closed;
     }
     return release();
+  };
+
+  /**
+   * Brings the import up to an event that changes the turn at `line`: emits
+   * the pending output, settles the open calls, then sets the clock.
+   */
+  const boundary = (line: number, time: unknown): Step => {
+    const flushed = flush();
+    if (Result.isFailure(flushed)) return flushed;
+    const settled = settle(line);
+    if (Result.isFailure(settled)) return settled;
+    setTime(b, time);
+    return Result.succeed(undefined);
   };
 
   /**
@@ -378,11 +392,8 @@ export const importCodex = (
     time: unknown,
     kind: string,
   ): Step => {
-    const flushed = flush();
-    if (Result.isFailure(flushed)) return flushed;
-    const settled = settle(line);
-    if (Result.isFailure(settled)) return settled;
-    setTime(b, time);
+    const reached = boundary(line, time);
+    if (Result.isFailure(reached)) return reached;
     const summary = str(p.message) ?? "";
     const compactionId = `codex-L${line}`;
     if (!Array.isArray(p.replacement_history)) {
@@ -438,11 +449,8 @@ export const importCodex = (
     time: unknown,
     kind: string,
   ): Step => {
-    const flushed = flush();
-    if (Result.isFailure(flushed)) return flushed;
-    const settled = settle(line);
-    if (Result.isFailure(settled)) return settled;
-    setTime(b, time);
+    const reached = boundary(line, time);
+    if (Result.isFailure(reached)) return reached;
     return rollBack(b, line, kind, p.num_turns);
   };
 
@@ -521,11 +529,8 @@ export const importCodex = (
           }
           if (sub === "task_started") {
             explicitTurns = true;
-            const flushed = flush();
-            if (Result.isFailure(flushed)) return flushed;
-            const settled = settle(line);
-            if (Result.isFailure(settled)) return settled;
-            setTime(b, time);
+            const reached = boundary(line, time);
+            if (Result.isFailure(reached)) return reached;
             if (b.turn !== undefined && !modelOutputInTurn) {
               return Result
                 .succeed(undefined);
@@ -534,11 +539,8 @@ export const importCodex = (
             return openTurn(b, line);
           }
           if (sub === "task_complete" || sub === "turn_aborted") {
-            const flushed = flush();
-            if (Result.isFailure(flushed)) return flushed;
-            const settled = settle(line);
-            if (Result.isFailure(settled)) return settled;
-            setTime(b, time);
+            const reached = boundary(line, time);
+            if (Result.isFailure(reached)) return reached;
             modelOutputInTurn = false;
             return closeTurn(
               b,
@@ -551,26 +553,12 @@ export const importCodex = (
           return Result.succeed(undefined);
         }
         default:
-          notCarried(
-            b,
-            line,
-            kind,
-            `line type ${JSON.stringify(type)} is not known to this importer`,
-          );
-          return Result.succeed(undefined);
+          return unknownType(b, line, kind, "line type", type);
       }
     },
   );
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  if (records === 0) {
-    return Result.fail(
-      new ImportNotASession({
-        from: "codex",
-        line: 1,
-        expected: "a JSON record",
-      }),
-    );
-  }
+  if (records === 0) return Result.fail(noRecords("codex"));
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
   if (held.length > 0) {

@@ -49,6 +49,7 @@ import {
   type Step,
   str,
   synthesized,
+  unknownType,
   userTurn,
 } from "./builder.ts";
 import { compactBefore, fromLineOnward } from "./compaction.ts";
@@ -411,13 +412,7 @@ export const importPi = (
           skip(b, kind, line, "harness state pi never sends to the model");
           return Result.succeed(undefined);
         default:
-          notCarried(
-            b,
-            line,
-            kind,
-            `entry type ${JSON.stringify(type)} is not known to this importer`,
-          );
-          return Result.succeed(undefined);
+          return unknownType(b, line, kind, "entry type", type);
       }
     },
   );
@@ -564,12 +559,6 @@ const piMessage = (
       );
     }
     default:
-      notCarried(
-        b,
-        line,
-        kind,
-        `message role ${JSON.stringify(m.role)} is not known to this importer`,
-      );
-      return Result.succeed(undefined);
+      return unknownType(b, line, kind, "message role", m.role);
   }
 };
