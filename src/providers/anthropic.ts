@@ -13,6 +13,7 @@ import {
   type AttachmentResolver,
   CONTINUATION_TEXT,
   EMPTY_CONVERSATION_TEXT,
+  forEachTurn,
   type JsonObject,
   leadingSystem,
   omittedText,
@@ -20,6 +21,7 @@ import {
   type RequestViolation,
   resolverOf,
   sentToolName,
+  unansweredCalls,
   violation,
 } from "./content.ts";
 import { pairToolCalls } from "./pairing.ts";
@@ -432,15 +434,7 @@ export function validateAnthropic(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const messages = request.messages;
-  if (messages.length === 0) found.push(violation("EmptyConversation", 0));
-  messages.forEach((message, i) => {
-    if (i === 0 && message.role !== "user") {
-      found.push(violation("FirstTurnNotUser", i));
-    }
-    if (i > 0 && messages[i - 1]?.role === message.role) {
-      found.push(violation("RolesNotAlternating", i));
-    }
-    if (message.content.length === 0) found.push(violation("EmptyContent", i));
+  forEachTurn(found, messages, (m) => m.content, (message, i) => {
     const previous = messages[i - 1];
     const called = new Set<string>();
     if (previous?.role === "assistant") {
@@ -483,17 +477,16 @@ export function validateAnthropic(
     }
     if (message.role === "assistant") {
       const next = messages[i + 1];
-      const results = new Set<string>();
-      if (next?.role === "user") {
-        for (const b of next.content) {
-          if (b.type === "tool_result") results.add(b.tool_use_id);
-        }
-      }
-      for (const b of message.content) {
-        if (b.type === "tool_use" && !results.has(b.id)) {
-          found.push(violation("ToolCallNotAnswered", i, b.id));
-        }
-      }
+      unansweredCalls(
+        found,
+        i,
+        message.content.flatMap((b) => b.type === "tool_use" ? [b.id] : []),
+        next?.role === "user"
+          ? next.content.flatMap((b) =>
+            b.type === "tool_result" ? [b.tool_use_id] : []
+          )
+          : [],
+      );
       if (i === messages.length - 1) {
         const tail = message.content[message.content.length - 1];
         if (tail?.type === "text" && tail.text !== tail.text.trimEnd()) {

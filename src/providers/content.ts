@@ -366,6 +366,49 @@ export const violation = (
 ): RequestViolation => ({ _tag, index, callId });
 
 /**
+ * Walks the turns of a target whose conversation alternates user and model
+ * turns (Anthropic, Gemini), recording the rules every such turn keeps: the
+ * conversation is not empty, starts with a user turn and alternates, and no
+ * turn is empty. `f` then checks the turn's own content.
+ * @internal
+ */
+export const forEachTurn = <T extends { readonly role: string }>(
+  found: RequestViolation[],
+  turns: ReadonlyArray<T>,
+  parts: (turn: T) => ReadonlyArray<unknown>,
+  f: (turn: T, i: number) => void,
+): void => {
+  if (turns.length === 0) found.push(violation("EmptyConversation", 0));
+  turns.forEach((turn, i) => {
+    if (i === 0 && turn.role !== "user") {
+      found.push(violation("FirstTurnNotUser", i));
+    }
+    if (i > 0 && turns[i - 1]?.role === turn.role) {
+      found.push(violation("RolesNotAlternating", i));
+    }
+    if (parts(turn).length === 0) found.push(violation("EmptyContent", i));
+    f(turn, i);
+  });
+};
+
+/**
+ * Records a `ToolCallNotAnswered` for each call of turn `i`, in order, that
+ * is not among the answers of the turn after it.
+ * @internal
+ */
+export const unansweredCalls = (
+  found: RequestViolation[],
+  i: number,
+  calls: ReadonlyArray<string>,
+  answers: ReadonlyArray<string>,
+): void => {
+  const answered = new Set(answers);
+  for (const id of calls) {
+    if (!answered.has(id)) found.push(violation("ToolCallNotAnswered", i, id));
+  }
+};
+
+/**
  * The tool calls a validator has seen, for targets where the results follow
  * their calls as separate items (OpenAI Chat and Responses).
  * @internal
