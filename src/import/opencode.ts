@@ -92,6 +92,23 @@ const bookkeeping: Readonly<Record<string, string>> = {
   "retry": "a failed request that was retried, never sent to the model",
 };
 
+/** Records a part of a type this importer does not know (bookkeeping aside). */
+const unknownPart = (
+  b: Builder,
+  line: number,
+  type: unknown,
+  message: "a user message" | "an assistant message",
+): void => {
+  if (bookkeeping[String(type)] === undefined) {
+    notCarried(
+      b,
+      line,
+      `part/${String(type)}`,
+      `a part of ${message} not known to this importer`,
+    );
+  }
+};
+
 const byId = (a: { id: string }, b: { id: string }): number =>
   a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
@@ -332,14 +349,7 @@ const userContent = (
         });
         break;
       default:
-        if (bookkeeping[String(p.type)] === undefined) {
-          notCarried(
-            b,
-            at,
-            `part/${String(p.type)}`,
-            "a part of a user message not known to this importer",
-          );
-        }
+        unknownPart(b, at, p.type, "a user message");
     }
   }
   return content;
@@ -482,14 +492,7 @@ const assistantLine = (
           if (p.tokens !== undefined) usage = p.tokens;
           break;
         default:
-          if (bookkeeping[String(p.type)] === undefined) {
-            notCarried(
-              b,
-              partLine,
-              `part/${String(p.type)}`,
-              "a part of an assistant message not known to this importer",
-            );
-          }
+          unknownPart(b, partLine, p.type, "an assistant message");
       }
     }
     if (content.length === 0) {
