@@ -133,19 +133,6 @@ export const count = (b: Builder, kind: string): void => {
   b.kinds.set(kind, (b.kinds.get(kind) ?? 0) + 1);
 };
 
-/** The lines of a kind in a report map, its first reason kept. */
-const linesOf = (
-  map: Map<string, { reason: string; lines: number[] }>,
-  kind: string,
-  reason: string,
-): number[] => {
-  const entry = map.get(kind);
-  if (entry !== undefined) return entry.lines;
-  const lines: number[] = [];
-  map.set(kind, { reason, lines });
-  return lines;
-};
-
 /** Records a line skipped on purpose. */
 export const skip = (
   b: Builder,
@@ -153,7 +140,9 @@ export const skip = (
   line: number,
   reason: string,
 ): void => {
-  linesOf(b.skipped, kind, reason).push(line);
+  const entry = b.skipped.get(kind);
+  if (entry === undefined) b.skipped.set(kind, { reason, lines: [line] });
+  else entry.lines.push(line);
 };
 
 /** Records a source part kept opaque in an assistant message's stream. */
@@ -163,8 +152,9 @@ export const keptOpaque = (
   line: number,
   reason: string,
 ): void => {
-  const lines = linesOf(b.opaque, kind, reason);
-  if (lines[lines.length - 1] !== line) lines.push(line);
+  const entry = b.opaque.get(kind);
+  if (entry === undefined) b.opaque.set(kind, { reason, lines: [line] });
+  else if (entry.lines[entry.lines.length - 1] !== line) entry.lines.push(line);
 };
 
 /** Records what could not be carried over. */
