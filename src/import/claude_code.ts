@@ -43,10 +43,10 @@ import {
   done,
   epochOf,
   fileName,
+  forEachObject,
   importedHeader,
   isRecord,
   keptOpaque,
-  notAnObject,
   notCarried,
   setTime,
   skip,
@@ -58,7 +58,7 @@ import {
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
 import type { ImportError } from "./errors.ts";
-import { forEachRecord, noRecords, type RecordReadOptions } from "./lines.ts";
+import type { RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
 
 interface PendingAssistant {
@@ -138,7 +138,6 @@ export const importClaudeCode = (
   let pending: PendingAssistant | undefined;
   const results: PendingResult[] = [];
   let boundary: { line: number; id: string } | undefined;
-  let records = 0;
   const lineOf = new Map<string, number>();
   let lastUuid: string | undefined;
   /**
@@ -358,15 +357,12 @@ export const importClaudeCode = (
     return done(made);
   };
 
-  const read = forEachRecord(
+  const read = forEachObject(
+    b,
+    "claude-code",
     file,
     options,
     (value, line): Result.Result<void, ImportError> => {
-      records += 1;
-      if (!isRecord(value)) {
-        notAnObject(b, line);
-        return Result.succeed(undefined);
-      }
       const type = str(value.type) ?? "unknown";
       const subtype = type === "system" ? str(value.subtype) : undefined;
       const kind = subtype === undefined ? type : `${type}/${subtype}`;
@@ -443,7 +439,6 @@ export const importClaudeCode = (
     },
   );
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  if (records === 0) return Result.fail(noRecords("claude-code"));
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
   if (boundary !== undefined) {

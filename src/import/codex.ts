@@ -47,10 +47,10 @@ import {
   done,
   epochOf,
   fileName,
+  forEachObject,
   importedHeader,
   isRecord,
   keptOpaque,
-  notAnObject,
   notCarried,
   openTurn,
   setTime,
@@ -76,7 +76,7 @@ import {
   sourceOf,
 } from "./codex_items.ts";
 import type { ImportError } from "./errors.ts";
-import { forEachRecord, noRecords, type RecordReadOptions } from "./lines.ts";
+import type { RecordReadOptions } from "./lines.ts";
 import type { Converted } from "./pi.ts";
 
 interface PendingOutput {
@@ -119,7 +119,6 @@ export const importCodex = (
   let pending: PendingOutput | undefined;
   let explicitTurns = false;
   let modelOutputInTurn = false;
-  let records = 0;
   /** User-side items that arrived while calls waited for their outputs. */
   let held: Array<Held> = [];
   /** Set while a compaction's replacement history is imported: what its messages cite. */
@@ -454,15 +453,12 @@ export const importCodex = (
     return rollBack(b, line, kind, p.num_turns);
   };
 
-  const read = forEachRecord(
+  const read = forEachObject(
+    b,
+    "codex",
     file,
     options,
     (value, line): Result.Result<void, ImportError> => {
-      records += 1;
-      if (!isRecord(value)) {
-        notAnObject(b, line);
-        return Result.succeed(undefined);
-      }
       const type = str(value.type) ?? "unknown";
       const p = isRecord(value.payload) ? value.payload : {};
       const sub = str(p.type);
@@ -558,7 +554,6 @@ export const importCodex = (
     },
   );
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  if (records === 0) return Result.fail(noRecords("codex"));
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
   if (held.length > 0) {

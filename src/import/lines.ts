@@ -21,7 +21,6 @@ import {
   ImportIoError,
   ImportLineNotJson,
   ImportLineTooLong,
-  ImportNotASession,
 } from "./errors.ts";
 
 /** A line skipped under `recover`. */
@@ -33,14 +32,6 @@ export interface SkippedLine {
   /** The start of the line. */
   readonly excerpt: string;
 }
-
-/**
- * The refusal of a file in which {@link forEachRecord} found no record.
- *
- * @param from The tool the file was read as.
- */
-export const noRecords = (from: string): ImportNotASession =>
-  new ImportNotASession({ from, line: 1, expected: "a JSON record" });
 
 /** How {@link forEachRecord} reads. */
 export interface RecordReadOptions {
