@@ -101,6 +101,14 @@ interface Held {
   readonly kind: string;
 }
 
+/** A step importing a payload `p` read at `line`, stamped `time`. */
+type PayloadStep = (
+  p: Record<string, unknown>,
+  line: number,
+  time: unknown,
+  kind: string,
+) => Step;
+
 /**
  * Imports a Codex rollout into the builder.
  *
@@ -147,6 +155,18 @@ export const importCodex = (
       pending = { line, time, content: [], stream: [] };
     }
     return Result.succeed(pending);
+  };
+
+  /** Adds a tool call to the pending output. */
+  const toolCall = (
+    line: number,
+    time: unknown,
+    call: { id: string; name: string; arguments: string },
+  ): Step => {
+    const out = output(line, time);
+    if (Result.isFailure(out)) return Result.fail(out.failure);
+    out.success.content.push({ type: "tool-call", ...call });
+    return Result.succeed(undefined);
   };
 
   /** Imports the items held back while calls were open. */
@@ -203,12 +223,7 @@ export const importCodex = (
     return Result.succeed(undefined);
   };
 
-  const responseItem = (
-    p: Record<string, unknown>,
-    line: number,
-    time: unknown,
-    kind: string,
-  ): Step => {
+  const responseItem: PayloadStep = (p, line, time, kind) => {
     switch (p.type) {
       case "message": {
         const role = str(p.role);
@@ -318,39 +333,24 @@ export const importCodex = (
         }
         return Result.succeed(undefined);
       }
-      case "function_call": {
-        const out = output(line, time);
-        if (Result.isFailure(out)) return Result.fail(out.failure);
-        out.success.content.push({
-          type: "tool-call",
+      case "function_call":
+        return toolCall(line, time, {
           id: str(p.call_id) ?? "",
           name: str(p.name) ?? "",
           arguments: argumentsText(p.arguments),
         });
-        return Result.succeed(undefined);
-      }
-      case "custom_tool_call": {
-        const out = output(line, time);
-        if (Result.isFailure(out)) return Result.fail(out.failure);
-        out.success.content.push({
-          type: "tool-call",
+      case "custom_tool_call":
+        return toolCall(line, time, {
           id: str(p.call_id) ?? "",
           name: str(p.name) ?? "",
           arguments: JSON.stringify(p.input ?? ""),
         });
-        return Result.succeed(undefined);
-      }
-      case "local_shell_call": {
-        const out = output(line, time);
-        if (Result.isFailure(out)) return Result.fail(out.failure);
-        out.success.content.push({
-          type: "tool-call",
+      case "local_shell_call":
+        return toolCall(line, time, {
           id: str(p.call_id) ?? str(p.id) ?? "",
           name: "local_shell",
           arguments: JSON.stringify(p.action ?? {}),
         });
-        return Result.succeed(undefined);
-      }
       case "function_call_output":
       case "custom_tool_call_output":
       case "local_shell_call_output": {
@@ -385,12 +385,7 @@ export const importCodex = (
     }
   };
 
-  const compacted = (
-    p: Record<string, unknown>,
-    line: number,
-    time: unknown,
-    kind: string,
-  ): Step => {
+  const compacted: PayloadStep = (p, line, time, kind) => {
     const reached = boundary(line, time);
     if (Result.isFailure(reached)) return reached;
     const summary = str(p.message) ?? "";
@@ -442,12 +437,7 @@ export const importCodex = (
     }
   };
 
-  const rolledBack = (
-    p: Record<string, unknown>,
-    line: number,
-    time: unknown,
-    kind: string,
-  ): Step => {
+  const rolledBack: PayloadStep = (p, line, time, kind) => {
     const reached = boundary(line, time);
     if (Result.isFailure(reached)) return reached;
     return rollBack(b, line, kind, p.num_turns);
