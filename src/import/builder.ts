@@ -206,6 +206,16 @@ export const notAnObject = (b: Builder, line: number): void => {
   notCarried(b, line, "not-json", "a line that is not a JSON record");
 };
 
+/** Records what the importer made up. */
+export const synthesized = (
+  b: Builder,
+  line: number,
+  kind: string,
+  note: string,
+): void => {
+  b.synthesized.push({ line, kind, note });
+};
+
 /**
  * Calls `f` with every JSON object of a JSON-lines source and its 1-based
  * line. A record that is not an object is reported and passed over; a file
@@ -239,16 +249,6 @@ export const forEachObject = (
     );
   }
   return read;
-};
-
-/** Records what the importer made up. */
-export const synthesized = (
-  b: Builder,
-  line: number,
-  kind: string,
-  note: string,
-): void => {
-  b.synthesized.push({ line, kind, note });
 };
 
 /** A date string as epoch milliseconds, or `undefined`. */
