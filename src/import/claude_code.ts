@@ -36,7 +36,6 @@ import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import {
   argumentsText,
-  type Builder,
   closeAnsweredTurn,
   closeTurn,
   count,
@@ -58,8 +57,7 @@ import {
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
 import type { ImportError } from "./errors.ts";
-import type { RecordReadOptions } from "./lines.ts";
-import type { Converted } from "./pi.ts";
+import type { Importer } from "./pi.ts";
 
 interface PendingAssistant {
   readonly id: string;
@@ -126,11 +124,7 @@ const textOf = (u: unknown): string => {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importClaudeCode = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importClaudeCode: Importer = (file, options, b) => {
   let sessionId: string | undefined;
   let createdAt: number | undefined;
   let cwd: unknown;

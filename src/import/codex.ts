@@ -40,7 +40,6 @@ import type { SessionSeq } from "../seq.ts";
 import {
   append,
   argumentsText,
-  type Builder,
   closeAnsweredTurn,
   closeTurn,
   count,
@@ -76,8 +75,7 @@ import {
   sourceOf,
 } from "./codex_items.ts";
 import type { ImportError } from "./errors.ts";
-import type { RecordReadOptions } from "./lines.ts";
-import type { Converted } from "./pi.ts";
+import type { Importer } from "./pi.ts";
 
 interface PendingOutput {
   readonly line: number;
@@ -117,11 +115,7 @@ type PayloadStep = (
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importCodex = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importCodex: Importer = (file, options, b) => {
   let meta: Record<string, unknown> | undefined;
   let model = { provider: "openai", model: "unknown" };
   let pending: PendingOutput | undefined;

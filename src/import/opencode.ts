@@ -67,11 +67,10 @@ import {
   toolResult,
   userMessage,
 } from "./messages.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
+import { ImportNotASession } from "./errors.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
 import { compactBefore } from "./compaction.ts";
-import type { RecordReadOptions } from "./lines.ts";
-import type { Converted } from "./pi.ts";
+import type { Importer } from "./pi.ts";
 
 type Rec = Record<string, unknown>;
 type Part = Rec & { readonly id: string };
@@ -126,11 +125,7 @@ interface Message {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importOpencode = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importOpencode: Importer = (file, options, b) => {
   const read = readDocument(file, options);
   if (Result.isFailure(read)) return Result.fail(read.failure);
   const { text, value } = read.success;

@@ -80,6 +80,13 @@ export interface Converted {
   readonly read: RecordReadSummary;
 }
 
+/** A format importer: reads `file` into the builder `b`. */
+export type Importer = (
+  file: string,
+  options: RecordReadOptions,
+  b: Builder,
+) => Result.Result<Converted, ImportError>;
+
 /** Stops the first pass once a version 1 header is read. */
 class HeaderOnly {
   readonly _tag = "HeaderOnly";
@@ -99,11 +106,7 @@ interface TreeEntry {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importPi = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importPi: Importer = (file, options, b) => {
   // Pass 1: the header and the entry tree (ids, parents, lines).
   let header: Record<string, unknown> | undefined;
   const tree = new Map<string, TreeEntry>();
