@@ -9,22 +9,20 @@
  */
 import type { ContentBlock, Message, ToolResultBlock } from "../message.ts";
 import {
+  adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
   EMPTY_CONVERSATION_TEXT,
   forEachTurn,
   type JsonObject,
-  leadingSystem,
   omittedText,
   parseToolArguments,
   type RequestViolation,
-  resolverOf,
   sentToolName,
   unansweredCalls,
   violation,
 } from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
 import { fnv1a } from "../hash.ts";
 
 /** A text block. */
@@ -298,9 +296,7 @@ export function toAnthropic(
   messages: ReadonlyArray<Message>,
   options?: AdapterOptions,
 ): AnthropicRequest {
-  const resolve = resolverOf(options);
-  const paired = pairToolCalls(messages).messages;
-  const { system, start } = leadingSystem(paired);
+  const { resolve, paired, system, start } = adapterInput(messages, options);
   const out: AnthropicMessage[] = [];
   let user: AnthropicUserMessage | undefined;
   let assistant: AnthropicAssistantMessage | undefined;

@@ -12,6 +12,7 @@ import type {
   Message,
 } from "../message.ts";
 import { fnv1a } from "../hash.ts";
+import { pairToolCalls } from "./pairing.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -269,6 +270,25 @@ export const leadingSystem = (
     start++;
   }
   return { system, start };
+};
+
+/**
+ * What an adapter with a separate system field starts from: the attachment
+ * resolver, the messages with their tool calls paired, and the system text
+ * leading them with the index of the first message after it.
+ * @internal
+ */
+export const adapterInput = (
+  messages: ReadonlyArray<Message>,
+  options: AdapterOptions | undefined,
+): {
+  readonly resolve: AttachmentResolver;
+  readonly paired: ReadonlyArray<Message>;
+  readonly system: string;
+  readonly start: number;
+} => {
+  const paired = pairToolCalls(messages).messages;
+  return { resolve: resolverOf(options), paired, ...leadingSystem(paired) };
 };
 
 /** The text sent as the first user turn when a conversation starts with the model. */

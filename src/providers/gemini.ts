@@ -8,23 +8,21 @@
  */
 import type { ContentBlock, Message, ToolResultBlock } from "../message.ts";
 import {
+  adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
   EMPTY_CONVERSATION_TEXT,
   forEachTurn,
   type JsonObject,
-  leadingSystem,
   omittedText,
   parseToolArguments,
   type RequestViolation,
-  resolverOf,
   sentToolName,
   unansweredCalls,
   UNNAMED_TOOL,
   violation,
 } from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
 
 /** A text part. */
 export interface GeminiTextPart {
@@ -163,9 +161,7 @@ export function toGemini(
   messages: ReadonlyArray<Message>,
   options?: AdapterOptions,
 ): GeminiRequest {
-  const resolve = resolverOf(options);
-  const paired = pairToolCalls(messages).messages;
-  const { system, start } = leadingSystem(paired);
+  const { resolve, paired, system, start } = adapterInput(messages, options);
   const names = new Map<string, string>();
   const contents: GeminiContent[] = [];
   let turn: GeminiContent = { role: "user", parts: [] };
