@@ -25,7 +25,7 @@ import { interruptedTurnClosers } from "../repair.ts";
 import type { SessionEvent, SurfaceOp, TurnEndReason } from "../event.ts";
 import type { SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
-import type { ToolResultBlock } from "../message.ts";
+import type { ToolCallBlock, ToolResultBlock } from "../message.ts";
 import { decodeEventResult } from "../decode.ts";
 import {
   type ImportError,
@@ -550,3 +550,18 @@ export const fileName = (file: string): string =>
 /** Arguments as raw JSON text: a string as it is, anything else stringified. */
 export const argumentsText = (u: unknown): string =>
   typeof u === "string" ? u : JSON.stringify(u ?? {});
+
+/**
+ * A tool-call block from a source's call id and tool name (`""` when either
+ * is not a string) and its arguments' JSON text.
+ */
+export const toolCallBlock = (
+  id: unknown,
+  name: unknown,
+  args: string,
+): ToolCallBlock => ({
+  type: "tool-call",
+  id: str(id) ?? "",
+  name: str(name) ?? "",
+  arguments: args,
+});

@@ -51,6 +51,7 @@ import {
   skip,
   type Step,
   str,
+  toolCallBlock,
   unknownType,
   userTurn,
 } from "./builder.ts";
@@ -228,12 +229,9 @@ export const importClaudeCode: Importer = (file, options, b) => {
           );
           break;
         case "tool_use":
-          p.content.push({
-            type: "tool-call",
-            id: str(block.id) ?? "",
-            name: str(block.name) ?? "",
-            arguments: argumentsText(block.input),
-          });
+          p.content.push(
+            toolCallBlock(block.id, block.name, argumentsText(block.input)),
+          );
           break;
         default:
           p.stream.push(block);

@@ -35,7 +35,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock } from "../message.ts";
+import type { ContentBlock, ToolCallBlock } from "../message.ts";
 import type { SessionSeq } from "../seq.ts";
 import {
   append,
@@ -56,6 +56,7 @@ import {
   skip,
   type Step,
   str,
+  toolCallBlock,
   uniqueId,
   unknownType,
 } from "./builder.ts";
@@ -155,11 +156,11 @@ export const importCodex: Importer = (file, options, b) => {
   const toolCall = (
     line: number,
     time: unknown,
-    call: { id: string; name: string; arguments: string },
+    call: ToolCallBlock,
   ): Step => {
     const out = output(line, time);
     if (Result.isFailure(out)) return Result.fail(out.failure);
-    out.success.content.push({ type: "tool-call", ...call });
+    out.success.content.push(call);
     return Result.succeed(undefined);
   };
 
@@ -328,23 +329,27 @@ export const importCodex: Importer = (file, options, b) => {
         return Result.succeed(undefined);
       }
       case "function_call":
-        return toolCall(line, time, {
-          id: str(p.call_id) ?? "",
-          name: str(p.name) ?? "",
-          arguments: argumentsText(p.arguments),
-        });
+        return toolCall(
+          line,
+          time,
+          toolCallBlock(p.call_id, p.name, argumentsText(p.arguments)),
+        );
       case "custom_tool_call":
-        return toolCall(line, time, {
-          id: str(p.call_id) ?? "",
-          name: str(p.name) ?? "",
-          arguments: JSON.stringify(p.input ?? ""),
-        });
+        return toolCall(
+          line,
+          time,
+          toolCallBlock(p.call_id, p.name, JSON.stringify(p.input ?? "")),
+        );
       case "local_shell_call":
-        return toolCall(line, time, {
-          id: str(p.call_id) ?? str(p.id) ?? "",
-          name: "local_shell",
-          arguments: JSON.stringify(p.action ?? {}),
-        });
+        return toolCall(
+          line,
+          time,
+          toolCallBlock(
+            str(p.call_id) ?? p.id,
+            "local_shell",
+            JSON.stringify(p.action ?? {}),
+          ),
+        );
       case "function_call_output":
       case "custom_tool_call_output":
       case "local_shell_call_output": {

@@ -59,6 +59,7 @@ import {
   skip,
   type Step,
   str,
+  toolCallBlock,
   userTurn,
 } from "./builder.ts";
 import {
@@ -474,12 +475,9 @@ const assistantLine = (
         }
         case "tool": {
           const state = isRecord(p.state) ? p.state : {};
-          content.push({
-            type: "tool-call",
-            id: str(p.callID) ?? "",
-            name: str(p.tool) ?? "",
-            arguments: argumentsText(state.input),
-          });
+          content.push(
+            toolCallBlock(p.callID, p.tool, argumentsText(state.input)),
+          );
           tools.push(p);
           break;
         }
