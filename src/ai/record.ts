@@ -93,6 +93,10 @@ interface OpenBlock {
   text: string;
 }
 
+/** The block a text or reasoning stream part belongs to. */
+const kindOf = (type: string): "text" | "reasoning" =>
+  type.startsWith("text") ? "text" : "reasoning";
+
 /**
  * Builds the drafts of one model answer from its stream parts.
  *
@@ -144,22 +148,16 @@ export function recordAnswer(
     stream.push({ time, chunk });
     switch (chunk.type) {
       case "text-start":
-        blockFor("text", chunk.id);
+      case "reasoning-start":
+        blockFor(kindOf(chunk.type), chunk.id);
         break;
       case "text-delta":
-        blockFor("text", chunk.id).text += chunk.delta;
+      case "reasoning-delta":
+        blockFor(kindOf(chunk.type), chunk.id).text += chunk.delta;
         break;
       case "text-end":
-        open.delete(`text:${chunk.id}`);
-        break;
-      case "reasoning-start":
-        blockFor("reasoning", chunk.id);
-        break;
-      case "reasoning-delta":
-        blockFor("reasoning", chunk.id).text += chunk.delta;
-        break;
       case "reasoning-end":
-        open.delete(`reasoning:${chunk.id}`);
+        open.delete(`${kindOf(chunk.type)}:${chunk.id}`);
         break;
       case "tool-call":
         if (chunk.providerExecuted !== true) {

@@ -435,6 +435,24 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
 
     let step = 0;
     let steps = 0;
+    /** Reports the turn's end and returns its outcome. */
+    const ended = (
+      session: Session,
+      reason: TurnEndReason["kind"],
+      stoppedBy: TurnOutcome["stoppedBy"],
+    ) => {
+      const outcome: TurnOutcome = {
+        session,
+        turn,
+        steps,
+        reason,
+        stoppedBy,
+        recovered,
+        compactions,
+        usage: { ...usage },
+      };
+      return Effect.as(emit({ type: "turn-end", outcome }), outcome);
+    };
     for (; step < maxSteps; step++) {
       yield* appendDrafts(handle, [Draft.stepStart(turn, step)]);
       stepUsage = {};
@@ -505,18 +523,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         const reason = endReasonOf(answer.finishReason);
         const session = yield* endTurn(step, reason);
         yield* emit(stepEnd);
-        const outcome: TurnOutcome = {
-          session,
-          turn,
-          steps,
-          reason,
-          stoppedBy: "model",
-          recovered,
-          compactions,
-          usage: { ...usage },
-        };
-        yield* emit({ type: "turn-end", outcome });
-        return outcome;
+        return yield* ended(session, reason, "model");
       }
       yield* appendDrafts(handle, [Draft.stepEnd(turn, step)]);
       yield* emit(stepEnd);
@@ -524,17 +531,6 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     const session = yield* appendDrafts(handle, [
       Draft.turnEnd(turn, "aborted"),
     ]);
-    const outcome: TurnOutcome = {
-      session,
-      turn,
-      steps,
-      reason: "aborted",
-      stoppedBy: "step-limit",
-      recovered,
-      compactions,
-      usage: { ...usage },
-    };
-    yield* emit({ type: "turn-end", outcome });
-    return outcome;
+    return yield* ended(session, "aborted", "step-limit");
   }));
 }

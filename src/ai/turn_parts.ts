@@ -76,8 +76,12 @@ export const chunkOf = (
       JSON.parse(JSON.stringify(encoded, jsonReplacer)),
   );
 
+/**
+ * The turn's end reason for the finish reason of its last answer, whether
+ * `effect/ai`'s or the AI SDK's (which name their reasons alike).
+ */
 export const endReasonOf = (
-  finish: Response.FinishReason | undefined,
+  finish: Response.FinishReason | string | undefined,
 ): TurnEndReason["kind"] => {
   switch (finish) {
     case "length":

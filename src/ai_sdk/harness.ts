@@ -48,8 +48,10 @@ import type { AdapterOptions } from "../providers/content.ts";
 import { toPrompt } from "../ai/prompt.ts";
 import { recordAnswer, type TimedPart } from "../ai/record.ts";
 import { TOOL_FAILED } from "../ai/turn_types.ts";
+import { endReasonOf } from "../ai/turn_parts.ts";
 import { appendDrafts, type StoreAppendError } from "../ai/_store.ts";
 import { toProviderPrompt } from "./request.ts";
+import { counts } from "./response.ts";
 
 /**
  * Derived messages as the AI SDK's `ModelMessage[]`, for `generateText`,
@@ -132,29 +134,6 @@ const finishOf = (reason: string): Finish => {
     default:
       return "unknown";
   }
-};
-
-const endReasonOf = (reason: string): TurnEndReason["kind"] => {
-  switch (reason) {
-    case "length":
-      return "max-tokens";
-    case "content-filter":
-      return "blocked";
-    case "error":
-      return "error";
-    default:
-      return "completed";
-  }
-};
-
-const counts = (
-  entries: { readonly [key: string]: number | undefined },
-): { [key: string]: number } => {
-  const out: { [key: string]: number } = {};
-  for (const [key, value] of Object.entries(entries)) {
-    if (value !== undefined && Number.isSafeInteger(value)) out[key] = value;
-  }
-  return out;
 };
 
 const usageOf = <Tools extends ToolSet>(

@@ -39,7 +39,10 @@ import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import * as Stream from "effect/Stream";
 import { LanguageModel } from "effect/ai";
-import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+} from "@ai-sdk/provider";
 import { type AiSdkCallSettings, toCallOptions } from "./request.ts";
 
 export type { AiSdkCallSettings };
@@ -95,33 +98,40 @@ export function makeAiSdkModel(
   options: AiSdkModelOptions = {},
 ): Effect.Effect<LanguageModel.LanguageModel> {
   const settings = options.settings ?? {};
+  // One provider call, aborted when its scope closes; a rejection is an
+  // AiError of the service method that made it.
+  const call = <A>(
+    method: "generateText" | "streamText",
+    request: LanguageModel.ProviderOptions,
+    run: (callOptions: LanguageModelV4CallOptions) => PromiseLike<A>,
+  ) =>
+    Effect.gen(function* () {
+      const controller = yield* abortController;
+      return yield* Effect.tryPromise({
+        try: () =>
+          Promise.resolve(
+            run(toCallOptions(request, settings, controller.signal)),
+          ),
+        catch: (error) => toAiError(error, method),
+      });
+    });
   return LanguageModel.make({
     generateText: (request) =>
       Effect.scoped(Effect.gen(function* () {
-        const controller = yield* abortController;
-        const result = yield* Effect.tryPromise({
-          try: () =>
-            Promise.resolve(
-              model.doGenerate(
-                toCallOptions(request, settings, controller.signal),
-              ),
-            ),
-          catch: (error) => toAiError(error, "generateText"),
-        });
+        const result = yield* call(
+          "generateText",
+          request,
+          (callOptions) => model.doGenerate(callOptions),
+        );
         return fromContent(result.content, result);
       })),
     streamText: (request) =>
       Stream.unwrap(Effect.gen(function* () {
-        const controller = yield* abortController;
-        const result = yield* Effect.tryPromise({
-          try: () =>
-            Promise.resolve(
-              model.doStream(
-                toCallOptions(request, settings, controller.signal),
-              ),
-            ),
-          catch: (error) => toAiError(error, "streamText"),
-        });
+        const result = yield* call(
+          "streamText",
+          request,
+          (callOptions) => model.doStream(callOptions),
+        );
         return Stream.fromReadableStream({
           evaluate: () => result.stream,
           onError: (error) => toAiError(error, "streamText"),

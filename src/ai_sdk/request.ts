@@ -109,6 +109,14 @@ const toolOutputOf = (
   };
 };
 
+const toolResultPart = (part: Prompt.ToolResultPart) => ({
+  type: "tool-result" as const,
+  toolCallId: part.id,
+  toolName: sentToolName(part.name, MAX_TOOL_NAME),
+  output: toolOutputOf(part),
+  ...providerOptionsOf(part.options),
+});
+
 const filePart = (part: Prompt.FilePart) => ({
   type: "file" as const,
   mediaType: part.mediaType,
@@ -195,13 +203,7 @@ export function toProviderPrompt(
               });
               break;
             case "tool-result":
-              content.push({
-                type: "tool-result",
-                toolCallId: part.id,
-                toolName: sentToolName(part.name, MAX_TOOL_NAME),
-                output: toolOutputOf(part),
-                ...partOptions,
-              });
+              content.push(toolResultPart(part));
               break;
             case "tool-approval-request":
               break;
@@ -214,21 +216,13 @@ export function toProviderPrompt(
         out.push({
           role: "tool",
           content: message.content.map((part) =>
-            part.type === "tool-result"
-              ? {
-                type: "tool-result" as const,
-                toolCallId: part.id,
-                toolName: sentToolName(part.name, MAX_TOOL_NAME),
-                output: toolOutputOf(part),
-                ...providerOptionsOf(part.options),
-              }
-              : {
-                type: "tool-approval-response" as const,
-                approvalId: part.approvalId,
-                approved: part.approved,
-                ...(part.reason === undefined ? {} : { reason: part.reason }),
-                ...providerOptionsOf(part.options),
-              }
+            part.type === "tool-result" ? toolResultPart(part) : {
+              type: "tool-approval-response" as const,
+              approvalId: part.approvalId,
+              approved: part.approved,
+              ...(part.reason === undefined ? {} : { reason: part.reason }),
+              ...providerOptionsOf(part.options),
+            }
           ),
           ...options,
         });

@@ -33,8 +33,11 @@ const finishReasonOf = (
 ): Response.FinishReason =>
   reason.unified === "interrupted" ? "unknown" : reason.unified;
 
-/** The counts that are whole numbers; the others are left out. */
-const counts = (
+/**
+ * The counts that are whole numbers; the others are left out.
+ * @internal
+ */
+export const counts = (
   entries: { readonly [key: string]: number | undefined },
 ): { [key: string]: number } => {
   const out: { [key: string]: number } = {};

@@ -25,9 +25,18 @@ import { interruptedTurnClosers } from "../repair.ts";
 import type { SessionEvent, SurfaceOp, TurnEndReason } from "../event.ts";
 import type { SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
-import type { ToolResultBlock } from "../message.ts";
+import type { ToolCallBlock, ToolResultBlock } from "../message.ts";
 import { decodeEventResult } from "../decode.ts";
-import { ImportEventRejected } from "./errors.ts";
+import {
+  type ImportError,
+  ImportEventRejected,
+  ImportNotASession,
+} from "./errors.ts";
+import {
+  forEachRecord,
+  type RecordReadOptions,
+  type RecordReadSummary,
+} from "./lines.ts";
 import type {
   BranchReport,
   ImportReport,
@@ -167,6 +176,29 @@ export const notCarried = (
   b.notCarried.push({ line, kind, note });
 };
 
+/**
+ * Records a source record whose type the importer does not know; the import
+ * goes on without it.
+ *
+ * @param what What names the type, as "line type" or "entry type".
+ * @param type The unknown value of that type.
+ */
+export const unknownType = (
+  b: Builder,
+  line: number,
+  kind: string,
+  what: string,
+  type: unknown,
+): Step => {
+  notCarried(
+    b,
+    line,
+    kind,
+    `${what} ${JSON.stringify(type)} is not known to this importer`,
+  );
+  return ok;
+};
+
 /** Records a source record that is not a JSON object. */
 export const notAnObject = (b: Builder, line: number): void => {
   // One label for a line that is no record, whether it parses or not.
@@ -182,6 +214,41 @@ export const synthesized = (
   note: string,
 ): void => {
   b.synthesized.push({ line, kind, note });
+};
+
+/**
+ * Calls `f` with every JSON object of a JSON-lines source and its 1-based
+ * line. A record that is not an object is reported and passed over; a file
+ * with no record at all is refused as no session of `from`.
+ *
+ * @param from The tool the file is read as.
+ * @returns The pass summary, or the first refusal.
+ */
+export const forEachObject = (
+  b: Builder,
+  from: string,
+  file: string,
+  options: RecordReadOptions,
+  f: (
+    value: Record<string, unknown>,
+    line: number,
+  ) => Result.Result<void, ImportError>,
+): Result.Result<RecordReadSummary, ImportError> => {
+  let records = 0;
+  const read = forEachRecord(file, options, (value, line) => {
+    records += 1;
+    if (!isRecord(value)) {
+      notAnObject(b, line);
+      return ok;
+    }
+    return f(value, line);
+  });
+  if (Result.isSuccess(read) && records === 0) {
+    return Result.fail(
+      new ImportNotASession({ from, line: 1, expected: "a JSON record" }),
+    );
+  }
+  return read;
 };
 
 /** A date string as epoch milliseconds, or `undefined`. */
@@ -483,3 +550,18 @@ export const fileName = (file: string): string =>
 /** Arguments as raw JSON text: a string as it is, anything else stringified. */
 export const argumentsText = (u: unknown): string =>
   typeof u === "string" ? u : JSON.stringify(u ?? {});
+
+/**
+ * A tool-call block from a source's call id and tool name (`""` when either
+ * is not a string) and its arguments' JSON text.
+ */
+export const toolCallBlock = (
+  id: unknown,
+  name: unknown,
+  args: string,
+): ToolCallBlock => ({
+  type: "tool-call",
+  id: str(id) ?? "",
+  name: str(name) ?? "",
+  arguments: args,
+});

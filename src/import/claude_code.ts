@@ -36,29 +36,29 @@ import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import {
   argumentsText,
-  type Builder,
   closeAnsweredTurn,
   closeTurn,
   count,
   done,
   epochOf,
   fileName,
+  forEachObject,
   importedHeader,
   isRecord,
   keptOpaque,
-  notAnObject,
   notCarried,
   setTime,
   skip,
   type Step,
   str,
+  toolCallBlock,
+  unknownType,
   userTurn,
 } from "./builder.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
-import { forEachRecord, type RecordReadOptions } from "./lines.ts";
-import type { Converted } from "./pi.ts";
+import type { ImportError } from "./errors.ts";
+import type { Importer } from "./pi.ts";
 
 interface PendingAssistant {
   readonly id: string;
@@ -125,11 +125,7 @@ const textOf = (u: unknown): string => {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importClaudeCode = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importClaudeCode: Importer = (file, options, b) => {
   let sessionId: string | undefined;
   let createdAt: number | undefined;
   let cwd: unknown;
@@ -137,7 +133,6 @@ export const importClaudeCode = (
   let pending: PendingAssistant | undefined;
   const results: PendingResult[] = [];
   let boundary: { line: number; id: string } | undefined;
-  let records = 0;
   const lineOf = new Map<string, number>();
   let lastUuid: string | undefined;
   /**
@@ -234,12 +229,9 @@ export const importClaudeCode = (
           );
           break;
         case "tool_use":
-          p.content.push({
-            type: "tool-call",
-            id: str(block.id) ?? "",
-            name: str(block.name) ?? "",
-            arguments: argumentsText(block.input),
-          });
+          p.content.push(
+            toolCallBlock(block.id, block.name, argumentsText(block.input)),
+          );
           break;
         default:
           p.stream.push(block);
@@ -357,15 +349,12 @@ export const importClaudeCode = (
     return done(made);
   };
 
-  const read = forEachRecord(
+  const read = forEachObject(
+    b,
+    "claude-code",
     file,
     options,
     (value, line): Result.Result<void, ImportError> => {
-      records += 1;
-      if (!isRecord(value)) {
-        notAnObject(b, line);
-        return Result.succeed(undefined);
-      }
       const type = str(value.type) ?? "unknown";
       const subtype = type === "system" ? str(value.subtype) : undefined;
       const kind = subtype === undefined ? type : `${type}/${subtype}`;
@@ -437,26 +426,11 @@ export const importClaudeCode = (
           );
           return Result.succeed(undefined);
         default:
-          notCarried(
-            b,
-            line,
-            kind,
-            `line type ${JSON.stringify(type)} is not known to this importer`,
-          );
-          return Result.succeed(undefined);
+          return unknownType(b, line, kind, "line type", type);
       }
     },
   );
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  if (records === 0) {
-    return Result.fail(
-      new ImportNotASession({
-        from: "claude-code",
-        line: 1,
-        expected: "a JSON record",
-      }),
-    );
-  }
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
   if (boundary !== undefined) {

@@ -35,29 +35,30 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock } from "../message.ts";
+import type { ContentBlock, ToolCallBlock } from "../message.ts";
 import type { SessionSeq } from "../seq.ts";
 import {
   append,
   argumentsText,
-  type Builder,
   closeAnsweredTurn,
   closeTurn,
   count,
   done,
   epochOf,
   fileName,
+  forEachObject,
   importedHeader,
   isRecord,
   keptOpaque,
-  notAnObject,
   notCarried,
   openTurn,
   setTime,
   skip,
   type Step,
   str,
+  toolCallBlock,
   uniqueId,
+  unknownType,
 } from "./builder.ts";
 import { compactBefore } from "./compaction.ts";
 import {
@@ -74,9 +75,8 @@ import {
   rollBack,
   sourceOf,
 } from "./codex_items.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
-import { forEachRecord, type RecordReadOptions } from "./lines.ts";
-import type { Converted } from "./pi.ts";
+import type { ImportError } from "./errors.ts";
+import type { Importer } from "./pi.ts";
 
 interface PendingOutput {
   readonly line: number;
@@ -100,6 +100,14 @@ interface Held {
   readonly kind: string;
 }
 
+/** A step importing a payload `p` read at `line`, stamped `time`. */
+type PayloadStep = (
+  p: Record<string, unknown>,
+  line: number,
+  time: unknown,
+  kind: string,
+) => Step;
+
 /**
  * Imports a Codex rollout into the builder.
  *
@@ -108,17 +116,12 @@ interface Held {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importCodex = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importCodex: Importer = (file, options, b) => {
   let meta: Record<string, unknown> | undefined;
   let model = { provider: "openai", model: "unknown" };
   let pending: PendingOutput | undefined;
   let explicitTurns = false;
   let modelOutputInTurn = false;
-  let records = 0;
   /** User-side items that arrived while calls waited for their outputs. */
   let held: Array<Held> = [];
   /** Set while a compaction's replacement history is imported: what its messages cite. */
@@ -149,6 +152,18 @@ export const importCodex = (
     return Result.succeed(pending);
   };
 
+  /** Adds a tool call to the pending output. */
+  const toolCall = (
+    line: number,
+    time: unknown,
+    call: ToolCallBlock,
+  ): Step => {
+    const out = output(line, time);
+    if (Result.isFailure(out)) return Result.fail(out.failure);
+    out.success.content.push(call);
+    return Result.succeed(undefined);
+  };
+
   /** Imports the items held back while calls were open. */
   const release = (): Step => {
     const items = held;
@@ -173,6 +188,19 @@ export const importCodex = (
   };
 
   /**
+   * Brings the import up to an event that changes the turn at `line`: emits
+   * the pending output, settles the open calls, then sets the clock.
+   */
+  const boundary = (line: number, time: unknown): Step => {
+    const flushed = flush();
+    if (Result.isFailure(flushed)) return flushed;
+    const settled = settle(line);
+    if (Result.isFailure(settled)) return settled;
+    setTime(b, time);
+    return Result.succeed(undefined);
+  };
+
+  /**
    * Opens the turn of a user-side message: with no turn events (Codex
    * 0.58), a message the person typed after model output opens a new one;
    * a developer note or the environment context does not.
@@ -190,12 +218,7 @@ export const importCodex = (
     return Result.succeed(undefined);
   };
 
-  const responseItem = (
-    p: Record<string, unknown>,
-    line: number,
-    time: unknown,
-    kind: string,
-  ): Step => {
+  const responseItem: PayloadStep = (p, line, time, kind) => {
     switch (p.type) {
       case "message": {
         const role = str(p.role);
@@ -305,39 +328,28 @@ export const importCodex = (
         }
         return Result.succeed(undefined);
       }
-      case "function_call": {
-        const out = output(line, time);
-        if (Result.isFailure(out)) return Result.fail(out.failure);
-        out.success.content.push({
-          type: "tool-call",
-          id: str(p.call_id) ?? "",
-          name: str(p.name) ?? "",
-          arguments: argumentsText(p.arguments),
-        });
-        return Result.succeed(undefined);
-      }
-      case "custom_tool_call": {
-        const out = output(line, time);
-        if (Result.isFailure(out)) return Result.fail(out.failure);
-        out.success.content.push({
-          type: "tool-call",
-          id: str(p.call_id) ?? "",
-          name: str(p.name) ?? "",
-          arguments: JSON.stringify(p.input ?? ""),
-        });
-        return Result.succeed(undefined);
-      }
-      case "local_shell_call": {
-        const out = output(line, time);
-        if (Result.isFailure(out)) return Result.fail(out.failure);
-        out.success.content.push({
-          type: "tool-call",
-          id: str(p.call_id) ?? str(p.id) ?? "",
-          name: "local_shell",
-          arguments: JSON.stringify(p.action ?? {}),
-        });
-        return Result.succeed(undefined);
-      }
+      case "function_call":
+        return toolCall(
+          line,
+          time,
+          toolCallBlock(p.call_id, p.name, argumentsText(p.arguments)),
+        );
+      case "custom_tool_call":
+        return toolCall(
+          line,
+          time,
+          toolCallBlock(p.call_id, p.name, JSON.stringify(p.input ?? "")),
+        );
+      case "local_shell_call":
+        return toolCall(
+          line,
+          time,
+          toolCallBlock(
+            str(p.call_id) ?? p.id,
+            "local_shell",
+            JSON.stringify(p.action ?? {}),
+          ),
+        );
       case "function_call_output":
       case "custom_tool_call_output":
       case "local_shell_call_output": {
@@ -372,17 +384,9 @@ export const importCodex = (
     }
   };
 
-  const compacted = (
-    p: Record<string, unknown>,
-    line: number,
-    time: unknown,
-    kind: string,
-  ): Step => {
-    const flushed = flush();
-    if (Result.isFailure(flushed)) return flushed;
-    const settled = settle(line);
-    if (Result.isFailure(settled)) return settled;
-    setTime(b, time);
+  const compacted: PayloadStep = (p, line, time, kind) => {
+    const reached = boundary(line, time);
+    if (Result.isFailure(reached)) return reached;
     const summary = str(p.message) ?? "";
     const compactionId = `codex-L${line}`;
     if (!Array.isArray(p.replacement_history)) {
@@ -432,29 +436,18 @@ export const importCodex = (
     }
   };
 
-  const rolledBack = (
-    p: Record<string, unknown>,
-    line: number,
-    time: unknown,
-    kind: string,
-  ): Step => {
-    const flushed = flush();
-    if (Result.isFailure(flushed)) return flushed;
-    const settled = settle(line);
-    if (Result.isFailure(settled)) return settled;
-    setTime(b, time);
+  const rolledBack: PayloadStep = (p, line, time, kind) => {
+    const reached = boundary(line, time);
+    if (Result.isFailure(reached)) return reached;
     return rollBack(b, line, kind, p.num_turns);
   };
 
-  const read = forEachRecord(
+  const read = forEachObject(
+    b,
+    "codex",
     file,
     options,
     (value, line): Result.Result<void, ImportError> => {
-      records += 1;
-      if (!isRecord(value)) {
-        notAnObject(b, line);
-        return Result.succeed(undefined);
-      }
       const type = str(value.type) ?? "unknown";
       const p = isRecord(value.payload) ? value.payload : {};
       const sub = str(p.type);
@@ -521,11 +514,8 @@ export const importCodex = (
           }
           if (sub === "task_started") {
             explicitTurns = true;
-            const flushed = flush();
-            if (Result.isFailure(flushed)) return flushed;
-            const settled = settle(line);
-            if (Result.isFailure(settled)) return settled;
-            setTime(b, time);
+            const reached = boundary(line, time);
+            if (Result.isFailure(reached)) return reached;
             if (b.turn !== undefined && !modelOutputInTurn) {
               return Result
                 .succeed(undefined);
@@ -534,11 +524,8 @@ export const importCodex = (
             return openTurn(b, line);
           }
           if (sub === "task_complete" || sub === "turn_aborted") {
-            const flushed = flush();
-            if (Result.isFailure(flushed)) return flushed;
-            const settled = settle(line);
-            if (Result.isFailure(settled)) return settled;
-            setTime(b, time);
+            const reached = boundary(line, time);
+            if (Result.isFailure(reached)) return reached;
             modelOutputInTurn = false;
             return closeTurn(
               b,
@@ -551,26 +538,11 @@ export const importCodex = (
           return Result.succeed(undefined);
         }
         default:
-          notCarried(
-            b,
-            line,
-            kind,
-            `line type ${JSON.stringify(type)} is not known to this importer`,
-          );
-          return Result.succeed(undefined);
+          return unknownType(b, line, kind, "line type", type);
       }
     },
   );
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  if (records === 0) {
-    return Result.fail(
-      new ImportNotASession({
-        from: "codex",
-        line: 1,
-        expected: "a JSON record",
-      }),
-    );
-  }
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
   if (held.length > 0) {

@@ -59,10 +59,9 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { Session } from "../session.ts";
 import type { SessionEvent } from "../event.ts";
-import { type Builder, finish, makeBuilder } from "./builder.ts";
+import { finish, makeBuilder } from "./builder.ts";
 import { type ImportError, ImportNoSession } from "./errors.ts";
-import type { RecordReadOptions } from "./lines.ts";
-import { type Converted, importPi } from "./pi.ts";
+import { type Importer, importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
 import { importOpencode } from "./opencode.ts";
@@ -131,16 +130,7 @@ export interface ImportedSession {
   readonly report: ImportReport;
 }
 
-const converters: Readonly<
-  Record<
-    SourceTool,
-    (
-      file: string,
-      options: RecordReadOptions,
-      b: Builder,
-    ) => Result.Result<Converted, ImportError>
-  >
-> = {
+const converters: Readonly<Record<SourceTool, Importer>> = {
   "pi": importPi,
   "claude-code": importClaudeCode,
   "codex": importCodex,

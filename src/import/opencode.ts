@@ -59,6 +59,7 @@ import {
   skip,
   type Step,
   str,
+  toolCallBlock,
   userTurn,
 } from "./builder.ts";
 import {
@@ -67,11 +68,10 @@ import {
   toolResult,
   userMessage,
 } from "./messages.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
+import { ImportNotASession } from "./errors.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
 import { compactBefore } from "./compaction.ts";
-import type { RecordReadOptions } from "./lines.ts";
-import type { Converted } from "./pi.ts";
+import type { Importer } from "./pi.ts";
 
 type Rec = Record<string, unknown>;
 type Part = Rec & { readonly id: string };
@@ -92,6 +92,23 @@ const bookkeeping: Readonly<Record<string, string>> = {
   "retry": "a failed request that was retried, never sent to the model",
 };
 
+/** Records a part of a type this importer does not know (bookkeeping aside). */
+const unknownPart = (
+  b: Builder,
+  line: number,
+  type: unknown,
+  message: "a user message" | "an assistant message",
+): void => {
+  if (bookkeeping[String(type)] === undefined) {
+    notCarried(
+      b,
+      line,
+      `part/${String(type)}`,
+      `a part of ${message} not known to this importer`,
+    );
+  }
+};
+
 const byId = (a: { id: string }, b: { id: string }): number =>
   a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
@@ -109,11 +126,7 @@ interface Message {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importOpencode = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importOpencode: Importer = (file, options, b) => {
   const read = readDocument(file, options);
   if (Result.isFailure(read)) return Result.fail(read.failure);
   const { text, value } = read.success;
@@ -332,14 +345,7 @@ const userContent = (
         });
         break;
       default:
-        if (bookkeeping[String(p.type)] === undefined) {
-          notCarried(
-            b,
-            at,
-            `part/${String(p.type)}`,
-            "a part of a user message not known to this importer",
-          );
-        }
+        unknownPart(b, at, p.type, "a user message");
     }
   }
   return content;
@@ -469,12 +475,9 @@ const assistantLine = (
         }
         case "tool": {
           const state = isRecord(p.state) ? p.state : {};
-          content.push({
-            type: "tool-call",
-            id: str(p.callID) ?? "",
-            name: str(p.tool) ?? "",
-            arguments: argumentsText(state.input),
-          });
+          content.push(
+            toolCallBlock(p.callID, p.tool, argumentsText(state.input)),
+          );
           tools.push(p);
           break;
         }
@@ -482,14 +485,7 @@ const assistantLine = (
           if (p.tokens !== undefined) usage = p.tokens;
           break;
         default:
-          if (bookkeeping[String(p.type)] === undefined) {
-            notCarried(
-              b,
-              partLine,
-              `part/${String(p.type)}`,
-              "a part of an assistant message not known to this importer",
-            );
-          }
+          unknownPart(b, partLine, p.type, "an assistant message");
       }
     }
     if (content.length === 0) {

@@ -49,6 +49,7 @@ import {
   type Step,
   str,
   synthesized,
+  unknownType,
   userTurn,
 } from "./builder.ts";
 import { compactBefore, fromLineOnward } from "./compaction.ts";
@@ -79,6 +80,13 @@ export interface Converted {
   readonly read: RecordReadSummary;
 }
 
+/** A format importer: reads `file` into the builder `b`. */
+export type Importer = (
+  file: string,
+  options: RecordReadOptions,
+  b: Builder,
+) => Result.Result<Converted, ImportError>;
+
 /** Stops the first pass once a version 1 header is read. */
 class HeaderOnly {
   readonly _tag = "HeaderOnly";
@@ -98,11 +106,7 @@ interface TreeEntry {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importPi = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-): Result.Result<Converted, ImportError> => {
+export const importPi: Importer = (file, options, b) => {
   // Pass 1: the header and the entry tree (ids, parents, lines).
   let header: Record<string, unknown> | undefined;
   const tree = new Map<string, TreeEntry>();
@@ -411,13 +415,7 @@ export const importPi = (
           skip(b, kind, line, "harness state pi never sends to the model");
           return Result.succeed(undefined);
         default:
-          notCarried(
-            b,
-            line,
-            kind,
-            `entry type ${JSON.stringify(type)} is not known to this importer`,
-          );
-          return Result.succeed(undefined);
+          return unknownType(b, line, kind, "entry type", type);
       }
     },
   );
@@ -564,12 +562,6 @@ const piMessage = (
       );
     }
     default:
-      notCarried(
-        b,
-        line,
-        kind,
-        `message role ${JSON.stringify(m.role)} is not known to this importer`,
-      );
-      return Result.succeed(undefined);
+      return unknownType(b, line, kind, "message role", m.role);
   }
 };

@@ -12,6 +12,7 @@ import {
   isRecord,
   notCarried,
   str,
+  toolCallBlock,
 } from "./builder.ts";
 
 const piText = (u: unknown): ReadonlyArray<ContentBlock> | undefined => {
@@ -65,12 +66,9 @@ export const convertBlocks = (
         });
         break;
       case "toolCall":
-        content.push({
-          type: "tool-call",
-          id: str(block.id) ?? "",
-          name: str(block.name) ?? "",
-          arguments: argumentsText(block.arguments),
-        });
+        content.push(
+          toolCallBlock(block.id, block.name, argumentsText(block.arguments)),
+        );
         break;
       default:
         notCarried(

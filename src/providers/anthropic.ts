@@ -9,20 +9,20 @@
  */
 import type { ContentBlock, Message, ToolResultBlock } from "../message.ts";
 import {
+  adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
   EMPTY_CONVERSATION_TEXT,
+  forEachTurn,
   type JsonObject,
-  leadingSystem,
   omittedText,
   parseToolArguments,
   type RequestViolation,
-  resolverOf,
   sentToolName,
+  unansweredCalls,
   violation,
 } from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
 import { fnv1a } from "../hash.ts";
 
 /** A text block. */
@@ -296,9 +296,7 @@ export function toAnthropic(
   messages: ReadonlyArray<Message>,
   options?: AdapterOptions,
 ): AnthropicRequest {
-  const resolve = resolverOf(options);
-  const paired = pairToolCalls(messages).messages;
-  const { system, start } = leadingSystem(paired);
+  const { resolve, paired, system, start } = adapterInput(messages, options);
   const out: AnthropicMessage[] = [];
   let user: AnthropicUserMessage | undefined;
   let assistant: AnthropicAssistantMessage | undefined;
@@ -432,15 +430,7 @@ export function validateAnthropic(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const messages = request.messages;
-  if (messages.length === 0) found.push(violation("EmptyConversation", 0));
-  messages.forEach((message, i) => {
-    if (i === 0 && message.role !== "user") {
-      found.push(violation("FirstTurnNotUser", i));
-    }
-    if (i > 0 && messages[i - 1]?.role === message.role) {
-      found.push(violation("RolesNotAlternating", i));
-    }
-    if (message.content.length === 0) found.push(violation("EmptyContent", i));
+  forEachTurn(found, messages, (m) => m.content, (message, i) => {
     const previous = messages[i - 1];
     const called = new Set<string>();
     if (previous?.role === "assistant") {
@@ -483,17 +473,16 @@ export function validateAnthropic(
     }
     if (message.role === "assistant") {
       const next = messages[i + 1];
-      const results = new Set<string>();
-      if (next?.role === "user") {
-        for (const b of next.content) {
-          if (b.type === "tool_result") results.add(b.tool_use_id);
-        }
-      }
-      for (const b of message.content) {
-        if (b.type === "tool_use" && !results.has(b.id)) {
-          found.push(violation("ToolCallNotAnswered", i, b.id));
-        }
-      }
+      unansweredCalls(
+        found,
+        i,
+        message.content.flatMap((b) => b.type === "tool_use" ? [b.id] : []),
+        next?.role === "user"
+          ? next.content.flatMap((b) =>
+            b.type === "tool_result" ? [b.tool_use_id] : []
+          )
+          : [],
+      );
       if (i === messages.length - 1) {
         const tail = message.content[message.content.length - 1];
         if (tail?.type === "text" && tail.text !== tail.text.trimEnd()) {

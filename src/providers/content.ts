@@ -12,6 +12,7 @@ import type {
   Message,
 } from "../message.ts";
 import { fnv1a } from "../hash.ts";
+import { pairToolCalls } from "./pairing.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */
 export type JsonObject = { readonly [key: string]: unknown };
@@ -271,6 +272,25 @@ export const leadingSystem = (
   return { system, start };
 };
 
+/**
+ * What an adapter with a separate system field starts from: the attachment
+ * resolver, the messages with their tool calls paired, and the system text
+ * leading them with the index of the first message after it.
+ * @internal
+ */
+export const adapterInput = (
+  messages: ReadonlyArray<Message>,
+  options: AdapterOptions | undefined,
+): {
+  readonly resolve: AttachmentResolver;
+  readonly paired: ReadonlyArray<Message>;
+  readonly system: string;
+  readonly start: number;
+} => {
+  const paired = pairToolCalls(messages).messages;
+  return { resolve: resolverOf(options), paired, ...leadingSystem(paired) };
+};
+
 /** The text sent as the first user turn when a conversation starts with the model. */
 export const CONTINUATION_TEXT = "(The conversation continues.)";
 
@@ -364,6 +384,49 @@ export const violation = (
   index: number,
   callId?: string,
 ): RequestViolation => ({ _tag, index, callId });
+
+/**
+ * Walks the turns of a target whose conversation alternates user and model
+ * turns (Anthropic, Gemini), recording the rules every such turn keeps: the
+ * conversation is not empty, starts with a user turn and alternates, and no
+ * turn is empty. `f` then checks the turn's own content.
+ * @internal
+ */
+export const forEachTurn = <T extends { readonly role: string }>(
+  found: RequestViolation[],
+  turns: ReadonlyArray<T>,
+  parts: (turn: T) => ReadonlyArray<unknown>,
+  f: (turn: T, i: number) => void,
+): void => {
+  if (turns.length === 0) found.push(violation("EmptyConversation", 0));
+  turns.forEach((turn, i) => {
+    if (i === 0 && turn.role !== "user") {
+      found.push(violation("FirstTurnNotUser", i));
+    }
+    if (i > 0 && turns[i - 1]?.role === turn.role) {
+      found.push(violation("RolesNotAlternating", i));
+    }
+    if (parts(turn).length === 0) found.push(violation("EmptyContent", i));
+    f(turn, i);
+  });
+};
+
+/**
+ * Records a `ToolCallNotAnswered` for each call of turn `i`, in order, that
+ * is not among the answers of the turn after it.
+ * @internal
+ */
+export const unansweredCalls = (
+  found: RequestViolation[],
+  i: number,
+  calls: ReadonlyArray<string>,
+  answers: ReadonlyArray<string>,
+): void => {
+  const answered = new Set(answers);
+  for (const id of calls) {
+    if (!answered.has(id)) found.push(violation("ToolCallNotAnswered", i, id));
+  }
+};
 
 /**
  * The tool calls a validator has seen, for targets where the results follow

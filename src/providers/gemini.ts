@@ -8,21 +8,21 @@
  */
 import type { ContentBlock, Message, ToolResultBlock } from "../message.ts";
 import {
+  adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
   EMPTY_CONVERSATION_TEXT,
+  forEachTurn,
   type JsonObject,
-  leadingSystem,
   omittedText,
   parseToolArguments,
   type RequestViolation,
-  resolverOf,
   sentToolName,
+  unansweredCalls,
   UNNAMED_TOOL,
   violation,
 } from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
 
 /** A text part. */
 export interface GeminiTextPart {
@@ -161,9 +161,7 @@ export function toGemini(
   messages: ReadonlyArray<Message>,
   options?: AdapterOptions,
 ): GeminiRequest {
-  const resolve = resolverOf(options);
-  const paired = pairToolCalls(messages).messages;
-  const { system, start } = leadingSystem(paired);
+  const { resolve, paired, system, start } = adapterInput(messages, options);
   const names = new Map<string, string>();
   const contents: GeminiContent[] = [];
   let turn: GeminiContent = { role: "user", parts: [] };
@@ -274,15 +272,7 @@ export function validateGemini(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const contents = request.contents;
-  if (contents.length === 0) found.push(violation("EmptyConversation", 0));
-  contents.forEach((content, i) => {
-    if (i === 0 && content.role !== "user") {
-      found.push(violation("FirstTurnNotUser", i));
-    }
-    if (i > 0 && contents[i - 1]?.role === content.role) {
-      found.push(violation("RolesNotAlternating", i));
-    }
-    if (content.parts.length === 0) found.push(violation("EmptyContent", i));
+  forEachTurn(found, contents, (c) => c.parts, (content, i) => {
     const previous = contents[i - 1];
     const calls = new Map<string, string>();
     if (previous?.role === "model") {
@@ -330,17 +320,18 @@ export function validateGemini(
     }
     if (content.role === "model") {
       const next = contents[i + 1];
-      const responses = new Set<string>();
-      if (next?.role === "user") {
-        for (const p of next.parts) {
-          if ("functionResponse" in p) responses.add(p.functionResponse.id);
-        }
-      }
-      for (const p of content.parts) {
-        if ("functionCall" in p && !responses.has(p.functionCall.id)) {
-          found.push(violation("ToolCallNotAnswered", i, p.functionCall.id));
-        }
-      }
+      unansweredCalls(
+        found,
+        i,
+        content.parts.flatMap((p) =>
+          "functionCall" in p ? [p.functionCall.id] : []
+        ),
+        next?.role === "user"
+          ? next.parts.flatMap((p) =>
+            "functionResponse" in p ? [p.functionResponse.id] : []
+          )
+          : [],
+      );
     }
   });
   return found;

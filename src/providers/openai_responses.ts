@@ -8,20 +8,18 @@
  */
 import type { Message, ToolResultContentBlock } from "../message.ts";
 import {
+  adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
   callLedger,
   dataUrl,
   EMPTY_CONVERSATION_TEXT,
   joinText,
-  leadingSystem,
   omittedText,
   type RequestViolation,
-  resolverOf,
   textWithPlaceholders,
   violation,
 } from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
 import { fnv1a } from "../hash.ts";
 
 /** A text part. */
@@ -244,9 +242,7 @@ export function toOpenAIResponses(
   messages: ReadonlyArray<Message>,
   options?: AdapterOptions,
 ): OpenAIResponsesRequest {
-  const resolve = resolverOf(options);
-  const paired = pairToolCalls(messages).messages;
-  const { system, start } = leadingSystem(paired);
+  const { resolve, paired, system, start } = adapterInput(messages, options);
   const input: OpenAIResponsesItem[] = [];
   for (let i = start; i < paired.length; i++) {
     const message = paired[i];
