@@ -16,11 +16,14 @@
  */
 import { Effect, Result } from "effect";
 import {
+  type ContentBlock,
   Draft,
   type EventDraft,
+  type MessageSource,
   Session,
   type SessionEvent,
   SessionSeq,
+  type ToolResultBlock,
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
@@ -339,11 +342,16 @@ export const fails = <A, E>(effect: Effect.Effect<A, E>): E =>
 
 const model = { kind: "model", provider: "test", model: "m" } as const;
 
-/** `assistant/message` with one `tool-call` block. */
-export const assistantCallDraft = (
+/**
+ * `assistant/message`, appended, with `content` by `source` (the test model
+ * unless given) and an empty stream.
+ */
+export const assistantMessageDraft = (
   turn: number,
   step: number,
-  callId: string,
+  id: string,
+  content: ReadonlyArray<ContentBlock>,
+  source: Extract<MessageSource, { kind: "model" }> = model,
 ): EventDraft => ({
   type: "assistant/message",
   surfaceOp: "append",
@@ -351,38 +359,28 @@ export const assistantCallDraft = (
     turn,
     step,
     stream: [],
-    message: {
-      id: `a-${callId}`,
-      role: "assistant",
-      content: [
-        { type: "text", text: "let me look" },
-        { type: "tool-call", id: callId, name: "read", arguments: "{}" },
-      ],
-      source: model,
-    },
+    message: { id, role: "assistant", content, source },
   },
 });
+
+/** `assistant/message` with one `tool-call` block. */
+export const assistantCallDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+): EventDraft =>
+  assistantMessageDraft(turn, step, `a-${callId}`, [
+    { type: "text", text: "let me look" },
+    { type: "tool-call", id: callId, name: "read", arguments: "{}" },
+  ]);
 
 /** `assistant/message` with text only. */
 export const assistantTextDraft = (
   turn: number,
   step: number,
   id: string,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content: [{ type: "text", text: "done" }],
-      source: model,
-    },
-  },
-});
+): EventDraft =>
+  assistantMessageDraft(turn, step, id, [{ type: "text", text: "done" }]);
 
 /** `tool/call`. */
 export const toolCallDraft = (
@@ -394,12 +392,17 @@ export const toolCallDraft = (
   data: { turn, step, callId, name: "read", arguments: "{}" },
 });
 
-/** `tool/result` answering `callId`. */
-export const toolResultDraft = (
+/**
+ * `tool/result`, appended: message `id` holding `block`, by the tool that
+ * `block` answers, with the `error` and `meta` of `extra` when given.
+ */
+export const toolResultMessageDraft = (
   turn: number,
   step: number,
-  callId: string,
-  text = "contents",
+  id: string,
+  block: ToolResultBlock,
+  extra: { readonly error?: { name: string; code: string }; meta?: unknown } =
+    {},
 ): EventDraft => ({
   type: "tool/result",
   surfaceOp: "append",
@@ -407,17 +410,27 @@ export const toolResultDraft = (
     turn,
     step,
     message: {
-      id: `r-${callId}`,
+      id,
       role: "user",
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text }],
-      }],
-      source: { kind: "tool", callId },
+      content: [block],
+      source: { kind: "tool", callId: block.toolCallId },
     },
+    ...extra,
   },
 });
+
+/** `tool/result` answering `callId`. */
+export const toolResultDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+  text = "contents",
+): EventDraft =>
+  toolResultMessageDraft(turn, step, `r-${callId}`, {
+    type: "tool-result",
+    toolCallId: callId,
+    content: [{ type: "text", text }],
+  });
 
 /** One complete turn of the workload, as batches the way a harness appends them. */
 export const turnBatches = (
