@@ -296,25 +296,12 @@ export const drafts = {
   toolCall: (callId: string): EventDraft =>
     Draft.toolCall({ turn: 0, step: 0, callId, name: "read", arguments: "{}" }),
   /** A `tool/result` answering `callId`, appended, with `meta`. */
-  toolResult: (callId: string, text: string): EventDraft => ({
-    type: "tool/result",
-    surfaceOp: "append",
-    data: {
-      turn: 0,
-      step: 0,
-      message: {
-        id: `r-${callId}`,
-        role: "user",
-        source: { kind: "tool", callId },
-        content: [{
-          type: "tool-result",
-          toolCallId: callId,
-          content: [{ type: "text", text }],
-        }],
-      },
-      meta: { tool: "read" },
-    },
-  }),
+  toolResult: (callId: string, text: string): EventDraft =>
+    toolResultMessageDraft(0, 0, `r-${callId}`, {
+      type: "tool-result",
+      toolCallId: callId,
+      content: [{ type: "text", text }],
+    }, { meta: { tool: "read" } }),
 } as const;
 
 /** A fresh session with the drafts appended. */

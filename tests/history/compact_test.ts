@@ -24,7 +24,14 @@ import {
   planSession,
 } from "../_helpers/session_gen.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
-import { drafts, fails, ok, s, sessionOf } from "../_helpers/build.ts";
+import {
+  drafts,
+  fails,
+  ok,
+  s,
+  sessionOf,
+  toolResultMessageDraft,
+} from "../_helpers/build.ts";
 
 const { assistant, system, toolCall, toolResult, user } = drafts;
 
@@ -381,30 +388,16 @@ Deno.test("pruneLargeToolResults() keeps head and tail of large results", async 
     assistant("a0", "", ["x", "y", "z"]),
     toolResult("x", big),
     toolResult("y", "small"),
-    {
-      type: "tool/result",
-      surfaceOp: "append",
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "r-z",
-          role: "user",
-          source: { kind: "tool", callId: "z" },
-          content: [{
-            type: "tool-result",
-            toolCallId: "z",
-            isError: true,
-            content: [
-              { type: "text", text: "x".repeat(600) },
-              { type: "image", attachment: { path: "shot.png" } },
-              { type: "text", text: "y".repeat(600) },
-            ],
-          }],
-        },
-        error: { name: "Boom", code: "E" },
-      },
-    },
+    toolResultMessageDraft(0, 0, "r-z", {
+      type: "tool-result",
+      toolCallId: "z",
+      isError: true,
+      content: [
+        { type: "text", text: "x".repeat(600) },
+        { type: "image", attachment: { path: "shot.png" } },
+        { type: "text", text: "y".repeat(600) },
+      ],
+    }, { error: { name: "Boom", code: "E" } }),
   ]);
   const options = { thresholdChars: 500, headChars: 300, tailChars: 300 };
   const result = ok(pruneLargeToolResults(session, options));
