@@ -17,6 +17,7 @@ import {
 import { Effect, Result, Stream } from "effect";
 import assert from "node:assert/strict";
 import { readSessionBytes } from "@palimpsest/session/jsonl";
+import { thenFails } from "../_helpers/then.ts";
 
 /** A version-`version` header line. */
 const header = (version: number) => ({
@@ -99,15 +100,6 @@ const migrateRefusal = (lines: ReadonlyArray<unknown>) =>
     Effect.flip(Stream.runCollect(migrate(Stream.fromIterable(lines)))),
   );
 
-/** `error`, which must be tagged `tag`, narrowed to that tag. */
-const tagged = <E extends { readonly _tag: string }, T extends E["_tag"]>(
-  error: E,
-  tag: T,
-): Extract<E, { readonly _tag: T }> => {
-  assert.equal(error._tag, tag);
-  return error as Extract<E, { readonly _tag: T }>;
-};
-
 /** Runs `body` in a fresh temporary directory, removed afterwards. */
 const inTempDir = (body: (dir: string) => void) => {
   const dir = Deno.makeTempDirSync();
@@ -118,7 +110,7 @@ const inTempDir = (body: (dir: string) => void) => {
 Deno.test("InvalidLegacyHeader: refusing a header with an empty id", () => {
   const made = makeMigrator({ ...header(1), id: "" });
   assert.ok(Result.isFailure(made));
-  assert.equal(tagged(made.failure, "InvalidLegacyHeader").reason, "id");
+  assert.equal(thenFails(made.failure, "InvalidLegacyHeader").reason, "id");
 });
 
 Deno.test("MissingMigrationEdge: a catalog without the v1 → v2 edge", () => {
@@ -131,7 +123,7 @@ Deno.test("MissingMigrationEdge: a catalog without the v1 → v2 edge", () => {
 Deno.test("DuplicateMigrationEdge: a catalog given the v1 → v2 edge twice", () => {
   const catalog = makeCatalog([v0ToV1, v1ToV2, v1ToV2, v2ToV3]);
   assert.ok(Result.isFailure(catalog));
-  assert.equal(tagged(catalog.failure, "DuplicateMigrationEdge").from, 1);
+  assert.equal(thenFails(catalog.failure, "DuplicateMigrationEdge").from, 1);
 });
 
 Deno.test("CorruptLegacyLine: migrating a file whose second line is cut off", () => {
@@ -141,7 +133,7 @@ Deno.test("CorruptLegacyLine: migrating a file whose second line is cut off", ()
       [JSON.stringify(header(1)), '{"type":', ""].join("\n"),
     );
     const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
-    const corrupt = tagged(error, "CorruptLegacyLine");
+    const corrupt = thenFails(error, "CorruptLegacyLine");
     assert.deepEqual([corrupt.line, corrupt.excerpt], [2, '{"type":']);
     assert.deepEqual(Deno.readDirSync(dir).toArray().map((e) => e.name), [
       "s.jsonl",
@@ -150,7 +142,7 @@ Deno.test("CorruptLegacyLine: migrating a file whose second line is cut off", ()
 });
 
 Deno.test("InvalidLegacyEnvelope: a line that is not an event", () => {
-  tagged(
+  thenFails(
     pushRefusal(2, { seq: 0, time: 0, data: {} }),
     "InvalidLegacyEnvelope",
   );
@@ -158,11 +150,11 @@ Deno.test("InvalidLegacyEnvelope: a line that is not an event", () => {
 
 Deno.test("UnknownLegacyEventType: an event type version 2 did not have", () => {
   const error = pushRefusal(2, { type: "x/y", seq: 0, time: 0, data: {} });
-  assert.equal(tagged(error, "UnknownLegacyEventType").line, 2);
+  assert.equal(thenFails(error, "UnknownLegacyEventType").line, 2);
 });
 
 Deno.test("MissingSurfaceMarker: a version-2 user message without surfaceOp", () => {
-  tagged(
+  thenFails(
     pushRefusal(2, userLine(0, "u", { extra: {} })),
     "MissingSurfaceMarker",
   );
@@ -184,14 +176,14 @@ Deno.test("MalformedReplace: a version-1 replace written with version-3 keys", (
     5,
   );
   assert.ok(Result.isFailure(out));
-  const error = tagged(out.failure, "MalformedReplace");
+  const error = thenFails(out.failure, "MalformedReplace");
   assert.deepEqual([error.line, error.version], [5, 1]);
 });
 
 Deno.test("SurfaceMetadataOnLegacyLogOnly: a version-1 turn marker placed on the surface", () => {
   const error = pushRefusal(1, { ...turnStart(), surfaceOp: "append" });
   assert.equal(
-    tagged(error, "SurfaceMetadataOnLegacyLogOnly").type,
+    thenFails(error, "SurfaceMetadataOnLegacyLogOnly").type,
     "turn/start",
   );
 });
@@ -201,11 +193,11 @@ Deno.test("InvalidLegacySourceList: a version-2 message citing nothing", () => {
     2,
     userLine(0, "u", { extra: { surfaceOp: "append", sourceEventSeqs: [] } }),
   );
-  assert.equal(tagged(error, "InvalidLegacySourceList").reason, "empty");
+  assert.equal(thenFails(error, "InvalidLegacySourceList").reason, "empty");
 });
 
 Deno.test("InvalidLegacyEventData: a version-1 turn marker with a negative turn", () => {
-  const error = tagged(
+  const error = thenFails(
     pushRefusal(1, { ...turnStart(), data: { turn: -1 } }),
     "InvalidLegacyEventData",
   );
@@ -216,7 +208,7 @@ Deno.test("InvalidLegacyEventData: a version-1 turn marker with a negative turn"
 });
 
 Deno.test("LegacySeqNotDense: a log whose first event is not seq 0", () => {
-  const error = tagged(
+  const error = thenFails(
     pushRefusal(2, { ...turnStart(), seq: 4 }),
     "LegacySeqNotDense",
   );
@@ -224,7 +216,7 @@ Deno.test("LegacySeqNotDense: a log whose first event is not seq 0", () => {
 });
 
 Deno.test("ConsumedChunkReference: a version-1 compaction that shadows a chunk folded into its message", () => {
-  const error = tagged(
+  const error = thenFails(
     migrateRefusal([
       header(1),
       turnStart(),
@@ -259,7 +251,7 @@ Deno.test("ConsumedChunkReference: a version-1 compaction that shadows a chunk f
 });
 
 Deno.test("InvalidChunkCitation: a version-1 assistant message citing a user message as its chunk", () => {
-  const error = tagged(
+  const error = thenFails(
     migrateRefusal([
       header(1),
       turnStart(),
@@ -276,7 +268,7 @@ Deno.test("InvalidChunkCitation: a version-1 assistant message citing a user mes
 });
 
 Deno.test("SurfaceEventBeforeFirstStep: a version-2 user message before any step", () => {
-  const error = tagged(
+  const error = thenFails(
     migrateRefusal([header(2), turnStart(), userLine(1, "u1", { text: "hi" })]),
     "SurfaceEventBeforeFirstStep",
   );
@@ -296,7 +288,7 @@ Deno.test("PromptChangeOutsideStep: a version-2 system prompt set between steps"
       reason: { kind: "step" },
     },
   });
-  const error = tagged(
+  const error = thenFails(
     migrateRefusal([
       header(2),
       turnStart(),
@@ -313,7 +305,7 @@ Deno.test("PromptChangeOutsideStep: a version-2 system prompt set between steps"
 Deno.test("SyntheticIdCollision: a version-2 message that already has the id the migration would give the system message", () => {
   // The system message is inserted for the first step/start, seq 1.
   const id = syntheticSystemId("s", 1);
-  const error = tagged(
+  const error = thenFails(
     migrateRefusal([
       header(2),
       turnStart(),
@@ -339,7 +331,7 @@ Deno.test("MigratedEventRejected: opening a version-2 log whose replace starts o
       migrate: catalogMigration,
     }),
   ));
-  const rejected = tagged(error, "MigratedEventRejected");
+  const rejected = thenFails(error, "MigratedEventRejected");
   assert.deepEqual(
     [rejected.line, rejected.tag],
     [4, "ReplaceStartNotOnSurface"],
@@ -352,7 +344,7 @@ Deno.test("MigrationTargetExists: migrating to a path that is taken", () => {
     Deno.writeTextFileSync(`${dir}/s.v3.jsonl`, "keep me");
     const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
     assert.equal(
-      tagged(error, "MigrationTargetExists").path,
+      thenFails(error, "MigrationTargetExists").path,
       `${dir}/s.v3.jsonl`,
     );
     assert.equal(Deno.readTextFileSync(`${dir}/s.v3.jsonl`), "keep me");
@@ -361,7 +353,7 @@ Deno.test("MigrationTargetExists: migrating to a path that is taken", () => {
 
 Deno.test("MigrationIoError: migrating a file that does not exist", () => {
   inTempDir((dir) => {
-    const error = tagged(
+    const error = thenFails(
       Effect.runSync(Effect.flip(migrateFile(`${dir}/missing.jsonl`))),
       "MigrationIoError",
     );
