@@ -225,62 +225,56 @@ Deno.test("v1ToV2", async (t) => {
       assert.deepEqual(out[4]?.event["sourceEventSeqs"], [2, 3, 0, 1]);
     },
   );
-  await t.step(
-    "refuses a replace endpoint on a chunk with ConsumedChunkReference",
-    () => {
-      thenFails(
-        refused(v1ToV2, [
-          ev.chunk("a"),
-          ev.assistantV1("m", [0]),
-          ev.user("u", {
-            surfaceOp: { op: "replace", start: 0, end: 1 },
-            sourceEventSeqs: [0, 1],
-          }),
-        ]),
-        "ConsumedChunkReference",
-        { line: 4, seq: 2, chunkSeq: 0, via: "surfaceOp" },
-      );
-    },
-  );
-  await t.step(
-    "refuses a chunk claimed by an earlier message with ConsumedChunkReference",
-    () => {
-      thenFails(
-        refused(v1ToV2, [
-          ev.chunk("a"),
-          ev.assistantV1("m", [0]),
-          ev.assistantV1("n", [0]),
-        ]),
-        "ConsumedChunkReference",
-        { line: 4, seq: 2, chunkSeq: 0, via: "sourceEventSeqs" },
-      );
-    },
-  );
-  await t.step(
-    "refuses an opaque event citing a chunk with ConsumedChunkReference",
-    () => {
-      thenFails(
-        refused(v1ToV2, [ev.chunk("a"), {
-          type: "x/note",
-          data: {},
-          ignorable: true,
-          sourceEventSeqs: [0],
-        }]),
-        "ConsumedChunkReference",
-        { line: 3, seq: 1, chunkSeq: 0, via: "sourceEventSeqs" },
-      );
-    },
-  );
-  await t.step(
-    "refuses a message citing a non-chunk with InvalidChunkCitation",
-    () => {
-      thenFails(
-        refused(v1ToV2, [ev.user("u"), ev.assistantV1("m", [0])]),
-        "InvalidChunkCitation",
-        { line: 3, seq: 1, source: 0, reason: "not-a-chunk" },
-      );
-    },
-  );
+  const refusals: ReadonlyArray<
+    readonly [
+      string,
+      ReadonlyArray<Record<string, unknown>>,
+      "ConsumedChunkReference" | "InvalidChunkCitation",
+      Record<string, unknown>,
+    ]
+  > = [
+    [
+      "refuses a replace endpoint on a chunk with ConsumedChunkReference",
+      [
+        ev.chunk("a"),
+        ev.assistantV1("m", [0]),
+        ev.user("u", {
+          surfaceOp: { op: "replace", start: 0, end: 1 },
+          sourceEventSeqs: [0, 1],
+        }),
+      ],
+      "ConsumedChunkReference",
+      { line: 4, seq: 2, chunkSeq: 0, via: "surfaceOp" },
+    ],
+    [
+      "refuses a chunk claimed by an earlier message with ConsumedChunkReference",
+      [ev.chunk("a"), ev.assistantV1("m", [0]), ev.assistantV1("n", [0])],
+      "ConsumedChunkReference",
+      { line: 4, seq: 2, chunkSeq: 0, via: "sourceEventSeqs" },
+    ],
+    [
+      "refuses an opaque event citing a chunk with ConsumedChunkReference",
+      [ev.chunk("a"), {
+        type: "x/note",
+        data: {},
+        ignorable: true,
+        sourceEventSeqs: [0],
+      }],
+      "ConsumedChunkReference",
+      { line: 3, seq: 1, chunkSeq: 0, via: "sourceEventSeqs" },
+    ],
+    [
+      "refuses a message citing a non-chunk with InvalidChunkCitation",
+      [ev.user("u"), ev.assistantV1("m", [0])],
+      "InvalidChunkCitation",
+      { line: 3, seq: 1, source: 0, reason: "not-a-chunk" },
+    ],
+  ];
+  for (const [name, events, tag, fields] of refusals) {
+    await t.step(name, () => {
+      thenFails(refused(v1ToV2, events), tag, fields);
+    });
+  }
 });
 
 const types = (events: ReadonlyArray<Record<string, unknown>>) =>
