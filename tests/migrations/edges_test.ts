@@ -393,72 +393,54 @@ Deno.test("v2 -> v3", async (t) => {
       4,
     );
   });
-  await t.step(
-    "refuses a prompt before the first step with PromptChangeOutsideStep",
-    () => {
-      thenFails(
-        errorOf(given(2, [ev.header("A")])),
-        "PromptChangeOutsideStep",
-        { line: 2, seq: 0 },
-      );
-    },
-  );
-  await t.step(
-    "refuses a prompt change after turn/end with PromptChangeOutsideStep",
-    () => {
-      thenFails(
-        errorOf(
-          given(2, [
-            ev.turnStart(),
-            ev.stepStart(),
-            ev.turnEnd(),
-            ev.header("A"),
-          ]),
-        ),
-        "PromptChangeOutsideStep",
-        { line: 5, seq: 3 },
-      );
-    },
-  );
-  await t.step(
-    "refuses a surface event before the first step with SurfaceEventBeforeFirstStep",
-    () => {
-      thenFails(
-        errorOf(given(2, [ev.turnStart(), ev.user("u")])),
-        "SurfaceEventBeforeFirstStep",
-        { line: 3, seq: 1, type: "user/message" },
-      );
-    },
-  );
-  await t.step(
-    "refuses a message id a later synthetic message takes with SyntheticIdCollision",
-    () => {
-      const id = syntheticSystemId(sessionId, 3);
-      thenFails(
-        errorOf(
-          given(2, [
-            ev.turnStart(),
-            ev.stepStart(),
-            ev.user(id),
-            ev.header("A"),
-          ]),
-        ),
-        "SyntheticIdCollision",
-        { line: 5, seq: 3, id },
-      );
-    },
-  );
-  await t.step(
-    "refuses a message id an earlier synthetic message took with SyntheticIdCollision",
-    () => {
-      const id = syntheticSystemId(sessionId, 1);
-      thenFails(
-        errorOf(given(2, [ev.turnStart(), ev.stepStart(), ev.user(id)])),
-        "SyntheticIdCollision",
-        { line: 4, seq: 2, id },
-      );
-    },
-  );
+  const later = syntheticSystemId(sessionId, 3);
+  const earlier = syntheticSystemId(sessionId, 1);
+  const refusals: ReadonlyArray<
+    readonly [
+      string,
+      ReadonlyArray<Record<string, unknown>>,
+      | "PromptChangeOutsideStep"
+      | "SurfaceEventBeforeFirstStep"
+      | "SyntheticIdCollision",
+      Record<string, unknown>,
+    ]
+  > = [
+    [
+      "refuses a prompt before the first step with PromptChangeOutsideStep",
+      [ev.header("A")],
+      "PromptChangeOutsideStep",
+      { line: 2, seq: 0 },
+    ],
+    [
+      "refuses a prompt change after turn/end with PromptChangeOutsideStep",
+      [ev.turnStart(), ev.stepStart(), ev.turnEnd(), ev.header("A")],
+      "PromptChangeOutsideStep",
+      { line: 5, seq: 3 },
+    ],
+    [
+      "refuses a surface event before the first step with SurfaceEventBeforeFirstStep",
+      [ev.turnStart(), ev.user("u")],
+      "SurfaceEventBeforeFirstStep",
+      { line: 3, seq: 1, type: "user/message" },
+    ],
+    [
+      "refuses a message id a later synthetic message takes with SyntheticIdCollision",
+      [ev.turnStart(), ev.stepStart(), ev.user(later), ev.header("A")],
+      "SyntheticIdCollision",
+      { line: 5, seq: 3, id: later },
+    ],
+    [
+      "refuses a message id an earlier synthetic message took with SyntheticIdCollision",
+      [ev.turnStart(), ev.stepStart(), ev.user(earlier)],
+      "SyntheticIdCollision",
+      { line: 4, seq: 2, id: earlier },
+    ],
+  ];
+  for (const [name, events, tag, fields] of refusals) {
+    await t.step(name, () => {
+      thenFails(errorOf(given(2, events)), tag, fields);
+    });
+  }
   await t.step(
     "synthetic ids depend on the session id and the anchor seq only",
     () => {
