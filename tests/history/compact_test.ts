@@ -250,12 +250,15 @@ Deno.test("repeated compaction keeps the older summary in the lineage", async (t
   });
 });
 
+/** A selected range as `[startSeq, endSeq]`, or undefined. */
+const endpoints = (
+  r: { readonly startSeq: number; readonly endSeq: number } | undefined,
+) => r && [r.startSeq, r.endSeq];
+
 Deno.test("selectCompactableRange() keeps the head, the newest nodes and pairs", () => {
   const surface = fixture().surface;
-  const select = (keepLast: number) => {
-    const r = selectCompactableRange(surface, { keepLast });
-    return r && [r.startSeq, r.endSeq];
-  };
+  const select = (keepLast: number) =>
+    endpoints(selectCompactableRange(surface, { keepLast }));
   assert.deepEqual(select(0), [2, 7]);
   assert.deepEqual(select(1), [2, 6]);
   assert.deepEqual(select(2), [2, 5]);
@@ -312,10 +315,8 @@ Deno.test("selectCompactableRange() does not offer a summary alone", () => {
 Deno.test("selectCompactableRangeByBudget() keeps the newest text within the budget", () => {
   // Chars: sys 9 | u0 2 | a0 4 + 4 + 2 | result 8 | a1 4 | u1 2.
   const surface = fixture().surface;
-  const select = (keepChars: number) => {
-    const r = selectCompactableRangeByBudget(surface, { keepChars });
-    return r && [r.startSeq, r.endSeq];
-  };
+  const select = (keepChars: number) =>
+    endpoints(selectCompactableRangeByBudget(surface, { keepChars }));
   assert.deepEqual(select(0), [2, 7]);
   assert.deepEqual(select(2), [2, 6]);
   assert.deepEqual(select(6), [2, 5]);
