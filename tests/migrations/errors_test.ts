@@ -18,6 +18,7 @@ import { Effect, Result, Stream } from "effect";
 import assert from "node:assert/strict";
 import { readSessionBytes } from "@palimpsest/session/jsonl";
 import { thenFails } from "../_helpers/then.ts";
+import { ev } from "./_helpers.ts";
 
 /** A version-`version` header line. */
 const header = (version: number) => ({
@@ -69,23 +70,7 @@ const userLine = (
 });
 
 /** A version-1 assistant message at seq 3 citing seq 2 as its chunk. */
-const assistantCitingSeq2 = {
-  type: "assistant/message",
-  seq: 3,
-  time: 3,
-  surfaceOp: "append",
-  sourceEventSeqs: [2],
-  data: {
-    turn: 0,
-    step: 0,
-    message: {
-      id: "a1",
-      role: "assistant",
-      content: [{ type: "text", text: "a" }],
-      source: { kind: "model", provider: "p", model: "m" },
-    },
-  },
-};
+const assistantCitingSeq2 = { ...ev.assistantV1("a1", [2]), seq: 3, time: 3 };
 
 /** The refusal of `line`, pushed as line 2 of a version-`version` log. */
 const pushRefusal = (version: number, line: unknown) => {
