@@ -16,6 +16,7 @@
  */
 import { Effect, Result } from "effect";
 import {
+  compact,
   type ContentBlock,
   Draft,
   type EventDraft,
@@ -323,6 +324,21 @@ export const ok = <A, E>(effect: Effect.Effect<A, E>): A =>
 /** Runs an effect that must fail and returns its error. */
 export const fails = <A, E>(effect: Effect.Effect<A, E>): E =>
   Effect.runSync(Effect.flip(effect));
+
+/** `session` compacted over `startSeq..endSeq`, which must succeed. */
+export const compacted = (
+  session: Session,
+  startSeq: number,
+  endSeq: number,
+  summary: string,
+  compactionId: string,
+): Session =>
+  ok(compact(session, {
+    startSeq: s(startSeq),
+    endSeq: s(endSeq),
+    summary,
+    compactionId,
+  }));
 
 // ---------------------------------------------------------------------------
 // Drafts of the standard workload
