@@ -48,6 +48,18 @@ const without = (raw: Raw, key: string): Raw => {
   return copy;
 };
 
+/** `raw` with keys of its data replaced by `patch`. */
+const withData = (raw: Raw, patch: Raw): Raw => ({
+  ...raw,
+  data: { ...(raw.data as Raw), ...patch },
+});
+
+/** `raw` with keys of its data's message replaced by `patch`. */
+const withMessage = (raw: Raw, patch: Raw): Raw =>
+  withData(raw, {
+    message: { ...((raw.data as Raw).message as Raw), ...patch },
+  });
+
 /** Builds an array with a hole at `index`. */
 const withHole = (values: ReadonlyArray<number>, index: number): number[] => {
   const out: number[] = [];
@@ -178,92 +190,50 @@ Deno.test("decodeEvent fails UnknownEventType on an unknown type unless ignorabl
 
 Deno.test("decodeEvent fails InvalidEventData when data breaks its schema", async (t) => {
   const cases: ReadonlyArray<readonly [string, Raw]> = [
-    ["user/message with role assistant", {
-      ...user(0),
-      data: {
-        id: "u",
+    [
+      "user/message with role assistant",
+      withData(user(0), {
         role: "assistant",
-        content: [],
+      }),
+    ],
+    ["user/message with an empty id", withData(user(0), { id: "" })],
+    [
+      "user/message with an empty source kind",
+      withData(user(0), {
+        source: { kind: "" },
+      }),
+    ],
+    [
+      "system/message from a non-plugin source",
+      withMessage(system(0), {
         source: { kind: "user" },
-      },
-    }],
-    ["user/message with an empty id", {
-      ...user(0),
-      data: { id: "", role: "user", content: [], source: { kind: "user" } },
-    }],
-    ["user/message with an empty source kind", {
-      ...user(0),
-      data: { id: "u", role: "user", content: [], source: { kind: "" } },
-    }],
-    ["system/message from a non-plugin source", {
-      ...system(0),
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "s",
-          role: "system",
-          content: [],
-          source: { kind: "user" },
-        },
-      },
-    }],
+      }),
+    ],
     ["assistant/message without a stream", {
       ...assistant(0),
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "a",
-          role: "assistant",
-          content: [],
-          source: { kind: "model", provider: "p", model: "m" },
-        },
-      },
+      data: without(assistant(0).data as Raw, "stream"),
     }],
-    ["assistant/message with a negative turn", {
-      ...assistant(0),
-      data: {
+    [
+      "assistant/message with a negative turn",
+      withData(assistant(0), {
         turn: -1,
-        step: 0,
-        message: {
-          id: "a",
-          role: "assistant",
-          content: [],
-          source: { kind: "model", provider: "p", model: "m" },
-        },
-        stream: [],
-      },
-    }],
-    ["tool/result whose block answers another call", {
-      ...toolResult(0),
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "r",
-          role: "user",
-          content: [{ type: "tool-result", toolCallId: "c2", content: [] }],
-          source: { kind: "tool", callId: "c1" },
-        },
-      },
-    }],
-    ["tool/result with two blocks", {
-      ...toolResult(0),
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "r",
-          role: "user",
-          content: [
-            { type: "tool-result", toolCallId: "c", content: [] },
-            { type: "tool-result", toolCallId: "c", content: [] },
-          ],
-          source: { kind: "tool", callId: "c" },
-        },
-      },
-    }],
+      }),
+    ],
+    [
+      "tool/result whose block answers another call",
+      withMessage(toolResult(0, { callId: "c1" }), {
+        content: [{ type: "tool-result", toolCallId: "c2", content: [] }],
+      }),
+    ],
+    [
+      "tool/result with two blocks",
+      withMessage(toolResult(0, { callId: "c" }), {
+        content: [
+          { type: "tool-result", toolCallId: "c", content: [] },
+          { type: "tool-result", toolCallId: "c", content: [] },
+        ],
+      }),
+    ],
     [
       "turn/end with an unknown reason kind",
       logOnly("turn/end", 0, {
@@ -538,42 +508,31 @@ Deno.test("decodeEvent fails SourceNotEarlier on a source not before the event",
 });
 
 Deno.test("decodeEvent fails ReplaceEndpointNotEarlier on an endpoint not before the event", async (t) => {
-  await t.step("startSeq equal to the event's seq", () => {
-    decodeFails(
-      user(3, { op: replace(3, 0), sources: [0] }),
-      "ReplaceEndpointNotEarlier",
-      {
-        endpoint: "startSeq",
-        value: 3,
-      },
-    );
-  });
-  await t.step("endSeq later than the event", () => {
-    decodeFails(
-      user(3, { op: replace(0, 9), sources: [0] }),
-      "ReplaceEndpointNotEarlier",
-      {
-        endpoint: "endSeq",
-        value: 9,
-      },
-    );
-  });
-  await t.step("endSeq equal to the event's seq", () => {
-    decodeFails(
-      user(3, { op: replace(0, 3), sources: [0] }),
-      "ReplaceEndpointNotEarlier",
-      { endpoint: "endSeq", value: 3 },
-    );
-  });
-  await t.step("both: startSeq is reported", () => {
-    decodeFails(
-      user(3, { op: replace(4, 5), sources: [0] }),
-      "ReplaceEndpointNotEarlier",
-      {
-        endpoint: "startSeq",
-      },
-    );
-  });
+  const cases: ReadonlyArray<
+    readonly [
+      string,
+      number,
+      number,
+      FieldsOf<EventDecodeError, "ReplaceEndpointNotEarlier">,
+    ]
+  > = [
+    ["startSeq equal to the event's seq", 3, 0, {
+      endpoint: "startSeq",
+      value: 3,
+    }],
+    ["endSeq later than the event", 0, 9, { endpoint: "endSeq", value: 9 }],
+    ["endSeq equal to the event's seq", 0, 3, { endpoint: "endSeq", value: 3 }],
+    ["both: startSeq is reported", 4, 5, { endpoint: "startSeq" }],
+  ];
+  for (const [name, startSeq, endSeq, expected] of cases) {
+    await t.step(name, () => {
+      decodeFails(
+        user(3, { op: replace(startSeq, endSeq), sources: [0] }),
+        "ReplaceEndpointNotEarlier",
+        expected,
+      );
+    });
+  }
   await t.step("numerically reversed endpoints are a fold question", () => {
     decodes(user(8, { op: replace(7, 5), sources: [5, 7] }));
   });

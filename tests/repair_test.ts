@@ -22,6 +22,7 @@ import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   assistantCallDraft,
+  assistantMessageDraft,
   assistantTextDraft,
   drafts,
   toolCallDraft,
@@ -49,25 +50,11 @@ const toolResult = (event: SessionEvent | undefined): ToolResultEvent => {
   return event;
 };
 
-const multiCall: EventDraft = {
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn: 0,
-    step: 0,
-    stream: [],
-    message: {
-      id: "a0",
-      role: "assistant",
-      content: [
-        { type: "tool-call", id: "c1", name: "t", arguments: "{}" },
-        { type: "tool-call", id: "c2", name: "t", arguments: "{}" },
-        { type: "tool-call", id: "c3", name: "t", arguments: "{}" },
-      ],
-      source: { kind: "model", provider: "p", model: "m" },
-    },
-  },
-};
+const multiCall: EventDraft = assistantMessageDraft(0, 0, "a0", [
+  { type: "tool-call", id: "c1", name: "t", arguments: "{}" },
+  { type: "tool-call", id: "c2", name: "t", arguments: "{}" },
+  { type: "tool-call", id: "c3", name: "t", arguments: "{}" },
+], { kind: "model", provider: "p", model: "m" });
 
 const openTurn: ReadonlyArray<EventDraft> = [
   { type: "turn/start", data: { turn: 0 } },
@@ -221,19 +208,21 @@ Deno.test("interruptedTurnClosers", async (t) => {
   );
 });
 
+/** Step 0 issues call c1 and ends unanswered; step 1 has started. */
+const callThenStep1: ReadonlyArray<EventDraft> = [
+  { type: "turn/start", data: { turn: 0 } },
+  { type: "step/start", data: { turn: 0, step: 0 } },
+  assistantCallDraft(0, 0, "c1"),
+  { type: "step/end", data: { turn: 0, step: 0 } },
+  { type: "step/start", data: { turn: 0, step: 1 } },
+];
+
 Deno.test("repair keeps its promise when a later assistant message follows an orphan call", () => {
   // turn/start, step/start, assistant(call c1), step/end, step/start,
   // assistant(text): c1 cannot be answered by appending (the result would
   // come after the text message), so repair closes the turn without adding
   // a result that would be an unknown one.
-  const events = given([
-    { type: "turn/start", data: { turn: 0 } },
-    { type: "step/start", data: { turn: 0, step: 0 } },
-    assistantCallDraft(0, 0, "c1"),
-    { type: "step/end", data: { turn: 0, step: 0 } },
-    { type: "step/start", data: { turn: 0, step: 1 } },
-    assistantTextDraft(0, 1, "a1"),
-  ]);
+  const events = given([...callThenStep1, assistantTextDraft(0, 1, "a1")]);
   const closers = interruptedTurnClosers(events);
   assert.deepEqual(closers.map((e) => e.type), ["step/end", "turn/end"]);
   const surface = replayResult([...events, ...closers]);
@@ -251,11 +240,7 @@ Deno.test("repair keeps its promise when a later assistant message follows an or
 
 Deno.test("repair answers the open calls of the last assistant message only", () => {
   const events = given([
-    { type: "turn/start", data: { turn: 0 } },
-    { type: "step/start", data: { turn: 0, step: 0 } },
-    assistantCallDraft(0, 0, "c1"),
-    { type: "step/end", data: { turn: 0, step: 0 } },
-    { type: "step/start", data: { turn: 0, step: 1 } },
+    ...callThenStep1,
     assistantCallDraft(0, 1, "c2"),
     toolCallDraft(0, 1, "c2"),
   ]);

@@ -22,6 +22,7 @@ import {
 import { Effect, Exit } from "effect";
 import assert from "node:assert/strict";
 import { thenFails } from "./_helpers/then.ts";
+import { toolResultMessageDraft } from "./_helpers/build.ts";
 
 const base = Effect.runSync(
   Session.appendAll(Session.make({ id: "s", createdAt: 0, isSeeded: false }), [
@@ -116,24 +117,11 @@ Deno.test("store.update takes operations that return a result beside the session
         (s) => setSystemPrompt(s, "Be brief."),
       );
       yield* store.append(handle, [
-        {
-          type: "tool/result",
-          surfaceOp: "append",
-          data: {
-            turn: 0,
-            step: 0,
-            message: {
-              id: "r",
-              role: "user",
-              source: { kind: "tool", callId: "c" },
-              content: [{
-                type: "tool-result",
-                toolCallId: "c",
-                content: [{ type: "text", text: big }],
-              }],
-            },
-          },
-        },
+        toolResultMessageDraft(0, 0, "r", {
+          type: "tool-result",
+          toolCallId: "c",
+          content: [{ type: "text", text: big }],
+        }),
       ]);
       const pruned = yield* store.update(
         handle,

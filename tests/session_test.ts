@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect";
 import { TestClock } from "effect/testing";
 import {
   deriveMessages,
+  Draft,
   type EventDraft,
   extensionType,
   makeVocabulary,
@@ -12,37 +13,23 @@ import {
 import { decodeEvent } from "@palimpsest/session/schema";
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { thenFails } from "./_helpers/then.ts";
+import { drafts } from "./_helpers/build.ts";
 
 const header = { id: "s1", createdAt: 0, isSeeded: false };
-const userDraft = (id: string): EventDraft => ({
-  type: "user/message",
-  surfaceOp: "append",
-  data: {
-    id,
-    role: "user",
-    content: [{ type: "text", text: id }],
-    source: { kind: "user" },
-  },
-});
+const userDraft = (id: string): EventDraft => drafts.user(id);
 const replaceDraft = (
   id: string,
   start: number,
   end: number,
   sources: ReadonlyArray<number>,
 ): EventDraft => ({
-  type: "user/message",
+  ...Draft.user(id, { id, source: { kind: "plugin", plugin: "compaction" } }),
   surfaceOp: {
     op: "replace",
     startSeq: SessionSeq.make(start),
     endSeq: SessionSeq.make(end),
   },
   sourceEventSeqs: sources.map((n) => SessionSeq.make(n)),
-  data: {
-    id,
-    role: "user",
-    content: [{ type: "text", text: id }],
-    source: { kind: "plugin", plugin: "compaction" },
-  },
 });
 
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>

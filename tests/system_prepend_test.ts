@@ -26,17 +26,10 @@ import { eventJsonSchema } from "@palimpsest/session/schema";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { thenFails } from "./_helpers/then.ts";
+import { user as userLine } from "./_helpers/build.ts";
 
-const user = (seq: number, extra: object = { surfaceOp: "append" }) => ({
-  type: "user/message",
-  seq,
-  time: 0,
-  data: {
-    id: `u${seq}`,
-    role: "user",
-    content: [{ type: "text", text: `u${seq}` }],
-    source: { kind: "user" },
-  },
+const user = (seq: number, extra: object = {}) => ({
+  ...userLine(seq, { time: 0 }),
   ...extra,
 });
 const system = (seq: number, extra: object = { surfaceOp: "prepend" }) => ({

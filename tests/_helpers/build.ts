@@ -16,11 +16,15 @@
  */
 import { Effect, Result } from "effect";
 import {
+  compact,
+  type ContentBlock,
   Draft,
   type EventDraft,
+  type MessageSource,
   Session,
   type SessionEvent,
   SessionSeq,
+  type ToolResultBlock,
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
@@ -293,25 +297,12 @@ export const drafts = {
   toolCall: (callId: string): EventDraft =>
     Draft.toolCall({ turn: 0, step: 0, callId, name: "read", arguments: "{}" }),
   /** A `tool/result` answering `callId`, appended, with `meta`. */
-  toolResult: (callId: string, text: string): EventDraft => ({
-    type: "tool/result",
-    surfaceOp: "append",
-    data: {
-      turn: 0,
-      step: 0,
-      message: {
-        id: `r-${callId}`,
-        role: "user",
-        source: { kind: "tool", callId },
-        content: [{
-          type: "tool-result",
-          toolCallId: callId,
-          content: [{ type: "text", text }],
-        }],
-      },
-      meta: { tool: "read" },
-    },
-  }),
+  toolResult: (callId: string, text: string): EventDraft =>
+    toolResultMessageDraft(0, 0, `r-${callId}`, {
+      type: "tool-result",
+      toolCallId: callId,
+      content: [{ type: "text", text }],
+    }, { meta: { tool: "read" } }),
 } as const;
 
 /** A fresh session with the drafts appended. */
@@ -334,55 +325,65 @@ export const ok = <A, E>(effect: Effect.Effect<A, E>): A =>
 export const fails = <A, E>(effect: Effect.Effect<A, E>): E =>
   Effect.runSync(Effect.flip(effect));
 
+/** `session` compacted over `startSeq..endSeq`, which must succeed. */
+export const compacted = (
+  session: Session,
+  startSeq: number,
+  endSeq: number,
+  summary: string,
+  compactionId: string,
+): Session =>
+  ok(compact(session, {
+    startSeq: s(startSeq),
+    endSeq: s(endSeq),
+    summary,
+    compactionId,
+  }));
+
 // ---------------------------------------------------------------------------
 // Drafts of the standard workload
 
 const model = { kind: "model", provider: "test", model: "m" } as const;
+
+/**
+ * `assistant/message`, appended, with `content` by `source` (the test model
+ * unless given) and an empty stream.
+ */
+export const assistantMessageDraft = (
+  turn: number,
+  step: number,
+  id: string,
+  content: ReadonlyArray<ContentBlock>,
+  source: Extract<MessageSource, { kind: "model" }> = model,
+): EventDraft => ({
+  type: "assistant/message",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    stream: [],
+    message: { id, role: "assistant", content, source },
+  },
+});
 
 /** `assistant/message` with one `tool-call` block. */
 export const assistantCallDraft = (
   turn: number,
   step: number,
   callId: string,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: {
-      id: `a-${callId}`,
-      role: "assistant",
-      content: [
-        { type: "text", text: "let me look" },
-        { type: "tool-call", id: callId, name: "read", arguments: "{}" },
-      ],
-      source: model,
-    },
-  },
-});
+): EventDraft =>
+  assistantMessageDraft(turn, step, `a-${callId}`, [
+    { type: "text", text: "let me look" },
+    { type: "tool-call", id: callId, name: "read", arguments: "{}" },
+  ]);
 
 /** `assistant/message` with text only. */
 export const assistantTextDraft = (
   turn: number,
   step: number,
   id: string,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content: [{ type: "text", text: "done" }],
-      source: model,
-    },
-  },
-});
+): EventDraft =>
+  assistantMessageDraft(turn, step, id, [{ type: "text", text: "done" }]);
 
 /** `tool/call`. */
 export const toolCallDraft = (
@@ -394,12 +395,17 @@ export const toolCallDraft = (
   data: { turn, step, callId, name: "read", arguments: "{}" },
 });
 
-/** `tool/result` answering `callId`. */
-export const toolResultDraft = (
+/**
+ * `tool/result`, appended: message `id` holding `block`, by the tool that
+ * `block` answers, with the `error` and `meta` of `extra` when given.
+ */
+export const toolResultMessageDraft = (
   turn: number,
   step: number,
-  callId: string,
-  text = "contents",
+  id: string,
+  block: ToolResultBlock,
+  extra: { readonly error?: { name: string; code: string }; meta?: unknown } =
+    {},
 ): EventDraft => ({
   type: "tool/result",
   surfaceOp: "append",
@@ -407,17 +413,27 @@ export const toolResultDraft = (
     turn,
     step,
     message: {
-      id: `r-${callId}`,
+      id,
       role: "user",
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text }],
-      }],
-      source: { kind: "tool", callId },
+      content: [block],
+      source: { kind: "tool", callId: block.toolCallId },
     },
+    ...extra,
   },
 });
+
+/** `tool/result` answering `callId`. */
+export const toolResultDraft = (
+  turn: number,
+  step: number,
+  callId: string,
+  text = "contents",
+): EventDraft =>
+  toolResultMessageDraft(turn, step, `r-${callId}`, {
+    type: "tool-result",
+    toolCallId: callId,
+    content: [{ type: "text", text }],
+  });
 
 /** One complete turn of the workload, as batches the way a harness appends them. */
 export const turnBatches = (

@@ -73,6 +73,27 @@ const cstring = (bytes: Uint8Array, offset: number): [string, number] => {
 const int32 = (bytes: Uint8Array, offset: number): number =>
   new DataView(bytes.buffer, bytes.byteOffset + offset, 4).getInt32(0);
 
+/** `head` followed by `tail`, in a new array. */
+const concat = (
+  head: Uint8Array,
+  tail: Uint8Array,
+): Uint8Array<ArrayBuffer> => {
+  const joined = new Uint8Array(head.length + tail.length);
+  joined.set(head);
+  joined.set(tail, head.length);
+  return joined;
+};
+
+/**
+ * The length of the first whole message in `buffer` (its type byte when
+ * `typed`, then its int32 length), or undefined while it is incomplete.
+ */
+const wholeMessage = (buffer: Uint8Array, typed: 0 | 1): number | undefined => {
+  if (buffer.length < typed + 4) return undefined;
+  const length = int32(buffer, typed) + typed;
+  return buffer.length < length ? undefined : length;
+};
+
 const writeAll = async (conn: Deno.Conn, bytes: Uint8Array) => {
   let written = 0;
   while (written < bytes.length) {
@@ -160,15 +181,10 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
       for (;;) {
         const n = await client.read(chunk);
         if (n === null) break;
-        const joined = new Uint8Array(buffer.length + n);
-        joined.set(buffer);
-        joined.set(chunk.subarray(0, n), buffer.length);
-        buffer = joined;
+        buffer = concat(buffer, chunk.subarray(0, n));
         for (;;) {
-          const typed = started ? 1 : 0;
-          if (buffer.length < typed + 4) break;
-          const length = int32(buffer, typed) + typed;
-          if (buffer.length < length) break;
+          const length = wholeMessage(buffer, started ? 1 : 0);
+          if (length === undefined) break;
           const bytes = buffer.slice(0, length);
           buffer = buffer.slice(length);
           let message: ProxyMessage;
@@ -233,14 +249,10 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
       for (;;) {
         const n = await server.read(chunk);
         if (n === null) break;
-        const joined = new Uint8Array(buffer.length + n);
-        joined.set(buffer);
-        joined.set(chunk.subarray(0, n), buffer.length);
-        buffer = joined;
+        buffer = concat(buffer, chunk.subarray(0, n));
         for (;;) {
-          if (buffer.length < 5) break;
-          const length = int32(buffer, 1) + 1;
-          if (buffer.length < length) break;
+          const length = wholeMessage(buffer, 1);
+          if (length === undefined) break;
           const bytes = buffer.slice(0, length);
           buffer = buffer.slice(length);
           const type = String.fromCharCode(bytes[0] ?? 0);

@@ -171,7 +171,6 @@ export function comparableFields(
     case "ToolResultReplaceNotSingle":
       return { rangeLength: error.rangeLength };
     case "ToolResultReplaceTargetNotToolResult":
-      return { target: error.target };
     case "ToolResultReplaceChangesMoreThanContent":
       return { target: error.target };
     case "SystemHeadProtected":
@@ -182,13 +181,11 @@ export function comparableFields(
     case "InvalidSourceList":
       return { index: error.index };
     case "DuplicateSource":
-      return { source: error.source };
     case "SourceNotEarlier":
       return { source: error.source };
     case "ReplaceEndpointNotEarlier":
       return { endpoint: error.endpoint };
     case "UnknownEventType":
-      return { type: error.type };
     case "InvalidEventData":
       return { type: error.type };
     default:

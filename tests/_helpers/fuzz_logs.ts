@@ -13,6 +13,7 @@ import {
   type CheckerState,
   checkerState,
   checkRelational,
+  TURN_END_REASONS,
 } from "./reference_checker.ts";
 
 /** A JSON object. */
@@ -232,16 +233,7 @@ const logOnly = (g: GenState): Obj => {
     case 1:
       return envelope(g, "turn/end", {
         turn: g.turn,
-        reason: {
-          kind: rng.pick([
-            "completed",
-            "aborted",
-            "blocked",
-            "error",
-            "max-tokens",
-            "interrupted",
-          ]),
-        },
+        reason: { kind: rng.pick(TURN_END_REASONS) },
       });
     case 2:
       g.step++;

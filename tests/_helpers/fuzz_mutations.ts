@@ -88,6 +88,49 @@ const replaceRange = (log: GenLog, at: number): number[] => {
   return s === -1 || t === -1 ? [] : nodes.slice(s, t + 1);
 };
 
+/**
+ * The mutation `name`: it edits with `f` a copy of one event that `p`
+ * picks, aiming at `expect` (`f` may draw from `rng`; it runs at once).
+ */
+const picked = (
+  name: string,
+  p: (e: Obj) => boolean,
+  expect: string | undefined,
+  f: (e: Obj, rng: Rng) => void,
+): Mutation =>
+(rng, log) => {
+  const at = pickIndex(rng, log, p);
+  if (at === undefined) return undefined;
+  return edit(log, name, at, expect, (e) => f(e, rng));
+};
+
+/** Picks a replace by a `type` event. */
+const replaceBy = (type: string) => (e: Obj): boolean =>
+  e.type === type && isReplace(e);
+
+/** Picks a surface event that may cite sources. */
+const mayCite = (e: Obj): boolean =>
+  isSurface(e) && e.type !== "assistant/message";
+
+/** Moves the replace's `endSeq` to `n`, citing `n`. */
+const endAt = (e: Obj, n: number): void => {
+  const op = opOf(e);
+  if (op === undefined) return;
+  op.endSeq = n;
+  const sources = sourcesOf(e);
+  if (!sources.includes(n)) sources.push(n);
+  e.sourceEventSeqs = sources;
+};
+
+/** A mutant of the whole log. */
+const mutant = (
+  log: GenLog,
+  name: string,
+  events: Obj[],
+  at: number,
+  expect: string | undefined,
+): Mutant => ({ name, events, base: log.base, at, expect });
+
 const userMessage = (id: string): Obj => ({
   id,
   role: "user",
@@ -109,13 +152,14 @@ const MUTATIONS: Record<string, Mutation> = {
       else e.sourceEventSeqs = rest;
     });
   },
-  dropAllSources: (rng, log) => {
-    const at = pickIndex(rng, log, isReplace);
-    if (at === undefined) return undefined;
-    return edit(log, "dropAllSources", at, "ShadowedNodeNotCited", (e) => {
+  dropAllSources: picked(
+    "dropAllSources",
+    isReplace,
+    "ShadowedNodeNotCited",
+    (e) => {
       delete e.sourceEventSeqs;
-    });
-  },
+    },
+  ),
   shiftEndpoint: (rng, log) => {
     const at = pickIndex(rng, log, isReplace);
     if (at === undefined) return undefined;
@@ -153,27 +197,20 @@ const MUTATIONS: Record<string, Mutation> = {
       },
     );
   },
-  swapEndpoints: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => isReplace(e) && opOf(e)?.startSeq !== opOf(e)?.endSeq,
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "swapEndpoints", at, "ReplaceRangeInverted", (e) => {
+  swapEndpoints: picked(
+    "swapEndpoints",
+    (e) => isReplace(e) && opOf(e)?.startSeq !== opOf(e)?.endSeq,
+    "ReplaceRangeInverted",
+    (e) => {
       const op = opOf(e);
       if (op === undefined) return;
       const s = op.startSeq;
       op.startSeq = op.endSeq;
       op.endSeq = s;
-    });
-  },
+    },
+  ),
   toolResultWiden: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "tool/result" && isReplace(e),
-    );
+    const at = pickIndex(rng, log, replaceBy("tool/result"));
     if (at === undefined) return undefined;
     const nodes = nodesBefore(log, at);
     const e = log.events[at];
@@ -187,22 +224,11 @@ const MUTATIONS: Record<string, Mutation> = {
       "toolResultWiden",
       at,
       "ToolResultReplaceNotSingle",
-      (copy) => {
-        const o = opOf(copy);
-        if (o === undefined) return;
-        o.endSeq = next;
-        const sources = sourcesOf(copy);
-        if (!sources.includes(next)) sources.push(next);
-        copy.sourceEventSeqs = sources;
-      },
+      (copy) => endAt(copy, next),
     );
   },
   toolResultOverOther: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "tool/result" && isReplace(e),
-    );
+    const at = pickIndex(rng, log, replaceBy("tool/result"));
     if (at === undefined) return undefined;
     const nodes = nodesBefore(log, at);
     const others = nodes.filter((n) =>
@@ -222,11 +248,7 @@ const MUTATIONS: Record<string, Mutation> = {
     );
   },
   toolResultChangeField: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "tool/result" && isReplace(e),
-    );
+    const at = pickIndex(rng, log, replaceBy("tool/result"));
     if (at === undefined) return undefined;
     const field = rng.pick([
       "id",
@@ -299,24 +321,17 @@ const MUTATIONS: Record<string, Mutation> = {
       },
     );
   },
-  headToUser: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "system/message" && isReplace(e),
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "headToUser", at, "SystemHeadProtected", (e) => {
+  headToUser: picked(
+    "headToUser",
+    replaceBy("system/message"),
+    "SystemHeadProtected",
+    (e) => {
       e.type = "user/message";
       e.data = userMessage("mut");
-    });
-  },
+    },
+  ),
   coverHead: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "user/message" && isReplace(e),
-    );
+    const at = pickIndex(rng, log, replaceBy("user/message"));
     if (at === undefined) return undefined;
     const nodes = nodesBefore(log, at);
     const head = nodes[0];
@@ -338,64 +353,42 @@ const MUTATIONS: Record<string, Mutation> = {
       e.sourceEventSeqs = sources;
     });
   },
-  prependOverHead: (rng, log) => {
-    // A system/message that replaces the head: the head before it is a
-    // system prompt, so a prepend there is a second one.
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "system/message" && isReplace(e),
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "prependOverHead", at, "SystemHeadExists", (e) => {
+  // A system/message that replaces the head: the head before it is a
+  // system prompt, so a prepend there is a second one.
+  prependOverHead: picked(
+    "prependOverHead",
+    replaceBy("system/message"),
+    "SystemHeadExists",
+    (e, rng) => {
       e.surfaceOp = "prepend";
       if (rng.chance(0.5)) delete e.sourceEventSeqs;
-    });
-  },
-  prependNotSystem: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) =>
-        e.type === "user/message" || e.type === "assistant/message" ||
-        e.type === "tool/result",
-    );
+    },
+  ),
+  prependNotSystem: picked(
+    "prependNotSystem",
+    (e) =>
+      e.type === "user/message" || e.type === "assistant/message" ||
+      e.type === "tool/result",
+    "PrependNotSystemMessage",
+    (e) => {
+      e.surfaceOp = "prepend";
+    },
+  ),
+  systemOverTwo: (rng, log) => {
+    const at = pickIndex(rng, log, replaceBy("system/message"));
     if (at === undefined) return undefined;
+    const second = nodesBefore(log, at)[1];
+    if (second === undefined) return undefined;
     return edit(
       log,
-      "prependNotSystem",
+      "systemOverTwo",
       at,
-      "PrependNotSystemMessage",
-      (e) => {
-        e.surfaceOp = "prepend";
-      },
+      "SystemHeadProtected",
+      (e) => endAt(e, second),
     );
-  },
-  systemOverTwo: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "system/message" && isReplace(e),
-    );
-    if (at === undefined) return undefined;
-    const nodes = nodesBefore(log, at);
-    const second = nodes[1];
-    if (second === undefined) return undefined;
-    return edit(log, "systemOverTwo", at, "SystemHeadProtected", (e) => {
-      const op = opOf(e);
-      if (op === undefined) return;
-      op.endSeq = second;
-      const sources = sourcesOf(e);
-      if (!sources.includes(second)) sources.push(second);
-      e.sourceEventSeqs = sources;
-    });
   },
   assistantReplacer: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => e.type === "user/message" && isReplace(e),
-    );
+    const at = pickIndex(rng, log, replaceBy("user/message"));
     if (at === undefined) return undefined;
     const keepSources = rng.chance(0.5);
     return edit(
@@ -425,13 +418,7 @@ const MUTATIONS: Record<string, Mutation> = {
     const at = rng.int(0, log.events.length - 2);
     const events = log.events.slice();
     events.splice(at, 1);
-    return {
-      name: "dropEvent",
-      events,
-      base: log.base,
-      at,
-      expect: "NonContiguousSeq",
-    };
+    return mutant(log, "dropEvent", events, at, "NonContiguousSeq");
   },
   duplicateEvent: (rng, log) => {
     if (log.events.length < 1) return undefined;
@@ -440,13 +427,7 @@ const MUTATIONS: Record<string, Mutation> = {
     const e = events[at];
     if (e === undefined) return undefined;
     events.splice(at + 1, 0, clone(e));
-    return {
-      name: "duplicateEvent",
-      events,
-      base: log.base,
-      at: at + 1,
-      expect: "NonContiguousSeq",
-    };
+    return mutant(log, "duplicateEvent", events, at + 1, "NonContiguousSeq");
   },
   swapAdjacent: (rng, log) => {
     if (log.events.length < 2) return undefined;
@@ -457,13 +438,7 @@ const MUTATIONS: Record<string, Mutation> = {
     if (a === undefined || b === undefined) return undefined;
     events[at] = b;
     events[at + 1] = a;
-    return {
-      name: "swapAdjacent",
-      events,
-      base: log.base,
-      at,
-      expect: undefined,
-    };
+    return mutant(log, "swapAdjacent", events, at, undefined);
   },
   swapRenumber: (rng, log) => {
     if (log.events.length < 2) return undefined;
@@ -478,13 +453,7 @@ const MUTATIONS: Record<string, Mutation> = {
     events.forEach((e, k) => {
       e.seq = log.base + k;
     });
-    return {
-      name: "swapRenumber",
-      events,
-      base: log.base,
-      at: i,
-      expect: undefined,
-    };
+    return mutant(log, "swapRenumber", events, i, undefined);
   },
   windowBelowBase: (rng, log) => {
     if (log.base === 0) return undefined;
@@ -537,17 +506,19 @@ const MUTATIONS: Record<string, Mutation> = {
       e.seq = value;
     });
   },
-  unknownType: (rng, log) => {
-    const at = pickIndex(rng, log, (e) => e.ignorable !== true);
-    if (at === undefined) return undefined;
-    return edit(log, "unknownType", at, "UnknownEventType", (e) => {
+  unknownType: picked(
+    "unknownType",
+    (e) => e.ignorable !== true,
+    "UnknownEventType",
+    (e, rng) => {
       e.type = rng.pick(["user/Message", "tool/results", "x/y", "turn"]);
-    });
-  },
-  breakData: (rng, log) => {
-    const at = pickIndex(rng, log, (e) => e.ignorable !== true);
-    if (at === undefined) return undefined;
-    return edit(log, "breakData", at, undefined, (e) => {
+    },
+  ),
+  breakData: picked(
+    "breakData",
+    (e) => e.ignorable !== true,
+    undefined,
+    (e, rng) => {
       const data = e.data;
       if (!isObj(data)) return;
       const keys = Object.keys(data);
@@ -558,22 +529,19 @@ const MUTATIONS: Record<string, Mutation> = {
       const key = rng.pick(keys);
       if (rng.chance(0.5)) delete data[key];
       else data[key] = rng.pick([null, -1, 1.5, {}, [], true]);
-    });
-  },
-  nullData: (rng, log) => {
-    const at = pickIndex(rng, log, (e) => e.ignorable !== true);
-    if (at === undefined) return undefined;
-    return edit(log, "nullData", at, "InvalidEventData", (e) => {
+    },
+  ),
+  nullData: picked(
+    "nullData",
+    (e) => e.ignorable !== true,
+    "InvalidEventData",
+    (e, rng) => {
       e.data = rng.pick([null, "x", 0, true]);
-    });
-  },
-  dropSurfaceOp: (rng, log) => {
-    const at = pickIndex(rng, log, isSurface);
-    if (at === undefined) return undefined;
-    return edit(log, "dropSurfaceOp", at, "SurfaceOpMissing", (e) => {
-      delete e.surfaceOp;
-    });
-  },
+    },
+  ),
+  dropSurfaceOp: picked("dropSurfaceOp", isSurface, "SurfaceOpMissing", (e) => {
+    delete e.surfaceOp;
+  }),
   badSurfaceOp: (rng, log) => {
     const at = pickIndex(rng, log, isSurface);
     if (at === undefined) return undefined;
@@ -597,69 +565,48 @@ const MUTATIONS: Record<string, Mutation> = {
       e.surfaceOp = clone(value);
     });
   },
-  metadataOnLogOnly: (rng, log) => {
-    const at = pickIndex(rng, log, isLogOnly);
-    if (at === undefined) return undefined;
-    const which = rng.chance(0.5);
-    return edit(
-      log,
-      "metadataOnLogOnly",
-      at,
-      "SurfaceMetadataOnLogOnlyEvent",
-      (e) => {
-        if (which) e.surfaceOp = "append";
-        else e.sourceEventSeqs = Number(e.seq) > 0 ? [0] : "x";
-        if (rng.chance(0.3)) e.ignorable = true;
-      },
-    );
-  },
-  sourcesOnAssistant: (rng, log) => {
-    const at = pickIndex(rng, log, (e) => e.type === "assistant/message");
-    if (at === undefined) return undefined;
-    return edit(
-      log,
-      "sourcesOnAssistant",
-      at,
-      "SourcesOnAssistantMessage",
-      (e) => {
-        e.sourceEventSeqs = rng.pick<unknown>([[], [0], "x"]);
-      },
-    );
-  },
-  badSourceList: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => isSurface(e) && e.type !== "assistant/message",
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "badSourceList", at, "InvalidSourceList", (e) => {
+  metadataOnLogOnly: picked(
+    "metadataOnLogOnly",
+    isLogOnly,
+    "SurfaceMetadataOnLogOnlyEvent",
+    (e, rng) => {
+      if (rng.chance(0.5)) e.surfaceOp = "append";
+      else e.sourceEventSeqs = Number(e.seq) > 0 ? [0] : "x";
+      if (rng.chance(0.3)) e.ignorable = true;
+    },
+  ),
+  sourcesOnAssistant: picked(
+    "sourcesOnAssistant",
+    (e) => e.type === "assistant/message",
+    "SourcesOnAssistantMessage",
+    (e, rng) => {
+      e.sourceEventSeqs = rng.pick<unknown>([[], [0], "x"]);
+    },
+  ),
+  badSourceList: picked(
+    "badSourceList",
+    mayCite,
+    "InvalidSourceList",
+    (e, rng) => {
       const bad = rng.pick<unknown>(["0", -1, 1.5, -0, null, [0], 2 ** 53]);
       e.sourceEventSeqs = rng.chance(0.3)
         ? rng.pick<unknown>(["0", 0, {}, null])
         : [...sourcesOf(e), bad];
-    });
-  },
-  emptySources: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => isSurface(e) && e.type !== "assistant/message",
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "emptySources", at, "EmptySourceList", (e) => {
+    },
+  ),
+  emptySources: picked(
+    "emptySources",
+    mayCite,
+    "EmptySourceList",
+    (e) => {
       e.sourceEventSeqs = [];
-    });
-  },
-  duplicateSource: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) =>
-        isSurface(e) && e.type !== "assistant/message" && Number(e.seq) > 0,
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "duplicateSource", at, "DuplicateSource", (e) => {
+    },
+  ),
+  duplicateSource: picked(
+    "duplicateSource",
+    (e) => mayCite(e) && Number(e.seq) > 0,
+    "DuplicateSource",
+    (e, rng) => {
       const sources = sourcesOf(e);
       const dup = sources.length > 0
         ? rng.pick(sources)
@@ -667,65 +614,53 @@ const MUTATIONS: Record<string, Mutation> = {
       if (sources.length === 0) sources.push(dup);
       sources.splice(rng.int(0, sources.length), 0, dup);
       e.sourceEventSeqs = sources;
-    });
-  },
-  futureSource: (rng, log) => {
-    const at = pickIndex(
-      rng,
-      log,
-      (e) => isSurface(e) && e.type !== "assistant/message",
-    );
-    if (at === undefined) return undefined;
-    return edit(log, "futureSource", at, "SourceNotEarlier", (e) => {
+    },
+  ),
+  futureSource: picked(
+    "futureSource",
+    mayCite,
+    "SourceNotEarlier",
+    (e, rng) => {
       const seq = Number(e.seq);
       e.sourceEventSeqs = [...sourcesOf(e), seq + rng.int(0, 3)];
-    });
-  },
-  endpointNotEarlier: (rng, log) => {
-    const at = pickIndex(rng, log, isReplace);
-    if (at === undefined) return undefined;
-    return edit(
-      log,
-      "endpointNotEarlier",
-      at,
-      "ReplaceEndpointNotEarlier",
-      (e) => {
-        const op = opOf(e);
-        if (op === undefined) return;
-        op[rng.pick(["startSeq", "endSeq"])] = Number(e.seq) + rng.int(0, 2);
-      },
-    );
-  },
-  toolErrorWithoutIsError: (rng, log) => {
-    const at = pickIndex(rng, log, (e) => e.type === "tool/result");
-    if (at === undefined) return undefined;
-    return edit(
-      log,
-      "toolErrorWithoutIsError",
-      at,
-      "ToolErrorWithoutIsError",
-      (e) => {
-        const data = e.data;
-        if (!isObj(data) || !isObj(data.message)) return;
-        const content = data.message.content;
-        const block = Array.isArray(content) ? content[0] : undefined;
-        if (!isObj(block)) return;
-        if (rng.chance(0.5)) delete block.isError;
-        else block.isError = false;
-        data.error = { name: "ToolFailed", code: "E" };
-      },
-    );
-  },
-  retiredHeaderSystem: (rng, log) => {
-    const at = pickIndex(rng, log, (e) => e.type === "request/header");
-    if (at === undefined) return undefined;
-    return edit(log, "retiredHeaderSystem", at, "RetiredHeaderSystem", (e) => {
+    },
+  ),
+  endpointNotEarlier: picked(
+    "endpointNotEarlier",
+    isReplace,
+    "ReplaceEndpointNotEarlier",
+    (e, rng) => {
+      const op = opOf(e);
+      if (op === undefined) return;
+      op[rng.pick(["startSeq", "endSeq"])] = Number(e.seq) + rng.int(0, 2);
+    },
+  ),
+  toolErrorWithoutIsError: picked(
+    "toolErrorWithoutIsError",
+    (e) => e.type === "tool/result",
+    "ToolErrorWithoutIsError",
+    (e, rng) => {
+      const data = e.data;
+      if (!isObj(data) || !isObj(data.message)) return;
+      const content = data.message.content;
+      const block = Array.isArray(content) ? content[0] : undefined;
+      if (!isObj(block)) return;
+      if (rng.chance(0.5)) delete block.isError;
+      else block.isError = false;
+      data.error = { name: "ToolFailed", code: "E" };
+    },
+  ),
+  retiredHeaderSystem: picked(
+    "retiredHeaderSystem",
+    (e) => e.type === "request/header",
+    "RetiredHeaderSystem",
+    (e, rng) => {
       const data = e.data;
       if (isObj(data) && isObj(data.header)) {
         data.header.system = rng.pick<unknown>(["You are", null, [], {}]);
       }
-    });
-  },
+    },
+  ),
   subtreeToJunk: (rng, log) => {
     const at = rng.int(0, log.events.length - 1);
     return edit(log, "subtreeToJunk", at, undefined, (e) => {

@@ -70,7 +70,17 @@ const LOG_ONLY_TYPES = [
   "compaction/prune",
   "compaction/end",
 ];
-const ENVELOPE_KEYS = [
+/** The `kind`s a `turn/end` reason may have. */
+export const TURN_END_REASONS: ReadonlyArray<string> = [
+  "completed",
+  "aborted",
+  "blocked",
+  "error",
+  "max-tokens",
+  "interrupted",
+];
+/** The keys an event line's envelope may have. */
+export const ENVELOPE_KEYS: ReadonlyArray<string> = [
   "type",
   "seq",
   "time",
@@ -235,14 +245,7 @@ const DATA_RULES: Record<string, (d: unknown) => boolean> = {
   "turn/start": (d) => isObj(d) && isCounter(d.turn),
   "turn/end": (d) =>
     isObj(d) && isCounter(d.turn) && isObj(d.reason) &&
-    [
-        "completed",
-        "aborted",
-        "blocked",
-        "error",
-        "max-tokens",
-        "interrupted",
-      ].indexOf(String(d.reason.kind)) !== -1 &&
+    TURN_END_REASONS.indexOf(String(d.reason.kind)) !== -1 &&
     typeof d.reason.kind === "string",
   "step/start": (d) => isObj(d) && turnStep(d),
   "step/end": (d) => isObj(d) && turnStep(d),

@@ -15,6 +15,7 @@ import {
 } from "@palimpsest/session";
 import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { Effect } from "effect";
+import { assistantMessageDraft, toolResultMessageDraft } from "./build.ts";
 
 /** A generated tool call and its result. */
 export interface GenCall {
@@ -109,29 +110,17 @@ export function planDrafts(plan: GenPlan, prefix = ""): EventDraft[] {
     t.steps.forEach((s, step) => {
       const callId = (k: number) => `${prefix}c${turn}.${step}.${k}`;
       drafts.push({ type: "step/start", data: { turn, step } });
-      drafts.push({
-        type: "assistant/message",
-        surfaceOp: "append",
-        data: {
-          turn,
-          step,
-          stream: [],
-          message: {
-            id: `${prefix}a${turn}.${step}`,
-            role: "assistant",
-            content: [
-              ...text(s.text),
-              ...s.calls.map((c, k) => ({
-                type: "tool-call" as const,
-                id: callId(k),
-                name: c.name,
-                arguments: "{}",
-              })),
-            ],
-            source: { kind: "model", provider: "p", model: "m" },
-          },
-        },
-      });
+      drafts.push(
+        assistantMessageDraft(turn, step, `${prefix}a${turn}.${step}`, [
+          ...text(s.text),
+          ...s.calls.map((c, k) => ({
+            type: "tool-call" as const,
+            id: callId(k),
+            name: c.name,
+            arguments: "{}",
+          })),
+        ], { kind: "model", provider: "p", model: "m" }),
+      );
       s.calls.forEach((c, k) => {
         drafts.push({
           type: "tool/call",
@@ -143,27 +132,15 @@ export function planDrafts(plan: GenPlan, prefix = ""): EventDraft[] {
             arguments: "{}",
           },
         });
-        drafts.push({
-          type: "tool/result",
-          surfaceOp: "append",
-          data: {
-            turn,
-            step,
-            message: {
-              id: `r${callId(k)}`,
-              role: "user",
-              source: { kind: "tool", callId: callId(k) },
-              content: [{
-                type: "tool-result",
-                toolCallId: callId(k),
-                content: text(c.result),
-                ...(c.isError ? { isError: true } : {}),
-              }],
-            },
-            ...(c.isError ? { error: { name: "Failed", code: "E" } } : {}),
-            meta: { k },
-          },
-        });
+        drafts.push(toolResultMessageDraft(turn, step, `r${callId(k)}`, {
+          type: "tool-result",
+          toolCallId: callId(k),
+          content: text(c.result),
+          ...(c.isError ? { isError: true } : {}),
+        }, {
+          ...(c.isError ? { error: { name: "Failed", code: "E" } } : {}),
+          meta: { k },
+        }));
       });
       drafts.push({ type: "step/end", data: { turn, step } });
     });

@@ -18,7 +18,7 @@ import {
   protoSnapshot,
 } from "../_helpers/fuzz.ts";
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
-import { jsonEqual } from "../_helpers/reference_checker.ts";
+import { ENVELOPE_KEYS, jsonEqual } from "../_helpers/reference_checker.ts";
 import { genValidLog, jsonValue } from "../_helpers/fuzz_logs.ts";
 import { stringifyIteratively } from "../../src/json.ts";
 
@@ -489,16 +489,7 @@ Deno.test("fuzz: random JSON values and junk subtrees", () => {
   });
   fuzz("hostile/random-envelope", config.runs, (rng) => {
     const value: Record<string, unknown> = {};
-    const keys = [
-      "type",
-      "seq",
-      "time",
-      "data",
-      "ignorable",
-      "surfaceOp",
-      "sourceEventSeqs",
-    ];
-    for (const key of keys) {
+    for (const key of ENVELOPE_KEYS) {
       if (rng.chance(0.8)) {
         value[key] = rng.chance(0.5) ? jsonValue(rng, 2) : {
           type: rng.pick([

@@ -38,7 +38,7 @@ import {
   type Rng,
 } from "../_helpers/fuzz.ts";
 import { genValidLog } from "../_helpers/fuzz_logs.ts";
-import { headerLine } from "../_helpers/build.ts";
+import { headerLine, user } from "../_helpers/build.ts";
 import { type ModelError, modelRead } from "../_helpers/reader_model.ts";
 import { DECODE_TAGS, FOLD_TAGS } from "../_helpers/fuzz_compare.ts";
 import { jsonEqual } from "../_helpers/reference_checker.ts";
@@ -696,22 +696,7 @@ Deno.test("fuzz: files read in 1 MiB chunks give what bytes in memory give", asy
       const text = unit.repeat(
         Math.floor((1024 * 1024) / 3) + rng.int(-50, 50),
       );
-      lines.push(
-        `${
-          JSON.stringify({
-            type: "user/message",
-            seq,
-            time: 0,
-            data: {
-              id: `u${seq}`,
-              role: "user",
-              content: [{ type: "text", text }],
-              source: { kind: "user" },
-            },
-            surfaceOp: "append",
-          })
-        }\n`,
-      );
+      lines.push(`${JSON.stringify(user(seq, { time: 0, text }))}\n`);
     }
     let bytes: Uint8Array = encoder.encode(lines.join(""));
     const name = rng.pick([

@@ -27,6 +27,10 @@ import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import { pairToolCalls } from "@palimpsest/session/ai";
 import { checkLog } from "../_helpers/reference_checker.ts";
 import {
+  assistantMessageDraft,
+  toolResultMessageDraft,
+} from "../_helpers/build.ts";
+import {
   config,
   countsReport,
   fuzz,
@@ -62,33 +66,15 @@ const genLog = (rng: Rng): ReadonlyArray<SessionEvent> => {
       add({ type: "step/start", data: { turn, step } });
       const ids: string[] = [];
       for (let k = rng.int(0, 2); k > 0; k--) ids.push(`c${call++}`);
-      add(
-        {
-          type: "assistant/message",
-          surfaceOp: "append",
-          data: {
-            turn,
-            step,
-            stream: [],
-            message: {
-              id: `a${turn}.${step}`,
-              role: "assistant",
-              source: model,
-              content: [
-                ...(rng.chance(0.7)
-                  ? [{ type: "text" as const, text: "t" }]
-                  : []),
-                ...ids.map((id) => ({
-                  type: "tool-call" as const,
-                  id,
-                  name: "ls",
-                  arguments: "{}",
-                })),
-              ],
-            },
-          },
-        },
-      );
+      add(assistantMessageDraft(turn, step, `a${turn}.${step}`, [
+        ...(rng.chance(0.7) ? [{ type: "text" as const, text: "t" }] : []),
+        ...ids.map((id) => ({
+          type: "tool-call" as const,
+          id,
+          name: "ls",
+          arguments: "{}",
+        })),
+      ], model));
       for (const id of ids) {
         if (rng.chance(0.8)) {
           add({
@@ -97,24 +83,11 @@ const genLog = (rng: Rng): ReadonlyArray<SessionEvent> => {
           });
         }
         if (rng.chance(0.75)) {
-          add({
-            type: "tool/result",
-            surfaceOp: "append",
-            data: {
-              turn,
-              step,
-              message: {
-                id: `r${id}`,
-                role: "user",
-                source: { kind: "tool", callId: id },
-                content: [{
-                  type: "tool-result",
-                  toolCallId: id,
-                  content: [{ type: "text", text: "out" }],
-                }],
-              },
-            },
-          });
+          add(toolResultMessageDraft(turn, step, `r${id}`, {
+            type: "tool-result",
+            toolCallId: id,
+            content: [{ type: "text", text: "out" }],
+          }));
         }
       }
       if (rng.chance(0.15)) {

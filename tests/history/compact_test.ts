@@ -24,7 +24,14 @@ import {
   planSession,
 } from "../_helpers/session_gen.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
-import { drafts, fails, ok, s, sessionOf } from "../_helpers/build.ts";
+import {
+  drafts,
+  fails,
+  ok,
+  s,
+  sessionOf,
+  toolResultMessageDraft,
+} from "../_helpers/build.ts";
 
 const { assistant, system, toolCall, toolResult, user } = drafts;
 
@@ -243,12 +250,15 @@ Deno.test("repeated compaction keeps the older summary in the lineage", async (t
   });
 });
 
+/** A selected range as `[startSeq, endSeq]`, or undefined. */
+const endpoints = (
+  r: { readonly startSeq: number; readonly endSeq: number } | undefined,
+) => r && [r.startSeq, r.endSeq];
+
 Deno.test("selectCompactableRange() keeps the head, the newest nodes and pairs", () => {
   const surface = fixture().surface;
-  const select = (keepLast: number) => {
-    const r = selectCompactableRange(surface, { keepLast });
-    return r && [r.startSeq, r.endSeq];
-  };
+  const select = (keepLast: number) =>
+    endpoints(selectCompactableRange(surface, { keepLast }));
   assert.deepEqual(select(0), [2, 7]);
   assert.deepEqual(select(1), [2, 6]);
   assert.deepEqual(select(2), [2, 5]);
@@ -305,10 +315,8 @@ Deno.test("selectCompactableRange() does not offer a summary alone", () => {
 Deno.test("selectCompactableRangeByBudget() keeps the newest text within the budget", () => {
   // Chars: sys 9 | u0 2 | a0 4 + 4 + 2 | result 8 | a1 4 | u1 2.
   const surface = fixture().surface;
-  const select = (keepChars: number) => {
-    const r = selectCompactableRangeByBudget(surface, { keepChars });
-    return r && [r.startSeq, r.endSeq];
-  };
+  const select = (keepChars: number) =>
+    endpoints(selectCompactableRangeByBudget(surface, { keepChars }));
   assert.deepEqual(select(0), [2, 7]);
   assert.deepEqual(select(2), [2, 6]);
   assert.deepEqual(select(6), [2, 5]);
@@ -381,30 +389,16 @@ Deno.test("pruneLargeToolResults() keeps head and tail of large results", async 
     assistant("a0", "", ["x", "y", "z"]),
     toolResult("x", big),
     toolResult("y", "small"),
-    {
-      type: "tool/result",
-      surfaceOp: "append",
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "r-z",
-          role: "user",
-          source: { kind: "tool", callId: "z" },
-          content: [{
-            type: "tool-result",
-            toolCallId: "z",
-            isError: true,
-            content: [
-              { type: "text", text: "x".repeat(600) },
-              { type: "image", attachment: { path: "shot.png" } },
-              { type: "text", text: "y".repeat(600) },
-            ],
-          }],
-        },
-        error: { name: "Boom", code: "E" },
-      },
-    },
+    toolResultMessageDraft(0, 0, "r-z", {
+      type: "tool-result",
+      toolCallId: "z",
+      isError: true,
+      content: [
+        { type: "text", text: "x".repeat(600) },
+        { type: "image", attachment: { path: "shot.png" } },
+        { type: "text", text: "y".repeat(600) },
+      ],
+    }, { error: { name: "Boom", code: "E" } }),
   ]);
   const options = { thresholdChars: 500, headChars: 300, tailChars: 300 };
   const result = ok(pruneLargeToolResults(session, options));

@@ -1,10 +1,4 @@
-import {
-  compact,
-  deriveMessages,
-  fork,
-  Session,
-  surfaceAt,
-} from "@palimpsest/session";
+import { deriveMessages, fork, Session, surfaceAt } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { Effect } from "effect";
 import { TestClock } from "effect/testing";
@@ -12,7 +6,14 @@ import fc from "fast-check";
 import assert from "node:assert/strict";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { thenFails } from "../_helpers/then.ts";
-import { drafts, fails, ok, s, sessionOf } from "../_helpers/build.ts";
+import {
+  compacted,
+  drafts,
+  fails,
+  ok,
+  s,
+  sessionOf,
+} from "../_helpers/build.ts";
 
 const { user } = drafts;
 
@@ -28,12 +29,13 @@ const atTime = <A, E>(
   );
 
 const parent = (): Session =>
-  ok(compact(sessionOf([user("a"), user("b"), user("c")], "parent"), {
-    startSeq: s(0),
-    endSeq: s(1),
-    summary: "a and b",
-    compactionId: "c1",
-  }));
+  compacted(
+    sessionOf([user("a"), user("b"), user("c")], "parent"),
+    0,
+    1,
+    "a and b",
+    "c1",
+  );
 
 Deno.test("fork() copies the whole log and ends the seed", async (t) => {
   const p = parent();

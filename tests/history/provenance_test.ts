@@ -1,5 +1,4 @@
 import {
-  compact,
   diffSurfaces,
   type EventDraft,
   lineage,
@@ -17,7 +16,7 @@ import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { historySessionArb } from "../_helpers/session_gen.ts";
-import { drafts, ok, s, sessionOf } from "../_helpers/build.ts";
+import { compacted, drafts, ok, s, sessionOf } from "../_helpers/build.ts";
 
 const { assistant, toolCall, toolResult, user } = drafts;
 
@@ -55,18 +54,8 @@ const twice = (): Session => {
     toolResult("c1", "out"),
     user("u1"),
   ]);
-  const first = ok(compact(base, {
-    startSeq: s(0),
-    endSeq: s(3),
-    summary: "first",
-    compactionId: "one",
-  }));
-  return ok(compact(first, {
-    startSeq: s(7),
-    endSeq: s(4),
-    summary: "second",
-    compactionId: "two",
-  }));
+  const first = compacted(base, 0, 3, "first", "one");
+  return compacted(first, 7, 4, "second", "two");
 };
 
 Deno.test("lineage() follows sources down to the original events", async (t) => {

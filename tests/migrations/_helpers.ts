@@ -222,19 +222,9 @@ export const ev = {
     surfaceOp: "append",
     ...(sources === undefined ? {} : { sourceEventSeqs: sources }),
   }),
-  assistantV2: (id: string, turn = 0, step = 0): Record<string, unknown> => ({
-    type: "assistant/message",
-    data: {
-      turn,
-      step,
-      message: {
-        id,
-        role: "assistant",
-        content: [{ type: "text", text: id }],
-        source: { kind: "model", provider: "p", model: "m" },
-      },
-      stream: [],
-    },
-    surfaceOp: "append",
-  }),
+  /** The v1 message without sources, its data given the stream v2 requires. */
+  assistantV2: (id: string, turn = 0, step = 0): Record<string, unknown> => {
+    const v1 = ev.assistantV1(id, undefined, turn, step);
+    return { ...v1, data: { ...(v1.data as object), stream: [] } };
+  },
 };

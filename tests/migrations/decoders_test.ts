@@ -39,6 +39,8 @@ const decoders: ReadonlyArray<readonly [number, Decode]> = [
 for (const [version, decode] of decoders) {
   Deno.test(`decodeV${version}Event() envelope rules`, async (t) => {
     const user = at(ev.user("u"));
+    /** Where a refused event at seq 3 stands: line 7 of a version-`version` log. */
+    const where = { line: 7, seq: 3, version };
     await t.step("accepts a user message", () => ok(decode, user));
     await t.step("refuses a non-object with InvalidLegacyEnvelope", () => {
       thenFails(refusal(decode, [user]), "InvalidLegacyEnvelope", {
@@ -67,9 +69,7 @@ for (const [version, decode] of decoders) {
         refusal(decode, { ...user, extra: 1 }),
         "InvalidLegacyEnvelope",
         {
-          line: 7,
-          seq: 3,
-          version,
+          ...where,
           reason: "extra",
         },
       );
@@ -99,9 +99,7 @@ for (const [version, decode] of decoders) {
         refusal(decode, at({ type: "x/y", data: {} })),
         "UnknownLegacyEventType",
         {
-          line: 7,
-          seq: 3,
-          version,
+          ...where,
           type: "x/y",
         },
       );
@@ -114,9 +112,7 @@ for (const [version, decode] of decoders) {
       () => {
         const { surfaceOp: _op, ...rest } = user;
         thenFails(refusal(decode, rest), "MissingSurfaceMarker", {
-          line: 7,
-          seq: 3,
-          version,
+          ...where,
           type: "user/message",
         });
       },
@@ -130,9 +126,7 @@ for (const [version, decode] of decoders) {
           replace({ op: "replace", startSeq: 1, endSeq: 1 }),
           "MalformedReplace",
           {
-            line: 7,
-            seq: 3,
-            version,
+            ...where,
             reason: "startSeq",
           },
         );
@@ -162,9 +156,7 @@ for (const [version, decode] of decoders) {
         refusal(decode, at({ ...ev.turnStart(), surfaceOp: "append" })),
         "SurfaceMetadataOnLegacyLogOnly",
         {
-          line: 7,
-          seq: 3,
-          version,
+          ...where,
           type: "turn/start",
         },
       );

@@ -225,62 +225,56 @@ Deno.test("v1ToV2", async (t) => {
       assert.deepEqual(out[4]?.event["sourceEventSeqs"], [2, 3, 0, 1]);
     },
   );
-  await t.step(
-    "refuses a replace endpoint on a chunk with ConsumedChunkReference",
-    () => {
-      thenFails(
-        refused(v1ToV2, [
-          ev.chunk("a"),
-          ev.assistantV1("m", [0]),
-          ev.user("u", {
-            surfaceOp: { op: "replace", start: 0, end: 1 },
-            sourceEventSeqs: [0, 1],
-          }),
-        ]),
-        "ConsumedChunkReference",
-        { line: 4, seq: 2, chunkSeq: 0, via: "surfaceOp" },
-      );
-    },
-  );
-  await t.step(
-    "refuses a chunk claimed by an earlier message with ConsumedChunkReference",
-    () => {
-      thenFails(
-        refused(v1ToV2, [
-          ev.chunk("a"),
-          ev.assistantV1("m", [0]),
-          ev.assistantV1("n", [0]),
-        ]),
-        "ConsumedChunkReference",
-        { line: 4, seq: 2, chunkSeq: 0, via: "sourceEventSeqs" },
-      );
-    },
-  );
-  await t.step(
-    "refuses an opaque event citing a chunk with ConsumedChunkReference",
-    () => {
-      thenFails(
-        refused(v1ToV2, [ev.chunk("a"), {
-          type: "x/note",
-          data: {},
-          ignorable: true,
-          sourceEventSeqs: [0],
-        }]),
-        "ConsumedChunkReference",
-        { line: 3, seq: 1, chunkSeq: 0, via: "sourceEventSeqs" },
-      );
-    },
-  );
-  await t.step(
-    "refuses a message citing a non-chunk with InvalidChunkCitation",
-    () => {
-      thenFails(
-        refused(v1ToV2, [ev.user("u"), ev.assistantV1("m", [0])]),
-        "InvalidChunkCitation",
-        { line: 3, seq: 1, source: 0, reason: "not-a-chunk" },
-      );
-    },
-  );
+  const refusals: ReadonlyArray<
+    readonly [
+      string,
+      ReadonlyArray<Record<string, unknown>>,
+      "ConsumedChunkReference" | "InvalidChunkCitation",
+      Record<string, unknown>,
+    ]
+  > = [
+    [
+      "refuses a replace endpoint on a chunk with ConsumedChunkReference",
+      [
+        ev.chunk("a"),
+        ev.assistantV1("m", [0]),
+        ev.user("u", {
+          surfaceOp: { op: "replace", start: 0, end: 1 },
+          sourceEventSeqs: [0, 1],
+        }),
+      ],
+      "ConsumedChunkReference",
+      { line: 4, seq: 2, chunkSeq: 0, via: "surfaceOp" },
+    ],
+    [
+      "refuses a chunk claimed by an earlier message with ConsumedChunkReference",
+      [ev.chunk("a"), ev.assistantV1("m", [0]), ev.assistantV1("n", [0])],
+      "ConsumedChunkReference",
+      { line: 4, seq: 2, chunkSeq: 0, via: "sourceEventSeqs" },
+    ],
+    [
+      "refuses an opaque event citing a chunk with ConsumedChunkReference",
+      [ev.chunk("a"), {
+        type: "x/note",
+        data: {},
+        ignorable: true,
+        sourceEventSeqs: [0],
+      }],
+      "ConsumedChunkReference",
+      { line: 3, seq: 1, chunkSeq: 0, via: "sourceEventSeqs" },
+    ],
+    [
+      "refuses a message citing a non-chunk with InvalidChunkCitation",
+      [ev.user("u"), ev.assistantV1("m", [0])],
+      "InvalidChunkCitation",
+      { line: 3, seq: 1, source: 0, reason: "not-a-chunk" },
+    ],
+  ];
+  for (const [name, events, tag, fields] of refusals) {
+    await t.step(name, () => {
+      thenFails(refused(v1ToV2, events), tag, fields);
+    });
+  }
 });
 
 const types = (events: ReadonlyArray<Record<string, unknown>>) =>
@@ -399,72 +393,54 @@ Deno.test("v2 -> v3", async (t) => {
       4,
     );
   });
-  await t.step(
-    "refuses a prompt before the first step with PromptChangeOutsideStep",
-    () => {
-      thenFails(
-        errorOf(given(2, [ev.header("A")])),
-        "PromptChangeOutsideStep",
-        { line: 2, seq: 0 },
-      );
-    },
-  );
-  await t.step(
-    "refuses a prompt change after turn/end with PromptChangeOutsideStep",
-    () => {
-      thenFails(
-        errorOf(
-          given(2, [
-            ev.turnStart(),
-            ev.stepStart(),
-            ev.turnEnd(),
-            ev.header("A"),
-          ]),
-        ),
-        "PromptChangeOutsideStep",
-        { line: 5, seq: 3 },
-      );
-    },
-  );
-  await t.step(
-    "refuses a surface event before the first step with SurfaceEventBeforeFirstStep",
-    () => {
-      thenFails(
-        errorOf(given(2, [ev.turnStart(), ev.user("u")])),
-        "SurfaceEventBeforeFirstStep",
-        { line: 3, seq: 1, type: "user/message" },
-      );
-    },
-  );
-  await t.step(
-    "refuses a message id a later synthetic message takes with SyntheticIdCollision",
-    () => {
-      const id = syntheticSystemId(sessionId, 3);
-      thenFails(
-        errorOf(
-          given(2, [
-            ev.turnStart(),
-            ev.stepStart(),
-            ev.user(id),
-            ev.header("A"),
-          ]),
-        ),
-        "SyntheticIdCollision",
-        { line: 5, seq: 3, id },
-      );
-    },
-  );
-  await t.step(
-    "refuses a message id an earlier synthetic message took with SyntheticIdCollision",
-    () => {
-      const id = syntheticSystemId(sessionId, 1);
-      thenFails(
-        errorOf(given(2, [ev.turnStart(), ev.stepStart(), ev.user(id)])),
-        "SyntheticIdCollision",
-        { line: 4, seq: 2, id },
-      );
-    },
-  );
+  const later = syntheticSystemId(sessionId, 3);
+  const earlier = syntheticSystemId(sessionId, 1);
+  const refusals: ReadonlyArray<
+    readonly [
+      string,
+      ReadonlyArray<Record<string, unknown>>,
+      | "PromptChangeOutsideStep"
+      | "SurfaceEventBeforeFirstStep"
+      | "SyntheticIdCollision",
+      Record<string, unknown>,
+    ]
+  > = [
+    [
+      "refuses a prompt before the first step with PromptChangeOutsideStep",
+      [ev.header("A")],
+      "PromptChangeOutsideStep",
+      { line: 2, seq: 0 },
+    ],
+    [
+      "refuses a prompt change after turn/end with PromptChangeOutsideStep",
+      [ev.turnStart(), ev.stepStart(), ev.turnEnd(), ev.header("A")],
+      "PromptChangeOutsideStep",
+      { line: 5, seq: 3 },
+    ],
+    [
+      "refuses a surface event before the first step with SurfaceEventBeforeFirstStep",
+      [ev.turnStart(), ev.user("u")],
+      "SurfaceEventBeforeFirstStep",
+      { line: 3, seq: 1, type: "user/message" },
+    ],
+    [
+      "refuses a message id a later synthetic message takes with SyntheticIdCollision",
+      [ev.turnStart(), ev.stepStart(), ev.user(later), ev.header("A")],
+      "SyntheticIdCollision",
+      { line: 5, seq: 3, id: later },
+    ],
+    [
+      "refuses a message id an earlier synthetic message took with SyntheticIdCollision",
+      [ev.turnStart(), ev.stepStart(), ev.user(earlier)],
+      "SyntheticIdCollision",
+      { line: 4, seq: 2, id: earlier },
+    ],
+  ];
+  for (const [name, events, tag, fields] of refusals) {
+    await t.step(name, () => {
+      thenFails(errorOf(given(2, events)), tag, fields);
+    });
+  }
   await t.step(
     "synthetic ids depend on the session id and the anchor seq only",
     () => {

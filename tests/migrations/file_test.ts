@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Effect } from "effect";
 import { migrateFile, type MigrationError } from "../../migrations/mod.ts";
 import { parseLines, runMigrate } from "./_helpers.ts";
-import { failureOf, thenFails } from "../_helpers/then.ts";
+import { failureOf, type FieldsOf, thenFails } from "../_helpers/then.ts";
 
 const fixture = (path: string): string =>
   Deno.readTextFileSync(new URL(`../fixtures/${path}`, import.meta.url));
@@ -24,6 +24,22 @@ const refusalOf = (
 
 const names = (dir: string): Array<string> =>
   [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+
+/**
+ * Migrating `s.jsonl` holding `text` is refused with `tag` (and `fields`)
+ * and creates nothing beside it.
+ */
+const refusedInPlace = <T extends MigrationError["_tag"]>(
+  text: string,
+  tag: T,
+  fields?: FieldsOf<MigrationError, T>,
+): Promise<void> =>
+  inTemp((dir) => {
+    const source = `${dir}/s.jsonl`;
+    Deno.writeTextFileSync(source, text);
+    thenFails(refusalOf(migrateFile(source)), tag, fields);
+    assert.deepEqual(names(dir), ["s.jsonl"]);
+  });
 
 Deno.test("migrateFile()", async (t) => {
   await t.step(
@@ -68,24 +84,15 @@ Deno.test("migrateFile()", async (t) => {
   await t.step(
     "creates nothing when the log is refused",
     () =>
-      inTemp((dir) => {
-        const source = `${dir}/s.jsonl`;
-        Deno.writeTextFileSync(source, fixture("v1/consumed-chunk.jsonl"));
-        thenFails(refusalOf(migrateFile(source)), "ConsumedChunkReference", {
-          line: 10,
-        });
-        assert.deepEqual(names(dir), ["s.jsonl"]);
-      }),
+      refusedInPlace(
+        fixture("v1/consumed-chunk.jsonl"),
+        "ConsumedChunkReference",
+        { line: 10 },
+      ),
   );
   await t.step(
     "refuses a newer format with FormatTooNew and creates nothing",
-    () =>
-      inTemp((dir) => {
-        const source = `${dir}/s.jsonl`;
-        Deno.writeTextFileSync(source, fixture("v2/too-new.jsonl"));
-        thenFails(refusalOf(migrateFile(source)), "FormatTooNew");
-        assert.deepEqual(names(dir), ["s.jsonl"]);
-      }),
+    () => refusedInPlace(fixture("v2/too-new.jsonl"), "FormatTooNew"),
   );
   await t.step(
     "reports a torn final line and does not migrate it",
@@ -108,29 +115,18 @@ Deno.test("migrateFile()", async (t) => {
   );
   await t.step(
     "refuses a line that is not JSON with CorruptLegacyLine naming it",
-    () =>
-      inTemp((dir) => {
-        const source = `${dir}/s.jsonl`;
-        const lines = fixture("v2/system-prompts.jsonl").split("\n");
-        lines[4] = "{not json";
-        Deno.writeTextFileSync(source, lines.join("\n"));
-        thenFails(refusalOf(migrateFile(source)), "CorruptLegacyLine", {
-          line: 5,
-          excerpt: "{not json",
-        });
-        assert.deepEqual(names(dir), ["s.jsonl"]);
-      }),
+    () => {
+      const lines = fixture("v2/system-prompts.jsonl").split("\n");
+      lines[4] = "{not json";
+      return refusedInPlace(lines.join("\n"), "CorruptLegacyLine", {
+        line: 5,
+        excerpt: "{not json",
+      });
+    },
   );
   await t.step(
     "refuses an empty file with InvalidLegacyHeader",
-    () =>
-      inTemp((dir) => {
-        Deno.writeTextFileSync(`${dir}/s.jsonl`, "");
-        thenFails(
-          refusalOf(migrateFile(`${dir}/s.jsonl`)),
-          "InvalidLegacyHeader",
-        );
-      }),
+    () => refusedInPlace("", "InvalidLegacyHeader"),
   );
   await t.step(
     "reports a missing source with MigrationIoError",

@@ -11,33 +11,13 @@ import {
   replayResult,
   surfaceNodes,
 } from "@palimpsest/session/internal";
-import { decodeEventResult } from "@palimpsest/session/schema";
-
-const decode = (value: unknown): SessionEvent =>
-  Result.getOrThrow(decodeEventResult(value));
-
-const user = (seq: number, extra: object): SessionEvent =>
-  decode({
-    type: "user/message",
-    seq,
-    time: 0,
-    data: {
-      id: `u${seq}`,
-      role: "user",
-      content: [{ type: "text", text: `m${seq}` }],
-      source: { kind: "user" },
-    },
-    ...extra,
-  });
+import { decoded, replace, turnStart, user } from "../_helpers/build.ts";
 
 const log: ReadonlyArray<SessionEvent> = [
-  decode({ type: "turn/start", seq: 0, time: 0, data: { turn: 0 } }),
-  user(1, { surfaceOp: "append" }),
-  user(2, { surfaceOp: "append" }),
-  user(3, {
-    surfaceOp: { op: "replace", startSeq: 1, endSeq: 1 },
-    sourceEventSeqs: [1],
-  }),
+  decoded(turnStart(0)),
+  decoded(user(1)),
+  decoded(user(2)),
+  decoded(user(3, { op: replace(1, 1), sources: [1] })),
 ];
 
 Deno.test("a surface that does not keep its log keeps only its nodes' events", () => {

@@ -284,63 +284,36 @@ Deno.test("applyEvent fails ToolResultReplaceChangesMoreThanContent unless only 
   const data = (): Raw => toolResultData(2, { ...base, content: [] });
   const rewritten = (edit: (data: Raw) => Raw): Raw =>
     toolResultWith(2, edit(data()), { op: replace(1, 1), sources: [1] });
+  const message = (d: Raw): Raw => d.message as Raw;
+  const withMessage = (d: Raw, extra: Raw): Raw => ({
+    ...d,
+    message: { ...message(d), ...extra },
+  });
   const extras: ReadonlyArray<readonly [string, (data: Raw) => Raw, unknown]> =
     [
       ["an extra key in data", (d) => ({ ...d, note: 1 }), ["note"]],
       [
         "an extra key in the source",
-        (d) => ({
-          ...d,
-          message: {
-            id: "r0",
-            role: "user",
-            content: [{
-              type: "tool-result",
-              toolCallId: "c0",
-              content: [],
-              isError: true,
-            }],
-            source: { kind: "tool", callId: "c0", tool: "read" },
-          },
-        }),
+        (d) =>
+          withMessage(d, {
+            source: { ...(message(d).source as Raw), tool: "read" },
+          }),
         ["message", "source", "tool"],
       ],
       [
         "an extra key in the block",
-        (d) => ({
-          ...d,
-          message: {
-            id: "r0",
-            role: "user",
+        (d) =>
+          withMessage(d, {
             content: [{
-              type: "tool-result",
-              toolCallId: "c0",
-              content: [],
-              isError: true,
+              ...(message(d).content as ReadonlyArray<Raw>)[0],
               cached: true,
             }],
-            source: { kind: "tool", callId: "c0" },
-          },
-        }),
+          }),
         ["message", "content", 0, "cached"],
       ],
       [
         "an extra key in the message",
-        (d) => ({
-          ...d,
-          message: {
-            id: "r0",
-            role: "user",
-            content: [{
-              type: "tool-result",
-              toolCallId: "c0",
-              content: [],
-              isError: true,
-            }],
-            source: { kind: "tool", callId: "c0" },
-            name: "x",
-          },
-        }),
+        (d) => withMessage(d, { name: "x" }),
         ["message", "name"],
       ],
     ];
