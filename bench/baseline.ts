@@ -9,9 +9,11 @@
  * @module
  */
 import { Schema } from "effect";
+import { projectEvent } from "@palimpsest/session/internal";
 import {
   type Message,
   SessionSeq,
+  type SurfaceEvent,
   SurfaceOp,
 } from "@palimpsest/session/schema";
 import {
@@ -116,22 +118,12 @@ export const baselineReplay = (lines: ReadonlyArray<string>): BaselineState => {
   return state;
 };
 
-const project = (event: BaselineEvent | undefined): Message | undefined => {
-  if (event === undefined || !("surfaceOp" in event)) return undefined;
-  switch (event.type) {
-    case "user/message":
-      return event.data;
-    case "tool/result":
-      return event.data.message;
-    case "system/message":
-    case "assistant/message":
-      return event.data.message.content.length === 0
-        ? undefined
-        : event.data.message;
-    default:
-      return undefined;
-  }
-};
+const project = (event: BaselineEvent | undefined): Message | undefined =>
+  event === undefined || !("surfaceOp" in event)
+    ? undefined
+    // The union's surface variants carry the library's data schemas; only the
+    // looser envelope (any surface type may cite sources) keeps the types apart.
+    : projectEvent(event as SurfaceEvent);
 
 /** Derives the messages by mapping the surface array. */
 export const baselineDerive = (
