@@ -14,34 +14,16 @@
 import { Result } from "effect";
 import {
   deriveMessages,
-  emptySurface,
   type SessionEvent,
   type Surface,
 } from "@palimpsest/session";
 import {
   applyEventResult,
-  replayResult,
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
-import { decodeEventResult } from "@palimpsest/session/schema";
 import { type Raw, workload } from "../tests/_helpers/workload.ts";
-
-const fold = (events: Iterable<SessionEvent>, from = emptySurface): Surface => {
-  const result = replayResult(events, from);
-  if (Result.isFailure(result)) {
-    throw new Error(`Workload does not fold: ${result.failure.error._tag}`);
-  }
-  return result.success;
-};
-
-const decode = (raw: unknown): SessionEvent => {
-  const result = decodeEventResult(raw);
-  if (Result.isFailure(result)) {
-    throw new Error(`Bench event does not decode: ${result.failure._tag}`);
-  }
-  return result.success;
-};
+import { best, decode, fold } from "./common.ts";
 
 function* decodeLines(lines: ReadonlyArray<string>): Generator<SessionEvent> {
   for (const line of lines) yield decode(JSON.parse(line));
@@ -146,15 +128,6 @@ const applyOrThrow = (surface: Surface, event: SessionEvent): Surface => {
 
 // --- a summary measured in this process ------------------------------------
 
-const best = (runs: number, f: () => void): number => {
-  let min = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    f();
-    min = Math.min(min, performance.now() - t0);
-  }
-  return min;
-};
 const perOp = (ops: number, f: () => void): number => {
   f();
   return best(5, () => {
