@@ -21,28 +21,30 @@ import {
   surfaceDataSchemas,
 } from "@palimpsest/session/schema";
 
+/** The fields every event has: its type, seq, time, data and ignorable flag. */
+const envelope = <T extends string, D>(
+  type: T,
+  data: Schema.Codec<D, unknown>,
+) => ({
+  type: Schema.Literal(type),
+  seq: SessionSeq,
+  time: Schema.Int,
+  data,
+  ignorable: Schema.optionalKey(Schema.Literal(true)),
+});
+
 const surfaceEvent = <T extends string, D>(
   type: T,
   data: Schema.Codec<D, unknown>,
 ) =>
   Schema.Struct({
-    type: Schema.Literal(type),
-    seq: SessionSeq,
-    time: Schema.Int,
-    data,
-    ignorable: Schema.optionalKey(Schema.Literal(true)),
+    ...envelope(type, data),
     surfaceOp: SurfaceOp,
     sourceEventSeqs: Schema.optionalKey(Schema.Array(SessionSeq)),
   });
 
 const logOnlyEvent = (type: string, data: Schema.Codec<unknown, unknown>) =>
-  Schema.Struct({
-    type: Schema.Literal(type),
-    seq: SessionSeq,
-    time: Schema.Int,
-    data,
-    ignorable: Schema.optionalKey(Schema.Literal(true)),
-  });
+  Schema.Struct(envelope(type, data));
 
 const BaselineEvent = Schema.Union([
   surfaceEvent("system/message", surfaceDataSchemas["system/message"]),
