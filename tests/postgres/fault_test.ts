@@ -212,16 +212,11 @@ const withProxiedStore = async (
 const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
   Effect.runPromise(Effect.scoped(effect));
 
-/** The cut points of an append, each a list of faults armed together. */
-const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
-  ["after the head lock", [
-    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-  ]],
-  ["after the insert", [
-    onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
-  ]],
-  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+/**
+ * The cut points at COMMIT, alike for an append and a create: each a list of
+ * faults armed together.
+ */
+const commitPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
   ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
   ["COMMIT delivered, then cut", [
     onStatement(WRITER, /^COMMIT/, "deliver"),
@@ -235,6 +230,19 @@ const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
     onAnswer(WRITER, /^COMMIT/),
     onConnect(CHECK),
   ]],
+];
+
+/** The cut points of an append, each a list of faults armed together. */
+const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
+  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
+  ["after the head lock", [
+    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+  ]],
+  ["after the insert", [
+    onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
+  ]],
+  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+  ...commitPoints,
 ];
 
 /** A write under test: its batch `k`, and how many copies are stored. */
@@ -405,19 +413,7 @@ const createPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
   ["after the head row", [
     onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
   ]],
-  ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
-  ["COMMIT delivered, then cut", [
-    onStatement(WRITER, /^COMMIT/, "deliver"),
-  ]],
-  ["COMMIT's answer dropped", [onAnswer(WRITER, /^COMMIT/)]],
-  ["COMMIT lost, the check refused", [
-    onStatement(WRITER, /^COMMIT/, "drop"),
-    onConnect(CHECK),
-  ]],
-  ["COMMIT's answer dropped, the check refused", [
-    onAnswer(WRITER, /^COMMIT/),
-    onConnect(CHECK),
-  ]],
+  ...commitPoints,
 ];
 
 postgresTest(
