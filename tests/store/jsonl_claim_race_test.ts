@@ -158,6 +158,14 @@ const runForced = async (forced: Forced) => {
   };
 };
 
+/** strace's `-e` arguments that trace `calls` and delay each by `delayUs`. */
+const slowed = (calls: string, delayUs: number): ReadonlyArray<string> => [
+  "-e",
+  `trace=${calls}`,
+  "-e",
+  `inject=${calls}:delay_enter=${delayUs}`,
+];
+
 /** A race forced by slowing B's system calls, and the label of its report. */
 interface ForcedCase extends Forced {
   readonly name: string;
@@ -172,12 +180,7 @@ const forcedCases: ReadonlyArray<ForcedCase> = [
     name:
       "a writer slowed by strace between reclaim steps never lets two writers in",
     label: "link, rename",
-    trace: [
-      "-e",
-      "trace=rename,renameat,renameat2,link,linkat",
-      "-e",
-      "inject=rename,renameat,renameat2,link,linkat:delay_enter=1000000",
-    ],
+    trace: slowed("rename,renameat,renameat2,link,linkat", 1_000_000),
     counts: (line) => line.includes(".lock"),
     stages: [2, 3],
   },
@@ -188,12 +191,7 @@ const forcedCases: ReadonlyArray<ForcedCase> = [
     name:
       "a writer slowed by strace while it lists the claims never lets two writers in",
     label: "directory reads",
-    trace: [
-      "-e",
-      "trace=getdents64",
-      "-e",
-      "inject=getdents64:delay_enter=300000",
-    ],
+    trace: slowed("getdents64", 300_000),
     counts: (line) => line.includes("claim-forced-"),
     stages: [1, 3],
   },
