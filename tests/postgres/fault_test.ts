@@ -562,18 +562,37 @@ postgresTest(
   },
 );
 
+/**
+ * Creates session `id`, opens it for write and appends turns 1 and 2 with
+ * `fault` armed; checks the fault fired once and returns the append's exit.
+ */
+const appendUnderFault = async (
+  store: PostgresSessionStore,
+  proxy: FaultProxy,
+  id: string,
+  fault: Fault,
+) => {
+  await run(Effect.flatMap(store.create(header(id)), store.close));
+  const exit = await run(Effect.gen(function* () {
+    const writer = yield* store.open(id, { mode: "write" });
+    proxy.arm(fault);
+    return yield* Effect.exit(store.append(writer, batch(1, 2)));
+  }));
+  assert.equal(proxy.fired(), 1);
+  return exit;
+};
+
 postgresTest(
   "a batch whose COMMIT answer is lost is reported stored, never as not stored",
   async (url) => {
     const id = "answer-lost";
     await withProxiedStore(url, async (store, proxy) => {
-      await run(Effect.flatMap(store.create(header(id)), store.close));
-      const result = await run(Effect.gen(function* () {
-        const writer = yield* store.open(id, { mode: "write" });
-        proxy.arm(onAnswer(WRITER, /^COMMIT/));
-        return yield* Effect.exit(store.append(writer, batch(1, 2)));
-      }));
-      assert.equal(proxy.fired(), 1);
+      const result = await appendUnderFault(
+        store,
+        proxy,
+        id,
+        onAnswer(WRITER, /^COMMIT/),
+      );
       // The server committed: the store finds it out and says so.
       assert.equal(kindOf(result), "success");
       assert.deepEqual(await storedTurns(url, id), [10, 11]);
@@ -586,15 +605,12 @@ postgresTest(
   async (url) => {
     const id = "cut-inside";
     await withProxiedStore(url, async (store, proxy) => {
-      await run(Effect.flatMap(store.create(header(id)), store.close));
-      const failure = await run(Effect.gen(function* () {
-        const writer = yield* store.open(id, { mode: "write" });
-        proxy.arm(
-          onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-        );
-        return yield* Effect.exit(store.append(writer, batch(1, 2)));
-      }));
-      assert.equal(proxy.fired(), 1);
+      const failure = await appendUnderFault(
+        store,
+        proxy,
+        id,
+        onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+      );
       thenFails(failureOf(failure), "WriterClaimLost", { id });
       assert.deepEqual(await storedTurns(url, id), []);
     });
