@@ -9,9 +9,10 @@ import { Result } from "effect";
 import {
   emptySurface,
   type SessionEvent,
+  type SessionSeq,
   type Surface,
 } from "@palimpsest/session";
-import { replayResult } from "@palimpsest/session/internal";
+import { replayResult, surfaceEvent } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
 /** Collects garbage when the process runs with `--v8-flags=--expose-gc`; otherwise does nothing. */
@@ -58,4 +59,37 @@ export const decode = (raw: unknown): SessionEvent => {
     throw new Error(`Bench event does not decode: ${result.failure._tag}`);
   }
   return result.success;
+};
+
+/**
+ * A single-node prune of the tool result at `node` on `surface`, as event
+ * `seq`: the result with its first block's content replaced by `text`, at
+ * `time` (by default the pruned event's own). Undefined when `node` is not
+ * a tool/result.
+ */
+export const pruneOf = (
+  surface: Surface,
+  node: SessionSeq,
+  seq: number,
+  text: string,
+  time?: number,
+): SessionEvent | undefined => {
+  const target = surfaceEvent(surface, node);
+  if (target?.type !== "tool/result") return undefined;
+  const message = target.data.message;
+  const [block] = message.content;
+  return decode({
+    type: "tool/result",
+    seq,
+    time: time ?? target.time,
+    data: {
+      ...target.data,
+      message: {
+        ...message,
+        content: [{ ...block, content: [{ type: "text", text }] }],
+      },
+    },
+    surfaceOp: { op: "replace", startSeq: node, endSeq: node },
+    sourceEventSeqs: [node],
+  });
 };

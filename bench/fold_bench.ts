@@ -17,13 +17,9 @@ import {
   type SessionEvent,
   type Surface,
 } from "@palimpsest/session";
-import {
-  applyEventResult,
-  surfaceEvent,
-  surfaceNodes,
-} from "@palimpsest/session/internal";
+import { applyEventResult, surfaceNodes } from "@palimpsest/session/internal";
 import { type Raw, workload } from "../tests/_helpers/workload.ts";
-import { best, decode, fold } from "./common.ts";
+import { best, decode, fold, pruneOf } from "./common.ts";
 
 function* decodeLines(lines: ReadonlyArray<string>): Generator<SessionEvent> {
   for (const line of lines) yield decode(JSON.parse(line));
@@ -63,28 +59,11 @@ checkNodes(surface100k, small.nodes);
 const pruneEvent = (surface: Surface): SessionEvent => {
   const nodes = surfaceNodes(surface);
   for (let i = Math.floor(nodes.length / 2); i < nodes.length; i++) {
-    const seq = nodes[i];
-    const target = seq === undefined ? undefined : surfaceEvent(surface, seq);
-    if (seq === undefined || target?.type !== "tool/result") continue;
-    const message = target.data.message;
-    const [block] = message.content;
-    return decode({
-      type: "tool/result",
-      seq: surface.nextSeq,
-      time: 0,
-      data: {
-        ...target.data,
-        message: {
-          ...message,
-          content: [{
-            ...block,
-            content: [{ type: "text", text: "[pruned]" }],
-          }],
-        },
-      },
-      surfaceOp: { op: "replace", startSeq: seq, endSeq: seq },
-      sourceEventSeqs: [seq],
-    });
+    const node = nodes[i];
+    const prune = node === undefined
+      ? undefined
+      : pruneOf(surface, node, surface.nextSeq, "[pruned]", 0);
+    if (prune !== undefined) return prune;
   }
   throw new Error("No tool/result on the surface");
 };

@@ -33,7 +33,7 @@ import {
   baselineReplay,
   type BaselineState,
 } from "./baseline.ts";
-import { best as bestOf, decode, fold, gc } from "./common.ts";
+import { best as bestOf, decode, fold, gc, pruneOf } from "./common.ts";
 
 const [name = "", sizeText = "100000"] = Deno.args;
 const size = Number(sizeText);
@@ -65,23 +65,12 @@ const prunes = (surface: Surface, count: number): SessionEvent[] => {
   let seq = surface.nextSeq;
   for (let i = 0; i < results.length && out.length < count; i += stride) {
     const node = results[i];
-    const event = node === undefined ? undefined : surfaceEvent(surface, node);
-    if (node === undefined || event?.type !== "tool/result") continue;
-    const [block] = event.data.message.content;
-    out.push(decode({
-      type: "tool/result",
-      seq: seq++,
-      time: event.time,
-      data: {
-        ...event.data,
-        message: {
-          ...event.data.message,
-          content: [{ ...block, content: [{ type: "text", text: "pruned" }] }],
-        },
-      },
-      surfaceOp: { op: "replace", startSeq: node, endSeq: node },
-      sourceEventSeqs: [node],
-    }));
+    const prune = node === undefined
+      ? undefined
+      : pruneOf(surface, node, seq, "pruned");
+    if (prune === undefined) continue;
+    seq++;
+    out.push(prune);
   }
   return out;
 };
