@@ -11,9 +11,7 @@
  *
  * @module
  */
-import { Result } from "effect";
 import { deriveMessages, type Message } from "@palimpsest/session";
-import { replayResult } from "@palimpsest/session/internal";
 import {
   pairToolCalls,
   toAnthropic,
@@ -23,14 +21,10 @@ import {
   toPrompt,
 } from "@palimpsest/session/ai";
 import { workload } from "../tests/_helpers/workload.ts";
+import { fold, gc } from "./common.ts";
 
 const nodes = Number(Deno.args[0] ?? "100000");
 const runs = 15;
-
-const gc = (): void => {
-  const collect: unknown = Reflect.get(globalThis, "gc");
-  if (typeof collect === "function") collect();
-};
 
 let sink = 0;
 const best = (f: () => unknown): number => {
@@ -46,7 +40,7 @@ const best = (f: () => unknown): number => {
 };
 
 const { events } = workload({ nodes, lines: false });
-const surface = Result.getOrThrow(replayResult(events));
+const surface = fold(events);
 const messages: ReadonlyArray<Message> = deriveMessages(surface);
 
 const adapters: ReadonlyArray<readonly [string, () => unknown]> = [

@@ -9,9 +9,11 @@
  * @module
  */
 import { Schema } from "effect";
+import { projectEvent } from "@palimpsest/session/internal";
 import {
   type Message,
   SessionSeq,
+  type SurfaceEvent,
   SurfaceOp,
 } from "@palimpsest/session/schema";
 import {
@@ -19,28 +21,30 @@ import {
   surfaceDataSchemas,
 } from "@palimpsest/session/schema";
 
+/** The fields every event has: its type, seq, time, data and ignorable flag. */
+const envelope = <T extends string, D>(
+  type: T,
+  data: Schema.Codec<D, unknown>,
+) => ({
+  type: Schema.Literal(type),
+  seq: SessionSeq,
+  time: Schema.Int,
+  data,
+  ignorable: Schema.optionalKey(Schema.Literal(true)),
+});
+
 const surfaceEvent = <T extends string, D>(
   type: T,
   data: Schema.Codec<D, unknown>,
 ) =>
   Schema.Struct({
-    type: Schema.Literal(type),
-    seq: SessionSeq,
-    time: Schema.Int,
-    data,
-    ignorable: Schema.optionalKey(Schema.Literal(true)),
+    ...envelope(type, data),
     surfaceOp: SurfaceOp,
     sourceEventSeqs: Schema.optionalKey(Schema.Array(SessionSeq)),
   });
 
 const logOnlyEvent = (type: string, data: Schema.Codec<unknown, unknown>) =>
-  Schema.Struct({
-    type: Schema.Literal(type),
-    seq: SessionSeq,
-    time: Schema.Int,
-    data,
-    ignorable: Schema.optionalKey(Schema.Literal(true)),
-  });
+  Schema.Struct(envelope(type, data));
 
 const BaselineEvent = Schema.Union([
   surfaceEvent("system/message", surfaceDataSchemas["system/message"]),
@@ -116,22 +120,12 @@ export const baselineReplay = (lines: ReadonlyArray<string>): BaselineState => {
   return state;
 };
 
-const project = (event: BaselineEvent | undefined): Message | undefined => {
-  if (event === undefined || !("surfaceOp" in event)) return undefined;
-  switch (event.type) {
-    case "user/message":
-      return event.data;
-    case "tool/result":
-      return event.data.message;
-    case "system/message":
-    case "assistant/message":
-      return event.data.message.content.length === 0
-        ? undefined
-        : event.data.message;
-    default:
-      return undefined;
-  }
-};
+const project = (event: BaselineEvent | undefined): Message | undefined =>
+  event === undefined || !("surfaceOp" in event)
+    ? undefined
+    // The union's surface variants carry the library's data schemas; only the
+    // looser envelope (any surface type may cite sources) keeps the types apart.
+    : projectEvent(event as SurfaceEvent);
 
 /** Derives the messages by mapping the surface array. */
 export const baselineDerive = (

@@ -14,34 +14,12 @@
 import { Result } from "effect";
 import {
   deriveMessages,
-  emptySurface,
   type SessionEvent,
   type Surface,
 } from "@palimpsest/session";
-import {
-  applyEventResult,
-  replayResult,
-  surfaceEvent,
-  surfaceNodes,
-} from "@palimpsest/session/internal";
-import { decodeEventResult } from "@palimpsest/session/schema";
+import { applyEventResult, surfaceNodes } from "@palimpsest/session/internal";
 import { type Raw, workload } from "../tests/_helpers/workload.ts";
-
-const fold = (events: Iterable<SessionEvent>, from = emptySurface): Surface => {
-  const result = replayResult(events, from);
-  if (Result.isFailure(result)) {
-    throw new Error(`Workload does not fold: ${result.failure.error._tag}`);
-  }
-  return result.success;
-};
-
-const decode = (raw: unknown): SessionEvent => {
-  const result = decodeEventResult(raw);
-  if (Result.isFailure(result)) {
-    throw new Error(`Bench event does not decode: ${result.failure._tag}`);
-  }
-  return result.success;
-};
+import { best, decode, fold, pruneOf } from "./common.ts";
 
 function* decodeLines(lines: ReadonlyArray<string>): Generator<SessionEvent> {
   for (const line of lines) yield decode(JSON.parse(line));
@@ -81,28 +59,11 @@ checkNodes(surface100k, small.nodes);
 const pruneEvent = (surface: Surface): SessionEvent => {
   const nodes = surfaceNodes(surface);
   for (let i = Math.floor(nodes.length / 2); i < nodes.length; i++) {
-    const seq = nodes[i];
-    const target = seq === undefined ? undefined : surfaceEvent(surface, seq);
-    if (seq === undefined || target?.type !== "tool/result") continue;
-    const message = target.data.message;
-    const [block] = message.content;
-    return decode({
-      type: "tool/result",
-      seq: surface.nextSeq,
-      time: 0,
-      data: {
-        ...target.data,
-        message: {
-          ...message,
-          content: [{
-            ...block,
-            content: [{ type: "text", text: "[pruned]" }],
-          }],
-        },
-      },
-      surfaceOp: { op: "replace", startSeq: seq, endSeq: seq },
-      sourceEventSeqs: [seq],
-    });
+    const node = nodes[i];
+    const prune = node === undefined
+      ? undefined
+      : pruneOf(surface, node, surface.nextSeq, "[pruned]", 0);
+    if (prune !== undefined) return prune;
   }
   throw new Error("No tool/result on the surface");
 };
@@ -146,15 +107,6 @@ const applyOrThrow = (surface: Surface, event: SessionEvent): Surface => {
 
 // --- a summary measured in this process ------------------------------------
 
-const best = (runs: number, f: () => void): number => {
-  let min = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    f();
-    min = Math.min(min, performance.now() - t0);
-  }
-  return min;
-};
 const perOp = (ops: number, f: () => void): number => {
   f();
   return best(5, () => {

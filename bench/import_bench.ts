@@ -23,6 +23,7 @@ import {
   type SourceTool,
   sourceTools,
 } from "../src/import/mod.ts";
+import { best } from "./common.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url));
 
@@ -47,16 +48,6 @@ const largestStudyFile = (): { from: SourceTool; file: string } => {
   }
   if (best === undefined) throw new Error("no study logs found");
   return best;
-};
-
-const best = (runs: number, f: () => void): number => {
-  let min = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    f();
-    min = Math.min(min, performance.now() - start);
-  }
-  return min;
 };
 
 if (import.meta.main) {

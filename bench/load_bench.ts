@@ -18,6 +18,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { writeWorkloadFile } from "../tests/_helpers/workload.ts";
+import { gc } from "./common.ts";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const tmp = path.join(here, "..", ".tmp", "bench");
@@ -53,11 +54,6 @@ const parseLines = async (file: string): Promise<unknown[]> => {
 const load = async (file: string): Promise<number> => {
   const log = await Effect.runPromise(readSessionFile(file));
   return log.events.length;
-};
-
-const gc = (): void => {
-  const collect: unknown = Reflect.get(globalThis, "gc");
-  if (typeof collect === "function") collect();
 };
 
 const peakKiB = (): number => {

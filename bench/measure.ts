@@ -21,12 +21,10 @@ import {
 } from "@palimpsest/session";
 import {
   applyEventResult,
-  replayResult,
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
-import { decodeEventResult } from "@palimpsest/session/schema";
 import { workload, writeWorkloadFile } from "../tests/_helpers/workload.ts";
 import {
   baselineApply,
@@ -35,25 +33,10 @@ import {
   baselineReplay,
   type BaselineState,
 } from "./baseline.ts";
+import { best as bestOf, decode, fold, gc, pruneOf } from "./common.ts";
 
 const [name = "", sizeText = "100000"] = Deno.args;
 const size = Number(sizeText);
-
-const gc = (): void => {
-  const collect: unknown = Reflect.get(globalThis, "gc");
-  if (typeof collect === "function") collect();
-};
-
-const best = (runs: number, f: () => void): number => {
-  let min = Infinity;
-  for (let i = 0; i < runs; i++) {
-    gc();
-    const start = performance.now();
-    f();
-    min = Math.min(min, performance.now() - start);
-  }
-  return min;
-};
 
 const peakKiB = (): number => {
   const status = fs.readFileSync("/proc/self/status", "utf8");
@@ -64,12 +47,6 @@ const peakKiB = (): number => {
 const report = (value: number, unit: string, extra: object = {}): void => {
   console.log(JSON.stringify({ name, size, value, unit, ...extra }));
 };
-
-const fold = (events: Iterable<SessionEvent>): Surface =>
-  Result.getOrThrow(replayResult(events));
-
-const decode = (value: unknown): SessionEvent =>
-  Result.getOrThrow(decodeEventResult(value));
 
 let sink = 0;
 const runs = size >= 1_000_000 ? 3 : 5;
@@ -88,23 +65,12 @@ const prunes = (surface: Surface, count: number): SessionEvent[] => {
   let seq = surface.nextSeq;
   for (let i = 0; i < results.length && out.length < count; i += stride) {
     const node = results[i];
-    const event = node === undefined ? undefined : surfaceEvent(surface, node);
-    if (node === undefined || event?.type !== "tool/result") continue;
-    const [block] = event.data.message.content;
-    out.push(decode({
-      type: "tool/result",
-      seq: seq++,
-      time: event.time,
-      data: {
-        ...event.data,
-        message: {
-          ...event.data.message,
-          content: [{ ...block, content: [{ type: "text", text: "pruned" }] }],
-        },
-      },
-      surfaceOp: { op: "replace", startSeq: node, endSeq: node },
-      sourceEventSeqs: [node],
-    }));
+    const prune = node === undefined
+      ? undefined
+      : pruneOf(surface, node, seq, "pruned");
+    if (prune === undefined) continue;
+    seq++;
+    out.push(prune);
   }
   return out;
 };
@@ -136,6 +102,9 @@ const readLines = (file: string): string[] => {
   fs.closeSync(fd);
   return lines.slice(1);
 };
+
+/** The best of `runs` calls of `f`, each after a collection. */
+const best = (runs: number, f: () => void): number => bestOf(runs, f, true);
 
 switch (name) {
   case "parse": {
@@ -213,12 +182,12 @@ switch (name) {
     const fresh = (): Surface =>
       Result.getOrThrow(applyEventResult(
         surface,
-        Result.getOrThrow(decodeEventResult({
+        decode({
           type: "turn/start",
           seq: surface.nextSeq,
           time: 0,
           data: { turn: 0 },
-        })),
+        }),
       ));
     let min = Infinity;
     for (let run = 0; run < runs * 2; run++) {
@@ -253,7 +222,7 @@ switch (name) {
     const tail = events.slice(cut);
     let bestUs = Infinity;
     for (let run = 0; run < runs * 4; run++) {
-      const next = Result.getOrThrow(replayResult(tail, surface));
+      const next = fold(tail, surface);
       gc();
       const start = performance.now();
       sink += deriveMessages(next).length;

@@ -14,7 +14,7 @@ import type { MigrationError } from "./errors.ts";
 import { InvalidLegacyEventData, LegacySeqNotDense } from "./errors.ts";
 import type { SessionHeaderJson } from "./header.ts";
 import { isJsonObject, type Json, type JsonObject } from "./json.ts";
-import type { LegacyEvent } from "./legacy.ts";
+import type { LegacyEvent, LegacyLineDecoder } from "./legacy.ts";
 import { getSeq, type SeqMap } from "./seq_map.ts";
 
 /** One event emitted by an edge: its JSON object and the 1-based line of the old file it came from. */
@@ -50,33 +50,42 @@ export interface MigrationEdge {
 }
 
 /**
- * Check that the event is the next of a log dense from 0.
+ * Decode an edge's input line with its source version's frozen decoder, and check that the event
+ * is the next of a log dense from 0.
  *
- * @param event The decoded event.
- * @param expected The seq its position requires.
+ * @param decode The frozen decoder of the edge's source version.
+ * @param version That version.
+ * @param input The parsed JSON line.
  * @param line Its line.
- * @param version The version of the edge input.
- * @returns The refusal, or `undefined`.
+ * @param expected The seq its position requires.
+ * @returns The event, or the decoder's refusal, or `LegacySeqNotDense`.
  *
- * @example Remapping
+ * @example Decoding the next line
  * ```ts
- * import { checkDense } from "./edge.ts";
+ * import { decodeDense } from "./edge.ts";
+ * import { decodeV1Event } from "./v1.ts";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const event = { type: "turn/start", seq: 2, time: 0, data: { turn: 0 } };
- * assert.equal(checkDense(event, 2, 4, 1), undefined);
- * assert.equal(checkDense(event, 1, 4, 1)?._tag, "LegacySeqNotDense");
+ * const input = { type: "turn/start", seq: 2, time: 0, data: { turn: 0 } };
+ * assert.equal(Result.isSuccess(decodeDense(decodeV1Event, 1, input, 4, 2)), true);
+ * const gap = decodeDense(decodeV1Event, 1, input, 4, 1);
+ * assert.equal(Result.isFailure(gap) && gap.failure._tag, "LegacySeqNotDense");
  * ```
  */
-export function checkDense(
-  event: LegacyEvent,
-  expected: number,
-  line: number,
+export function decodeDense(
+  decode: LegacyLineDecoder,
   version: number,
-): LegacySeqNotDense | undefined {
-  return event.seq === expected
-    ? undefined
-    : new LegacySeqNotDense({ line, version, expected, actual: event.seq });
+  input: unknown,
+  line: number,
+  expected: number,
+): Result.Result<LegacyEvent, MigrationError> {
+  const decoded = decode(input, line);
+  if (Result.isFailure(decoded)) return decoded;
+  const actual = decoded.success.seq;
+  return actual === expected
+    ? decoded
+    : Result.fail(new LegacySeqNotDense({ line, version, expected, actual }));
 }
 
 /**

@@ -510,3 +510,39 @@ export function decodeLegacyEvent(
     ...(sourceEventSeqs === undefined ? {} : { sourceEventSeqs }),
   });
 }
+
+/**
+ * Decodes one event line of one released version: the parsed JSON line and its 1-based line in
+ * the file give the event with its data untouched, or the first rule of that version it breaks.
+ */
+export type LegacyLineDecoder = (
+  input: unknown,
+  line: number,
+) => Result.Result<LegacyEvent, LegacyDecodeError>;
+
+/**
+ * The line decoder of one frozen vocabulary: {@link decodeLegacyEvent} bound to it.
+ *
+ * @param vocabulary The frozen vocabulary of one version.
+ * @returns A decoder of that version's event lines.
+ *
+ * @example Binding a tiny vocabulary
+ * ```ts
+ * import { legacyDecoder, nat, struct } from "./legacy.ts";
+ * import { Result } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const decode = legacyDecoder({
+ *   version: 9,
+ *   surface: new Set<string>(),
+ *   noSources: new Set<string>(),
+ *   data: new Map([["turn/start", struct({ turn: nat })]]),
+ * });
+ * assert.equal(Result.isSuccess(decode({ type: "turn/start", seq: 0, time: 1, data: { turn: 0 } }, 2)), true);
+ * ```
+ */
+export function legacyDecoder(
+  vocabulary: LegacyVocabulary,
+): LegacyLineDecoder {
+  return (input, line) => decodeLegacyEvent(vocabulary, input, line);
+}

@@ -46,6 +46,7 @@ export { decodeHeader, headerJson, type SessionHeaderJson } from "./header.ts";
 export type { Json, JsonObject } from "./json.ts";
 export type {
   LegacyEvent,
+  LegacyLineDecoder,
   LegacyReplace,
   LegacySurfaceOp,
   LegacyVocabulary,

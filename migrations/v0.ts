@@ -16,23 +16,20 @@
  *
  * @module
  */
-import type * as Result from "effect/Result";
-import type { LegacyDecodeError } from "./errors.ts";
 import {
-  anyJson,
-  arrayOf,
   type DataCheck,
-  decodeLegacyEvent,
-  forbidden,
-  type LegacyEvent,
+  legacyDecoder,
+  type LegacyLineDecoder,
   type LegacyVocabulary,
-  literal,
   message,
-  nat,
-  nonEmpty,
-  str,
-  struct,
 } from "./legacy.ts";
+import {
+  assistantChunkData,
+  compactionEntries,
+  toolResultData,
+  turnAndRequestEntries,
+  unstreamedAssistantData,
+} from "./legacy_checks.ts";
 
 /**
  * The frozen vocabulary of format v0.
@@ -56,86 +53,18 @@ export const v0Vocabulary: LegacyVocabulary = {
   noSources: new Set<string>([]),
   data: new Map<string, DataCheck>([
     ["user/message", message("user")],
-    [
-      "tool/result",
-      struct({ turn: nat, step: nat, message: message("user") }, {
-        error: struct({ name: str, code: str }),
-        meta: anyJson,
-      }),
-    ],
+    ["tool/result", toolResultData],
     ["steering/message", message("user")],
-    [
-      "assistant/message",
-      struct({ turn: nat, step: nat, message: message("assistant") }, {
-        usage: anyJson,
-        interrupted: anyJson,
-        stream: forbidden,
-      }),
-    ],
-    ["assistant/chunk", struct({ turn: nat, step: nat, chunk: anyJson })],
-    ["turn/start", struct({ turn: nat })],
-    [
-      "turn/end",
-      struct({
-        turn: nat,
-        reason: struct({
-          kind: literal(
-            "completed",
-            "aborted",
-            "blocked",
-            "error",
-            "max-tokens",
-            "interrupted",
-          ),
-        }),
-      }),
-    ],
-    ["step/start", struct({ turn: nat, step: nat })],
-    ["step/end", struct({ turn: nat, step: nat })],
-    [
-      "tool/call",
-      struct({
-        turn: nat,
-        step: nat,
-        callId: nonEmpty,
-        name: str,
-        arguments: str,
-      }),
-    ],
-    [
-      "request/header",
-      struct({
-        header: struct({ config: struct({ provider: str, model: str }) }, {
-          system: str,
-        }),
-        reason: anyJson,
-      }),
-    ],
-    [
-      "request/context",
-      struct({ provider: str, model: str }, { contextWindow: nat }),
-    ],
-    ["session/end-seed", struct({}, { inherited: literal(true) })],
-    ["compact/start", struct({ compactionId: str, turn: nat })],
-    [
-      "compact/summary",
-      struct({
-        compactionId: str,
-        summary: str,
-        shadowedSeqs: arrayOf(nat, true),
-      }),
-    ],
-    ["compact/prune", struct({ shadowedSeqs: arrayOf(nat, true) })],
-    ["compact/end", struct({ compactionId: str }, { error: anyJson })],
+    ["assistant/message", unstreamedAssistantData],
+    ["assistant/chunk", assistantChunkData],
+    ...turnAndRequestEntries,
+    ...compactionEntries("compact"),
   ]),
 };
 
 /**
- * Decode one event line of a v0 log.
- *
- * @param input The parsed JSON line.
- * @param line Its 1-based line in the file (the header is line 1).
- * @returns The event with its data untouched, or the first v0 rule it breaks.
+ * Decode one event line of a v0 log: the event with its data untouched, or the first v0
+ * rule it breaks (the line number given is 1-based, the header being line 1).
  *
  * @example Decoding a v0 line
  * ```ts
@@ -147,9 +76,6 @@ export const v0Vocabulary: LegacyVocabulary = {
  * assert.equal(Result.isSuccess(event), true);
  * ```
  */
-export function decodeV0Event(
-  input: unknown,
-  line: number,
-): Result.Result<LegacyEvent, LegacyDecodeError> {
-  return decodeLegacyEvent(v0Vocabulary, input, line);
-}
+export const decodeV0Event: LegacyLineDecoder = legacyDecoder(
+  v0Vocabulary,
+);

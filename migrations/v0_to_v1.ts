@@ -9,7 +9,7 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { checkDense, type EdgeResult, type MigrationEdge } from "./edge.ts";
+import { decodeDense, type EdgeResult, type MigrationEdge } from "./edge.ts";
 import type { Json } from "./json.ts";
 import { decodeV0Event } from "./v0.ts";
 
@@ -45,11 +45,9 @@ export const v0ToV1: MigrationEdge = {
     let expected = 0;
     return {
       push: (input: unknown, line: number): EdgeResult => {
-        const decoded = decodeV0Event(input, line);
+        const decoded = decodeDense(decodeV0Event, 0, input, line, expected);
         if (Result.isFailure(decoded)) return Result.fail(decoded.failure);
         const event = decoded.success;
-        const gap = checkDense(event, expected, line, 0);
-        if (gap !== undefined) return Result.fail(gap);
         expected += 1;
         const out: Record<string, Json> = {
           type: renames.get(event.type) ?? event.type,

@@ -24,7 +24,7 @@
  */
 import * as Result from "effect/Result";
 import {
-  checkDense,
+  decodeDense,
   type EdgeOutput,
   type EdgeResult,
   type MigrationEdge,
@@ -275,11 +275,9 @@ export const v1ToV2: MigrationEdge = {
 
     return {
       push: (input: unknown, line: number): EdgeResult => {
-        const decoded = decodeV1Event(input, line);
+        const decoded = decodeDense(decodeV1Event, 1, input, line, map.size);
         if (Result.isFailure(decoded)) return Result.fail(decoded.failure);
         const event = decoded.success;
-        const gap = checkDense(event, map.size, line, 1);
-        if (gap !== undefined) return Result.fail(gap);
         if (event.type === "assistant/chunk") {
           const chunk = chunkOf(event, line);
           if (chunk === undefined) {

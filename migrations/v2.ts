@@ -14,23 +14,23 @@
  *
  * @module
  */
-import type * as Result from "effect/Result";
-import type { LegacyDecodeError } from "./errors.ts";
 import {
   anyJson,
   arrayOf,
   type DataCheck,
-  decodeLegacyEvent,
   int,
-  type LegacyEvent,
+  legacyDecoder,
+  type LegacyLineDecoder,
   type LegacyVocabulary,
-  literal,
   message,
   nat,
-  nonEmpty,
-  str,
   struct,
 } from "./legacy.ts";
+import {
+  compactionEntries,
+  toolResultData,
+  turnAndRequestEntries,
+} from "./legacy_checks.ts";
 
 /**
  * The frozen vocabulary of format v2.
@@ -49,13 +49,7 @@ export const v2Vocabulary: LegacyVocabulary = {
   noSources: new Set<string>(["assistant/message"]),
   data: new Map<string, DataCheck>([
     ["user/message", message("user")],
-    [
-      "tool/result",
-      struct({ turn: nat, step: nat, message: message("user") }, {
-        error: struct({ name: str, code: str }),
-        meta: anyJson,
-      }),
-    ],
+    ["tool/result", toolResultData],
     [
       "assistant/message",
       struct({
@@ -76,69 +70,14 @@ export const v2Vocabulary: LegacyVocabulary = {
         stream: arrayOf(struct({ time: int, chunk: anyJson })),
       }),
     ],
-    ["turn/start", struct({ turn: nat })],
-    [
-      "turn/end",
-      struct({
-        turn: nat,
-        reason: struct({
-          kind: literal(
-            "completed",
-            "aborted",
-            "blocked",
-            "error",
-            "max-tokens",
-            "interrupted",
-          ),
-        }),
-      }),
-    ],
-    ["step/start", struct({ turn: nat, step: nat })],
-    ["step/end", struct({ turn: nat, step: nat })],
-    [
-      "tool/call",
-      struct({
-        turn: nat,
-        step: nat,
-        callId: nonEmpty,
-        name: str,
-        arguments: str,
-      }),
-    ],
-    [
-      "request/header",
-      struct({
-        header: struct({ config: struct({ provider: str, model: str }) }, {
-          system: str,
-        }),
-        reason: anyJson,
-      }),
-    ],
-    [
-      "request/context",
-      struct({ provider: str, model: str }, { contextWindow: nat }),
-    ],
-    ["session/end-seed", struct({}, { inherited: literal(true) })],
-    ["compaction/start", struct({ compactionId: str, turn: nat })],
-    [
-      "compaction/summary",
-      struct({
-        compactionId: str,
-        summary: str,
-        shadowedSeqs: arrayOf(nat, true),
-      }),
-    ],
-    ["compaction/prune", struct({ shadowedSeqs: arrayOf(nat, true) })],
-    ["compaction/end", struct({ compactionId: str }, { error: anyJson })],
+    ...turnAndRequestEntries,
+    ...compactionEntries("compaction"),
   ]),
 };
 
 /**
- * Decode one event line of a v2 log.
- *
- * @param input The parsed JSON line.
- * @param line Its 1-based line in the file (the header is line 1).
- * @returns The event with its data untouched, or the first v2 rule it breaks.
+ * Decode one event line of a v2 log: the event with its data untouched, or the first v2
+ * rule it breaks (the line number given is 1-based, the header being line 1).
  *
  * @example Decoding a v2 line
  * ```ts
@@ -150,9 +89,6 @@ export const v2Vocabulary: LegacyVocabulary = {
  * assert.equal(Result.isSuccess(event), true);
  * ```
  */
-export function decodeV2Event(
-  input: unknown,
-  line: number,
-): Result.Result<LegacyEvent, LegacyDecodeError> {
-  return decodeLegacyEvent(v2Vocabulary, input, line);
-}
+export const decodeV2Event: LegacyLineDecoder = legacyDecoder(
+  v2Vocabulary,
+);

@@ -30,7 +30,7 @@
 import { createHash } from "node:crypto";
 import * as Result from "effect/Result";
 import {
-  checkDense,
+  decodeDense,
   type EdgeOutput,
   type EdgeResult,
   type MigrationEdge,
@@ -270,11 +270,9 @@ export const v2ToV3: MigrationEdge = {
 
     return {
       push: (input: unknown, line: number): EdgeResult => {
-        const decoded = decodeV2Event(input, line);
+        const decoded = decodeDense(decodeV2Event, 2, input, line, map.size);
         if (Result.isFailure(decoded)) return Result.fail(decoded.failure);
         const event = decoded.success;
-        const gap = checkDense(event, map.size, line, 2);
-        if (gap !== undefined) return Result.fail(gap);
         const known = !isOpaque(v2Vocabulary, event);
         const out: Array<EdgeOutput> = [];
         if (known && surfaceTypes.has(event.type)) {

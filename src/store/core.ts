@@ -17,6 +17,7 @@ import { SessionSeq } from "../seq.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
 import { liveWork } from "./live.ts";
+import { readOptionsOf } from "./open.ts";
 import {
   type AppendOutcomeUnknown,
   NotAnAppend,
@@ -224,14 +225,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
 
   const resolveAppend: SessionStore["resolveAppend"] = (error, options) =>
     Effect.scoped(Effect.gen(function* () {
-      const read = {
-        ...(options?.vocabulary === undefined
-          ? {}
-          : { vocabulary: options.vocabulary }),
-        ...(options?.maxLineBytes === undefined
-          ? {}
-          : { maxLineBytes: options.maxLineBytes }),
-      };
+      const read = readOptionsOf<never>(options, true);
       // A writer's open waits for nothing: it succeeds only once the failed
       // writer's claim is gone, and with it any write still under way. A
       // claim held by another writer was taken after that, so a reader's

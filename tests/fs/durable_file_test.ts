@@ -18,6 +18,21 @@ import { thenFails } from "../_helpers/then.ts";
 const folder = (): string =>
   fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-durable-"));
 
+/**
+ * A fresh folder with the target `a.txt` in it, holding `held` when given,
+ * and a check that the folder holds the target alone, with `content`.
+ */
+const givenTarget = (held?: string) => {
+  const dir = folder();
+  const target = path.join(dir, "a.txt");
+  if (held !== undefined) fs.writeFileSync(target, held);
+  const onlyTargetHolds = (content: string): void => {
+    assert.equal(fs.readFileSync(target, "utf8"), content);
+    assert.deepEqual(fs.readdirSync(dir), ["a.txt"]);
+  };
+  return { dir, target, onlyTargetHolds };
+};
+
 const fillWith = (text: string) => (fd: number) =>
   Effect.sync(() => {
     writeAll(nodeAppendIo, fd, new TextEncoder().encode(text), 0);
@@ -28,41 +43,33 @@ Deno.test("publishNewFile()", async (t) => {
   await t.step(
     "given no target, when published, then it holds the content",
     () => {
-      const dir = folder();
-      const target = path.join(dir, "a.txt");
+      const { target, onlyTargetHolds } = givenTarget();
       const written = Effect.runSync(publishNewFile(target, fillWith("new")));
       assert.equal(written, 3);
-      assert.equal(fs.readFileSync(target, "utf8"), "new");
-      assert.deepEqual(fs.readdirSync(dir), ["a.txt"]);
+      onlyTargetHolds("new");
     },
   );
 
   await t.step(
     "given an existing target, when published, then it fails with TargetExists and the target is untouched",
     () => {
-      const dir = folder();
-      const target = path.join(dir, "a.txt");
-      fs.writeFileSync(target, "old");
+      const { target, onlyTargetHolds } = givenTarget("old");
       const error = Effect.runSync(
         Effect.flip(publishNewFile(target, fillWith("new"))),
       );
       thenFails(error, "TargetExists", { path: target });
-      assert.equal(fs.readFileSync(target, "utf8"), "old");
-      assert.deepEqual(fs.readdirSync(dir), ["a.txt"]);
+      onlyTargetHolds("old");
     },
   );
 
   await t.step(
     "given an existing target, when published with replace, then it holds the new content",
     () => {
-      const dir = folder();
-      const target = path.join(dir, "a.txt");
-      fs.writeFileSync(target, "old");
+      const { target, onlyTargetHolds } = givenTarget("old");
       Effect.runSync(
         publishNewFile(target, fillWith("new"), { replace: true }),
       );
-      assert.equal(fs.readFileSync(target, "utf8"), "new");
-      assert.deepEqual(fs.readdirSync(dir), ["a.txt"]);
+      onlyTargetHolds("new");
     },
   );
 
@@ -70,9 +77,7 @@ Deno.test("publishNewFile()", async (t) => {
     "given a fill that fails, when published with or without replace, then the target keeps what it held and no temporary name stays",
     () => {
       for (const replace of [false, true]) {
-        const dir = folder();
-        const target = path.join(dir, "a.txt");
-        fs.writeFileSync(target, "old");
+        const { dir, target, onlyTargetHolds } = givenTarget("old");
         const other = path.join(dir, "b.txt");
         const failing = (fd: number) =>
           Effect.flatMap(fillWith("partial")(fd), () => Effect.fail("boom"));
@@ -80,8 +85,7 @@ Deno.test("publishNewFile()", async (t) => {
           publishNewFile(replace ? target : other, failing, { replace }),
         );
         assert.ok(Exit.isFailure(exit));
-        assert.equal(fs.readFileSync(target, "utf8"), "old");
-        assert.deepEqual(fs.readdirSync(dir), ["a.txt"]);
+        onlyTargetHolds("old");
       }
     },
   );

@@ -120,6 +120,65 @@ const fileEventLines = (file: string): string[] => {
   return complete.split("\n").slice(1, -1).map((line) => `${line}\n`);
 };
 
+/** A session `s` in a fresh store, with a follower started on it. */
+interface Followed {
+  readonly root: string;
+  readonly file: string;
+  readonly running: Running;
+}
+
+/**
+ * Seeds session `s` with `turns` in a fresh store, lets `prepare` change its
+ * file, starts a follower, runs `body`, then stops the follower and removes
+ * the store.
+ */
+const withFollower = async (
+  turns: ReadonlyArray<ReadonlyArray<ReadonlyArray<EventDraft>>>,
+  body: (followed: Followed) => Promise<void>,
+  prepare: (file: string) => void = () => {},
+): Promise<void> => {
+  const { root, store } = freshStore();
+  const file = path.join(root, "s.jsonl");
+  await seed(store, "s", turns);
+  prepare(file);
+  const running = startFollow(store, "s");
+  try {
+    await body({ root, file, running });
+  } finally {
+    await running.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+};
+
+/** Waits until the follower has served `count` events; fails after 10 s. */
+const servesAtLeast = async (
+  running: Running,
+  count: number,
+): Promise<void> => {
+  assert.ok(
+    await waitUntil(running, () => running.served.length >= count),
+    `the follower served ${running.served.length} of ${count} events`,
+  );
+};
+
+/** The follower served exactly `lines`, in order. */
+const assertServed = (running: Running, lines: ReadonlyArray<string>): void =>
+  assert.deepEqual(
+    running.served.map((event) => encodeEventLine(event)),
+    lines,
+  );
+
+/** Waits for the follower to stop and checks it stopped with ETRUNCATED. */
+const stopsTruncated = async (running: Running): Promise<void> => {
+  await waitUntil(running, () => running.exit() !== undefined);
+  const exit = running.exit();
+  assert.ok(exit !== undefined, "the follower stopped");
+  thenFails(failureOf(exit), "StorageError", {
+    operation: "follow",
+    code: "ETRUNCATED",
+  });
+};
+
 /**
  * Case 8: a session whose file ends in a torn line that a follower has
  * read; `cutAndWrite` then cuts the tail and writes new lines. The
@@ -130,24 +189,13 @@ const tornTailCutWhileFollowing = async (
   openTurn: boolean,
   cutAndWrite: (root: string, file: string) => Promise<void>,
 ): Promise<void> => {
-  const { root, store } = freshStore();
-  const id = "s";
-  const file = path.join(root, `${id}.jsonl`);
   const batches = openTurn
     ? [turnBatches(0).slice(0, 2)]
     : [turnBatches(0), turnBatches(1)];
-  await seed(store, id, batches);
-  const stored = fileEventLines(file).length;
-  // The torn line: the start of a line of the next seq, cut inside its time
-  // (a writer killed mid-write leaves such a tail).
-  fs.appendFileSync(file, `{"type":"turn/start","seq":${stored},"time":17000`);
-  const running = startFollow(store, id);
-  try {
+  let stored = 0;
+  await withFollower(batches, async ({ root, file, running }) => {
     // The first poll reads to the end of the file, the torn line included.
-    assert.ok(
-      await waitUntil(running, () => running.served.length >= stored),
-      `the follower served ${running.served.length} of ${stored} events`,
-    );
+    await servesAtLeast(running, stored);
     await cutAndWrite(root, file);
     const lines = fileEventLines(file);
     assert.ok(lines.length > stored, "the cut wrote new lines");
@@ -156,14 +204,16 @@ const tornTailCutWhileFollowing = async (
     // Let it poll a few more times: nothing more may come.
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(running.exit(), undefined, "the follower is still running");
-    assert.deepEqual(
-      running.served.map((event) => encodeEventLine(event)),
-      lines,
+    assertServed(running, lines);
+  }, (file) => {
+    stored = fileEventLines(file).length;
+    // The torn line: the start of a line of the next seq, cut inside its
+    // time (a writer killed mid-write leaves such a tail).
+    fs.appendFileSync(
+      file,
+      `{"type":"turn/start","seq":${stored},"time":17000`,
     );
-  } finally {
-    await running.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 };
 
 Deno.test("a follower serves the file's lines when repair in another process cuts a torn tail it has read", async () => {
@@ -219,15 +269,9 @@ Deno.test("a follower serves the file's lines when a writer in this process resu
 
 Deno.test("a follower whose served lines were rewritten fails ETRUNCATED rather than guess", async () => {
   // Given a follower that served a whole session.
-  const { root, store } = freshStore();
-  const file = path.join(root, "s.jsonl");
-  await seed(store, "s", [turnBatches(0)]);
-  const lines = fileEventLines(file);
-  const running = startFollow(store, "s");
-  try {
-    assert.ok(
-      await waitUntil(running, () => running.served.length >= lines.length),
-    );
+  await withFollower([turnBatches(0)], async ({ file, running }) => {
+    const lines = fileEventLines(file);
+    await servesAtLeast(running, lines.length);
     // When its last line is rewritten with other bytes and the file grows
     // (a failed batch cut back, then another written in its place).
     const text = fs.readFileSync(file, "utf8");
@@ -245,53 +289,25 @@ Deno.test("a follower whose served lines were rewritten fails ETRUNCATED rather 
         } as unknown as SessionEvent),
     );
     // Then it stops with ETRUNCATED and serves nothing of the new bytes.
-    await waitUntil(running, () => running.exit() !== undefined);
-    const exit = running.exit();
-    assert.ok(exit !== undefined, "the follower stopped");
-    thenFails(failureOf(exit), "StorageError", {
-      operation: "follow",
-      code: "ETRUNCATED",
-    });
+    await stopsTruncated(running);
     assert.equal(running.served.length, lines.length);
-  } finally {
-    await running.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });
 
 Deno.test("a follower whose file got shorter than what it served fails ETRUNCATED", async () => {
-  const { root, store } = freshStore();
-  const file = path.join(root, "s.jsonl");
-  await seed(store, "s", [turnBatches(0)]);
-  const lines = fileEventLines(file);
-  const running = startFollow(store, "s");
-  try {
-    assert.ok(
-      await waitUntil(running, () => running.served.length >= lines.length),
-    );
+  await withFollower([turnBatches(0)], async ({ file, running }) => {
+    const lines = fileEventLines(file);
+    await servesAtLeast(running, lines.length);
     const size = fs.statSync(file).size;
     fs.truncateSync(file, size - (lines[lines.length - 1] ?? "").length);
-    await waitUntil(running, () => running.exit() !== undefined);
-    const exit = running.exit();
-    assert.ok(exit !== undefined, "the follower stopped");
-    thenFails(failureOf(exit), "StorageError", {
-      operation: "follow",
-      code: "ETRUNCATED",
-    });
-  } finally {
-    await running.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+    await stopsTruncated(running);
+  });
 });
 
 Deno.test("a follower serves a line written in two parts once its end is written", async () => {
-  const { root, store } = freshStore();
-  const file = path.join(root, "s.jsonl");
-  await seed(store, "s", [turnBatches(0)]);
-  const stored = fileEventLines(file).length;
-  const running = startFollow(store, "s");
-  try {
-    assert.ok(await waitUntil(running, () => running.served.length >= stored));
+  await withFollower([turnBatches(0)], async ({ file, running }) => {
+    const stored = fileEventLines(file).length;
+    await servesAtLeast(running, stored);
     const line = encodeEventLine({
       type: "turn/start",
       seq: stored,
@@ -302,27 +318,15 @@ Deno.test("a follower serves a line written in two parts once its end is written
     await new Promise((r) => setTimeout(r, 30));
     assert.equal(running.served.length, stored, "half a line is not served");
     fs.appendFileSync(file, line.slice(20));
-    assert.ok(
-      await waitUntil(running, () => running.served.length > stored),
-    );
-    assert.deepEqual(
-      running.served.map((event) => encodeEventLine(event)),
-      fileEventLines(file),
-    );
-  } finally {
-    await running.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+    await servesAtLeast(running, stored + 1);
+    assertServed(running, fileEventLines(file));
+  });
 });
 
 Deno.test("a follower serves the file's lines while writers in another process keep leaving and cutting torn tails", async () => {
   // Given a session and a follower polling every 5 ms.
-  const { root, store } = freshStore();
-  const file = path.join(root, "s.jsonl");
-  await seed(store, "s", [turnBatches(0)]);
-  const running = startFollow(store, "s");
   const cycles = 40;
-  try {
+  await withFollower([turnBatches(0)], async ({ root, file, running }) => {
     // When another process, 40 times, leaves a torn line, then reopens the
     // session (cutting it) and appends 1 to 3 events where it was.
     const run = await new Deno.Command(Deno.execPath(), {
@@ -336,14 +340,8 @@ Deno.test("a follower serves the file's lines while writers in another process k
     const lines = fileEventLines(file);
     await waitUntil(running, () => running.served.length >= lines.length);
     assert.equal(running.exit(), undefined, "the follower is still running");
-    assert.deepEqual(
-      running.served.map((event) => encodeEventLine(event)),
-      lines,
-    );
-  } finally {
-    await running.stop();
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+    assertServed(running, lines);
+  });
 });
 
 Deno.test("a follower reads again a window of the file that was cut and rewritten while it read it", () => {

@@ -141,15 +141,21 @@ Deno.test("the store round-trips a session", async (t) => {
   fs.rmSync(root, { recursive: true });
 });
 
-Deno.test("store errors", async (t) => {
+/** A fresh folder whose store holds one empty session `id`. */
+const rootWithEmptySession = async (id: string): Promise<string> => {
   const root = tempDir();
   await withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;
-      yield* store.close(yield* store.create(header("s")));
+      yield* store.close(yield* store.create(header(id)));
     }),
   );
+  return root;
+};
+
+Deno.test("store errors", async (t) => {
+  const root = await rootWithEmptySession("s");
   await t.step("create never overwrites", async () => {
     const exit = await exitWithStore(
       root,
@@ -237,14 +243,7 @@ Deno.test("store errors", async (t) => {
 });
 
 Deno.test("one writer per session", async (t) => {
-  const root = tempDir();
-  await withStore(
-    root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      yield* store.close(yield* store.create(header("w")));
-    }),
-  );
+  const root = await rootWithEmptySession("w");
   const file = fileOf(root, "w");
   await t.step(
     "a second writer in this process gets SessionLocked",

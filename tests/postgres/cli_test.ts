@@ -33,6 +33,13 @@ const storeTurns = (
     }).pipe(Effect.scoped, Effect.provide(layer)),
   );
 
+/** Runs the CLI in this process and checks that it succeeded. */
+const succeeds = async (...args: string[]) => {
+  const run = await cliInProcess(...args);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  return run;
+};
+
 const at = (url: string, id: string) => {
   const u = new URL(url);
   u.searchParams.set("session", id);
@@ -48,17 +55,15 @@ postgresTest(
     const file = path.join(root, "chat.jsonl");
     for (const command of ["verify", "derive", "stats"]) {
       const fromFile = await cliInProcess(command, file, "--json");
-      const fromPg = await cliInProcess(command, at(url, "chat"), "--json");
-      assert.equal(fromPg.code, 0, fromPg.stderr);
+      const fromPg = await succeeds(command, at(url, "chat"), "--json");
       assert.deepEqual(JSON.parse(fromPg.stdout), JSON.parse(fromFile.stdout));
     }
-    const explain = await cliInProcess(
+    await succeeds(
       "explain",
       at(url, "chat"),
       "3",
       "--json",
     );
-    assert.equal(explain.code, 0, explain.stderr);
     const verify = JSON.parse(
       (await cliInProcess("verify", at(url, "chat"), "--json")).stdout,
     );
@@ -84,13 +89,12 @@ postgresTest(
     const root = tempDir();
     await storeTurns("trip", layerJsonlStore({ root }));
     const original = fs.readFileSync(path.join(root, "trip.jsonl"), "utf8");
-    const there = await cliInProcess(
+    await succeeds(
       "copy",
       path.join(root, "trip.jsonl"),
       at(url, "trip"),
       "--json",
     );
-    assert.equal(there.code, 0, there.stderr);
     const rows = await Effect.runPromise(
       loadPostgresSession(url, "trip").pipe(
         Effect.map((log) => log.report.bytes),
@@ -98,19 +102,17 @@ postgresTest(
     );
     assert.equal(rows, new TextEncoder().encode(original).length);
     const back = tempDir();
-    const home = await cliInProcess("copy", at(url, "trip"), back, "--json");
-    assert.equal(home.code, 0, home.stderr);
+    await succeeds("copy", at(url, "trip"), back, "--json");
     assert.equal(
       fs.readFileSync(path.join(back, "trip.jsonl"), "utf8"),
       original,
     );
-    const renamed = await cliInProcess(
+    await succeeds(
       "copy",
       at(url, "trip"),
       path.join(back, "other.jsonl"),
       "--json",
     );
-    assert.equal(renamed.code, 0, renamed.stderr);
     assert.equal(
       fs.readFileSync(path.join(back, "other.jsonl"), "utf8"),
       original.replace('"id":"trip"', '"id":"other"'),
@@ -146,16 +148,14 @@ postgresTest(
         }
       }).pipe(Effect.scoped, Effect.provide(layerPostgresStore({ url }))),
     );
-    const dry = await cliInProcess(
+    const dry = await succeeds(
       "repair",
       at(url, "cut"),
       "--dry-run",
       "--json",
     );
-    assert.equal(dry.code, 0, dry.stdout);
     assert.equal(JSON.parse(dry.stdout).closers.length, 3);
-    const done = await cliInProcess("repair", at(url, "cut"), "--json");
-    assert.equal(done.code, 0, done.stdout);
+    const done = await succeeds("repair", at(url, "cut"), "--json");
     assert.deepEqual(
       JSON.parse(done.stdout).closers.map((e: { type: string }) => e.type),
       ["tool/result", "step/end", "turn/end"],
@@ -163,8 +163,7 @@ postgresTest(
     assert.deepEqual(JSON.parse(done.stdout).transcriptViolations, []);
     const log = await Effect.runPromise(loadPostgresSession(url, "cut"));
     assert.equal(log.events.at(-1)?.type, "turn/end");
-    const again = await cliInProcess("repair", at(url, "cut"));
-    assert.equal(again.code, 0, again.stderr);
+    const again = await succeeds("repair", at(url, "cut"));
     assert.match(again.stdout, /nothing to close/);
     const missing = await cliInProcess("repair", at(url, "absent"));
     assert.equal(missing.code, 2);

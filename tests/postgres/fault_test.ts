@@ -212,16 +212,11 @@ const withProxiedStore = async (
 const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
   Effect.runPromise(Effect.scoped(effect));
 
-/** The cut points of an append, each a list of faults armed together. */
-const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
-  ["after the head lock", [
-    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-  ]],
-  ["after the insert", [
-    onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
-  ]],
-  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+/**
+ * The cut points at COMMIT, alike for an append and a create: each a list of
+ * faults armed together.
+ */
+const commitPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
   ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
   ["COMMIT delivered, then cut", [
     onStatement(WRITER, /^COMMIT/, "deliver"),
@@ -235,6 +230,19 @@ const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
     onAnswer(WRITER, /^COMMIT/),
     onConnect(CHECK),
   ]],
+];
+
+/** The cut points of an append, each a list of faults armed together. */
+const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
+  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
+  ["after the head lock", [
+    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+  ]],
+  ["after the insert", [
+    onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
+  ]],
+  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+  ...commitPoints,
 ];
 
 /** A write under test: its batch `k`, and how many copies are stored. */
@@ -405,19 +413,7 @@ const createPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
   ["after the head row", [
     onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
   ]],
-  ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
-  ["COMMIT delivered, then cut", [
-    onStatement(WRITER, /^COMMIT/, "deliver"),
-  ]],
-  ["COMMIT's answer dropped", [onAnswer(WRITER, /^COMMIT/)]],
-  ["COMMIT lost, the check refused", [
-    onStatement(WRITER, /^COMMIT/, "drop"),
-    onConnect(CHECK),
-  ]],
-  ["COMMIT's answer dropped, the check refused", [
-    onAnswer(WRITER, /^COMMIT/),
-    onConnect(CHECK),
-  ]],
+  ...commitPoints,
 ];
 
 postgresTest(
@@ -566,18 +562,37 @@ postgresTest(
   },
 );
 
+/**
+ * Creates session `id`, opens it for write and appends turns 1 and 2 with
+ * `fault` armed; checks the fault fired once and returns the append's exit.
+ */
+const appendUnderFault = async (
+  store: PostgresSessionStore,
+  proxy: FaultProxy,
+  id: string,
+  fault: Fault,
+) => {
+  await run(Effect.flatMap(store.create(header(id)), store.close));
+  const exit = await run(Effect.gen(function* () {
+    const writer = yield* store.open(id, { mode: "write" });
+    proxy.arm(fault);
+    return yield* Effect.exit(store.append(writer, batch(1, 2)));
+  }));
+  assert.equal(proxy.fired(), 1);
+  return exit;
+};
+
 postgresTest(
   "a batch whose COMMIT answer is lost is reported stored, never as not stored",
   async (url) => {
     const id = "answer-lost";
     await withProxiedStore(url, async (store, proxy) => {
-      await run(Effect.flatMap(store.create(header(id)), store.close));
-      const result = await run(Effect.gen(function* () {
-        const writer = yield* store.open(id, { mode: "write" });
-        proxy.arm(onAnswer(WRITER, /^COMMIT/));
-        return yield* Effect.exit(store.append(writer, batch(1, 2)));
-      }));
-      assert.equal(proxy.fired(), 1);
+      const result = await appendUnderFault(
+        store,
+        proxy,
+        id,
+        onAnswer(WRITER, /^COMMIT/),
+      );
       // The server committed: the store finds it out and says so.
       assert.equal(kindOf(result), "success");
       assert.deepEqual(await storedTurns(url, id), [10, 11]);
@@ -590,15 +605,12 @@ postgresTest(
   async (url) => {
     const id = "cut-inside";
     await withProxiedStore(url, async (store, proxy) => {
-      await run(Effect.flatMap(store.create(header(id)), store.close));
-      const failure = await run(Effect.gen(function* () {
-        const writer = yield* store.open(id, { mode: "write" });
-        proxy.arm(
-          onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-        );
-        return yield* Effect.exit(store.append(writer, batch(1, 2)));
-      }));
-      assert.equal(proxy.fired(), 1);
+      const failure = await appendUnderFault(
+        store,
+        proxy,
+        id,
+        onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+      );
       thenFails(failureOf(failure), "WriterClaimLost", { id });
       assert.deepEqual(await storedTurns(url, id), []);
     });

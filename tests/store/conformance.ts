@@ -856,14 +856,31 @@ export const storeConformance = (options: ConformanceOptions): void => {
   const spawn = options.spawnWriter;
   if (spawn === undefined) return;
 
+  /**
+   * Seeds a fresh session, has a writer process hold it, runs `body`, then
+   * ends the process and waits for its exit.
+   */
+  const whileHeldElsewhere = async (
+    prefix: string,
+    body: (id: string, holder: WriterProcess) => Promise<void>,
+  ): Promise<string> => {
+    const id = fresh(prefix);
+    await run(seeded(id));
+    const holder = spawn(["hold", id]);
+    try {
+      assert.equal(await holder.line(), "opened");
+      await body(id, holder);
+    } finally {
+      await holder.end();
+      await holder.status;
+    }
+    return id;
+  };
+
   test(
     `a writer in another process holds the session`,
     async () => {
-      const id = fresh("other");
-      await run(seeded(id));
-      const holder = spawn(["hold", id]);
-      try {
-        assert.equal(await holder.line(), "opened");
+      const id = await whileHeldElsewhere("other", async (id, holder) => {
         const here = await run(Effect.gen(function* () {
           const store = yield* SessionStore;
           return yield* Effect.exit(store.open(id, { mode: "write" }));
@@ -873,10 +890,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         assert.equal(await holder.line(), `appended ${TURN}`);
         const events = await run(readAll(id));
         assert.equal(events.length, TURN + 1);
-      } finally {
-        await holder.end();
-        await holder.status;
-      }
+      });
       // Released at its exit: this process can write now, and another
       // process is refused while this one holds it.
       await run(Effect.gen(function* () {
@@ -941,11 +955,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
   test(
     `follow sees a writer in another process`,
     async () => {
-      const id = fresh("follow-other");
-      await run(seeded(id));
-      const holder = spawn(["hold", id]);
-      try {
-        assert.equal(await holder.line(), "opened");
+      await whileHeldElsewhere("follow-other", async (id, holder) => {
         const followed = await run(Effect.gen(function* () {
           const store = yield* SessionStore;
           const fiber = yield* Effect.forkChild(
@@ -960,10 +970,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
           return yield* Fiber.join(fiber);
         }));
         assert.deepEqual(seqsOf(followed), range(TURN - 1, TURN + 3));
-      } finally {
-        await holder.end();
-        await holder.status;
-      }
+      });
     },
   );
 };

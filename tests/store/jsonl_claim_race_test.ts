@@ -158,49 +158,56 @@ const runForced = async (forced: Forced) => {
   };
 };
 
-Deno.test("a writer slowed by strace between reclaim steps never lets two writers in", async () => {
-  // Every link and rename of B takes 1 s: on 0.2, B judged the dead lock
-  // stale, A reclaimed it, B moved A's fresh lock aside, C took the name
-  // while B linked it back, and B deleted A's lock.
-  const forced = await runForced({
-    trace: [
-      "-e",
-      "trace=rename,renameat,renameat2,link,linkat",
-      "-e",
-      "inject=rename,renameat,renameat2,link,linkat:delay_enter=1000000",
-    ],
+/** strace's `-e` arguments that trace `calls` and delay each by `delayUs`. */
+const slowed = (calls: string, delayUs: number): ReadonlyArray<string> => [
+  "-e",
+  `trace=${calls}`,
+  "-e",
+  `inject=${calls}:delay_enter=${delayUs}`,
+];
+
+/** A race forced by slowing B's system calls, and the label of its report. */
+interface ForcedCase extends Forced {
+  readonly name: string;
+  readonly label: string;
+}
+
+const forcedCases: ReadonlyArray<ForcedCase> = [
+  {
+    // Every link and rename of B takes 1 s: on 0.2, B judged the dead lock
+    // stale, A reclaimed it, B moved A's fresh lock aside, C took the name
+    // while B linked it back, and B deleted A's lock.
+    name:
+      "a writer slowed by strace between reclaim steps never lets two writers in",
+    label: "link, rename",
+    trace: slowed("rename,renameat,renameat2,link,linkat", 1_000_000),
     counts: (line) => line.includes(".lock"),
     stages: [2, 3],
-  });
-  console.log(
-    `forced (link, rename): ${forced.outcome}; writers admitted at once: ${forced.admitted}; acknowledged appends: ${forced.acknowledged}, found in the file: ${forced.found}`,
-  );
-  assert.ok(forced.admitted <= 1, "two writers were admitted at once");
-  assert.equal(forced.found, forced.acknowledged);
-  assert.deepEqual(forced.claims, []);
-});
-
-Deno.test("a writer slowed by strace while it lists the claims never lets two writers in", async () => {
-  // Every directory read of B takes 0.3 s: A opens while B looks for stale
-  // temporary files before publishing its claim, C while B lists the claims
-  // after publishing it.
-  const forced = await runForced({
-    trace: [
-      "-e",
-      "trace=getdents64",
-      "-e",
-      "inject=getdents64:delay_enter=300000",
-    ],
+  },
+  {
+    // Every directory read of B takes 0.3 s: A opens while B looks for stale
+    // temporary files before publishing its claim, C while B lists the
+    // claims after publishing it.
+    name:
+      "a writer slowed by strace while it lists the claims never lets two writers in",
+    label: "directory reads",
+    trace: slowed("getdents64", 300_000),
     counts: (line) => line.includes("claim-forced-"),
     stages: [1, 3],
+  },
+];
+
+for (const { name, label, ...race } of forcedCases) {
+  Deno.test(name, async () => {
+    const forced = await runForced(race);
+    console.log(
+      `forced (${label}): ${forced.outcome}; writers admitted at once: ${forced.admitted}; acknowledged appends: ${forced.acknowledged}, found in the file: ${forced.found}`,
+    );
+    assert.ok(forced.admitted <= 1, "two writers were admitted at once");
+    assert.equal(forced.found, forced.acknowledged);
+    assert.deepEqual(forced.claims, []);
   });
-  console.log(
-    `forced (directory reads): ${forced.outcome}; writers admitted at once: ${forced.admitted}; acknowledged appends: ${forced.acknowledged}, found in the file: ${forced.found}`,
-  );
-  assert.ok(forced.admitted <= 1, "two writers were admitted at once");
-  assert.equal(forced.found, forced.acknowledged);
-  assert.deepEqual(forced.claims, []);
-});
+}
 
 Deno.test("six processes race for a session whose writer was killed", async () => {
   const root = tempDir("claim-race-");

@@ -71,19 +71,39 @@ Deno.test("a failed open for write releases its lock at once, inside a longer sc
   fs.rmSync(root, { recursive: true });
 });
 
+/**
+ * Runs `operation` cut by a 5 ms timeout and checks nothing is held under
+ * `root` (then runs `afterCut`); then runs it whole and checks again.
+ * Returns what the whole run gave.
+ */
+const cutThenWhole = async <A, E>(
+  root: string,
+  what: string,
+  operation: () => Effect.Effect<A, E>,
+  afterCut: () => void = () => {},
+): Promise<A> => {
+  const exit = await Effect.runPromise(
+    Effect.exit(Effect.timeout(operation(), "5 millis")),
+  );
+  assert.ok(interrupted(exit), `the ${what} finished within 5 ms`);
+  assert.deepEqual(heldUnder(root), []);
+  afterCut();
+  const done = await Effect.runPromise(operation());
+  assert.deepEqual(heldUnder(root), []);
+  return done;
+};
+
 Deno.test("migrateFile interrupted by a timeout leaves no temp file and no target", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "interrupt-migrate-"));
   const source = path.join(root, "s.jsonl");
   fs.writeFileSync(source, largeLog("s", 2, 200_000));
-  const exit = await Effect.runPromise(
-    Effect.exit(Effect.timeout(migrateFile(source), "5 millis")),
+  const summary = await cutThenWhole(
+    root,
+    "migration",
+    () => migrateFile(source),
+    () => assert.deepEqual(fs.readdirSync(root), ["s.jsonl"]),
   );
-  assert.ok(interrupted(exit), "the migration finished within 5 ms");
-  assert.deepEqual(heldUnder(root), []);
-  assert.deepEqual(fs.readdirSync(root), ["s.jsonl"]);
-  const summary = await Effect.runPromise(migrateFile(source));
   assert.equal(summary.eventsRead, 200_000);
-  assert.deepEqual(heldUnder(root), []);
   fs.rmSync(root, { recursive: true });
 });
 
@@ -92,14 +112,8 @@ Deno.test("the command line's repair interrupted by a timeout releases its lock"
   // Not a store name (`.` is encoded), so the file adapter runs.
   const file = path.join(root, "s.v3.jsonl");
   fs.writeFileSync(file, largeLog("s", 3, 200_000));
-  const exit = await Effect.runPromise(
-    Effect.exit(Effect.timeout(repairFile(file), "5 millis")),
-  );
-  assert.ok(interrupted(exit), "the repair finished within 5 ms");
-  assert.deepEqual(heldUnder(root), []);
-  const done = await Effect.runPromise(repairFile(file));
+  const done = await cutThenWhole(root, "repair", () => repairFile(file));
   // Every turn of the log was started and never ended: each is closed.
   assert.equal(done.closers.length, 200_000);
-  assert.deepEqual(heldUnder(root), []);
   fs.rmSync(root, { recursive: true });
 });

@@ -1,0 +1,95 @@
+/**
+ * What the benchmarks share: a collection between runs, the best of several
+ * runs, and the fold and decode that stop a benchmark whose input is wrong.
+ * It is not part of the package.
+ *
+ * @module
+ */
+import { Result } from "effect";
+import {
+  emptySurface,
+  type SessionEvent,
+  type SessionSeq,
+  type Surface,
+} from "@palimpsest/session";
+import { replayResult, surfaceEvent } from "@palimpsest/session/internal";
+import { decodeEventResult } from "@palimpsest/session/schema";
+
+/** Collects garbage when the process runs with `--v8-flags=--expose-gc`; otherwise does nothing. */
+export const gc = (): void => {
+  const collect: unknown = Reflect.get(globalThis, "gc");
+  if (typeof collect === "function") collect();
+};
+
+/**
+ * The least time in ms of `runs` calls of `f`: the least disturbed run of
+ * deterministic work. With `collect`, each run follows a {@link gc}.
+ */
+export const best = (
+  runs: number,
+  f: () => void,
+  collect = false,
+): number => {
+  let min = Infinity;
+  for (let i = 0; i < runs; i++) {
+    if (collect) gc();
+    const start = performance.now();
+    f();
+    min = Math.min(min, performance.now() - start);
+  }
+  return min;
+};
+
+/** Folds a benchmark's events onto `from`; throws when they do not fold. */
+export const fold = (
+  events: Iterable<SessionEvent>,
+  from: Surface = emptySurface,
+): Surface => {
+  const result = replayResult(events, from);
+  if (Result.isFailure(result)) {
+    throw new Error(`Workload does not fold: ${result.failure.error._tag}`);
+  }
+  return result.success;
+};
+
+/** Decodes one raw benchmark event; throws when it does not decode. */
+export const decode = (raw: unknown): SessionEvent => {
+  const result = decodeEventResult(raw);
+  if (Result.isFailure(result)) {
+    throw new Error(`Bench event does not decode: ${result.failure._tag}`);
+  }
+  return result.success;
+};
+
+/**
+ * A single-node prune of the tool result at `node` on `surface`, as event
+ * `seq`: the result with its first block's content replaced by `text`, at
+ * `time` (by default the pruned event's own). Undefined when `node` is not
+ * a tool/result.
+ */
+export const pruneOf = (
+  surface: Surface,
+  node: SessionSeq,
+  seq: number,
+  text: string,
+  time?: number,
+): SessionEvent | undefined => {
+  const target = surfaceEvent(surface, node);
+  if (target?.type !== "tool/result") return undefined;
+  const message = target.data.message;
+  const [block] = message.content;
+  return decode({
+    type: "tool/result",
+    seq,
+    time: time ?? target.time,
+    data: {
+      ...target.data,
+      message: {
+        ...message,
+        content: [{ ...block, content: [{ type: "text", text }] }],
+      },
+    },
+    surfaceOp: { op: "replace", startSeq: node, endSeq: node },
+    sourceEventSeqs: [node],
+  });
+};
