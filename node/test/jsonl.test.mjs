@@ -12,18 +12,14 @@ import { checkTranscript, deriveMessages, layerJsonlStore, SessionStore } from "
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { migrateFile } from "@palimpsest/session/migrations";
+import { text, userMessage, writeSession } from "./_events.mjs";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-"));
-const text = (t) => [{ type: "text", text: t }];
 
 const firstTurn = [
   { type: "turn/start", data: { turn: 0 } },
   { type: "step/start", data: { turn: 0, step: 0 } },
-  {
-    type: "user/message",
-    surfaceOp: "append",
-    data: { id: "u0", role: "user", content: text("hi"), source: { kind: "user" } },
-  },
+  userMessage("u0", "hi", { surfaceOp: "append" }),
   {
     type: "assistant/message",
     surfaceOp: "append",
@@ -52,15 +48,7 @@ const run = (root, program) =>
 
 test("writes and reads a JSONL session through the store under Node", async () => {
   const root = tempDir();
-  await run(
-    root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const writer = yield* store.create({ id: "node-chat", createdAt: 0, isSeeded: false });
-      yield* store.append(writer, firstTurn);
-      yield* store.close(writer);
-    }),
-  );
+  await run(root, Effect.flatMap(SessionStore, (store) => writeSession(store, "node-chat", firstTurn)));
   const file = path.join(root, "node-chat.jsonl");
   const lines = fs.readFileSync(file, "utf8").split("\n");
   assert.equal(JSON.parse(lines[0]).version, 3);
@@ -75,15 +63,7 @@ test("writes and reads a JSONL session through the store under Node", async () =
 
 test("cuts a torn tail and repairs the open turn under Node", async () => {
   const root = tempDir();
-  await run(
-    root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const writer = yield* store.create({ id: "crash", createdAt: 0, isSeeded: false });
-      yield* store.append(writer, firstTurn);
-      yield* store.close(writer);
-    }),
-  );
+  await run(root, Effect.flatMap(SessionStore, (store) => writeSession(store, "crash", firstTurn)));
   const file = path.join(root, "crash.jsonl");
   fs.appendFileSync(file, '{"type":"tool/result","seq":5,');
   const torn = await Effect.runPromise(readSessionFile(file));

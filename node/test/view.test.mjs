@@ -13,27 +13,18 @@ import {
   writeSessionHtml,
   writeSessionHtmlFile,
 } from "@palimpsest/session/view";
+import { userMessage, writeSession } from "./_events.mjs";
 
 test("renders the page of a session under Node", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-view-"));
-  await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const writer = yield* store.create({ id: "viewed", createdAt: 0, isSeeded: false });
-    yield* store.append(writer, [
-      { type: "turn/start", data: { turn: 0 } },
-      {
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: "u0",
-          role: "user",
-          content: [{ type: "text", text: "a question <with markup>" }],
-          source: { kind: "user" },
-        },
-      },
-    ]);
-    yield* store.close(writer);
-  })).pipe(Effect.provide(layerJsonlStore({ root }))));
+  const events = [
+    { type: "turn/start", data: { turn: 0 } },
+    userMessage("u0", "a question <with markup>", { surfaceOp: "append" }),
+  ];
+  await Effect.runPromise(
+    Effect.scoped(Effect.flatMap(SessionStore, (store) => writeSession(store, "viewed", events)))
+      .pipe(Effect.provide(layerJsonlStore({ root }))),
+  );
   const log = await Effect.runPromise(readSessionFile(path.join(root, "viewed.jsonl")));
 
   const html = renderSessionHtml(log.session, { title: "viewed" });
