@@ -101,25 +101,30 @@ const check = (messages: ReadonlyArray<Message>, n: number): void => {
 
 let listed = 0;
 
-Deno.test("generated logs cut at every position, crash-repaired too, give bodies valid by the providers' schemas", () => {
-  fc.assert(
-    fc.property(
-      foreignLogCutsArb,
-      (cuts) => cuts.forEach((m) => check(m, listed++)),
-    ),
-    { seed: 22, numRuns: 60 },
-  );
-});
+const cutProperties = [
+  {
+    what: "generated logs",
+    cutsArb: foreignLogCutsArb,
+    numRuns: 60,
+  },
+  {
+    what: "generated sessions with rewrites",
+    cutsArb: foreignSessionCutsArb,
+    numRuns: 15,
+  },
+];
 
-Deno.test("generated sessions with rewrites cut at every position, crash-repaired too, give bodies valid by the providers' schemas", () => {
-  fc.assert(
-    fc.property(
-      foreignSessionCutsArb,
-      (cuts) => cuts.forEach((m) => check(m, listed++)),
-    ),
-    { seed: 22, numRuns: 15 },
-  );
-});
+for (const { what, cutsArb, numRuns } of cutProperties) {
+  Deno.test(`${what} cut at every position, crash-repaired too, give bodies valid by the providers' schemas`, () => {
+    fc.assert(
+      fc.property(
+        cutsArb,
+        (cuts) => cuts.forEach((m) => check(m, listed++)),
+      ),
+      { seed: 22, numRuns },
+    );
+  });
+}
 
 Deno.test("hostile hand-built lists give bodies valid by the providers' schemas", () => {
   fc.assert(
