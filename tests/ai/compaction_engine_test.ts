@@ -36,6 +36,7 @@ import {
   type TextReply,
 } from "./_scripted.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
+import { newSession } from "./_session.ts";
 
 const long = (n: number) => "x".repeat(n);
 const user = (id: string, t: string): EventDraft => Draft.user(t, { id });
@@ -97,13 +98,7 @@ const withSession = <A>(
   const scripted = scriptedModel(replies);
   return Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
-      yield* store.append(handle, drafts);
+      const { store, handle } = yield* newSession(drafts);
       const compact: Harness["compact"] = (options) =>
         compactIfNeeded({ handle, ...options }).pipe(
           Effect.provide(scripted.layer),
@@ -456,13 +451,7 @@ const overflowTurn = (
   const scripted = scriptedModel({ stream, text: summaries });
   return Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
-      yield* store.append(handle, drafts);
+      const { store, handle } = yield* newSession(drafts);
       const toolkit = yield* Toolkit.empty;
       const result = yield* Effect.result(
         runTurn({

@@ -31,6 +31,7 @@ import { Chunk, Effect, Exit, Layer, Schema, Stream } from "effect";
 import { AiError, Tool, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import { thenFails } from "../_helpers/then.ts";
+import { newSession } from "./_session.ts";
 
 const Read = Tool.make("read", {
   parameters: Schema.Struct({ path: Schema.String }),
@@ -60,12 +61,7 @@ const run = <A, E>(
   const services = Layer.mergeAll(scripted.layer, handlers);
   return Effect.runPromiseExit(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { handle } = yield* newSession();
       const toolkit = yield* Effect.provide(tools, handlers);
       return yield* body({
         handle,

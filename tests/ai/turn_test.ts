@@ -43,6 +43,7 @@ import {
 } from "./_scripted.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { tempDir } from "../_helpers/store.ts";
+import { newSession } from "./_session.ts";
 
 const Read = Tool.make("read", {
   parameters: Schema.Struct({ path: Schema.String }),
@@ -104,12 +105,7 @@ const run = <A, E>(
             Effect.never,
           ),
       });
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { store, handle } = yield* newSession();
       const toolkit = yield* Effect.provide(tools, handlers);
       const turn: Turn = (options) =>
         runTurn({ handle, toolkit, model, ...options }).pipe(
@@ -394,13 +390,7 @@ Deno.test("a turn interrupted before any of its writes leaves a log that repair 
     const scripted = scriptedModel({ stream: script });
     const { exit, after } = await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* SessionStore;
-        const handle = yield* store.create({
-          id: "s",
-          createdAt: 0,
-          isSeeded: false,
-        });
-        yield* store.append(handle, []);
+        const { store, handle } = yield* newSession([]);
         const toolkit = yield* Effect.provide(tools, handlers);
         const exit = yield* Effect.exit(
           runTurn({ handle, toolkit, model, input: "go" }).pipe(
@@ -558,12 +548,7 @@ Deno.test("a compaction held by a running compaction is reported in the turn's o
   const scripted = scriptedModel({ text: [{ hang: latch }] });
   const outcome = await Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { store, handle } = yield* newSession();
       yield* store.append(handle, [
         Draft.user("x".repeat(2_000), { id: "u0" }),
         Draft.user("y".repeat(2_000), { id: "u1" }),

@@ -18,6 +18,7 @@ import type {
 } from "@ai-sdk/provider";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
+import { newSession } from "../ai/_session.ts";
 
 const usage: LanguageModelV4GenerateResult["usage"] = {
   inputTokens: {
@@ -69,12 +70,7 @@ const withSession = <A>(
 ): Promise<A> =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { store, handle } = yield* newSession();
       return yield* Effect.ensuring(body(handle), store.close(handle));
     }).pipe(Effect.scoped, Effect.provide(tempStore())),
   );

@@ -13,7 +13,7 @@ import {
   Draft,
   type EventDraft,
   Session,
-  SessionStore,
+  type SessionStore,
 } from "@palimpsest/session";
 import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
@@ -34,6 +34,7 @@ import {
 } from "./_loopback.ts";
 import { tempStore } from "../ai/_scripted.ts";
 import { schemaChecks } from "../_helpers/provider_schemas.ts";
+import { newSession } from "../ai/_session.ts";
 
 const DIALECTS: ReadonlyArray<Dialect> = [
   "openai-responses",
@@ -138,15 +139,7 @@ const runOn = async (
     );
     const { outcome, session } = await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* SessionStore;
-        const handle = yield* store.create({
-          id: "s",
-          createdAt: 0,
-          isSeeded: false,
-        });
-        if (options.drafts !== undefined) {
-          yield* store.append(handle, options.drafts);
-        }
+        const { store, handle } = yield* newSession(options.drafts);
         const toolkit = yield* tools;
         const outcome = yield* Effect.exit(runTurn({
           handle,
@@ -301,12 +294,7 @@ for (const dialect of DIALECTS) {
       );
       const { session, closers } = await Effect.runPromise(
         Effect.gen(function* () {
-          const store = yield* SessionStore;
-          const handle = yield* store.create({
-            id: "s",
-            createdAt: 0,
-            isSeeded: false,
-          });
+          const { store, handle } = yield* newSession();
           const toolkit = yield* tools;
           const fiber = yield* Effect.forkChild(runTurn({
             handle,

@@ -2,7 +2,7 @@ import {
   checkTranscript,
   deriveMessages,
   Session,
-  SessionStore,
+  type SessionStore,
 } from "@palimpsest/session";
 import { isContextOverflow, runTurn } from "@palimpsest/session/ai";
 import {
@@ -22,6 +22,7 @@ import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
+import { newSession } from "../ai/_session.ts";
 
 const usage = (input: number, output: number): LanguageModelV4Usage => ({
   inputTokens: {
@@ -216,12 +217,7 @@ Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a
     ],
   });
   const program = Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const handle = yield* store.create({
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    });
+    const { store, handle } = yield* newSession();
     const toolkit = yield* tools;
     const outcome = yield* runTurn({
       handle,
