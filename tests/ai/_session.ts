@@ -1,6 +1,7 @@
 /**
- * The session the AI tests run against: session "s", created in the
- * `SessionStore` of the context, with the given drafts appended.
+ * The session the AI, AI SDK and CLI tests run against: session "s",
+ * created in the `SessionStore` of the context, with the given drafts
+ * appended.
  *
  * @module
  */
