@@ -173,17 +173,18 @@ const chatEvents = (
   answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
   end: boolean,
 ): Event[] => {
-  const chunk = (choice: Record<string, unknown>, extra = {}): Event => [
+  const envelope = (fields: Record<string, unknown>): Event => [
     undefined,
     {
       id: "chatcmpl-1",
       object: "chat.completion.chunk",
       created: 1_700_000_000,
       model: "gpt-5",
-      choices: [{ index: 0, finish_reason: null, ...choice }],
-      ...extra,
+      ...fields,
     },
   ];
+  const chunk = (choice: Record<string, unknown>): Event =>
+    envelope({ choices: [{ index: 0, finish_reason: null, ...choice }] });
   const out: Event[] = [
     chunk({ delta: { role: "assistant", content: "" } }),
   ];
@@ -210,18 +211,14 @@ const chatEvents = (
   }
   const calls = (answer.calls ?? []).length > 0;
   out.push(chunk({ delta: {}, finish_reason: calls ? "tool_calls" : "stop" }));
-  out.push([undefined, {
-    id: "chatcmpl-1",
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model: "gpt-5",
+  out.push(envelope({
     choices: [],
     usage: {
       prompt_tokens: usage.input,
       completion_tokens: usage.output,
       total_tokens: usage.input + usage.output,
     },
-  }]);
+  }));
   return out;
 };
 

@@ -13,12 +13,11 @@ import {
   Draft,
   type EventDraft,
   Session,
-  type SessionStore,
 } from "@palimpsest/session";
 import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
-import { Effect, Exit, Fiber, Layer, Schema, Stream } from "effect";
-import { LanguageModel, Tool, Toolkit } from "effect/ai";
+import { Effect, Exit, Fiber, Layer, Stream } from "effect";
+import { LanguageModel } from "effect/ai";
 import type {
   LanguageModelV4,
   LanguageModelV4StreamPart,
@@ -35,6 +34,7 @@ import {
 import { tempStore } from "../ai/_scripted.ts";
 import { schemaChecks } from "../_helpers/provider_schemas.ts";
 import { newSession } from "../ai/_session.ts";
+import { toolLayer, tools } from "./_tools.ts";
 
 const DIALECTS: ReadonlyArray<Dialect> = [
   "openai-responses",
@@ -52,16 +52,6 @@ const modelFor = (dialect: Dialect, baseURL: string): LanguageModelV4 => {
       return createAnthropic({ baseURL, apiKey: "test" })("claude-sonnet-4-5");
   }
 };
-
-const Read = Tool.make("read", {
-  description: "Reads a file",
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
-const tools = Toolkit.make(Read);
-const toolLayer = tools.toLayer({
-  read: ({ path }) => Effect.succeed(`contents of ${path}`),
-});
 
 const long = (n: number) =>
   "lorem ipsum ".repeat(Math.ceil(n / 12)).slice(0, n);
