@@ -197,23 +197,34 @@ const big = (handle: SessionHandle) =>
       Draft.user("y".repeat(2_000), { id: "u1" }),
     ]));
 
-Deno.test("runTurn reports a compaction as started and done", async () => {
-  const types: string[] = [];
-  const outcome = ok(
+/**
+ * A turn over the big history with a 300-token budget, so it compacts first:
+ * the summary model answers `summary`, and each turn event goes to `onEvent`.
+ */
+const compactingTurn = async (
+  summary: string,
+  onEvent: (event: TurnEvent) => void,
+) =>
+  ok(
     await run(
-      (_, request) =>
-        request.method === "generateText" ? "Short summary." : "Done.",
+      (_, request) => request.method === "generateText" ? summary : "Done.",
       ({ handle, turn }) =>
         Effect.andThen(
           big(handle),
           turn({
             input: "go on",
             compaction: { maxTokens: 300 },
-            onEvent: (event) => Effect.sync(() => types.push(event.type)),
+            onEvent: (event) => Effect.sync(() => onEvent(event)),
           }),
         ),
     ),
   );
+
+Deno.test("runTurn reports a compaction as started and done", async () => {
+  const types: string[] = [];
+  const outcome = await compactingTurn("Short summary.", (event) => {
+    types.push(event.type);
+  });
   assert.deepEqual(types.slice(0, 4), [
     "turn-start",
     "step-start",
@@ -228,20 +239,9 @@ Deno.test("runTurn reports a compaction as started and done", async () => {
 
 Deno.test("runTurn reports a refused compaction with its reason", async () => {
   const events: TurnEvent[] = [];
-  const outcome = ok(
-    await run(
-      (_, request) => request.method === "generateText" ? "   " : "Done.",
-      ({ handle, turn }) =>
-        Effect.andThen(
-          big(handle),
-          turn({
-            input: "go on",
-            compaction: { maxTokens: 300 },
-            onEvent: (event) => Effect.sync(() => events.push(event)),
-          }),
-        ),
-    ),
-  );
+  const outcome = await compactingTurn("   ", (event) => {
+    events.push(event);
+  });
   const refusal = events.find((e) => e.type === "compaction-refused");
   assert.ok(refusal?.type === "compaction-refused");
   assert.ok(refusal.report.refused !== undefined);
