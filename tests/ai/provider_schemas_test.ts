@@ -99,6 +99,45 @@ const check = (messages: ReadonlyArray<Message>, n: number): void => {
   }
 };
 
+/**
+ * "go" from the user, one assistant message making `calls` (id and tool
+ * name), then a result for each call in order, saying `resultText` if given.
+ */
+const callsAnswered = (
+  calls: ReadonlyArray<readonly [id: string, name: string]>,
+  resultText?: string,
+): Message[] => [
+  {
+    id: "u0",
+    role: "user",
+    source: { kind: "user" },
+    content: [{ type: "text", text: "go" }],
+  },
+  {
+    id: "a1",
+    role: "assistant",
+    source: { kind: "model", provider: "p", model: "m" },
+    content: calls.map(([id, name]) => ({
+      type: "tool-call",
+      id,
+      name,
+      arguments: "{}",
+    })),
+  },
+  ...calls.map(([id], k): Message => ({
+    id: `r${k}`,
+    role: "user",
+    source: { kind: "tool", callId: id },
+    content: [{
+      type: "tool-result",
+      toolCallId: id,
+      content: resultText === undefined
+        ? []
+        : [{ type: "text", text: resultText }],
+    }],
+  })),
+];
+
 let listed = 0;
 
 const cutProperties = [
@@ -172,33 +211,7 @@ Deno.test("the counts per provider (every body valid)", () => {
 Deno.test("a long call id is sent to OpenAI Responses as one stable id of 64 characters, the same for the call and its output", () => {
   const long = `call_${"a".repeat(60)}|fc_${"b".repeat(60)}`;
   const other = `${long}2`;
-  const messages: Message[] = [
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "go" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: { kind: "model", provider: "p", model: "m" },
-      content: [
-        { type: "tool-call", id: long, name: "read", arguments: "{}" },
-        { type: "tool-call", id: other, name: "read", arguments: "{}" },
-      ],
-    },
-    ...[long, other].map((id, k): Message => ({
-      id: `r${k}`,
-      role: "user",
-      source: { kind: "tool", callId: id },
-      content: [{
-        type: "tool-result",
-        toolCallId: id,
-        content: [{ type: "text", text: "x" }],
-      }],
-    })),
-  ];
+  const messages = callsAnswered([[long, "read"], [other, "read"]], "x");
   const sent = toOpenAIResponses(messages).input.flatMap((item) =>
     item.type === "function_call" || item.type === "function_call_output"
       ? [[item.type, item.call_id]]
@@ -301,26 +314,7 @@ Deno.test("an empty conversation is sent as one placeholder user turn, and the v
 });
 
 Deno.test("an empty or over-long tool name is sent as one Anthropic and Gemini accept, the same for the call and its result", () => {
-  const call = (id: string, name: string): ReadonlyArray<Message> => [
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "go" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: { kind: "model", provider: "p", model: "m" },
-      content: [{ type: "tool-call", id, name, arguments: "{}" }],
-    },
-    {
-      id: "r2",
-      role: "user",
-      source: { kind: "tool", callId: id },
-      content: [{ type: "tool-result", toolCallId: id, content: [] }],
-    },
-  ];
+  const call = (id: string, name: string) => callsAnswered([[id, name]]);
   const long = "n".repeat(201);
   const anthropicName = (name: string): unknown =>
     toAnthropic(call("c1", name)).messages[1]?.content[0];
