@@ -79,10 +79,16 @@ const usage = { input: 120, output: 12 };
 /** An SSE event: a name (when the provider sends one) and its JSON. */
 type Event = readonly [name: string | undefined, data: unknown];
 
-const responsesEvents = (
+/**
+ * The SSE events of an answer in one provider's wire format; with `end`
+ * false the answer is left unfinished, as a stream cut short.
+ */
+type EventScript = (
   answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
   end: boolean,
-): Event[] => {
+) => Event[];
+
+const responsesEvents: EventScript = (answer, end) => {
   const out: Event[] = [];
   let seq = 0;
   const ev = (data: Record<string, unknown>): Event => [
@@ -169,10 +175,7 @@ const responsesEvents = (
   return out;
 };
 
-const chatEvents = (
-  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
-  end: boolean,
-): Event[] => {
+const chatEvents: EventScript = (answer, end) => {
   const envelope = (fields: Record<string, unknown>): Event => [
     undefined,
     {
@@ -222,10 +225,7 @@ const chatEvents = (
   return out;
 };
 
-const anthropicEvents = (
-  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
-  end: boolean,
-): Event[] => {
+const anthropicEvents: EventScript = (answer, end) => {
   const ev = (data: Record<string, unknown>): Event => [
     String(data["type"]),
     data,
@@ -308,19 +308,10 @@ const sse = (dialect: Dialect, events: ReadonlyArray<Event>): string =>
     `data: ${JSON.stringify(data)}\n\n`
   ).join("") + (dialect === "openai-chat" ? "data: [DONE]\n\n" : "");
 
-const eventsOf = (
-  dialect: Dialect,
-  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
-  end: boolean,
-): Event[] => {
-  switch (dialect) {
-    case "openai-responses":
-      return responsesEvents(answer, end);
-    case "openai-chat":
-      return chatEvents(answer, end);
-    case "anthropic":
-      return anthropicEvents(answer, end);
-  }
+const EVENTS: Record<Dialect, EventScript> = {
+  "openai-responses": responsesEvents,
+  "openai-chat": chatEvents,
+  "anthropic": anthropicEvents,
 };
 
 /** A plain (not streamed) text answer, as the provider's JSON body. */
@@ -471,11 +462,11 @@ export const serveLoopback = (
       "cache-control": "no-cache",
     };
     if (answer.hang !== true) {
-      return new Response(sse(dialect, eventsOf(dialect, answer, true)), {
+      return new Response(sse(dialect, EVENTS[dialect](answer, true)), {
         headers,
       });
     }
-    const partial = sse(dialect, eventsOf(dialect, answer, false))
+    const partial = sse(dialect, EVENTS[dialect](answer, false))
       .replace("data: [DONE]\n\n", "");
     const encoder = new TextEncoder();
     let held: ReadableStreamDefaultController<Uint8Array> | undefined;
