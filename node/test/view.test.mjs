@@ -6,14 +6,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import {
   renderSessionHtml,
   writeSessionHtml,
   writeSessionHtmlFile,
 } from "@palimpsest/session/view";
-import { userMessage, writeSession } from "./_events.mjs";
+import { userMessage, writeJsonlSession } from "./_events.mjs";
 
 test("renders the page of a session under Node", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-view-"));
@@ -21,11 +20,7 @@ test("renders the page of a session under Node", async () => {
     { type: "turn/start", data: { turn: 0 } },
     userMessage("u0", "a question <with markup>", { surfaceOp: "append" }),
   ];
-  await Effect.runPromise(
-    Effect.scoped(Effect.flatMap(SessionStore, (store) => writeSession(store, "viewed", events)))
-      .pipe(Effect.provide(layerJsonlStore({ root }))),
-  );
-  const log = await Effect.runPromise(readSessionFile(path.join(root, "viewed.jsonl")));
+  const log = await Effect.runPromise(readSessionFile(await writeJsonlSession(root, "viewed", events)));
 
   const html = renderSessionHtml(log.session, { title: "viewed" });
   assert.match(html, /^<!doctype html>/i);
