@@ -27,16 +27,13 @@ import {
   text,
   toolCall,
 } from "@palimpsest/session/testing";
-import { Chunk, Effect, Exit, Layer, Schema, Stream } from "effect";
-import { AiError, Tool, Toolkit } from "effect/ai";
+import { Chunk, Effect, Exit, Layer, Stream } from "effect";
+import { AiError, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import { thenFails } from "../_helpers/then.ts";
 import { newSession } from "./_session.ts";
+import { Read } from "./_read_tool.ts";
 
-const Read = Tool.make("read", {
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
 const tools = Toolkit.make(Read);
 const handlers = tools.toLayer({
   read: ({ path }) => Effect.succeed(`contents of ${path}`),

@@ -44,11 +44,8 @@ import {
 import { thenFails } from "../_helpers/then.ts";
 import { tempDir } from "../_helpers/store.ts";
 import { newSession } from "./_session.ts";
+import { Read } from "./_read_tool.ts";
 
-const Read = Tool.make("read", {
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
 const Broken = Tool.make("broken", {
   success: Schema.String,
   failure: Schema.String,
