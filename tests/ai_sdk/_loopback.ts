@@ -76,6 +76,22 @@ const PATH: Record<Dialect, string> = {
 
 const usage = { input: 120, output: 12 };
 
+/** {@link usage} as OpenAI Chat Completions reports it. */
+const chatUsage = {
+  prompt_tokens: usage.input,
+  completion_tokens: usage.output,
+  total_tokens: usage.input + usage.output,
+};
+
+/** {@link usage} as OpenAI Responses reports it. */
+const responsesUsage = {
+  input_tokens: usage.input,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: usage.output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: usage.input + usage.output,
+};
+
 /** An SSE event: a name (when the provider sends one) and its JSON. */
 type Event = readonly [name: string | undefined, data: unknown];
 
@@ -163,13 +179,7 @@ const responsesEvents: EventScript = (answer, end) => {
       model: "gpt-5",
       status: "completed",
       incomplete_details: null,
-      usage: {
-        input_tokens: usage.input,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: usage.output,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: usage.input + usage.output,
-      },
+      usage: responsesUsage,
     },
   }));
   return out;
@@ -216,11 +226,7 @@ const chatEvents: EventScript = (answer, end) => {
   out.push(chunk({ delta: {}, finish_reason: calls ? "tool_calls" : "stop" }));
   out.push(envelope({
     choices: [],
-    usage: {
-      prompt_tokens: usage.input,
-      completion_tokens: usage.output,
-      total_tokens: usage.input + usage.output,
-    },
+    usage: chatUsage,
   }));
   return out;
 };
@@ -332,13 +338,7 @@ const textBody = (dialect: Dialect, text: string): unknown => {
           status: "completed",
           content: [{ type: "output_text", text, annotations: [] }],
         }],
-        usage: {
-          input_tokens: usage.input,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: usage.output,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: usage.input + usage.output,
-        },
+        usage: responsesUsage,
       };
     case "openai-chat":
       return {
@@ -351,11 +351,7 @@ const textBody = (dialect: Dialect, text: string): unknown => {
           message: { role: "assistant", content: text },
           finish_reason: "stop",
         }],
-        usage: {
-          prompt_tokens: usage.input,
-          completion_tokens: usage.output,
-          total_tokens: usage.input + usage.output,
-        },
+        usage: chatUsage,
       };
     case "anthropic":
       return {
