@@ -35,6 +35,7 @@ import {
   type Target,
   TARGETS,
 } from "../_helpers/provider_schemas.ts";
+import { fromModel, fromPlugin, fromUser } from "../providers/_messages.ts";
 
 const Read = Tool.make("read", {
   description: "Read a file",
@@ -107,23 +108,16 @@ const callsAnswered = (
   calls: ReadonlyArray<readonly [id: string, name: string]>,
   resultText?: string,
 ): Message[] => [
-  {
-    id: "u0",
-    role: "user",
-    source: { kind: "user" },
-    content: [{ type: "text", text: "go" }],
-  },
-  {
-    id: "a1",
-    role: "assistant",
-    source: { kind: "model", provider: "p", model: "m" },
-    content: calls.map(([id, name]) => ({
+  fromUser("u0", "go"),
+  fromModel(
+    "a1",
+    calls.map(([id, name]) => ({
       type: "tool-call",
       id,
       name,
       arguments: "{}",
     })),
-  },
+  ),
   ...calls.map(([id], k): Message => ({
     id: `r${k}`,
     role: "user",
@@ -242,20 +236,7 @@ Deno.test("a long call id is sent to OpenAI Responses as one stable id of 64 cha
 });
 
 Deno.test("an empty conversation is sent as one placeholder user turn, and the validators refuse a request without one", () => {
-  const blank: Message[] = [
-    {
-      id: "s",
-      role: "system",
-      source: { kind: "plugin", plugin: "p" },
-      content: [{ type: "text", text: "be brief" }],
-    },
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "  " }],
-    },
-  ];
+  const blank = [fromPlugin("s", "p", "be brief"), fromUser("u0", "  ")];
   for (const messages of [[], blank.slice(0, 1)]) {
     const responses = fullBody("OpenAI Responses", messages, [], undefined);
     assert.deepEqual(responses.input, [{

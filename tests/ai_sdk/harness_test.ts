@@ -2,7 +2,6 @@ import {
   checkTranscript,
   deriveMessages,
   Draft,
-  type Message,
   Session,
   type SessionHandle,
   SessionStore,
@@ -19,6 +18,7 @@ import type {
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
 import { newSession } from "../ai/_session.ts";
+import { fromModel, fromUser } from "../providers/_messages.ts";
 
 const usage: LanguageModelV4GenerateResult["usage"] = {
   inputTokens: {
@@ -76,30 +76,15 @@ const withSession = <A>(
   );
 
 Deno.test("toModelMessages applies the pairing: an unanswered call gets its error result", () => {
-  const messages: Message[] = [
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "read a" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: { kind: "model", provider: "p", model: "m" },
-      content: [{
-        type: "tool-call",
-        id: "c1",
-        name: "read",
-        arguments: '{"path":"a"}',
-      }],
-    },
-    {
-      id: "u2",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "never mind" }],
-    },
+  const messages = [
+    fromUser("u0", "read a"),
+    fromModel("a1", [{
+      type: "tool-call",
+      id: "c1",
+      name: "read",
+      arguments: '{"path":"a"}',
+    }]),
+    fromUser("u2", "never mind"),
   ];
   const out = toModelMessages(messages);
   assert.deepEqual(out.map((m) => m.role), [
