@@ -37,6 +37,7 @@ import {
 } from "./_scripted.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { newSession } from "./_session.ts";
+import { toolResultDraft } from "../_helpers/build.ts";
 
 const long = (n: number) => "x".repeat(n);
 const user = (id: string, t: string): EventDraft => Draft.user(t, { id });
@@ -50,31 +51,12 @@ const assistantCall = (id: string, callId: string): EventDraft =>
     model: "m",
     toolCalls: [{ id: callId, name: "read", arguments: "{}" }],
   });
-const result = (id: string, callId: string, t: string): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn: 0,
-    step: 0,
-    message: {
-      id,
-      role: "user",
-      source: { kind: "tool", callId },
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text: t }],
-      }],
-    },
-  },
-});
-
 // 0 system, 1 u0, 2 a0 [call k1], 3 result k1 (long), 4 u1, 5 u2, 6 u3.
 const history: ReadonlyArray<EventDraft> = [
   system,
   user("u0", long(400)),
   assistantCall("a0", "k1"),
-  result("r0", "k1", long(800)),
+  toolResultDraft(0, 0, "k1", long(800)),
   user("u1", long(400)),
   user("u2", long(100)),
   user("u3", long(100)),
