@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { Effect } from "effect";
 import {
   compact,
+  Draft,
   makeJsonlStore,
   Session,
   SessionSeq,
@@ -19,6 +20,7 @@ import {
   tempCopy,
   tempDir,
 } from "./_cli.ts";
+import { user } from "../_helpers/build.ts";
 
 const commands = [
   "verify",
@@ -115,38 +117,18 @@ Deno.test("verify", async (t) => {
     "the JSON document has exactly the documented keys",
     async () => {
       const keys = (r: { stdout: string }) => Object.keys(JSON.parse(r.stdout));
+      const always = ["ok", "version", "events", "surface", "replacements"];
       assert.deepEqual(
         keys(await run("verify", fixture("valid.jsonl"), "--json")),
-        [
-          "ok",
-          "version",
-          "events",
-          "surface",
-          "replacements",
-        ],
+        always,
       );
       assert.deepEqual(
         keys(await run("verify", fixture("torn-tail.jsonl"), "--json")),
         // The torn write cut the turn short: it is open too.
-        [
-          "ok",
-          "version",
-          "events",
-          "surface",
-          "replacements",
-          "tornTail",
-          "open",
-        ],
+        [...always, "tornTail", "open"],
       );
       const bad = await run("verify", fixture("fold-error.jsonl"), "--json");
-      assert.deepEqual(keys(bad), [
-        "ok",
-        "version",
-        "events",
-        "surface",
-        "replacements",
-        "error",
-      ]);
+      assert.deepEqual(keys(bad), [...always, "error"]);
       assert.deepEqual(Object.keys(json(bad).error), [
         "tag",
         "line",
@@ -160,18 +142,9 @@ Deno.test("verify", async (t) => {
     const file = path.join(tempDir(), "big.jsonl");
     const header =
       '{"type":"session","version":3,"id":"big","createdAt":0,"isSeeded":false}\n';
-    const event = JSON.stringify({
-      type: "user/message",
-      seq: 0,
-      time: 0,
-      data: {
-        id: "u0",
-        role: "user",
-        content: [{ type: "text", text: "x".repeat(5 * 1024 * 1024) }],
-        source: { kind: "user" },
-      },
-      surfaceOp: "append",
-    });
+    const event = JSON.stringify(
+      user(0, { text: "x".repeat(5 * 1024 * 1024), time: 0 }),
+    );
     fs.writeFileSync(file, `${header}${event}\n`);
     const terminal = recordingIo(true);
     assert.equal(await runCli(["verify", file, "--json"], terminal), 0);
@@ -386,16 +359,10 @@ Deno.test("explain handles a lineage thousands of levels deep", async () => {
     let session = Session.make({ id: "deep", createdAt: 0, isSeeded: false });
     let summary: number | undefined;
     for (let i = 0; i < depth; i++) {
-      session = yield* Session.append(session, {
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: `u${i}`,
-          role: "user",
-          content: [{ type: "text", text: `message ${i}` }],
-          source: { kind: "user" },
-        },
-      });
+      session = yield* Session.append(
+        session,
+        Draft.user(`message ${i}`, { id: `u${i}` }),
+      );
       const added = Session.nextSeq(session) - 1;
       session = yield* compact(session, {
         startSeq: SessionSeq.make(summary ?? added),
