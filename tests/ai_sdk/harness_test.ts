@@ -64,6 +64,24 @@ const readTool = tool({
   },
 });
 
+/** The tool calls and results of a prompt, in order, as `[type, callId]`. */
+const callsAndResults = (
+  prompt: ReadonlyArray<{
+    readonly content:
+      | string
+      | ReadonlyArray<{ readonly type: string; readonly toolCallId?: string }>;
+  }>,
+) =>
+  prompt.flatMap((m) =>
+    typeof m.content === "string"
+      ? []
+      : m.content.flatMap((p) =>
+        p.type === "tool-call" || p.type === "tool-result"
+          ? [[p.type, p.toolCallId]]
+          : []
+      )
+  );
+
 /** Runs `body` on a fresh session of a temporary store. */
 const withSession = <A>(
   body: (handle: SessionHandle) => Effect.Effect<A, unknown, SessionStore>,
@@ -236,26 +254,7 @@ Deno.test("a generateText loop keeps its log: steps, parallel calls, results, us
     fromLog.map((m) => m.role),
     sent.map((m) => m.role),
   );
-  assert.deepEqual(
-    fromLog.flatMap((m) =>
-      typeof m.content === "string"
-        ? []
-        : m.content.flatMap((p) =>
-          p.type === "tool-call" || p.type === "tool-result"
-            ? [[p.type, p.toolCallId]]
-            : []
-        )
-    ),
-    sent.flatMap((m) =>
-      typeof m.content === "string"
-        ? []
-        : m.content.flatMap((p) =>
-          p.type === "tool-call" || p.type === "tool-result"
-            ? [[p.type, p.toolCallId]]
-            : []
-        )
-    ),
-  );
+  assert.deepEqual(callsAndResults(fromLog), callsAndResults(sent));
 });
 
 Deno.test("a streamText result is recorded from its steps", async () => {
