@@ -294,6 +294,21 @@ const interruptedThenRepaired = (
       return { before, closers, after: yield* harness.reread, session };
     }));
 
+/**
+ * The first result among `closers` answers with error `code`, and the
+ * repaired log derives a clean transcript.
+ */
+const assertRepairedWith = (
+  closers: ReadonlyArray<SessionEvent>,
+  after: SessionValue,
+  code: string,
+): void => {
+  const [closer] = results(closers);
+  assert.ok(closer !== undefined);
+  assert.equal(closer.data.error?.code, code);
+  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+};
+
 Deno.test("a turn interrupted mid-tool leaves a log that repair closes", async () => {
   const { before, closers, after } = await interruptedThenRepaired(
     [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
@@ -305,10 +320,7 @@ Deno.test("a turn interrupted mid-tool leaves a log that repair closes", async (
     "step/end",
     "turn/end",
   ]);
-  const [closer] = results(closers);
-  assert.ok(closer !== undefined);
-  assert.equal(closer.data.error?.code, TOOL_OUTCOME_UNKNOWN);
-  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+  assertRepairedWith(closers, after, TOOL_OUTCOME_UNKNOWN);
 });
 
 Deno.test("a turn interrupted mid-answer keeps the cut answer and repairs clean", async () => {
@@ -327,10 +339,7 @@ Deno.test("a turn interrupted mid-answer keeps the cut answer and repairs clean"
     type: "text",
     text: "Partial",
   });
-  const [closer] = results(closers);
-  assert.ok(closer !== undefined);
-  assert.equal(closer.data.error?.code, TOOL_NOT_STARTED);
-  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+  assertRepairedWith(closers, after, TOOL_NOT_STARTED);
 });
 
 Deno.test("a turn interrupted before any answer part records an attempt", async () => {
