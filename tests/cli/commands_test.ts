@@ -156,6 +156,15 @@ Deno.test("verify", async (t) => {
   });
 });
 
+/** `repair FILE --json` refuses with exit 1 and `tag`, and leaves FILE as it was. */
+const assertRepairRefused = async (file: string, tag: string) => {
+  const before = fs.readFileSync(file);
+  const r = await run("repair", file, "--json");
+  assert.equal(r.code, 1);
+  assert.equal(json(r).error.tag, tag);
+  assert.deepEqual(fs.readFileSync(file), before);
+};
+
 Deno.test("derive", async (t) => {
   await t.step("text mode prints one line per message", async () => {
     const r = await run("derive", fixture("valid.jsonl"));
@@ -282,22 +291,14 @@ Deno.test("repair", async (t) => {
 
   await t.step("an older log is refused, exit 1, and left alone", async () => {
     const file = tempCopy("v1.jsonl");
-    const before = fs.readFileSync(file);
-    const r = await run("repair", file, "--json");
-    assert.equal(r.code, 1);
-    assert.equal(json(r).error.tag, "FormatTooOld");
-    assert.deepEqual(fs.readFileSync(file), before);
+    await assertRepairRefused(file, "FormatTooOld");
   });
 
   await t.step(
     "an older log under a name that is not a store id is refused too",
     async () => {
       const file = tempCopy("v1.jsonl", "Old.v1.jsonl");
-      const before = fs.readFileSync(file);
-      const r = await run("repair", file, "--json");
-      assert.equal(r.code, 1);
-      assert.equal(json(r).error.tag, "FormatTooOld");
-      assert.deepEqual(fs.readFileSync(file), before);
+      await assertRepairRefused(file, "FormatTooOld");
       assert.deepEqual(claimsOf(file), []);
     },
   );
@@ -311,11 +312,7 @@ Deno.test("repair", async (t) => {
 
   await t.step("an invalid log is refused, exit 1", async () => {
     const file = tempCopy("corrupt-line.jsonl");
-    const before = fs.readFileSync(file);
-    const r = await run("repair", file, "--json");
-    assert.equal(r.code, 1);
-    assert.equal(json(r).error.tag, "InvalidJson");
-    assert.deepEqual(fs.readFileSync(file), before);
+    await assertRepairRefused(file, "InvalidJson");
   });
 });
 
