@@ -59,3 +59,31 @@ export function recordingIo(stderrIsTerminal = false): RecordingIo {
     err: () => err.join(""),
   };
 }
+
+/**
+ * A text writer over a blocking byte sink: it writes the whole of each text
+ * and, once the reader has gone away (`| head`), drops the rest of the
+ * output, which is then unwanted.
+ *
+ * @param writeSync Writes `bytes` from `offset` on; returns how many it wrote.
+ * @param isBrokenPipe Whether an error `writeSync` threw says the reader went away.
+ * @returns The writer.
+ */
+export function blockingWriter(
+  writeSync: (bytes: Uint8Array, offset: number) => number,
+  isBrokenPipe: (error: unknown) => boolean,
+): (text: string) => void {
+  const encoder = new TextEncoder();
+  let closed = false;
+  return (text) => {
+    if (closed) return;
+    const bytes = encoder.encode(text);
+    let offset = 0;
+    try {
+      while (offset < bytes.length) offset += writeSync(bytes, offset);
+    } catch (error) {
+      if (!isBrokenPipe(error)) throw error;
+      closed = true;
+    }
+  };
+}

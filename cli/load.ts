@@ -30,7 +30,8 @@ import {
   type MigrationError,
 } from "@palimpsest/session/migrations";
 import type { CliIo } from "./io.ts";
-import { ExitCode, failureOutcome, type Outcome } from "./outcome.ts";
+import type { CommandSpec } from "./args.ts";
+import { classifiedFailure, type Command, type Outcome } from "./outcome.ts";
 
 /** Files larger than this show progress on a terminal's stderr. */
 export const PROGRESS_BYTES: number = 4 * 1024 * 1024;
@@ -189,11 +190,43 @@ export function loadOrFail(
   return Effect.map(
     Effect.result(loadLog(file, io, { recover: false })),
     (result) =>
-      Result.mapError(result, (error) =>
-        failureOutcome(
-          storageTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        )),
+      Result.mapError(
+        result,
+        (error) => classifiedFailure(storageTags, file, error),
+      ),
   );
+}
+
+/** The one positional of a command that reads a session log. */
+export const LOG_POSITIONAL = {
+  name: "FILE",
+  summary: "the session log (JSONL)",
+} as const;
+
+/**
+ * A command that takes one session log, loads it whole with
+ * {@link loadOrFail} and reports on it: the load's failure outcome, or what
+ * `report` makes of the log.
+ *
+ * @param spec The command's name, summary and description.
+ * @param report The outcome for the loaded log and the file it came from.
+ * @returns The {@link Command}.
+ */
+export function logCommand(
+  spec: Pick<CommandSpec, "name" | "summary" | "description">,
+  report: (log: LoadedLog, file: string) => Outcome,
+): Command {
+  return {
+    spec: { ...spec, positionals: [LOG_POSITIONAL], options: [] },
+    run: (args, io) => {
+      const file = args.positionals[0] ?? "";
+      return Effect.map(
+        loadOrFail(file, io),
+        (result) =>
+          result._tag === "Failure"
+            ? result.failure
+            : report(result.success, file),
+      );
+    },
+  };
 }

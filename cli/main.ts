@@ -33,29 +33,21 @@
  *
  * @module
  */
-import { type CliIo, type RecordingIo, recordingIo } from "./io.ts";
+import {
+  blockingWriter,
+  type CliIo,
+  type RecordingIo,
+  recordingIo,
+} from "./io.ts";
 import { runCli } from "./run.ts";
 
 export { type CliIo, type RecordingIo, recordingIo, runCli };
 
-const writeAll = (stream: { writeSync(p: Uint8Array): number }) => {
-  const encoder = new TextEncoder();
-  let closed = false;
-  return (text: string): void => {
-    if (closed) return;
-    const bytes = encoder.encode(text);
-    let offset = 0;
-    try {
-      while (offset < bytes.length) {
-        offset += stream.writeSync(bytes.subarray(offset));
-      }
-    } catch (error) {
-      // The reader went away (`| head`): the rest of the output is unwanted.
-      if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
-      closed = true;
-    }
-  };
-};
+const writeAll = (stream: { writeSync(p: Uint8Array): number }) =>
+  blockingWriter(
+    (bytes, offset) => stream.writeSync(bytes.subarray(offset)),
+    (error) => error instanceof Deno.errors.BrokenPipe,
+  );
 
 /**
  * The process's own output channel: Deno's stdout and stderr.

@@ -68,3 +68,24 @@ export function failureOutcome(
     errText: failureText(file, error),
   };
 }
+
+/**
+ * The outcome of a tagged failure that is either about where the file is
+ * (its tag is in `ioTags`: exit 2) or about what the file holds (exit 1).
+ *
+ * @param ioTags The tags of the errors about where the file is.
+ * @param file The file the failure is about.
+ * @param error The tagged error.
+ * @returns The outcome.
+ */
+export function classifiedFailure(
+  ioTags: ReadonlySet<string>,
+  file: string,
+  error: { readonly _tag: string },
+): Outcome {
+  return failureOutcome(
+    ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
+    file,
+    error,
+  );
+}

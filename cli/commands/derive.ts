@@ -4,49 +4,41 @@
  *
  * @module
  */
-import * as Effect from "effect/Effect";
 import { redactAddress } from "@palimpsest/session/internal";
 import { deriveMessagesWithSources } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
+import { logCommand } from "../load.ts";
 import { messageLine } from "../render.ts";
 
 const BLOCK_CHARS = 240;
 
 /** The `derive` command. */
-export const deriveCommand: Command = {
-  spec: {
+export const deriveCommand: Command = logCommand(
+  {
     name: "derive",
     summary: "print the messages the model sees",
     description:
       "Reads and folds FILE and prints the derived messages, one per surface node,\n" +
       "with the node seq each came from. Text output cuts long blocks; --json\n" +
       'prints every message in full: [{"seq": 3, "message": {...}}, ...].',
-    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
-    options: [],
   },
-  run: (args, io) =>
-    Effect.gen(function* () {
-      const file = args.positionals[0] ?? "";
-      const result = yield* loadOrFail(file, io);
-      if (result._tag === "Failure") return result.failure;
-      const log = result.success;
-      const messages = deriveMessagesWithSources(log.session.surface);
-      const width = String(log.session.surface.nextSeq).length;
-      const torn = log.report.tornTail;
-      return {
-        code: ExitCode.ok,
-        json: messages,
-        text: messages.map(({ seq, message }) =>
-          `[${String(seq).padStart(width)}] ${
-            messageLine(message, BLOCK_CHARS)
-          }\n`
-        ).join(""),
-        errText: torn === undefined
-          ? ""
-          : `warning: ${
-            redactAddress(file)
-          } has a torn final line (${torn.bytes} bytes at byte ${torn.offset}), not served\n`,
-      };
-    }),
-};
+  (log, file) => {
+    const messages = deriveMessagesWithSources(log.session.surface);
+    const width = String(log.session.surface.nextSeq).length;
+    const torn = log.report.tornTail;
+    return {
+      code: ExitCode.ok,
+      json: messages,
+      text: messages.map(({ seq, message }) =>
+        `[${String(seq).padStart(width)}] ${
+          messageLine(message, BLOCK_CHARS)
+        }\n`
+      ).join(""),
+      errText: torn === undefined
+        ? ""
+        : `warning: ${
+          redactAddress(file)
+        } has a torn final line (${torn.bytes} bytes at byte ${torn.offset}), not served\n`,
+    };
+  },
+);

@@ -23,7 +23,7 @@ import {
 } from "@palimpsest/session/internal";
 import { lineage, type LineageNode } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
+import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 import { eventLine } from "../render.ts";
 
 /**
@@ -234,7 +234,7 @@ export const explainCommand: Command = {
       "for, following sourceEventSeqs down to the original events. For an\n" +
       "imported session, --line N lists the events source line N became.",
     positionals: [
-      { name: "FILE", summary: "the session log (JSONL)" },
+      LOG_POSITIONAL,
       {
         name: "SEQ",
         summary: "the seq of the event to explain (not with --line)",

@@ -13,9 +13,9 @@ import {
   isSourceTool,
 } from "@palimpsest/session/import";
 import {
+  classifiedFailure,
   type Command,
   ExitCode,
-  failureOutcome,
   type Outcome,
 } from "../outcome.ts";
 
@@ -83,12 +83,7 @@ export const importCommand: Command = {
         importFile(file, { from, out, recover: args.flags.has("recover") }),
       );
       if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
+        return classifiedFailure(ioTags, file, result.failure);
       }
       const { report } = result.success;
       return {

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
-import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
+import { classifiedFailure, type Command, ExitCode } from "../outcome.ts";
 import { showProgress } from "../load.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
@@ -66,12 +66,7 @@ export const migrateCommand: Command = {
       );
       if (progress !== undefined) io.stderr("\r\x1b[K");
       if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
+        return classifiedFailure(ioTags, file, result.failure);
       }
       const summary = result.success;
       const torn = summary.tornTail === undefined

@@ -8,7 +8,6 @@
  *
  * @module
  */
-import * as Effect from "effect/Effect";
 import { redactAddress } from "@palimpsest/session/internal";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
@@ -22,7 +21,7 @@ import {
   surfaceEvent,
 } from "@palimpsest/session/internal";
 import { type Command, ExitCode } from "../outcome.ts";
-import { loadOrFail } from "../load.ts";
+import { logCommand } from "../load.ts";
 import { messageChars } from "@palimpsest/session/internal";
 import { count, eventChars, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
@@ -118,8 +117,8 @@ export const seqRun = (seqs: ReadonlyArray<number>): string => {
 };
 
 /** The `stats` command. */
-export const statsCommand: Command = {
-  spec: {
+export const statsCommand: Command = logCommand(
+  {
     name: "stats",
     summary: "count events, surface nodes, compactions and prunes",
     description:
@@ -127,91 +126,82 @@ export const statsCommand: Command = {
       "the replacements, and the compactions and prunes with the characters each\n" +
       "saved (characters of the nodes taken off the surface minus the\n" +
       "replacement's own), and the turns and compactions left open.",
-    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
-    options: [],
   },
-  run: (args, io) =>
-    Effect.gen(function* () {
-      const file = args.positionals[0] ?? "";
-      const result = yield* loadOrFail(file, io);
-      if (result._tag === "Failure") return result.failure;
-      const log = result.success;
-      const surface = log.session.surface;
-      const byType: Record<string, number> = {};
-      for (const event of log.events) {
-        const name = eventTypeName(event);
-        byType[name] = (byType[name] ?? 0) + 1;
-      }
-      const eventsByType = Object.fromEntries(
-        Object.entries(byType).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
-      );
-      const items = measure(log.events, surface.baseSeq);
-      const messages = deriveMessages(surface);
-      const surfaceChars = messages.reduce((n, m) => n + messageChars(m), 0);
-      const compactions = group(items, "compaction");
-      const prunes = group(items, "prune");
-      const systemPrompts = group(items, "system-prompt");
-      const open = openWork(log.events);
-      const opened = openPhrases(open);
-      const json = {
-        ok: true,
-        version: log.version,
-        events: log.events.length,
-        eventsByType,
-        surface: surface.length,
-        messages: messages.length,
-        surfaceChars,
-        replacements: surface.replacements,
-        compactions,
-        prunes,
-        systemPromptChanges: systemPrompts,
-        open: openJson(open),
-        ...(log.report.tornTail === undefined
-          ? {}
-          : { tornTail: log.report.tornTail }),
-      };
-      const width = Math.max(
-        0,
-        ...Object.keys(eventsByType).map((t) => t.length),
-      );
-      const lines = [
-        `${redactAddress(file)}: ${
-          count(log.events.length, "event")
-        }, surface ${count(surface.length, "node")} (${
-          count(messages.length, "message")
-        }, ${count(surfaceChars, "character")}), ${
-          count(surface.replacements, "replacement")
-        }`,
-        "events by type:",
-        ...Object.entries(eventsByType).map(([type, n]) =>
-          `  ${type.padEnd(width)}  ${num(n)}`
-        ),
-      ];
-      const section = (
-        noun: string,
-        g: ReturnType<typeof group>,
-      ): string[] => [
-        `${count(g.count, noun)}${
-          g.count === 0
-            ? ""
-            : `, ${count(g.shadowedNodes, "node")} shadowed, ${
-              count(g.charsSaved, "character")
-            } saved`
-        }`,
-        ...g.items.map((i) =>
-          `  seq ${i.seq} replaced ${seqRun(i.shadowed)}: ${
-            num(i.charsBefore)
-          } -> ${num(i.charsAfter)} characters`
-        ),
-      ];
-      lines.push(
-        ...section("compaction", compactions),
-        ...section("prune", prunes),
-        ...section("system prompt change", systemPrompts),
-        opened.length === 0
-          ? "open: nothing (every turn and compaction has its end)"
-          : `open: ${opened.join("; ")}`,
-      );
-      return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
-    }),
-};
+  (log, file) => {
+    const surface = log.session.surface;
+    const byType: Record<string, number> = {};
+    for (const event of log.events) {
+      const name = eventTypeName(event);
+      byType[name] = (byType[name] ?? 0) + 1;
+    }
+    const eventsByType = Object.fromEntries(
+      Object.entries(byType).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
+    );
+    const items = measure(log.events, surface.baseSeq);
+    const messages = deriveMessages(surface);
+    const surfaceChars = messages.reduce((n, m) => n + messageChars(m), 0);
+    const compactions = group(items, "compaction");
+    const prunes = group(items, "prune");
+    const systemPrompts = group(items, "system-prompt");
+    const open = openWork(log.events);
+    const opened = openPhrases(open);
+    const json = {
+      ok: true,
+      version: log.version,
+      events: log.events.length,
+      eventsByType,
+      surface: surface.length,
+      messages: messages.length,
+      surfaceChars,
+      replacements: surface.replacements,
+      compactions,
+      prunes,
+      systemPromptChanges: systemPrompts,
+      open: openJson(open),
+      ...(log.report.tornTail === undefined
+        ? {}
+        : { tornTail: log.report.tornTail }),
+    };
+    const width = Math.max(
+      0,
+      ...Object.keys(eventsByType).map((t) => t.length),
+    );
+    const lines = [
+      `${redactAddress(file)}: ${count(log.events.length, "event")}, surface ${
+        count(surface.length, "node")
+      } (${count(messages.length, "message")}, ${
+        count(surfaceChars, "character")
+      }), ${count(surface.replacements, "replacement")}`,
+      "events by type:",
+      ...Object.entries(eventsByType).map(([type, n]) =>
+        `  ${type.padEnd(width)}  ${num(n)}`
+      ),
+    ];
+    const section = (
+      noun: string,
+      g: ReturnType<typeof group>,
+    ): string[] => [
+      `${count(g.count, noun)}${
+        g.count === 0
+          ? ""
+          : `, ${count(g.shadowedNodes, "node")} shadowed, ${
+            count(g.charsSaved, "character")
+          } saved`
+      }`,
+      ...g.items.map((i) =>
+        `  seq ${i.seq} replaced ${seqRun(i.shadowed)}: ${
+          num(i.charsBefore)
+        } -> ${num(i.charsAfter)} characters`
+      ),
+    ];
+    lines.push(
+      ...section("compaction", compactions),
+      ...section("prune", prunes),
+      ...section("system prompt change", systemPrompts),
+      opened.length === 0
+        ? "open: nothing (every turn and compaction has its end)"
+        : `open: ${opened.join("; ")}`,
+    );
+    return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+  },
+);

@@ -12,7 +12,12 @@ import * as Effect from "effect/Effect";
 import { redactAddress } from "@palimpsest/session/internal";
 import { type Command, ExitCode, type Outcome } from "../outcome.ts";
 import { describeFailure, failureText } from "../failure.ts";
-import { type LoadError, loadLog, storageTags } from "../load.ts";
+import {
+  type LoadError,
+  loadLog,
+  LOG_POSITIONAL,
+  storageTags,
+} from "../load.ts";
 import { count, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
 
@@ -82,7 +87,7 @@ export const verifyCommand: Command = {
       "decodes every event and folds the surface. Reports the first broken rule\n" +
       "with its line, seq and tag. A torn final line is reported, not served,\n" +
       "and leaves the log valid (exit 0).",
-    positionals: [{ name: "FILE", summary: "the session log (JSONL)" }],
+    positionals: [LOG_POSITIONAL],
     options: [],
   },
   run: (args, io) =>

@@ -7,29 +7,21 @@
  */
 import * as fs from "node:fs";
 import process from "node:process";
-import { type CliIo, type RecordingIo, recordingIo } from "./io.ts";
+import {
+  blockingWriter,
+  type CliIo,
+  type RecordingIo,
+  recordingIo,
+} from "./io.ts";
 import { runCli } from "./run.ts";
 
 export { type CliIo, type RecordingIo, recordingIo, runCli };
 
-const writeAll = (fd: number) => {
-  const encoder = new TextEncoder();
-  let closed = false;
-  return (text: string): void => {
-    if (closed) return;
-    const bytes = encoder.encode(text);
-    let offset = 0;
-    try {
-      while (offset < bytes.length) {
-        offset += fs.writeSync(fd, bytes, offset);
-      }
-    } catch (error) {
-      // The reader went away (`| head`): the rest of the output is unwanted.
-      if ((error as NodeJS.ErrnoException).code !== "EPIPE") throw error;
-      closed = true;
-    }
-  };
-};
+const writeAll = (fd: number) =>
+  blockingWriter(
+    (bytes, offset) => fs.writeSync(fd, bytes, offset),
+    (error) => (error as NodeJS.ErrnoException).code === "EPIPE",
+  );
 
 /**
  * The process's own output channel: Node's stdout and stderr.

@@ -7,31 +7,16 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Effect } from "effect";
-import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 import { processIo, recordingIo, runCli } from "@palimpsest/session/cli";
-
-const text = (t) => [{ type: "text", text: t }];
+import { userMessage, writeJsonlSession } from "./_events.mjs";
 
 // A JSONL session of one finished turn; returns its path.
-const writeSession = async (id) => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-cli-"));
-  await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
-    yield* store.append(writer, [
-      { type: "turn/start", data: { turn: 0 } },
-      {
-        type: "user/message",
-        surfaceOp: "append",
-        data: { id: "u0", role: "user", content: text("hi"), source: { kind: "user" } },
-      },
-      { type: "turn/end", data: { turn: 0, reason: { kind: "completed" } } },
-    ]);
-    yield* store.close(writer);
-  })).pipe(Effect.provide(layerJsonlStore({ root }))));
-  return path.join(root, `${id}.jsonl`);
-};
+const writeSession = (id) =>
+  writeJsonlSession(fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-cli-")), id, [
+    { type: "turn/start", data: { turn: 0 } },
+    userMessage("u0", "hi", { surfaceOp: "append" }),
+    { type: "turn/end", data: { turn: 0, reason: { kind: "completed" } } },
+  ]);
 
 // `npx palimpsest ARGS` in the project this test runs in (`--no`: never a
 // download; `--`: the arguments are the bin's, not npx's).

@@ -6,19 +6,9 @@ import { Effect } from "effect";
 import { deriveMessages, replay, Session, SessionSeq } from "@palimpsest/session";
 import { decodeEvent } from "@palimpsest/session/schema";
 import { surfaceNodes } from "@palimpsest/session/internal";
+import { userMessage } from "./_events.mjs";
 
-const user = (seq, extra) => ({
-  type: "user/message",
-  seq,
-  time: 0,
-  data: {
-    id: `u${seq}`,
-    role: "user",
-    content: [{ type: "text", text: `message ${seq}` }],
-    source: { kind: "user" },
-  },
-  ...extra,
-});
+const user = (seq, extra) => userMessage(`u${seq}`, `message ${seq}`, { seq, time: 0, ...extra });
 
 test("decodes, folds and derives under Node", async () => {
   const events = await Effect.runPromise(Effect.all([

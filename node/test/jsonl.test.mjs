@@ -12,33 +12,18 @@ import { checkTranscript, deriveMessages, layerJsonlStore, SessionStore } from "
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { migrateFile } from "@palimpsest/session/migrations";
+import { assistantMessage, text, userMessage, writeJsonlSession } from "./_events.mjs";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-"));
-const text = (t) => [{ type: "text", text: t }];
 
 const firstTurn = [
   { type: "turn/start", data: { turn: 0 } },
   { type: "step/start", data: { turn: 0, step: 0 } },
-  {
-    type: "user/message",
-    surfaceOp: "append",
-    data: { id: "u0", role: "user", content: text("hi"), source: { kind: "user" } },
-  },
-  {
-    type: "assistant/message",
-    surfaceOp: "append",
-    data: {
-      turn: 0,
-      step: 0,
-      stream: [],
-      message: {
-        id: "a0",
-        role: "assistant",
-        content: [...text("listing"), { type: "tool-call", id: "c1", name: "ls", arguments: "{}" }],
-        source: { kind: "model", provider: "p", model: "m" },
-      },
-    },
-  },
+  userMessage("u0", "hi", { surfaceOp: "append" }),
+  assistantMessage("a0", [
+    ...text("listing"),
+    { type: "tool-call", id: "c1", name: "ls", arguments: "{}" },
+  ]),
   {
     type: "tool/call",
     data: { turn: 0, step: 0, callId: "c1", name: "ls", arguments: "{}" },
@@ -52,16 +37,7 @@ const run = (root, program) =>
 
 test("writes and reads a JSONL session through the store under Node", async () => {
   const root = tempDir();
-  await run(
-    root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const writer = yield* store.create({ id: "node-chat", createdAt: 0, isSeeded: false });
-      yield* store.append(writer, firstTurn);
-      yield* store.close(writer);
-    }),
-  );
-  const file = path.join(root, "node-chat.jsonl");
+  const file = await writeJsonlSession(root, "node-chat", firstTurn);
   const lines = fs.readFileSync(file, "utf8").split("\n");
   assert.equal(JSON.parse(lines[0]).version, 3);
   assert.equal(lines.length, firstTurn.length + 2);
@@ -75,16 +51,7 @@ test("writes and reads a JSONL session through the store under Node", async () =
 
 test("cuts a torn tail and repairs the open turn under Node", async () => {
   const root = tempDir();
-  await run(
-    root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const writer = yield* store.create({ id: "crash", createdAt: 0, isSeeded: false });
-      yield* store.append(writer, firstTurn);
-      yield* store.close(writer);
-    }),
-  );
-  const file = path.join(root, "crash.jsonl");
+  const file = await writeJsonlSession(root, "crash", firstTurn);
   fs.appendFileSync(file, '{"type":"tool/result","seq":5,');
   const torn = await Effect.runPromise(readSessionFile(file));
   assert.equal(torn.report.tornTail?.bytes, 30);

@@ -11,6 +11,7 @@ import {
   parseSessionAddress,
   PostgresStore,
 } from "@palimpsest/session/postgres";
+import { userMessage, writeSession } from "./_events.mjs";
 
 const url = process.env.PALIMPSEST_PG_URL;
 
@@ -27,21 +28,10 @@ test("a session opened on PostgreSQL is written, read back and verified by the b
   const id = `node-${crypto.randomUUID()}`;
   const program = Effect.gen(function* () {
     const store = yield* PostgresStore;
-    const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
-    yield* store.append(writer, [
+    yield* writeSession(store, id, [
       { type: "turn/start", data: { turn: 0 } },
-      {
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: "u0",
-          role: "user",
-          content: [{ type: "text", text: "hi" }],
-          source: { kind: "user" },
-        },
-      },
+      userMessage("u0", "hi", { surfaceOp: "append" }),
     ]);
-    yield* store.close(writer);
     const reader = yield* store.open(id);
     return reader.session.surface.nextSeq;
   });

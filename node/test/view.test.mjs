@@ -6,35 +6,21 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import {
   renderSessionHtml,
   writeSessionHtml,
   writeSessionHtmlFile,
 } from "@palimpsest/session/view";
+import { userMessage, writeJsonlSession } from "./_events.mjs";
 
 test("renders the page of a session under Node", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-view-"));
-  await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const writer = yield* store.create({ id: "viewed", createdAt: 0, isSeeded: false });
-    yield* store.append(writer, [
-      { type: "turn/start", data: { turn: 0 } },
-      {
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: "u0",
-          role: "user",
-          content: [{ type: "text", text: "a question <with markup>" }],
-          source: { kind: "user" },
-        },
-      },
-    ]);
-    yield* store.close(writer);
-  })).pipe(Effect.provide(layerJsonlStore({ root }))));
-  const log = await Effect.runPromise(readSessionFile(path.join(root, "viewed.jsonl")));
+  const events = [
+    { type: "turn/start", data: { turn: 0 } },
+    userMessage("u0", "a question <with markup>", { surfaceOp: "append" }),
+  ];
+  const log = await Effect.runPromise(readSessionFile(await writeJsonlSession(root, "viewed", events)));
 
   const html = renderSessionHtml(log.session, { title: "viewed" });
   assert.match(html, /^<!doctype html>/i);

@@ -36,6 +36,8 @@ import {
   type TextReply,
 } from "./_scripted.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
+import { newSession } from "./_session.ts";
+import { toolResultDraft } from "../_helpers/build.ts";
 
 const long = (n: number) => "x".repeat(n);
 const user = (id: string, t: string): EventDraft => Draft.user(t, { id });
@@ -49,31 +51,12 @@ const assistantCall = (id: string, callId: string): EventDraft =>
     model: "m",
     toolCalls: [{ id: callId, name: "read", arguments: "{}" }],
   });
-const result = (id: string, callId: string, t: string): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn: 0,
-    step: 0,
-    message: {
-      id,
-      role: "user",
-      source: { kind: "tool", callId },
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text: t }],
-      }],
-    },
-  },
-});
-
 // 0 system, 1 u0, 2 a0 [call k1], 3 result k1 (long), 4 u1, 5 u2, 6 u3.
 const history: ReadonlyArray<EventDraft> = [
   system,
   user("u0", long(400)),
   assistantCall("a0", "k1"),
-  result("r0", "k1", long(800)),
+  toolResultDraft(0, 0, "k1", long(800)),
   user("u1", long(400)),
   user("u2", long(100)),
   user("u3", long(100)),
@@ -97,13 +80,7 @@ const withSession = <A>(
   const scripted = scriptedModel(replies);
   return Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
-      yield* store.append(handle, drafts);
+      const { store, handle } = yield* newSession(drafts);
       const compact: Harness["compact"] = (options) =>
         compactIfNeeded({ handle, ...options }).pipe(
           Effect.provide(scripted.layer),
@@ -456,13 +433,7 @@ const overflowTurn = (
   const scripted = scriptedModel({ stream, text: summaries });
   return Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
-      yield* store.append(handle, drafts);
+      const { store, handle } = yield* newSession(drafts);
       const toolkit = yield* Toolkit.empty;
       const result = yield* Effect.result(
         runTurn({

@@ -35,6 +35,7 @@ import {
   type Target,
   TARGETS,
 } from "../_helpers/provider_schemas.ts";
+import { fromModel, fromPlugin, fromUser } from "../providers/_messages.ts";
 
 const Read = Tool.make("read", {
   description: "Read a file",
@@ -99,27 +100,64 @@ const check = (messages: ReadonlyArray<Message>, n: number): void => {
   }
 };
 
+/**
+ * "go" from the user, one assistant message making `calls` (id and tool
+ * name), then a result for each call in order, saying `resultText` if given.
+ */
+const callsAnswered = (
+  calls: ReadonlyArray<readonly [id: string, name: string]>,
+  resultText?: string,
+): Message[] => [
+  fromUser("u0", "go"),
+  fromModel(
+    "a1",
+    calls.map(([id, name]) => ({
+      type: "tool-call",
+      id,
+      name,
+      arguments: "{}",
+    })),
+  ),
+  ...calls.map(([id], k): Message => ({
+    id: `r${k}`,
+    role: "user",
+    source: { kind: "tool", callId: id },
+    content: [{
+      type: "tool-result",
+      toolCallId: id,
+      content: resultText === undefined
+        ? []
+        : [{ type: "text", text: resultText }],
+    }],
+  })),
+];
+
 let listed = 0;
 
-Deno.test("generated logs cut at every position, crash-repaired too, give bodies valid by the providers' schemas", () => {
-  fc.assert(
-    fc.property(
-      foreignLogCutsArb,
-      (cuts) => cuts.forEach((m) => check(m, listed++)),
-    ),
-    { seed: 22, numRuns: 60 },
-  );
-});
+const cutProperties = [
+  {
+    what: "generated logs",
+    cutsArb: foreignLogCutsArb,
+    numRuns: 60,
+  },
+  {
+    what: "generated sessions with rewrites",
+    cutsArb: foreignSessionCutsArb,
+    numRuns: 15,
+  },
+];
 
-Deno.test("generated sessions with rewrites cut at every position, crash-repaired too, give bodies valid by the providers' schemas", () => {
-  fc.assert(
-    fc.property(
-      foreignSessionCutsArb,
-      (cuts) => cuts.forEach((m) => check(m, listed++)),
-    ),
-    { seed: 22, numRuns: 15 },
-  );
-});
+for (const { what, cutsArb, numRuns } of cutProperties) {
+  Deno.test(`${what} cut at every position, crash-repaired too, give bodies valid by the providers' schemas`, () => {
+    fc.assert(
+      fc.property(
+        cutsArb,
+        (cuts) => cuts.forEach((m) => check(m, listed++)),
+      ),
+      { seed: 22, numRuns },
+    );
+  });
+}
 
 Deno.test("hostile hand-built lists give bodies valid by the providers' schemas", () => {
   fc.assert(
@@ -167,33 +205,7 @@ Deno.test("the counts per provider (every body valid)", () => {
 Deno.test("a long call id is sent to OpenAI Responses as one stable id of 64 characters, the same for the call and its output", () => {
   const long = `call_${"a".repeat(60)}|fc_${"b".repeat(60)}`;
   const other = `${long}2`;
-  const messages: Message[] = [
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "go" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: { kind: "model", provider: "p", model: "m" },
-      content: [
-        { type: "tool-call", id: long, name: "read", arguments: "{}" },
-        { type: "tool-call", id: other, name: "read", arguments: "{}" },
-      ],
-    },
-    ...[long, other].map((id, k): Message => ({
-      id: `r${k}`,
-      role: "user",
-      source: { kind: "tool", callId: id },
-      content: [{
-        type: "tool-result",
-        toolCallId: id,
-        content: [{ type: "text", text: "x" }],
-      }],
-    })),
-  ];
+  const messages = callsAnswered([[long, "read"], [other, "read"]], "x");
   const sent = toOpenAIResponses(messages).input.flatMap((item) =>
     item.type === "function_call" || item.type === "function_call_output"
       ? [[item.type, item.call_id]]
@@ -224,20 +236,7 @@ Deno.test("a long call id is sent to OpenAI Responses as one stable id of 64 cha
 });
 
 Deno.test("an empty conversation is sent as one placeholder user turn, and the validators refuse a request without one", () => {
-  const blank: Message[] = [
-    {
-      id: "s",
-      role: "system",
-      source: { kind: "plugin", plugin: "p" },
-      content: [{ type: "text", text: "be brief" }],
-    },
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "  " }],
-    },
-  ];
+  const blank = [fromPlugin("s", "p", "be brief"), fromUser("u0", "  ")];
   for (const messages of [[], blank.slice(0, 1)]) {
     const responses = fullBody("OpenAI Responses", messages, [], undefined);
     assert.deepEqual(responses.input, [{
@@ -296,26 +295,7 @@ Deno.test("an empty conversation is sent as one placeholder user turn, and the v
 });
 
 Deno.test("an empty or over-long tool name is sent as one Anthropic and Gemini accept, the same for the call and its result", () => {
-  const call = (id: string, name: string): ReadonlyArray<Message> => [
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "go" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: { kind: "model", provider: "p", model: "m" },
-      content: [{ type: "tool-call", id, name, arguments: "{}" }],
-    },
-    {
-      id: "r2",
-      role: "user",
-      source: { kind: "tool", callId: id },
-      content: [{ type: "tool-result", toolCallId: id, content: [] }],
-    },
-  ];
+  const call = (id: string, name: string) => callsAnswered([[id, name]]);
   const long = "n".repeat(201);
   const anthropicName = (name: string): unknown =>
     toAnthropic(call("c1", name)).messages[1]?.content[0];

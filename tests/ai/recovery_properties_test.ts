@@ -40,25 +40,16 @@ import {
   pairToolCalls,
   runTurn,
 } from "@palimpsest/session/ai";
-import { Cause, Effect, Exit, Layer, Schema, Stream } from "effect";
-import {
-  AiError,
-  LanguageModel,
-  type Response,
-  Tool,
-  Toolkit,
-} from "effect/ai";
+import { Cause, Effect, Exit, Layer, Stream } from "effect";
+import { AiError, LanguageModel, type Response, Toolkit } from "effect/ai";
 import fc from "fast-check";
 import assert from "node:assert/strict";
+import { Read } from "./_read_tool.ts";
 
 const SEED = 20261203;
 /** Sequences checked per run of the suite. */
 export const RUNS = 300;
 
-const Read = Tool.make("read", {
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
 const tools = Toolkit.make(Read);
 const handlers = tools.toLayer({
   read: ({ path }) => Effect.succeed(`contents of ${path} `.repeat(60)),

@@ -27,15 +27,13 @@ import {
   text,
   toolCall,
 } from "@palimpsest/session/testing";
-import { Chunk, Effect, Exit, Layer, Schema, Stream } from "effect";
-import { AiError, Tool, Toolkit } from "effect/ai";
+import { Chunk, Effect, Exit, Layer, Stream } from "effect";
+import { AiError, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import { thenFails } from "../_helpers/then.ts";
+import { newSession } from "./_session.ts";
+import { Read } from "./_read_tool.ts";
 
-const Read = Tool.make("read", {
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
 const tools = Toolkit.make(Read);
 const handlers = tools.toLayer({
   read: ({ path }) => Effect.succeed(`contents of ${path}`),
@@ -60,12 +58,7 @@ const run = <A, E>(
   const services = Layer.mergeAll(scripted.layer, handlers);
   return Effect.runPromiseExit(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { handle } = yield* newSession();
       const toolkit = yield* Effect.provide(tools, handlers);
       return yield* body({
         handle,
@@ -201,23 +194,34 @@ const big = (handle: SessionHandle) =>
       Draft.user("y".repeat(2_000), { id: "u1" }),
     ]));
 
-Deno.test("runTurn reports a compaction as started and done", async () => {
-  const types: string[] = [];
-  const outcome = ok(
+/**
+ * A turn over the big history with a 300-token budget, so it compacts first:
+ * the summary model answers `summary`, and each turn event goes to `onEvent`.
+ */
+const compactingTurn = async (
+  summary: string,
+  onEvent: (event: TurnEvent) => void,
+) =>
+  ok(
     await run(
-      (_, request) =>
-        request.method === "generateText" ? "Short summary." : "Done.",
+      (_, request) => request.method === "generateText" ? summary : "Done.",
       ({ handle, turn }) =>
         Effect.andThen(
           big(handle),
           turn({
             input: "go on",
             compaction: { maxTokens: 300 },
-            onEvent: (event) => Effect.sync(() => types.push(event.type)),
+            onEvent: (event) => Effect.sync(() => onEvent(event)),
           }),
         ),
     ),
   );
+
+Deno.test("runTurn reports a compaction as started and done", async () => {
+  const types: string[] = [];
+  const outcome = await compactingTurn("Short summary.", (event) => {
+    types.push(event.type);
+  });
   assert.deepEqual(types.slice(0, 4), [
     "turn-start",
     "step-start",
@@ -232,20 +236,9 @@ Deno.test("runTurn reports a compaction as started and done", async () => {
 
 Deno.test("runTurn reports a refused compaction with its reason", async () => {
   const events: TurnEvent[] = [];
-  const outcome = ok(
-    await run(
-      (_, request) => request.method === "generateText" ? "   " : "Done.",
-      ({ handle, turn }) =>
-        Effect.andThen(
-          big(handle),
-          turn({
-            input: "go on",
-            compaction: { maxTokens: 300 },
-            onEvent: (event) => Effect.sync(() => events.push(event)),
-          }),
-        ),
-    ),
-  );
+  const outcome = await compactingTurn("   ", (event) => {
+    events.push(event);
+  });
   const refusal = events.find((e) => e.type === "compaction-refused");
   assert.ok(refusal?.type === "compaction-refused");
   assert.ok(refusal.report.refused !== undefined);

@@ -43,11 +43,9 @@ import {
 } from "./_scripted.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { tempDir } from "../_helpers/store.ts";
+import { newSession } from "./_session.ts";
+import { Read } from "./_read_tool.ts";
 
-const Read = Tool.make("read", {
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
 const Broken = Tool.make("broken", {
   success: Schema.String,
   failure: Schema.String,
@@ -104,12 +102,7 @@ const run = <A, E>(
             Effect.never,
           ),
       });
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { store, handle } = yield* newSession();
       const toolkit = yield* Effect.provide(tools, handlers);
       const turn: Turn = (options) =>
         runTurn({ handle, toolkit, model, ...options }).pipe(
@@ -301,6 +294,21 @@ const interruptedThenRepaired = (
       return { before, closers, after: yield* harness.reread, session };
     }));
 
+/**
+ * The first result among `closers` answers with error `code`, and the
+ * repaired log derives a clean transcript.
+ */
+const assertRepairedWith = (
+  closers: ReadonlyArray<SessionEvent>,
+  after: SessionValue,
+  code: string,
+): void => {
+  const [closer] = results(closers);
+  assert.ok(closer !== undefined);
+  assert.equal(closer.data.error?.code, code);
+  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+};
+
 Deno.test("a turn interrupted mid-tool leaves a log that repair closes", async () => {
   const { before, closers, after } = await interruptedThenRepaired(
     [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
@@ -312,10 +320,7 @@ Deno.test("a turn interrupted mid-tool leaves a log that repair closes", async (
     "step/end",
     "turn/end",
   ]);
-  const [closer] = results(closers);
-  assert.ok(closer !== undefined);
-  assert.equal(closer.data.error?.code, TOOL_OUTCOME_UNKNOWN);
-  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+  assertRepairedWith(closers, after, TOOL_OUTCOME_UNKNOWN);
 });
 
 Deno.test("a turn interrupted mid-answer keeps the cut answer and repairs clean", async () => {
@@ -334,10 +339,7 @@ Deno.test("a turn interrupted mid-answer keeps the cut answer and repairs clean"
     type: "text",
     text: "Partial",
   });
-  const [closer] = results(closers);
-  assert.ok(closer !== undefined);
-  assert.equal(closer.data.error?.code, TOOL_NOT_STARTED);
-  assert.deepEqual(checkTranscript(deriveMessages(after.surface)), []);
+  assertRepairedWith(closers, after, TOOL_NOT_STARTED);
 });
 
 Deno.test("a turn interrupted before any answer part records an attempt", async () => {
@@ -394,13 +396,7 @@ Deno.test("a turn interrupted before any of its writes leaves a log that repair 
     const scripted = scriptedModel({ stream: script });
     const { exit, after } = await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* SessionStore;
-        const handle = yield* store.create({
-          id: "s",
-          createdAt: 0,
-          isSeeded: false,
-        });
-        yield* store.append(handle, []);
+        const { store, handle } = yield* newSession([]);
         const toolkit = yield* Effect.provide(tools, handlers);
         const exit = yield* Effect.exit(
           runTurn({ handle, toolkit, model, input: "go" }).pipe(
@@ -558,12 +554,7 @@ Deno.test("a compaction held by a running compaction is reported in the turn's o
   const scripted = scriptedModel({ text: [{ hang: latch }] });
   const outcome = await Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { store, handle } = yield* newSession();
       yield* store.append(handle, [
         Draft.user("x".repeat(2_000), { id: "u0" }),
         Draft.user("y".repeat(2_000), { id: "u1" }),

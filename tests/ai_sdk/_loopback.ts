@@ -76,13 +76,35 @@ const PATH: Record<Dialect, string> = {
 
 const usage = { input: 120, output: 12 };
 
+/** {@link usage} as OpenAI Chat Completions reports it. */
+const chatUsage = {
+  prompt_tokens: usage.input,
+  completion_tokens: usage.output,
+  total_tokens: usage.input + usage.output,
+};
+
+/** {@link usage} as OpenAI Responses reports it. */
+const responsesUsage = {
+  input_tokens: usage.input,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: usage.output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: usage.input + usage.output,
+};
+
 /** An SSE event: a name (when the provider sends one) and its JSON. */
 type Event = readonly [name: string | undefined, data: unknown];
 
-const responsesEvents = (
+/**
+ * The SSE events of an answer in one provider's wire format; with `end`
+ * false the answer is left unfinished, as a stream cut short.
+ */
+type EventScript = (
   answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
   end: boolean,
-): Event[] => {
+) => Event[];
+
+const responsesEvents: EventScript = (answer, end) => {
   const out: Event[] = [];
   let seq = 0;
   const ev = (data: Record<string, unknown>): Event => [
@@ -157,33 +179,25 @@ const responsesEvents = (
       model: "gpt-5",
       status: "completed",
       incomplete_details: null,
-      usage: {
-        input_tokens: usage.input,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: usage.output,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: usage.input + usage.output,
-      },
+      usage: responsesUsage,
     },
   }));
   return out;
 };
 
-const chatEvents = (
-  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
-  end: boolean,
-): Event[] => {
-  const chunk = (choice: Record<string, unknown>, extra = {}): Event => [
+const chatEvents: EventScript = (answer, end) => {
+  const envelope = (fields: Record<string, unknown>): Event => [
     undefined,
     {
       id: "chatcmpl-1",
       object: "chat.completion.chunk",
       created: 1_700_000_000,
       model: "gpt-5",
-      choices: [{ index: 0, finish_reason: null, ...choice }],
-      ...extra,
+      ...fields,
     },
   ];
+  const chunk = (choice: Record<string, unknown>): Event =>
+    envelope({ choices: [{ index: 0, finish_reason: null, ...choice }] });
   const out: Event[] = [
     chunk({ delta: { role: "assistant", content: "" } }),
   ];
@@ -210,25 +224,14 @@ const chatEvents = (
   }
   const calls = (answer.calls ?? []).length > 0;
   out.push(chunk({ delta: {}, finish_reason: calls ? "tool_calls" : "stop" }));
-  out.push([undefined, {
-    id: "chatcmpl-1",
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model: "gpt-5",
+  out.push(envelope({
     choices: [],
-    usage: {
-      prompt_tokens: usage.input,
-      completion_tokens: usage.output,
-      total_tokens: usage.input + usage.output,
-    },
-  }]);
+    usage: chatUsage,
+  }));
   return out;
 };
 
-const anthropicEvents = (
-  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
-  end: boolean,
-): Event[] => {
+const anthropicEvents: EventScript = (answer, end) => {
   const ev = (data: Record<string, unknown>): Event => [
     String(data["type"]),
     data,
@@ -311,19 +314,10 @@ const sse = (dialect: Dialect, events: ReadonlyArray<Event>): string =>
     `data: ${JSON.stringify(data)}\n\n`
   ).join("") + (dialect === "openai-chat" ? "data: [DONE]\n\n" : "");
 
-const eventsOf = (
-  dialect: Dialect,
-  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
-  end: boolean,
-): Event[] => {
-  switch (dialect) {
-    case "openai-responses":
-      return responsesEvents(answer, end);
-    case "openai-chat":
-      return chatEvents(answer, end);
-    case "anthropic":
-      return anthropicEvents(answer, end);
-  }
+const EVENTS: Record<Dialect, EventScript> = {
+  "openai-responses": responsesEvents,
+  "openai-chat": chatEvents,
+  "anthropic": anthropicEvents,
 };
 
 /** A plain (not streamed) text answer, as the provider's JSON body. */
@@ -344,13 +338,7 @@ const textBody = (dialect: Dialect, text: string): unknown => {
           status: "completed",
           content: [{ type: "output_text", text, annotations: [] }],
         }],
-        usage: {
-          input_tokens: usage.input,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: usage.output,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: usage.input + usage.output,
-        },
+        usage: responsesUsage,
       };
     case "openai-chat":
       return {
@@ -363,11 +351,7 @@ const textBody = (dialect: Dialect, text: string): unknown => {
           message: { role: "assistant", content: text },
           finish_reason: "stop",
         }],
-        usage: {
-          prompt_tokens: usage.input,
-          completion_tokens: usage.output,
-          total_tokens: usage.input + usage.output,
-        },
+        usage: chatUsage,
       };
     case "anthropic":
       return {
@@ -474,11 +458,11 @@ export const serveLoopback = (
       "cache-control": "no-cache",
     };
     if (answer.hang !== true) {
-      return new Response(sse(dialect, eventsOf(dialect, answer, true)), {
+      return new Response(sse(dialect, EVENTS[dialect](answer, true)), {
         headers,
       });
     }
-    const partial = sse(dialect, eventsOf(dialect, answer, false))
+    const partial = sse(dialect, EVENTS[dialect](answer, false))
       .replace("data: [DONE]\n\n", "");
     const encoder = new TextEncoder();
     let held: ReadableStreamDefaultController<Uint8Array> | undefined;

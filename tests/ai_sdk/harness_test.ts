@@ -2,7 +2,6 @@ import {
   checkTranscript,
   deriveMessages,
   Draft,
-  type Message,
   Session,
   type SessionHandle,
   SessionStore,
@@ -18,6 +17,8 @@ import type {
 } from "@ai-sdk/provider";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
+import { newSession } from "../ai/_session.ts";
+import { fromModel, fromUser } from "../providers/_messages.ts";
 
 const usage: LanguageModelV4GenerateResult["usage"] = {
   inputTokens: {
@@ -63,47 +64,45 @@ const readTool = tool({
   },
 });
 
+/** The tool calls and results of a prompt, in order, as `[type, callId]`. */
+const callsAndResults = (
+  prompt: ReadonlyArray<{
+    readonly content:
+      | string
+      | ReadonlyArray<{ readonly type: string; readonly toolCallId?: string }>;
+  }>,
+) =>
+  prompt.flatMap((m) =>
+    typeof m.content === "string"
+      ? []
+      : m.content.flatMap((p) =>
+        p.type === "tool-call" || p.type === "tool-result"
+          ? [[p.type, p.toolCallId]]
+          : []
+      )
+  );
+
 /** Runs `body` on a fresh session of a temporary store. */
 const withSession = <A>(
   body: (handle: SessionHandle) => Effect.Effect<A, unknown, SessionStore>,
 ): Promise<A> =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
+      const { store, handle } = yield* newSession();
       return yield* Effect.ensuring(body(handle), store.close(handle));
     }).pipe(Effect.scoped, Effect.provide(tempStore())),
   );
 
 Deno.test("toModelMessages applies the pairing: an unanswered call gets its error result", () => {
-  const messages: Message[] = [
-    {
-      id: "u0",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "read a" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: { kind: "model", provider: "p", model: "m" },
-      content: [{
-        type: "tool-call",
-        id: "c1",
-        name: "read",
-        arguments: '{"path":"a"}',
-      }],
-    },
-    {
-      id: "u2",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: "never mind" }],
-    },
+  const messages = [
+    fromUser("u0", "read a"),
+    fromModel("a1", [{
+      type: "tool-call",
+      id: "c1",
+      name: "read",
+      arguments: '{"path":"a"}',
+    }]),
+    fromUser("u2", "never mind"),
   ];
   const out = toModelMessages(messages);
   assert.deepEqual(out.map((m) => m.role), [
@@ -255,26 +254,7 @@ Deno.test("a generateText loop keeps its log: steps, parallel calls, results, us
     fromLog.map((m) => m.role),
     sent.map((m) => m.role),
   );
-  assert.deepEqual(
-    fromLog.flatMap((m) =>
-      typeof m.content === "string"
-        ? []
-        : m.content.flatMap((p) =>
-          p.type === "tool-call" || p.type === "tool-result"
-            ? [[p.type, p.toolCallId]]
-            : []
-        )
-    ),
-    sent.flatMap((m) =>
-      typeof m.content === "string"
-        ? []
-        : m.content.flatMap((p) =>
-          p.type === "tool-call" || p.type === "tool-result"
-            ? [[p.type, p.toolCallId]]
-            : []
-        )
-    ),
-  );
+  assert.deepEqual(callsAndResults(fromLog), callsAndResults(sent));
 });
 
 Deno.test("a streamText result is recorded from its steps", async () => {

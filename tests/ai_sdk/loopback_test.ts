@@ -13,12 +13,11 @@ import {
   Draft,
   type EventDraft,
   Session,
-  SessionStore,
 } from "@palimpsest/session";
 import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
-import { Effect, Exit, Fiber, Layer, Schema, Stream } from "effect";
-import { LanguageModel, Tool, Toolkit } from "effect/ai";
+import { Effect, Exit, Fiber, Layer, Stream } from "effect";
+import { LanguageModel } from "effect/ai";
 import type {
   LanguageModelV4,
   LanguageModelV4StreamPart,
@@ -34,6 +33,8 @@ import {
 } from "./_loopback.ts";
 import { tempStore } from "../ai/_scripted.ts";
 import { schemaChecks } from "../_helpers/provider_schemas.ts";
+import { newSession } from "../ai/_session.ts";
+import { toolLayer, tools } from "./_tools.ts";
 
 const DIALECTS: ReadonlyArray<Dialect> = [
   "openai-responses",
@@ -51,16 +52,6 @@ const modelFor = (dialect: Dialect, baseURL: string): LanguageModelV4 => {
       return createAnthropic({ baseURL, apiKey: "test" })("claude-sonnet-4-5");
   }
 };
-
-const Read = Tool.make("read", {
-  description: "Reads a file",
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
-const tools = Toolkit.make(Read);
-const toolLayer = tools.toLayer({
-  read: ({ path }) => Effect.succeed(`contents of ${path}`),
-});
 
 const long = (n: number) =>
   "lorem ipsum ".repeat(Math.ceil(n / 12)).slice(0, n);
@@ -138,15 +129,7 @@ const runOn = async (
     );
     const { outcome, session } = await Effect.runPromise(
       Effect.gen(function* () {
-        const store = yield* SessionStore;
-        const handle = yield* store.create({
-          id: "s",
-          createdAt: 0,
-          isSeeded: false,
-        });
-        if (options.drafts !== undefined) {
-          yield* store.append(handle, options.drafts);
-        }
+        const { store, handle } = yield* newSession(options.drafts);
         const toolkit = yield* tools;
         const outcome = yield* Effect.exit(runTurn({
           handle,
@@ -301,12 +284,7 @@ for (const dialect of DIALECTS) {
       );
       const { session, closers } = await Effect.runPromise(
         Effect.gen(function* () {
-          const store = yield* SessionStore;
-          const handle = yield* store.create({
-            id: "s",
-            createdAt: 0,
-            isSeeded: false,
-          });
+          const { store, handle } = yield* newSession();
           const toolkit = yield* tools;
           const fiber = yield* Effect.forkChild(runTurn({
             handle,

@@ -1,17 +1,12 @@
-import {
-  checkTranscript,
-  deriveMessages,
-  Session,
-  SessionStore,
-} from "@palimpsest/session";
+import { checkTranscript, deriveMessages, Session } from "@palimpsest/session";
 import { isContextOverflow, runTurn } from "@palimpsest/session/ai";
 import {
   fromStreamPart,
   layerAiSdkModel,
   toAiError,
 } from "@palimpsest/session/ai-sdk";
-import { Effect, Fiber, Layer, Schema, Stream } from "effect";
-import { AiError, LanguageModel, Tool, Toolkit } from "effect/ai";
+import { Effect, Fiber, Layer, Stream } from "effect";
+import { AiError, LanguageModel } from "effect/ai";
 import {
   APICallError,
   type LanguageModelV4StreamPart,
@@ -22,6 +17,8 @@ import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
+import { newSession } from "../ai/_session.ts";
+import { toolLayer, tools } from "./_tools.ts";
 
 const usage = (input: number, output: number): LanguageModelV4Usage => ({
   inputTokens: {
@@ -43,16 +40,6 @@ const finish = (
 
 const streamOf = (chunks: LanguageModelV4StreamPart[]) => ({
   stream: simulateReadableStream({ chunks }),
-});
-
-const Read = Tool.make("read", {
-  description: "Reads a file",
-  parameters: Schema.Struct({ path: Schema.String }),
-  success: Schema.String,
-});
-const tools = Toolkit.make(Read);
-const toolLayer = tools.toLayer({
-  read: ({ path }) => Effect.succeed(`contents of ${path}`),
 });
 
 Deno.test("streamText maps text, reasoning, tool input, tool calls, usage and finish", async () => {
@@ -216,12 +203,7 @@ Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a
     ],
   });
   const program = Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const handle = yield* store.create({
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    });
+    const { store, handle } = yield* newSession();
     const toolkit = yield* tools;
     const outcome = yield* runTurn({
       handle,

@@ -24,10 +24,13 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs `deno run -A cli/main.ts ...args` and waits for it. */
-export async function cli(...args: string[]): Promise<Run> {
+/** Runs `cli/main.ts` under `deno run` with exactly `flags` and waits for it. */
+export async function cliWith(
+  flags: ReadonlyArray<string>,
+  ...args: string[]
+): Promise<Run> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", path.join(root, "cli", "main.ts"), ...args],
+    args: ["run", ...flags, path.join(root, "cli", "main.ts"), ...args],
     cwd: root,
     env: { NO_COLOR: "1" },
     stdout: "piped",
@@ -39,6 +42,11 @@ export async function cli(...args: string[]): Promise<Run> {
     stdout: decoder.decode(output.stdout),
     stderr: decoder.decode(output.stderr),
   };
+}
+
+/** Runs `deno run -A cli/main.ts ...args` and waits for it. */
+export function cli(...args: string[]): Promise<Run> {
+  return cliWith(["-A"], ...args);
 }
 
 /** Runs the CLI in this process. */

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { Effect } from "effect";
 import {
   compact,
+  Draft,
   makeJsonlStore,
   Session,
   SessionSeq,
@@ -19,6 +20,7 @@ import {
   tempCopy,
   tempDir,
 } from "./_cli.ts";
+import { user } from "../_helpers/build.ts";
 
 const commands = [
   "verify",
@@ -115,38 +117,18 @@ Deno.test("verify", async (t) => {
     "the JSON document has exactly the documented keys",
     async () => {
       const keys = (r: { stdout: string }) => Object.keys(JSON.parse(r.stdout));
+      const always = ["ok", "version", "events", "surface", "replacements"];
       assert.deepEqual(
         keys(await run("verify", fixture("valid.jsonl"), "--json")),
-        [
-          "ok",
-          "version",
-          "events",
-          "surface",
-          "replacements",
-        ],
+        always,
       );
       assert.deepEqual(
         keys(await run("verify", fixture("torn-tail.jsonl"), "--json")),
         // The torn write cut the turn short: it is open too.
-        [
-          "ok",
-          "version",
-          "events",
-          "surface",
-          "replacements",
-          "tornTail",
-          "open",
-        ],
+        [...always, "tornTail", "open"],
       );
       const bad = await run("verify", fixture("fold-error.jsonl"), "--json");
-      assert.deepEqual(keys(bad), [
-        "ok",
-        "version",
-        "events",
-        "surface",
-        "replacements",
-        "error",
-      ]);
+      assert.deepEqual(keys(bad), [...always, "error"]);
       assert.deepEqual(Object.keys(json(bad).error), [
         "tag",
         "line",
@@ -160,18 +142,9 @@ Deno.test("verify", async (t) => {
     const file = path.join(tempDir(), "big.jsonl");
     const header =
       '{"type":"session","version":3,"id":"big","createdAt":0,"isSeeded":false}\n';
-    const event = JSON.stringify({
-      type: "user/message",
-      seq: 0,
-      time: 0,
-      data: {
-        id: "u0",
-        role: "user",
-        content: [{ type: "text", text: "x".repeat(5 * 1024 * 1024) }],
-        source: { kind: "user" },
-      },
-      surfaceOp: "append",
-    });
+    const event = JSON.stringify(
+      user(0, { text: "x".repeat(5 * 1024 * 1024), time: 0 }),
+    );
     fs.writeFileSync(file, `${header}${event}\n`);
     const terminal = recordingIo(true);
     assert.equal(await runCli(["verify", file, "--json"], terminal), 0);
@@ -182,6 +155,15 @@ Deno.test("verify", async (t) => {
     assert.deepEqual(JSON.parse(terminal.out()), JSON.parse(piped.out()));
   });
 });
+
+/** `repair FILE --json` refuses with exit 1 and `tag`, and leaves FILE as it was. */
+const assertRepairRefused = async (file: string, tag: string) => {
+  const before = fs.readFileSync(file);
+  const r = await run("repair", file, "--json");
+  assert.equal(r.code, 1);
+  assert.equal(json(r).error.tag, tag);
+  assert.deepEqual(fs.readFileSync(file), before);
+};
 
 Deno.test("derive", async (t) => {
   await t.step("text mode prints one line per message", async () => {
@@ -309,22 +291,14 @@ Deno.test("repair", async (t) => {
 
   await t.step("an older log is refused, exit 1, and left alone", async () => {
     const file = tempCopy("v1.jsonl");
-    const before = fs.readFileSync(file);
-    const r = await run("repair", file, "--json");
-    assert.equal(r.code, 1);
-    assert.equal(json(r).error.tag, "FormatTooOld");
-    assert.deepEqual(fs.readFileSync(file), before);
+    await assertRepairRefused(file, "FormatTooOld");
   });
 
   await t.step(
     "an older log under a name that is not a store id is refused too",
     async () => {
       const file = tempCopy("v1.jsonl", "Old.v1.jsonl");
-      const before = fs.readFileSync(file);
-      const r = await run("repair", file, "--json");
-      assert.equal(r.code, 1);
-      assert.equal(json(r).error.tag, "FormatTooOld");
-      assert.deepEqual(fs.readFileSync(file), before);
+      await assertRepairRefused(file, "FormatTooOld");
       assert.deepEqual(claimsOf(file), []);
     },
   );
@@ -338,11 +312,7 @@ Deno.test("repair", async (t) => {
 
   await t.step("an invalid log is refused, exit 1", async () => {
     const file = tempCopy("corrupt-line.jsonl");
-    const before = fs.readFileSync(file);
-    const r = await run("repair", file, "--json");
-    assert.equal(r.code, 1);
-    assert.equal(json(r).error.tag, "InvalidJson");
-    assert.deepEqual(fs.readFileSync(file), before);
+    await assertRepairRefused(file, "InvalidJson");
   });
 });
 
@@ -386,16 +356,10 @@ Deno.test("explain handles a lineage thousands of levels deep", async () => {
     let session = Session.make({ id: "deep", createdAt: 0, isSeeded: false });
     let summary: number | undefined;
     for (let i = 0; i < depth; i++) {
-      session = yield* Session.append(session, {
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: `u${i}`,
-          role: "user",
-          content: [{ type: "text", text: `message ${i}` }],
-          source: { kind: "user" },
-        },
-      });
+      session = yield* Session.append(
+        session,
+        Draft.user(`message ${i}`, { id: `u${i}` }),
+      );
       const added = Session.nextSeq(session) - 1;
       session = yield* compact(session, {
         startSeq: SessionSeq.make(summary ?? added),

@@ -17,7 +17,7 @@ import {
 import { ImportIoError } from "@palimpsest/session/import";
 import { InvalidAddress } from "@palimpsest/session/postgres";
 import { failureHint, failureKind } from "../../cli/failure.ts";
-import { cliInProcess, fixture, root, type Run } from "./_cli.ts";
+import { cliInProcess, cliWith, fixture, root, type Run } from "./_cli.ts";
 import { tempDir } from "../_helpers/store.ts";
 
 const FORMAT_HINT = /rule of the format|fix or cut the log/;
@@ -31,26 +31,6 @@ const hintOf = (run: Run): string => {
 
 /** Nothing listens on port 1 of the loopback. */
 const UNREACHABLE = "postgres://someone:n0t-the-pw@127.0.0.1:1/db?session=s";
-
-/** Runs `cli/main.ts` under `deno run` with exactly `flags`. */
-const cliWith = async (
-  flags: ReadonlyArray<string>,
-  ...args: string[]
-): Promise<Run> => {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, path.join(root, "cli", "main.ts"), ...args],
-    cwd: root,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-};
 
 /** The permission flags of the `cli` task of deno.json. */
 const taskFlags = (): ReadonlyArray<string> => {

@@ -12,10 +12,10 @@ import {
   type EventDraft,
   layerJsonlStore,
   type Session,
-  SessionStore,
 } from "@palimpsest/session";
 import { renderSessionHtml } from "@palimpsest/session/view";
 import { cliInProcess as run, json, tempDir } from "./_cli.ts";
+import { newSession } from "../ai/_session.ts";
 
 const assistantCall = (turn: number, callId: string): EventDraft =>
   Draft.assistant({
@@ -68,15 +68,10 @@ const write = async (
 ): Promise<{ file: string; session: Session }> => {
   const root = tempDir();
   const session = await Effect.runPromise(
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const handle = yield* store.create({
-        id: "s",
-        createdAt: 0,
-        isSeeded: false,
-      });
-      return (yield* store.append(handle, drafts)).session;
-    }).pipe(Effect.scoped, Effect.provide(layerJsonlStore({ root }))),
+    Effect.map(newSession(drafts), ({ handle }) => handle.session).pipe(
+      Effect.scoped,
+      Effect.provide(layerJsonlStore({ root })),
+    ),
   );
   return { file: path.join(root, "s.jsonl"), session };
 };

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { eventJsonSchema } from "@palimpsest/session/schema";
 import { cliInProcess, fixture, json, root } from "./_cli.ts";
+import { user } from "../_helpers/build.ts";
 
 // ajv is a test-only dependency: it checks the generated schema with an
 // independent draft 2020-12 validator instead of trusting its structure.
@@ -44,18 +45,7 @@ Deno.test("eventJsonSchema() validates v3 event lines", async (t) => {
     }
   });
 
-  const base = {
-    type: "user/message",
-    seq: 3,
-    time: 0,
-    surfaceOp: "append",
-    data: {
-      id: "u0",
-      role: "user",
-      content: [{ type: "text", text: "hi" }],
-      source: { kind: "user" },
-    },
-  };
+  const base = user(3, { id: "u0", text: "hi", time: 0 });
 
   await t.step("event-local violations are refused", () => {
     assert.equal(validate(base), true);

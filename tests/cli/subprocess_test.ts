@@ -4,11 +4,17 @@ import * as path from "node:path";
 import { cli, fixture, json, root, tempCopy } from "./_cli.ts";
 import { claimsOf } from "../_helpers/store.ts";
 
+/** Runs `verify FIXTURE --json`, checks it exits `code`, returns its report. */
+const verifyJson = async (name: string, code: number) => {
+  const run = await cli("verify", fixture(name), "--json");
+  assert.equal(run.code, code);
+  return json(run);
+};
+
 Deno.test("the real CLI as a subprocess", async (t) => {
   await t.step("verify accepts a valid log with exit 0", async () => {
-    const run = await cli("verify", fixture("valid.jsonl"), "--json");
-    assert.equal(run.code, 0);
-    assert.deepEqual(json(run), {
+    const report = await verifyJson("valid.jsonl", 0);
+    assert.deepEqual(report, {
       ok: true,
       version: 3,
       events: 12,
@@ -18,9 +24,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   });
 
   await t.step("verify reports a torn tail and stays valid", async () => {
-    const run = await cli("verify", fixture("torn-tail.jsonl"), "--json");
-    assert.equal(run.code, 0);
-    const report = json(run);
+    const report = await verifyJson("torn-tail.jsonl", 0);
     assert.equal(report.ok, true);
     assert.equal(report.events, 6);
     assert.deepEqual(report.tornTail, { offset: 1169, bytes: 90 });
@@ -28,9 +32,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   });
 
   await t.step("verify refuses a corrupt line with exit 1", async () => {
-    const run = await cli("verify", fixture("corrupt-line.jsonl"), "--json");
-    assert.equal(run.code, 1);
-    const report = json(run);
+    const report = await verifyJson("corrupt-line.jsonl", 1);
     assert.equal(report.ok, false);
     assert.equal(report.events, 3);
     assert.equal(report.surface, 1);
@@ -42,9 +44,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   await t.step(
     "verify names the line, seq and rule of a fold error",
     async () => {
-      const run = await cli("verify", fixture("fold-error.jsonl"), "--json");
-      assert.equal(run.code, 1);
-      const { error } = json(run);
+      const { error } = await verifyJson("fold-error.jsonl", 1);
       assert.deepEqual([error.tag, error.line, error.seq], [
         "NonContiguousSeq",
         9,
@@ -54,9 +54,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   );
 
   await t.step("verify reads a v1 log by migrating it in memory", async () => {
-    const run = await cli("verify", fixture("v1.jsonl"), "--json");
-    assert.equal(run.code, 0);
-    const report = json(run);
+    const report = await verifyJson("v1.jsonl", 0);
     assert.equal(report.ok, true);
     assert.equal(report.version, 1);
     assert.equal(report.events, 26);
@@ -64,9 +62,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   });
 
   await t.step("verify refuses a future version with exit 1", async () => {
-    const run = await cli("verify", fixture("future.jsonl"), "--json");
-    assert.equal(run.code, 1);
-    const report = json(run);
+    const report = await verifyJson("future.jsonl", 1);
     assert.equal(report.ok, false);
     assert.equal(report.version, 4);
     assert.equal(report.error.tag, "FormatTooNew");
@@ -74,9 +70,8 @@ Deno.test("the real CLI as a subprocess", async (t) => {
   });
 
   await t.step("a missing file is an I/O error, exit 2", async () => {
-    const run = await cli("verify", fixture("missing.jsonl"), "--json");
-    assert.equal(run.code, 2);
-    assert.equal(json(run).error.tag, "JsonlIoError");
+    const report = await verifyJson("missing.jsonl", 2);
+    assert.equal(report.error.tag, "JsonlIoError");
   });
 
   await t.step("text output goes to stdout, errors to stderr", async () => {

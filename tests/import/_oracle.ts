@@ -36,6 +36,13 @@ const rec = (u: unknown): Record<string, unknown> =>
     : {};
 const s = (u: unknown): string => typeof u === "string" ? u : "";
 
+/** The text of Codex content parts, joined by newlines, and their image count. */
+const textAndImages = (parts: ReadonlyArray<Record<string, unknown>>) => ({
+  text: parts.filter((p) => typeof p.text === "string").map((p) => s(p.text))
+    .join("\n"),
+  images: parts.filter((p) => p.type === "input_image").length,
+});
+
 /** A Codex oracle's `prompt` as items. */
 export const codexOracle = (prompt: ReadonlyArray<unknown>): Item[] =>
   prompt.map((u): Item => {
@@ -43,14 +50,7 @@ export const codexOracle = (prompt: ReadonlyArray<unknown>): Item[] =>
     switch (i.type) {
       case "message": {
         const parts = Array.isArray(i.content) ? i.content.map(rec) : [];
-        return {
-          k: "message",
-          role: s(i.role),
-          text: parts.filter((p) => typeof p.text === "string").map((p) =>
-            s(p.text)
-          ).join("\n"),
-          images: parts.filter((p) => p.type === "input_image").length,
-        };
+        return { k: "message", role: s(i.role), ...textAndImages(parts) };
       }
       case "reasoning": {
         const content = Array.isArray(i.content) ? i.content.map(rec) : [];
@@ -82,14 +82,7 @@ export const codexOracle = (prompt: ReadonlyArray<unknown>): Item[] =>
           return { k: "output", id: s(i.call_id), text: o, images: 0 };
         }
         const parts = Array.isArray(o) ? o.map(rec) : [];
-        return {
-          k: "output",
-          id: s(i.call_id),
-          text: parts.filter((p) => typeof p.text === "string").map((p) =>
-            s(p.text)
-          ).join("\n"),
-          images: parts.filter((p) => p.type === "input_image").length,
-        };
+        return { k: "output", id: s(i.call_id), ...textAndImages(parts) };
       }
       default:
         return { k: "opaque", item: i };

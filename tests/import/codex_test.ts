@@ -17,6 +17,7 @@ import {
 } from "@palimpsest/session/ai";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
+import { blockLabel } from "./_labels.ts";
 
 const meta =
   '{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"cx","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w","cli_version":"0.99.0","model_provider":"openai","base_instructions":{"text":"You are Codex."}}}';
@@ -60,17 +61,7 @@ const imported = async (lines: ReadonlyArray<string>) => {
 const shape = (messages: ReadonlyArray<Message>) =>
   messages.map((m) => [
     m.role,
-    m.content.map((c) =>
-      c.type === "text"
-        ? c.text
-        : c.type === "tool-call"
-        ? `call ${c.id}`
-        : c.type === "tool-result"
-        ? `result ${c.toolCallId} ${
-          c.content.map((x) => x.type === "text" ? x.text : "").join("")
-        }`
-        : c.type
-    ).join("|"),
+    m.content.map((c) => blockLabel(c, true)).join("|"),
   ]);
 
 Deno.test("a replacement history becomes the surface, roles kept, its first message citing what it replaced", async () => {

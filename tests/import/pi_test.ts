@@ -7,6 +7,7 @@ import { importSession } from "@palimpsest/session/import";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
+import { blockLabel } from "./_labels.ts";
 
 const entry = (
   id: string,
@@ -70,15 +71,7 @@ Deno.test("a compaction keeping everything from the first entry puts the summary
       importSession(file, { from: "pi" }),
     );
     const texts = deriveMessages(session.surface).map((m) =>
-      m.content.map((c) =>
-        c.type === "text"
-          ? c.text
-          : c.type === "tool-call"
-          ? `call ${c.id}`
-          : c.type === "tool-result"
-          ? `result ${c.toolCallId}`
-          : c.type
-      ).join("|")
+      m.content.map((c) => blockLabel(c)).join("|")
     );
     assert.deepEqual(texts, [
       "The conversation history before this point was compacted into the following summary:\n\n<summary>\nlisted files\n</summary>",

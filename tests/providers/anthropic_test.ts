@@ -7,6 +7,7 @@ import {
   validateAnthropic,
 } from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
+import { fromModel, fromUser } from "./_messages.ts";
 
 Deno.test("toAnthropic() maps the fixture transcript", () => {
   const id = anthropicToolId("c.1");
@@ -81,32 +82,11 @@ Deno.test("toAnthropic() maps the fixture transcript", () => {
 });
 
 Deno.test("toAnthropic() merges same-role turns and opens with the user", () => {
-  const model = { kind: "model", provider: "p", model: "m" } as const;
   const request = toAnthropic([
-    {
-      id: "a0",
-      role: "assistant",
-      source: model,
-      content: [{ type: "text", text: "hello" }],
-    },
-    {
-      id: "a1",
-      role: "assistant",
-      source: model,
-      content: [{ type: "reasoning", text: "x" }],
-    },
-    {
-      id: "a2",
-      role: "assistant",
-      source: model,
-      content: [{ type: "text", text: "again" }],
-    },
-    {
-      id: "u3",
-      role: "user",
-      source: { kind: "user" },
-      content: [{ type: "text", text: " " }],
-    },
+    fromModel("a0", [{ type: "text", text: "hello" }]),
+    fromModel("a1", [{ type: "reasoning", text: "x" }]),
+    fromModel("a2", [{ type: "text", text: "again" }]),
+    fromUser("u3", " "),
   ]);
   assert.equal(request.system, undefined);
   assert.deepEqual(request.messages, [

@@ -6,6 +6,7 @@ import {
   validateGemini,
 } from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
+import { fromModel } from "./_messages.ts";
 
 Deno.test("toGemini() maps the fixture transcript", () => {
   assert.deepEqual(toGemini(transcript), {
@@ -63,21 +64,10 @@ Deno.test("toGemini() maps the fixture transcript", () => {
 });
 
 Deno.test("toGemini() opens with the user and merges same-role turns", () => {
-  const model = { kind: "model", provider: "p", model: "m" } as const;
   assert.deepEqual(
     toGemini([
-      {
-        id: "a0",
-        role: "assistant",
-        source: model,
-        content: [{ type: "text", text: "a" }],
-      },
-      {
-        id: "a1",
-        role: "assistant",
-        source: model,
-        content: [{ type: "text", text: "b" }],
-      },
+      fromModel("a0", [{ type: "text", text: "a" }]),
+      fromModel("a1", [{ type: "text", text: "b" }]),
     ]).contents,
     [
       { role: "user", parts: [{ text: CONTINUATION_TEXT }] },

@@ -6,6 +6,13 @@ import {
 } from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
 
+/** A tool call of a Chat Completions assistant message. */
+const functionCall = (id: string, name: string, args: string) => ({
+  id,
+  type: "function" as const,
+  function: { name, arguments: args },
+});
+
 Deno.test("toOpenAIChat() maps the fixture transcript", () => {
   assert.deepEqual(toOpenAIChat(transcript), {
     messages: [
@@ -37,16 +44,8 @@ Deno.test("toOpenAIChat() maps the fixture transcript", () => {
         role: "assistant",
         content: "reading",
         tool_calls: [
-          {
-            id: "c.1",
-            type: "function",
-            function: { name: "read", arguments: '{"path":"a"}' },
-          },
-          {
-            id: "c2",
-            type: "function",
-            function: { name: "grep", arguments: "{bad" },
-          },
+          functionCall("c.1", "read", '{"path":"a"}'),
+          functionCall("c2", "grep", "{bad"),
         ],
       },
       {
@@ -70,16 +69,8 @@ Deno.test("validateOpenAIChat() reports each broken rule", () => {
         role: "assistant",
         content: null,
         tool_calls: [
-          {
-            id: "c1",
-            type: "function",
-            function: { name: "n", arguments: "{}" },
-          },
-          {
-            id: "c2",
-            type: "function",
-            function: { name: "n", arguments: "{}" },
-          },
+          functionCall("c1", "n", "{}"),
+          functionCall("c2", "n", "{}"),
         ],
       },
       { role: "tool", tool_call_id: "c1", content: "" },
@@ -89,11 +80,7 @@ Deno.test("validateOpenAIChat() reports each broken rule", () => {
       {
         role: "assistant",
         content: null,
-        tool_calls: [{
-          id: "c1",
-          type: "function",
-          function: { name: "n", arguments: "{}" },
-        }],
+        tool_calls: [functionCall("c1", "n", "{}")],
       },
       { role: "assistant", content: null },
     ],
