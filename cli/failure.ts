@@ -146,6 +146,8 @@ const RULE_TAGS: ReadonlySet<string> = new Set([
   "ToolResultReplaceTargetNotToolResult",
   "ToolResultReplaceChangesMoreThanContent",
   "SystemHeadProtected",
+  "PrependNotSystemMessage",
+  "SystemHeadExists",
   "FormatTooNew",
   "FormatTooOld",
   "MissingHeader",

@@ -163,6 +163,10 @@ Deno.test("only a broken format rule gets the format's hint", async () => {
   const rule = await cliInProcess("verify", path.join(dir, "bad.jsonl"));
   assert.equal(rule.code, 1, rule.stderr);
   assert.equal(failureKind({ _tag: "ShadowedNodeNotCited" }), "format");
+  // The rules of a prepended system prompt are rules of the format too.
+  for (const tag of ["PrependNotSystemMessage", "SystemHeadExists"]) {
+    assert.equal(failureKind({ _tag: tag }), "format", tag);
+  }
   assert.match(
     hintOf(rule),
     /breaks the "[A-Za-z]+" rule of the format \(SPEC §2\)/,
