@@ -144,29 +144,22 @@ export interface Message {
   readonly source: MessageSource;
 }
 
+// Text and reasoning blocks share one shape, as do image and file blocks.
+const textBlockOf = <T extends "text" | "reasoning">(type: T) =>
+  Schema.Struct({ type: Schema.Literal(type), text: Schema.String });
+const attachmentBlockOf = <T extends "image" | "file">(type: T) =>
+  Schema.Struct({ type: Schema.Literal(type), attachment: Schema.Unknown });
+
 /** Schema of {@link TextBlock}. */
-export const TextBlock: Schema.Codec<TextBlock> = Schema.Struct({
-  type: Schema.Literal("text"),
-  text: Schema.String,
-});
-
+export const TextBlock: Schema.Codec<TextBlock> = textBlockOf("text");
 /** Schema of {@link ReasoningBlock}. */
-export const ReasoningBlock: Schema.Codec<ReasoningBlock> = Schema.Struct({
-  type: Schema.Literal("reasoning"),
-  text: Schema.String,
-});
-
+export const ReasoningBlock: Schema.Codec<ReasoningBlock> = textBlockOf(
+  "reasoning",
+);
 /** Schema of {@link ImageBlock}. */
-export const ImageBlock: Schema.Codec<ImageBlock> = Schema.Struct({
-  type: Schema.Literal("image"),
-  attachment: Schema.Unknown,
-});
-
+export const ImageBlock: Schema.Codec<ImageBlock> = attachmentBlockOf("image");
 /** Schema of {@link FileBlock}. */
-export const FileBlock: Schema.Codec<FileBlock> = Schema.Struct({
-  type: Schema.Literal("file"),
-  attachment: Schema.Unknown,
-});
+export const FileBlock: Schema.Codec<FileBlock> = attachmentBlockOf("file");
 
 /** Schema of {@link ToolCallBlock}. */
 export const ToolCallBlock: Schema.Codec<ToolCallBlock> = Schema.Struct({
