@@ -226,6 +226,9 @@ type Decoded = Result.Result<SessionEvent, EventDecodeError>;
 
 const fail = (error: EventDecodeError): Decoded => Result.fail(error);
 
+/** The endpoints of a replace, in the order they are checked. */
+const REPLACE_ENDPOINTS = ["startSeq", "endSeq"] as const;
+
 /** An input whose envelope passed: its type and seq, read once. */
 interface Envelope {
   readonly input: Record<string, unknown>;
@@ -474,25 +477,17 @@ export function decodeEventResult(
       if (sourceError !== undefined) return fail(sourceError);
     }
     if (typeof op === "object") {
-      if (op.startSeq >= seq) {
-        return fail(
-          new ReplaceEndpointNotEarlier({
-            seq,
-            type,
-            endpoint: "startSeq",
-            value: op.startSeq,
-          }),
-        );
-      }
-      if (op.endSeq >= seq) {
-        return fail(
-          new ReplaceEndpointNotEarlier({
-            seq,
-            type,
-            endpoint: "endSeq",
-            value: op.endSeq,
-          }),
-        );
+      for (const endpoint of REPLACE_ENDPOINTS) {
+        if (op[endpoint] >= seq) {
+          return fail(
+            new ReplaceEndpointNotEarlier({
+              seq,
+              type,
+              endpoint,
+              value: op[endpoint],
+            }),
+          );
+        }
       }
     }
     if (type === "tool/result" && isObject(data) && "error" in data) {
