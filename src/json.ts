@@ -308,14 +308,7 @@ const quickCopy = (value: unknown, depth: number): unknown => {
     }
     const out: unknown[] = value.slice();
     for (let i = 0; i < out.length; i++) {
-      const item = out[i];
-      if (typeof item === "object" && item !== null) {
-        const copied = quickCopy(item, depth + 1);
-        if (copied === BAIL) return BAIL;
-        out[i] = copied;
-      } else if (!isJsonScalar(item)) {
-        return BAIL;
-      }
+      if (!quickMember(out, i, depth)) return BAIL;
     }
     return out;
   }
@@ -326,16 +319,29 @@ const quickCopy = (value: unknown, depth: number): unknown => {
   // The copy's own keys: the caller checked that its prototype
   // (Object.prototype) has no enumerable key.
   for (const key in out) {
-    const item = out[key];
-    if (typeof item === "object" && item !== null) {
-      const copied = quickCopy(item, depth + 1);
-      if (copied === BAIL) return BAIL;
-      out[key] = copied;
-    } else if (!isJsonScalar(item)) {
-      return BAIL;
-    }
+    if (!quickMember(out, key, depth)) return BAIL;
   }
   return out;
+};
+
+/**
+ * Judges the member `key` of a shallow copy made by {@link quickCopy} at
+ * `depth`, copying it deeper in place when it is a container; false when
+ * the value needs the full walk.
+ */
+const quickMember = <K extends string | number>(
+  out: Record<K, unknown>,
+  key: K,
+  depth: number,
+): boolean => {
+  const item = out[key];
+  if (typeof item === "object" && item !== null) {
+    const copied = quickCopy(item, depth + 1);
+    if (copied === BAIL) return false;
+    out[key] = copied;
+    return true;
+  }
+  return isJsonScalar(item);
 };
 
 /** A string, a boolean, `null` or a finite number other than `-0`. */
