@@ -150,6 +150,20 @@ export function chainFor(
   return Result.succeed(chain);
 }
 
+/** Pushes every item through one run, in order: what the run outputs. */
+const pushAll = (
+  run: EdgeRun,
+  items: ReadonlyArray<EdgeOutput>,
+): EdgeResult => {
+  const out: Array<EdgeOutput> = [];
+  for (const item of items) {
+    const pushed = run.push(item.event, item.line);
+    if (Result.isFailure(pushed)) return pushed;
+    for (const o of pushed.success) out.push(o);
+  }
+  return Result.succeed(out);
+};
+
 const feed = (
   runs: ReadonlyArray<EdgeRun>,
   from: number,
@@ -159,13 +173,9 @@ const feed = (
   for (let i = from; i < runs.length; i++) {
     const run = runs[i];
     if (run === undefined) break;
-    const next: Array<EdgeOutput> = [];
-    for (const item of current) {
-      const out = run.push(item.event, item.line);
-      if (Result.isFailure(out)) return out;
-      for (const o of out.success) next.push(o);
-    }
-    current = next;
+    const next = pushAll(run, current);
+    if (Result.isFailure(next)) return next;
+    current = next.success;
   }
   return Result.succeed(current);
 };
@@ -220,16 +230,11 @@ export function startChain(
       for (let i = 0; i < runs.length; i++) {
         const run = runs[i];
         if (run === undefined) break;
-        const pushed: Array<EdgeOutput> = [];
-        for (const item of carried) {
-          const out = run.push(item.event, item.line);
-          if (Result.isFailure(out)) return out;
-          for (const o of out.success) pushed.push(o);
-        }
+        const pushed = pushAll(run, carried);
+        if (Result.isFailure(pushed)) return pushed;
         const ended = run.end();
         if (Result.isFailure(ended)) return ended;
-        for (const o of ended.success) pushed.push(o);
-        carried = pushed;
+        carried = pushed.success.concat(ended.success);
       }
       return Result.succeed(carried);
     },
