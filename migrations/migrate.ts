@@ -15,6 +15,7 @@ import * as Stream from "effect/Stream";
 import { decodeEventResult } from "../src/decode.ts";
 import { encodeEvent } from "../src/encode.ts";
 import type { SessionEvent } from "../src/event.ts";
+import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
 import {
   applyEventResult,
   emptySurface,
@@ -128,28 +129,14 @@ export function makeMigrator(
     const events: Array<MigratedEvent> = [];
     for (const { line, event } of outputs) {
       const seq = typeof event["seq"] === "number" ? event["seq"] : -1;
+      const rejected = (error: EventDecodeError | SurfaceError) =>
+        Result.fail(
+          new MigratedEventRejected({ line, seq, tag: error._tag, error }),
+        );
       const v3 = decodeEventResult(event);
-      if (Result.isFailure(v3)) {
-        return Result.fail(
-          new MigratedEventRejected({
-            line,
-            seq,
-            tag: v3.failure._tag,
-            error: v3.failure,
-          }),
-        );
-      }
+      if (Result.isFailure(v3)) return rejected(v3.failure);
       const next = applyEventResult(surface, v3.success);
-      if (Result.isFailure(next)) {
-        return Result.fail(
-          new MigratedEventRejected({
-            line,
-            seq,
-            tag: next.failure._tag,
-            error: next.failure,
-          }),
-        );
-      }
+      if (Result.isFailure(next)) return rejected(next.failure);
       surface = next.success;
       events.push({ _tag: "MigratedEvent", line, event: v3.success });
     }
