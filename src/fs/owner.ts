@@ -204,13 +204,21 @@ const judgeFlock = (
 const isNotFound = (error: unknown): boolean =>
   error instanceof Error && error.name === "NotFound";
 
-const unlinkIfPresent = (path: string): void => {
+/**
+ * Runs a tidying step whose failure changes nothing: a file gone already
+ * or not ours to remove is judged again next time, a descriptor that does
+ * not close is closed already.
+ */
+const quietly = (tidy: () => void): void => {
   try {
-    fs.unlinkSync(path);
+    tidy();
   } catch {
-    // Gone already, or not ours to remove: judged again next time.
+    // Nothing to do: see above.
   }
 };
+
+const unlinkIfPresent = (path: string): void =>
+  quietly(() => fs.unlinkSync(path));
 
 /**
  * Judges the owner of the file at `path`, and with `remove` unlinks the
@@ -304,13 +312,7 @@ export const sweepStaleTemps = (
   return removed;
 };
 
-const closeQuietly = (fd: number): void => {
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // Already closed.
-  }
-};
+const closeQuietly = (fd: number): void => quietly(() => fs.closeSync(fd));
 
 /**
  * Creates a new temporary file for `base` in `folder`, owned by this
