@@ -10,13 +10,11 @@ import {
   logCutsArb,
   sessionCutsArb,
 } from "../_helpers/message_gen.ts";
+import { fromModel } from "./_messages.ts";
 
-const model = { kind: "model", provider: "p", model: "m" } as const;
-const assistant = (id: string, ...calls: string[]): Message => ({
-  id,
-  role: "assistant",
-  source: model,
-  content: [
+/** An assistant message saying "t" and calling `tool-<id>` for each id. */
+const assistant = (id: string, ...calls: string[]): Message =>
+  fromModel(id, [
     { type: "text", text: "t" },
     ...calls.map((call) => ({
       type: "tool-call" as const,
@@ -24,8 +22,7 @@ const assistant = (id: string, ...calls: string[]): Message => ({
       name: `tool-${call}`,
       arguments: "{}",
     })),
-  ],
-});
+  ]);
 const result = (callId: string, id = `r-${callId}`): Message => ({
   id,
   role: "user",
