@@ -13,6 +13,20 @@ import type { SessionSeq } from "../seq.ts";
 import { quote } from "../quote.ts";
 
 /**
+ * The message of a refusal to start while `what`, started at `startSeq`, is
+ * open: a running one is waited for, otherwise `closeIt` says what to do.
+ */
+const stillOpen = (
+  what: string,
+  startSeq: SessionSeq,
+  live: boolean,
+  closeIt: string,
+): string =>
+  `${what} started at seq ${quote(startSeq)} is still open; ${
+    live ? "it is running in this process, wait for it to end" : closeIt
+  }`;
+
+/**
  * A compaction was asked for while another one is open in the log: its
  * `compaction/start` has no `compaction/end` yet. The open start is the
  * durable lock. `live` tells whether a running compaction of this process
@@ -31,13 +45,12 @@ export class CompactionInProgress extends Data.Error<{
   /** The tag. */
   readonly _tag: "CompactionInProgress" = "CompactionInProgress";
   /** A sentence for people. */
-  override readonly message: string = `Compaction ${
-    quote(this.compactionId)
-  } started at seq ${quote(this.startSeq)} is still open; ${
-    this.live
-      ? "it is running in this process, wait for it to end"
-      : "it was abandoned, close it with store.repair"
-  }`;
+  override readonly message: string = stillOpen(
+    `Compaction ${quote(this.compactionId)}`,
+    this.startSeq,
+    this.live,
+    "it was abandoned, close it with store.repair",
+  );
 }
 
 /**
@@ -58,13 +71,12 @@ export class TurnInProgress extends Data.Error<{
   /** The tag. */
   readonly _tag: "TurnInProgress" = "TurnInProgress";
   /** A sentence for people. */
-  override readonly message: string = `Turn ${
-    quote(this.turn)
-  } started at seq ${quote(this.startSeq)} is still open; ${
-    this.live
-      ? "it is running in this process, wait for it to end"
-      : "a crash left it open, close it with store.repair"
-  }`;
+  override readonly message: string = stillOpen(
+    `Turn ${quote(this.turn)}`,
+    this.startSeq,
+    this.live,
+    "a crash left it open, close it with store.repair",
+  );
 }
 
 /**

@@ -95,6 +95,29 @@ const withSession = <A>(
 const tail = (handle: SessionHandle, from: number): string[] =>
   Session.events(handle.session, SessionSeq.make(from)).map(eventTypeName);
 
+/**
+ * Runs `body` while a compaction, forked as `running`, waits on a summary
+ * reply that never comes; `later` are the replies after that one.
+ */
+const whileSummarising = <A>(
+  body: (
+    h: Harness,
+    running: Fiber.Fiber<unknown, unknown>,
+  ) => Effect.Effect<A, unknown, SessionStore>,
+  later: ReadonlyArray<TextReply> = [],
+): Promise<A> => {
+  const latch = Effect.runSync(Deferred.make<void>());
+  return withSession(
+    { text: [{ hang: latch }, ...later] },
+    (h) =>
+      Effect.gen(function* () {
+        const running = yield* Effect.forkChild(h.compact({ maxTokens: 300 }));
+        yield* Deferred.await(latch);
+        return yield* body(h, running);
+      }),
+  );
+};
+
 Deno.test("compactIfNeeded does nothing under budget", async () => {
   const outcome = await withSession(
     {},
@@ -146,13 +169,9 @@ Deno.test("the token estimate is pluggable", async () => {
 });
 
 Deno.test("an open compaction is a lock: a second one fails with CompactionInProgress", async () => {
-  const latch = Effect.runSync(Deferred.make<void>());
-  const { error, ends } = await withSession(
-    { text: [{ hang: latch }] },
-    ({ handle, compact }) =>
+  const { error, ends } = await whileSummarising(
+    ({ handle, compact }, first) =>
       Effect.gen(function* () {
-        const first = yield* Effect.forkChild(compact({ maxTokens: 300 }));
-        yield* Deferred.await(latch);
         const error = yield* Effect.flip(compact({ maxTokens: 300 }));
         yield* Fiber.interrupt(first);
         return { error, ends: tail(handle, history.length) };
@@ -168,14 +187,10 @@ Deno.test("an open compaction is a lock: a second one fails with CompactionInPro
 });
 
 Deno.test("a fiber interrupted mid-summary closes its compaction with an error", async () => {
-  const latch = Effect.runSync(Deferred.make<void>());
-  const { end, next } = await withSession(
-    { text: [{ hang: latch }, { text: "short" }] },
-    ({ handle, compact }) =>
+  const { end, next } = await whileSummarising(
+    ({ handle, compact }, running) =>
       Effect.gen(function* () {
-        const fiber = yield* Effect.forkChild(compact({ maxTokens: 300 }));
-        yield* Deferred.await(latch);
-        yield* Fiber.interrupt(fiber);
+        yield* Fiber.interrupt(running);
         const end = Session.eventAt(
           handle.session,
           SessionSeq.make(history.length + 1),
@@ -183,6 +198,7 @@ Deno.test("a fiber interrupted mid-summary closes its compaction with an error",
         const next = yield* compact({ maxTokens: 300 });
         return { end, next };
       }),
+    [{ text: "short" }],
   );
   assert.deepEqual(end?.data, {
     compactionId: `c${history.length}`,
@@ -258,17 +274,13 @@ Deno.test("onOpen refuse fails on an abandoned compaction and writes nothing", a
 });
 
 Deno.test("store.repair closes an abandoned compaction and leaves a running one", async () => {
-  const latch = Effect.runSync(Deferred.make<void>());
-  const { whileRunning, afterCrash } = await withSession(
-    { text: [{ hang: latch }] },
-    ({ handle, compact }) =>
+  const { whileRunning, afterCrash } = await whileSummarising(
+    ({ handle }, running) =>
       Effect.gen(function* () {
         const store = yield* SessionStore;
-        const fiber = yield* Effect.forkChild(compact({ maxTokens: 300 }));
-        yield* Deferred.await(latch);
         // The compaction is running in this process: not abandoned.
         const whileRunning = (yield* store.repair(handle)).closers;
-        yield* Fiber.interrupt(fiber);
+        yield* Fiber.interrupt(running);
         yield* store.append(handle, [stale]);
         const afterCrash = (yield* store.repair(handle)).closers;
         return { whileRunning, afterCrash };

@@ -9,66 +9,33 @@ import {
   logCutsArb,
   sessionCutsArb,
 } from "../_helpers/message_gen.ts";
-
-const model = { kind: "model", provider: "p", model: "m" } as const;
-
-const transcript: Message[] = [
-  {
-    id: "s",
-    role: "system",
-    source: { kind: "plugin", plugin: "prompt" },
-    content: [{ type: "text", text: "be brief" }],
-  },
-  {
-    id: "u0",
-    role: "user",
-    source: { kind: "user" },
-    content: [
-      { type: "text", text: "what is in this?" },
-      { type: "image", attachment: { mediaType: "image/png", data: "iVBO" } },
-      { type: "file", attachment: { path: "notes.txt" } },
-    ],
-  },
-  {
-    id: "a1",
-    role: "assistant",
-    source: model,
-    content: [
-      { type: "reasoning", text: "look closer" },
-      { type: "text", text: "let me read it" },
-      { type: "tool-call", id: "c1", name: "read", arguments: '{"p":1}' },
-      { type: "tool-call", id: "c2", name: "grep", arguments: "{oops" },
-    ],
-  },
-  {
-    id: "r1",
-    role: "user",
-    source: { kind: "tool", callId: "c1" },
-    content: [{
-      type: "tool-result",
-      toolCallId: "c1",
-      content: [{ type: "text", text: "one" }, {
-        type: "image",
-        attachment: "https://example.com/a.png",
-      }],
-    }],
-  },
-];
+import { transcript } from "../_helpers/ai_fixture.ts";
 
 Deno.test("toPrompt() maps roles, parts, tool names and failures", () => {
   const prompt = toPrompt(transcript);
+  // The steering message moves after the results it interrupted.
   assert.deepEqual(prompt.content.map((m) => m.role), [
     "system",
     "user",
     "assistant",
     "tool",
+    "user",
+    "system",
+    "assistant",
   ]);
   const [system, user, assistant, tool] = prompt.content;
   assert.equal(system?.role === "system" && system.content, "be brief");
   assert.ok(user?.role === "user");
   assert.deepEqual(
     user.content.map((p) => p.type === "text" ? p.text : p.mediaType),
-    ["what is in this?", "image/png", "[file omitted]"],
+    [
+      "look",
+      "image/png",
+      "image/bmp",
+      "application/pdf",
+      "application/octet-stream",
+      "[file omitted]",
+    ],
   );
   assert.ok(assistant?.role === "assistant");
   assert.deepEqual(
@@ -78,8 +45,8 @@ Deno.test("toPrompt() maps roles, parts, tool names and failures", () => {
     [
       ["reasoning"],
       ["text"],
-      ["read", { p: 1 }],
-      ["grep", { invalid_json_arguments: "{oops" }],
+      ["read", { path: "a" }],
+      ["grep", { invalid_json_arguments: "{bad" }],
     ],
   );
   assert.ok(tool?.role === "tool");
@@ -90,7 +57,7 @@ Deno.test("toPrompt() maps roles, parts, tool names and failures", () => {
         : []
     ),
     [
-      ["c1", "read", false, "one", 2],
+      ["c.1", "read", false, "contents", 2],
       // The unanswered call gets the pairing pass's synthetic error result.
       ["c2", "grep", true, MISSING_RESULT_TEXT, undefined],
     ],

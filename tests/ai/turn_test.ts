@@ -432,12 +432,19 @@ const crashMidTool = (harness: Harness) =>
     yield* Fiber.interrupt(fiber);
   });
 
-Deno.test("runTurn on a crashed turn closes it first, as repair records it", async () => {
-  const { outcome, expected, repairedAgain } = await run(
+/** Runs `body` once a turn calling the slow tool has crashed mid-tool. */
+const afterCrash = <A, E>(
+  body: (harness: Harness) => Effect.Effect<A, E, SessionStore>,
+): Promise<A> =>
+  run(
     [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
+    (harness) => Effect.andThen(crashMidTool(harness), body(harness)),
+  );
+
+Deno.test("runTurn on a crashed turn closes it first, as repair records it", async () => {
+  const { outcome, expected, repairedAgain } = await afterCrash(
     (harness) =>
       Effect.gen(function* () {
-        yield* crashMidTool(harness);
         const expected = interruptedTurnClosers(
           Session.events(harness.handle.session),
         );
@@ -478,11 +485,9 @@ Deno.test("runTurn on a crashed turn closes it first, as repair records it", asy
 });
 
 Deno.test("runTurn with onOpen refuse fails on a crashed turn and writes nothing", async () => {
-  const { error, before, after } = await run(
-    [{ parts: [call("c1", "slow"), finish("tool-calls")] }],
+  const { error, before, after } = await afterCrash(
     (harness) =>
       Effect.gen(function* () {
-        yield* crashMidTool(harness);
         const before = Session.nextSeq(harness.handle.session);
         const error = yield* Effect.flip(
           harness.turn({ input: "again", onOpen: "refuse" }),

@@ -42,6 +42,16 @@ const streamOf = (chunks: LanguageModelV4StreamPart[]) => ({
   stream: simulateReadableStream({ chunks }),
 });
 
+/** The error a `streamText` call over `model` fails with. */
+const streamFailure = (model: MockLanguageModelV4) =>
+  Effect.runPromise(
+    LanguageModel.streamText({ prompt: "hi" }).pipe(
+      Stream.runCollect,
+      Effect.flip,
+      Effect.provide(layerAiSdkModel(model)),
+    ),
+  );
+
 Deno.test("streamText maps text, reasoning, tool input, tool calls, usage and finish", async () => {
   const model = new MockLanguageModelV4({
     doStream: streamOf([
@@ -345,13 +355,7 @@ Deno.test("an error part in the stream fails the request with the mapped error",
       },
     ]),
   });
-  const exit = await Effect.runPromise(
-    LanguageModel.streamText({ prompt: "hi" }).pipe(
-      Stream.runCollect,
-      Effect.flip,
-      Effect.provide(layerAiSdkModel(model)),
-    ),
-  );
+  const exit = await streamFailure(model);
   assert.ok(AiError.isAiError(exit));
   assert.equal(exit.reason._tag, "InternalProviderError");
 });
@@ -368,13 +372,7 @@ Deno.test("a failed request (doStream rejects) fails with the mapped error", asy
         }),
       ),
   });
-  const error = await Effect.runPromise(
-    LanguageModel.streamText({ prompt: "hi" }).pipe(
-      Stream.runCollect,
-      Effect.flip,
-      Effect.provide(layerAiSdkModel(model)),
-    ),
-  );
+  const error = await streamFailure(model);
   assert.ok(AiError.isAiError(error));
   assert.equal(isContextOverflow(error), true);
 });

@@ -10,13 +10,11 @@ import {
   logCutsArb,
   sessionCutsArb,
 } from "../_helpers/message_gen.ts";
+import { fromModel } from "./_messages.ts";
 
-const model = { kind: "model", provider: "p", model: "m" } as const;
-const assistant = (id: string, ...calls: string[]): Message => ({
-  id,
-  role: "assistant",
-  source: model,
-  content: [
+/** An assistant message saying "t" and calling `tool-<id>` for each id. */
+const assistant = (id: string, ...calls: string[]): Message =>
+  fromModel(id, [
     { type: "text", text: "t" },
     ...calls.map((call) => ({
       type: "tool-call" as const,
@@ -24,20 +22,18 @@ const assistant = (id: string, ...calls: string[]): Message => ({
       name: `tool-${call}`,
       arguments: "{}",
     })),
-  ],
-});
+  ]);
 const result = (callId: string, id = `r-${callId}`): Message => ({
   id,
   role: "user",
   source: { kind: "tool", callId },
   content: [{ type: "tool-result", toolCallId: callId, content: [] }],
 });
-const user = (id: string): Message => ({
-  id,
-  role: "user",
-  source: { kind: "user" },
-  content: [{ type: "text", text: id }],
-});
+/** A user message; its content is its id as text unless given. */
+const user = (
+  id: string,
+  content: Message["content"] = [{ type: "text", text: id }],
+): Message => ({ id, role: "user", source: { kind: "user" }, content });
 
 Deno.test("pairToolCalls() leaves a clean transcript as it is, sharing its messages", () => {
   const messages = [
@@ -118,15 +114,10 @@ Deno.test("pairToolCalls() drops unknown, late and duplicate results", () => {
 });
 
 Deno.test("pairToolCalls() drops a repeated call id and calls or results in the wrong role", () => {
-  const misplaced: Message = {
-    id: "u",
-    role: "user",
-    source: { kind: "user" },
-    content: [
-      { type: "tool-call", id: "c9", name: "n", arguments: "{}" },
-      { type: "text", text: "q" },
-    ],
-  };
+  const misplaced = user("u", [
+    { type: "tool-call", id: "c9", name: "n", arguments: "{}" },
+    { type: "text", text: "q" },
+  ]);
   const withResult: Message = {
     ...assistant("a2", "c1"),
     content: [{ type: "tool-result", toolCallId: "c0", content: [] }],
@@ -190,15 +181,10 @@ Deno.test("pairToolCalls() moves a result ahead of the messages between its call
 });
 
 Deno.test("pairToolCalls() splits a message mixing results and text", () => {
-  const mixed: Message = {
-    id: "mix",
-    role: "user",
-    source: { kind: "user" },
-    content: [
-      { type: "text", text: "also" },
-      { type: "tool-result", toolCallId: "c1", content: [] },
-    ],
-  };
+  const mixed = user("mix", [
+    { type: "text", text: "also" },
+    { type: "tool-result", toolCallId: "c1", content: [] },
+  ]);
   const paired = pairToolCalls([assistant("a1", "c1"), mixed]);
   assert.deepEqual(paired.repairs, []);
   assert.deepEqual(
