@@ -228,18 +228,8 @@ Deno.test("only a system/message draft may prepend, at compile time too", () => 
     source: { kind: "user" as const },
   };
   const ok: EventDraft = {
-    type: "system/message",
+    ...Draft.system("", { id: "s", plugin: "p" }),
     surfaceOp: "prepend",
-    data: {
-      turn: 0,
-      step: 0,
-      message: {
-        id: "s",
-        role: "system",
-        content: [],
-        source: { kind: "plugin", plugin: "p" },
-      },
-    },
   };
   // @ts-expect-error: a user message never prepends.
   const refused: EventDraft = {

@@ -9,14 +9,17 @@ import type { Message } from "@palimpsest/session";
 
 const model = { kind: "model", provider: "p", model: "m" } as const;
 
+/** A system message with one text block, set by the plugin `prompt`. */
+const prompt = (id: string, text: string): Message => ({
+  id,
+  role: "system",
+  source: { kind: "plugin", plugin: "prompt" },
+  content: [{ type: "text", text }],
+});
+
 /** The transcript. */
 export const transcript: ReadonlyArray<Message> = [
-  {
-    id: "s",
-    role: "system",
-    source: { kind: "plugin", plugin: "prompt" },
-    content: [{ type: "text", text: "be brief" }],
-  },
+  prompt("s", "be brief"),
   {
     id: "u0",
     role: "user",
@@ -67,12 +70,7 @@ export const transcript: ReadonlyArray<Message> = [
       ],
     }],
   },
-  {
-    id: "s4",
-    role: "system",
-    source: { kind: "plugin", plugin: "prompt" },
-    content: [{ type: "text", text: "now answer" }],
-  },
+  prompt("s4", "now answer"),
   {
     id: "a5",
     role: "assistant",

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { Effect } from "effect";
 import * as path from "node:path";
 import { makeJsonlStore } from "@palimpsest/session";
+import { type LineProcess, spawnLineProcess } from "./line_process.ts";
 
 /** The path of `claim_writer.ts`. */
 export const claimWriterScript: string = new URL(
@@ -17,13 +18,9 @@ export const claimWriterScript: string = new URL(
 ).pathname;
 const script = claimWriterScript;
 
-/** A `claim_writer.ts` process. */
-export interface Writer {
-  readonly line: () => Promise<string | undefined>;
-  readonly send: (line: string) => Promise<void>;
-  readonly end: () => Promise<void>;
+/** A `claim_writer.ts` process; `kill` sends SIGKILL. */
+export interface Writer extends Omit<LineProcess, "kill"> {
   readonly kill: () => void;
-  readonly status: Promise<Deno.CommandStatus>;
 }
 
 /** Starts `command args` as a writer. */
@@ -31,55 +28,8 @@ export const spawnWriter = (
   command: string,
   args: ReadonlyArray<string>,
 ): Writer => {
-  const child = new Deno.Command(command, {
-    args: [...args],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const writer = child.stdin.getWriter();
-  let buffer = "";
-  let done = false;
-  const encoder = new TextEncoder();
-  return {
-    line: async () => {
-      for (;;) {
-        const nl = buffer.indexOf("\n");
-        if (nl >= 0) {
-          const out = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          return out;
-        }
-        if (done) return undefined;
-        const next = await reader.read();
-        if (next.done) done = true;
-        else buffer += next.value;
-      }
-    },
-    send: (text) => writer.write(encoder.encode(`${text}\n`)),
-    end: async () => {
-      try {
-        await writer.close();
-      } catch {
-        // Exited already.
-      }
-    },
-    kill: () => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // Exited already.
-      }
-    },
-    status: child.status.then(async (status) => {
-      while (!done) {
-        const next = await reader.read();
-        if (next.done) done = true;
-      }
-      return status;
-    }),
-  };
+  const child = spawnLineProcess(command, args);
+  return { ...child, kill: () => child.kill("SIGKILL") };
 };
 
 /**

@@ -94,6 +94,31 @@ const wholeMessage = (buffer: Uint8Array, typed: 0 | 1): number | undefined => {
   return buffer.length < length ? undefined : length;
 };
 
+/**
+ * The whole messages read from `conn`, in order (`typed` is asked before
+ * each one), with `undefined` after the messages of each read; ends when
+ * `conn` does.
+ */
+async function* messagesOf(
+  conn: Deno.Conn,
+  typed: () => 0 | 1,
+): AsyncGenerator<Uint8Array<ArrayBuffer> | undefined> {
+  let buffer = new Uint8Array(0);
+  const chunk = new Uint8Array(1 << 16);
+  for (;;) {
+    const n = await conn.read(chunk);
+    if (n === null) return;
+    buffer = concat(buffer, chunk.subarray(0, n));
+    for (;;) {
+      const length = wholeMessage(buffer, typed());
+      if (length === undefined) break;
+      yield buffer.slice(0, length);
+      buffer = buffer.slice(length);
+    }
+    yield undefined;
+  }
+}
+
 const writeAll = async (conn: Deno.Conn, bytes: Uint8Array) => {
   let written = 0;
   while (written < bytes.length) {
@@ -172,106 +197,90 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
     const statements = new Map<string, string>();
 
     const clientSide = async () => {
-      let buffer = new Uint8Array(0);
       let started = false;
       // Set by a `deliver` fault on an extended query: cut after its Sync.
       let cutAtSync = false;
       const pending: Uint8Array[] = [];
-      const chunk = new Uint8Array(1 << 16);
-      for (;;) {
-        const n = await client.read(chunk);
-        if (n === null) break;
-        buffer = concat(buffer, chunk.subarray(0, n));
-        for (;;) {
-          const length = wholeMessage(buffer, started ? 1 : 0);
-          if (length === undefined) break;
-          const bytes = buffer.slice(0, length);
-          buffer = buffer.slice(length);
-          let message: ProxyMessage;
-          if (!started) {
-            const code = int32(bytes, 4);
-            if (code === SSL_REQUEST || code === GSS_REQUEST) {
-              await writeAll(client, new Uint8Array([0x4e])); // "N"
-              continue;
-            }
-            started = true;
-            let offset = 8;
-            while (offset < bytes.length - 1) {
-              const [key, next] = cstring(bytes, offset);
-              const [value, after] = cstring(bytes, next);
-              if (key === "application_name") app = value;
-              offset = after;
-            }
-            message = {
-              from: "client",
-              type: "startup",
-              sql: undefined,
-              tag: undefined,
-              app,
-            };
-          } else {
-            const type = String.fromCharCode(bytes[0] ?? 0);
-            let sql: string | undefined;
-            if (type === "Q") sql = cstring(bytes, 5)[0];
-            if (type === "P") {
-              const [name, next] = cstring(bytes, 5);
-              statements.set(name, cstring(bytes, next)[0]);
-            }
-            if (type === "B") {
-              const [, next] = cstring(bytes, 5);
-              sql = statements.get(cstring(bytes, next)[0]);
-            }
-            message = { from: "client", type, sql, tag: undefined, app };
-          }
-          const fault = trigger(message);
-          if (fault?.action === "drop") {
-            await flush(server, pending);
-            return cutBoth();
-          }
-          pending.push(bytes);
-          if (fault !== undefined) {
-            if (message.type === "B") cutAtSync = true;
-            else return cutBoth(await flush(server, pending));
-          }
-          if (cutAtSync && message.type === "S") {
-            return cutBoth(await flush(server, pending));
-          }
+      for await (const bytes of messagesOf(client, () => started ? 1 : 0)) {
+        if (bytes === undefined) {
+          await flush(server, pending);
+          continue;
         }
-        await flush(server, pending);
+        let message: ProxyMessage;
+        if (!started) {
+          const code = int32(bytes, 4);
+          if (code === SSL_REQUEST || code === GSS_REQUEST) {
+            await writeAll(client, new Uint8Array([0x4e])); // "N"
+            continue;
+          }
+          started = true;
+          let offset = 8;
+          while (offset < bytes.length - 1) {
+            const [key, next] = cstring(bytes, offset);
+            const [value, after] = cstring(bytes, next);
+            if (key === "application_name") app = value;
+            offset = after;
+          }
+          message = {
+            from: "client",
+            type: "startup",
+            sql: undefined,
+            tag: undefined,
+            app,
+          };
+        } else {
+          const type = String.fromCharCode(bytes[0] ?? 0);
+          let sql: string | undefined;
+          if (type === "Q") sql = cstring(bytes, 5)[0];
+          if (type === "P") {
+            const [name, next] = cstring(bytes, 5);
+            statements.set(name, cstring(bytes, next)[0]);
+          }
+          if (type === "B") {
+            const [, next] = cstring(bytes, 5);
+            sql = statements.get(cstring(bytes, next)[0]);
+          }
+          message = { from: "client", type, sql, tag: undefined, app };
+        }
+        const fault = trigger(message);
+        if (fault?.action === "drop") {
+          await flush(server, pending);
+          return cutBoth();
+        }
+        pending.push(bytes);
+        if (fault !== undefined) {
+          if (message.type === "B") cutAtSync = true;
+          else return cutBoth(await flush(server, pending));
+        }
+        if (cutAtSync && message.type === "S") {
+          return cutBoth(await flush(server, pending));
+        }
       }
       cutBoth();
     };
 
     const serverSide = async () => {
-      let buffer = new Uint8Array(0);
       const pending: Uint8Array[] = [];
-      const chunk = new Uint8Array(1 << 16);
-      for (;;) {
-        const n = await server.read(chunk);
-        if (n === null) break;
-        buffer = concat(buffer, chunk.subarray(0, n));
-        for (;;) {
-          const length = wholeMessage(buffer, 1);
-          if (length === undefined) break;
-          const bytes = buffer.slice(0, length);
-          buffer = buffer.slice(length);
-          const type = String.fromCharCode(bytes[0] ?? 0);
-          const message: ProxyMessage = {
-            from: "server",
-            type,
-            sql: undefined,
-            tag: type === "C" ? cstring(bytes, 5)[0] : undefined,
-            app,
-          };
-          const fault = trigger(message);
-          if (fault?.action === "drop") {
-            await flush(client, pending);
-            return cutBoth();
-          }
-          pending.push(bytes);
-          if (fault !== undefined) return cutBoth(await flush(client, pending));
+      for await (const bytes of messagesOf(server, () => 1)) {
+        if (bytes === undefined) {
+          await flush(client, pending);
+          continue;
         }
-        await flush(client, pending);
+        const type = String.fromCharCode(bytes[0] ?? 0);
+        const message: ProxyMessage = {
+          from: "server",
+          type,
+          sql: undefined,
+          tag: type === "C" ? cstring(bytes, 5)[0] : undefined,
+          app,
+        };
+        const fault = trigger(message);
+        if (fault?.action === "drop") {
+          await flush(client, pending);
+          return cutBoth();
+        }
+        pending.push(bytes);
+        if (fault !== undefined) return cutBoth(await flush(client, pending));
       }
       cutBoth();
     };

@@ -33,7 +33,7 @@ import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const fileOf = (root: string, id: string) =>
   path.join(root, `${Result.getOrThrow(encodeSessionId(id))}.jsonl`);
-const helper = new URL("../_helpers/store_writer.ts", import.meta.url).pathname;
+const helper = new URL("../store/jsonl_writer.ts", import.meta.url).pathname;
 
 Deno.test("the store round-trips a session", async (t) => {
   const root = tempDir();
@@ -279,8 +279,8 @@ Deno.test("one writer per session", async (t) => {
           "-A",
           helper,
           root,
-          "w",
           "try",
+          "w",
         ], { encoding: "utf8" });
         yield* store.close(first);
         return child.stdout.trim();
@@ -296,8 +296,8 @@ Deno.test("one writer per session", async (t) => {
         "-A",
         helper,
         root,
-        "w",
         "hold",
+        "w",
       ], {
         stdio: ["pipe", "pipe", "inherit"],
       });
@@ -331,9 +331,9 @@ Deno.test("one writer per session", async (t) => {
       child.stdin?.end();
       await new Promise((resolve) => child.on("close", resolve));
       assert.deepEqual(out.slice(1), [
+        "appended 3",
         "appended 4",
         "appended 5",
-        "appended 6",
       ]);
       const read = await withStore(
         root,

@@ -18,6 +18,25 @@ const inTemp = async (
   }
 };
 
+/** Runs `f` on `dir/name` holding `text`, in a fresh temporary `dir`. */
+const withSource = (
+  text: string,
+  f: (dir: string, source: string) => void,
+  name = "s.jsonl",
+): Promise<void> =>
+  inTemp((dir) => {
+    const source = `${dir}/${name}`;
+    Deno.writeTextFileSync(source, text);
+    f(dir, source);
+  });
+
+/** The file at `target` holds what `runMigrate` makes of `text`. */
+const assertMigratedAs = (target: string, text: string): void => {
+  const expected = runMigrate(parseLines(text));
+  assert.ok(expected.ok);
+  assert.equal(Deno.readTextFileSync(target), expected.text);
+};
+
 const refusalOf = (
   effect: Effect.Effect<unknown, MigrationError>,
 ): MigrationError => failureOf(Effect.runSyncExit(effect));
@@ -34,9 +53,7 @@ const refusedInPlace = <T extends MigrationError["_tag"]>(
   tag: T,
   fields?: FieldsOf<MigrationError, T>,
 ): Promise<void> =>
-  inTemp((dir) => {
-    const source = `${dir}/s.jsonl`;
-    Deno.writeTextFileSync(source, text);
+  withSource(text, (dir, source) => {
     thenFails(refusalOf(migrateFile(source)), tag, fields);
     assert.deepEqual(names(dir), ["s.jsonl"]);
   });
@@ -44,33 +61,28 @@ const refusedInPlace = <T extends MigrationError["_tag"]>(
 Deno.test("migrateFile()", async (t) => {
   await t.step(
     "writes the same bytes as migrate beside the source and leaves the source alone",
-    () =>
-      inTemp((dir) => {
-        const text = fixture("v1/chunks.jsonl");
-        const source = `${dir}/chunks.jsonl`;
-        Deno.writeTextFileSync(source, text);
+    () => {
+      const text = fixture("v1/chunks.jsonl");
+      return withSource(text, (dir, source) => {
         const summary = Effect.runSync(migrateFile(source));
         assert.equal(summary.target, `${dir}/chunks.v3.jsonl`);
         assert.equal(summary.fromVersion, 1);
         assert.equal(summary.eventsRead, parseLines(text).length - 1);
         assert.equal("tornTail" in summary, false);
-        const expected = runMigrate(parseLines(text));
-        assert.ok(expected.ok);
-        assert.equal(Deno.readTextFileSync(summary.target), expected.text);
+        assertMigratedAs(summary.target, text);
         assert.equal(
           summary.eventsWritten,
-          expected.text.split("\n").length - 2,
+          Deno.readTextFileSync(summary.target).split("\n").length - 2,
         );
         assert.equal(Deno.readTextFileSync(source), text);
         assert.deepEqual(names(dir), ["chunks.jsonl", "chunks.v3.jsonl"]);
-      }),
+      }, "chunks.jsonl");
+    },
   );
   await t.step(
     "never overwrites an existing target: MigrationTargetExists",
     () =>
-      inTemp((dir) => {
-        const source = `${dir}/s.jsonl`;
-        Deno.writeTextFileSync(source, fixture("v2/system-prompts.jsonl"));
+      withSource(fixture("v2/system-prompts.jsonl"), (dir, source) => {
         Deno.writeTextFileSync(`${dir}/taken.jsonl`, "mine\n");
         thenFails(
           refusalOf(migrateFile(source, { target: `${dir}/taken.jsonl` })),
@@ -96,22 +108,19 @@ Deno.test("migrateFile()", async (t) => {
   );
   await t.step(
     "reports a torn final line and does not migrate it",
-    () =>
-      inTemp((dir) => {
-        const text = fixture("v2/system-prompts.jsonl");
-        const source = `${dir}/s.jsonl`;
-        const torn = '{"type":"turn/start","seq":30,"ti';
-        Deno.writeTextFileSync(source, text + torn);
+    () => {
+      const text = fixture("v2/system-prompts.jsonl");
+      const torn = '{"type":"turn/start","seq":30,"ti';
+      return withSource(text + torn, (_dir, source) => {
         const summary = Effect.runSync(migrateFile(source));
         const lines = parseLines(text).length;
         assert.deepEqual(summary.tornTail, {
           line: lines + 1,
           bytes: torn.length,
         });
-        const expected = runMigrate(parseLines(text));
-        assert.ok(expected.ok);
-        assert.equal(Deno.readTextFileSync(summary.target), expected.text);
-      }),
+        assertMigratedAs(summary.target, text);
+      });
+    },
   );
   await t.step(
     "refuses a line that is not JSON with CorruptLegacyLine naming it",
@@ -155,9 +164,7 @@ Deno.test("migrateFile()", async (t) => {
         ).join("\n").replace('"text":"one"', `"text":"${big}"`) + "\n";
         Deno.writeTextFileSync(`${dir}/s.jsonl`, text);
         const summary = Effect.runSync(migrateFile(`${dir}/s.jsonl`));
-        const expected = runMigrate(parseLines(text));
-        assert.ok(expected.ok);
-        assert.equal(Deno.readTextFileSync(summary.target), expected.text);
+        assertMigratedAs(summary.target, text);
         assert.ok(Deno.readTextFileSync(summary.target).includes(big));
       }),
   );

@@ -582,40 +582,50 @@ const appendUnderFault = async (
   return exit;
 };
 
-postgresTest(
-  "a batch whose COMMIT answer is lost is reported stored, never as not stored",
-  async (url) => {
-    const id = "answer-lost";
-    await withProxiedStore(url, async (store, proxy) => {
-      const result = await appendUnderFault(
-        store,
-        proxy,
-        id,
-        onAnswer(WRITER, /^COMMIT/),
-      );
-      // The server committed: the store finds it out and says so.
-      assert.equal(kindOf(result), "success");
-      assert.deepEqual(await storedTurns(url, id), [10, 11]);
-    });
-  },
-);
+/** One fault armed during an append, and what must come of it. */
+interface AppendFaultCase {
+  readonly name: string;
+  readonly id: string;
+  readonly fault: Fault;
+  /** Checks the append's exit and the turns then stored. */
+  readonly then: (
+    exit: Awaited<ReturnType<typeof appendUnderFault>>,
+    stored: ReadonlyArray<number>,
+  ) => void;
+}
 
-postgresTest(
-  "a connection cut inside the append's transaction is a typed failure, not a defect",
-  async (url) => {
-    const id = "cut-inside";
-    await withProxiedStore(url, async (store, proxy) => {
-      const failure = await appendUnderFault(
-        store,
-        proxy,
-        id,
-        onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-      );
-      thenFails(failureOf(failure), "WriterClaimLost", { id });
-      assert.deepEqual(await storedTurns(url, id), []);
-    });
+const appendFaultCases: ReadonlyArray<AppendFaultCase> = [
+  {
+    name:
+      "a batch whose COMMIT answer is lost is reported stored, never as not stored",
+    id: "answer-lost",
+    fault: onAnswer(WRITER, /^COMMIT/),
+    // The server committed: the store finds it out and says so.
+    then: (exit, stored) => {
+      assert.equal(kindOf(exit), "success");
+      assert.deepEqual(stored, [10, 11]);
+    },
   },
-);
+  {
+    name:
+      "a connection cut inside the append's transaction is a typed failure, not a defect",
+    id: "cut-inside",
+    fault: onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+    then: (exit, stored) => {
+      thenFails(failureOf(exit), "WriterClaimLost", { id: "cut-inside" });
+      assert.deepEqual(stored, []);
+    },
+  },
+];
+
+for (const { name, id, fault, then } of appendFaultCases) {
+  postgresTest(name, async (url) => {
+    await withProxiedStore(url, async (store, proxy) => {
+      const exit = await appendUnderFault(store, proxy, id, fault);
+      then(exit, await storedTurns(url, id));
+    });
+  });
+}
 
 postgresTest(
   "follow resumes from its cursor across a server restart",

@@ -50,6 +50,14 @@ const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
     (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
   )));
 
+/** {@link sql} as a step of a program. */
+const runSql = (
+  url: string,
+  text: string,
+  params: ReadonlyArray<unknown> = [],
+): Effect.Effect<ReadonlyArray<Record<string, unknown>>> =>
+  Effect.promise(() => sql(url, text, params));
+
 /** The events of a few workload turns, seqs and times assigned. */
 const workloadEvents = (turns: number): ReadonlyArray<SessionEvent> =>
   Effect.runSync(Effect.gen(function* () {
@@ -118,12 +126,10 @@ postgresTest(
         const handle = yield* store.create(header("same"));
         yield* store.appendEvents(handle, events);
         yield* store.close(handle);
-        return yield* Effect.promise(() =>
-          sql(
-            url,
-            "SELECT line FROM palimpsest_events WHERE session_id = $1 ORDER BY seq",
-            ["same"],
-          )
+        return yield* runSql(
+          url,
+          "SELECT line FROM palimpsest_events WHERE session_id = $1 ORDER BY seq",
+          ["same"],
         );
       }));
     const headRows = await sql(
@@ -240,11 +246,9 @@ postgresTest(
       Effect.gen(function* () {
         const handle = yield* store.create(header("moved"));
         yield* store.append(handle, [turnStart(0)]);
-        yield* Effect.promise(() =>
-          sql(
-            url,
-            "UPDATE palimpsest_sessions SET next_seq = 5 WHERE id = 'moved'",
-          )
+        yield* runSql(
+          url,
+          "UPDATE palimpsest_sessions SET next_seq = 5 WHERE id = 'moved'",
         );
         const failed = yield* Effect.flip(
           store.append(handle, [turnStart(1), turnStart(2)]),
@@ -268,15 +272,13 @@ postgresTest(
     const result = await withPg(url, (store) =>
       Effect.gen(function* () {
         yield* Effect.scoped(store.create(header("older")));
-        yield* Effect.promise(() =>
-          sql(
-            url,
-            "UPDATE palimpsest_sessions SET version = 2, header = $2 WHERE id = $1",
-            [
-              "older",
-              '{"type":"session","version":2,"id":"older","createdAt":1,"isSeeded":false}',
-            ],
-          )
+        yield* runSql(
+          url,
+          "UPDATE palimpsest_sessions SET version = 2, header = $2 WHERE id = $1",
+          [
+            "older",
+            '{"type":"session","version":2,"id":"older","createdAt":1,"isSeeded":false}',
+          ],
         );
         const refused = yield* Effect.flip(
           Effect.scoped(store.open("older", { mode: "write" })),
@@ -294,11 +296,9 @@ postgresTest(
       Effect.gen(function* () {
         const handle = yield* store.create(header("taken"));
         yield* store.append(handle, [turnStart(0)]);
-        yield* Effect.promise(() =>
-          sql(
-            url,
-            `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
-          )
+        yield* runSql(
+          url,
+          `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
         );
         return yield* Effect.flip(
           store.append(handle, [turnStart(1), turnStart(2)]),

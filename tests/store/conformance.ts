@@ -51,22 +51,15 @@ import {
   Stream,
 } from "effect";
 import { mulberry32 } from "../_helpers/workload.ts";
+import {
+  type LineProcess,
+  spawnLineProcess,
+} from "../_helpers/line_process.ts";
 import { drafts, turnBatches } from "../_helpers/build.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 
 /** A writer in another process, speaking `writer_process.ts`'s protocol. */
-export interface WriterProcess {
-  /** The next line it printed; `undefined` once its output ends. */
-  readonly line: () => Promise<string | undefined>;
-  /** Sends a line to its stdin. */
-  readonly send: (line: string) => Promise<void>;
-  /** Closes its stdin: a holder then releases the session and exits. */
-  readonly end: () => Promise<void>;
-  /** Sends a signal. */
-  readonly kill: (signal: Deno.Signal) => void;
-  /** Its exit status. */
-  readonly status: Promise<Deno.CommandStatus>;
-}
+export type WriterProcess = LineProcess;
 
 /** What a layer gives the suite. */
 export interface ConformanceOptions {
@@ -117,61 +110,8 @@ export const spawnDenoWriter = (
   script: string,
   prefix: ReadonlyArray<string>,
   args: ReadonlyArray<string>,
-): WriterProcess => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...prefix, ...args],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const writer = child.stdin.getWriter();
-  let buffer = "";
-  let done = false;
-  const line = async (): Promise<string | undefined> => {
-    for (;;) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const out = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        return out;
-      }
-      if (done) return buffer.length > 0 ? buffer : undefined;
-      const next = await reader.read();
-      if (next.done) done = true;
-      else buffer += next.value;
-    }
-  };
-  const encoder = new TextEncoder();
-  const status = child.status.then(async (s) => {
-    // Drain what is left so the stream is closed.
-    while (!done) {
-      const next = await reader.read();
-      if (next.done) done = true;
-      else buffer += next.value;
-    }
-    return s;
-  });
-  return {
-    line,
-    send: (text) => writer.write(encoder.encode(`${text}\n`)),
-    end: async () => {
-      try {
-        await writer.close();
-      } catch {
-        // Already closed by its exit.
-      }
-    },
-    kill: (signal) => {
-      try {
-        child.kill(signal);
-      } catch {
-        // Already exited.
-      }
-    },
-    status,
-  };
-};
+): WriterProcess =>
+  spawnLineProcess(Deno.execPath(), ["run", "-A", script, ...prefix, ...args]);
 
 /**
  * Registers the conformance tests for one layer.

@@ -6,6 +6,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import { descriptorsOn } from "../_helpers/descriptors.ts";
 
 /**
  * Lists what is held under `root`.
@@ -14,14 +15,7 @@ import * as fs from "node:fs";
  * @returns One description per descriptor or stray file; empty when none.
  */
 export const heldUnder = (root: string): ReadonlyArray<string> => {
-  const listing = new Deno.Command("ls", {
-    args: ["-l", `/proc/${Deno.pid}/fd`],
-    stdout: "piped",
-    stderr: "null",
-  }).outputSync();
-  const found = new TextDecoder().decode(listing.stdout).split("\n")
-    .filter((line) => line.includes(` -> ${root}`))
-    .map((line) => `descriptor on ${line.slice(line.indexOf(" -> ") + 4)}`);
+  const found = descriptorsOn(root).map((target) => `descriptor on ${target}`);
   for (const name of fs.readdirSync(root)) {
     if (/\.lock(\.|$)/.test(name) || name.includes(".tmp")) {
       found.push(`file ${name}`);

@@ -4,6 +4,7 @@
  * a policy that allows exactly the page's own style and script.
  */
 import {
+  Draft,
   type EventDraft,
   isSurfaceEvent,
   Session,
@@ -40,18 +41,8 @@ Deno.test("renderSessionHtml() draws every surface event of the log exactly once
 });
 
 Deno.test("renderSessionHtml() continues history nested deeper than MAX_DEPTH at the end of the page", () => {
-  const user = (id: string): EventDraft => ({
-    type: "user/message",
-    surfaceOp: "append",
-    data: {
-      id,
-      role: "user",
-      content: [{ type: "text", text: id }],
-      source: { kind: "user" },
-    },
-  });
   // Given a chain of summaries, each replacing the one before.
-  const drafts: EventDraft[] = [user("u0")];
+  const drafts: EventDraft[] = [Draft.user("u0", { id: "u0" })];
   const depth = MAX_DEPTH * 2 + 3;
   for (let i = 1; i <= depth; i++) {
     drafts.push({

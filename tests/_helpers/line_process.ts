@@ -1,0 +1,81 @@
+/**
+ * A child process spoken to line by line: the writers of the store tests
+ * (`tests/store/writer_process.ts`, `tests/store/claim_writer.ts`), started
+ * directly or under another command such as `strace`.
+ *
+ * @module
+ */
+
+/** A child process that reads lines on stdin and prints lines on stdout. */
+export interface LineProcess {
+  /** The next line it printed; `undefined` once its output ends. */
+  readonly line: () => Promise<string | undefined>;
+  /** Sends a line to its stdin. */
+  readonly send: (line: string) => Promise<void>;
+  /** Closes its stdin: a holder then releases the session and exits. */
+  readonly end: () => Promise<void>;
+  /** Sends a signal. */
+  readonly kill: (signal: Deno.Signal) => void;
+  /** Its exit status, once its output is drained. */
+  readonly status: Promise<Deno.CommandStatus>;
+}
+
+/** Starts `command args`, its stderr inherited. */
+export const spawnLineProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+): LineProcess => {
+  const child = new Deno.Command(command, {
+    args: [...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const writer = child.stdin.getWriter();
+  let buffer = "";
+  let done = false;
+  const line = async (): Promise<string | undefined> => {
+    for (;;) {
+      const nl = buffer.indexOf("\n");
+      if (nl >= 0) {
+        const out = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        return out;
+      }
+      if (done) return buffer.length > 0 ? buffer : undefined;
+      const next = await reader.read();
+      if (next.done) done = true;
+      else buffer += next.value;
+    }
+  };
+  const encoder = new TextEncoder();
+  const status = child.status.then(async (s) => {
+    // Drain what is left so the stream is closed.
+    while (!done) {
+      const next = await reader.read();
+      if (next.done) done = true;
+      else buffer += next.value;
+    }
+    return s;
+  });
+  return {
+    line,
+    send: (text) => writer.write(encoder.encode(`${text}\n`)),
+    end: async () => {
+      try {
+        await writer.close();
+      } catch {
+        // Already closed by its exit.
+      }
+    },
+    kill: (signal) => {
+      try {
+        child.kill(signal);
+      } catch {
+        // Already exited.
+      }
+    },
+    status,
+  };
+};
