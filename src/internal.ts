@@ -73,3 +73,4 @@ export type {
 export { redactAddress, secretRedactor } from "./store/redact.ts";
 export type { SessionIdProblem, StoredLogDifference } from "./store/errors.ts";
 export type { DraftApi } from "./drafts.ts";
+export { EVENT_DECODE_ERROR_TAGS, SURFACE_ERROR_TAGS } from "./rule_tags.ts";
