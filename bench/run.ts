@@ -63,37 +63,25 @@ const f2 = (n: number): string => n.toFixed(2);
 const k = (n: number): string =>
   n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
 
+/** One case at both sizes, small then large. */
+const atBothSizes = (name: string): [Measured, Measured] => [
+  measure(name, SMALL),
+  measure(name, LARGE),
+];
+
 console.error("measuring (each case in its own process)...");
-const parse = [measure("parse", SMALL), measure("parse", LARGE)];
-const decode = [measure("decode", SMALL), measure("decode", LARGE)];
-const replay = [measure("replay", SMALL), measure("replay", LARGE)];
-const baseReplay = [
-  measure("baseline-replay", SMALL),
-  measure("baseline-replay", LARGE),
-];
-const fold = [measure("fold", SMALL), measure("fold", LARGE)];
-const replace = [measure("replace", SMALL), measure("replace", LARGE)];
-const baseReplace = [
-  measure("baseline-replace", SMALL),
-  measure("baseline-replace", LARGE),
-];
-const derive = [measure("derive", SMALL), measure("derive", LARGE)];
-const baseDerive = [
-  measure("baseline-derive", SMALL),
-  measure("baseline-derive", LARGE),
-];
-const deriveAgain = [
-  measure("derive-again", SMALL),
-  measure("derive-again", LARGE),
-];
-const deriveAppend = [
-  measure("derive-after-append", SMALL),
-  measure("derive-after-append", LARGE),
-];
-const eventsTail = [
-  measure("events-tail", SMALL),
-  measure("events-tail", LARGE),
-];
+const parse = atBothSizes("parse");
+const decode = atBothSizes("decode");
+const replay = atBothSizes("replay");
+const baseReplay = atBothSizes("baseline-replay");
+const fold = atBothSizes("fold");
+const replace = atBothSizes("replace");
+const baseReplace = atBothSizes("baseline-replace");
+const derive = atBothSizes("derive");
+const baseDerive = atBothSizes("baseline-derive");
+const deriveAgain = atBothSizes("derive-again");
+const deriveAppend = atBothSizes("derive-after-append");
+const eventsTail = atBothSizes("events-tail");
 measure("prepare", LARGE);
 const idle = measure("idle", 0);
 const loadParse = measure("load-parse", LARGE);
