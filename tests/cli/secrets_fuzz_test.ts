@@ -11,10 +11,8 @@
  * password) is `tests/postgres/secrets_test.ts`.
  */
 import fc from "fast-check";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { config } from "../_helpers/fuzz.ts";
-import { root } from "./_cli.ts";
+import { cliTaskFlags, cliWith } from "./_cli.ts";
 import {
   address,
   assertHidden,
@@ -50,44 +48,17 @@ Deno.test("no CLI command nor library error shows a password, whatever the addre
 
 Deno.test("the cli task's subprocess shows no password either", async () => {
   const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
-  const task: string = JSON.parse(
-    fs.readFileSync(path.join(root, "deno.json"), "utf8"),
-  ).tasks.cli;
-  const flags = task.split(/\s+/).slice(2, -1);
+  const flags = cliTaskFlags();
   await fc.assert(
     fc.asyncProperty(password, fc.constantFrom(...FORMS), async (pw, form) => {
       const addr = address(form, "fuzz", pw, UNREACHABLE, "s");
       counts.addresses++;
       for (const json of [[], ["--json"]]) {
-        const output = await new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            ...flags,
-            path.join(root, "cli", "main.ts"),
-            "verify",
-            addr,
-            ...json,
-          ],
-          cwd: root,
-          env: { NO_COLOR: "1" },
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
+        const output = await cliWith(flags, "verify", addr, ...json);
         counts.runs++;
         if (output.code === 0) counts.succeeded++;
-        const decoder = new TextDecoder();
-        assertHidden(
-          counts,
-          pw,
-          decoder.decode(output.stdout),
-          `stdout of ${addr}`,
-        );
-        assertHidden(
-          counts,
-          pw,
-          decoder.decode(output.stderr),
-          `stderr of ${addr}`,
-        );
+        assertHidden(counts, pw, output.stdout, `stdout of ${addr}`);
+        assertHidden(counts, pw, output.stderr, `stderr of ${addr}`);
       }
     }),
     { seed: config.seed, numRuns: 4 },
