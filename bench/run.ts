@@ -12,6 +12,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { runDeno } from "./common.ts";
 
 const quick = Deno.args.includes("--quick");
 const chart = Deno.args.includes("--chart");
@@ -32,17 +33,11 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 const results: Measured[] = [];
 
 const measure = (name: string, size: number): Measured => {
-  const output = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--v8-flags=--expose-gc,--max-old-space-size=8192",
-      path.join(here, "measure.ts"),
-      name,
-      String(size),
-    ],
-    stderr: "inherit",
-  }).outputSync();
+  const output = runDeno(
+    ["-A", "--v8-flags=--expose-gc,--max-old-space-size=8192"],
+    path.join(here, "measure.ts"),
+    [name, String(size)],
+  );
   const text = new TextDecoder().decode(output.stdout).trim();
   const last = text.split("\n").pop() ?? "";
   if (!output.success || last === "") {
