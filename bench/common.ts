@@ -1,6 +1,7 @@
 /**
  * What the benchmarks share: a collection between runs, the best of several
- * runs, and the fold and decode that stop a benchmark whose input is wrong.
+ * runs, the fold and decode that stop a benchmark whose input is wrong, and
+ * running a measurement in a fresh process.
  * It is not part of the package.
  *
  * @module
@@ -93,3 +94,20 @@ export const pruneOf = (
     sourceEventSeqs: [node],
   });
 };
+
+/**
+ * Runs `script` with `args` in a fresh `deno run` process under `flags` and
+ * waits for it; its stderr goes to ours, its stdout is returned ("piped") or
+ * goes to ours ("inherit").
+ */
+export const runDeno = (
+  flags: ReadonlyArray<string>,
+  script: string,
+  args: ReadonlyArray<string>,
+  stdout: "piped" | "inherit" = "piped",
+): Deno.CommandOutput =>
+  new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, script, ...args],
+    stdout,
+    stderr: "inherit",
+  }).outputSync();

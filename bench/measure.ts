@@ -106,35 +106,26 @@ const readLines = (file: string): string[] => {
 /** The best of `runs` calls of `f`, each after a collection. */
 const best = (runs: number, f: () => void): number => bestOf(runs, f, true);
 
+/** The cases timed as one pass over the workload's lines, in ms. */
+const overLines = {
+  parse: (lines) => {
+    for (const line of lines) if (JSON.parse(line) === null) sink++;
+  },
+  decode: (lines) => {
+    for (const line of lines) decode(JSON.parse(line));
+  },
+  replay: (lines) => void fold(lines.map((line) => decode(JSON.parse(line)))),
+  "baseline-replay": (lines) => void baselineReplay(lines),
+} satisfies Record<string, (lines: ReadonlyArray<string>) => void>;
+
 switch (name) {
-  case "parse": {
+  case "parse":
+  case "decode":
+  case "replay":
+  case "baseline-replay": {
     const { lines } = workload({ events: size });
-    report(
-      best(runs, () => {
-        for (const line of lines) if (JSON.parse(line) === null) sink++;
-      }),
-      "ms",
-    );
-    break;
-  }
-  case "decode": {
-    const { lines } = workload({ events: size });
-    report(
-      best(runs, () => {
-        for (const line of lines) decode(JSON.parse(line));
-      }),
-      "ms",
-    );
-    break;
-  }
-  case "replay": {
-    const { lines } = workload({ events: size });
-    report(
-      best(runs, () => {
-        fold(lines.map((line) => decode(JSON.parse(line))));
-      }),
-      "ms",
-    );
+    const pass = overLines[name];
+    report(best(runs, () => pass(lines)), "ms");
     break;
   }
   case "fold": {
@@ -245,11 +236,6 @@ switch (name) {
       }
     });
     report((ms * 1000) / calls, "us/op", { events: events.length });
-    break;
-  }
-  case "baseline-replay": {
-    const { lines } = workload({ events: size });
-    report(best(runs, () => void baselineReplay(lines)), "ms");
     break;
   }
   case "baseline-derive": {

@@ -24,6 +24,7 @@ import {
   migrateFile,
   startChain,
 } from "../migrations/mod.ts";
+import { runDeno } from "./common.ts";
 
 const write = (fd: Deno.FsFile, text: string): void => {
   const bytes = new TextEncoder().encode(text);
@@ -334,19 +335,12 @@ if (import.meta.main) {
         } catch {
           // Not written yet.
         }
-        const child = new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            "--allow-all",
-            "--v8-flags=--expose-gc",
-            new URL(import.meta.url).pathname,
-            "--measure",
-            mode,
-            path,
-          ],
-          stdout: "inherit",
-          stderr: "inherit",
-        }).outputSync();
+        const child = runDeno(
+          ["--allow-all", "--v8-flags=--expose-gc"],
+          new URL(import.meta.url).pathname,
+          ["--measure", mode, path],
+          "inherit",
+        );
         if (!child.success) Deno.exitCode = 1;
       }
     } finally {

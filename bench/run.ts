@@ -12,6 +12,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { runDeno } from "./common.ts";
 
 const quick = Deno.args.includes("--quick");
 const chart = Deno.args.includes("--chart");
@@ -32,17 +33,11 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 const results: Measured[] = [];
 
 const measure = (name: string, size: number): Measured => {
-  const output = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--v8-flags=--expose-gc,--max-old-space-size=8192",
-      path.join(here, "measure.ts"),
-      name,
-      String(size),
-    ],
-    stderr: "inherit",
-  }).outputSync();
+  const output = runDeno(
+    ["-A", "--v8-flags=--expose-gc,--max-old-space-size=8192"],
+    path.join(here, "measure.ts"),
+    [name, String(size)],
+  );
   const text = new TextDecoder().decode(output.stdout).trim();
   const last = text.split("\n").pop() ?? "";
   if (!output.success || last === "") {
@@ -63,37 +58,25 @@ const f2 = (n: number): string => n.toFixed(2);
 const k = (n: number): string =>
   n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
 
+/** One case at both sizes, small then large. */
+const atBothSizes = (name: string): [Measured, Measured] => [
+  measure(name, SMALL),
+  measure(name, LARGE),
+];
+
 console.error("measuring (each case in its own process)...");
-const parse = [measure("parse", SMALL), measure("parse", LARGE)];
-const decode = [measure("decode", SMALL), measure("decode", LARGE)];
-const replay = [measure("replay", SMALL), measure("replay", LARGE)];
-const baseReplay = [
-  measure("baseline-replay", SMALL),
-  measure("baseline-replay", LARGE),
-];
-const fold = [measure("fold", SMALL), measure("fold", LARGE)];
-const replace = [measure("replace", SMALL), measure("replace", LARGE)];
-const baseReplace = [
-  measure("baseline-replace", SMALL),
-  measure("baseline-replace", LARGE),
-];
-const derive = [measure("derive", SMALL), measure("derive", LARGE)];
-const baseDerive = [
-  measure("baseline-derive", SMALL),
-  measure("baseline-derive", LARGE),
-];
-const deriveAgain = [
-  measure("derive-again", SMALL),
-  measure("derive-again", LARGE),
-];
-const deriveAppend = [
-  measure("derive-after-append", SMALL),
-  measure("derive-after-append", LARGE),
-];
-const eventsTail = [
-  measure("events-tail", SMALL),
-  measure("events-tail", LARGE),
-];
+const parse = atBothSizes("parse");
+const decode = atBothSizes("decode");
+const replay = atBothSizes("replay");
+const baseReplay = atBothSizes("baseline-replay");
+const fold = atBothSizes("fold");
+const replace = atBothSizes("replace");
+const baseReplace = atBothSizes("baseline-replace");
+const derive = atBothSizes("derive");
+const baseDerive = atBothSizes("baseline-derive");
+const deriveAgain = atBothSizes("derive-again");
+const deriveAppend = atBothSizes("derive-after-append");
+const eventsTail = atBothSizes("events-tail");
 measure("prepare", LARGE);
 const idle = measure("idle", 0);
 const loadParse = measure("load-parse", LARGE);

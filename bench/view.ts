@@ -23,6 +23,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { chromium } from "playwright-core";
 import { writeWorkloadFile } from "../tests/_helpers/workload.ts";
+import { runDeno } from "./common.ts";
 
 interface Figures {
   readonly events: number;
@@ -125,17 +126,11 @@ if (child) {
   const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
   const rows: string[] = [];
   for (const events of sizes) {
-    const output = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--v8-flags=--max-old-space-size=8192",
-        new URL(import.meta.url).pathname,
-        "--one",
-        String(events),
-      ],
-      stderr: "inherit",
-    }).outputSync();
+    const output = runDeno(
+      ["-A", "--v8-flags=--max-old-space-size=8192"],
+      new URL(import.meta.url).pathname,
+      ["--one", String(events)],
+    );
     if (!output.success) throw new Error(`The ${events}-event run failed`);
     const f: Figures = JSON.parse(new TextDecoder().decode(output.stdout));
     rows.push(

@@ -11,7 +11,11 @@
  * @module
  */
 import * as Predicate from "effect/Predicate";
-import { redactAddress } from "@palimpsest/session/internal";
+import {
+  EVENT_DECODE_ERROR_TAGS,
+  redactAddress,
+  SURFACE_ERROR_TAGS,
+} from "@palimpsest/session/internal";
 
 /** An object's fields, as `Predicate.isObject` narrows it. */
 type Fields = { readonly [x: PropertyKey]: unknown };
@@ -122,32 +126,8 @@ const RULE_WRAPPERS: ReadonlySet<string> = new Set([
 
 /** The rules of the format (SPEC §2.3, §2.4) and of reading a log. */
 const RULE_TAGS: ReadonlySet<string> = new Set([
-  "InvalidEnvelope",
-  "InvalidSessionSeq",
-  "UnknownEventType",
-  "InvalidEventData",
-  "SurfaceOpMissing",
-  "InvalidSurfaceOp",
-  "SurfaceMetadataOnLogOnlyEvent",
-  "SourcesOnAssistantMessage",
-  "InvalidSourceList",
-  "EmptySourceList",
-  "DuplicateSource",
-  "SourceNotEarlier",
-  "ReplaceEndpointNotEarlier",
-  "ToolErrorWithoutIsError",
-  "RetiredHeaderSystem",
-  "NonContiguousSeq",
-  "ReplaceStartNotOnSurface",
-  "ReplaceEndNotOnSurface",
-  "ReplaceRangeInverted",
-  "ShadowedNodeNotCited",
-  "ToolResultReplaceNotSingle",
-  "ToolResultReplaceTargetNotToolResult",
-  "ToolResultReplaceChangesMoreThanContent",
-  "SystemHeadProtected",
-  "PrependNotSystemMessage",
-  "SystemHeadExists",
+  ...EVENT_DECODE_ERROR_TAGS,
+  ...SURFACE_ERROR_TAGS,
   "FormatTooNew",
   "FormatTooOld",
   "MissingHeader",

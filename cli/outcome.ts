@@ -70,6 +70,31 @@ export function failureOutcome(
 }
 
 /**
+ * The outcome of a command line that does not say what to do (exit 2): a
+ * `UsageError` in the JSON document, and `error: …` with the command's
+ * usage line on stderr.
+ *
+ * @param message The sentence of the JSON document's error.
+ * @param usage The command's usage line, if stderr shows it.
+ * @param errMessage What stderr says, when it is not `message`.
+ * @returns The outcome.
+ */
+export function usageOutcome(
+  message: string,
+  usage?: string,
+  errMessage: string = message,
+): Outcome {
+  return {
+    code: ExitCode.usage,
+    json: { ok: false, error: { tag: "UsageError", message } },
+    text: "",
+    errText: usage === undefined
+      ? `error: ${errMessage}\n`
+      : `error: ${errMessage}; usage: ${usage}\n`,
+  };
+}
+
+/**
  * The outcome of a tagged failure that is either about where the file is
  * (its tag is in `ioTags`: exit 2) or about what the file holds (exit 1).
  *

@@ -18,7 +18,9 @@
  * ({@link CitingSurfaceDraft}, {@link LogOnlyDraft}), the members of the transcript
  * violation union, the field types of two store errors, and the redaction
  * of secrets the command line applies to what it prints
- * ({@link redactAddress}, {@link secretRedactor}). These are as tested as the rest, but may move between
+ * ({@link redactAddress}, {@link secretRedactor}), and the tags of the two
+ * rule unions as values ({@link EVENT_DECODE_ERROR_TAGS},
+ * {@link SURFACE_ERROR_TAGS}). These are as tested as the rest, but may move between
  * minor versions more freely than the root's names.
  *
  * @example Replaying with the surface a failure stopped at
@@ -73,3 +75,4 @@ export type {
 export { redactAddress, secretRedactor } from "./store/redact.ts";
 export type { SessionIdProblem, StoredLogDifference } from "./store/errors.ts";
 export type { DraftApi } from "./drafts.ts";
+export { EVENT_DECODE_ERROR_TAGS, SURFACE_ERROR_TAGS } from "./rule_tags.ts";

@@ -22,7 +22,7 @@ import {
   surfaceEvent,
 } from "@palimpsest/session/internal";
 import { lineage, type LineageNode } from "@palimpsest/session";
-import { type Command, ExitCode } from "../outcome.ts";
+import { type Command, ExitCode, usageOutcome } from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 import { eventLine } from "../render.ts";
 
@@ -178,7 +178,7 @@ const explainLine = (
   Effect.gen(function* () {
     const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1) {
-      return usage(
+      return usageOutcome(
         `Expected --line to be a line number (1 or more) but found "${text}"`,
       );
     }
@@ -187,7 +187,7 @@ const explainLine = (
     const { session, events } = result.success;
     const origin = importLines(events);
     if (origin === undefined) {
-      return usage(
+      return usageOutcome(
         `Expected "${file}" to be an imported session (with an import/lines event) for --line`,
       );
     }
@@ -214,13 +214,6 @@ const explainLine = (
     ];
     return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
   });
-
-const usage = (message: string) => ({
-  code: ExitCode.usage,
-  json: { ok: false, error: { tag: "UsageError", message } },
-  text: "",
-  errText: `error: ${message}\n`,
-});
 
 /** The `explain` command. */
 export const explainCommand: Command = {
@@ -255,14 +248,14 @@ export const explainCommand: Command = {
       const line = args.values.get("line");
       if (line !== undefined) {
         if (args.positionals.length > 1) {
-          return usage("Expected either SEQ or --line N, not both");
+          return usageOutcome("Expected either SEQ or --line N, not both");
         }
         return yield* explainLine(file, line, io);
       }
       const text = args.positionals[1] ?? "";
       const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
       if (!Number.isSafeInteger(n)) {
-        return usage(
+        return usageOutcome(
           `Expected SEQ to be a non-negative integer but found "${text}"`,
         );
       }
@@ -274,7 +267,7 @@ export const explainCommand: Command = {
       const tree = lineage(session, seq);
       if (event === undefined || tree === undefined) {
         const last = Session.nextSeq(session) - 1;
-        return usage(
+        return usageOutcome(
           last < session.surface.baseSeq
             ? `Seq "${n}" is not in the log: it has no events`
             : `Seq "${n}" is not in the log; choose one from "${session.surface.baseSeq}" to "${last}"`,

@@ -17,6 +17,7 @@ import {
   type Command,
   ExitCode,
   type Outcome,
+  usageOutcome,
 } from "../outcome.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
@@ -24,13 +25,11 @@ const ioTags: ReadonlySet<string> = new Set([
   "ImportTargetExists",
 ]);
 
-const usage = (message: string): Outcome => ({
-  code: ExitCode.usage,
-  json: { ok: false, error: { tag: "UsageError", message } },
-  text: "",
-  errText:
-    `error: ${message}; usage: import --from pi|claude-code|codex|opencode FILE --out NEW [--recover] [--json]\n`,
-});
+const usage = (message: string): Outcome =>
+  usageOutcome(
+    message,
+    "import --from pi|claude-code|codex|opencode FILE --out NEW [--recover] [--json]",
+  );
 
 /** The `import` command. */
 export const importCommand: Command = {

@@ -8,7 +8,12 @@
 import * as Effect from "effect/Effect";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
-import { classifiedFailure, type Command, ExitCode } from "../outcome.ts";
+import {
+  classifiedFailure,
+  type Command,
+  ExitCode,
+  usageOutcome,
+} from "../outcome.ts";
 import { showProgress } from "../load.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
@@ -40,19 +45,11 @@ export const migrateCommand: Command = {
       const file = args.positionals[0] ?? "";
       const out = args.values.get("out");
       if (out === undefined) {
-        return {
-          code: ExitCode.usage,
-          json: {
-            ok: false,
-            error: {
-              tag: "UsageError",
-              message: 'Missing "--out NEW"; name the file to write',
-            },
-          },
-          text: "",
-          errText:
-            'error: missing "--out NEW"; usage: migrate FILE --out NEW [--json]\n',
-        };
+        return usageOutcome(
+          'Missing "--out NEW"; name the file to write',
+          "migrate FILE --out NEW [--json]",
+          'missing "--out NEW"',
+        );
       }
       const progress = showProgress(io, file);
       const result = yield* Effect.result(

@@ -21,16 +21,15 @@ import {
   ExitCode,
   failureOutcome,
   type Outcome,
+  usageOutcome,
 } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 
-const usage = (message: string): Outcome => ({
-  code: ExitCode.usage,
-  json: { ok: false, error: { tag: "UsageError", message } },
-  text: "",
-  errText:
-    `error: ${message}; usage: view FILE --out PAGE.html [--from TOOL] [--force] [--json]\n`,
-});
+const usage = (message: string): Outcome =>
+  usageOutcome(
+    message,
+    "view FILE --out PAGE.html [--from TOOL] [--force] [--json]",
+  );
 
 interface Loaded {
   readonly session: Session;

@@ -17,11 +17,14 @@ import * as Reactivity from "effect/reactivity/Reactivity";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import { PgClient } from "@effect/sql-pg";
-import type { Session } from "../session.ts";
+import type { Session, SessionHeader } from "../session.ts";
+import * as Result from "effect/Result";
+import type { SessionEvent } from "../event.ts";
 import {
+  AppendOutcomeUnknown,
   SessionLocked,
   StorageError,
-  type WriterClaimLost,
+  WriterClaimLost,
 } from "../store/errors.ts";
 import type { Failed } from "./rows.ts";
 import { EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
@@ -71,6 +74,32 @@ export interface Claims {
     id: string,
     batch: UnsettledWrite,
   ) => Effect.Effect<boolean, StorageError>;
+  /**
+   * After a `COMMIT` left without an answer (`cause`): the claim went with
+   * the connection, so the writer stops (`state.lostClaim`). Settles
+   * whether `write` is stored; when that cannot be told, fails with
+   * `AppendOutcomeUnknown` over `batch` (its events and header).
+   */
+  readonly settleUnanswered: (
+    state: HandleState,
+    id: string,
+    cause: unknown,
+    write: UnsettledWrite,
+    batch: UnansweredBatch,
+  ) => Effect.Effect<
+    { readonly stored: boolean; readonly lost: WriterClaimLost },
+    AppendOutcomeUnknown
+  >;
+}
+
+/** What an `AppendOutcomeUnknown` reports of a write left unsettled. */
+export interface UnansweredBatch {
+  /** How many events the write holds. */
+  readonly events: number;
+  /** The events of the write. */
+  readonly batch: ReadonlyArray<SessionEvent>;
+  /** The header a create wrote, or undefined for an append. */
+  readonly header: SessionHeader | undefined;
 }
 
 /** What {@link makeClaims} needs of its store. */
@@ -218,5 +247,29 @@ export const makeClaims = (options: ClaimOptions): Claims => {
       return client;
     });
 
-  return { claim, release, settle };
+  const settleUnanswered: Claims["settleUnanswered"] = (
+    state,
+    id,
+    cause,
+    write,
+    batch,
+  ) =>
+    Effect.gen(function* () {
+      yield* release(state);
+      const lost = new WriterClaimLost({ id, cause });
+      state.lostClaim = lost;
+      const stored = yield* Effect.result(settle(id, write));
+      if (Result.isFailure(stored)) {
+        return yield* new AppendOutcomeUnknown({
+          id,
+          fromSeq: write.from,
+          ...batch,
+          cause,
+          undo: stored.failure,
+        });
+      }
+      return { stored: stored.success, lost };
+    });
+
+  return { claim, release, settle, settleUnanswered };
 };

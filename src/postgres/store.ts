@@ -81,7 +81,6 @@ import { encodeHeaderLine } from "../log/codec.ts";
 import { checkSessionId } from "../store/ids.ts";
 import { readSessionStream } from "../log/reader.ts";
 import {
-  AppendOutcomeUnknown,
   SessionAlreadyExists,
   SessionNotFound,
   StorageError,
@@ -222,7 +221,7 @@ export function makePostgresStore(
       Effect.mapError(failed("migrate")),
     );
 
-    const { claim, release, settle } = makeClaims({
+    const { claim, release, settleUnanswered } = makeClaims({
       url,
       address,
       dead,
@@ -329,32 +328,24 @@ export function makePostgresStore(
                   : error;
               }
               case "CommitUnsettled": {
-                // The claim went with the connection, whatever the outcome.
-                yield* release(state);
-                const lost = new WriterClaimLost({
-                  id: header.id,
-                  cause: ended.error,
-                });
-                state.lostClaim = lost;
-                const stored = yield* Effect.result(settle(header.id, {
-                  header: text,
-                  from: 0,
-                  to: next,
-                  lines: rows.map((row) => row.line),
-                }));
-                if (Result.isFailure(stored)) {
-                  return yield* new AppendOutcomeUnknown({
-                    id: header.id,
-                    fromSeq: 0,
+                const { stored } = yield* settleUnanswered(
+                  state,
+                  header.id,
+                  ended.error,
+                  {
+                    header: text,
+                    from: 0,
+                    to: next,
+                    lines: rows.map((row) => row.line),
+                  },
+                  {
                     events: rows.length,
                     batch: Session.events(session, SessionSeq.make(0)),
                     header,
-                    cause: ended.error,
-                    undo: stored.failure,
-                  });
-                }
+                  },
+                );
                 // Stored: the session exists, but the handle cannot write.
-                if (stored.success) return handle;
+                if (stored) return handle;
                 return yield* new StorageError({
                   operation:
                     `create a session (the connection broke) in ${address}`,
@@ -459,31 +450,24 @@ export function makePostgresStore(
                 )(error);
               }
               case "CommitUnsettled": {
-                yield* release(state);
-                const lost = new WriterClaimLost({
-                  id: handle.id,
-                  cause: ended.error,
-                });
-                state.lostClaim = lost;
-                const stored = yield* Effect.result(settle(handle.id, {
-                  header: undefined,
-                  from,
-                  to,
-                  lines: rows.map((row) => row.line),
-                }));
-                if (Result.isFailure(stored)) {
-                  return yield* new AppendOutcomeUnknown({
-                    id: handle.id,
-                    fromSeq: from,
+                const { stored, lost } = yield* settleUnanswered(
+                  state,
+                  handle.id,
+                  ended.error,
+                  {
+                    header: undefined,
+                    from,
+                    to,
+                    lines: rows.map((row) => row.line),
+                  },
+                  {
                     events: to - from,
                     batch: Session.events(next, from),
                     header: undefined,
-                    cause: ended.error,
-                    undo: stored.failure,
-                  });
-                }
+                  },
+                );
                 // Stored: the append succeeded; later writes are refused.
-                if (stored.success) return;
+                if (stored) return;
                 return yield* lost;
               }
             }

@@ -26,8 +26,10 @@ import {
 import {
   applyEventResult,
   emptySurfaceAt,
+  EVENT_DECODE_ERROR_TAGS,
   interruptedTurnClosers,
   replayResult,
+  SURFACE_ERROR_TAGS,
   surfaceNodes,
 } from "@palimpsest/session/internal";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
@@ -38,38 +40,10 @@ import {
 } from "./reference_checker.ts";
 
 /** The tags of `EventDecodeError`, from SPEC §2.3. */
-export const DECODE_TAGS: ReadonlyArray<string> = [
-  "InvalidEnvelope",
-  "InvalidSessionSeq",
-  "UnknownEventType",
-  "InvalidEventData",
-  "SurfaceOpMissing",
-  "InvalidSurfaceOp",
-  "SurfaceMetadataOnLogOnlyEvent",
-  "SourcesOnAssistantMessage",
-  "InvalidSourceList",
-  "EmptySourceList",
-  "DuplicateSource",
-  "SourceNotEarlier",
-  "ReplaceEndpointNotEarlier",
-  "ToolErrorWithoutIsError",
-  "RetiredHeaderSystem",
-  "PrependNotSystemMessage",
-];
+export const DECODE_TAGS: ReadonlyArray<string> = EVENT_DECODE_ERROR_TAGS;
 
 /** The tags of `SurfaceError`, from SPEC §2.4. */
-export const FOLD_TAGS: ReadonlyArray<string> = [
-  "NonContiguousSeq",
-  "ReplaceStartNotOnSurface",
-  "ReplaceEndNotOnSurface",
-  "ReplaceRangeInverted",
-  "ShadowedNodeNotCited",
-  "ToolResultReplaceNotSingle",
-  "ToolResultReplaceTargetNotToolResult",
-  "ToolResultReplaceChangesMoreThanContent",
-  "SystemHeadProtected",
-  "SystemHeadExists",
-];
+export const FOLD_TAGS: ReadonlyArray<string> = SURFACE_ERROR_TAGS;
 
 /** Extra log-only types: the library's vocabulary and the checker's rules. */
 export interface Extensions {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -43,6 +44,21 @@ export async function cliWith(
     stderr: decoder.decode(output.stderr),
   };
 }
+
+/**
+ * The permission flags of the `cli` task of deno.json, checked to be the
+ * words between `deno run` and `cli/main.ts`.
+ */
+export const cliTaskFlags = (): ReadonlyArray<string> => {
+  const config = JSON.parse(
+    fs.readFileSync(path.join(root, "deno.json"), "utf8"),
+  );
+  const task: string = config.tasks.cli;
+  const words = task.split(/\s+/);
+  assert.deepEqual(words.slice(0, 2), ["deno", "run"]);
+  assert.equal(words[words.length - 1], "cli/main.ts");
+  return words.slice(2, -1);
+};
 
 /** Runs `deno run -A cli/main.ts ...args` and waits for it. */
 export function cli(...args: string[]): Promise<Run> {

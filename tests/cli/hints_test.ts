@@ -17,7 +17,14 @@ import {
 import { ImportIoError } from "@palimpsest/session/import";
 import { InvalidAddress } from "@palimpsest/session/postgres";
 import { failureHint, failureKind } from "../../cli/failure.ts";
-import { cliInProcess, cliWith, fixture, root, type Run } from "./_cli.ts";
+import {
+  cliInProcess,
+  cliTaskFlags,
+  cliWith,
+  fixture,
+  root,
+  type Run,
+} from "./_cli.ts";
 import { tempDir } from "../_helpers/store.ts";
 
 const FORMAT_HINT = /rule of the format|fix or cut the log/;
@@ -31,18 +38,6 @@ const hintOf = (run: Run): string => {
 
 /** Nothing listens on port 1 of the loopback. */
 const UNREACHABLE = "postgres://someone:n0t-the-pw@127.0.0.1:1/db?session=s";
-
-/** The permission flags of the `cli` task of deno.json. */
-const taskFlags = (): ReadonlyArray<string> => {
-  const config = JSON.parse(
-    fs.readFileSync(path.join(root, "deno.json"), "utf8"),
-  );
-  const task: string = config.tasks.cli;
-  const words = task.split(/\s+/);
-  assert.deepEqual(words.slice(0, 2), ["deno", "run"]);
-  assert.equal(words[words.length - 1], "cli/main.ts");
-  return words.slice(2, -1);
-};
 
 Deno.test("a location error's hint says what to do about the location", async () => {
   const dir = tempDir();
@@ -133,7 +128,7 @@ Deno.test("a Deno permission refusal is reported as one, naming the flag", async
 });
 
 Deno.test("the cli task carries --allow-net: a PostgreSQL address gets past the permissions", async () => {
-  const flags = taskFlags();
+  const flags = cliTaskFlags();
   assert.ok(flags.includes("--allow-net"), flags.join(" "));
   const run = await cliWith(flags, "verify", UNREACHABLE);
   assert.equal(run.code, 2, run.stderr);

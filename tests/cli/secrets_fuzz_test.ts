@@ -11,10 +11,8 @@
  * password) is `tests/postgres/secrets_test.ts`.
  */
 import fc from "fast-check";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { config } from "../_helpers/fuzz.ts";
-import { root } from "./_cli.ts";
+import { cliTaskFlags, cliWith } from "./_cli.ts";
 import {
   address,
   assertHidden,
@@ -31,68 +29,50 @@ const UNREACHABLE = "127.0.0.1:1/db";
 
 const RUNS = Math.max(4, Math.round(config.runs / 10));
 
-Deno.test("no CLI command nor library error shows a password, whatever the address form", async () => {
+/**
+ * Gives `check` generated passwords in every address form against the
+ * unreachable host, `numRuns` times, then prints the counts under `label`.
+ */
+const fuzzAddresses = async (
+  label: string,
+  numRuns: number,
+  check: (counts: Counts, pw: string, addr: string) => Promise<void>,
+): Promise<void> => {
   const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
-  const file = sessionFile();
   await fc.assert(
     fc.asyncProperty(password, fc.constantFrom(...FORMS), async (pw, form) => {
       const addr = address(form, "fuzz", pw, UNREACHABLE, "s");
       counts.addresses++;
-      await runCommands(counts, pw, addr, file);
-      await checkLibraryErrors(counts, pw, addr);
+      await check(counts, pw, addr);
     }),
-    { seed: config.seed, numRuns: RUNS * FORMS.length },
+    { seed: config.seed, numRuns },
   );
   console.log(
-    `password fuzz (no server): ${counts.addresses} addresses, ${counts.outputs} outputs checked, ${counts.runs} command runs (${counts.succeeded} exited 0)`,
+    `password fuzz (${label}): ${counts.addresses} addresses, ${counts.outputs} outputs checked, ${counts.runs} command runs (${counts.succeeded} exited 0)`,
+  );
+};
+
+Deno.test("no CLI command nor library error shows a password, whatever the address form", async () => {
+  const file = sessionFile();
+  await fuzzAddresses(
+    "no server",
+    RUNS * FORMS.length,
+    async (counts, pw, addr) => {
+      await runCommands(counts, pw, addr, file);
+      await checkLibraryErrors(counts, pw, addr);
+    },
   );
 });
 
 Deno.test("the cli task's subprocess shows no password either", async () => {
-  const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
-  const task: string = JSON.parse(
-    fs.readFileSync(path.join(root, "deno.json"), "utf8"),
-  ).tasks.cli;
-  const flags = task.split(/\s+/).slice(2, -1);
-  await fc.assert(
-    fc.asyncProperty(password, fc.constantFrom(...FORMS), async (pw, form) => {
-      const addr = address(form, "fuzz", pw, UNREACHABLE, "s");
-      counts.addresses++;
-      for (const json of [[], ["--json"]]) {
-        const output = await new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            ...flags,
-            path.join(root, "cli", "main.ts"),
-            "verify",
-            addr,
-            ...json,
-          ],
-          cwd: root,
-          env: { NO_COLOR: "1" },
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        counts.runs++;
-        if (output.code === 0) counts.succeeded++;
-        const decoder = new TextDecoder();
-        assertHidden(
-          counts,
-          pw,
-          decoder.decode(output.stdout),
-          `stdout of ${addr}`,
-        );
-        assertHidden(
-          counts,
-          pw,
-          decoder.decode(output.stderr),
-          `stderr of ${addr}`,
-        );
-      }
-    }),
-    { seed: config.seed, numRuns: 4 },
-  );
-  console.log(
-    `password fuzz (subprocess): ${counts.addresses} addresses, ${counts.outputs} outputs checked, ${counts.runs} command runs (${counts.succeeded} exited 0)`,
-  );
+  const flags = cliTaskFlags();
+  await fuzzAddresses("subprocess", 4, async (counts, pw, addr) => {
+    for (const json of [[], ["--json"]]) {
+      const output = await cliWith(flags, "verify", addr, ...json);
+      counts.runs++;
+      if (output.code === 0) counts.succeeded++;
+      assertHidden(counts, pw, output.stdout, `stdout of ${addr}`);
+      assertHidden(counts, pw, output.stderr, `stderr of ${addr}`);
+    }
+  });
 });

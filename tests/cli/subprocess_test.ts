@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { cli, fixture, json, root, tempCopy } from "./_cli.ts";
+import {
+  cli,
+  cliTaskFlags,
+  cliWith,
+  fixture,
+  json,
+  root,
+  tempCopy,
+} from "./_cli.ts";
 import { claimsOf } from "../_helpers/store.ts";
 
 /** Runs `verify FIXTURE --json`, checks it exits `code`, returns its report. */
@@ -223,25 +231,9 @@ Deno.test("the real CLI as a subprocess", async (t) => {
       }).output();
       assert.equal(child.signal, "SIGKILL");
       assert.equal(claimsOf(file).length, 1);
-      const task: string = JSON.parse(
-        fs.readFileSync(path.join(root, "deno.json"), "utf8"),
-      ).tasks.cli;
-      const flags = task.split(" ").filter((w) => w.startsWith("--allow"));
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          ...flags,
-          path.join(root, "cli", "main.ts"),
-          "repair",
-          file,
-          "--json",
-        ],
-        cwd: root,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(output.code, 0, new TextDecoder().decode(output.stdout));
-      const report = JSON.parse(new TextDecoder().decode(output.stdout));
+      const output = await cliWith(cliTaskFlags(), "repair", file, "--json");
+      assert.equal(output.code, 0, output.stdout);
+      const report = JSON.parse(output.stdout);
       assert.equal(report.closers.length, 3);
       assert.deepEqual(claimsOf(file), []);
     },

@@ -12,6 +12,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { cliInProcess as run, fixture, root, tempDir } from "./_cli.ts";
 
+/** Runs `view` on a fixture with `--out out` and the extra flags. */
+const viewTo = (log: string, out: string, ...flags: string[]) =>
+  run("view", fixture(log), "--out", out, ...flags);
+
 const errorTag = (stdout: string): unknown => {
   const doc: unknown = JSON.parse(stdout);
   if (typeof doc !== "object" || doc === null || !("error" in doc)) {
@@ -26,7 +30,7 @@ const errorTag = (stdout: string): unknown => {
 Deno.test("view", async (t) => {
   await t.step("writes the page the library draws for the log", async () => {
     const out = path.join(tempDir(), "page.html");
-    const r = await run("view", fixture("valid.jsonl"), "--out", out);
+    const r = await viewTo("valid.jsonl", out);
     assert.equal(r.code, 0, r.stderr);
     const log = await Effect.runPromise(
       readSessionFile(fixture("valid.jsonl")),
@@ -39,7 +43,7 @@ Deno.test("view", async (t) => {
 
   await t.step("migrates an older log in memory and says so", async () => {
     const out = path.join(tempDir(), "page.html");
-    const r = await run("view", fixture("v1.jsonl"), "--out", out);
+    const r = await viewTo("v1.jsonl", out);
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       fs.readFileSync(out, "utf8"),
@@ -49,7 +53,7 @@ Deno.test("view", async (t) => {
 
   await t.step("reports a torn tail on the page", async () => {
     const out = path.join(tempDir(), "page.html");
-    const r = await run("view", fixture("torn-tail.jsonl"), "--out", out);
+    const r = await viewTo("torn-tail.jsonl", out);
     assert.equal(r.code, 0, r.stderr);
     assert.match(fs.readFileSync(out, "utf8"), /ends in a torn line/);
   });
@@ -83,23 +87,11 @@ Deno.test("view", async (t) => {
     async () => {
       const out = path.join(tempDir(), "page.html");
       fs.writeFileSync(out, "keep me");
-      const refused = await run(
-        "view",
-        fixture("valid.jsonl"),
-        "--out",
-        out,
-        "--json",
-      );
+      const refused = await viewTo("valid.jsonl", out, "--json");
       assert.equal(refused.code, 2);
       assert.equal(errorTag(refused.stdout), "ViewTargetExists");
       assert.equal(fs.readFileSync(out, "utf8"), "keep me");
-      const forced = await run(
-        "view",
-        fixture("valid.jsonl"),
-        "--out",
-        out,
-        "--force",
-      );
+      const forced = await viewTo("valid.jsonl", out, "--force");
       assert.equal(forced.code, 0, forced.stderr);
       assert.match(fs.readFileSync(out, "utf8"), /^<!DOCTYPE html>/);
       assert.deepEqual(fs.readdirSync(path.dirname(out)), ["page.html"]);
@@ -111,13 +103,7 @@ Deno.test("view", async (t) => {
     async () => {
       const dir = tempDir();
       const out = path.join(dir, "page.html");
-      const r = await run(
-        "view",
-        fixture("corrupt-line.jsonl"),
-        "--out",
-        out,
-        "--json",
-      );
+      const r = await viewTo("corrupt-line.jsonl", out, "--json");
       assert.equal(r.code, 1);
       assert.equal(errorTag(r.stdout), "InvalidJson");
       assert.deepEqual(fs.readdirSync(dir), []);

@@ -1,0 +1,53 @@
+/**
+ * The tags of the two rule unions, as values: `EventDecodeError` (SPEC
+ * §2.3) and `SurfaceError` (SPEC §2.4). The type checker holds each list to
+ * its union, both ways, so a rule added to a union must be added here.
+ *
+ * @module
+ */
+import type { EventDecodeError, SurfaceError } from "./errors.ts";
+
+/** Every `_tag` of {@link EventDecodeError}, the per-event rules (SPEC §2.3). */
+export const EVENT_DECODE_ERROR_TAGS = [
+  "InvalidEnvelope",
+  "InvalidSessionSeq",
+  "UnknownEventType",
+  "InvalidEventData",
+  "SurfaceOpMissing",
+  "InvalidSurfaceOp",
+  "SurfaceMetadataOnLogOnlyEvent",
+  "SourcesOnAssistantMessage",
+  "InvalidSourceList",
+  "EmptySourceList",
+  "DuplicateSource",
+  "SourceNotEarlier",
+  "ReplaceEndpointNotEarlier",
+  "ToolErrorWithoutIsError",
+  "RetiredHeaderSystem",
+  "PrependNotSystemMessage",
+] as const satisfies ReadonlyArray<EventDecodeError["_tag"]>;
+
+/** Every `_tag` of {@link SurfaceError}, the relational rules (SPEC §2.4). */
+export const SURFACE_ERROR_TAGS = [
+  "NonContiguousSeq",
+  "ReplaceStartNotOnSurface",
+  "ReplaceEndNotOnSurface",
+  "ReplaceRangeInverted",
+  "ShadowedNodeNotCited",
+  "ToolResultReplaceNotSingle",
+  "ToolResultReplaceTargetNotToolResult",
+  "ToolResultReplaceChangesMoreThanContent",
+  "SystemHeadProtected",
+  "SystemHeadExists",
+] as const satisfies ReadonlyArray<SurfaceError["_tag"]>;
+
+// Each list names every member of its union: a missing tag makes one of
+// these `never` and the assignment fails to type-check.
+const _allDecodeTags: [
+  Exclude<EventDecodeError["_tag"], typeof EVENT_DECODE_ERROR_TAGS[number]>,
+] extends [never] ? true : never = true;
+const _allSurfaceTags: [
+  Exclude<SurfaceError["_tag"], typeof SURFACE_ERROR_TAGS[number]>,
+] extends [never] ? true : never = true;
+void _allDecodeTags;
+void _allSurfaceTags;
