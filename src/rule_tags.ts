@@ -7,8 +7,7 @@
  */
 import type { EventDecodeError, SurfaceError } from "./errors.ts";
 
-/** Every `_tag` of {@link EventDecodeError}, the per-event rules (SPEC §2.3). */
-export const EVENT_DECODE_ERROR_TAGS = [
+const decodeTags = [
   "InvalidEnvelope",
   "InvalidSessionSeq",
   "UnknownEventType",
@@ -27,8 +26,11 @@ export const EVENT_DECODE_ERROR_TAGS = [
   "PrependNotSystemMessage",
 ] as const satisfies ReadonlyArray<EventDecodeError["_tag"]>;
 
-/** Every `_tag` of {@link SurfaceError}, the relational rules (SPEC §2.4). */
-export const SURFACE_ERROR_TAGS = [
+/** Every `_tag` of {@link EventDecodeError}, the per-event rules (SPEC §2.3). */
+export const EVENT_DECODE_ERROR_TAGS: ReadonlyArray<EventDecodeError["_tag"]> =
+  decodeTags;
+
+const surfaceTags = [
   "NonContiguousSeq",
   "ReplaceStartNotOnSurface",
   "ReplaceEndNotOnSurface",
@@ -41,13 +43,17 @@ export const SURFACE_ERROR_TAGS = [
   "SystemHeadExists",
 ] as const satisfies ReadonlyArray<SurfaceError["_tag"]>;
 
+/** Every `_tag` of {@link SurfaceError}, the relational rules (SPEC §2.4). */
+export const SURFACE_ERROR_TAGS: ReadonlyArray<SurfaceError["_tag"]> =
+  surfaceTags;
+
 // Each list names every member of its union: a missing tag makes one of
 // these `never` and the assignment fails to type-check.
 const _allDecodeTags: [
-  Exclude<EventDecodeError["_tag"], typeof EVENT_DECODE_ERROR_TAGS[number]>,
+  Exclude<EventDecodeError["_tag"], typeof decodeTags[number]>,
 ] extends [never] ? true : never = true;
 const _allSurfaceTags: [
-  Exclude<SurfaceError["_tag"], typeof SURFACE_ERROR_TAGS[number]>,
+  Exclude<SurfaceError["_tag"], typeof surfaceTags[number]>,
 ] extends [never] ? true : never = true;
 void _allDecodeTags;
 void _allSurfaceTags;
