@@ -1,0 +1,204 @@
+/**
+ * The long agent of SPEC §7, generated deterministically through the
+ * library's own operations: cycles of a `user/message`, an
+ * `assistant/message` (text plus one `tool-call` block), the `tool/call`
+ * and a `tool/result` citing the call, each cycle one `Session.appendAll`;
+ * whenever the surface passes {@link MAX_NODES} nodes, `compact` replaces
+ * the oldest so that about {@link KEEP_NODES} stay (the range ends on a
+ * tool result, so no call is parted from its result). The surface stays
+ * small while the log grows.
+ *
+ * Time comes from a `TestClock` moved by hand (100 ms per event), and the
+ * words from a seeded PRNG: the same size gives the same bytes.
+ *
+ * It is not part of the package.
+ *
+ * @module
+ */
+import { Effect } from "effect";
+import { TestClock } from "effect/testing";
+import {
+  compact,
+  type EventDraft,
+  Session,
+  type SessionHeader,
+  SessionSeq,
+} from "@palimpsest/session";
+import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
+import { mulberry32 } from "../tests/_helpers/workload.ts";
+
+/** Compact once the surface holds more nodes than this. */
+export const MAX_NODES = 2000;
+/** About how many nodes a compaction leaves on the surface. */
+export const KEEP_NODES = 200;
+
+/** The header of the generated session. */
+export const longAgentHeader = (id: string): SessionHeader => ({
+  id,
+  createdAt: START_TIME,
+  isSeeded: false,
+});
+
+const START_TIME = 1_700_000_000_000;
+
+const WORDS = [
+  "session",
+  "surface",
+  "replay",
+  "tool",
+  "result",
+  "model",
+  "context",
+  "summary",
+  "event",
+  "log",
+  "checkpoint",
+  "the",
+  "a",
+  "of",
+  "and",
+];
+
+/** The drafts of one cycle (four events, three on the surface). */
+const cycleDrafts = (
+  cycle: number,
+  callSeq: number,
+  words: (n: number) => string,
+  random: () => number,
+): EventDraft[] => {
+  const callId = `call-${cycle}`;
+  const args = JSON.stringify({ path: `src/file_${cycle % 97}.ts` });
+  return [
+    {
+      type: "user/message",
+      surfaceOp: "append",
+      data: {
+        id: `u${cycle}`,
+        role: "user",
+        content: [{ type: "text", text: words(8 + Math.floor(random() * 24)) }],
+        source: { kind: "user" },
+      },
+    },
+    {
+      type: "assistant/message",
+      surfaceOp: "append",
+      data: {
+        turn: cycle,
+        step: 0,
+        message: {
+          id: `a${cycle}`,
+          role: "assistant",
+          content: [
+            { type: "text", text: words(6 + Math.floor(random() * 20)) },
+            {
+              type: "tool-call",
+              id: callId,
+              name: "read_file",
+              arguments: args,
+            },
+          ],
+          source: { kind: "model", provider: "bench", model: "m-1" },
+        },
+        stream: [],
+      },
+    },
+    {
+      type: "tool/call",
+      data: {
+        turn: cycle,
+        step: 0,
+        callId,
+        name: "read_file",
+        arguments: args,
+      },
+    },
+    {
+      type: "tool/result",
+      surfaceOp: "append",
+      sourceEventSeqs: [SessionSeq.make(callSeq)],
+      data: {
+        turn: cycle,
+        step: 0,
+        message: {
+          id: `r${cycle}`,
+          role: "user",
+          content: [{
+            type: "tool-result",
+            toolCallId: callId,
+            content: [{
+              type: "text",
+              text: words(10 + Math.floor(random() * 40)),
+            }],
+          }],
+          source: { kind: "tool", callId },
+        },
+      },
+    },
+  ];
+};
+
+/** What {@link longAgent} built. */
+export interface LongAgent {
+  /** The session, with every event of its log. */
+  readonly session: Session;
+  /** How many compactions it holds. */
+  readonly compactions: number;
+}
+
+/**
+ * Generates the long agent's session of exactly `events` events.
+ *
+ * @param id The session id.
+ * @param events How many events.
+ * @param seed The PRNG seed.
+ * @returns The session and its number of compactions.
+ */
+export const longAgent = (
+  id: string,
+  events: number,
+  seed = 1,
+): Effect.Effect<LongAgent, unknown> =>
+  Effect.gen(function* () {
+    const random = mulberry32(seed);
+    const words = (n: number): string => {
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) {
+        out.push(WORDS[Math.floor(random() * WORDS.length)] ?? "x");
+      }
+      return out.join(" ");
+    };
+    let session = Session.make(longAgentHeader(id));
+    let compactions = 0;
+    const tick = () =>
+      TestClock.setTime(START_TIME + session.surface.nextSeq * 100);
+    for (let cycle = 0; session.surface.nextSeq < events; cycle++) {
+      const next = session.surface.nextSeq;
+      const left = events - next;
+      const nodes = surfaceNodes(session.surface);
+      if (nodes.length > MAX_NODES && left >= 4) {
+        // The oldest nodes up to a tool result, so that about KEEP_NODES
+        // stay: a call is never parted from its result.
+        let end = nodes.length - KEEP_NODES - 1;
+        const typeAt = (i: number) => {
+          const node = nodes[i];
+          return node === undefined
+            ? undefined
+            : surfaceEvent(session.surface, node)?.type;
+        };
+        while (end > 0 && typeAt(end) !== "tool/result") end--;
+        const compactionId = `k${compactions++}`;
+        yield* tick();
+        session = yield* compact(session, {
+          startSeq: nodes[0] ?? 0,
+          endSeq: nodes[end] ?? 0,
+          summary: `Summary ${compactionId}: ${words(60)}`,
+          compactionId,
+        });
+        continue;
+      }
+      const drafts = cycleDrafts(cycle, next + 2, words, random);
+      yield* tick();
+      session = yield* Session.appendAll(session, drafts.slice(0, left));
+    }
+    return { session, compactions };
+  }).pipe(Effect.provide(TestClock.layer()));

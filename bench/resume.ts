@@ -1,0 +1,386 @@
+/**
+ * `deno task bench:resume [sizes...]`: resuming the long agent of SPEC §7
+ * (see `long_agent.ts`) at each size (100k and 1M events by default), on
+ * JSONL and on PostgreSQL. Every figure is measured in a fresh process
+ * (`--child <case> <size>`), so the peak RSS (`VmHWM`) is the open's own;
+ * each case runs a few times and the best time counts (the peak is the
+ * highest seen). Each open is set beside `JSON.parse` of the same lines
+ * (the file read in 1 MiB chunks, split on `\n`, each line parsed and
+ * kept), measured the same way on the same file.
+ *
+ * - `store.open` on JSONL, read and write mode;
+ * - `store.open` on PostgreSQL, read and write mode, and its ratio to
+ *   JSONL (skipped, with the reason printed, without `PALIMPSEST_PG_URL`:
+ *   the task runs under `tools/with_postgres.sh`, which starts a throwaway
+ *   cluster);
+ * - `deriveMessages` again on the opened, unchanged surface;
+ * - `Session.events(session, fromSeq)` for the last 10 events.
+ *
+ * The sessions are generated once per size and kept under `.tmp/bench/`
+ * (JSONL); a PostgreSQL server gets them from that file through
+ * `store.create` when it does not hold them yet.
+ *
+ * @module
+ */
+import { Effect, type Layer, type Scope } from "effect";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import {
+  deriveMessages,
+  layerJsonlStore,
+  Session,
+  SessionStore,
+} from "@palimpsest/session";
+import { layerPostgresStore } from "@palimpsest/session/postgres";
+import { readSessionFile } from "@palimpsest/session/jsonl";
+import { longAgent } from "./long_agent.ts";
+import { runDeno } from "./common.ts";
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const root = path.join(here, "..", ".tmp", "bench", "resume");
+const idOf = (size: number): string => `long-agent-${size}`;
+const fileOf = (size: number): string => path.join(root, `${idOf(size)}.jsonl`);
+const pgUrl = Deno.env.get("PALIMPSEST_PG_URL");
+
+/** What one child prints. */
+interface Measured {
+  readonly ms: number;
+  readonly peakKiB: number;
+  readonly events?: number;
+  readonly nodes?: number;
+  readonly bytes?: number;
+  readonly compactions?: number;
+  readonly deriveAgainUs?: number;
+  readonly tailUs?: number;
+}
+
+const peakKiB = (): number => {
+  const status = fs.readFileSync("/proc/self/status", "utf8");
+  const match = /VmHWM:\s+(\d+) kB/.exec(status);
+  return match === null ? 0 : Number(match[1]);
+};
+
+/** The least time in µs of one call of `f`, over a few rounds of `calls`. */
+const perCall = (calls: number, f: () => void): number => {
+  let best = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const start = performance.now();
+    for (let i = 0; i < calls; i++) f();
+    best = Math.min(best, (performance.now() - start) * 1000 / calls);
+  }
+  return best;
+};
+
+let sink = 0;
+
+/** The baseline: a chunked read, split on `\n`, `JSON.parse` of each line. */
+const parseLines = (file: string): unknown[] => {
+  const values: unknown[] = [];
+  const fd = fs.openSync(file, "r");
+  const buffer = new Uint8Array(1 << 20);
+  const decoder = new TextDecoder();
+  let rest = "";
+  for (;;) {
+    const n = fs.readSync(fd, buffer, 0, buffer.length, null);
+    if (n === 0) break;
+    const lines = (rest + decoder.decode(buffer.subarray(0, n), {
+      stream: true,
+    })).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) values.push(JSON.parse(line));
+  }
+  fs.closeSync(fd);
+  return values;
+};
+
+const storeLayer = (
+  kind: "jsonl" | "pg",
+): Layer.Layer<SessionStore, unknown> => {
+  if (kind === "jsonl") return layerJsonlStore({ root });
+  if (pgUrl === undefined) throw new Error("PALIMPSEST_PG_URL is not set");
+  return layerPostgresStore({ url: pgUrl, maxConnections: 2 });
+};
+
+const inStore = <A>(
+  kind: "jsonl" | "pg",
+  program: Effect.Effect<A, unknown, SessionStore | Scope.Scope>,
+): Promise<A> =>
+  Effect.runPromise(
+    Effect.scoped(program).pipe(Effect.provide(storeLayer(kind))),
+  );
+
+/** One measurement, in this (fresh) process. */
+const child = async (name: string, size: number): Promise<Measured> => {
+  const id = idOf(size);
+  switch (name) {
+    case "prepare": {
+      // Generates the session and writes it through the JSONL store.
+      if (fs.existsSync(fileOf(size))) {
+        return { ms: 0, peakKiB: 0, bytes: fs.statSync(fileOf(size)).size };
+      }
+      fs.mkdirSync(root, { recursive: true });
+      const start = performance.now();
+      const { session, compactions } = await Effect.runPromise(
+        longAgent(id, size),
+      );
+      await inStore(
+        "jsonl",
+        Effect.asVoid(SessionStore.use((store) => store.create(session))),
+      );
+      return {
+        ms: performance.now() - start,
+        peakKiB: peakKiB(),
+        events: session.surface.nextSeq,
+        nodes: session.surface.length,
+        compactions,
+        bytes: fs.statSync(fileOf(size)).size,
+      };
+    }
+    case "prepare-pg": {
+      // The same session, from its file, into PostgreSQL (once).
+      return await inStore(
+        "pg",
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const listed = yield* store.list();
+          if (listed.includes(id)) return { ms: 0, peakKiB: 0 };
+          const start = performance.now();
+          const log = yield* readSessionFile(fileOf(size));
+          yield* store.create(log.session);
+          return { ms: performance.now() - start, peakKiB: peakKiB() };
+        }),
+      );
+    }
+    case "parse": {
+      const start = performance.now();
+      const values = parseLines(fileOf(size));
+      const ms = performance.now() - start;
+      const peak = peakKiB();
+      return { ms, peakKiB: peak, events: values.length - 1 };
+    }
+    case "jsonl-read":
+    case "jsonl-write":
+    case "pg-read":
+    case "pg-write": {
+      const [kind, mode] = name.split("-") as [
+        "jsonl" | "pg",
+        "read" | "write",
+      ];
+      return await inStore(
+        kind,
+        Effect.gen(function* () {
+          const store = yield* SessionStore;
+          const start = performance.now();
+          const handle = yield* store.open(id, { mode });
+          const ms = performance.now() - start;
+          const peak = peakKiB();
+          const session = handle.session;
+          const events = session.surface.nextSeq;
+          const measured: Measured = {
+            ms,
+            peakKiB: peak,
+            events,
+            nodes: session.surface.length,
+          };
+          if (name !== "jsonl-read") return measured;
+          const surface = session.surface;
+          sink += deriveMessages(surface).length;
+          const deriveAgainUs = perCall(
+            100_000,
+            () => void (sink += deriveMessages(surface).length),
+          );
+          const from = events - 10;
+          const tailUs = perCall(
+            10_000,
+            () => void (sink += Session.events(session, from).length),
+          );
+          return { ...measured, deriveAgainUs, tailUs };
+        }),
+      );
+    }
+    default:
+      throw new Error(`Unknown case "${name}"`);
+  }
+};
+
+if (Deno.args[0] === "--child") {
+  const measured = await child(Deno.args[1] ?? "", Number(Deno.args[2]));
+  console.log(JSON.stringify(measured));
+  void sink;
+  Deno.exit(0);
+}
+
+// The parent: every case in its own process, then the table.
+
+const sizes = Deno.args.length > 0
+  ? Deno.args.map(Number)
+  : [100_000, 1_000_000];
+for (const size of sizes) {
+  if (!Number.isSafeInteger(size) || size < 100) {
+    console.error(`Expected sizes in events (at least 100), got ${size}`);
+    Deno.exit(2);
+  }
+}
+
+const say = (text: string): void =>
+  void Deno.stderr.writeSync(new TextEncoder().encode(`${text}\n`));
+
+const once = (name: string, size: number): Measured => {
+  const output = runDeno(
+    ["-A", "--v8-flags=--max-old-space-size=8192"],
+    new URL(import.meta.url).pathname,
+    ["--child", name, String(size)],
+  );
+  const last = new TextDecoder().decode(output.stdout).trim().split("\n")
+    .pop() ?? "";
+  if (!output.success || last === "") {
+    throw new Error(`Benchmark "${name} ${size}" failed`);
+  }
+  return JSON.parse(last);
+};
+
+/** The best time of `runs` fresh processes; the highest peak among them. */
+const measure = (name: string, size: number, runs: number): Measured => {
+  let best: Measured | undefined;
+  let peak = 0;
+  for (let i = 0; i < runs; i++) {
+    const m = once(name, size);
+    peak = Math.max(peak, m.peakKiB);
+    if (best === undefined || m.ms < best.ms) best = m;
+  }
+  if (best === undefined) throw new Error("No run");
+  say(`  ${name} ${size}: ${best.ms.toFixed(0)} ms, ${mib(peak)} MiB`);
+  return { ...best, peakKiB: peak };
+};
+
+const mib = (kib: number): string => (kib / 1024).toFixed(0);
+const k = (n: number): string =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
+const ms = (n: number): string =>
+  n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(0)} ms`;
+const x = (n: number): string => `${n.toFixed(2)}×`;
+const verdict = (ok: boolean): string => ok ? "met" : "NOT MET";
+
+/** The 0.2 figures (issue 23), printed beside ours as reference text. */
+const before: Record<number, string> = {
+  100_000:
+    "0.2: open 0.29–0.42 s, 1.4–2.0× JSON.parse, peak 231 MB; PostgreSQL open 5.6 s (JSONL 1.9 s in bench:pg)",
+  1_000_000: "0.2: open 3.0–4.9 s, 1.55× JSON.parse, peak 992 MB",
+};
+
+const rows: string[][] = [];
+const row = (...cells: string[]) => rows.push(cells);
+const results: Record<string, Measured> = {};
+say(`load: ${Deno.loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+if (pgUrl === undefined) {
+  say(
+    "PostgreSQL: skipped, PALIMPSEST_PG_URL is not set (`deno task bench:resume` starts a throwaway cluster through tools/with_postgres.sh)",
+  );
+}
+
+for (const size of sizes) {
+  const runs = size >= 1_000_000 ? 2 : 3;
+  say(`${k(size)} events:`);
+  const prepared = once("prepare", size);
+  if (prepared.ms > 0) {
+    say(
+      `  generated in ${ms(prepared.ms)}: ${prepared.compactions} compactions`,
+    );
+  }
+  const parse = measure("parse", size, runs);
+  const read = measure("jsonl-read", size, runs);
+  const write = measure("jsonl-write", size, runs);
+  results[`${size} parse`] = parse;
+  results[`${size} jsonl-read`] = read;
+  results[`${size} jsonl-write`] = write;
+  const opened = (m: Measured, what: string, extra = "") =>
+    row(
+      `${what}, ${k(size)}`,
+      ms(m.ms),
+      x(m.ms / parse.ms),
+      `${mib(m.peakKiB)} MiB`,
+      extra,
+    );
+  row(
+    `JSON.parse of the lines, ${k(size)} (${
+      ((prepared.bytes ?? 0) / 1024 / 1024).toFixed(0)
+    } MiB, ${read.nodes} nodes on the surface)`,
+    ms(parse.ms),
+    "1.00×",
+    `${mib(parse.peakKiB)} MiB`,
+    "reference",
+  );
+  opened(
+    read,
+    "JSONL store.open (read), no checkpoint",
+    `≤ 1.5× JSON.parse — ${verdict(read.ms / parse.ms <= 1.5)}`,
+  );
+  opened(
+    write,
+    "JSONL store.open (write), no checkpoint",
+    `≤ 1.5× JSON.parse — ${verdict(write.ms / parse.ms <= 1.5)}`,
+  );
+  if (pgUrl !== undefined) {
+    const loaded = once("prepare-pg", size);
+    if (loaded.ms > 0) say(`  stored in PostgreSQL in ${ms(loaded.ms)}`);
+    const pgRead = measure("pg-read", size, runs);
+    const pgWrite = measure("pg-write", size, runs);
+    results[`${size} pg-read`] = pgRead;
+    results[`${size} pg-write`] = pgWrite;
+    opened(
+      pgRead,
+      "PostgreSQL store.open (read), no checkpoint",
+      `${x(pgRead.ms / read.ms)} JSONL; ≤ 1.5× — ${
+        verdict(pgRead.ms / read.ms <= 1.5)
+      }`,
+    );
+    opened(
+      pgWrite,
+      "PostgreSQL store.open (write), no checkpoint",
+      `${x(pgWrite.ms / write.ms)} JSONL; ≤ 1.5× — ${
+        verdict(pgWrite.ms / write.ms <= 1.5)
+      }`,
+    );
+  } else {
+    row(`PostgreSQL store.open, ${k(size)}`, "skipped", "", "", "no server");
+  }
+  row(
+    `JSONL / PostgreSQL open from a checkpoint, ${k(size)}`,
+    "not measured",
+    "",
+    "",
+    "the stores write no checkpoints yet",
+  );
+  row(
+    `deriveMessages again, unchanged surface (${read.nodes} nodes), ${k(size)}`,
+    `${(read.deriveAgainUs ?? NaN).toFixed(3)} µs`,
+    "",
+    "",
+    `≤ 1 µs — ${verdict((read.deriveAgainUs ?? Infinity) <= 1)}`,
+  );
+  row(
+    `Session.events(session, fromSeq), last 10 events, ${k(size)}`,
+    `${(read.tailUs ?? NaN).toFixed(3)} µs`,
+    "",
+    "",
+    "O(returned)",
+  );
+  row(`reference, ${k(size)}`, "", "", "", before[size] ?? "no 0.2 figure");
+}
+
+const header = [
+  "measure",
+  "time",
+  "vs JSON.parse",
+  "peak RSS",
+  "target / note",
+];
+console.log(
+  [header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`)
+    .join("\n"),
+);
+fs.mkdirSync(path.join(here, "..", ".tmp", "bench"), { recursive: true });
+fs.writeFileSync(
+  path.join(here, "..", ".tmp", "bench", "resume.json"),
+  JSON.stringify({ load: Deno.loadavg(), results }, null, 2),
+);
