@@ -14,11 +14,7 @@ import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
 import type { Session } from "../session.ts";
 import type { LogReadError } from "../log/errors.ts";
-import {
-  type LoadedLog,
-  type ReadOptions,
-  readSessionStream,
-} from "../log/reader.ts";
+import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import { checkSessionId } from "../store/ids.ts";
 import {
   type AppendOutcomeUnknown,
@@ -28,18 +24,17 @@ import {
   SessionNotFound,
   type StorageError,
 } from "../store/errors.ts";
-import {
-  DEFAULT_PAGE,
-  displayAddress,
-  failedAt,
-  readHeadRow,
-  storedLogBytes,
-} from "./rows.ts";
+import { DEFAULT_PAGE, displayAddress, failedAt, readHeadRow } from "./rows.ts";
+import { readStoredSession } from "./read.ts";
 import { makePostgresStore } from "./store.ts";
 
 /** Options of {@link loadPostgresSession}. */
 export interface LoadPostgresOptions<E = never> extends ReadOptions<E> {
-  /** Rows read per query; 1000 by default. */
+  /**
+   * Rows read per query for a session of an older version (read through the
+   * file reader); 1000 by default. A current session's rows are streamed by
+   * one query.
+   */
   readonly pageSize?: number;
 }
 
@@ -101,8 +96,12 @@ export function loadPostgresSession<E = never>(
       );
       const head = yield* readHeadRow(client, id, failed);
       if (head === undefined) return yield* new SessionNotFound({ id });
-      return yield* readSessionStream(
-        storedLogBytes(client, id, head, pageSize, failed),
+      return yield* readStoredSession(
+        client,
+        id,
+        head,
+        pageSize,
+        failed,
         options,
       );
     }));

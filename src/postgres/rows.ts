@@ -35,10 +35,16 @@ export type EventRow = {
   readonly line: string;
 };
 
+/** A session's head row, as a reader reads it. */
 export interface HeadRow {
+  /** The header line, without `\n`. */
   readonly header: string;
+  /** The format version. */
   readonly version: number;
+  /** The seq the next event takes: the rows below it are the log. */
   readonly nextSeq: number;
+  /** The log's size as a JSONL file. */
+  readonly bytes: number;
 }
 
 const encoder = new TextEncoder();
@@ -148,9 +154,14 @@ export const readHeadRow = (
 ): Effect.Effect<HeadRow | undefined, StorageError> =>
   Effect.map(
     client.unsafe<
-      { header: string; version: number; next_seq: bigint | number }
+      {
+        header: string;
+        version: number;
+        next_seq: bigint | number;
+        bytes: bigint | number;
+      }
     >(
-      `SELECT header, version, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1`,
+      `SELECT header, version, next_seq, bytes FROM ${SESSIONS_TABLE} WHERE id = $1`,
       [id],
     ),
     (rows): HeadRow | undefined => {
@@ -159,6 +170,7 @@ export const readHeadRow = (
         header: row.header,
         version: row.version,
         nextSeq: Number(row.next_seq),
+        bytes: Number(row.bytes),
       };
     },
   ).pipe(

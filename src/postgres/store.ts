@@ -34,9 +34,13 @@
  *   write with `WriterClaimLost`, so a stale writer never writes after a
  *   takeover.
  * - **Readers see only committed events**, as of one snapshot: a reader
- *   reads `next_seq` and then the rows below it, in pages by seq (a
- *   million-event session is never one array of rows), through the same
- *   streaming reader as a file ({@link readSessionStream}).
+ *   reads `next_seq` and then the rows below it, streamed by one statement
+ *   (the driver pauses the socket when the reader falls behind, so a
+ *   million-event session is never one array of rows), each row's line
+ *   decoded once and each chunk folded as one batch, with the errors,
+ *   `recover` and reports of the streaming reader of a file
+ *   ({@link readSessionStream}), which still reads a session of an older
+ *   version (`read.ts`).
  * - **Follow**: `LISTEN` on one channel (the append's `NOTIFY` is
  *   delivered only when its transaction commits), shared by every follower
  *   of the store, with polling as the fallback when no notification comes
@@ -49,7 +53,8 @@
  * store's do: `rows.ts` (the rows, pages and the write transaction),
  * `claim.ts` (the writer's connection and its claim, the check of an
  * unanswered `COMMIT`), `follow.ts` (the shared `LISTEN` and the follow
- * loop), `load.ts` (one session in or out without a store), `schema.ts`
+ * loop), `read.ts` (the rows of an open to a session), `load.ts` (one
+ * session in or out without a store), `schema.ts`
  * (the tables and their migrations).
  *
  * @module
@@ -79,7 +84,6 @@ import { FORMAT_VERSION } from "../event.ts";
 import { Session } from "../session.ts";
 import { encodeHeaderLine } from "../log/codec.ts";
 import { checkSessionId } from "../store/ids.ts";
-import { readSessionStream } from "../log/reader.ts";
 import {
   SessionAlreadyExists,
   SessionNotFound,
@@ -104,21 +108,24 @@ import {
   DEFAULT_PAGE,
   displayAddress,
   failedAt,
-  type HeadRow,
   insertRows,
   readHeadRow,
   rowsOf,
   sqlState,
-  storedLogBytes,
   transact,
 } from "./rows.ts";
+import { readStoredSession } from "./read.ts";
 import { migrateStore, SESSIONS_TABLE } from "./schema.ts";
 
 /** Options of {@link layerPostgresStore}. */
 export interface PostgresStoreOptions {
   /** The connection URL, `postgres://user:password@host:port/database`. */
   readonly url: string | Redacted.Redacted<string>;
-  /** Rows read per query when loading or following; 1000 by default. */
+  /**
+   * Rows read per query when following (and when opening a session of an
+   * older version, which goes through the file reader); 1000 by default.
+   * An open of a current session streams its rows through one query.
+   */
   readonly pageSize?: number;
   /** How long `follow` waits for a notification before it polls; 1 s. */
   readonly pollInterval?: Duration.Input;
@@ -204,8 +211,6 @@ export function makePostgresStore(
     const failed = failedAt(address);
     const readHead = (client: SqlClient, id: string) =>
       readHeadRow(client, id, failed);
-    const logBytes = (client: SqlClient, id: string, head: HeadRow) =>
-      storedLogBytes(client, id, head, pageSize, failed);
     const storeScope = yield* Effect.scope;
     const reactivity = yield* Reactivity.make;
     const pool = yield* PgClient.make({
@@ -368,11 +373,14 @@ export function makePostgresStore(
       Effect.gen(function* () {
         const head = yield* readHead(client, id);
         if (head === undefined) return yield* new SessionNotFound({ id });
-        const log = yield* readSessionStream(
-          logBytes(client, id, head),
+        return yield* readStoredSession(
+          client,
+          id,
+          head,
+          pageSize,
+          failed,
           readOptionsOf(openOptions, strict),
         );
-        return log;
       });
 
     const open: StoreCore["open"] = openWith(

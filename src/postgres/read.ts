@@ -1,0 +1,223 @@
+/**
+ * Reading a stored session for an open: the event rows below the head's
+ * `next_seq`, streamed by one statement (the driver pauses the socket when
+ * the reader falls behind, so a million rows are never one array), each
+ * row's line decoded once by the one line decoder (`log/line.ts`) and each
+ * chunk's events folded as one batch: what the streaming reader does with a
+ * file's bytes, without turning the rows back into bytes to split them
+ * again.
+ *
+ * It keeps the reader's promises: the same errors at the same line numbers
+ * (`CorruptLine`, `FoldFailed`, `LineTooLong`), `recover` serving the valid
+ * prefix before the first bad line, the run budget, `\r` stripped and
+ * counted. A header that is not of the current version (older ones migrate,
+ * newer ones are refused) or does not decode goes through the streaming
+ * reader over the same rows, which owns migrations and header errors.
+ *
+ * `report.bytes` is the head row's `bytes` for a whole read (kept by every
+ * create and append in the transaction that moves `next_seq`); a read that
+ * stopped asks the server for the bytes of the lines before the stop.
+ *
+ * @module
+ * @internal
+ */
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import * as Stream from "effect/Stream";
+import type { SqlClient } from "effect/sql/SqlClient";
+import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import type { Vocabulary } from "../decode.ts";
+import { replayResult, type Surface } from "../surface/mod.ts";
+import { Session } from "../session.ts";
+import { decodeSessionHeader } from "../log/codec.ts";
+import {
+  type CorruptLine,
+  FoldFailed,
+  LineTooLong,
+  type LogReadError,
+} from "../log/errors.ts";
+import {
+  corrupt,
+  decodeHeaderText,
+  decodeLine,
+  makeRunBudget,
+} from "../log/line.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  type LoadedLog,
+  type ReadOptions,
+  readSessionStream,
+} from "../log/reader.ts";
+import type { StorageError } from "../store/errors.ts";
+import {
+  byteLength,
+  type Failed,
+  type HeadRow,
+  storedLogBytes,
+} from "./rows.ts";
+import { EVENTS_TABLE } from "./schema.ts";
+
+type Stop = CorruptLine | FoldFailed | LineTooLong;
+
+/**
+ * Reads the session whose head row is `head`: decode, fold, `recover`,
+ * `migrate`, as {@link readSessionStream} reads the same log as a file.
+ *
+ * @param client The connection (the pool, or a writer's own).
+ * @param id The session id.
+ * @param head Its head row, read first: the rows below its `next_seq` are
+ * read.
+ * @param pageSize Rows per query of the streaming reader's path (older
+ * versions).
+ * @param failed How a failed SQL call is reported.
+ * @param options The reader's options.
+ * @returns `Effect<LoadedLog, LogReadError | StorageError | E>`.
+ */
+export const readStoredSession = <E>(
+  client: SqlClient,
+  id: string,
+  head: HeadRow,
+  pageSize: number,
+  failed: Failed,
+  options: ReadOptions<E>,
+): Effect.Effect<LoadedLog, LogReadError | StorageError | E> =>
+  Effect.suspend(() => {
+    const headerLine = decodeHeaderText(head.header);
+    const decodedHeader = Result.isSuccess(headerLine) &&
+        headerLine.success.version === FORMAT_VERSION
+      ? decodeSessionHeader(headerLine.success.raw)
+      : undefined;
+    if (decodedHeader === undefined || Result.isFailure(decodedHeader)) {
+      // Older (to migrate), newer or broken: the streaming reader's path.
+      return readSessionStream(
+        storedLogBytes(client, id, head, pageSize, failed),
+        options,
+      );
+    }
+    const decodeOptions: { readonly vocabulary?: Vocabulary } | undefined =
+      options.vocabulary === undefined
+        ? undefined
+        : { vocabulary: options.vocabulary };
+    const session = Session.make(decodedHeader.success, decodeOptions);
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    const recover = options.recover === true;
+    const runs = makeRunBudget();
+    const events: SessionEvent[] = [];
+    let surface: Surface = session.surface;
+    let lineNo = 1;
+    let crlfLines = 0;
+    let stop: Stop | undefined;
+
+    // One chunk of rows: decode each line until one fails, fold what
+    // decoded (a fold error is on an earlier line, so it wins), then stop
+    // at the bad line if there was one. False once reading should stop.
+    const push = (
+      rows: ReadonlyArray<{ readonly line: string }>,
+    ): boolean => {
+      const before = events.length;
+      let bad: Stop | undefined;
+      for (const row of rows) {
+        let text = row.line;
+        lineNo++;
+        // A UTF-16 unit is 1 to 3 bytes: count bytes only near the limit.
+        if (text.length * 3 > maxLineBytes && byteLength(text) > maxLineBytes) {
+          bad = new LineTooLong({
+            line: lineNo,
+            offset: -1,
+            limit: maxLineBytes,
+          });
+          break;
+        }
+        if (text.charCodeAt(text.length - 1) === 13) {
+          text = text.slice(0, -1);
+          crlfLines++;
+        }
+        const decoded = decodeLine(text, events.length, runs, decodeOptions);
+        if (decoded._tag === "Failure") {
+          bad = corrupt(lineNo, text, decoded.failure);
+          break;
+        }
+        events.push(decoded.success);
+      }
+      if (events.length > before) {
+        const batch = before === 0 ? events : events.slice(before);
+        const from = surface.nextSeq;
+        const folded = replayResult(batch, surface);
+        if (folded._tag === "Success") {
+          surface = folded.success;
+        } else {
+          const { error, surface: at } = folded.failure;
+          const index = before + (at.nextSeq - from);
+          const event = events[index];
+          surface = at;
+          events.length = index;
+          bad = new FoldFailed({
+            line: index + 2,
+            seq: event?.seq ?? at.nextSeq,
+            innerTag: error._tag,
+            inner: error,
+          });
+        }
+      }
+      if (bad === undefined) return true;
+      stop = bad;
+      return false;
+    };
+
+    const rows = client.unsafe<{ line: string }>(
+      `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq < $2 ORDER BY seq`,
+      [id, head.nextSeq],
+    ).stream;
+    return Effect.gen(function* () {
+      yield* Stream.runForEachWhile(
+        Stream.chunks(rows),
+        // Yielding once a chunk lets a timeout or an interrupting fiber in
+        // while a large session is read.
+        (chunk) => Effect.map(Effect.yieldNow, () => push(chunk)),
+      ).pipe(Effect.mapError(failed("read the events of", id)));
+      let bytes = head.bytes;
+      let stoppedAt: Stop | undefined;
+      if (stop !== undefined) {
+        if (!recover) {
+          return yield* stop._tag === "LineTooLong"
+            ? new LineTooLong({
+              ...stop,
+              offset: yield* prefixBytes(client, id, head, stop.line, failed),
+            })
+            : stop;
+        }
+        bytes = yield* prefixBytes(client, id, head, stop.line, failed);
+        stoppedAt = stop._tag === "LineTooLong"
+          ? new LineTooLong({ ...stop, offset: bytes })
+          : stop;
+      }
+      return {
+        version: FORMAT_VERSION,
+        session: { ...session, surface },
+        events,
+        report: {
+          lines: stoppedAt === undefined ? lineNo : stoppedAt.line - 1,
+          bytes,
+          tornTail: undefined,
+          crlfLines,
+          stoppedAt,
+        },
+      } satisfies LoadedLog;
+    });
+  });
+
+/** The bytes of the log before line `line` (the header is line 1). */
+const prefixBytes = (
+  client: SqlClient,
+  id: string,
+  head: HeadRow,
+  line: number,
+  failed: Failed,
+): Effect.Effect<number, StorageError> =>
+  Effect.map(
+    client.unsafe<{ bytes: string | number | bigint | null }>(
+      `SELECT sum(octet_length(line) + 1) AS bytes FROM (SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq < $2 ORDER BY seq LIMIT $3) AS served`,
+      [id, head.nextSeq, line - 2],
+    ),
+    (rows) => byteLength(head.header) + 1 + Number(rows[0]?.bytes ?? 0),
+  ).pipe(Effect.mapError(failed("read the events of", id)));
