@@ -245,8 +245,7 @@ export const rowsOf = (
   const rows: EventRow[] = [];
   let bytes = 0;
   const id = session.header.id;
-  for (const event of Session.events(session)) {
-    if (event.seq < from) continue;
+  for (const event of Session.events(session, from)) {
     const line = encodeEventLine(event, encodeOptions);
     bytes += encoder.encode(line).length;
     rows.push({ session_id: id, seq: event.seq, line: line.slice(0, -1) });
