@@ -15,7 +15,7 @@ import {
 import {
   classifiedFailure,
   type Command,
-  ExitCode,
+  okOutcome,
   type Outcome,
   usageOutcome,
 } from "../outcome.ts";
@@ -85,10 +85,9 @@ export const importCommand: Command = {
         return classifiedFailure(ioTags, file, result.failure);
       }
       const { report } = result.success;
-      return {
-        code: ExitCode.ok,
-        json: { ok: true, target: out, report },
-        text: formatImportReport(report, out),
-      };
+      return okOutcome(
+        { target: out, report },
+        formatImportReport(report, out),
+      );
     }),
 };

@@ -11,7 +11,7 @@ import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
 import {
   classifiedFailure,
   type Command,
-  ExitCode,
+  okOutcome,
   usageOutcome,
 } from "../outcome.ts";
 import { showProgress } from "../load.ts";
@@ -69,10 +69,8 @@ export const migrateCommand: Command = {
       const torn = summary.tornTail === undefined
         ? ""
         : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
-      return {
-        code: ExitCode.ok,
-        json: {
-          ok: true,
+      return okOutcome(
+        {
           source: summary.source,
           target: summary.target,
           fromVersion: summary.fromVersion,
@@ -83,9 +81,8 @@ export const migrateCommand: Command = {
             ? {}
             : { tornTail: summary.tornTail }),
         },
-        text:
-          `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
+        `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
           `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
-      };
+      );
     }),
 };

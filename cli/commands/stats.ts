@@ -20,7 +20,7 @@ import {
   emptySurfaceAt,
   surfaceEvent,
 } from "@palimpsest/session/internal";
-import { type Command, ExitCode } from "../outcome.ts";
+import { type Command, okOutcome } from "../outcome.ts";
 import { logCommand } from "../load.ts";
 import { messageChars } from "@palimpsest/session/internal";
 import { count, eventChars, openJson, openPhrases } from "../render.ts";
@@ -146,7 +146,6 @@ export const statsCommand: Command = logCommand(
     const open = openWork(log.events);
     const opened = openPhrases(open);
     const json = {
-      ok: true,
       version: log.version,
       events: log.events.length,
       eventsByType,
@@ -202,6 +201,6 @@ export const statsCommand: Command = logCommand(
         ? "open: nothing (every turn and compaction has its end)"
         : `open: ${opened.join("; ")}`,
     );
-    return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+    return okOutcome(json, lines);
   },
 );

@@ -20,6 +20,7 @@ import {
   type Command,
   ExitCode,
   failureOutcome,
+  okOutcome,
   type Outcome,
   usageOutcome,
 } from "../outcome.ts";
@@ -127,20 +128,17 @@ export const viewCommand: Command = {
         return failureOutcome(ExitCode.usage, out, written.failure);
       }
       const surface = loaded.session.surface;
-      return {
-        code: ExitCode.ok,
-        json: {
-          ok: true,
+      return okOutcome(
+        {
           target: written.success.path,
           bytes: written.success.bytes,
           events: surface.nextSeq - surface.baseSeq,
           surface: surface.length,
           replacements: surface.replacements,
         },
-        text:
-          `wrote ${written.success.path} (${written.success.bytes} bytes): ${
-            surface.nextSeq - surface.baseSeq
-          } events, surface ${surface.length} nodes, ${surface.replacements} replacements\n`,
-      };
+        `wrote ${written.success.path} (${written.success.bytes} bytes): ${
+          surface.nextSeq - surface.baseSeq
+        } events, surface ${surface.length} nodes, ${surface.replacements} replacements\n`,
+      );
     }),
 };
