@@ -22,7 +22,11 @@ import {
 } from "@palimpsest/session/internal";
 import { type Command, okOutcome } from "../outcome.ts";
 import { logCommand } from "../load.ts";
-import { messageChars } from "@palimpsest/session/internal";
+import {
+  messageChars,
+  type ReplacementKind,
+  replacementKind,
+} from "@palimpsest/session/internal";
 import { count, eventChars, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
 
@@ -31,7 +35,7 @@ export interface ReplacementStat {
   /** The replacing event's seq. */
   readonly seq: number;
   /** `compaction`, `prune` or `system-prompt`. */
-  readonly kind: "compaction" | "prune" | "system-prompt";
+  readonly kind: ReplacementKind;
   /** The nodes it took off the surface. */
   readonly shadowed: ReadonlyArray<number>;
   /** Characters of those nodes. */
@@ -41,13 +45,6 @@ export interface ReplacementStat {
   /** `charsBefore - charsAfter`. */
   readonly charsSaved: number;
 }
-
-const kindOf = (event: SessionEvent): ReplacementStat["kind"] =>
-  event.type === "tool/result"
-    ? "prune"
-    : event.type === "system/message"
-    ? "system-prompt"
-    : "compaction";
 
 /** Replays the log and measures every replacement. */
 const measure = (
@@ -78,7 +75,7 @@ const measure = (
     const charsAfter = eventChars(event);
     out.push({
       seq: event.seq,
-      kind: kindOf(event),
+      kind: replacementKind(event),
       shadowed: shadowed.map((c) => c.seq),
       charsBefore,
       charsAfter,

@@ -7,10 +7,11 @@ import {
   replay,
   Session,
   type SessionEvent,
+  setSystemPrompt,
   shadowedBy,
   surfaceAt,
 } from "@palimpsest/session";
-import { surfaceNodes } from "@palimpsest/session/internal";
+import { replacementKind, surfaceNodes } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
@@ -154,6 +155,40 @@ Deno.test("shadowedBy() names the replacement that took a node off", () => {
   ]);
   assert.equal(shadowedBy(cited, s(1)), 2);
   assert.equal(shadowedBy(cited, s(0)), 3);
+});
+
+Deno.test("replacementKind() names what each history operation wrote", () => {
+  // Given a prune, a system prompt change and a compaction, each made by the
+  // library's own operation.
+  const newest = (session: Session) =>
+    Session.eventAt(session, s(Session.nextSeq(session) - 1));
+  let session = sessionOf([
+    user("u0"),
+    assistant("a0", "", ["k1"]),
+    toolCall("k1"),
+    toolResult("k1", "long output"),
+    user("u1"),
+  ]);
+  session = ok(pruneToolResult(session, s(3), []));
+  const prune = newest(session);
+  session = ok(setSystemPrompt(session, "Be brief."));
+  session = ok(setSystemPrompt(session, "Be thorough."));
+  const prompt = newest(session);
+  // The summary takes u1's place, the last on the surface.
+  session = compacted(session, 4, 4, "u1", "c1");
+  const last = surfaceNodes(session.surface).at(-1);
+  const summary = last === undefined
+    ? undefined
+    : Session.eventAt(session, last);
+  // Then each is told apart by its type.
+  assert.deepEqual(
+    [prune, prompt, summary].map((e) => e && [e.type, replacementKind(e)]),
+    [
+      ["tool/result", "prune"],
+      ["system/message", "system-prompt"],
+      ["user/message", "compaction"],
+    ],
+  );
 });
 
 Deno.test("surfaceAt() is the surface right after an event", () => {
