@@ -45,17 +45,20 @@ const replacing = (
   },
 });
 
-// 0 u0, 1 a0 [c1], 2 tool/call, 3 result, 4 u1; compact 0..3 (5..8,
-// summary at 7); prune? no: compact 7..4 (9..12, summary at 11).
-const twice = (): Session => {
-  const base = sessionOf([
+/** 0 u0, 1 a0 [c1], 2 tool/call, 3 result, 4 u1. */
+const oneCall = (): Session =>
+  sessionOf([
     user("u0"),
     assistant("a0", "", ["c1"]),
     toolCall("c1"),
     toolResult("c1", "out"),
     user("u1"),
   ]);
-  const first = compacted(base, 0, 3, "first", "one");
+
+// oneCall(), compacted 0..3 (5..8, summary at 7), then 7..4 (9..12, summary
+// at 11).
+const twice = (): Session => {
+  const first = compacted(oneCall(), 0, 3, "first", "one");
   return compacted(first, 7, 4, "second", "two");
 };
 
@@ -162,13 +165,7 @@ Deno.test("replacementKind() names what each history operation wrote", () => {
   // library's own operation.
   const newest = (session: Session) =>
     Session.eventAt(session, s(Session.nextSeq(session) - 1));
-  let session = sessionOf([
-    user("u0"),
-    assistant("a0", "", ["k1"]),
-    toolCall("k1"),
-    toolResult("k1", "long output"),
-    user("u1"),
-  ]);
+  let session = oneCall();
   session = ok(pruneToolResult(session, s(3), []));
   const prune = newest(session);
   session = ok(setSystemPrompt(session, "Be brief."));
