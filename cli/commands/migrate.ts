@@ -15,6 +15,7 @@ import {
   usageOutcome,
 } from "../outcome.ts";
 import { showProgress } from "../load.ts";
+import { outOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "MigrationIoError",
@@ -33,12 +34,7 @@ export const migrateCommand: Command = {
       "(an event the migration cannot prove) exits 1 and names the line; NEW is\n" +
       "then not created.",
     positionals: [{ name: "FILE", summary: "the session log to migrate" }],
-    options: [{
-      name: "out",
-      kind: "string",
-      value: "NEW",
-      summary: "the new file (must not exist)",
-    }],
+    options: [outOption("NEW", "the new file (must not exist)")],
   },
   run: (args, io) =>
     Effect.gen(function* () {

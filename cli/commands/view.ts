@@ -25,6 +25,7 @@ import {
   usageOutcome,
 } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
+import { fromOption, outOption } from "../args.ts";
 
 const usage = (message: string): Outcome =>
   usageOutcome(
@@ -58,18 +59,8 @@ export const viewCommand: Command = {
       summary: "the session log (JSONL, or a postgres:// address)",
     }],
     options: [
-      {
-        name: "out",
-        kind: "string",
-        value: "PAGE",
-        summary: "the page to write (must not exist unless --force)",
-      },
-      {
-        name: "from",
-        kind: "string",
-        value: "TOOL",
-        summary: "FILE is a pi, claude-code, codex or opencode session file",
-      },
+      outOption("PAGE", "the page to write (must not exist unless --force)"),
+      fromOption("FILE is a pi, claude-code, codex or opencode session file"),
       {
         name: "force",
         kind: "boolean",
