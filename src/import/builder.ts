@@ -27,16 +27,7 @@ import type { SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
 import type { ToolCallBlock, ToolResultBlock } from "../message.ts";
 import { decodeEventResult } from "../decode.ts";
-import {
-  type ImportError,
-  ImportEventRejected,
-  ImportNotASession,
-} from "./errors.ts";
-import {
-  forEachRecord,
-  type RecordReadOptions,
-  type RecordReadSummary,
-} from "./lines.ts";
+import { ImportEventRejected } from "./errors.ts";
 import type {
   BranchReport,
   ImportReport,
@@ -214,41 +205,6 @@ export const synthesized = (
   note: string,
 ): void => {
   b.synthesized.push({ line, kind, note });
-};
-
-/**
- * Calls `f` with every JSON object of a JSON-lines source and its 1-based
- * line. A record that is not an object is reported and passed over; a file
- * with no record at all is refused as no session of `from`.
- *
- * @param from The tool the file is read as.
- * @returns The pass summary, or the first refusal.
- */
-export const forEachObject = (
-  b: Builder,
-  from: string,
-  file: string,
-  options: RecordReadOptions,
-  f: (
-    value: Record<string, unknown>,
-    line: number,
-  ) => Result.Result<void, ImportError>,
-): Result.Result<RecordReadSummary, ImportError> => {
-  let records = 0;
-  const read = forEachRecord(file, options, (value, line) => {
-    records += 1;
-    if (!isRecord(value)) {
-      notAnObject(b, line);
-      return ok;
-    }
-    return f(value, line);
-  });
-  if (Result.isSuccess(read) && records === 0) {
-    return Result.fail(
-      new ImportNotASession({ from, line: 1, expected: "a JSON record" }),
-    );
-  }
-  return read;
 };
 
 /** A date string as epoch milliseconds, or `undefined`. */
