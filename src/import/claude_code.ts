@@ -34,25 +34,17 @@
  */
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import { done, importedHeader, ok, setTime, type Step } from "./builder.ts";
+import { keptOpaque, notCarried, skip } from "./notes.ts";
+import { closeAnsweredTurn, closeTurn, userTurn } from "./turns.ts";
 import {
   argumentsText,
-  closeAnsweredTurn,
-  closeTurn,
-  done,
   epochOf,
   fileName,
-  importedHeader,
   isRecord,
-  keptOpaque,
-  notCarried,
-  ok,
-  setTime,
-  skip,
-  type Step,
   str,
   toolCallBlock,
-  userTurn,
-} from "./builder.ts";
+} from "./values.ts";
 import { forEachLine, own } from "./records.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";

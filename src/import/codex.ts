@@ -39,25 +39,23 @@ import type { ContentBlock, ToolCallBlock } from "../message.ts";
 import type { SessionSeq } from "../seq.ts";
 import {
   append,
-  argumentsText,
-  closeAnsweredTurn,
-  closeTurn,
   done,
-  epochOf,
-  fileName,
   importedHeader,
-  isRecord,
-  keptOpaque,
-  notCarried,
   ok,
-  openTurn,
   setTime,
-  skip,
   type Step,
-  str,
-  toolCallBlock,
   uniqueId,
 } from "./builder.ts";
+import { keptOpaque, notCarried, skip } from "./notes.ts";
+import { closeAnsweredTurn, closeTurn, openTurn } from "./turns.ts";
+import {
+  argumentsText,
+  epochOf,
+  fileName,
+  isRecord,
+  str,
+  toolCallBlock,
+} from "./values.ts";
 import { forEachLine, own, type RecordHandler } from "./records.ts";
 import { compactBefore } from "./compaction.ts";
 import {

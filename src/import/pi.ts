@@ -34,23 +34,21 @@ import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
   type Builder,
-  closeTurn,
   done,
-  epochOf,
-  fileName,
   importedHeader,
-  isRecord,
-  notAnObject,
-  notCarried,
   ok,
   setTime,
-  skip,
   type Step,
-  str,
+} from "./builder.ts";
+import {
+  notAnObject,
+  notCarried,
+  skip,
   synthesized,
   unknownType,
-  userTurn,
-} from "./builder.ts";
+} from "./notes.ts";
+import { closeTurn, userTurn } from "./turns.ts";
+import { epochOf, fileName, isRecord, str } from "./values.ts";
 import { compactBefore, fromLineOnward } from "./compaction.ts";
 import {
   handleRecord,

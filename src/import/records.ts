@@ -13,15 +13,9 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import {
-  type Builder,
-  count,
-  isRecord,
-  notAnObject,
-  ok,
-  skip,
-  unknownType,
-} from "./builder.ts";
+import { type Builder, ok } from "./builder.ts";
+import { count, notAnObject, skip, unknownType } from "./notes.ts";
+import { isRecord } from "./values.ts";
 import { type ImportError, ImportNotASession } from "./errors.ts";
 import {
   forEachRecord,
