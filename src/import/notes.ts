@@ -14,28 +14,39 @@ export const count = (b: Builder, kind: string): void => {
   b.kinds.set(kind, (b.kinds.get(kind) ?? 0) + 1);
 };
 
-/** Records a line skipped on purpose. */
-export const skip = (
+/** Records a line of a source kind, for a reason the kind keeps. */
+type KindNote = (
   b: Builder,
   kind: string,
   line: number,
   reason: string,
-): void => {
-  const entry = b.skipped.get(kind);
-  if (entry === undefined) b.skipped.set(kind, { reason, lines: [line] });
-  else entry.lines.push(line);
+) => void;
+
+/** The lines noted under `kind`, with the first reason given for it. */
+const linesOf = (
+  map: Map<string, { reason: string; lines: number[] }>,
+  kind: string,
+  reason: string,
+): number[] => {
+  const entry = map.get(kind);
+  if (entry !== undefined) return entry.lines;
+  const lines: number[] = [];
+  map.set(kind, { reason, lines });
+  return lines;
 };
 
-/** Records a source part kept opaque in an assistant message's stream. */
-export const keptOpaque = (
-  b: Builder,
-  kind: string,
-  line: number,
-  reason: string,
-): void => {
-  const entry = b.opaque.get(kind);
-  if (entry === undefined) b.opaque.set(kind, { reason, lines: [line] });
-  else if (entry.lines[entry.lines.length - 1] !== line) entry.lines.push(line);
+/** Records a line skipped on purpose. */
+export const skip: KindNote = (b, kind, line, reason) => {
+  linesOf(b.skipped, kind, reason).push(line);
+};
+
+/**
+ * Records a source part kept opaque in an assistant message's stream; a
+ * line with several such parts is listed once.
+ */
+export const keptOpaque: KindNote = (b, kind, line, reason) => {
+  const lines = linesOf(b.opaque, kind, reason);
+  if (lines[lines.length - 1] !== line) lines.push(line);
 };
 
 /** Records what could not be carried over. */
