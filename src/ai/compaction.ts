@@ -180,6 +180,7 @@ const closeAbandonedCompactions = (
       Session.appendEvents(
         session,
         interruptedTurnClosers(heldEvents(session), {
+          surface: session.surface,
           live: liveWork(handle),
           turns: false,
         }),

@@ -284,6 +284,26 @@ export const sinceOf = (candidate: CheckpointCandidate): CheckpointSince => ({
   prior: priorOfBody(candidate.body),
 });
 
+/**
+ * Whether a candidate was written for the session with this header.
+ *
+ * @param candidate A checkpoint read back.
+ * @param header The stored session's header.
+ * @returns Undefined when it was, else a `foreign` rejection.
+ */
+export const checkHeader = (
+  candidate: CheckpointCandidate,
+  header: SessionHeader,
+): CheckpointRejected | undefined =>
+  candidate.body.id === header.id &&
+    candidate.body.header === sha256(encodeHeaderLine(header))
+    ? undefined
+    : {
+      problem: "foreign",
+      seq: candidate.seq,
+      detail: "it was written for another session",
+    };
+
 /** What the stored log says at a checkpoint's boundary. */
 export interface CheckpointBoundary {
   /** The stored session's header. */
@@ -308,12 +328,8 @@ export function restoreCheckpoint(
 ): Result.Result<Session, CheckpointRejected> {
   const { body } = candidate;
   const seq = body.seq;
-  if (
-    body.id !== boundary.header.id ||
-    body.header !== sha256(encodeHeaderLine(boundary.header))
-  ) {
-    return rejected("foreign", seq, "it was written for another session");
-  }
+  const foreign = checkHeader(candidate, boundary.header);
+  if (foreign !== undefined) return Result.fail(foreign);
   const options = vocabulary === undefined ? undefined : { vocabulary };
   const runs = makeRunBudget();
   const last = decodeLine(boundary.lastLine, seq - 1, runs, options);

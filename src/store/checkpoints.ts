@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import { FORMAT_VERSION } from "../event.ts";
 import {
+  checkHeader,
   type CheckpointCandidate,
   type CheckpointRejected,
   type CheckpointSince,
@@ -206,6 +207,10 @@ export const openFromCheckpoint = <EIO, E>(
     const header = yield* headerOf(log, limit);
     if (header === undefined) {
       return rejectedWith(candidate, "stale", "the log's header is unreadable");
+    }
+    const foreign = checkHeader(candidate, header);
+    if (foreign !== undefined) {
+      return { _tag: "Rejected", rejected: foreign } as const;
     }
     // The boundary line, with the byte before it (the previous line's end).
     const start = bytes - candidate.lastBytes - 1;

@@ -209,6 +209,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       return Effect.map(
         core.commit(handle, (session) => {
           closers = interruptedTurnClosers(heldEvents(session), {
+            surface: session.surface,
             live: liveWork(handle),
           });
           return closers.length === 0

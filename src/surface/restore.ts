@@ -88,8 +88,8 @@ export function restoreSurface(state: SurfaceState): Surface | undefined {
     }
     store.events[slot] = node;
     store.messages[slot] = projectEvent(node) ?? null;
-    // Keys only compare: below every seq, in surface order.
-    store.key[slot] = j - length;
+    // Keys only compare: below every seq (and NONE), in surface order.
+    store.key[slot] = j - length - 1;
     store.prev[slot] = prev;
     store.next[slot] = NONE;
     if (prev !== NONE) store.next[prev] = slot;
