@@ -402,6 +402,17 @@ const walk = <T>(
   const values = column(store);
   const next = store.next;
   let index = slotIn(surface, surface.head);
+  // Two loops, so a store with no pinned slot pays nothing for them.
+  if (held === undefined) {
+    for (let n = surface.length; n > 0; n--) {
+      const value = values[index];
+      if (value !== null && value !== undefined) {
+        f(seqUnchecked(index + base), value);
+      }
+      index = next[index] ?? NONE;
+    }
+    return;
+  }
   for (let n = surface.length; n > 0; n--) {
     const value = values[index];
     if (value !== null && value !== undefined) {

@@ -12,15 +12,20 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Effect, Result } from "effect";
+import { Effect, Result, Schema } from "effect";
 import {
   deriveMessages,
+  Draft,
+  extensionType,
+  fork,
+  makeVocabulary,
   openWork,
   Session,
   type SessionEvent,
   SessionSeq,
 } from "@palimpsest/session";
-import { encodeEventLine } from "@palimpsest/session/jsonl";
+import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
+import { catalogMigration } from "@palimpsest/session/migrations";
 import {
   interruptedTurnClosers,
   surfaceEvent,
@@ -340,4 +345,70 @@ Deno.test("a checkpoint of an empty log, or of nothing new, is not written", () 
   ]));
   const restored = roundTrip(one);
   assert.equal(encodeCheckpoint(restored), undefined);
+});
+
+Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give the whole fold", async () => {
+  const restoredAll = (session: Session): number => {
+    const events = Session.events(session);
+    for (let k = 1; k <= events.length; k++) {
+      const prefix = Effect.runSync(
+        Session.fromEvents(session.header, events.slice(0, k), {
+          ...(session.vocabulary === undefined
+            ? {}
+            : { vocabulary: session.vocabulary }),
+          baseSeq: session.surface.baseSeq,
+        }),
+      );
+      const rest = Effect.runSync(
+        Session.appendEvents(roundTrip(prefix), events.slice(k)),
+      );
+      assertSame(rest, session, [k, 1, 2 * k, 3]);
+    }
+    return events.length;
+  };
+  // Every migratable fixture of the older formats.
+  const migrated = new Set<string>();
+  for (const version of ["v0", "v1", "v2"]) {
+    const folder = new URL(`../fixtures/${version}/`, import.meta.url);
+    for (const entry of Deno.readDirSync(folder)) {
+      if (!entry.name.endsWith(".jsonl") || entry.name.includes(".expected")) {
+        continue;
+      }
+      const read = await Effect.runPromise(Effect.result(
+        readSessionFile(new URL(entry.name, folder).pathname, {
+          migrate: catalogMigration,
+        }),
+      ));
+      if (Result.isFailure(read)) continue;
+      restoredAll(read.success.session);
+      migrated.add(version);
+    }
+  }
+  assert.deepEqual([...migrated], ["v0", "v1", "v2"]);
+  // A fork: a seeded log.
+  fc.assert(
+    fc.property(historySessionArb, fc.nat(), (session, at) => {
+      const n = session.surface.nextSeq;
+      if (n === 0) return;
+      const child = Effect.runSync(
+        fork(session, SessionSeq.make(at % n), { id: "child" }),
+      );
+      restoredAll(child);
+    }),
+    { numRuns: 15 },
+  );
+  // Extension events, through the session's vocabulary.
+  const vocabulary = makeVocabulary({
+    "harness/mark": Schema.Struct({ label: Schema.String }),
+  });
+  const session = Effect.runSync(Session.appendAll(
+    Session.make(header, { vocabulary }),
+    [
+      Draft.user("a"),
+      { type: extensionType("harness/mark"), data: { label: "one" } },
+      Draft.user("b"),
+      { type: extensionType("harness/mark"), data: { label: "two" } },
+    ],
+  ));
+  assert.equal(restoredAll(session), 4);
 });
