@@ -19,10 +19,12 @@ import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { HEADER, inputs } from "../tests/_helpers/amplification_inputs.ts";
+import {
+  HEADER,
+  inputs,
+  verifyProcess,
+} from "../tests/_helpers/amplification_inputs.ts";
 
-const CLI = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
 const TIME = "/usr/bin/time";
 const GOAL_MB = 100;
 const GOAL_MS = 1000;
@@ -34,23 +36,7 @@ interface Run {
 
 /** One `verify` process: its peak RSS and what it reported. */
 const verify = (file: string): Run => {
-  const output = new Deno.Command(TIME, {
-    args: [
-      "-f",
-      "%M",
-      Deno.execPath(),
-      "run",
-      "--allow-read",
-      "--allow-env",
-      CLI,
-      "verify",
-      file,
-      "--json",
-    ],
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).outputSync();
+  const output = verifyProcess(file, { wrapper: [TIME, "-f", "%M"] });
   const stderr = new TextDecoder().decode(output.stderr).trim().split("\n");
   const kb = Number(stderr[stderr.length - 1]);
   const report = JSON.parse(new TextDecoder().decode(output.stdout));

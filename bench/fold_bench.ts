@@ -18,7 +18,8 @@ import {
   type Surface,
 } from "@palimpsest/session";
 import { applyEventResult, surfaceNodes } from "@palimpsest/session/internal";
-import { type Raw, workload } from "../tests/_helpers/workload.ts";
+import { workload } from "../tests/_helpers/workload.ts";
+import { replace, user } from "../tests/_helpers/build.ts";
 import { best, decode, fold, pruneOf } from "./common.ts";
 
 function* decodeLines(lines: ReadonlyArray<string>): Generator<SessionEvent> {
@@ -73,24 +74,14 @@ const compactionEvent = (surface: Surface, k: number): SessionEvent => {
   const nodes = surfaceNodes(surface);
   const from = Math.floor(nodes.length / 2);
   const range = nodes.slice(from, from + k);
-  const raw: Raw = {
-    type: "user/message",
-    seq: surface.nextSeq,
+  return decode(user(surface.nextSeq, {
+    id: "bench-summary",
+    text: "summary",
+    source: { kind: "plugin", plugin: "compaction" },
+    op: replace(range[0] ?? 0, range[range.length - 1] ?? 0),
+    sources: range,
     time: 0,
-    data: {
-      id: "bench-summary",
-      role: "user",
-      content: [{ type: "text", text: "summary" }],
-      source: { kind: "plugin", plugin: "compaction" },
-    },
-    surfaceOp: {
-      op: "replace",
-      startSeq: range[0],
-      endSeq: range[range.length - 1],
-    },
-    sourceEventSeqs: range,
-  };
-  return decode(raw);
+  }));
 };
 
 const prune100k = pruneEvent(surface100k);

@@ -2,7 +2,9 @@
  * What a command accepts ({@link CommandSpec}) and what it is given
  * ({@link ParsedArgs}). `app.ts` turns a spec into an `effect/cli` command,
  * which parses the arguments and prints help and completions; a command
- * module only declares its usage and reads its parsed arguments.
+ * module only declares its usage and reads its parsed arguments. The
+ * options several commands share are made here ({@link outOption},
+ * {@link fromOption}).
  *
  * @module
  */
@@ -52,3 +54,31 @@ export interface ParsedArgs {
   /** String options that were given, by name. */
   readonly values: ReadonlyMap<string, string>;
 }
+
+/**
+ * `--out VALUE`: the new file a command writes.
+ *
+ * @param value The placeholder, e.g. `NEW`.
+ * @param summary The line for `--help`.
+ * @returns The option.
+ */
+export const outOption = (value: string, summary: string): OptionSpec => ({
+  name: "out",
+  kind: "string",
+  value,
+  summary,
+});
+
+/**
+ * `--from TOOL`: FILE is a session file another tool wrote (pi,
+ * claude-code, codex or opencode), read through the importer.
+ *
+ * @param summary The line for `--help`.
+ * @returns The option.
+ */
+export const fromOption = (summary: string): OptionSpec => ({
+  name: "from",
+  kind: "string",
+  value: "TOOL",
+  summary,
+});

@@ -33,15 +33,11 @@
  *
  * @module
  */
-import {
-  blockingWriter,
-  type CliIo,
-  type RecordingIo,
-  recordingIo,
-} from "./io.ts";
+import { blockingWriter, type CliIo } from "./io.ts";
 import { runCli } from "./run.ts";
 
-export { type CliIo, type RecordingIo, recordingIo, runCli };
+export { type CliIo, type RecordingIo, recordingIo } from "./io.ts";
+export { runCli } from "./run.ts";
 
 const writeAll = (stream: { writeSync(p: Uint8Array): number }) =>
   blockingWriter(

@@ -45,6 +45,25 @@ export interface Command {
 }
 
 /**
+ * The outcome of a command that did what it was asked (exit 0):
+ * `{"ok": true, ...fields}` and the text for people.
+ *
+ * @param fields The JSON document's fields after `ok`.
+ * @param text The text, or its lines (each ends with a newline).
+ * @returns The outcome.
+ */
+export function okOutcome(
+  fields: Readonly<Record<string, unknown>>,
+  text: string | ReadonlyArray<string>,
+): Outcome {
+  return {
+    code: ExitCode.ok,
+    json: { ok: true, ...fields },
+    text: typeof text === "string" ? text : `${text.join("\n")}\n`,
+  };
+}
+
+/**
  * The outcome of a failure: `{"ok": false, "error": {...}}` and readable text
  * on stderr.
  *

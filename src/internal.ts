@@ -10,7 +10,8 @@
  *   {@link applyEventResult} (the fold as a `Result`, with the surface it
  *   stopped at), {@link emptySurfaceAt}, {@link surfaceNodes},
  *   {@link surfaceEvent}, {@link logEvent}, {@link projectEvent},
- *   {@link messageChars}, and the closers a crash repair appends
+ *   {@link messageChars}, {@link replacementKind}, and the closers a crash
+ *   repair appends
  *   ({@link interruptedTurnClosers} and the texts it writes).
  *
  * It also names the types the root's values are typed with
@@ -51,6 +52,7 @@ export {
 } from "./surface/mod.ts";
 export { projectEvent } from "./surface/project.ts";
 export { messageChars } from "./history/surface_nodes.ts";
+export { type ReplacementKind, replacementKind } from "./history/provenance.ts";
 export {
   type CloserOptions,
   COMPACTION_ABANDONED,

@@ -25,7 +25,12 @@ import {
 } from "@palimpsest/session";
 import { decodeSessionId } from "@palimpsest/session/jsonl";
 import type { InvalidAddress } from "@palimpsest/session/postgres";
-import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
+import {
+  type Command,
+  ExitCode,
+  failureOutcome,
+  okOutcome,
+} from "../outcome.ts";
 import { loadOrFail, onPostgres } from "../load.ts";
 
 /** A JSONL destination that is neither a folder nor a session file name. */
@@ -128,19 +133,17 @@ export const copyCommand: Command = {
         return failureOutcome(ExitCode.usage, target, stored.failure);
       }
       const events = log.events.length;
-      return {
-        code: ExitCode.ok,
-        json: {
-          ok: true,
+      return okOutcome(
+        {
           source: redactAddress(source),
           target: redactAddress(target),
           id: stored.success,
           version: log.version,
           events,
         },
-        text: `copied ${redactAddress(source)} to ${
+        `copied ${redactAddress(source)} to ${
           redactAddress(target)
         }: ${events} events\n`,
-      };
+      );
     }),
 };

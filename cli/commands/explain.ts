@@ -22,7 +22,7 @@ import {
   surfaceEvent,
 } from "@palimpsest/session/internal";
 import { lineage, type LineageNode } from "@palimpsest/session";
-import { type Command, ExitCode, usageOutcome } from "../outcome.ts";
+import { type Command, okOutcome, usageOutcome } from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 import { eventLine } from "../render.ts";
 
@@ -197,7 +197,7 @@ const explainLine = (
       type: eventTypeName(e),
       onSurface: surfaceEvent(session.surface, e.seq) !== undefined,
     }));
-    const json = { ok: true, from: origin.from, line: n, events: entries };
+    const json = { from: origin.from, line: n, events: entries };
     const lines = [
       `${origin.from} line ${n} became ${
         became.length === 1 ? "1 event" : `${became.length} events`
@@ -212,7 +212,7 @@ const explainLine = (
         }`
       ),
     ];
-    return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+    return okOutcome(json, lines);
   });
 
 /** The `explain` command. */
@@ -281,7 +281,6 @@ export const explainCommand: Command = {
       );
       const lineageJson = flatten(tree);
       const json = {
-        ok: true,
         seq: n,
         type: event.type,
         surfaceEvent: isSurfaceEvent(event),
@@ -318,6 +317,6 @@ export const explainCommand: Command = {
       }
       lines.push("lineage:");
       for (const line of treeLines(lineageJson, session)) lines.push(line);
-      return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+      return okOutcome(json, lines);
     }),
 };

@@ -15,10 +15,11 @@ import {
 import {
   classifiedFailure,
   type Command,
-  ExitCode,
+  okOutcome,
   type Outcome,
   usageOutcome,
 } from "../outcome.ts";
+import { fromOption, outOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "ImportIoError",
@@ -46,18 +47,10 @@ export const importCommand: Command = {
       "naming the line (exit 1); --recover skips and reports it instead.",
     positionals: [{ name: "FILE", summary: "the other tool's session file" }],
     options: [
-      {
-        name: "from",
-        kind: "string",
-        value: "TOOL",
-        summary: "the tool that wrote FILE: pi, claude-code, codex or opencode",
-      },
-      {
-        name: "out",
-        kind: "string",
-        value: "NEW",
-        summary: "the new v3 file (must not exist)",
-      },
+      fromOption(
+        "the tool that wrote FILE: pi, claude-code, codex or opencode",
+      ),
+      outOption("NEW", "the new v3 file (must not exist)"),
       {
         name: "recover",
         kind: "boolean",
@@ -85,10 +78,9 @@ export const importCommand: Command = {
         return classifiedFailure(ioTags, file, result.failure);
       }
       const { report } = result.success;
-      return {
-        code: ExitCode.ok,
-        json: { ok: true, target: out, report },
-        text: formatImportReport(report, out),
-      };
+      return okOutcome(
+        { target: out, report },
+        formatImportReport(report, out),
+      );
     }),
 };

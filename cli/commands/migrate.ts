@@ -11,10 +11,11 @@ import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
 import {
   classifiedFailure,
   type Command,
-  ExitCode,
+  okOutcome,
   usageOutcome,
 } from "../outcome.ts";
 import { showProgress } from "../load.ts";
+import { outOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "MigrationIoError",
@@ -33,12 +34,7 @@ export const migrateCommand: Command = {
       "(an event the migration cannot prove) exits 1 and names the line; NEW is\n" +
       "then not created.",
     positionals: [{ name: "FILE", summary: "the session log to migrate" }],
-    options: [{
-      name: "out",
-      kind: "string",
-      value: "NEW",
-      summary: "the new file (must not exist)",
-    }],
+    options: [outOption("NEW", "the new file (must not exist)")],
   },
   run: (args, io) =>
     Effect.gen(function* () {
@@ -69,10 +65,8 @@ export const migrateCommand: Command = {
       const torn = summary.tornTail === undefined
         ? ""
         : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
-      return {
-        code: ExitCode.ok,
-        json: {
-          ok: true,
+      return okOutcome(
+        {
           source: summary.source,
           target: summary.target,
           fromVersion: summary.fromVersion,
@@ -83,9 +77,8 @@ export const migrateCommand: Command = {
             ? {}
             : { tornTail: summary.tornTail }),
         },
-        text:
-          `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
+        `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
           `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
-      };
+      );
     }),
 };

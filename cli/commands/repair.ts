@@ -22,7 +22,12 @@ import { replayResult } from "@palimpsest/session/internal";
 import { checkTranscript } from "@palimpsest/session";
 import type { Surface } from "@palimpsest/session";
 import { SessionStore } from "@palimpsest/session";
-import { type Command, ExitCode, failureOutcome } from "../outcome.ts";
+import {
+  type Command,
+  ExitCode,
+  failureOutcome,
+  okOutcome,
+} from "../outcome.ts";
 import { loadOrFail, onPostgres } from "../load.ts";
 import { repairFile } from "@palimpsest/session/jsonl";
 import { count, eventLine, openJson, openPhrases } from "../render.ts";
@@ -51,7 +56,6 @@ const report = (
   const opened = openPhrases(open);
   const violations = checkTranscript(deriveMessages(surface));
   const json = {
-    ok: true,
     dryRun,
     closers: closers.map((e) => encodeEvent(e)),
     events: surface.nextSeq - surface.baseSeq,
@@ -86,7 +90,7 @@ const report = (
         violations.map((v) => v._tag).join(", ")
       })`,
   );
-  return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+  return okOutcome(json, lines);
 };
 
 /** The `repair` command. */

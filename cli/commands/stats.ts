@@ -20,9 +20,13 @@ import {
   emptySurfaceAt,
   surfaceEvent,
 } from "@palimpsest/session/internal";
-import { type Command, ExitCode } from "../outcome.ts";
+import { type Command, okOutcome } from "../outcome.ts";
 import { logCommand } from "../load.ts";
-import { messageChars } from "@palimpsest/session/internal";
+import {
+  messageChars,
+  type ReplacementKind,
+  replacementKind,
+} from "@palimpsest/session/internal";
 import { count, eventChars, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
 
@@ -31,7 +35,7 @@ export interface ReplacementStat {
   /** The replacing event's seq. */
   readonly seq: number;
   /** `compaction`, `prune` or `system-prompt`. */
-  readonly kind: "compaction" | "prune" | "system-prompt";
+  readonly kind: ReplacementKind;
   /** The nodes it took off the surface. */
   readonly shadowed: ReadonlyArray<number>;
   /** Characters of those nodes. */
@@ -41,13 +45,6 @@ export interface ReplacementStat {
   /** `charsBefore - charsAfter`. */
   readonly charsSaved: number;
 }
-
-const kindOf = (event: SessionEvent): ReplacementStat["kind"] =>
-  event.type === "tool/result"
-    ? "prune"
-    : event.type === "system/message"
-    ? "system-prompt"
-    : "compaction";
 
 /** Replays the log and measures every replacement. */
 const measure = (
@@ -78,7 +75,7 @@ const measure = (
     const charsAfter = eventChars(event);
     out.push({
       seq: event.seq,
-      kind: kindOf(event),
+      kind: replacementKind(event),
       shadowed: shadowed.map((c) => c.seq),
       charsBefore,
       charsAfter,
@@ -146,7 +143,6 @@ export const statsCommand: Command = logCommand(
     const open = openWork(log.events);
     const opened = openPhrases(open);
     const json = {
-      ok: true,
       version: log.version,
       events: log.events.length,
       eventsByType,
@@ -202,6 +198,6 @@ export const statsCommand: Command = logCommand(
         ? "open: nothing (every turn and compaction has its end)"
         : `open: ${opened.join("; ")}`,
     );
-    return { code: ExitCode.ok, json, text: `${lines.join("\n")}\n` };
+    return okOutcome(json, lines);
   },
 );

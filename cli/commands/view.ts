@@ -20,10 +20,12 @@ import {
   type Command,
   ExitCode,
   failureOutcome,
+  okOutcome,
   type Outcome,
   usageOutcome,
 } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
+import { fromOption, outOption } from "../args.ts";
 
 const usage = (message: string): Outcome =>
   usageOutcome(
@@ -57,18 +59,8 @@ export const viewCommand: Command = {
       summary: "the session log (JSONL, or a postgres:// address)",
     }],
     options: [
-      {
-        name: "out",
-        kind: "string",
-        value: "PAGE",
-        summary: "the page to write (must not exist unless --force)",
-      },
-      {
-        name: "from",
-        kind: "string",
-        value: "TOOL",
-        summary: "FILE is a pi, claude-code, codex or opencode session file",
-      },
+      outOption("PAGE", "the page to write (must not exist unless --force)"),
+      fromOption("FILE is a pi, claude-code, codex or opencode session file"),
       {
         name: "force",
         kind: "boolean",
@@ -127,20 +119,17 @@ export const viewCommand: Command = {
         return failureOutcome(ExitCode.usage, out, written.failure);
       }
       const surface = loaded.session.surface;
-      return {
-        code: ExitCode.ok,
-        json: {
-          ok: true,
+      return okOutcome(
+        {
           target: written.success.path,
           bytes: written.success.bytes,
           events: surface.nextSeq - surface.baseSeq,
           surface: surface.length,
           replacements: surface.replacements,
         },
-        text:
-          `wrote ${written.success.path} (${written.success.bytes} bytes): ${
-            surface.nextSeq - surface.baseSeq
-          } events, surface ${surface.length} nodes, ${surface.replacements} replacements\n`,
-      };
+        `wrote ${written.success.path} (${written.success.bytes} bytes): ${
+          surface.nextSeq - surface.baseSeq
+        } events, surface ${surface.length} nodes, ${surface.replacements} replacements\n`,
+      );
     }),
 };

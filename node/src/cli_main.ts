@@ -7,15 +7,10 @@
  */
 import * as fs from "node:fs";
 import process from "node:process";
-import {
-  blockingWriter,
-  type CliIo,
-  type RecordingIo,
-  recordingIo,
-} from "./io.ts";
-import { runCli } from "./run.ts";
+import { blockingWriter, type CliIo } from "./io.ts";
 
-export { type CliIo, type RecordingIo, recordingIo, runCli };
+export { type CliIo, type RecordingIo, recordingIo } from "./io.ts";
+export { runCli } from "./run.ts";
 
 const writeAll = (fd: number) =>
   blockingWriter(

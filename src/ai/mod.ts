@@ -116,10 +116,4 @@ export {
   releaseStaleCompaction,
 } from "./compaction.ts";
 export { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
-export {
-  CompactionInProgress,
-  CompactionRangeChanged,
-  EmptySummary,
-  SummaryNotSmaller,
-  TurnInProgress,
-} from "./errors.ts";
+export * from "./errors.ts";

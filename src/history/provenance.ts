@@ -218,6 +218,46 @@ export function shadowedBy(
 }
 
 /**
+ * The kind of a replacement: `prune`, `system-prompt` or `compaction`.
+ * The command line's `stats` and the viewer group replacements by it.
+ */
+export type ReplacementKind = "compaction" | "prune" | "system-prompt";
+
+/**
+ * What kind of replacement an event that replaces surface nodes is, told by
+ * its type: a `tool/result` is a prune, a `system/message` a system-prompt
+ * change, anything else (a summary message) a compaction.
+ *
+ * @param event The replacing event.
+ * @returns Its kind.
+ *
+ * @example The kind of a prune
+ * ```ts
+ * import { replacementKind } from "@palimpsest/session/internal";
+ * import { decodeEvent } from "@palimpsest/session/schema";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const prune = Effect.runSync(decodeEvent({
+ *   type: "tool/result", seq: 3, time: 0, sourceEventSeqs: [1],
+ *   surfaceOp: { op: "replace", startSeq: 1, endSeq: 1 },
+ *   data: { turn: 0, step: 0, message: {
+ *     id: "r", role: "user", source: { kind: "tool", callId: "c" },
+ *     content: [{ type: "tool-result", toolCallId: "c", content: [] }],
+ *   } },
+ * }));
+ * assert.equal(replacementKind(prune), "prune");
+ * ```
+ */
+export function replacementKind(event: SessionEvent): ReplacementKind {
+  return event.type === "tool/result"
+    ? "prune"
+    : event.type === "system/message"
+    ? "system-prompt"
+    : "compaction";
+}
+
+/**
  * The surface as it was right after the event `seq`: the log's prefix up to
  * and including it, replayed into a fresh surface. O(prefix).
  *

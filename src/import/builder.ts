@@ -2,10 +2,11 @@
  * The v3 log an importer builds, one event at a time, through the library's
  * own decoder and fold (`decodeEventResult`, `applyEventResult`): every event
  * passes the v3 rules when it is appended, or the import is refused with the
- * source line. Around that: turn and step bookkeeping, interrupted turns
- * closed by the library's repair (`interruptedTurnClosers`, in the source
- * tool's own words when it has them), and the report. Messages and tool
- * results are `messages.ts`; compactions as replacements `compaction.ts`.
+ * source line; and the end of an import, the `import/lines` event and the
+ * report. Around it: the report's notes (`notes.ts`), turn and step
+ * bookkeeping (`turns.ts`), reading the source's values (`values.ts`);
+ * messages and tool results are `messages.ts`, compactions as replacements
+ * `compaction.ts`.
  *
  * The source line of every event is kept in an array indexed by seq; the
  * importer writes it at the end as one ignorable `import/lines` event.
@@ -20,23 +21,11 @@ import {
   type Surface,
   surfaceNodes,
 } from "../surface/mod.ts";
-import { Draft } from "../drafts.ts";
-import { interruptedTurnClosers } from "../repair.ts";
 import type { SessionEvent, SurfaceOp, TurnEndReason } from "../event.ts";
 import type { SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
-import type { ToolCallBlock, ToolResultBlock } from "../message.ts";
 import { decodeEventResult } from "../decode.ts";
-import {
-  type ImportError,
-  ImportEventRejected,
-  ImportNotASession,
-} from "./errors.ts";
-import {
-  forEachRecord,
-  type RecordReadOptions,
-  type RecordReadSummary,
-} from "./lines.ts";
+import { ImportEventRejected } from "./errors.ts";
 import type {
   BranchReport,
   ImportReport,
@@ -44,6 +33,7 @@ import type {
   SkippedKind,
   SourceTool,
 } from "./report.ts";
+import { epochOf, fileName } from "./values.ts";
 
 /** An event before the builder gives it a seq and a time. */
 export interface EventInput {
@@ -137,127 +127,6 @@ export const ok: Step = Result.succeed(undefined);
 export const done = <A>(step: Step<A>): Step =>
   Result.isFailure(step) ? Result.fail(step.failure) : ok;
 
-/** Counts a source line of a kind. */
-export const count = (b: Builder, kind: string): void => {
-  b.kinds.set(kind, (b.kinds.get(kind) ?? 0) + 1);
-};
-
-/** Records a line skipped on purpose. */
-export const skip = (
-  b: Builder,
-  kind: string,
-  line: number,
-  reason: string,
-): void => {
-  const entry = b.skipped.get(kind);
-  if (entry === undefined) b.skipped.set(kind, { reason, lines: [line] });
-  else entry.lines.push(line);
-};
-
-/** Records a source part kept opaque in an assistant message's stream. */
-export const keptOpaque = (
-  b: Builder,
-  kind: string,
-  line: number,
-  reason: string,
-): void => {
-  const entry = b.opaque.get(kind);
-  if (entry === undefined) b.opaque.set(kind, { reason, lines: [line] });
-  else if (entry.lines[entry.lines.length - 1] !== line) entry.lines.push(line);
-};
-
-/** Records what could not be carried over. */
-export const notCarried = (
-  b: Builder,
-  line: number,
-  kind: string,
-  note: string,
-): void => {
-  b.notCarried.push({ line, kind, note });
-};
-
-/**
- * Records a source record whose type the importer does not know; the import
- * goes on without it.
- *
- * @param what What names the type, as "line type" or "entry type".
- * @param type The unknown value of that type.
- */
-export const unknownType = (
-  b: Builder,
-  line: number,
-  kind: string,
-  what: string,
-  type: unknown,
-): Step => {
-  notCarried(
-    b,
-    line,
-    kind,
-    `${what} ${JSON.stringify(type)} is not known to this importer`,
-  );
-  return ok;
-};
-
-/** Records a source record that is not a JSON object. */
-export const notAnObject = (b: Builder, line: number): void => {
-  // One label for a line that is no record, whether it parses or not.
-  count(b, "not-json");
-  notCarried(b, line, "not-json", "a line that is not a JSON record");
-};
-
-/** Records what the importer made up. */
-export const synthesized = (
-  b: Builder,
-  line: number,
-  kind: string,
-  note: string,
-): void => {
-  b.synthesized.push({ line, kind, note });
-};
-
-/**
- * Calls `f` with every JSON object of a JSON-lines source and its 1-based
- * line. A record that is not an object is reported and passed over; a file
- * with no record at all is refused as no session of `from`.
- *
- * @param from The tool the file is read as.
- * @returns The pass summary, or the first refusal.
- */
-export const forEachObject = (
-  b: Builder,
-  from: string,
-  file: string,
-  options: RecordReadOptions,
-  f: (
-    value: Record<string, unknown>,
-    line: number,
-  ) => Result.Result<void, ImportError>,
-): Result.Result<RecordReadSummary, ImportError> => {
-  let records = 0;
-  const read = forEachRecord(file, options, (value, line) => {
-    records += 1;
-    if (!isRecord(value)) {
-      notAnObject(b, line);
-      return ok;
-    }
-    return f(value, line);
-  });
-  if (Result.isSuccess(read) && records === 0) {
-    return Result.fail(
-      new ImportNotASession({ from, line: 1, expected: "a JSON record" }),
-    );
-  }
-  return read;
-};
-
-/** A date string as epoch milliseconds, or `undefined`. */
-export const epochOf = (u: unknown): number | undefined => {
-  if (typeof u !== "string") return undefined;
-  const parsed = Date.parse(u);
-  return Number.isSafeInteger(parsed) ? parsed : undefined;
-};
-
 /** Sets the time of the next events, when `t` is usable epoch milliseconds. */
 export const setTime = (b: Builder, t: unknown): void => {
   const time = typeof t === "number" ? t : epochOf(t);
@@ -320,10 +189,14 @@ export const append = (
       }),
     );
   }
-  return push(b, decoded.success, line);
+  return pushEvent(b, decoded.success, line);
 };
 
-const push = (
+/**
+ * Appends an event that is already decoded (a repair's closer) through the
+ * fold.
+ */
+export const pushEvent = (
   b: Builder,
   event: SessionEvent,
   line: number,
@@ -344,144 +217,6 @@ const push = (
   b.origin.push(line);
   return Result.succeed(event);
 };
-
-// ---------------------------------------------------------------------------
-// Turns and steps
-
-/** Opens a new turn, closing the open one first. */
-export const openTurn = (b: Builder, line: number): Step => {
-  const closed = closeTurn(b, line);
-  if (Result.isFailure(closed)) return closed;
-  const turn = b.nextTurn++;
-  const started = append(b, Draft.turnStart(turn), line);
-  if (Result.isFailure(started)) return Result.fail(started.failure);
-  b.turn = turn;
-  b.nextStep = 0;
-  b.reason = "completed";
-  b.answered = false;
-  return ok;
-};
-
-/**
- * The turn of a user message: a new one once the open turn has an answer,
- * else the open one (several user messages before the model answers, such
- * as a command and its output, are one turn).
- */
-export const userTurn = (b: Builder, line: number): Step =>
-  b.turn === undefined || b.answered ? openTurn(b, line) : ok;
-
-/** Opens a turn when none is open. */
-const ensureTurn = (b: Builder, line: number): Step =>
-  b.turn === undefined ? openTurn(b, line) : ok;
-
-/** Closes the open step, if any. */
-export const closeStep = (b: Builder, line: number): Step => {
-  if (b.turn === undefined || b.step === undefined) return ok;
-  const step = b.step;
-  b.step = undefined;
-  const ended = append(
-    b,
-    Draft.stepEnd(b.turn, step),
-    line,
-  );
-  return done(ended);
-};
-
-/** Opens a new step in the open turn (opening a turn if needed). */
-export const openStep = (b: Builder, line: number): Step => {
-  const turned = ensureTurn(b, line);
-  if (Result.isFailure(turned)) return turned;
-  const closed = closeStep(b, line);
-  if (Result.isFailure(closed)) return closed;
-  const turn = b.turn ?? 0;
-  const step = b.nextStep++;
-  const started = append(b, Draft.stepStart(turn, step), line);
-  if (Result.isFailure(started)) return Result.fail(started.failure);
-  b.step = step;
-  return ok;
-};
-
-/**
- * Closes the open turn. A turn with calls the source never answered is
- * closed by the library's repair: one error result per call, `step/end`,
- * then `turn/end` with reason `interrupted`. Otherwise `turn/end` takes the
- * given reason, or the one the source last implied.
- */
-export const closeTurn = (
-  b: Builder,
-  line: number,
-  reason?: TurnEndReason["kind"],
-): Step => {
-  if (b.turn === undefined) return ok;
-  if (b.openCalls.size > 0) {
-    const closers = interruptedTurnClosers(b.events);
-    for (const closer of closers) {
-      if (closer.type === "tool/result") {
-        const callId = closer.data.message.source.callId;
-        const call = b.calls.get(callId);
-        if (call !== undefined) call.answered = true;
-        b.ids.add(closer.data.message.id);
-        b.repairs += 1;
-        const from = b.origin[call?.message ?? 0] ?? 0;
-        synthesized(
-          b,
-          from,
-          "tool-call",
-          `error result closing call ${
-            JSON.stringify(callId)
-          } that the source never answered (interrupted turn)`,
-        );
-      }
-      const pushed = push(b, withCloserText(b, closer), 0);
-      if (Result.isFailure(pushed)) return Result.fail(pushed.failure);
-    }
-    b.openCalls.clear();
-    b.turn = undefined;
-    b.step = undefined;
-    return ok;
-  }
-  const stepped = closeStep(b, line);
-  if (Result.isFailure(stepped)) return stepped;
-  const turn = b.turn;
-  b.turn = undefined;
-  const ended = append(
-    b,
-    Draft.turnEnd(turn, reason ?? b.reason),
-    line,
-  );
-  return done(ended);
-};
-
-/** A repair's closing result, with the source tool's own text when it has one. */
-const withCloserText = (b: Builder, closer: SessionEvent): SessionEvent => {
-  if (closer.type !== "tool/result" || b.closerText === undefined) {
-    return closer;
-  }
-  const [block] = closer.data.message.content;
-  const text: ToolResultBlock = {
-    ...block,
-    content: [{ type: "text", text: b.closerText }],
-  };
-  return {
-    ...closer,
-    data: {
-      ...closer.data,
-      message: { ...closer.data.message, content: [text] as const },
-    },
-  };
-};
-
-/**
- * Closes the open turn when its last assistant message answered without
- * calls and nothing interrupted it: the source's turn was complete.
- */
-export const closeAnsweredTurn = (b: Builder): Step =>
-  b.turn !== undefined && b.openCalls.size === 0 && b.reason !== "interrupted"
-    ? closeTurn(b, 0)
-    : ok;
-
-// ---------------------------------------------------------------------------
-// The end
 
 /** Finishes the log: writes `import/lines` and builds the report. */
 export const finish = (
@@ -531,37 +266,3 @@ export const finish = (
     branches: b.branches,
   });
 };
-
-// ---------------------------------------------------------------------------
-// Reading source values
-
-/** A JSON object, narrowed. */
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u);
-
-/** A string field, or `undefined`. */
-export const str = (u: unknown): string | undefined =>
-  typeof u === "string" ? u : undefined;
-
-/** The last segment of a path, with either separator. */
-export const fileName = (file: string): string =>
-  file.split(/[\\/]/).pop() ?? file;
-
-/** Arguments as raw JSON text: a string as it is, anything else stringified. */
-export const argumentsText = (u: unknown): string =>
-  typeof u === "string" ? u : JSON.stringify(u ?? {});
-
-/**
- * A tool-call block from a source's call id and tool name (`""` when either
- * is not a string) and its arguments' JSON text.
- */
-export const toolCallBlock = (
-  id: unknown,
-  name: unknown,
-  args: string,
-): ToolCallBlock => ({
-  type: "tool-call",
-  id: str(id) ?? "",
-  name: str(name) ?? "",
-  arguments: args,
-});

@@ -34,30 +34,20 @@
  */
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import { done, importedHeader, ok, setTime, type Step } from "./builder.ts";
+import { keptOpaque, notCarried, skip } from "./notes.ts";
+import { closeAnsweredTurn, closeTurn, userTurn } from "./turns.ts";
 import {
   argumentsText,
-  closeAnsweredTurn,
-  closeTurn,
-  count,
-  done,
   epochOf,
   fileName,
-  forEachObject,
-  importedHeader,
   isRecord,
-  keptOpaque,
-  notCarried,
-  setTime,
-  skip,
-  type Step,
   str,
   toolCallBlock,
-  unknownType,
-  userTurn,
-} from "./builder.ts";
+} from "./values.ts";
+import { forEachLine, own } from "./records.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import type { ImportError } from "./errors.ts";
 import type { Importer } from "./pi.ts";
 
 interface PendingAssistant {
@@ -349,87 +339,95 @@ export const importClaudeCode: Importer = (file, options, b) => {
     return done(made);
   };
 
-  const read = forEachObject(
-    b,
-    "claude-code",
-    file,
-    options,
-    (value, line): Result.Result<void, ImportError> => {
+  /** The rules every line follows before its type's handler. */
+  const before = (
+    value: Record<string, unknown>,
+    line: number,
+    kind: string,
+    type: string,
+  ): Step | undefined => {
+    if (
+      sessionId === undefined && typeof value.sessionId === "string"
+    ) sessionId = value.sessionId;
+    if (cwd === undefined && value.cwd !== undefined) cwd = value.cwd;
+    if (version === undefined && typeof value.version === "string") {
+      version = value.version;
+    }
+    if (createdAt === undefined) createdAt = epochOf(value.timestamp);
+    const reason = own(noise, type);
+    if (reason !== undefined) {
+      skip(b, kind, line, reason);
+      return ok;
+    }
+    if (
+      subagentFile === undefined && (type === "user" || type === "assistant")
+    ) {
+      subagentFile = value.isSidechain === true;
+    }
+    if (value.isSidechain === true && subagentFile !== true) {
+      skip(
+        b,
+        `${kind} (sidechain)`,
+        line,
+        "a subagent's line, not part of this conversation",
+      );
+      return ok;
+    }
+    // A prompt that does not continue from the line before it was typed
+    // after a rewind or an edit: the file keeps both paths in line order.
+    const parent = str(value.parentUuid);
+    const uuid = str(value.uuid);
+    const parentLine = parent === undefined ? undefined : lineOf.get(parent);
+    if (
+      type === "user" && parentLine !== undefined && parent !== lastUuid &&
+      isRecord(value.message) && typeof value.message.content === "string"
+    ) {
+      notCarried(
+        b,
+        line,
+        kind,
+        `continues from line ${parentLine} (a rewind or an edit); the lines between stay on the surface in file order`,
+      );
+    }
+    if (uuid !== undefined) {
+      lineOf.set(uuid, line);
+      lastUuid = uuid;
+    }
+    return undefined;
+  };
+
+  const systemLine = (
+    value: Record<string, unknown>,
+    line: number,
+    kind: string,
+  ): Step => {
+    if (str(value.subtype) === "compact_boundary") {
+      const flushed = flush();
+      if (Result.isFailure(flushed)) return flushed;
+      boundary = { line, id: str(value.uuid) ?? `claude-L${line}` };
+      return ok;
+    }
+    skip(b, kind, line, "a notice shown to the user, not sent to the model");
+    return ok;
+  };
+
+  const read = forEachLine(b, "claude-code", file, options, {
+    what: "line type",
+    kindOf: (value) => {
       const type = str(value.type) ?? "unknown";
       const subtype = type === "system" ? str(value.subtype) : undefined;
-      const kind = subtype === undefined ? type : `${type}/${subtype}`;
-      count(b, kind);
-      if (
-        sessionId === undefined && typeof value.sessionId === "string"
-      ) sessionId = value.sessionId;
-      if (cwd === undefined && value.cwd !== undefined) cwd = value.cwd;
-      if (version === undefined && typeof value.version === "string") {
-        version = value.version;
-      }
-      if (createdAt === undefined) createdAt = epochOf(value.timestamp);
-      const reason = noise[type];
-      if (reason !== undefined) {
-        skip(b, kind, line, reason);
-        return Result.succeed(undefined);
-      }
-      if (
-        subagentFile === undefined && (type === "user" || type === "assistant")
-      ) {
-        subagentFile = value.isSidechain === true;
-      }
-      if (value.isSidechain === true && subagentFile !== true) {
-        skip(
-          b,
-          `${kind} (sidechain)`,
-          line,
-          "a subagent's line, not part of this conversation",
-        );
-        return Result.succeed(undefined);
-      }
-      // A prompt that does not continue from the line before it was typed
-      // after a rewind or an edit: the file keeps both paths in line order.
-      const parent = str(value.parentUuid);
-      const uuid = str(value.uuid);
-      const parentLine = parent === undefined ? undefined : lineOf.get(parent);
-      if (
-        type === "user" && parentLine !== undefined && parent !== lastUuid &&
-        isRecord(value.message) && typeof value.message.content === "string"
-      ) {
-        notCarried(
-          b,
-          line,
-          kind,
-          `continues from line ${parentLine} (a rewind or an edit); the lines between stay on the surface in file order`,
-        );
-      }
-      if (uuid !== undefined) {
-        lineOf.set(uuid, line);
-        lastUuid = uuid;
-      }
-      switch (type) {
-        case "assistant":
-          return assistantLine(value, line);
-        case "user":
-          return userLine(value, line);
-        case "system":
-          if (subtype === "compact_boundary") {
-            const flushed = flush();
-            if (Result.isFailure(flushed)) return flushed;
-            boundary = { line, id: str(value.uuid) ?? `claude-L${line}` };
-            return Result.succeed(undefined);
-          }
-          skip(
-            b,
-            kind,
-            line,
-            "a notice shown to the user, not sent to the model",
-          );
-          return Result.succeed(undefined);
-        default:
-          return unknownType(b, line, kind, "line type", type);
-      }
+      return {
+        type,
+        kind: subtype === undefined ? type : `${type}/${subtype}`,
+      };
     },
-  );
+    before,
+    handlers: {
+      assistant: assistantLine,
+      user: userLine,
+      system: systemLine,
+    },
+  });
   if (Result.isFailure(read)) return Result.fail(read.failure);
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);

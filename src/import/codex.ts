@@ -39,27 +39,24 @@ import type { ContentBlock, ToolCallBlock } from "../message.ts";
 import type { SessionSeq } from "../seq.ts";
 import {
   append,
-  argumentsText,
-  closeAnsweredTurn,
-  closeTurn,
-  count,
   done,
+  importedHeader,
+  ok,
+  setTime,
+  type Step,
+  uniqueId,
+} from "./builder.ts";
+import { keptOpaque, notCarried, skip } from "./notes.ts";
+import { closeAnsweredTurn, closeTurn, openTurn } from "./turns.ts";
+import {
+  argumentsText,
   epochOf,
   fileName,
-  forEachObject,
-  importedHeader,
   isRecord,
-  keptOpaque,
-  notCarried,
-  openTurn,
-  setTime,
-  skip,
-  type Step,
   str,
   toolCallBlock,
-  uniqueId,
-  unknownType,
-} from "./builder.ts";
+} from "./values.ts";
+import { forEachLine, own, type RecordHandler } from "./records.ts";
 import { compactBefore } from "./compaction.ts";
 import {
   assistantMessage,
@@ -75,7 +72,6 @@ import {
   rollBack,
   sourceOf,
 } from "./codex_items.ts";
-import type { ImportError } from "./errors.ts";
 import type { Importer } from "./pi.ts";
 
 interface PendingOutput {
@@ -442,106 +438,106 @@ export const importCodex: Importer = (file, options, b) => {
     return rollBack(b, line, kind, p.num_turns);
   };
 
-  const read = forEachObject(
-    b,
-    "codex",
-    file,
-    options,
-    (value, line): Result.Result<void, ImportError> => {
+  const sessionMeta: PayloadStep = (p, line, time, kind) => {
+    if (meta !== undefined) {
+      skip(b, kind, line, "a repeated session header");
+      return ok;
+    }
+    meta = p;
+    setTime(b, p.timestamp ?? time);
+    if (typeof p.model_provider === "string") {
+      model = {
+        ...model,
+        provider: p.model_provider,
+      };
+    }
+    const instructions = isRecord(p.base_instructions)
+      ? str(p.base_instructions.text)
+      : str(p.instructions);
+    if (instructions === undefined) return ok;
+    return done(append(b, {
+      type: "system/message",
+      surfaceOp: "append",
+      data: {
+        turn: 0,
+        step: 0,
+        message: {
+          id: uniqueId(b, "codex-instructions"),
+          role: "system",
+          content: [{ type: "text", text: instructions }],
+          source: { kind: "plugin", plugin: "codex" },
+        },
+      },
+    }, line));
+  };
+
+  const turnContext: PayloadStep = (p, line, time, kind) => {
+    const next = str(p.model);
+    if (next !== undefined && next !== model.model) {
+      model = { ...model, model: next };
+      setTime(b, time);
+      const made = append(b, {
+        type: "request/context",
+        data: { provider: model.provider, model: next },
+      }, line);
+      return done(made);
+    }
+    skip(b, kind, line, "the turn's settings, unchanged");
+    return ok;
+  };
+
+  const eventMsg: PayloadStep = (p, line, time, kind) => {
+    const sub = str(p.type);
+    if (sub === "thread_rolled_back") {
+      return rolledBack(p, line, time, kind);
+    }
+    if (sub === "task_started") {
+      explicitTurns = true;
+      const reached = boundary(line, time);
+      if (Result.isFailure(reached)) return reached;
+      if (b.turn !== undefined && !modelOutputInTurn) return ok;
+      modelOutputInTurn = false;
+      return openTurn(b, line);
+    }
+    if (sub === "task_complete" || sub === "turn_aborted") {
+      const reached = boundary(line, time);
+      if (Result.isFailure(reached)) return reached;
+      modelOutputInTurn = false;
+      return closeTurn(
+        b,
+        line,
+        sub === "task_complete" ? "completed" : "interrupted",
+      );
+    }
+    const reason = sub === undefined ? undefined : own(echoes, sub);
+    skip(b, kind, line, reason ?? "a UI event, not sent to the model");
+    return ok;
+  };
+
+  /** A line's payload step as the handler of its type. */
+  const payload = (step: PayloadStep): RecordHandler => (value, line, kind) =>
+    step(
+      isRecord(value.payload) ? value.payload : {},
+      line,
+      value.timestamp,
+      kind,
+    );
+
+  const read = forEachLine(b, "codex", file, options, {
+    what: "line type",
+    kindOf: (value) => {
       const type = str(value.type) ?? "unknown";
-      const p = isRecord(value.payload) ? value.payload : {};
-      const sub = str(p.type);
-      const kind = sub === undefined ? type : `${type}/${sub}`;
-      count(b, kind);
-      const time = value.timestamp;
-      switch (type) {
-        case "session_meta": {
-          if (meta !== undefined) {
-            skip(b, kind, line, "a repeated session header");
-            return Result.succeed(undefined);
-          }
-          meta = p;
-          setTime(b, p.timestamp ?? time);
-          if (typeof p.model_provider === "string") {
-            model = {
-              ...model,
-              provider: p.model_provider,
-            };
-          }
-          const instructions = isRecord(p.base_instructions)
-            ? str(p.base_instructions.text)
-            : str(p.instructions);
-          if (instructions !== undefined) {
-            const made = append(b, {
-              type: "system/message",
-              surfaceOp: "append",
-              data: {
-                turn: 0,
-                step: 0,
-                message: {
-                  id: uniqueId(b, "codex-instructions"),
-                  role: "system",
-                  content: [{ type: "text", text: instructions }],
-                  source: { kind: "plugin", plugin: "codex" },
-                },
-              },
-            }, line);
-            if (Result.isFailure(made)) return Result.fail(made.failure);
-          }
-          return Result.succeed(undefined);
-        }
-        case "response_item":
-          return responseItem(p, line, time, kind);
-        case "compacted":
-          return compacted(p, line, time, kind);
-        case "turn_context": {
-          const next = str(p.model);
-          if (next !== undefined && next !== model.model) {
-            model = { ...model, model: next };
-            setTime(b, time);
-            const made = append(b, {
-              type: "request/context",
-              data: { provider: model.provider, model: next },
-            }, line);
-            return done(made);
-          }
-          skip(b, kind, line, "the turn's settings, unchanged");
-          return Result.succeed(undefined);
-        }
-        case "event_msg": {
-          if (sub === "thread_rolled_back") {
-            return rolledBack(p, line, time, kind);
-          }
-          if (sub === "task_started") {
-            explicitTurns = true;
-            const reached = boundary(line, time);
-            if (Result.isFailure(reached)) return reached;
-            if (b.turn !== undefined && !modelOutputInTurn) {
-              return Result
-                .succeed(undefined);
-            }
-            modelOutputInTurn = false;
-            return openTurn(b, line);
-          }
-          if (sub === "task_complete" || sub === "turn_aborted") {
-            const reached = boundary(line, time);
-            if (Result.isFailure(reached)) return reached;
-            modelOutputInTurn = false;
-            return closeTurn(
-              b,
-              line,
-              sub === "task_complete" ? "completed" : "interrupted",
-            );
-          }
-          const reason = sub === undefined ? undefined : echoes[sub];
-          skip(b, kind, line, reason ?? "a UI event, not sent to the model");
-          return Result.succeed(undefined);
-        }
-        default:
-          return unknownType(b, line, kind, "line type", type);
-      }
+      const sub = isRecord(value.payload) ? str(value.payload.type) : undefined;
+      return { type, kind: sub === undefined ? type : `${type}/${sub}` };
     },
-  );
+    handlers: {
+      session_meta: payload(sessionMeta),
+      response_item: payload(responseItem),
+      compacted: payload(compacted),
+      turn_context: payload(turnContext),
+      event_msg: payload(eventMsg),
+    },
+  });
   if (Result.isFailure(read)) return Result.fail(read.failure);
   const flushed = flush();
   if (Result.isFailure(flushed)) return Result.fail(flushed.failure);

@@ -9,15 +9,10 @@
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
-import {
-  append,
-  type Builder,
-  closeTurn,
-  isRecord,
-  notCarried,
-  type Step,
-  uniqueId,
-} from "./builder.ts";
+import { append, type Builder, type Step, uniqueId } from "./builder.ts";
+import { notCarried } from "./notes.ts";
+import { closeTurn } from "./turns.ts";
+import { isRecord } from "./values.ts";
 import { compactBefore, forgetShadowedCalls } from "./compaction.ts";
 import { userMessage } from "./messages.ts";
 

@@ -11,13 +11,8 @@ import * as Result from "effect/Result";
 import type { ContentBlock } from "../message.ts";
 import type { SessionSeq } from "../seq.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
-import {
-  append,
-  type Builder,
-  notCarried,
-  type Step,
-  uniqueId,
-} from "./builder.ts";
+import { append, type Builder, type Step, uniqueId } from "./builder.ts";
+import { notCarried } from "./notes.ts";
 
 /** What a compaction replaces and with what. */
 export interface CompactionInput {

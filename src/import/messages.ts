@@ -14,16 +14,9 @@ import type { SessionEvent } from "../event.ts";
 import type { SessionSeq } from "../seq.ts";
 import { surfaceEvent } from "../surface/mod.ts";
 import { TOOL_NOT_STARTED } from "../repair.ts";
-import {
-  append,
-  type Builder,
-  notCarried,
-  ok,
-  openStep,
-  type Step,
-  synthesized,
-  uniqueId,
-} from "./builder.ts";
+import { append, type Builder, ok, type Step, uniqueId } from "./builder.ts";
+import { notCarried, synthesized } from "./notes.ts";
+import { openStep } from "./turns.ts";
 
 /** Appends a user-role message (any source). */
 export const userMessage = (

@@ -43,25 +43,22 @@
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import {
-  argumentsText,
   type Builder,
-  closeAnsweredTurn,
-  closeTurn,
-  count,
   done,
-  fileName,
   importedHeader,
-  isRecord,
-  keptOpaque,
-  notCarried,
   ok,
   setTime,
-  skip,
   type Step,
+} from "./builder.ts";
+import { count, keptOpaque, notCarried, skip } from "./notes.ts";
+import { closeAnsweredTurn, closeTurn, userTurn } from "./turns.ts";
+import {
+  argumentsText,
+  fileName,
+  isRecord,
   str,
   toolCallBlock,
-  userTurn,
-} from "./builder.ts";
+} from "./values.ts";
 import {
   assistantMessage,
   closeOpenCalls,

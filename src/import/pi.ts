@@ -34,25 +34,28 @@ import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
   type Builder,
-  closeTurn,
-  count,
   done,
-  epochOf,
-  fileName,
   importedHeader,
-  isRecord,
-  notAnObject,
-  notCarried,
   ok,
   setTime,
-  skip,
   type Step,
-  str,
+} from "./builder.ts";
+import {
+  notAnObject,
+  notCarried,
+  skip,
   synthesized,
   unknownType,
-  userTurn,
-} from "./builder.ts";
+} from "./notes.ts";
+import { closeTurn, userTurn } from "./turns.ts";
+import { epochOf, fileName, isRecord, str } from "./values.ts";
 import { compactBefore, fromLineOnward } from "./compaction.ts";
+import {
+  handleRecord,
+  type RecordHandler,
+  type RecordTable,
+  skipping,
+} from "./records.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
 import {
   bashText,
@@ -274,6 +277,144 @@ export const importPi: Importer = (file, options, b) => {
     );
     return ok;
   };
+  const harnessState = skipping(
+    b,
+    "harness state pi never sends to the model",
+  );
+  const compaction: RecordHandler = (value, line, kind) => {
+    const summary = str(value.summary) ?? "";
+    let keptLine: number | undefined;
+    if (typeof value.firstKeptEntryId === "string") {
+      keptLine = tree.get(value.firstKeptEntryId)?.line;
+    } else if (typeof value.firstKeptEntryIndex === "number") {
+      keptLine = indexLine[value.firstKeptEntryIndex];
+    }
+    const compactionId = str(value.id) ?? `pi-L${line}`;
+    if (keptLine === undefined) {
+      notCarried(
+        b,
+        line,
+        kind,
+        "compaction whose first kept entry is not in the file; everything before it is replaced",
+      );
+    }
+    const keepFrom = keptLine === undefined
+      ? undefined
+      : fromLineOnward(b, keptLine);
+    const front = surfaceNodes(b.surface)[0];
+    if (
+      keptLine === undefined || keepFrom === undefined ||
+      front === undefined || !keepFrom(front)
+    ) {
+      return done(compactBefore(b, line, {
+        compactionId,
+        summary,
+        content: [{ type: "text", text: compactionText(summary) }],
+        kind,
+        ...(keepFrom === undefined ? {} : { keepFrom }),
+      }));
+    }
+    // Everything on the surface is kept, and pi sends the summary first:
+    // the summary replaces the kept messages, which follow it again.
+    const replaced = compactBefore(b, line, {
+      compactionId,
+      summary,
+      content: [{ type: "text", text: compactionText(summary) }],
+      kind,
+    });
+    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+    return replayKept(keptLine, line, kind);
+  };
+  const entries: RecordTable = {
+    what: "entry type",
+    kindOf: (value) => {
+      const type = str(value.type) ?? "unknown";
+      const role = type === "message" && isRecord(value.message)
+        ? str(value.message.role)
+        : undefined;
+      return { type, kind: role === undefined ? type : `${type}/${role}` };
+    },
+    // An entry off the path is on a branch, reported as one.
+    before: (value) => {
+      if (
+        typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
+      ) {
+        return ok;
+      }
+      setTime(b, value.timestamp);
+      return undefined;
+    },
+    handlers: {
+      message: (value, line, kind) => {
+        const m = value.message;
+        if (!isRecord(m)) {
+          notCarried(b, line, kind, "message entry without a message");
+          return ok;
+        }
+        const id = str(value.id) ?? `pi-L${line}`;
+        if (value.timestamp === undefined) setTime(b, m.timestamp);
+        return piMessage(b, line, kind, id, m, piContext);
+      },
+      compaction,
+      branch_summary: (value, line, kind) => {
+        const summary = str(value.summary) ?? "";
+        if (summary === "") {
+          skip(
+            b,
+            kind,
+            line,
+            "an empty branch summary, which pi does not send",
+          );
+          return ok;
+        }
+        const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
+          type: "text",
+          text: branchText(summary),
+        }], {
+          kind: "plugin",
+          plugin: "pi/branch-summary",
+        });
+        return done(made);
+      },
+      custom_message: (value, line, kind) => {
+        const converted = convertBlocks(b, line, kind, value.content);
+        const made = userMessage(
+          b,
+          line,
+          str(value.id) ?? `pi-L${line}`,
+          converted.content,
+          {
+            kind: "plugin",
+            plugin: `pi/${str(value.customType) ?? "custom"}`,
+          },
+        );
+        return done(made);
+      },
+      model_change: (value, line) => {
+        model = {
+          provider: str(value.provider) ?? model.provider,
+          model: str(value.modelId) ?? model.model,
+        };
+        const made = append(
+          b,
+          { type: "request/context", data: model },
+          line,
+        );
+        return done(made);
+      },
+      thinking_level_change: (value, line) => {
+        const made = append(b, {
+          type: "pi/thinking_level_change",
+          ignorable: true,
+          data: { thinkingLevel: value.thinkingLevel ?? null },
+        }, line);
+        return done(made);
+      },
+      custom: harnessState,
+      label: harnessState,
+      session_info: harnessState,
+    },
+  };
   const second = forEachRecord(
     file,
     options,
@@ -282,141 +423,13 @@ export const importPi: Importer = (file, options, b) => {
       if (!seenHeader) {
         seenHeader = true;
         setTime(b, h.timestamp);
-        return Result.succeed(undefined);
+        return ok;
       }
       if (!isRecord(value)) {
         notAnObject(b, line);
-        return Result.succeed(undefined);
+        return ok;
       }
-      const type = str(value.type) ?? "unknown";
-      const role = type === "message" && isRecord(value.message)
-        ? str(value.message.role)
-        : undefined;
-      const kind = role === undefined ? type : `${type}/${role}`;
-      count(b, kind);
-      if (
-        typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
-      ) {
-        return Result.succeed(undefined);
-      }
-      setTime(b, value.timestamp);
-      switch (type) {
-        case "message": {
-          const m = value.message;
-          if (!isRecord(m)) {
-            notCarried(b, line, kind, "message entry without a message");
-            return Result.succeed(undefined);
-          }
-          const id = str(value.id) ?? `pi-L${line}`;
-          if (value.timestamp === undefined) setTime(b, m.timestamp);
-          return piMessage(b, line, kind, id, m, piContext);
-        }
-        case "compaction": {
-          const summary = str(value.summary) ?? "";
-          let keptLine: number | undefined;
-          if (typeof value.firstKeptEntryId === "string") {
-            keptLine = tree.get(value.firstKeptEntryId)?.line;
-          } else if (typeof value.firstKeptEntryIndex === "number") {
-            keptLine = indexLine[value.firstKeptEntryIndex];
-          }
-          const compactionId = str(value.id) ?? `pi-L${line}`;
-          if (keptLine === undefined) {
-            notCarried(
-              b,
-              line,
-              kind,
-              "compaction whose first kept entry is not in the file; everything before it is replaced",
-            );
-          }
-          const keepFrom = keptLine === undefined
-            ? undefined
-            : fromLineOnward(b, keptLine);
-          const front = surfaceNodes(b.surface)[0];
-          if (
-            keptLine === undefined || keepFrom === undefined ||
-            front === undefined || !keepFrom(front)
-          ) {
-            return done(compactBefore(b, line, {
-              compactionId,
-              summary,
-              content: [{ type: "text", text: compactionText(summary) }],
-              kind,
-              ...(keepFrom === undefined ? {} : { keepFrom }),
-            }));
-          }
-          // Everything on the surface is kept, and pi sends the summary first:
-          // the summary replaces the kept messages, which follow it again.
-          const replaced = compactBefore(b, line, {
-            compactionId,
-            summary,
-            content: [{ type: "text", text: compactionText(summary) }],
-            kind,
-          });
-          if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
-          return replayKept(keptLine, line, kind);
-        }
-        case "branch_summary": {
-          const summary = str(value.summary) ?? "";
-          if (summary === "") {
-            skip(
-              b,
-              kind,
-              line,
-              "an empty branch summary, which pi does not send",
-            );
-            return Result.succeed(undefined);
-          }
-          const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
-            type: "text",
-            text: branchText(summary),
-          }], {
-            kind: "plugin",
-            plugin: "pi/branch-summary",
-          });
-          return done(made);
-        }
-        case "custom_message": {
-          const converted = convertBlocks(b, line, kind, value.content);
-          const made = userMessage(
-            b,
-            line,
-            str(value.id) ?? `pi-L${line}`,
-            converted.content,
-            {
-              kind: "plugin",
-              plugin: `pi/${str(value.customType) ?? "custom"}`,
-            },
-          );
-          return done(made);
-        }
-        case "model_change": {
-          model = {
-            provider: str(value.provider) ?? model.provider,
-            model: str(value.modelId) ?? model.model,
-          };
-          const made = append(
-            b,
-            { type: "request/context", data: model },
-            line,
-          );
-          return done(made);
-        }
-        case "thinking_level_change": {
-          const made = append(b, {
-            type: "pi/thinking_level_change",
-            ignorable: true,
-            data: { thinkingLevel: value.thinkingLevel ?? null },
-          }, line);
-          return done(made);
-        }
-        case "custom":
-        case "label":
-        case "session_info":
-          skip(b, kind, line, "harness state pi never sends to the model");
-          return Result.succeed(undefined);
-        default:
-          return unknownType(b, line, kind, "entry type", type);
-      }
+      return handleRecord(b, entries, value, line);
     },
   );
   if (Result.isFailure(second)) return Result.fail(second.failure);

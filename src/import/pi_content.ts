@@ -6,14 +6,9 @@
  * @internal
  */
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
-import {
-  argumentsText,
-  type Builder,
-  isRecord,
-  notCarried,
-  str,
-  toolCallBlock,
-} from "./builder.ts";
+import type { Builder } from "./builder.ts";
+import { notCarried } from "./notes.ts";
+import { argumentsText, isRecord, str, toolCallBlock } from "./values.ts";
 
 const piText = (u: unknown): ReadonlyArray<ContentBlock> | undefined => {
   if (typeof u === "string") return [{ type: "text", text: u }];

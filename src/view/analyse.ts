@@ -36,6 +36,10 @@ import {
 import type { Message } from "../message.ts";
 import { messageChars } from "../history/surface_nodes.ts";
 import {
+  type ReplacementKind,
+  replacementKind,
+} from "../history/provenance.ts";
+import {
   type OpenWork,
   openWork,
   TOOL_NOT_STARTED,
@@ -45,8 +49,7 @@ import { projectEvent } from "../surface/project.ts";
 import type { SessionSeq } from "../seq.ts";
 import { estimateTokensByChars } from "../tokens.ts";
 
-/** How a replacement is told apart, by the replacing event's type. */
-export type ReplacementKind = "compaction" | "prune" | "system-prompt";
+export type { ReplacementKind } from "../history/provenance.ts";
 
 /** One replacement found by the pass. */
 export interface Replacement {
@@ -130,13 +133,6 @@ export interface Analysis {
 export function messageOf(event: SurfaceEvent): Message {
   return event.type === "user/message" ? event.data : event.data.message;
 }
-
-const kindOf = (event: SurfaceEvent): ReplacementKind =>
-  event.type === "tool/result"
-    ? "prune"
-    : event.type === "system/message"
-    ? "system-prompt"
-    : "compaction";
 
 // Core type names belong to core events only (the vocabulary refuses them
 // for extensions), so the name narrows.
@@ -249,7 +245,7 @@ export function analyse(
       const weight = chars[at(event.seq)] ?? 0;
       replacements.set(event.seq, {
         seq: event.seq,
-        kind: kindOf(event),
+        kind: replacementKind(event),
         shadowed: gone,
         charsBefore,
         charsAfter: weight,

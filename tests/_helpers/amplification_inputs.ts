@@ -4,10 +4,12 @@
  * (`tests/fuzz/amplification_fuzz_test.ts`) and the follow tests: a v3
  * header and a user message whose `seq` and source list are whatever the
  * input asks for, and the named inputs of `docs/reliability.md` (small
- * files whose numbers ask for huge allocations).
+ * files whose numbers ask for huge allocations); and {@link verifyProcess},
+ * which runs the real command line's `verify` on one of them.
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 
 /** A v3 session header line. */
 export const HEADER =
@@ -82,3 +84,44 @@ export const inputs: ReadonlyArray<
     }]}`,
   ]],
 ];
+
+const CLI = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+
+/**
+ * Runs `verify FILE --json` through the real command line in a process of
+ * its own, with read and environment access only.
+ *
+ * @param file The log to verify.
+ * @param options `wrapper`: a program and its arguments the Deno process
+ *   runs under (GNU `time`, say); `denoFlags`: flags of `deno run` (a V8
+ *   heap ceiling, say).
+ * @returns The process's exit code and piped output.
+ */
+export const verifyProcess = (
+  file: string,
+  options: {
+    readonly wrapper?: ReadonlyArray<string>;
+    readonly denoFlags?: ReadonlyArray<string>;
+  } = {},
+): Deno.CommandOutput => {
+  const [program = Deno.execPath(), ...prefix] = [
+    ...(options.wrapper ?? []),
+    Deno.execPath(),
+  ];
+  return new Deno.Command(program, {
+    args: [
+      ...prefix,
+      "run",
+      "--allow-read",
+      "--allow-env",
+      ...(options.denoFlags ?? []),
+      CLI,
+      "verify",
+      file,
+      "--json",
+    ],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+};

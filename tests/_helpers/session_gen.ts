@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import {
   compact,
+  Draft,
   type EventDraft,
   pruneToolResult,
   selectCompactableRange,
@@ -80,36 +81,14 @@ const text = (value: string) =>
 export function planDrafts(plan: GenPlan, prefix = ""): EventDraft[] {
   const drafts: EventDraft[] = [];
   if (plan.system !== undefined) {
-    drafts.push({
-      type: "system/message",
-      surfaceOp: "append",
-      data: {
-        turn: 0,
-        step: 0,
-        message: {
-          id: "system",
-          role: "system",
-          content: text(plan.system),
-          source: { kind: "plugin", plugin: "system-prompt" },
-        },
-      },
-    });
+    drafts.push(Draft.system(plan.system, { id: "system" }));
   }
   plan.turns.forEach((t, turn) => {
-    drafts.push({ type: "turn/start", data: { turn } });
-    drafts.push({
-      type: "user/message",
-      surfaceOp: "append",
-      data: {
-        id: `${prefix}u${turn}`,
-        role: "user",
-        content: [{ type: "text", text: t.user }],
-        source: { kind: "user" },
-      },
-    });
+    drafts.push(Draft.turnStart(turn));
+    drafts.push(Draft.user(t.user, { id: `${prefix}u${turn}` }));
     t.steps.forEach((s, step) => {
       const callId = (k: number) => `${prefix}c${turn}.${step}.${k}`;
-      drafts.push({ type: "step/start", data: { turn, step } });
+      drafts.push(Draft.stepStart(turn, step));
       drafts.push(
         assistantMessageDraft(turn, step, `${prefix}a${turn}.${step}`, [
           ...text(s.text),
@@ -122,16 +101,13 @@ export function planDrafts(plan: GenPlan, prefix = ""): EventDraft[] {
         ], { kind: "model", provider: "p", model: "m" }),
       );
       s.calls.forEach((c, k) => {
-        drafts.push({
-          type: "tool/call",
-          data: {
-            turn,
-            step,
-            callId: callId(k),
-            name: c.name,
-            arguments: "{}",
-          },
-        });
+        drafts.push(Draft.toolCall({
+          turn,
+          step,
+          callId: callId(k),
+          name: c.name,
+          arguments: "{}",
+        }));
         drafts.push(toolResultMessageDraft(turn, step, `r${callId(k)}`, {
           type: "tool-result",
           toolCallId: callId(k),
@@ -142,12 +118,9 @@ export function planDrafts(plan: GenPlan, prefix = ""): EventDraft[] {
           meta: { k },
         }));
       });
-      drafts.push({ type: "step/end", data: { turn, step } });
+      drafts.push(Draft.stepEnd(turn, step));
     });
-    drafts.push({
-      type: "turn/end",
-      data: { turn, reason: { kind: "completed" } },
-    });
+    drafts.push(Draft.turnEnd(turn, "completed"));
   });
   return drafts;
 }

@@ -37,20 +37,13 @@ import {
 } from "./_scripted.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { newSession } from "./_session.ts";
-import { toolResultDraft } from "../_helpers/build.ts";
+import { drafts, toolResultDraft } from "../_helpers/build.ts";
 
 const long = (n: number) => "x".repeat(n);
-const user = (id: string, t: string): EventDraft => Draft.user(t, { id });
+const { user } = drafts;
 const system: EventDraft = Draft.system("Be brief.", { id: "sys" });
 const assistantCall = (id: string, callId: string): EventDraft =>
-  Draft.assistant({
-    id,
-    turn: 0,
-    step: 0,
-    provider: "p",
-    model: "m",
-    toolCalls: [{ id: callId, name: "read", arguments: "{}" }],
-  });
+  drafts.assistant(id, "", [callId]);
 // 0 system, 1 u0, 2 a0 [call k1], 3 result k1 (long), 4 u1, 5 u2, 6 u3.
 const history: ReadonlyArray<EventDraft> = [
   system,

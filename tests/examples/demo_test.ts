@@ -5,30 +5,26 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
 import { claimsOf } from "../_helpers/store.ts";
+import { denoOk } from "../_helpers/deno_run.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
 Deno.test("deno task demo crashes mid-tool, repairs, compacts and writes a log the CLI accepts", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-demo-test-"));
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-run",
-      path.join(root, "examples", "agent_session.ts"),
-      "--dir",
-      dir,
-    ],
+  const printed = await denoOk([
+    "run",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-run",
+    path.join(root, "examples", "agent_session.ts"),
+    "--dir",
+    dir,
+  ], {
     cwd: root,
     // The scripted model: no provider key reaches the demo.
-    env: { NO_COLOR: "1", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-  const printed = new TextDecoder().decode(output.stdout);
+    env: { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" },
+  });
   assert.match(printed, /Model: scripted demo-1/);
   assert.match(printed, /child exited with SIGKILL/);
   assert.match(printed, /tool\/result for call-\S+: TOOL_OUTCOME_UNKNOWN/);

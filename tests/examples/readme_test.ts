@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { denoOk } from "../_helpers/deno_run.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -42,18 +43,7 @@ const runBlocks = async (
       await t.step(`${file} line ${block.line}`, async () => {
         const file = path.join(dir, `block_${block.line}.ts`);
         fs.writeFileSync(file, block.code);
-        const output = await new Deno.Command(Deno.execPath(), {
-          args: ["run", "--check", "-A", file],
-          cwd: root,
-          env: { NO_COLOR: "1" },
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        assert.equal(
-          output.code,
-          0,
-          new TextDecoder().decode(output.stderr),
-        );
+        await denoOk(["run", "--check", "-A", file], { cwd: root });
       });
     }
   } finally {

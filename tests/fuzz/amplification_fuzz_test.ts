@@ -10,18 +10,17 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import { countsReport, fuzz, heavyRuns, type Rng } from "../_helpers/fuzz.ts";
 import {
   HEADER,
   LAST_SAFE,
   userLine,
+  verifyProcess,
 } from "../_helpers/amplification_inputs.ts";
 
 /** The V8 heap ceiling of each subprocess, in MB. */
 const HEAP_MB = 64;
 
-const CLI = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "amplification-"));
 
 interface Verdict {
@@ -37,21 +36,9 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
 const verify = (lines: ReadonlyArray<string>): Verdict => {
   const file = path.join(dir, "case.jsonl");
   fs.writeFileSync(file, `${[HEADER, ...lines].join("\n")}\n`);
-  const output = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-env",
-      `--v8-flags=--max-old-space-size=${HEAP_MB}`,
-      CLI,
-      "verify",
-      file,
-      "--json",
-    ],
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).outputSync();
+  const output = verifyProcess(file, {
+    denoFlags: [`--v8-flags=--max-old-space-size=${HEAP_MB}`],
+  });
   const stderr = new TextDecoder().decode(output.stderr);
   assert.ok(
     output.code === 0 || output.code === 1,

@@ -16,6 +16,7 @@ import {
   compact,
   deriveMessages,
   deriveMessagesWithSources,
+  Draft,
   type EventDraft,
   replay,
   selectCompactableRange,
@@ -51,16 +52,7 @@ const genLog = (rng: Rng): ReadonlyArray<SessionEvent> => {
   const turns = rng.int(1, 4);
   for (let turn = 0; turn < turns; turn++) {
     add({ type: "turn/start", data: { turn } });
-    add({
-      type: "user/message",
-      surfaceOp: "append",
-      data: {
-        id: `u${turn}`,
-        role: "user",
-        content: [{ type: "text", text: `ask ${turn}` }],
-        source: { kind: "user" },
-      },
-    });
+    add(Draft.user(`ask ${turn}`, { id: `u${turn}` }));
     const steps = rng.int(1, 3);
     for (let step = 0; step < steps; step++) {
       add({ type: "step/start", data: { turn, step } });

@@ -7,10 +7,11 @@ import {
   replay,
   Session,
   type SessionEvent,
+  setSystemPrompt,
   shadowedBy,
   surfaceAt,
 } from "@palimpsest/session";
-import { surfaceNodes } from "@palimpsest/session/internal";
+import { replacementKind, surfaceNodes } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
@@ -44,17 +45,20 @@ const replacing = (
   },
 });
 
-// 0 u0, 1 a0 [c1], 2 tool/call, 3 result, 4 u1; compact 0..3 (5..8,
-// summary at 7); prune? no: compact 7..4 (9..12, summary at 11).
-const twice = (): Session => {
-  const base = sessionOf([
+/** 0 u0, 1 a0 [c1], 2 tool/call, 3 result, 4 u1. */
+const oneCall = (): Session =>
+  sessionOf([
     user("u0"),
     assistant("a0", "", ["c1"]),
     toolCall("c1"),
     toolResult("c1", "out"),
     user("u1"),
   ]);
-  const first = compacted(base, 0, 3, "first", "one");
+
+// oneCall(), compacted 0..3 (5..8, summary at 7), then 7..4 (9..12, summary
+// at 11).
+const twice = (): Session => {
+  const first = compacted(oneCall(), 0, 3, "first", "one");
   return compacted(first, 7, 4, "second", "two");
 };
 
@@ -154,6 +158,34 @@ Deno.test("shadowedBy() names the replacement that took a node off", () => {
   ]);
   assert.equal(shadowedBy(cited, s(1)), 2);
   assert.equal(shadowedBy(cited, s(0)), 3);
+});
+
+Deno.test("replacementKind() names what each history operation wrote", () => {
+  // Given a prune, a system prompt change and a compaction, each made by the
+  // library's own operation.
+  const newest = (session: Session) =>
+    Session.eventAt(session, s(Session.nextSeq(session) - 1));
+  let session = oneCall();
+  session = ok(pruneToolResult(session, s(3), []));
+  const prune = newest(session);
+  session = ok(setSystemPrompt(session, "Be brief."));
+  session = ok(setSystemPrompt(session, "Be thorough."));
+  const prompt = newest(session);
+  // The summary takes u1's place, the last on the surface.
+  session = compacted(session, 4, 4, "u1", "c1");
+  const last = surfaceNodes(session.surface).at(-1);
+  const summary = last === undefined
+    ? undefined
+    : Session.eventAt(session, last);
+  // Then each is told apart by its type.
+  assert.deepEqual(
+    [prune, prompt, summary].map((e) => e && [e.type, replacementKind(e)]),
+    [
+      ["tool/result", "prune"],
+      ["system/message", "system-prompt"],
+      ["user/message", "compaction"],
+    ],
+  );
 });
 
 Deno.test("surfaceAt() is the surface right after an event", () => {

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { Rng } from "../_helpers/fuzz.ts";
 import { genValidLog, toLines } from "../_helpers/fuzz_logs.ts";
 import { headerLine } from "../_helpers/build.ts";
+import { denoOkSync } from "../_helpers/deno_run.ts";
 import { Result } from "effect";
 import {
   deriveMessages,
@@ -130,20 +131,8 @@ Deno.test("replay is deterministic across processes, byte for byte", () => {
   }
   const printer = new URL("../_helpers/replay_print.ts", import.meta.url)
     .pathname;
-  const run = (): string => {
-    const output = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", printer, ...files],
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).outputSync();
-    assert.equal(
-      output.code,
-      0,
-      new TextDecoder().decode(output.stderr).slice(0, 400),
-    );
-    return new TextDecoder().decode(output.stdout);
-  };
+  const run = (): string =>
+    denoOkSync(["run", "--allow-read", printer, ...files]);
   const a = run();
   const b = run();
   Deno.removeSync(dir, { recursive: true });

@@ -118,31 +118,14 @@ Deno.test("renderSessionHtml() marks a node that derives no message, and only it
   const session = Effect.runSync(Session.appendAll(
     Session.make({ id: "empty", createdAt: 0, isSeeded: false }),
     [
-      {
-        type: "user/message",
-        surfaceOp: "append",
-        data: {
-          id: "u",
-          role: "user",
-          content: [{ type: "text", text: "hi" }],
-          source: { kind: "user" },
-        },
-      },
-      {
-        type: "assistant/message",
-        surfaceOp: "append",
-        data: {
-          turn: 0,
-          step: 0,
-          stream: [],
-          message: {
-            id: "a",
-            role: "assistant",
-            content: [],
-            source: { kind: "model", provider: "scripted", model: "demo-1" },
-          },
-        },
-      },
+      Draft.user("hi", { id: "u" }),
+      Draft.assistant({
+        id: "a",
+        turn: 0,
+        step: 0,
+        provider: "scripted",
+        model: "demo-1",
+      }),
     ],
   ));
   // When the page is drawn, then only the empty node has the class `em`.

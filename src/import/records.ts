@@ -1,0 +1,146 @@
+/**
+ * The loop every JSON-lines importer runs over its source: each record's
+ * kind is counted, the format's `before` rule may settle the record (a line
+ * skipped on purpose, a branch left out), and the rest go to the handler of
+ * their type in the format's table; a type with no handler is reported as
+ * unknown and the import goes on. Types a format leaves out on purpose are
+ * handlers made by {@link skipping}.
+ *
+ * A type is looked up among the table's own keys only, so a record whose
+ * type is `constructor` or `__proto__` is an unknown type like any other.
+ *
+ * @module
+ * @internal
+ */
+import * as Result from "effect/Result";
+import { type Builder, ok } from "./builder.ts";
+import { count, notAnObject, skip, unknownType } from "./notes.ts";
+import { isRecord } from "./values.ts";
+import { type ImportError, ImportNotASession } from "./errors.ts";
+import {
+  forEachRecord,
+  type RecordReadOptions,
+  type RecordReadSummary,
+} from "./lines.ts";
+
+/** What a record handler gives: nothing, or the refusal that stops the import. */
+export type Handled = Result.Result<void, ImportError>;
+
+/** The handler of one record type: the record, its line and its kind. */
+export type RecordHandler = (
+  value: Record<string, unknown>,
+  line: number,
+  kind: string,
+) => Handled;
+
+/** How a format's records are told apart and handled. */
+export interface RecordTable {
+  /** What names a record's type in the report: "line type", "entry type". */
+  readonly what: string;
+  /**
+   * A record's type (the key of {@link handlers}) and its kind (the type
+   * with what refines it, as the report counts it).
+   */
+  readonly kindOf: (
+    value: Record<string, unknown>,
+  ) => { readonly type: string; readonly kind: string };
+  /**
+   * Runs on every record once counted, before its handler: `undefined` to
+   * go on to the handler, or the record's outcome when the format's own
+   * rules settle it.
+   */
+  readonly before?: (
+    value: Record<string, unknown>,
+    line: number,
+    kind: string,
+    type: string,
+  ) => Handled | undefined;
+  /** The handler of each type. */
+  readonly handlers: Readonly<Record<string, RecordHandler>>;
+}
+
+/**
+ * The value of `key` in `table` when `table` has it as its own property.
+ *
+ * @param table A lookup table written as an object literal.
+ * @param key A key read from a source file.
+ * @returns The value, or `undefined`.
+ */
+export const own = <A>(
+  table: Readonly<Record<string, A>>,
+  key: string,
+): A | undefined => Object.hasOwn(table, key) ? table[key] : undefined;
+
+/**
+ * A handler that skips its records on purpose, for `reason`.
+ *
+ * @param b The builder.
+ * @param reason Why the format's records of that type are left out.
+ * @returns The handler.
+ */
+export const skipping =
+  (b: Builder, reason: string): RecordHandler => (_value, line, kind) => {
+    skip(b, kind, line, reason);
+    return ok;
+  };
+
+/**
+ * Counts one record and hands it to its handler (see the module doc).
+ *
+ * @param b The builder.
+ * @param table The format's table.
+ * @param value The record.
+ * @param line Its 1-based line.
+ * @returns The handler's outcome.
+ */
+export const handleRecord = (
+  b: Builder,
+  table: RecordTable,
+  value: Record<string, unknown>,
+  line: number,
+): Handled => {
+  const { type, kind } = table.kindOf(value);
+  count(b, kind);
+  const settled = table.before?.(value, line, kind, type);
+  if (settled !== undefined) return settled;
+  const handler = own(table.handlers, type);
+  return handler === undefined
+    ? unknownType(b, line, kind, table.what, type)
+    : handler(value, line, kind);
+};
+
+/**
+ * Reads a JSON-lines source whose every record is handled by `table`: a
+ * record that is not an object is reported and passed over, and a file with
+ * no record at all is refused as no session of `from`.
+ *
+ * @param b The builder.
+ * @param from The tool the file is read as.
+ * @param file The path.
+ * @param options Recover or refuse; the line bound.
+ * @param table The format's table.
+ * @returns The pass summary, or the first refusal.
+ */
+export const forEachLine = (
+  b: Builder,
+  from: string,
+  file: string,
+  options: RecordReadOptions,
+  table: RecordTable,
+): Result.Result<RecordReadSummary, ImportError> => {
+  let records = 0;
+  const read = forEachRecord(file, options, (value, line) => {
+    records += 1;
+    if (!isRecord(value)) {
+      notAnObject(b, line);
+      return ok;
+    }
+    return handleRecord(b, table, value, line);
+  });
+  if (Result.isSuccess(read) && records === 0) {
+    return Result.fail(
+      new ImportNotASession({ from, line: 1, expected: "a JSON record" }),
+    );
+  }
+  return read;
+};
