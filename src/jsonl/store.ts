@@ -96,14 +96,13 @@ import {
 } from "../store/open.ts";
 import { encodeBatch, encodeLog, followLines } from "../store/lines.ts";
 import {
-  checkpointDue,
   type CheckpointMark,
   type CheckpointOptions,
-  closeDue,
+  type CheckpointTarget,
   loadWithCheckpoint,
+  makeCheckpointer,
   type ResolvedPolicy,
   resolvePolicy,
-  writeCheckpoint,
 } from "../store/checkpoints.ts";
 import {
   fileByteLog,
@@ -273,18 +272,22 @@ const makeCore = (
 
   const makeHandle = handles.make;
 
-  const put = (state: HandleState) => (text: string) =>
-    writeCheckpointFile(state.path, text);
+  const checkpointer = makeCheckpointer(policy);
+  const target = (state: HandleState): CheckpointTarget<StorageError> => ({
+    mark: state.mark,
+    put: (text) =>
+      Effect.mapError(
+        writeCheckpointFile(state.path, text),
+        (error) => storageError("checkpoint", undefined, error),
+      ),
+  });
 
   /** Writes the checkpoint a closing writer owes, if any; never fails. */
   const checkpointOnClose = (state: HandleState): void => {
-    if (
-      state.closed || state.fd === undefined || state.lock === undefined ||
-      !closeDue(policy, state.mark, state.session.surface.nextSeq)
-    ) return;
-    Effect.runSync(Effect.ignore(
-      writeCheckpoint(state.session, state.length, state.mark, put(state)),
-    ));
+    if (state.closed || state.fd === undefined || state.lock === undefined) {
+      return;
+    }
+    checkpointer.onClose(state.session, state.length, target(state));
   };
 
   /** Releases what a handle holds; idempotent. */
@@ -452,11 +455,7 @@ const makeCore = (
             state.length += bytes.length;
             // Derived data, after the batch is durable: a failed
             // checkpoint write costs the next open a longer replay only.
-            return checkpointDue(policy, state.mark, to)
-              ? Effect.ignore(
-                writeCheckpoint(next, state.length, state.mark, put(state)),
-              )
-              : Effect.void;
+            return checkpointer.afterBatch(next, state.length, target(state));
           case "NotWritten":
             return Effect.fail(
               storageError(
@@ -550,18 +549,10 @@ const makeCore = (
     Effect.sync(() => release(state))
   );
 
-  const checkpoint: StoreCore["checkpoint"] = (handle) =>
-    Effect.suspend((): ReturnType<StoreCore["checkpoint"]> => {
-      const writable = handles.writable(handle);
-      if (Result.isFailure(writable)) return Effect.fail(writable.failure);
-      const state = writable.success;
-      return state.semaphore.withPermits(1)(
-        Effect.mapError(
-          writeCheckpoint(state.session, state.length, state.mark, put(state)),
-          (error) => storageError("checkpoint", handle.id, error),
-        ),
-      );
-    });
+  const checkpoint = checkpointer.now(handles, (state) => ({
+    bytes: state.length,
+    target: target(state),
+  }));
 
   return { create, open, commit, follow, list, stat, close, checkpoint };
 };

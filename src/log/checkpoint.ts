@@ -35,6 +35,7 @@
  */
 import { createHash } from "node:crypto";
 import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
 import type { SessionEvent, SurfaceEvent } from "../event.ts";
 import { isSurfaceEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
@@ -102,25 +103,34 @@ export interface CheckpointCandidate {
   readonly body: Body;
 }
 
-interface Body {
-  readonly checkpoint: number;
-  readonly id: string;
-  readonly header: string;
-  readonly seq: number;
-  readonly baseSeq: number;
-  readonly bytes: number | null;
-  readonly last: string;
-  readonly lastBytes: number;
-  readonly replacements: number;
-  readonly heldFrom: number;
-  readonly order: ReadonlyArray<number>;
-  readonly pinned: ReadonlyArray<string>;
-  readonly held: ReadonlyArray<string>;
-  readonly prior: {
-    readonly lastTurn: number | null;
-    readonly turnStep: { readonly turn: number; readonly step: number } | null;
-  };
-}
+/** A count or seq in a stored body. */
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
+
+/** The body of a checkpoint, as stored. */
+const Body = Schema.Struct({
+  checkpoint: Schema.Literal(CHECKPOINT_VERSION),
+  id: Schema.String,
+  header: Schema.String,
+  seq: Count,
+  baseSeq: Count,
+  bytes: Schema.NullOr(Count),
+  last: Schema.String,
+  lastBytes: Count,
+  replacements: Count,
+  heldFrom: Count,
+  order: Schema.Array(Count),
+  pinned: Schema.Array(Schema.String),
+  held: Schema.Array(Schema.String),
+  prior: Schema.Struct({
+    lastTurn: Schema.NullOr(Count),
+    turnStep: Schema.NullOr(
+      Schema.Struct({ turn: Count, step: Count }),
+    ),
+  }),
+});
+type Body = typeof Body.Type;
+
+const isBody: (u: unknown) => u is Body = Schema.is(Body);
 
 const sha256 = (text: string): string =>
   createHash("sha256").update(text).digest("hex");
@@ -216,27 +226,6 @@ const rejected = (
 ): Result.Result<never, CheckpointRejected> =>
   Result.fail({ problem, seq, detail });
 
-const isCount = (u: unknown): u is number =>
-  typeof u === "number" && Number.isSafeInteger(u) && u >= 0;
-
-const isStrings = (u: unknown): u is ReadonlyArray<string> =>
-  Array.isArray(u) && u.every((s) => typeof s === "string");
-
-const isBody = (u: unknown): u is Body => {
-  if (!isObject(u)) return false;
-  const prior = u.prior;
-  return u.checkpoint === CHECKPOINT_VERSION && typeof u.id === "string" &&
-    typeof u.header === "string" && isCount(u.seq) && isCount(u.baseSeq) &&
-    (u.bytes === null || isCount(u.bytes)) && typeof u.last === "string" &&
-    isCount(u.lastBytes) && isCount(u.replacements) && isCount(u.heldFrom) &&
-    Array.isArray(u.order) && u.order.every(isCount) &&
-    isStrings(u.pinned) && isStrings(u.held) && isObject(prior) &&
-    (prior.lastTurn === null || isCount(prior.lastTurn)) &&
-    (prior.turnStep === null ||
-      (isObject(prior.turnStep) && isCount(prior.turnStep.turn) &&
-        isCount(prior.turnStep.step)));
-};
-
 /**
  * Reads a stored checkpoint and checks it against itself: its hash, its
  * version and its shape.
@@ -262,7 +251,9 @@ export function decodeCheckpoint(
     return rejected("unreadable", undefined, "its body is not JSON");
   }
   if (!isBody(body)) {
-    const seq = isObject(body) && isCount(body.seq) ? body.seq : undefined;
+    const seq = isObject(body) && Schema.is(Count)(body.seq)
+      ? body.seq
+      : undefined;
     return rejected("unreadable", seq, "not a checkpoint of this version");
   }
   return Result.succeed({
@@ -375,15 +366,17 @@ export function restoreCheckpoint(
     nodes.push(event);
   }
   const prior = priorOfBody(body);
-  const surface = restoreSurface({
-    baseSeq: SessionSeq.make(body.baseSeq),
-    nextSeq: SessionSeq.make(seq),
-    replacements: body.replacements,
-    heldFrom: SessionSeq.make(body.heldFrom),
+  const surface = restoreSurface(
+    [
+      SessionSeq.make(body.baseSeq),
+      SessionSeq.make(body.heldFrom),
+      SessionSeq.make(seq),
+      body.replacements,
+    ],
     nodes,
     held,
     prior,
-  });
+  );
   if (surface === undefined) {
     return rejected("invalid", seq, "its state is not one a fold leaves");
   }

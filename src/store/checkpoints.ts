@@ -35,6 +35,9 @@ import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import type { ResumePoint } from "../log/parser.ts";
 import type { Session, SessionHeader } from "../session.ts";
 import type { OpenOptions, OpenReport } from "./store.ts";
+import type { StorageError } from "./errors.ts";
+import type { HandleRegistry, HandleState } from "./handles.ts";
+import type { StoreCore } from "./core.ts";
 import { readOptionsOf, reportOf } from "./open.ts";
 
 /**
@@ -90,22 +93,6 @@ export interface CheckpointMark {
   /** Where the next one's scans may stop. */
   since: CheckpointSince | undefined;
 }
-
-/** Whether a batch ending at `nextSeq` is due a checkpoint. */
-export const checkpointDue = (
-  policy: ResolvedPolicy | undefined,
-  mark: CheckpointMark,
-  nextSeq: number,
-): boolean => policy !== undefined && nextSeq - mark.seq >= policy.everyEvents;
-
-/** Whether a closing write handle at `nextSeq` is due a checkpoint. */
-export const closeDue = (
-  policy: ResolvedPolicy | undefined,
-  mark: CheckpointMark,
-  nextSeq: number,
-): boolean =>
-  policy?.onClose !== undefined && nextSeq > mark.seq &&
-  nextSeq - mark.seq >= policy.onClose;
 
 /** A log stored as bytes, as an open from a checkpoint reads it. */
 export interface ByteLog<EIO> {
@@ -350,3 +337,81 @@ export const writeCheckpoint = <EW>(
       record.seq,
     );
   });
+
+/** Where a handle's checkpoints go: what it knows of the newest, and how its layer stores one. */
+export interface CheckpointTarget<EW> {
+  /** The handle's newest checkpoint. */
+  readonly mark: CheckpointMark;
+  /** Stores a checkpoint's text, replacing the old one. */
+  readonly put: (text: string) => Effect.Effect<void, EW>;
+}
+
+/** A layer's checkpointing under its policy. */
+export interface Checkpointer {
+  /**
+   * After a durable batch: writes a checkpoint when the policy says one is
+   * due. Never fails: a checkpoint is derived data, and a failed write
+   * costs the next open a longer replay only.
+   */
+  readonly afterBatch: <EW>(
+    session: Session,
+    bytes: number | undefined,
+    target: CheckpointTarget<EW>,
+  ) => Effect.Effect<void>;
+  /** When a write handle closes: the same, by the policy's `onClose`. */
+  readonly onClose: <EW>(
+    session: Session,
+    bytes: number | undefined,
+    target: CheckpointTarget<EW>,
+  ) => void;
+  /**
+   * A layer's `store.checkpoint`: on a writable handle, under its permit,
+   * writes one now.
+   */
+  readonly now: <S extends HandleState>(
+    handles: HandleRegistry<S>,
+    targetOf: (state: S) => {
+      readonly bytes: number | undefined;
+      readonly target: CheckpointTarget<StorageError>;
+    },
+  ) => StoreCore["checkpoint"];
+}
+
+/**
+ * The checkpointing of a layer with this policy (undefined: none is written
+ * on its own; `store.checkpoint` still writes one).
+ *
+ * @param policy The resolved policy.
+ * @returns The layer's checkpointer.
+ */
+export const makeCheckpointer = (
+  policy: ResolvedPolicy | undefined,
+): Checkpointer => ({
+  afterBatch: (session, bytes, target) =>
+    policy !== undefined &&
+      session.surface.nextSeq - target.mark.seq >= policy.everyEvents
+      ? Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put))
+      : Effect.void,
+  onClose: (session, bytes, target) => {
+    const next = session.surface.nextSeq;
+    const since = next - target.mark.seq;
+    if (policy?.onClose === undefined || since <= 0 || since < policy.onClose) {
+      return;
+    }
+    Effect.runSync(
+      Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put)),
+    );
+  },
+  now: (handles, targetOf) => (handle) =>
+    Effect.suspend((): ReturnType<StoreCore["checkpoint"]> => {
+      const writable = handles.writable(handle);
+      if (Result.isFailure(writable)) return Effect.fail(writable.failure);
+      const state = writable.success;
+      return state.semaphore.withPermits(1)(
+        Effect.suspend(() => {
+          const { bytes, target } = targetOf(state);
+          return writeCheckpoint(state.session, bytes, target.mark, target.put);
+        }),
+      );
+    }),
+});

@@ -23,17 +23,7 @@ import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
 import { checkSessionId } from "./ids.ts";
 import { readSessionBytes, readSessionBytesFrom } from "../log/reader.ts";
-import {
-  type ByteLog,
-  checkpointDue,
-  type CheckpointMark,
-  type CheckpointOptions,
-  closeDue,
-  loadWithCheckpoint,
-  type ResolvedPolicy,
-  resolvePolicy,
-  writeCheckpoint,
-} from "./checkpoints.ts";
+import * as Checkpoints from "./checkpoints.ts";
 import {
   type InvalidSessionId,
   SessionAlreadyExists,
@@ -60,7 +50,7 @@ interface Stored {
 interface HandleState {
   session: Session;
   readonly stored: Stored;
-  readonly mark: CheckpointMark;
+  readonly mark: Checkpoints.CheckpointMark;
   closed: boolean;
   readonly semaphore: Semaphore.Semaphore;
 }
@@ -89,7 +79,7 @@ export interface MemoryStoreOptions {
    * When to write checkpoints (every 10,000 events and on close after
    * 1,000 by default); `false` for none.
    */
-  readonly checkpoints?: CheckpointOptions;
+  readonly checkpoints?: Checkpoints.CheckpointOptions;
 }
 
 /**
@@ -113,7 +103,10 @@ export function makeMemoryStore(
 ): Effect.Effect<MemoryStore> {
   return Effect.sync(() => {
     const sessions = new Map<string, Stored>();
-    const core = makeCore(sessions, resolvePolicy(options?.checkpoints));
+    const core = makeCore(
+      sessions,
+      Checkpoints.resolvePolicy(options?.checkpoints),
+    );
     return {
       store: makeSessionStore(core),
       core,
@@ -164,7 +157,7 @@ export function layerMemoryStore(
 
 const makeCore = (
   sessions: Map<string, Stored>,
-  policy: ResolvedPolicy | undefined,
+  policy: Checkpoints.ResolvedPolicy | undefined,
 ): StoreCore => {
   const handles = makeHandleRegistry<HandleState>();
   // Followers waiting for a session to be created.
@@ -182,24 +175,18 @@ const makeCore = (
       : Result.succeed(stored);
   };
 
-  const put = (state: HandleState) => (text: string) =>
-    Effect.sync(() => {
-      state.stored.checkpoint = text;
-    });
+  const checkpointer = Checkpoints.makeCheckpointer(policy);
+  const target = (state: HandleState): Checkpoints.CheckpointTarget<never> => ({
+    mark: state.mark,
+    put: (text) =>
+      Effect.sync(() => {
+        state.stored.checkpoint = text;
+      }),
+  });
 
   const release = (state: HandleState): void => {
-    if (
-      !state.closed && state.stored.writer === state &&
-      closeDue(policy, state.mark, state.session.surface.nextSeq)
-    ) {
-      Effect.runSync(
-        writeCheckpoint(
-          state.session,
-          state.stored.bytes,
-          state.mark,
-          put(state),
-        ),
-      );
+    if (!state.closed && state.stored.writer === state) {
+      checkpointer.onClose(state.session, state.stored.bytes, target(state));
     }
     state.closed = true;
     if (state.stored.writer === state) state.stored.writer = undefined;
@@ -275,7 +262,7 @@ const makeCore = (
     strict: boolean,
   ) => {
     const chunks = [...stored.chunks];
-    const log: ByteLog<never> = {
+    const log: Checkpoints.ByteLog<never> = {
       range: (offset, length) =>
         Effect.sync(() => {
           const out = new Uint8Array(length);
@@ -296,7 +283,7 @@ const makeCore = (
       readFrom: (resume, readOptions) =>
         readSessionBytesFrom(chunks, resume, readOptions),
     };
-    return loadWithCheckpoint(
+    return Checkpoints.loadWithCheckpoint(
       policy,
       Effect.sync(() => stored.checkpoint),
       log,
@@ -362,29 +349,17 @@ const makeCore = (
             stored.bytes += bytes.length;
             stored.modifiedAt = now;
             notify(stored);
-            if (checkpointDue(policy, state.mark, next.surface.nextSeq)) {
-              Effect.runSync(
-                writeCheckpoint(next, stored.bytes, state.mark, put(state)),
-              );
-            }
+            Effect.runSync(
+              checkpointer.afterBatch(next, stored.bytes, target(state)),
+            );
           }),
       ))
   );
 
-  const checkpoint: StoreCore["checkpoint"] = (handle) =>
-    Effect.suspend((): ReturnType<StoreCore["checkpoint"]> => {
-      const writable = handles.writable(handle);
-      if (Result.isFailure(writable)) return Effect.fail(writable.failure);
-      const state = writable.success;
-      return state.semaphore.withPermits(1)(
-        writeCheckpoint(
-          state.session,
-          state.stored.bytes,
-          state.mark,
-          put(state),
-        ),
-      );
-    });
+  const checkpoint = checkpointer.now(handles, (state) => ({
+    bytes: state.stored.bytes,
+    target: target(state),
+  }));
 
   const follow: StoreCore["follow"] = (id, options) =>
     followLines(

@@ -22,34 +22,36 @@ import { projectEvent } from "./project.ts";
 import { type Held, newStore, NONE, Ref } from "./store.ts";
 import { makeSurface, seqUnchecked, type Surface } from "./surface.ts";
 
-/** What a surface is rebuilt from. */
-export interface SurfaceState {
-  /** The first seq of the log. */
-  readonly baseSeq: SessionSeq;
-  /** The seq the next event must have. */
-  readonly nextSeq: SessionSeq;
-  /** How many replacements were folded. */
-  readonly replacements: number;
-  /** The first seq whose event is held; at most `nextSeq`. */
-  readonly heldFrom: SessionSeq;
-  /** The surface's events, in surface order. */
-  readonly nodes: ReadonlyArray<SurfaceEvent>;
-  /** Every event from `heldFrom` to `nextSeq - 1`, in seq order. */
-  readonly held: ReadonlyArray<SessionEvent>;
-  /** What is known of the log before `heldFrom`. */
-  readonly prior: unknown;
-}
+/**
+ * The counters of a surface to rebuild: the log's first seq, the first seq
+ * whose event is held (at most the next), the seq the next event must have,
+ * and how many replacements were folded.
+ */
+export type SurfaceCounters = readonly [
+  baseSeq: SessionSeq,
+  heldFrom: SessionSeq,
+  nextSeq: SessionSeq,
+  replacements: number,
+];
 
 /**
  * Rebuilds a surface; undefined when the state is not one a fold could
  * have left (a node twice, a held event out of place, a node at or past
  * `nextSeq`): the caller treats that as a checkpoint that does not match.
  *
- * @param state The state.
+ * @param counters The surface's counters.
+ * @param nodes The surface's events, in surface order.
+ * @param held Every event from `heldFrom` to `nextSeq - 1`, in seq order.
+ * @param prior What is known of the log before `heldFrom`.
  * @returns The surface, or undefined.
  */
-export function restoreSurface(state: SurfaceState): Surface | undefined {
-  const { baseSeq, nextSeq, heldFrom, nodes, held } = state;
+export function restoreSurface(
+  counters: SurfaceCounters,
+  nodes: ReadonlyArray<SurfaceEvent>,
+  held: ReadonlyArray<SessionEvent>,
+  prior: unknown,
+): Surface | undefined {
+  const [baseSeq, heldFrom, nextSeq, replacements] = counters;
   if (heldFrom < baseSeq || heldFrom > nextSeq) return undefined;
   if (held.length !== nextSeq - heldFrom) return undefined;
   const pinnedSeqs: number[] = [];
@@ -102,14 +104,14 @@ export function restoreSurface(state: SurfaceState): Surface | undefined {
     origin,
     seqs: pinnedSeqs,
     slots,
-    prior: state.prior,
+    prior,
   };
   return makeSurface(
     new Ref(store),
     baseSeq,
     nextSeq,
     length,
-    state.replacements,
+    replacements,
     first === undefined ? undefined : seqUnchecked(first.seq),
     last === undefined ? undefined : seqUnchecked(last.seq),
     true,

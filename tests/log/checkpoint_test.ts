@@ -14,7 +14,6 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Effect, Result, Schema } from "effect";
 import {
-  deriveMessages,
   Draft,
   extensionType,
   fork,
@@ -41,6 +40,7 @@ import { heldEvents, turnMarks } from "../../src/prior.ts";
 import { logArb } from "../_helpers/log_gen.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { decoded, text } from "../_helpers/build.ts";
+import { assertSameSession, lines } from "../_helpers/checkpoints.ts";
 
 const header = { id: "cp", createdAt: 0, isSeeded: false } as const;
 
@@ -61,9 +61,6 @@ const roundTrip = (prefix: Session): Session => {
   }
   return restored.success;
 };
-
-const lines = (events: ReadonlyArray<SessionEvent>): string[] =>
-  events.map((e) => encodeEventLine(e));
 
 /** Outcome of folding one event: the nodes after it, or the error's tag. */
 const outcome = (session: Session, event: SessionEvent): unknown => {
@@ -96,19 +93,7 @@ const replaceEvent = (
 
 /** Asserts that `restored` and `full`, at the same seq, are the same session. */
 const assertSame = (restored: Session, full: Session, probes: number[]) => {
-  assert.equal(restored.surface.nextSeq, full.surface.nextSeq);
-  assert.deepEqual(surfaceNodes(restored.surface), surfaceNodes(full.surface));
-  assert.equal(restored.surface.length, full.surface.length);
-  assert.equal(restored.surface.replacements, full.surface.replacements);
-  assert.deepEqual(
-    deriveMessages(restored.surface),
-    deriveMessages(full.surface),
-  );
-  const from = Session.heldFrom(restored);
-  assert.deepEqual(
-    lines(Session.events(restored, from)),
-    lines(Session.events(full, from)),
-  );
+  assertSameSession(restored, full);
   for (const seq of surfaceNodes(full.surface)) {
     assert.equal(
       surfaceEvent(restored.surface, seq) !== undefined,
@@ -116,10 +101,6 @@ const assertSame = (restored: Session, full: Session, probes: number[]) => {
       `node ${seq} is held`,
     );
   }
-  assert.deepEqual(
-    openWork(heldEvents(restored)),
-    openWork(Session.events(full)),
-  );
   assert.deepEqual(turnMarks(restored), turnMarks(full));
   // Repair closes the same work with the same events.
   assert.deepEqual(

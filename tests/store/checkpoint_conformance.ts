@@ -18,22 +18,15 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  deriveMessages,
-  openWork,
-  Session,
-  type SessionEvent,
-  SessionStore,
-} from "@palimpsest/session";
+import { Session, type SessionEvent, SessionStore } from "@palimpsest/session";
 import {
   type CheckpointOptions,
   interruptedTurnClosers,
-  surfaceNodes,
 } from "@palimpsest/session/internal";
-import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { Effect, type Layer, ManagedRuntime, type Scope } from "effect";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { decoded } from "../_helpers/build.ts";
+import { assertSameSession, lines } from "../_helpers/checkpoints.ts";
 
 /** A store with a checkpoint policy, and a way to its checkpoint texts. */
 export interface CheckpointStore {
@@ -52,9 +45,6 @@ export interface CheckpointConformanceOptions {
   /** A fresh, empty store with the given checkpoint policy. */
   readonly make: (checkpoints: CheckpointOptions) => CheckpointStore;
 }
-
-const lines = (events: ReadonlyArray<SessionEvent>): string[] =>
-  events.map((e) => encodeEventLine(e));
 
 /** Splits `events` into batches of 1..4, the way a harness appends. */
 const batches = (
@@ -103,6 +93,16 @@ export const checkpointConformance = (
       await runtime.dispose();
     }
   };
+  const use = <A, E>(
+    made: CheckpointStore,
+    f: (store: SessionStore) => Effect.Effect<A, E, SessionStore | Scope.Scope>,
+  ): Promise<A> =>
+    run(
+      made,
+      Effect.gen(function* () {
+        return yield* f(yield* SessionStore);
+      }),
+    );
   /** Stores `events` as `id` in batches, with a checkpoint after `cut`. */
   const seed = (
     id: string,
@@ -142,10 +142,8 @@ export const checkpointConformance = (
             const cut = 1 + (at % events.length);
             const made = options.make(manual);
             const id = fresh("any");
-            const outcome = await run(
-              made,
+            const outcome = await use(made, (store) =>
               Effect.gen(function* () {
-                const store = yield* SessionStore;
                 yield* seed(id, session.header, events, cut, sizes);
                 const writer = yield* store.open(id, { mode: "write" });
                 const opened = writer.report;
@@ -164,8 +162,7 @@ export const checkpointConformance = (
                 yield* store.close(writer);
                 const reread = yield* whole(id);
                 return { opened, closers, live: writer.session, all, reread };
-              }),
-            );
+              }));
             assert.equal(outcome.opened.checkpoint, cut);
             assert.equal(outcome.opened.events, 0);
             assert.equal(outcome.opened.checkpointRejected, undefined);
@@ -176,24 +173,7 @@ export const checkpointConformance = (
               lines(outcome.closers),
               lines(interruptedTurnClosers(Session.events(prefix))),
             );
-            const live = outcome.live;
-            assert.deepEqual(
-              surfaceNodes(live.surface),
-              surfaceNodes(session.surface),
-            );
-            assert.deepEqual(
-              deriveMessages(live.surface),
-              deriveMessages(session.surface),
-            );
-            const from = Session.heldFrom(live);
-            assert.deepEqual(
-              lines(Session.events(live, from)),
-              lines(Session.events(session, from)),
-            );
-            assert.deepEqual(
-              openWork(Session.events(live, from)),
-              openWork(Session.events(session)),
-            );
+            assertSameSession(outcome.live, session);
             assert.deepEqual(lines(outcome.all), lines(events));
             assert.deepEqual(
               lines(Session.events(outcome.reread.session)),
@@ -250,13 +230,10 @@ export const checkpointConformance = (
       ];
       for (const [problem, text] of cases) {
         await made.set(id, text);
-        const reader = await run(
-          made,
+        const reader = await use(made, (store) =>
           Effect.gen(function* () {
-            const store = yield* SessionStore;
             return yield* store.open(id);
-          }),
-        );
+          }));
         assert.equal(reader.report.checkpointRejected?.problem, problem);
         assert.equal(reader.report.checkpoint, undefined);
         assert.equal(reader.report.events, 9);
@@ -275,13 +252,10 @@ export const checkpointConformance = (
         shorter,
         good.replace(`"id":"${id}"`, `"id":"${shorter}"`),
       );
-      const cut = await run(
-        made,
+      const cut = await use(made, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           return yield* store.open(shorter);
-        }),
-      );
+        }));
       assert.notEqual(cut.report.checkpointRejected, undefined);
       assert.equal(cut.report.events, 3);
     },
@@ -293,10 +267,8 @@ export const checkpointConformance = (
       const made = options.make({ everyEvents: 5, onClose: 0 });
       const id = fresh("auto");
       const events = texts("a", 14);
-      const seen = await run(
-        made,
+      const seen = await use(made, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const reports: Array<number | undefined> = [];
           yield* Effect.scoped(Effect.gen(function* () {
             const writer = yield* store.create({ ...header, id });
@@ -318,23 +290,19 @@ export const checkpointConformance = (
             (yield* Effect.scoped(store.open(id))).report.checkpoint,
           );
           return reports;
-        }),
-      );
+        }));
       assert.deepEqual(seen, [10, 12, 0, 14]);
 
       const off = options.make(false);
       const quiet = fresh("off");
       await run(off, seed(quiet, header, events, 0));
-      await run(
-        off,
+      await use(off, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           yield* Effect.scoped(Effect.gen(function* () {
             const writer = yield* store.open(quiet, { mode: "write" });
             yield* store.appendEvents(writer, events);
           }));
-        }),
-      );
+        }));
       assert.equal(await off.get(quiet), undefined);
     },
   );
@@ -345,10 +313,8 @@ export const checkpointConformance = (
       const made = options.make(manual);
       const id = fresh("held");
       const events = texts("h", 10);
-      const got = await run(
-        made,
+      const got = await use(made, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           yield* seed(id, header, events, 7);
           const reader = yield* store.open(id);
           const thrown = (() => {
@@ -366,8 +332,7 @@ export const checkpointConformance = (
             some: yield* store.events(reader, { fromSeq: 2, toSeq: 5 }),
             held: yield* store.events(reader, { fromSeq: 7 }),
           };
-        }),
-      );
+        }));
       assert.equal(got.heldFrom, 7);
       assert.equal(
         (got.thrown as { _tag?: string } | undefined)?._tag,
