@@ -251,6 +251,8 @@ export {
   makeMemoryStore,
   type MemoryStore,
 } from "./src/store/memory.ts";
+export type { CheckpointPolicy } from "./src/store/checkpoints.ts";
+export type { CheckpointRejected } from "./src/log/checkpoint.ts";
 export {
   type JsonlStoreOptions,
   layerJsonlStore,

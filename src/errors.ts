@@ -78,6 +78,25 @@ export class InvalidSessionSeq extends Data.Error<{
     }`;
 }
 
+/**
+ * The session does not hold the events asked for: it was opened from a
+ * checkpoint and holds its surface and the events from `heldFrom` on.
+ * Older events are read through the store (`store.events`), or the session
+ * is opened whole (`fromCheckpoint: false`).
+ */
+export class EventsNotHeld extends Data.Error<{
+  /** The first seq asked for. */
+  readonly fromSeq: SessionSeq;
+  /** The first seq the session holds. */
+  readonly heldFrom: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "EventsNotHeld" = "EventsNotHeld";
+  /** A sentence for people. */
+  override readonly message: string =
+    `The session holds its events from seq ${this.heldFrom} on (it was opened from a checkpoint), not seq ${this.fromSeq}: read older events with store.events, or open it with fromCheckpoint: false`;
+}
+
 /** The type is outside the vocabulary and the event is not ignorable. */
 export class UnknownEventType extends Data.Error<{
   /** The event seq. */

@@ -75,6 +75,16 @@ export type {
   SessionApi,
 } from "./session.ts";
 export { redactAddress, secretRedactor } from "./store/redact.ts";
+export type {
+  CheckpointOptions,
+  CheckpointPolicy,
+} from "./store/checkpoints.ts";
+export type { MemoryStoreOptions } from "./store/memory.ts";
+export type { EventsOptions } from "./store/store.ts";
+export type {
+  CheckpointProblem,
+  CheckpointRejected,
+} from "./log/checkpoint.ts";
 export type { SessionIdProblem, StoredLogDifference } from "./store/errors.ts";
 export type { DraftApi } from "./drafts.ts";
 export { EVENT_DECODE_ERROR_TAGS, SURFACE_ERROR_TAGS } from "./rule_tags.ts";

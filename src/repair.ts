@@ -26,7 +26,13 @@
  * @module
  */
 import { SessionSeq } from "./seq.ts";
-import { emptySurfaceAt, forEachMessage, replayResult } from "./surface/mod.ts";
+import {
+  emptySurfaceAt,
+  forEachMessage,
+  replayResult,
+  type Surface,
+  surfaceEvent,
+} from "./surface/mod.ts";
 import type {
   CompactionEndEvent,
   SessionEvent,
@@ -184,6 +190,13 @@ export interface CloserOptions {
    * the compaction engine does: it runs inside a turn). True by default.
    */
   readonly turns?: boolean;
+  /**
+   * The surface the events fold to, when the caller has it: `events` may
+   * then be only the log's last events (from the start of the oldest open
+   * work on, as a session opened from a checkpoint holds), whose own fold
+   * would miss the nodes they replace.
+   */
+  readonly surface?: Surface;
 }
 
 interface IssuedCall {
@@ -204,17 +217,23 @@ interface IssuedCall {
 const openCallsAtEnd = (
   events: ReadonlyArray<SessionEvent>,
   since: number,
+  given: Surface | undefined,
 ): ReadonlyArray<IssuedCall> => {
   const first = events[0];
   if (first === undefined) return [];
-  const folded = replayResult(events, emptySurfaceAt(first.seq));
-  if (folded._tag === "Failure") return [];
+  let surface = given;
+  if (surface === undefined) {
+    const folded = replayResult(events, emptySurfaceAt(first.seq));
+    if (folded._tag === "Failure") return [];
+    surface = folded.success;
+  }
+  const folded: Surface = surface;
   let open = new Map<string, IssuedCall>();
   const seen = new Set<string>();
-  forEachMessage(folded.success, (seq, message) => {
+  forEachMessage(folded, (seq, message) => {
     if (message.role === "assistant") {
       open = new Map();
-      const event = events[seq - first.seq];
+      const event = surfaceEvent(folded, seq);
       const step = event?.type === "assistant/message" ? event.data.step : 0;
       const turn = event?.type === "assistant/message" ? event.data.turn : 0;
       for (const block of message.content) {
@@ -330,7 +349,7 @@ export function interruptedTurnClosers(
   }
   const unanswered = outermost === undefined
     ? []
-    : openCallsAtEnd(events, outermost.startSeq);
+    : openCallsAtEnd(events, outermost.startSeq, options?.surface);
   // A log that ends at the last safe seq cannot take another event, so there
   // is nothing to number the closers with.
   const count = compactions.length + unanswered.length +

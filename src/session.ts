@@ -38,6 +38,7 @@ import { decodeEventResult, type Vocabulary } from "./decode.ts";
 import { encodeEvent } from "./encode.ts";
 import {
   type EventDecodeError,
+  EventsNotHeld,
   InvalidEventData,
   type SurfaceError,
 } from "./errors.ts";
@@ -292,6 +293,8 @@ export interface SessionApi {
    * @returns The events.
    * @throws {InvalidSessionSeq} When `fromSeq` is not a non-negative safe
    * integer.
+   * @throws {EventsNotHeld} When the session was opened from a checkpoint
+   * and does not hold the events from `fromSeq` on.
    */
   readonly events: (
     session: Session,
@@ -305,11 +308,23 @@ export interface SessionApi {
    * @returns The event, or undefined outside the log.
    * @throws {InvalidSessionSeq} When `seq` is not a non-negative safe
    * integer.
+   * @throws {EventsNotHeld} When the session was opened from a checkpoint
+   * and does not hold that event.
    */
   readonly eventAt: (
     session: Session,
     seq: number,
   ) => SessionEvent | undefined;
+  /**
+   * The first seq whose event the session holds: its base, unless it was
+   * opened from a checkpoint (then it holds its surface's events and the
+   * events from this seq on; `events` and `eventAt` throw
+   * {@link EventsNotHeld} for older ones).
+   *
+   * @param session The session.
+   * @returns The first held seq.
+   */
+  readonly heldFrom: (session: Session) => SessionSeq;
   /**
    * The seq the next appended event gets.
    *
@@ -438,12 +453,26 @@ export const Session: SessionApi = {
         ? Result.succeed(withSurface(session, result.success))
         : Result.fail(result.failure.error);
     }),
-  events: (session, fromSeq) =>
-    logEventsFrom(
-      session.surface,
-      fromSeq === undefined ? undefined : seqOrThrow(fromSeq),
-    ),
-  eventAt: (session, seq) => logEvent(session.surface, seqOrThrow(seq)),
+  events: (session, fromSeq) => {
+    const surface = session.surface;
+    const from = fromSeq === undefined ? surface.baseSeq : seqOrThrow(fromSeq);
+    if (from < surface.heldFrom && surface.heldFrom > surface.baseSeq) {
+      throw new EventsNotHeld({ fromSeq: from, heldFrom: surface.heldFrom });
+    }
+    return logEventsFrom(surface, from);
+  },
+  eventAt: (session, seq) => {
+    const surface = session.surface;
+    const at = seqOrThrow(seq);
+    const event = logEvent(surface, at);
+    if (
+      event === undefined && at < surface.heldFrom && at >= surface.baseSeq
+    ) {
+      throw new EventsNotHeld({ fromSeq: at, heldFrom: surface.heldFrom });
+    }
+    return event;
+  },
+  heldFrom: (session) => session.surface.heldFrom,
   nextSeq: (session) => session.surface.nextSeq,
   encode: (session) =>
     Session.events(session).map((event) =>

@@ -141,7 +141,10 @@ export const repairCommand: Command = {
       const inPostgres = onPostgres(file, (postgres, address) =>
         Effect.scoped(Effect.gen(function* () {
           const store = yield* SessionStore;
-          const handle = yield* store.open(address.session, { mode: "write" });
+          const handle = yield* store.open(address.session, {
+            mode: "write",
+            fromCheckpoint: false,
+          });
           return yield* store.repair(handle);
         })).pipe(
           Effect.provide(

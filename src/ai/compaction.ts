@@ -56,6 +56,7 @@ import { interruptedTurnClosers, openWork } from "../repair.ts";
 import { deriveMessagesWithSources } from "../derive.ts";
 import { surfaceNodes } from "../surface/mod.ts";
 import { Session } from "../session.ts";
+import { heldEvents } from "../prior.ts";
 import {
   type CompactableRange,
   selectCompactableRange,
@@ -178,7 +179,8 @@ const closeAbandonedCompactions = (
     return yield* store.update(handle, (session) =>
       Session.appendEvents(
         session,
-        interruptedTurnClosers(Session.events(session), {
+        interruptedTurnClosers(heldEvents(session), {
+          surface: session.surface,
           live: liveWork(handle),
           turns: false,
         }),
@@ -188,7 +190,7 @@ const closeAbandonedCompactions = (
 /** The abandoned compactions of the handle's session. */
 const abandonedCompactions = (handle: SessionHandle) => {
   const live = liveWork(handle);
-  return openWork(Session.events(handle.session)).compactions.filter((c) =>
+  return openWork(heldEvents(handle.session)).compactions.filter((c) =>
     !live.compactions.has(c.compactionId)
   );
 };

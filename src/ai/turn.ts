@@ -80,6 +80,7 @@ import type { SessionSeq } from "../seq.ts";
 import type { SessionEvent, TurnEndReason } from "../event.ts";
 import { deriveMessages } from "../derive.ts";
 import { type EventDraft, Session } from "../session.ts";
+import { heldEvents } from "../prior.ts";
 import { Draft } from "../drafts.ts";
 import { openWork, TOOL_NOT_STARTED } from "../repair.ts";
 import { SessionStore } from "../store/store.ts";
@@ -183,7 +184,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     let recovered: ReadonlyArray<SessionEvent> = [];
     {
       const live = liveWork(handle);
-      const open = openWork(Session.events(handle.session));
+      const open = openWork(heldEvents(handle.session));
       const running = open.turns.find((t) => live.turns.has(t.turn));
       if (running !== undefined) {
         return yield* new TurnInProgress({

@@ -21,16 +21,13 @@ import { SessionSeq } from "../seq.ts";
 import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
 import type { TurnEndReason } from "../event.ts";
 import { Session } from "../session.ts";
+import { turnMarks } from "../prior.ts";
 import { jsonText } from "../json.ts";
 import type { SessionHandle } from "../store/store.ts";
 
 export const nextTurn = (session: Session): number => {
-  const events = Session.events(session);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event?.type === "turn/start") return event.data.turn + 1;
-  }
-  return 0;
+  const last = turnMarks(session).lastTurn;
+  return last === undefined ? 0 : last + 1;
 };
 
 export type UsageSums = { -readonly [K in keyof TurnUsage]: TurnUsage[K] };

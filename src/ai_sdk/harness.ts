@@ -41,6 +41,7 @@ import type { Message } from "../message.ts";
 import type { TurnEndReason } from "../event.ts";
 import { Draft } from "../drafts.ts";
 import { type EventDraft, Session } from "../session.ts";
+import { turnMarks } from "../prior.ts";
 import { jsonText } from "../json.ts";
 import { SessionSeq } from "../seq.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
@@ -231,12 +232,8 @@ const outcomesOf = <Tools extends ToolSet>(
 };
 
 const nextTurn = (session: Session): number => {
-  const events = Session.events(session);
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event?.type === "turn/start") return event.data.turn + 1;
-  }
-  return 0;
+  const last = turnMarks(session).lastTurn;
+  return last === undefined ? 0 : last + 1;
 };
 
 /**

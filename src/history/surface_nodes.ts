@@ -6,16 +6,16 @@
  *
  * @module
  */
-import { SessionSeq } from "../seq.ts";
+import type { SessionSeq } from "../seq.ts";
 import type {
   ContentBlock,
   Message,
   ToolResultContentBlock,
 } from "../message.ts";
-import type { SessionEvent, SurfaceEvent } from "../event.ts";
+import type { SurfaceEvent } from "../event.ts";
 import { forEachNode, type Surface } from "../surface/mod.ts";
-import { Session } from "../session.ts";
-import { isObject } from "../json.ts";
+import type { Session } from "../session.ts";
+import { turnMarks } from "../prior.ts";
 
 export interface Node {
   readonly seq: SessionSeq;
@@ -117,29 +117,14 @@ export const findSplit = (
   return undefined;
 };
 
-const counter = (u: unknown): number =>
-  typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? u : 0;
-
-/** The turn and step the log is in, read backwards from its last event. */
+/**
+ * The turn and step the log is in, read backwards from its last event (and,
+ * in a session opened from a checkpoint, from what it recorded).
+ */
 export const currentTurnStep = (
   session: Session,
-): { turn: number; step: number } => {
-  const base = session.surface.baseSeq;
-  for (let seq = session.surface.nextSeq - 1; seq >= base; seq--) {
-    const event: SessionEvent | undefined = Session.eventAt(
-      session,
-      SessionSeq.make(seq),
-    );
-    if (event === undefined || !isObject(event.data)) continue;
-    if (event.type === "step/start") {
-      return { turn: counter(event.data.turn), step: counter(event.data.step) };
-    }
-    if (event.type === "turn/start") {
-      return { turn: counter(event.data.turn), step: 0 };
-    }
-  }
-  return { turn: 0, step: 0 };
-};
+): { turn: number; step: number } =>
+  turnMarks(session).turnStep ?? { turn: 0, step: 0 };
 
 const blockChars = (block: ContentBlock | ToolResultContentBlock): number => {
   switch (block.type) {

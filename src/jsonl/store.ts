@@ -91,11 +91,24 @@ import {
   createdFrom,
   openWith,
   readOptionsOf,
-  reportOf,
   wholeReport,
   writableLog,
 } from "../store/open.ts";
 import { encodeBatch, encodeLog, followLines } from "../store/lines.ts";
+import {
+  type CheckpointMark,
+  type CheckpointOptions,
+  type CheckpointTarget,
+  loadWithCheckpoint,
+  makeCheckpointer,
+  type ResolvedPolicy,
+  resolvePolicy,
+} from "../store/checkpoints.ts";
+import {
+  fileByteLog,
+  readCheckpointFile,
+  writeCheckpointFile,
+} from "./checkpoint_file.ts";
 
 /** Options of {@link layerJsonlStore}. */
 export interface JsonlStoreOptions {
@@ -103,6 +116,12 @@ export interface JsonlStoreOptions {
   readonly root: string;
   /** How often `follow` looks at a file for new lines; 50 ms by default. */
   readonly pollInterval?: Duration.Input;
+  /**
+   * When to write checkpoints (`<file>.checkpoint`, beside the session's
+   * file): every 10,000 events, and on close after 1,000, by default;
+   * `false` for none (then opens never read one either).
+   */
+  readonly checkpoints?: CheckpointOptions;
 }
 
 interface HandleState {
@@ -111,6 +130,7 @@ interface HandleState {
   fd: number | undefined;
   lock: HeldClaim | undefined;
   closed: boolean;
+  readonly mark: CheckpointMark;
   readonly path: string;
   readonly semaphore: Semaphore.Semaphore;
 }
@@ -181,7 +201,12 @@ export function makeJsonlStoreWith(
     }
     return Effect.succeed(
       makeSessionStore(
-        makeCore(root, io, options.pollInterval ?? Duration.millis(50)),
+        makeCore(
+          root,
+          io,
+          options.pollInterval ?? Duration.millis(50),
+          resolvePolicy(options.checkpoints),
+        ),
       ),
     );
   });
@@ -224,6 +249,7 @@ const makeCore = (
   root: string,
   io: AppendIo,
   pollInterval: Duration.Input,
+  policy: ResolvedPolicy | undefined,
 ): StoreCore => {
   const handles = makeHandleRegistry<HandleState>();
 
@@ -239,14 +265,34 @@ const makeCore = (
     fd: undefined,
     lock: undefined,
     closed: false,
+    mark: { seq: 0, since: undefined },
     path,
     semaphore: Semaphore.makeUnsafe(1),
   });
 
   const makeHandle = handles.make;
 
+  const checkpointer = makeCheckpointer(policy);
+  const target = (state: HandleState): CheckpointTarget<StorageError> => ({
+    mark: state.mark,
+    put: (text) =>
+      Effect.mapError(
+        writeCheckpointFile(state.path, text),
+        (error) => storageError("checkpoint", undefined, error),
+      ),
+  });
+
+  /** Writes the checkpoint a closing writer owes, if any; never fails. */
+  const checkpointOnClose = (state: HandleState): void => {
+    if (state.closed || state.fd === undefined || state.lock === undefined) {
+      return;
+    }
+    checkpointer.onClose(state.session, state.length, target(state));
+  };
+
   /** Releases what a handle holds; idempotent. */
-  const release = (state: HandleState): void => {
+  const release = (state: HandleState, checkpoint = true): void => {
+    if (checkpoint) checkpointOnClose(state);
     closeQuietly(state.fd);
     state.fd = undefined;
     if (state.lock !== undefined) releaseClaim(state.lock);
@@ -343,7 +389,15 @@ const makeCore = (
     strict: boolean,
   ) =>
     Effect.mapError(
-      readSessionFile(path, readOptionsOf(options, strict)),
+      loadWithCheckpoint(
+        policy,
+        // An unreadable checkpoint is no checkpoint: it is derived data.
+        Effect.orElseSucceed(readCheckpointFile(path), () => undefined),
+        fileByteLog(path),
+        options,
+        strict,
+        readSessionFile(path, readOptionsOf(options, strict)),
+      ),
       (error) =>
         typeof error === "object" && error !== null && "_tag" in error &&
           error._tag === "JsonlIoError"
@@ -356,11 +410,11 @@ const makeCore = (
   const open: StoreCore["open"] = openWith(
     locate,
     (id, path, options) =>
-      Effect.map(
-        read(id, path, options, false),
-        (log) =>
-          makeHandle(id, "read", reportOf(log), newState(path, log.session)),
-      ),
+      Effect.map(read(id, path, options, false), (loaded) => {
+        const state = newState(path, loaded.log.session);
+        Object.assign(state.mark, loaded.mark);
+        return makeHandle(id, "read", loaded.report, state);
+      }),
     (id, path, options) => {
       const state = newState(
         path,
@@ -370,9 +424,8 @@ const makeCore = (
         state,
         Effect.gen(function* () {
           yield* takeLock(state, id);
-          const log = yield* writableLog(
-            yield* read(id, path, options, true),
-          );
+          const loaded = yield* read(id, path, options, true);
+          const log = yield* writableLog(loaded.log);
           yield* openFd(
             state,
             id,
@@ -380,7 +433,8 @@ const makeCore = (
           );
           state.session = log.session;
           state.length = log.report.bytes;
-          return makeHandle(id, "write", reportOf(log), state);
+          Object.assign(state.mark, loaded.mark);
+          return makeHandle(id, "write", loaded.report, state);
         }),
       );
     },
@@ -399,7 +453,9 @@ const makeCore = (
         switch (outcome._tag) {
           case "Written":
             state.length += bytes.length;
-            return Effect.void;
+            // Derived data, after the batch is durable: a failed
+            // checkpoint write costs the next open a longer replay only.
+            return checkpointer.afterBatch(next, state.length, target(state));
           case "NotWritten":
             return Effect.fail(
               storageError(
@@ -410,7 +466,7 @@ const makeCore = (
             );
           case "Unknown":
             // The file may hold part of the batch: stop writing through it.
-            release(state);
+            release(state, false);
             return Effect.fail(
               new AppendOutcomeUnknown({
                 id: handle.id,
@@ -493,5 +549,10 @@ const makeCore = (
     Effect.sync(() => release(state))
   );
 
-  return { create, open, commit, follow, list, stat, close };
+  const checkpoint = checkpointer.now(handles, (state) => ({
+    bytes: state.length,
+    target: target(state),
+  }));
+
+  return { create, open, commit, follow, list, stat, close, checkpoint };
 };

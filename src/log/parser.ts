@@ -46,6 +46,24 @@ export interface ParserOptions {
   readonly maxLineBytes: number;
   /** Whether an older header may be read (its lines kept raw). */
   readonly migrates: boolean;
+  /**
+   * Read from the middle of a log: its header was read, the lines before
+   * `bytes` were folded into `surface` (from a checkpoint), and the next
+   * line is line `lines + 1`, the event at `surface.nextSeq`.
+   */
+  readonly resume?: ResumePoint;
+}
+
+/** Where a read from the middle of a log starts. */
+export interface ResumePoint {
+  /** The session's header. */
+  readonly header: SessionHeader;
+  /** The surface the lines before `bytes` fold to. */
+  readonly surface: Surface;
+  /** The lines before `bytes`, the header included. */
+  readonly lines: number;
+  /** The byte offset of the next line. */
+  readonly bytes: number;
 }
 
 /** The line machine: chunks in, lines decoded and folded as they come. */
@@ -96,20 +114,30 @@ export const makeParser = (
   const recover = options.recover;
   const maxLineBytes = options.maxLineBytes;
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  let lineNo = 0;
+  const resume = options.resume;
+  let lineNo = resume?.lines ?? 0;
   // Bytes of the complete lines served so far, and of chunks pushed.
-  let good = 0;
-  let pushed = 0;
+  let good = resume?.bytes ?? 0;
+  let pushed = good;
+  // Events before the first one this parser decodes (for line numbers
+  // and the run budget).
+  const skipped = resume === undefined
+    ? 0
+    : resume.surface.nextSeq - resume.surface.baseSeq;
+  // The line of the first event this parser decodes.
+  const lineOfFirst = resume === undefined ? 2 : resume.lines + 1;
   let crlfLines = 0;
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
-  let headerLine: HeaderLine | undefined;
-  let header: SessionHeader | undefined;
+  let headerLine: HeaderLine | undefined = resume === undefined
+    ? undefined
+    : { version: FORMAT_VERSION, raw: {} };
+  let header: SessionHeader | undefined = resume?.header;
   let migrating = false;
   const raw: unknown[] = [];
   const events: SessionEvent[] = [];
   const runs = makeRunBudget();
-  let surface: Surface | undefined;
+  let surface: Surface | undefined = resume?.surface;
   let fatal: HeaderError | undefined;
   let stoppedAt: Stop | undefined;
   let stopped = false;
@@ -174,7 +202,12 @@ export const makeParser = (
       raw.push(parsed.success);
       return undefined;
     }
-    const decoded = decodeLine(text, events.length, runs, decodeOptions);
+    const decoded = decodeLine(
+      text,
+      skipped + events.length,
+      runs,
+      decodeOptions,
+    );
     if (decoded._tag === "Failure") {
       return corrupt(lineNo, text, decoded.failure);
     }
@@ -260,7 +293,7 @@ export const makeParser = (
     const index = before + (stoppedSurface.nextSeq - from);
     const event = events[index];
     surface = stoppedSurface;
-    const failedLine = index + 2;
+    const failedLine = lineOfFirst + index;
     events.length = index;
     lineNo = failedLine - 1;
     good = at + offsetOfPart(buf, start, failedLine - firstLine);

@@ -65,7 +65,12 @@ import {
 import { corrupt, decodeLineValue, makeRunBudget } from "./line.ts";
 import type { JsonlIoError } from "../fs/errors.ts";
 import { ioError } from "../fs/io.ts";
-import { makeParser, type ParserEnd, type Stop } from "./parser.ts";
+import {
+  makeParser,
+  type ParserEnd,
+  type ResumePoint,
+  type Stop,
+} from "./parser.ts";
 
 /** What a migration is given: an older log, parsed but not decoded. */
 export interface MigrationInput {
@@ -308,11 +313,20 @@ export function readSessionStream<E = never, EB = never, R = never>(
   bytes: Stream.Stream<Uint8Array, EB, R>,
   options: ReadOptions<E> = {},
 ): Effect.Effect<LoadedLog, LogReadError | E | EB, R> {
+  return readStreamFrom(bytes, options, undefined);
+}
+
+const readStreamFrom = <E, EB, R>(
+  bytes: Stream.Stream<Uint8Array, EB, R>,
+  options: ReadOptions<E>,
+  resume: ResumePoint | undefined,
+): Effect.Effect<LoadedLog, LogReadError | E | EB, R> => {
   return Effect.suspend(() => {
     const parser = makeParser({
       recover: options.recover === true,
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       migrates: options.migrate !== undefined,
+      ...(resume === undefined ? {} : { resume }),
     }, decodeOptionsOf(options));
     return Effect.flatMap(
       Stream.runForEachWhile(
@@ -324,7 +338,7 @@ export function readSessionStream<E = never, EB = never, R = never>(
       () => finish(parser.end(), options),
     );
   });
-}
+};
 
 /**
  * Reads a session log from bytes held in memory or produced by an iterable:
@@ -395,7 +409,9 @@ export function readSessionBytes<E = never>(
 export function fileBytes(
   path: string,
   chunkBytes: number = CHUNK_BYTES,
+  start: number = 0,
 ): Stream.Stream<Uint8Array, JsonlIoError> {
+  let position = start;
   return Stream.unwrap(
     Effect.map(
       Effect.acquireRelease(
@@ -419,7 +435,8 @@ export function fileBytes(
             Effect.try({
               try: (): readonly [Uint8Array, undefined] | undefined => {
                 const buffer = new Uint8Array(chunkBytes);
-                const n = fs.readSync(fd, buffer, 0, chunkBytes, null);
+                const n = fs.readSync(fd, buffer, 0, chunkBytes, position);
+                position += n;
                 return n === 0 ? undefined : [buffer.subarray(0, n), undefined];
               },
               catch: (cause) => ioError("read", path, cause),
@@ -461,4 +478,62 @@ export function readSessionFile<E = never>(
   options: ReadOptions<E> = {},
 ): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
   return readSessionStream(fileBytes(path), options);
+}
+
+/**
+ * Reads a session file from the middle: the lines from `resume.bytes` on,
+ * folded onto `resume.surface` (a checkpoint's). The loaded log's events
+ * are those lines' only; its report counts lines and bytes from the file's
+ * start.
+ *
+ * @param path The file.
+ * @param resume Where to start, and the state there.
+ * @param options Vocabulary, line limit, `recover`.
+ * @returns `Effect<LoadedLog, LogReadError | JsonlIoError>`.
+ * @internal
+ */
+export function readSessionFileFrom<E = never>(
+  path: string,
+  resume: ResumePoint,
+  options: ReadOptions<E> = {},
+): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
+  return readStreamFrom(
+    fileBytes(path, CHUNK_BYTES, resume.bytes),
+    options,
+    resume,
+  );
+}
+
+/**
+ * Reads a log held as byte chunks from the middle: the lines from
+ * `resume.bytes` on (an offset into the chunks taken as one), folded onto
+ * `resume.surface`. See {@link readSessionFileFrom}.
+ *
+ * @param chunks The whole log's bytes.
+ * @param resume Where to start, and the state there.
+ * @param options Vocabulary, line limit, `recover`.
+ * @returns `Effect<LoadedLog, LogReadError>`.
+ * @internal
+ */
+export function readSessionBytesFrom<E = never>(
+  chunks: ReadonlyArray<Uint8Array>,
+  resume: ResumePoint,
+  options: ReadOptions<E> = {},
+): Effect.Effect<LoadedLog, LogReadError | E> {
+  const tail: Uint8Array[] = [];
+  let at = 0;
+  for (const chunk of chunks) {
+    const end = at + chunk.length;
+    if (end > resume.bytes) {
+      tail.push(
+        at >= resume.bytes ? chunk : chunk.subarray(resume.bytes - at),
+      );
+    }
+    at = end;
+  }
+  return readStreamFrom(
+    Stream.fromIterable(tail, { chunkSize: 1 }),
+    options,
+    resume,
+  );
 }

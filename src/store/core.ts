@@ -11,9 +11,11 @@
 import * as Effect from "effect/Effect";
 import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
+import { heldEvents } from "../prior.ts";
 import { logEvent } from "../surface/mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
-import { SessionSeq } from "../seq.ts";
+import { isSessionSeq, SessionSeq } from "../seq.ts";
+import { InvalidSessionSeq } from "../errors.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
 import { liveWork } from "./live.ts";
@@ -68,6 +70,8 @@ export interface StoreCore {
   readonly stat: SessionStore["stat"];
   /** See {@link SessionStore} `close`. */
   readonly close: SessionStore["close"];
+  /** See {@link SessionStore} `checkpoint`. */
+  readonly checkpoint: SessionStore["checkpoint"];
 }
 
 /** Whether `next` is `current` with events appended. */
@@ -204,7 +208,8 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       let closers: ReadonlyArray<SessionEvent> = [];
       return Effect.map(
         core.commit(handle, (session) => {
-          closers = interruptedTurnClosers(Session.events(session), {
+          closers = interruptedTurnClosers(heldEvents(session), {
+            surface: session.surface,
             live: liveWork(handle),
           });
           return closers.length === 0
@@ -225,7 +230,11 @@ export function makeSessionStore(core: StoreCore): SessionStore {
 
   const resolveAppend: SessionStore["resolveAppend"] = (error, options) =>
     Effect.scoped(Effect.gen(function* () {
-      const read = readOptionsOf<never>(options, true);
+      // The batch may be under a checkpoint written since: read it whole.
+      const read = {
+        ...readOptionsOf<never>(options, true),
+        fromCheckpoint: false,
+      };
       // A writer's open waits for nothing: it succeeds only once the failed
       // writer's claim is gone, and with it any write still under way. A
       // claim held by another writer was taken after that, so a reader's
@@ -248,9 +257,44 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       return yield* resolutionOf(error, handle?.session);
     }));
 
+  const events: SessionStore["events"] = (handle, options) =>
+    Effect.suspend(() => {
+      const session = handle.session;
+      const given = [options?.fromSeq, options?.toSeq];
+      for (const value of given) {
+        if (value !== undefined && !isSessionSeq(value)) {
+          return Effect.fail(new InvalidSessionSeq({ value, type: undefined }));
+        }
+      }
+      const to = Math.min(
+        options?.toSeq ?? session.surface.nextSeq,
+        session.surface.nextSeq,
+      );
+      const from = options?.fromSeq ?? session.surface.baseSeq;
+      const slice = (whole: Session) =>
+        from >= to ? [] : Session.events(whole, from).slice(0, to - from);
+      if (from >= session.surface.heldFrom || from >= to) {
+        return Effect.succeed(slice(session));
+      }
+      return Effect.scoped(
+        Effect.map(
+          core.open(handle.id, {
+            mode: "read",
+            fromCheckpoint: false,
+            ...(session.vocabulary === undefined
+              ? {}
+              : { vocabulary: session.vocabulary }),
+          }),
+          (reader) => slice(reader.session),
+        ),
+      );
+    });
+
   return {
     create: core.create,
     open: core.open,
+    checkpoint: core.checkpoint,
+    events,
     withSession,
     resolveAppend,
     append: (handle, drafts) =>

@@ -22,7 +22,8 @@ import * as Semaphore from "effect/Semaphore";
 import type { SessionEvent } from "../event.ts";
 import { Session } from "../session.ts";
 import { checkSessionId } from "./ids.ts";
-import { readSessionBytes } from "../log/reader.ts";
+import { readSessionBytes, readSessionBytesFrom } from "../log/reader.ts";
+import * as Checkpoints from "./checkpoints.ts";
 import {
   type InvalidSessionId,
   SessionAlreadyExists,
@@ -33,17 +34,13 @@ import { type FollowError, type OpenOptions, SessionStore } from "./store.ts";
 import { makeSessionStore, type StoreCore } from "./core.ts";
 import { acquireScoped } from "./scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "./handles.ts";
-import {
-  createdFrom,
-  openWith,
-  readOptionsOf,
-  reportOf,
-  wholeReport,
-} from "./open.ts";
+import { createdFrom, openWith, readOptionsOf, wholeReport } from "./open.ts";
 import { encodeBatch, encodeLog, followLines } from "./lines.ts";
 
 interface Stored {
   readonly chunks: Uint8Array[];
+  /** The newest checkpoint's text. */
+  checkpoint: string | undefined;
   bytes: number;
   modifiedAt: number;
   writer: HandleState | undefined;
@@ -53,6 +50,7 @@ interface Stored {
 interface HandleState {
   session: Session;
   readonly stored: Stored;
+  readonly mark: Checkpoints.CheckpointMark;
   closed: boolean;
   readonly semaphore: Semaphore.Semaphore;
 }
@@ -63,11 +61,31 @@ export interface MemoryStore {
   readonly store: SessionStore;
   /** The layer's own operations (see `makeSessionStore`). */
   readonly core: StoreCore;
+  /**
+   * The stored checkpoint text of a session, read or replaced (tests use
+   * it to damage one).
+   */
+  readonly checkpoints: {
+    /** The text, if any. */
+    readonly get: (id: string) => string | undefined;
+    /** Replaces (or, with undefined, removes) the text. */
+    readonly set: (id: string, text: string | undefined) => void;
+  };
+}
+
+/** Options of {@link makeMemoryStore} and {@link layerMemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * When to write checkpoints (every 10,000 events and on close after
+   * 1,000 by default); `false` for none.
+   */
+  readonly checkpoints?: Checkpoints.CheckpointOptions;
 }
 
 /**
  * Makes an empty in-memory store.
  *
+ * @param options The checkpoint policy.
  * @returns `Effect<MemoryStore>`: the store and its core.
  *
  * @example Two stores share nothing
@@ -80,10 +98,26 @@ export interface MemoryStore {
  * assert.deepEqual(Effect.runSync(store.list()), []);
  * ```
  */
-export function makeMemoryStore(): Effect.Effect<MemoryStore> {
+export function makeMemoryStore(
+  options?: MemoryStoreOptions,
+): Effect.Effect<MemoryStore> {
   return Effect.sync(() => {
-    const core = makeCore();
-    return { store: makeSessionStore(core), core };
+    const sessions = new Map<string, Stored>();
+    const core = makeCore(
+      sessions,
+      Checkpoints.resolvePolicy(options?.checkpoints),
+    );
+    return {
+      store: makeSessionStore(core),
+      core,
+      checkpoints: {
+        get: (id) => sessions.get(id)?.checkpoint,
+        set: (id, text) => {
+          const stored = sessions.get(id);
+          if (stored !== undefined) stored.checkpoint = text;
+        },
+      },
+    };
   });
 }
 
@@ -91,6 +125,7 @@ export function makeMemoryStore(): Effect.Effect<MemoryStore> {
  * The in-memory layer of `SessionStore`: a fresh, empty store each time
  * the layer is built.
  *
+ * @param options The checkpoint policy.
  * @returns `Layer<SessionStore>`.
  *
  * @example A test's store
@@ -111,15 +146,19 @@ export function makeMemoryStore(): Effect.Effect<MemoryStore> {
  * assert.equal(Effect.runSync(program.pipe(Effect.provide(layerMemoryStore()))), "SessionLocked");
  * ```
  */
-export function layerMemoryStore(): Layer.Layer<SessionStore> {
+export function layerMemoryStore(
+  options?: MemoryStoreOptions,
+): Layer.Layer<SessionStore> {
   return Layer.effect(
     SessionStore,
-    Effect.map(makeMemoryStore(), (made) => made.store),
+    Effect.map(makeMemoryStore(options), (made) => made.store),
   );
 }
 
-const makeCore = (): StoreCore => {
-  const sessions = new Map<string, Stored>();
+const makeCore = (
+  sessions: Map<string, Stored>,
+  policy: Checkpoints.ResolvedPolicy | undefined,
+): StoreCore => {
   const handles = makeHandleRegistry<HandleState>();
   // Followers waiting for a session to be created.
   const creations = new Set<() => void>();
@@ -136,7 +175,19 @@ const makeCore = (): StoreCore => {
       : Result.succeed(stored);
   };
 
+  const checkpointer = Checkpoints.makeCheckpointer(policy);
+  const target = (state: HandleState): Checkpoints.CheckpointTarget<never> => ({
+    mark: state.mark,
+    put: (text) =>
+      Effect.sync(() => {
+        state.stored.checkpoint = text;
+      }),
+  });
+
   const release = (state: HandleState): void => {
+    if (!state.closed && state.stored.writer === state) {
+      checkpointer.onClose(state.session, state.stored.bytes, target(state));
+    }
     state.closed = true;
     if (state.stored.writer === state) state.stored.writer = undefined;
   };
@@ -152,6 +203,7 @@ const makeCore = (): StoreCore => {
   const newState = (stored: Stored, session: Session): HandleState => ({
     session,
     stored,
+    mark: { seq: 0, since: undefined },
     closed: false,
     semaphore: Semaphore.makeUnsafe(1),
   });
@@ -178,6 +230,7 @@ const makeCore = (): StoreCore => {
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const stored: Stored = {
           chunks: [bytes],
+          checkpoint: undefined,
           bytes: bytes.length,
           modifiedAt: now,
           writer: undefined,
@@ -203,19 +256,53 @@ const makeCore = (): StoreCore => {
       });
     });
 
-  const read = <E>(stored: Stored, options: OpenOptions<E>, strict: boolean) =>
-    readSessionBytes([...stored.chunks], readOptionsOf(options, strict));
+  const read = <E>(
+    stored: Stored,
+    options: OpenOptions<E>,
+    strict: boolean,
+  ) => {
+    const chunks = [...stored.chunks];
+    const log: Checkpoints.ByteLog<never> = {
+      range: (offset, length) =>
+        Effect.sync(() => {
+          const out = new Uint8Array(length);
+          let at = 0;
+          let filled = 0;
+          for (const chunk of chunks) {
+            const end = at + chunk.length;
+            if (end > offset && at < offset + length) {
+              const from = Math.max(offset - at, 0);
+              const to = Math.min(offset + length - at, chunk.length);
+              out.set(chunk.subarray(from, to), at + from - offset);
+              filled = Math.max(filled, at + to - offset);
+            }
+            at = end;
+          }
+          return out.subarray(0, filled);
+        }),
+      readFrom: (resume, readOptions) =>
+        readSessionBytesFrom(chunks, resume, readOptions),
+    };
+    return Checkpoints.loadWithCheckpoint(
+      policy,
+      Effect.sync(() => stored.checkpoint),
+      log,
+      options,
+      strict,
+      readSessionBytes(chunks, readOptionsOf(options, strict)),
+    );
+  };
 
   const open: StoreCore["open"] = openWith(
     locate,
     (id, stored, options) =>
-      Effect.map(
-        read(stored, options, false),
-        (log) =>
-          makeHandle(id, "read", reportOf(log), newState(stored, log.session)),
-      ),
+      Effect.map(read(stored, options, false), (loaded) => {
+        const state = newState(stored, loaded.log.session);
+        state.mark.seq = loaded.mark.seq;
+        state.mark.since = loaded.mark.since;
+        return makeHandle(id, "read", loaded.report, state);
+      }),
     (id, stored, options) => {
-      const log = read(stored, options, true);
       const state = newState(
         stored,
         Session.make({ id, createdAt: 0, isSeeded: false }),
@@ -224,12 +311,22 @@ const makeCore = (): StoreCore => {
         () => release(state),
         Effect.andThen(
           claim(id, state),
-          Effect.map(log, (loaded) => {
-            state.session = loaded.session;
+          Effect.map(read(stored, options, true), (loaded) => {
+            state.session = loaded.log.session;
+            state.mark.seq = loaded.mark.seq;
+            state.mark.since = loaded.mark.since;
             return makeHandle(
               id,
               "write",
-              wholeReport(loaded.events.length),
+              {
+                ...wholeReport(loaded.log.events.length),
+                ...(loaded.report.checkpoint === undefined
+                  ? {}
+                  : { checkpoint: loaded.report.checkpoint }),
+                ...(loaded.report.checkpointRejected === undefined
+                  ? {}
+                  : { checkpointRejected: loaded.report.checkpointRejected }),
+              },
               state,
             );
           }),
@@ -252,9 +349,17 @@ const makeCore = (): StoreCore => {
             stored.bytes += bytes.length;
             stored.modifiedAt = now;
             notify(stored);
+            Effect.runSync(
+              checkpointer.afterBatch(next, stored.bytes, target(state)),
+            );
           }),
       ))
   );
+
+  const checkpoint = checkpointer.now(handles, (state) => ({
+    bytes: state.stored.bytes,
+    target: target(state),
+  }));
 
   const follow: StoreCore["follow"] = (id, options) =>
     followLines(
@@ -319,5 +424,5 @@ const makeCore = (): StoreCore => {
     Effect.sync(() => release(state))
   );
 
-  return { create, open, commit, follow, list, stat, close };
+  return { create, open, commit, follow, list, stat, close, checkpoint };
 };

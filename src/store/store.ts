@@ -67,6 +67,8 @@ import type {
   LogReadError,
 } from "../log/errors.ts";
 import type { Migration, TornTail } from "../log/reader.ts";
+import type { CheckpointRejected } from "../log/checkpoint.ts";
+import type { SessionSeq } from "../seq.ts";
 import type {
   AppendOutcomeUnknown,
   HandleClosed,
@@ -95,6 +97,13 @@ export interface OpenReport {
   readonly tornTail: TornTail | undefined;
   /** With `recover`: the error of the first bad record, where reading stopped. */
   readonly stoppedAt: CorruptLine | FoldFailed | LineTooLong | undefined;
+  /**
+   * The seq of the checkpoint the open started from (it read only the log
+   * after it: `events` counts those), or undefined for a whole replay.
+   */
+  readonly checkpoint?: SessionSeq | undefined;
+  /** A checkpoint the open found and did not use, and why. */
+  readonly checkpointRejected?: CheckpointRejected | undefined;
 }
 
 /** An open session. */
@@ -121,6 +130,21 @@ export interface OpenOptions<E = never> {
   readonly recover?: boolean;
   /** Read handles only: migrates an older log in memory. */
   readonly migrate?: Migration<E>;
+  /**
+   * Start from the session's newest checkpoint when one matches (the
+   * default, in a store that keeps checkpoints): the session then holds
+   * its surface and the events after the checkpoint (see
+   * `Session.heldFrom`). `false` replays the whole log and holds all of it.
+   */
+  readonly fromCheckpoint?: boolean;
+}
+
+/** Options of {@link SessionStore} `events`. */
+export interface EventsOptions {
+  /** The first seq, a plain non-negative integer; 0 by default. */
+  readonly fromSeq?: number;
+  /** The seq after the last one; the handle's next seq by default. */
+  readonly toSeq?: number;
 }
 
 /** Options of {@link SessionStore} `create`. */
@@ -412,6 +436,38 @@ export interface SessionStore {
   ) => Effect.Effect<
     SessionStat,
     InvalidSessionId | SessionNotFound | StorageError
+  >;
+  /**
+   * Writes a checkpoint of the handle's session now (a write handle): the
+   * fold's state at its next seq, stored beside the log, so the next open
+   * replays only what comes after. Derived data: a failure here loses no
+   * event. The store also writes them on its own, as its `checkpoints`
+   * option says.
+   *
+   * @param handle A write handle.
+   * @returns `Effect<SessionSeq | undefined, WriteError>`: the seq it covers
+   * up to, or undefined for a log with nothing to cover.
+   */
+  readonly checkpoint: (
+    handle: SessionHandle,
+  ) => Effect.Effect<SessionSeq | undefined, WriteError>;
+  /**
+   * Events of the handle's session, in seq order: from memory when the
+   * session holds them, else read from the store (a session opened from a
+   * checkpoint holds only its surface and the events after it). Never past
+   * the handle's next seq.
+   *
+   * @param handle A handle.
+   * @param options The range; the whole log by default.
+   * @returns `Effect<ReadonlyArray<SessionEvent>, OpenError |
+   * InvalidSessionSeq>`.
+   */
+  readonly events: (
+    handle: SessionHandle,
+    options?: EventsOptions,
+  ) => Effect.Effect<
+    ReadonlyArray<SessionEvent>,
+    OpenError | InvalidSessionSeq
   >;
   /**
    * Releases a handle before its scope closes. Idempotent.

@@ -35,16 +35,20 @@ import { jsonDiff, type JsonPath } from "../json.ts";
 import { lazyExit } from "../lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import {
+  type Held,
   newStore,
   NONE,
   Ref,
   reroot,
+  seqOfSlot,
+  slotOf,
   type Store,
   type Writes,
 } from "./store.ts";
 import {
   basisFor,
   emptySurface,
+  heldOf,
   makeSurface,
   refOf,
   seqUnchecked,
@@ -56,7 +60,10 @@ interface Cursor {
   store: Store;
   keepLog: boolean;
   writes: Writes | undefined;
+  /** The origin of the dense slots: the slot of seq `s >= held.from` is `s - base`. */
   base: number;
+  /** Set for a surface restored from a checkpoint. */
+  held: Held | undefined;
   next: number;
   length: number;
   replacements: number;
@@ -79,18 +86,25 @@ const write = <T>(
 const cursorOf = (surface: Surface, record: boolean): Cursor => {
   const ref = refOf(surface);
   const store = ref === undefined ? newStore() : reroot(ref);
+  const held = heldOf(surface);
+  const base = held === undefined ? surface.baseSeq : held.origin;
   return {
     store,
     keepLog: surface.keepsLog,
     writes: ref !== undefined && record ? [] : undefined,
-    base: surface.baseSeq,
+    base,
+    held,
     next: surface.nextSeq,
     length: surface.length,
     replacements: surface.replacements,
-    head: surface.head === undefined ? NONE : surface.head - surface.baseSeq,
-    tail: surface.tail === undefined ? NONE : surface.tail - surface.baseSeq,
+    head: surface.head === undefined ? NONE : slotOf(held, base, surface.head),
+    tail: surface.tail === undefined ? NONE : slotOf(held, base, surface.tail),
   };
 };
+
+/** The seq of a slot. */
+const seqAt = (cursor: Cursor, slot: number): SessionSeq =>
+  seqUnchecked(seqOfSlot(cursor.held, cursor.base, slot));
 
 const finish = (surface: Surface, cursor: Cursor): Surface => {
   const ref = refOf(surface);
@@ -106,9 +120,10 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
     seqUnchecked(cursor.next),
     cursor.length,
     cursor.replacements,
-    cursor.head === NONE ? undefined : seqUnchecked(cursor.head + cursor.base),
-    cursor.tail === NONE ? undefined : seqUnchecked(cursor.tail + cursor.base),
+    cursor.head === NONE ? undefined : seqAt(cursor, cursor.head),
+    cursor.tail === NONE ? undefined : seqAt(cursor, cursor.tail),
     surface.keepsLog,
+    cursor.held,
     basisFor(surface),
   );
 };
@@ -132,10 +147,10 @@ const checkReplace = (
   event: SurfaceEvent,
   op: ReplaceOp,
 ): SurfaceError | number[] => {
-  const { store, base } = cursor;
+  const { store, base, held } = cursor;
   const seq = event.seq;
-  const startIndex = op.startSeq - base;
-  const endIndex = op.endSeq - base;
+  const startIndex = slotOf(held, base, op.startSeq);
+  const endIndex = slotOf(held, base, op.endSeq);
   const startKey = startIndex >= 0 ? store.key[startIndex] : undefined;
   if (startKey === undefined || startKey === NONE) {
     return new ReplaceStartNotOnSurface({ seq, startSeq: op.startSeq });
@@ -163,7 +178,8 @@ const checkReplace = (
     : (s: number) => sources.includes(seqUnchecked(s));
   const missing: SessionSeq[] = [];
   for (const i of range) {
-    if (!cited(i + base)) missing.push(seqUnchecked(i + base));
+    const at = seqOfSlot(held, base, i);
+    if (!cited(at)) missing.push(seqUnchecked(at));
   }
   if (missing.length > 0) return new ShadowedNodeNotCited({ seq, missing });
   if (event.type === "tool/result") {
@@ -239,7 +255,7 @@ const step = (
     if (head !== NONE && store.events[head]?.type === "system/message") {
       return new SystemHeadExists({
         seq: event.seq,
-        head: seqUnchecked(head + cursor.base),
+        head: seqAt(cursor, head),
       });
     }
     // Order keys only compare: half a step before the head's key stands
@@ -265,8 +281,8 @@ const step = (
   }
   const checked = checkReplace(cursor, event, op);
   if (!Array.isArray(checked)) return checked;
-  const first = op.startSeq - cursor.base;
-  const last = op.endSeq - cursor.base;
+  const first = slotOf(cursor.held, cursor.base, op.startSeq);
+  const last = slotOf(cursor.held, cursor.base, op.endSeq);
   const before = store.prev[first] ?? NONE;
   const after = store.next[last] ?? NONE;
   const key = store.key[first] ?? NONE;

@@ -25,7 +25,50 @@ import type { Message } from "../message.ts";
 /** The link and key of no node. */
 export const NONE = -1;
 
-/** Arrays indexed by `seq - base`. */
+/**
+ * What a surface restored from a checkpoint knows of the log before the
+ * events it holds. Its store's slots `0..seqs.length-1` hold the surface
+ * nodes below `from` ("pinned", in surface order); from `from` on, the
+ * slot of seq `s` is `s - origin`, as in any store. Shared, unchanged, by
+ * every version folded from the restored surface.
+ */
+export interface Held {
+  /** The first seq whose event the store holds at `seq - origin`. */
+  readonly from: number;
+  /** `from` minus the number of pinned slots. */
+  readonly origin: number;
+  /** The seqs of the pinned slots, by slot. */
+  readonly seqs: ReadonlyArray<number>;
+  /** The pinned slots, by seq. */
+  readonly slots: ReadonlyMap<number, number>;
+  /** What the checkpoint recorded of the log before `from`. */
+  readonly prior: unknown;
+}
+
+/**
+ * The slot of `seq` in a store whose dense part starts at `origin`
+ * (`held` for a restored one): NONE when the store has none for it.
+ */
+export const slotOf = (
+  held: Held | undefined,
+  origin: number,
+  seq: number,
+): number =>
+  held === undefined || seq >= held.from
+    ? seq - origin
+    : held.slots.get(seq) ?? NONE;
+
+/** The seq of a slot; the inverse of {@link slotOf}. */
+export const seqOfSlot = (
+  held: Held | undefined,
+  origin: number,
+  slot: number,
+): number =>
+  held === undefined || slot >= held.seqs.length
+    ? slot + origin
+    : held.seqs[slot] ?? NONE;
+
+/** Arrays indexed by slot: `seq - base` (see {@link Held} for a restored store). */
 export interface Store {
   readonly events: Array<SessionEvent | undefined>;
   readonly prev: Array<number>;

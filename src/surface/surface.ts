@@ -14,12 +14,21 @@ import {
   type SurfaceEvent,
 } from "../event.ts";
 import type { Message } from "../message.ts";
-import { NONE, type Ref, reroot, type Store } from "./store.ts";
+import {
+  type Held,
+  NONE,
+  type Ref,
+  reroot,
+  seqOfSlot,
+  slotOf,
+  type Store,
+} from "./store.ts";
 
 let getRef: (surface: Surface) => Ref | undefined;
 let getDerived: (surface: Surface) => Derived | undefined;
 let setDerived: (surface: Surface, derived: Derived) => void;
 let getBasis: (surface: Surface) => Derived | undefined;
+let getHeld: (surface: Surface) => Held | undefined;
 let construct: typeof makeSurface;
 
 /**
@@ -83,6 +92,15 @@ export function refOf(surface: Surface): Ref | undefined {
 }
 
 /**
+ * What a surface restored from a checkpoint knows of the log before the
+ * events it holds; undefined for a surface folded from its window's start.
+ * @internal
+ */
+export function heldOf(surface: Surface): Held | undefined {
+  return getHeld(surface);
+}
+
+/**
  * Makes a surface over a store handle and its counters.
  * @internal
  */
@@ -95,6 +113,7 @@ export function makeSurface(
   head: SessionSeq | undefined,
   tail: SessionSeq | undefined,
   keepsLog: boolean,
+  held: Held | undefined,
   basis?: Derived,
 ): Surface {
   return construct(
@@ -106,6 +125,7 @@ export function makeSurface(
     head,
     tail,
     keepsLog,
+    held,
     basis,
   );
 }
@@ -145,7 +165,14 @@ export class Surface {
    * or only the events of its current nodes (memory O(surface length)).
    */
   readonly keepsLog: boolean;
+  /**
+   * The first seq whose event the surface holds: `baseSeq`, unless the
+   * surface was restored from a checkpoint, which holds only its nodes
+   * and the events from the checkpoint on (and those of work left open).
+   */
+  readonly heldFrom: SessionSeq;
   readonly #ref: Ref | undefined;
+  readonly #held: Held | undefined;
   // A cache, not state: the messages once derived, and the messages of the
   // surface this one was folded from, which derivation extends.
   #derived: Derived | undefined;
@@ -160,9 +187,12 @@ export class Surface {
     head: SessionSeq | undefined,
     tail: SessionSeq | undefined,
     keepsLog: boolean,
+    held: Held | undefined,
     basis: Derived | undefined,
   ) {
     this.#ref = ref;
+    this.#held = held;
+    this.heldFrom = held === undefined ? baseSeq : seqUnchecked(held.from);
     this.#derived = undefined;
     this.#basis = basis;
     this.keepsLog = keepsLog;
@@ -178,6 +208,7 @@ export class Surface {
     getRef = (surface) => surface.#ref;
     getDerived = (surface) => surface.#derived;
     getBasis = (surface) => surface.#basis;
+    getHeld = (surface) => surface.#held;
     setDerived = (surface, derived) => {
       surface.#derived = derived;
       // Its own messages supersede the basis: let the basis go.
@@ -193,6 +224,7 @@ export class Surface {
       head,
       tail,
       keepsLog,
+      held,
       basis,
     ) =>
       new Surface(
@@ -204,6 +236,7 @@ export class Surface {
         head,
         tail,
         keepsLog,
+        held,
         basis,
       );
   }
@@ -237,6 +270,7 @@ export const emptySurface: Surface = makeSurface(
   undefined,
   undefined,
   true,
+  undefined,
 );
 
 /** Options of {@link emptySurfaceAt}. */
@@ -279,6 +313,7 @@ export function emptySurfaceAt(
     undefined,
     undefined,
     options?.keepLog ?? true,
+    undefined,
   );
 }
 
@@ -290,6 +325,14 @@ export function seqUnchecked(n: number): SessionSeq {
 // ---------------------------------------------------------------------------
 // Reading
 
+/** The origin of a surface's dense slots: `seq - origin` is a slot. */
+const originOf = (surface: Surface): number =>
+  heldOf(surface)?.origin ?? surface.baseSeq;
+
+/** The slot of `seq` in a surface's store; NONE when it has none. */
+const slotIn = (surface: Surface, seq: number): number =>
+  slotOf(heldOf(surface), originOf(surface), seq);
+
 /** True when `seq` is a current node of the store's surface. */
 const onSurface = (
   store: Store | undefined,
@@ -299,7 +342,7 @@ const onSurface = (
   if (store === undefined || seq < surface.baseSeq || seq >= surface.nextSeq) {
     return false;
   }
-  const key = store.key[seq - surface.baseSeq];
+  const key = store.key[slotIn(surface, seq)];
   return key !== undefined && key !== NONE;
 };
 
@@ -354,14 +397,26 @@ const walk = <T>(
 ): void => {
   const store = storeOf(surface);
   if (store === undefined || surface.head === undefined) return;
-  const base = surface.baseSeq;
+  const held = heldOf(surface);
+  const base = originOf(surface);
   const values = column(store);
   const next = store.next;
-  let index = surface.head - base;
+  let index = slotIn(surface, surface.head);
+  // Two loops, so a store with no pinned slot pays nothing for them.
+  if (held === undefined) {
+    for (let n = surface.length; n > 0; n--) {
+      const value = values[index];
+      if (value !== null && value !== undefined) {
+        f(seqUnchecked(index + base), value);
+      }
+      index = next[index] ?? NONE;
+    }
+    return;
+  }
   for (let n = surface.length; n > 0; n--) {
     const value = values[index];
     if (value !== null && value !== undefined) {
-      f(seqUnchecked(index + base), value);
+      f(seqUnchecked(seqOfSlot(held, base, index)), value);
     }
     index = next[index] ?? NONE;
   }
@@ -400,7 +455,7 @@ export function surfaceEvent(
 ): SurfaceEvent | undefined {
   const store = storeOf(surface);
   if (!onSurface(store, surface, seq) || store === undefined) return undefined;
-  const event = store.events[seq - surface.baseSeq];
+  const event = store.events[slotIn(surface, seq)];
   return event !== undefined && isSurfaceEvent(event) ? event : undefined;
 }
 
@@ -427,7 +482,7 @@ export function logEvent(
 ): SessionEvent | undefined {
   if (seq < surface.baseSeq || seq >= surface.nextSeq) return undefined;
   const store = storeOf(surface);
-  return store?.events[seq - surface.baseSeq];
+  return store?.events[slotIn(surface, seq)];
 }
 
 /**
@@ -440,8 +495,8 @@ export function forEachLogEvent(
 ): void {
   const store = storeOf(surface);
   if (store === undefined) return;
-  const count = surface.nextSeq - surface.baseSeq;
-  for (let i = 0; i < count; i++) {
+  const count = surface.nextSeq - originOf(surface);
+  for (let i = slotIn(surface, surface.heldFrom); i < count; i++) {
     const event = store.events[i];
     if (event !== undefined) f(event);
   }
@@ -459,10 +514,11 @@ export function logEventsFrom(
   const out: SessionEvent[] = [];
   const store = storeOf(surface);
   if (store === undefined) return out;
-  const count = surface.nextSeq - surface.baseSeq;
-  const start = fromSeq === undefined || fromSeq <= surface.baseSeq
-    ? 0
-    : Math.ceil(fromSeq - surface.baseSeq);
+  const origin = originOf(surface);
+  const count = surface.nextSeq - origin;
+  const start = fromSeq === undefined || fromSeq <= surface.heldFrom
+    ? surface.heldFrom - origin
+    : Math.ceil(fromSeq - origin);
   for (let i = start; i < count; i++) {
     const event = store.events[i];
     if (event !== undefined) out.push(event);
@@ -503,10 +559,9 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
     out = [...basis.messages];
     const store = storeOf(surface);
     if (store !== undefined && surface.head !== undefined) {
-      const base = surface.baseSeq;
       let index = basis.tail === undefined
-        ? surface.head - base
-        : store.next[basis.tail - base] ?? NONE;
+        ? slotIn(surface, surface.head)
+        : store.next[slotIn(surface, basis.tail)] ?? NONE;
       for (let n = surface.length - basis.length; n > 0; n--) {
         const message = store.messages[index];
         if (message !== null && message !== undefined) out.push(message);

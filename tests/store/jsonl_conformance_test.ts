@@ -9,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { layerJsonlStore } from "@palimpsest/session";
 import { spawnDenoWriter, storeConformance } from "./conformance.ts";
+import { checkpointConformance } from "./checkpoint_conformance.ts";
 import { heldUnder } from "./held.ts";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "conformance-jsonl-"));
@@ -19,4 +20,23 @@ storeConformance({
   layer: () => layerJsonlStore({ root, pollInterval: "10 millis" }),
   spawnWriter: (args) => spawnDenoWriter(writer, [root], args),
   held: () => heldUnder(root),
+});
+
+checkpointConformance({
+  name: "layerJsonlStore",
+  make: (checkpoints) => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoints-jsonl-"));
+    // Ids in these tests are plain: the file name is the id.
+    const sidecar = (id: string) => path.join(folder, `${id}.jsonl.checkpoint`);
+    return {
+      layer: layerJsonlStore({ root: folder, checkpoints }),
+      get: (id) =>
+        Promise.resolve(
+          fs.existsSync(sidecar(id))
+            ? fs.readFileSync(sidecar(id), "utf8")
+            : undefined,
+        ),
+      set: (id, text) => Promise.resolve(fs.writeFileSync(sidecar(id), text)),
+    };
+  },
 });

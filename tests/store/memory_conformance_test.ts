@@ -5,7 +5,25 @@
  *
  * @module
  */
-import { layerMemoryStore } from "@palimpsest/session";
+import {
+  layerMemoryStore,
+  makeMemoryStore,
+  SessionStore,
+} from "@palimpsest/session";
+import { Effect, Layer } from "effect";
 import { storeConformance } from "./conformance.ts";
+import { checkpointConformance } from "./checkpoint_conformance.ts";
 
 storeConformance({ name: "layerMemoryStore", layer: () => layerMemoryStore() });
+
+checkpointConformance({
+  name: "layerMemoryStore",
+  make: (checkpoints) => {
+    const made = Effect.runSync(makeMemoryStore({ checkpoints }));
+    return {
+      layer: Layer.succeed(SessionStore, made.store),
+      get: (id) => Promise.resolve(made.checkpoints.get(id)),
+      set: (id, text) => Promise.resolve(made.checkpoints.set(id, text)),
+    };
+  },
+});

@@ -1,0 +1,112 @@
+/**
+ * What a session opened from a checkpoint knows of the log before the
+ * events it holds ({@link LogPrior}), and the backward scans that need it:
+ * the last turn started and the turn and step the log is in. A session
+ * that holds its whole log answers them from its events alone.
+ *
+ * @module
+ * @internal
+ */
+import type { SessionEvent } from "./event.ts";
+import { isObject } from "./json.ts";
+import type { Session } from "./session.ts";
+import {
+  heldOf,
+  logEvent,
+  logEventsFrom,
+  seqUnchecked,
+} from "./surface/surface.ts";
+
+/** What the log before a session's first held event tells its readers. */
+export interface LogPrior {
+  /** The number of the last `turn/start` before it, if any. */
+  readonly lastTurn: number | undefined;
+  /** The turn and step of the last `step/start` or `turn/start` before it. */
+  readonly turnStep:
+    | { readonly turn: number; readonly step: number }
+    | undefined;
+}
+
+/** What a log says about its turns, read backwards from a seq. */
+export interface TurnMarks {
+  /** The number of the last `turn/start`, if any. */
+  readonly lastTurn: number | undefined;
+  /** The turn and step of the last `step/start` or `turn/start`, if any. */
+  readonly turnStep:
+    | { readonly turn: number; readonly step: number }
+    | undefined;
+}
+
+const counter = (u: unknown): number =>
+  typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? u : 0;
+
+/**
+ * The prior a session was restored with, or undefined for a session that
+ * holds its whole log.
+ *
+ * @param session The session.
+ * @returns Its prior.
+ */
+export const priorOf = (session: Session): LogPrior | undefined => {
+  const prior = heldOf(session.surface)?.prior;
+  return isObject(prior) ? prior as unknown as LogPrior : undefined;
+};
+
+/**
+ * The turn marks of the log before `beforeSeq` (the next seq by default):
+ * read backwards over the held events, then from the prior.
+ *
+ * @param session The session.
+ * @param beforeSeq The first seq not to read.
+ * @param since Read no further back than `heldFrom`, then take `prior`
+ * (what a checkpoint at `heldFrom` recorded); the session's own by default.
+ * @returns The marks.
+ */
+export const turnMarks = (
+  session: Session,
+  beforeSeq: number = session.surface.nextSeq,
+  since?: { readonly heldFrom: number; readonly prior: LogPrior | undefined },
+): TurnMarks => {
+  let lastTurn: number | undefined;
+  let turnStep: { turn: number; step: number } | undefined;
+  const surface = session.surface;
+  const last = Math.min(beforeSeq, surface.nextSeq) - 1;
+  const floor = since === undefined
+    ? surface.heldFrom
+    : Math.max(since.heldFrom, surface.heldFrom);
+  for (let seq = last; seq >= floor; seq--) {
+    const event: SessionEvent | undefined = logEvent(
+      surface,
+      seqUnchecked(seq),
+    );
+    if (event === undefined || !isObject(event.data)) continue;
+    if (event.type === "turn/start") {
+      const turn = counter(event.data.turn);
+      if (lastTurn === undefined) lastTurn = turn;
+      if (turnStep === undefined) turnStep = { turn, step: 0 };
+    } else if (event.type === "step/start" && turnStep === undefined) {
+      turnStep = {
+        turn: counter(event.data.turn),
+        step: counter(event.data.step),
+      };
+    }
+    if (lastTurn !== undefined && turnStep !== undefined) break;
+  }
+  const prior = since === undefined ? priorOf(session) : since.prior;
+  return {
+    lastTurn: lastTurn ?? prior?.lastTurn,
+    turnStep: turnStep ?? prior?.turnStep,
+  };
+};
+
+/**
+ * The events a session holds from its first held seq on: for a session
+ * opened from a checkpoint, every event of the work it left open (a
+ * checkpoint holds from the start of the oldest open turn or compaction),
+ * so an open-work scan over them sees what one over the whole log sees.
+ *
+ * @param session The session.
+ * @returns The held events, in seq order.
+ */
+export const heldEvents = (session: Session): ReadonlyArray<SessionEvent> =>
+  logEventsFrom(session.surface, session.surface.heldFrom);

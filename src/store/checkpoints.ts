@@ -1,0 +1,417 @@
+/**
+ * Checkpoints in every store layer: the policy a layer is configured with
+ * ({@link CheckpointPolicy}: every K events, and on close), and the open of
+ * a log stored as bytes (a file, the memory layer's chunks) from its newest
+ * checkpoint ({@link openFromCheckpoint}). The checkpoint format and its
+ * verification are `src/log/checkpoint.ts`'s; where a layer keeps the text
+ * is its own (a sidecar file, a row, a map entry).
+ *
+ * An open from a checkpoint reads the header, the line before the
+ * checkpoint's boundary, and the lines after it; nothing else. Whatever
+ * does not match (the checkpoint, or the log after it) is reported as
+ * `CheckpointRejected` and the layer replays the whole log, which is then
+ * the authority on every error.
+ *
+ * @module
+ * @internal
+ */
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import { FORMAT_VERSION } from "../event.ts";
+import {
+  checkHeader,
+  type CheckpointCandidate,
+  type CheckpointRejected,
+  type CheckpointSince,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  restoreCheckpoint,
+  sinceOf,
+} from "../log/checkpoint.ts";
+import { SessionSeq } from "../seq.ts";
+import { decodeSessionHeader } from "../log/codec.ts";
+import { decodeHeaderText } from "../log/line.ts";
+import type { LoadedLog, ReadOptions } from "../log/reader.ts";
+import type { ResumePoint } from "../log/parser.ts";
+import type { Session, SessionHeader } from "../session.ts";
+import type { OpenOptions, OpenReport } from "./store.ts";
+import type { StorageError } from "./errors.ts";
+import type { HandleRegistry, HandleState } from "./handles.ts";
+import type { StoreCore } from "./core.ts";
+import { readOptionsOf, reportOf } from "./open.ts";
+
+/**
+ * When a store writes checkpoints on its own. A checkpoint is also written
+ * on demand by `store.checkpoint(handle)`, whatever the policy.
+ */
+export interface CheckpointPolicy {
+  /**
+   * Write one after a batch that leaves at least this many events past the
+   * last checkpoint; 10,000 by default.
+   */
+  readonly everyEvents?: number;
+  /**
+   * When a write handle closes, write one if at least this many events
+   * came after the last; 1,000 by default; `false`: never on close.
+   */
+  readonly onClose?: number | false;
+}
+
+/** A layer's `checkpoints` option: a policy, or `false` for none. */
+export type CheckpointOptions = CheckpointPolicy | false;
+
+/** A policy with its defaults filled in; undefined for none. */
+export interface ResolvedPolicy {
+  /** See {@link CheckpointPolicy}. */
+  readonly everyEvents: number;
+  /** See {@link CheckpointPolicy}. */
+  readonly onClose: number | undefined;
+}
+
+/**
+ * The policy of a layer's options: the defaults when absent, undefined when
+ * `false`.
+ *
+ * @param options The layer's `checkpoints` option.
+ * @returns The resolved policy, or undefined.
+ */
+export const resolvePolicy = (
+  options: CheckpointOptions | undefined,
+): ResolvedPolicy | undefined => {
+  if (options === false) return undefined;
+  const onClose = options?.onClose;
+  return {
+    everyEvents: Math.max(1, options?.everyEvents ?? 10_000),
+    onClose: onClose === false ? undefined : Math.max(0, onClose ?? 1_000),
+  };
+};
+
+/** What a handle remembers of the newest checkpoint of its session. */
+export interface CheckpointMark {
+  /** The seq it covers up to (0: none). */
+  seq: number;
+  /** Where the next one's scans may stop. */
+  since: CheckpointSince | undefined;
+}
+
+/** A log stored as bytes, as an open from a checkpoint reads it. */
+export interface ByteLog<EIO> {
+  /** `length` bytes from `offset`, or fewer at the end. */
+  readonly range: (
+    offset: number,
+    length: number,
+  ) => Effect.Effect<Uint8Array, EIO>;
+  /** Reads the lines from `resume.bytes` on onto `resume.surface`. */
+  readonly readFrom: <E>(
+    resume: ResumePoint,
+    options: ReadOptions<E>,
+  ) => Effect.Effect<LoadedLog, unknown>;
+}
+
+/** The outcome of trying a checkpoint. */
+export type CheckpointOpen =
+  /** The log read from the checkpoint: only the lines after it. */
+  | {
+    readonly _tag: "Used";
+    readonly log: LoadedLog;
+    readonly candidate: CheckpointCandidate;
+  }
+  /** A checkpoint that did not match: replay the whole log. */
+  | { readonly _tag: "Rejected"; readonly rejected: CheckpointRejected }
+  /** No checkpoint: replay the whole log. */
+  | { readonly _tag: "None" };
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+const textOf = (bytes: Uint8Array): string | undefined => {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Reads the first line of a byte log, a growing window at a time. */
+const headerOf = <EIO>(
+  log: ByteLog<EIO>,
+  limit: number,
+): Effect.Effect<SessionHeader | undefined, EIO> =>
+  Effect.gen(function* () {
+    for (let window = 4096;; window *= 4) {
+      const bytes = yield* log.range(0, Math.min(window, limit + 1));
+      const nl = bytes.indexOf(10);
+      if (nl >= 0) {
+        const text = textOf(bytes.subarray(0, nl));
+        if (text === undefined) return undefined;
+        const line = decodeHeaderText(text.replace(/\r$/, ""));
+        if (Result.isFailure(line)) return undefined;
+        if (line.success.version !== FORMAT_VERSION) return undefined;
+        const header = decodeSessionHeader(line.success.raw);
+        return Result.isSuccess(header) ? header.success : undefined;
+      }
+      if (bytes.length < window || window > limit) return undefined;
+    }
+  });
+
+const rejectedWith = (
+  candidate: CheckpointCandidate | undefined,
+  problem: CheckpointRejected["problem"],
+  detail: string,
+): CheckpointOpen => ({
+  _tag: "Rejected",
+  rejected: { problem, seq: candidate?.seq, detail },
+});
+
+/**
+ * Opens a byte log from a checkpoint's text: checks the checkpoint, reads
+ * the log's header and its line before the boundary, restores the session
+ * and reads the lines after the boundary onto it. Storage failures fail the
+ * effect; everything else that does not match is `Rejected`.
+ *
+ * @param text The checkpoint's text, when the layer has one.
+ * @param log The stored log.
+ * @param options The open's reader options (a `migrate` is never needed: a
+ * checkpoint is only ever of a log of the current version).
+ * @returns The outcome.
+ */
+export const openFromCheckpoint = <EIO, E>(
+  text: string | undefined,
+  log: ByteLog<EIO>,
+  options: ReadOptions<E>,
+): Effect.Effect<CheckpointOpen, EIO> =>
+  Effect.gen(function* () {
+    if (text === undefined) return { _tag: "None" } as const;
+    const decoded = decodeCheckpoint(text);
+    if (Result.isFailure(decoded)) {
+      return { _tag: "Rejected", rejected: decoded.failure } as const;
+    }
+    const candidate = decoded.success;
+    const bytes = candidate.bytes;
+    if (bytes === undefined || candidate.lastBytes < 2) {
+      return rejectedWith(candidate, "foreign", "not a checkpoint of a file");
+    }
+    const limit = options.maxLineBytes ?? 256 * 1024 * 1024;
+    const header = yield* headerOf(log, limit);
+    if (header === undefined) {
+      return rejectedWith(candidate, "stale", "the log's header is unreadable");
+    }
+    const foreign = checkHeader(candidate, header);
+    if (foreign !== undefined) {
+      return { _tag: "Rejected", rejected: foreign } as const;
+    }
+    // The boundary line, with the byte before it (the previous line's end).
+    const start = bytes - candidate.lastBytes - 1;
+    const window = start < 0
+      ? new Uint8Array()
+      : yield* log.range(start, candidate.lastBytes + 1);
+    const lastText = window.length === candidate.lastBytes + 1 &&
+        window[0] === 10 && window[window.length - 1] === 10
+      ? textOf(window.subarray(1, window.length - 1))
+      : undefined;
+    if (lastText === undefined) {
+      return rejectedWith(
+        candidate,
+        "stale",
+        `the log has no line ending at byte ${bytes}`,
+      );
+    }
+    const restored = restoreCheckpoint(
+      candidate,
+      { header, lastLine: lastText },
+      options.vocabulary,
+    );
+    if (Result.isFailure(restored)) {
+      return { _tag: "Rejected", rejected: restored.failure } as const;
+    }
+    const session = restored.success;
+    const surface = session.surface;
+    const tail = yield* Effect.result(
+      log.readFrom({
+        header,
+        surface,
+        lines: surface.nextSeq - surface.baseSeq + 1,
+        bytes,
+      }, options),
+    );
+    if (Result.isFailure(tail) || tail.success.report.stoppedAt !== undefined) {
+      return rejectedWith(
+        candidate,
+        "invalid",
+        "the log after it does not read onto it",
+      );
+    }
+    return { _tag: "Used", log: tail.success, candidate } as const;
+  });
+
+/** A log as an open loaded it, its report, and the checkpoint it used. */
+export interface LoadedFrom {
+  /** The log (only the lines after the checkpoint, when one was used). */
+  readonly log: LoadedLog;
+  /** The open's report. */
+  readonly report: OpenReport;
+  /** The checkpoint it used, for the handle to remember. */
+  readonly mark: CheckpointMark;
+}
+
+/**
+ * A layer's load at open: from the checkpoint when the layer keeps them
+ * and the open allows it and it matches, else the whole log (`whole`),
+ * with a rejected checkpoint in the report.
+ *
+ * @param policy The layer's policy (undefined: checkpoints are off).
+ * @param text Reads the layer's checkpoint text, if any.
+ * @param log The stored log as bytes.
+ * @param options The open's options.
+ * @param strict Whether a write handle is being opened.
+ * @param whole Reads the whole log.
+ * @returns The load.
+ */
+export const loadWithCheckpoint = <EIO, E, EW>(
+  policy: ResolvedPolicy | undefined,
+  text: Effect.Effect<string | undefined, EIO>,
+  log: ByteLog<EIO>,
+  options: OpenOptions<E>,
+  strict: boolean,
+  whole: Effect.Effect<LoadedLog, EW>,
+): Effect.Effect<LoadedFrom, EIO | EW> =>
+  Effect.gen(function* () {
+    const none: CheckpointMark = { seq: 0, since: undefined };
+    let rejected: CheckpointRejected | undefined;
+    if (policy !== undefined && options.fromCheckpoint !== false) {
+      const outcome = yield* openFromCheckpoint(
+        yield* text,
+        log,
+        readOptionsOf(options, strict),
+      );
+      if (outcome._tag === "Used") {
+        const seq = outcome.candidate.seq;
+        return {
+          log: outcome.log,
+          report: { ...reportOf(outcome.log), checkpoint: seq },
+          mark: { seq, since: sinceOf(outcome.candidate) },
+        };
+      }
+      if (outcome._tag === "Rejected") rejected = outcome.rejected;
+    }
+    const loaded = yield* whole;
+    return {
+      log: loaded,
+      report: rejected === undefined
+        ? reportOf(loaded)
+        : { ...reportOf(loaded), checkpointRejected: rejected },
+      mark: none,
+    };
+  });
+
+/**
+ * Writes a checkpoint of `session` through `put` when it covers anything
+ * past `mark`, and moves `mark` to it.
+ *
+ * @param session The handle's session.
+ * @param bytes For a file: the length of the log it covers.
+ * @param mark The handle's newest checkpoint.
+ * @param put Stores the text.
+ * @returns The seq the newest checkpoint covers up to (undefined: none).
+ */
+export const writeCheckpoint = <EW>(
+  session: Session,
+  bytes: number | undefined,
+  mark: CheckpointMark,
+  put: (text: string) => Effect.Effect<void, EW>,
+): Effect.Effect<SessionSeq | undefined, EW> =>
+  Effect.suspend(() => {
+    const at = session.surface.nextSeq;
+    if (mark.seq === at && at > 0) return Effect.succeed(at);
+    const record = encodeCheckpoint(session, bytes, mark.since);
+    if (record === undefined) {
+      return Effect.succeed(
+        mark.seq === 0 ? undefined : SessionSeq.make(mark.seq),
+      );
+    }
+    return Effect.as(
+      Effect.tap(put(record.text), () =>
+        Effect.sync(() => {
+          mark.seq = record.seq;
+          mark.since = record.since;
+        })),
+      record.seq,
+    );
+  });
+
+/** Where a handle's checkpoints go: what it knows of the newest, and how its layer stores one. */
+export interface CheckpointTarget<EW> {
+  /** The handle's newest checkpoint. */
+  readonly mark: CheckpointMark;
+  /** Stores a checkpoint's text, replacing the old one. */
+  readonly put: (text: string) => Effect.Effect<void, EW>;
+}
+
+/** A layer's checkpointing under its policy. */
+export interface Checkpointer {
+  /**
+   * After a durable batch: writes a checkpoint when the policy says one is
+   * due. Never fails: a checkpoint is derived data, and a failed write
+   * costs the next open a longer replay only.
+   */
+  readonly afterBatch: <EW>(
+    session: Session,
+    bytes: number | undefined,
+    target: CheckpointTarget<EW>,
+  ) => Effect.Effect<void>;
+  /** When a write handle closes: the same, by the policy's `onClose`. */
+  readonly onClose: <EW>(
+    session: Session,
+    bytes: number | undefined,
+    target: CheckpointTarget<EW>,
+  ) => void;
+  /**
+   * A layer's `store.checkpoint`: on a writable handle, under its permit,
+   * writes one now.
+   */
+  readonly now: <S extends HandleState>(
+    handles: HandleRegistry<S>,
+    targetOf: (state: S) => {
+      readonly bytes: number | undefined;
+      readonly target: CheckpointTarget<StorageError>;
+    },
+  ) => StoreCore["checkpoint"];
+}
+
+/**
+ * The checkpointing of a layer with this policy (undefined: none is written
+ * on its own; `store.checkpoint` still writes one).
+ *
+ * @param policy The resolved policy.
+ * @returns The layer's checkpointer.
+ */
+export const makeCheckpointer = (
+  policy: ResolvedPolicy | undefined,
+): Checkpointer => ({
+  afterBatch: (session, bytes, target) =>
+    policy !== undefined &&
+      session.surface.nextSeq - target.mark.seq >= policy.everyEvents
+      ? Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put))
+      : Effect.void,
+  onClose: (session, bytes, target) => {
+    const next = session.surface.nextSeq;
+    const since = next - target.mark.seq;
+    if (policy?.onClose === undefined || since <= 0 || since < policy.onClose) {
+      return;
+    }
+    Effect.runSync(
+      Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put)),
+    );
+  },
+  now: (handles, targetOf) => (handle) =>
+    Effect.suspend((): ReturnType<StoreCore["checkpoint"]> => {
+      const writable = handles.writable(handle);
+      if (Result.isFailure(writable)) return Effect.fail(writable.failure);
+      const state = writable.success;
+      return state.semaphore.withPermits(1)(
+        Effect.suspend(() => {
+          const { bytes, target } = targetOf(state);
+          return writeCheckpoint(state.session, bytes, target.mark, target.put);
+        }),
+      );
+    }),
+});

@@ -1,0 +1,395 @@
+/**
+ * Checkpoints as values: for generated logs (appends, replaces, tool
+ * results, prunes, system prompts, log-only and opaque events, windows;
+ * turns and steps, compactions and prunes through the history operations),
+ * restoring a checkpoint taken after any prefix and folding the rest gives
+ * what folding the whole log gives: the surface, the messages, the held
+ * events, the open work, the turn marks, and the same outcome (or the same
+ * error) for any further replace. A checkpoint checked against the wrong
+ * log, or damaged, is refused with its problem.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Effect, Result, Schema } from "effect";
+import {
+  Draft,
+  extensionType,
+  fork,
+  makeVocabulary,
+  openWork,
+  Session,
+  type SessionEvent,
+  SessionSeq,
+} from "@palimpsest/session";
+import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
+import { catalogMigration } from "@palimpsest/session/migrations";
+import {
+  interruptedTurnClosers,
+  surfaceEvent,
+  surfaceNodes,
+} from "@palimpsest/session/internal";
+import { decodeEventResult } from "@palimpsest/session/schema";
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  restoreCheckpoint,
+} from "../../src/log/checkpoint.ts";
+import { heldEvents, turnMarks } from "../../src/prior.ts";
+import { logArb } from "../_helpers/log_gen.ts";
+import { historySessionArb } from "../_helpers/session_gen.ts";
+import { decoded, text } from "../_helpers/build.ts";
+import { assertSameSession, lines } from "../_helpers/checkpoints.ts";
+
+const header = { id: "cp", createdAt: 0, isSeeded: false } as const;
+
+/** Checkpoints `prefix` and restores it against its own boundary. */
+const roundTrip = (prefix: Session): Session => {
+  const record = encodeCheckpoint(prefix, 1234);
+  assert.ok(record !== undefined, "a non-empty prefix has a checkpoint");
+  const candidate = Result.getOrThrow(decodeCheckpoint(record.text));
+  assert.equal(candidate.seq, prefix.surface.nextSeq);
+  const last = Session.eventAt(prefix, prefix.surface.nextSeq - 1);
+  assert.ok(last !== undefined);
+  const restored = restoreCheckpoint(candidate, {
+    header: prefix.header,
+    lastLine: encodeEventLine(last).slice(0, -1),
+  }, prefix.vocabulary);
+  if (Result.isFailure(restored)) {
+    assert.fail(`restore refused: ${restored.failure.detail}`);
+  }
+  return restored.success;
+};
+
+/** Outcome of folding one event: the nodes after it, or the error's tag. */
+const outcome = (session: Session, event: SessionEvent): unknown => {
+  const exit = Effect.runSyncExit(Session.appendEvents(session, [event]));
+  return exit._tag === "Success"
+    ? surfaceNodes(exit.value.surface)
+    : JSON.stringify(exit.cause);
+};
+
+/** A replace of `a..b` by a user message citing `cites`. */
+const replaceEvent = (
+  seq: number,
+  a: number,
+  b: number,
+  cites: ReadonlyArray<number>,
+): SessionEvent =>
+  decoded({
+    type: "user/message",
+    seq,
+    time: 0,
+    surfaceOp: { op: "replace", startSeq: a, endSeq: b },
+    sourceEventSeqs: [...cites],
+    data: {
+      id: `r${seq}`,
+      role: "user",
+      content: text("summary"),
+      source: { kind: "user" },
+    },
+  });
+
+/** Asserts that `restored` and `full`, at the same seq, are the same session. */
+const assertSame = (restored: Session, full: Session, probes: number[]) => {
+  assertSameSession(restored, full);
+  for (const seq of surfaceNodes(full.surface)) {
+    assert.equal(
+      surfaceEvent(restored.surface, seq) !== undefined,
+      true,
+      `node ${seq} is held`,
+    );
+  }
+  assert.deepEqual(turnMarks(restored), turnMarks(full));
+  // Repair closes the same work with the same events.
+  assert.deepEqual(
+    lines(
+      interruptedTurnClosers(heldEvents(restored), {
+        surface: restored.surface,
+      }),
+    ),
+    lines(interruptedTurnClosers(Session.events(full))),
+  );
+  // Any further replace, valid or not, ends the same way on both.
+  const next = full.surface.nextSeq;
+  const nodes = surfaceNodes(full.surface);
+  for (let i = 0; i + 1 < probes.length; i += 2) {
+    const a = probes[i]! % next;
+    const b = probes[i + 1]! % next;
+    const between = nodes.filter((n) => n >= Math.min(a, b));
+    const cites = probes[i]! % 3 === 0 || between.length === 0
+      ? [Math.max(0, a - 1)]
+      : between;
+    const event = replaceEvent(next, a, b, cites);
+    assert.deepEqual(outcome(restored, event), outcome(full, event));
+  }
+  // A replace of each node's own range, citing it (exercises the pinned
+  // nodes, the head's protection and tool-result rules).
+  for (const n of nodes.slice(0, 8)) {
+    const event = replaceEvent(next, n, n, [n]);
+    assert.deepEqual(outcome(restored, event), outcome(full, event));
+  }
+};
+
+Deno.test("a checkpoint after any prefix of a generated log, then the rest, is the whole log's fold", () => {
+  fc.assert(
+    fc.property(
+      logArb(60),
+      fc.nat(),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      (log, cut, probes) => {
+        const events = log.lines.map((raw) => decoded(raw));
+        if (events.length === 0) return;
+        const options = { baseSeq: SessionSeq.make(log.base) };
+        const full = Effect.runSync(
+          Session.fromEvents(header, events, options),
+        );
+        const k = 1 + (cut % events.length);
+        const prefix = Effect.runSync(
+          Session.fromEvents(header, events.slice(0, k), options),
+        );
+        const restored = roundTrip(prefix);
+        assertSame(restored, prefix, probes);
+        const rest = Effect.runSync(
+          Session.appendEvents(restored, events.slice(k)),
+        );
+        assertSame(rest, full, probes);
+        // A checkpoint of a restored session, restored again.
+        if (rest.surface.nextSeq > rest.surface.heldFrom) {
+          assertSame(roundTrip(rest), full, probes);
+        }
+      },
+    ),
+    { numRuns: 150 },
+  );
+});
+
+Deno.test("a checkpoint inside turns, compactions and prunes, then the rest, is the whole session's fold", () => {
+  fc.assert(
+    fc.property(
+      historySessionArb,
+      fc.nat(),
+      fc.array(fc.nat(), { maxLength: 8 }),
+      (session, cut, probes) => {
+        const events = Session.events(session);
+        if (events.length === 0) return;
+        const k = 1 + (cut % events.length);
+        const prefix = Effect.runSync(
+          Session.fromEvents(session.header, events.slice(0, k)),
+        );
+        const restored = roundTrip(prefix);
+        // The restored session holds every open turn and compaction whole.
+        for (const turn of openWork(Session.events(prefix)).turns) {
+          assert.ok(Session.heldFrom(restored) <= turn.startSeq);
+        }
+        const rest = Effect.runSync(
+          Session.appendEvents(restored, events.slice(k)),
+        );
+        assertSame(rest, session, probes);
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+Deno.test("a session opened from a checkpoint refuses to hand out events it does not hold", () => {
+  const events = [0, 1, 2, 3].map((seq) =>
+    decoded({
+      type: "turn/start",
+      seq,
+      time: 0,
+      data: { turn: seq },
+    })
+  ).concat([4, 5].map((seq) =>
+    decoded({
+      type: "turn/end",
+      seq,
+      time: 0,
+      data: { turn: 7 - seq, reason: { kind: "completed" } },
+    })
+  ));
+  const prefix = Effect.runSync(Session.fromEvents(header, events));
+  const restored = roundTrip(prefix);
+  // Turns 0 and 1 are still open: held from the first one's start.
+  assert.equal(Session.heldFrom(restored), 0);
+  const closed = Effect.runSync(Session.fromEvents(
+    header,
+    events.slice(0, 1)
+      .concat([decoded({
+        type: "turn/end",
+        seq: 1,
+        time: 0,
+        data: { turn: 0, reason: { kind: "completed" } },
+      })]),
+  ));
+  const after = roundTrip(closed);
+  assert.equal(Session.heldFrom(after), 2);
+  assert.deepEqual(Session.events(after, 2), []);
+  assert.throws(() => Session.events(after), { _tag: "EventsNotHeld" });
+  assert.throws(
+    () => Session.eventAt(after, 0),
+    (e: unknown) =>
+      e instanceof Error && "_tag" in e && e._tag === "EventsNotHeld" &&
+      "heldFrom" in e && e.heldFrom === 2,
+  );
+  assert.deepEqual(turnMarks(after), {
+    lastTurn: 0,
+    turnStep: { turn: 0, step: 0 },
+  });
+});
+
+Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
+  const make = (id: string, texts: ReadonlyArray<string>) =>
+    Effect.runSync(Session.fromEvents(
+      { ...header, id },
+      texts.map((t, seq) =>
+        decoded({
+          type: "user/message",
+          seq,
+          time: 0,
+          surfaceOp: "append",
+          data: {
+            id: `u${seq}`,
+            role: "user",
+            content: text(t),
+            source: { kind: "user" },
+          },
+        })
+      ),
+    ));
+  const session = make("a", ["one", "two", "three"]);
+  const record = encodeCheckpoint(session);
+  assert.ok(record !== undefined);
+  const last = Session.eventAt(session, 2)!;
+  const boundary = {
+    header: session.header,
+    lastLine: encodeEventLine(last).slice(0, -1),
+  };
+  const problem = (text: string, b = boundary): string => {
+    const candidate = decodeCheckpoint(text);
+    if (Result.isFailure(candidate)) return candidate.failure.problem;
+    const restored = restoreCheckpoint(candidate.success, b, undefined);
+    return Result.isFailure(restored) ? restored.failure.problem : "used";
+  };
+  assert.equal(problem(record.text), "used");
+  // Corrupted: one character of the body changed.
+  assert.equal(problem(record.text.replace("three", "threE")), "unreadable");
+  // Truncated, as a torn write would leave it.
+  assert.equal(
+    problem(record.text.slice(0, record.text.length / 2)),
+    "unreadable",
+  );
+  assert.equal(problem(""), "unreadable");
+  // Foreign: another session's checkpoint, or the same id created again.
+  const other = make("b", ["one", "two", "three"]);
+  assert.equal(problem(encodeCheckpoint(other)!.text), "foreign");
+  assert.equal(
+    problem(record.text, {
+      ...boundary,
+      header: { ...header, id: "a", createdAt: 5 },
+    }),
+    "foreign",
+  );
+  // Stale: the log holds another event at the boundary.
+  const rewritten = make("a", ["one", "two", "four"]);
+  assert.equal(
+    problem(record.text, {
+      header: session.header,
+      lastLine: encodeEventLine(Session.eventAt(rewritten, 2)!).slice(0, -1),
+    }),
+    "stale",
+  );
+  assert.equal(problem(record.text, { ...boundary, lastLine: "{" }), "stale");
+});
+
+Deno.test("a checkpoint of an empty log, or of nothing new, is not written", () => {
+  const empty = Session.make(header);
+  assert.equal(encodeCheckpoint(empty), undefined);
+  const one = Effect.runSync(Session.fromEvents(header, [
+    Result.getOrThrow(
+      decodeEventResult({
+        type: "turn/start",
+        seq: 0,
+        time: 0,
+        data: { turn: 0 },
+      }),
+    ),
+    Result.getOrThrow(
+      decodeEventResult({
+        type: "turn/end",
+        seq: 1,
+        time: 0,
+        data: { turn: 0, reason: { kind: "completed" } },
+      }),
+    ),
+  ]));
+  const restored = roundTrip(one);
+  assert.equal(encodeCheckpoint(restored), undefined);
+});
+
+Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give the whole fold", async () => {
+  const restoredAll = (session: Session): number => {
+    const events = Session.events(session);
+    for (let k = 1; k <= events.length; k++) {
+      const prefix = Effect.runSync(
+        Session.fromEvents(session.header, events.slice(0, k), {
+          ...(session.vocabulary === undefined
+            ? {}
+            : { vocabulary: session.vocabulary }),
+          baseSeq: session.surface.baseSeq,
+        }),
+      );
+      const rest = Effect.runSync(
+        Session.appendEvents(roundTrip(prefix), events.slice(k)),
+      );
+      assertSame(rest, session, [k, 1, 2 * k, 3]);
+    }
+    return events.length;
+  };
+  // Every migratable fixture of the older formats.
+  const migrated = new Set<string>();
+  for (const version of ["v0", "v1", "v2"]) {
+    const folder = new URL(`../fixtures/${version}/`, import.meta.url);
+    for (const entry of Deno.readDirSync(folder)) {
+      if (!entry.name.endsWith(".jsonl") || entry.name.includes(".expected")) {
+        continue;
+      }
+      const read = await Effect.runPromise(Effect.result(
+        readSessionFile(new URL(entry.name, folder).pathname, {
+          migrate: catalogMigration,
+        }),
+      ));
+      if (Result.isFailure(read)) continue;
+      restoredAll(read.success.session);
+      migrated.add(version);
+    }
+  }
+  assert.deepEqual([...migrated], ["v0", "v1", "v2"]);
+  // A fork: a seeded log.
+  fc.assert(
+    fc.property(historySessionArb, fc.nat(), (session, at) => {
+      const n = session.surface.nextSeq;
+      if (n === 0) return;
+      const child = Effect.runSync(
+        fork(session, SessionSeq.make(at % n), { id: "child" }),
+      );
+      restoredAll(child);
+    }),
+    { numRuns: 15 },
+  );
+  // Extension events, through the session's vocabulary.
+  const vocabulary = makeVocabulary({
+    "harness/mark": Schema.Struct({ label: Schema.String }),
+  });
+  const session = Effect.runSync(Session.appendAll(
+    Session.make(header, { vocabulary }),
+    [
+      Draft.user("a"),
+      { type: extensionType("harness/mark"), data: { label: "one" } },
+      Draft.user("b"),
+      { type: extensionType("harness/mark"), data: { label: "two" } },
+    ],
+  ));
+  assert.equal(restoredAll(session), 4);
+});

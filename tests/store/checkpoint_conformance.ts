@@ -1,0 +1,346 @@
+/**
+ * The checkpoint part of the store conformance suite: every layer that
+ * keeps checkpoints registers it with {@link checkpointConformance}.
+ *
+ * - for generated sessions (turns, steps, tool calls, compactions, prunes),
+ *   a checkpoint written after any prefix, then an open from it, then
+ *   appending the rest, gives what replaying the whole log gives: the
+ *   surface, the messages, the held events, the stored log, the closers a
+ *   repair would write; the open reads only the log after the checkpoint;
+ * - a corrupted, truncated, foreign or stale checkpoint is detected: the
+ *   open reports it (`checkpointRejected`) and replays the whole log;
+ * - the store writes checkpoints on its own every K events and on close,
+ *   and with `checkpoints: false` neither writes nor reads one;
+ * - a session opened from a checkpoint hands out older events only through
+ *   `store.events`.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { Session, type SessionEvent, SessionStore } from "@palimpsest/session";
+import {
+  type CheckpointOptions,
+  interruptedTurnClosers,
+} from "@palimpsest/session/internal";
+import { Effect, type Layer, ManagedRuntime, type Scope } from "effect";
+import { historySessionArb } from "../_helpers/session_gen.ts";
+import { decoded } from "../_helpers/build.ts";
+import { assertSameSession, lines } from "../_helpers/checkpoints.ts";
+
+/** A store with a checkpoint policy, and a way to its checkpoint texts. */
+export interface CheckpointStore {
+  /** The store's layer; every build reaches the same storage. */
+  readonly layer: Layer.Layer<SessionStore, unknown>;
+  /** The stored checkpoint text of a session, if any. */
+  readonly get: (id: string) => Promise<string | undefined>;
+  /** Replaces a session's checkpoint text. */
+  readonly set: (id: string, text: string) => Promise<void>;
+}
+
+/** What a layer gives the checkpoint suite. */
+export interface CheckpointConformanceOptions {
+  /** The layer's name, in test titles. */
+  readonly name: string;
+  /** A fresh, empty store with the given checkpoint policy. */
+  readonly make: (checkpoints: CheckpointOptions) => CheckpointStore;
+}
+
+/** Splits `events` into batches of 1..4, the way a harness appends. */
+const batches = (
+  events: ReadonlyArray<SessionEvent>,
+  sizes: ReadonlyArray<number>,
+): SessionEvent[][] => {
+  const out: SessionEvent[][] = [];
+  let at = 0;
+  for (let i = 0; at < events.length; i++) {
+    const n = 1 + ((sizes[i % Math.max(1, sizes.length)] ?? 0) % 4);
+    out.push(events.slice(at, at + n));
+    at += n;
+  }
+  return out;
+};
+
+/** `text` with the character at `at` changed. */
+const flip = (text: string, at: number): string =>
+  `${text.slice(0, at)}${text[at] === "a" ? "b" : "a"}${text.slice(at + 1)}`;
+
+const manual: CheckpointOptions = {
+  everyEvents: Number.MAX_SAFE_INTEGER,
+  onClose: false,
+};
+
+/**
+ * Registers the checkpoint tests for one layer.
+ *
+ * @param options The layer.
+ */
+export const checkpointConformance = (
+  options: CheckpointConformanceOptions,
+): void => {
+  const { name } = options;
+  let counter = 0;
+  const fresh = (what: string) =>
+    `${what}-${Date.now().toString(36)}-${counter++}`;
+  const run = async <A, E>(
+    store: CheckpointStore,
+    program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
+  ): Promise<A> => {
+    const runtime = ManagedRuntime.make(store.layer);
+    try {
+      return await runtime.runPromise(Effect.scoped(program));
+    } finally {
+      await runtime.dispose();
+    }
+  };
+  const use = <A, E>(
+    made: CheckpointStore,
+    f: (store: SessionStore) => Effect.Effect<A, E, SessionStore | Scope.Scope>,
+  ): Promise<A> =>
+    run(
+      made,
+      Effect.gen(function* () {
+        return yield* f(yield* SessionStore);
+      }),
+    );
+  /** Stores `events` as `id` in batches, with a checkpoint after `cut`. */
+  const seed = (
+    id: string,
+    header: Session["header"],
+    events: ReadonlyArray<SessionEvent>,
+    cut: number,
+    sizes: ReadonlyArray<number> = [0],
+  ) =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      yield* Effect.scoped(Effect.gen(function* () {
+        const writer = yield* store.create({ ...header, id });
+        for (const batch of batches(events.slice(0, cut), sizes)) {
+          yield* store.appendEvents(writer, batch);
+        }
+        const at = yield* store.checkpoint(writer);
+        assert.equal(at, cut === 0 ? undefined : cut);
+      }));
+    });
+  const whole = (id: string) =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      return yield* Effect.scoped(store.open(id, { fromCheckpoint: false }));
+    });
+
+  Deno.test(
+    `${name}: an open from any checkpoint, then the rest, gives a whole replay's session`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          historySessionArb,
+          fc.nat(),
+          fc.array(fc.nat(), { maxLength: 6 }),
+          async (session, at, sizes) => {
+            const events = Session.events(session);
+            if (events.length === 0) return;
+            const cut = 1 + (at % events.length);
+            const made = options.make(manual);
+            const id = fresh("any");
+            const outcome = await use(made, (store) =>
+              Effect.gen(function* () {
+                yield* seed(id, session.header, events, cut, sizes);
+                const writer = yield* store.open(id, { mode: "write" });
+                const opened = writer.report;
+                // Repair would close what a whole replay says is open.
+                const closers = interruptedTurnClosers(
+                  Session.events(
+                    writer.session,
+                    Session.heldFrom(writer.session),
+                  ),
+                  { surface: writer.session.surface },
+                );
+                for (const batch of batches(events.slice(cut), sizes)) {
+                  yield* store.appendEvents(writer, batch);
+                }
+                const all = yield* store.events(writer);
+                yield* store.close(writer);
+                const reread = yield* whole(id);
+                return { opened, closers, live: writer.session, all, reread };
+              }));
+            assert.equal(outcome.opened.checkpoint, cut);
+            assert.equal(outcome.opened.events, 0);
+            assert.equal(outcome.opened.checkpointRejected, undefined);
+            const prefix = Effect.runSync(
+              Session.fromEvents(session.header, events.slice(0, cut)),
+            );
+            assert.deepEqual(
+              lines(outcome.closers),
+              lines(interruptedTurnClosers(Session.events(prefix))),
+            );
+            assertSameSession(outcome.live, session);
+            assert.deepEqual(lines(outcome.all), lines(events));
+            assert.deepEqual(
+              lines(Session.events(outcome.reread.session)),
+              lines(events),
+            );
+          },
+        ),
+        { numRuns: 12 },
+      );
+    },
+  );
+
+  const user = (seq: number, text: string): SessionEvent =>
+    decoded({
+      type: "user/message",
+      seq,
+      time: seq,
+      surfaceOp: "append",
+      data: {
+        id: `u${seq}`,
+        role: "user",
+        content: [{ type: "text", text }],
+        source: { kind: "user" },
+      },
+    });
+  const texts = (prefix: string, n: number): SessionEvent[] =>
+    Array.from({ length: n }, (_, seq) => user(seq, `${prefix}${seq}`));
+  const header = { id: "x", createdAt: 1, isSeeded: false };
+
+  Deno.test(
+    `${name}: a corrupted, truncated, foreign or stale checkpoint is reported and the whole log replayed`,
+    async () => {
+      const made = options.make(manual);
+      const events = texts("t", 12);
+      const id = fresh("damaged");
+      const other = fresh("other");
+      // The same header and length, another history: a stale checkpoint.
+      const twin = options.make(manual);
+      await run(twin, seed(id, header, texts("u", 12), 9));
+      const staleText = await twin.get(id);
+      await run(made, seed(id, header, events, 9));
+      await run(made, seed(other, header, events, 9));
+      const good = await made.get(id);
+      const foreign = await made.get(other);
+      assert.ok(good !== undefined && foreign !== undefined);
+      assert.ok(staleText !== undefined);
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        // One character of the body changed.
+        ["unreadable", flip(good, Math.floor(good.length * 0.6))],
+        ["unreadable", good.slice(0, Math.floor(good.length / 2))],
+        ["unreadable", ""],
+        ["foreign", foreign],
+        ["stale", staleText],
+      ];
+      for (const [problem, text] of cases) {
+        await made.set(id, text);
+        const reader = await use(made, (store) =>
+          Effect.gen(function* () {
+            return yield* store.open(id);
+          }));
+        assert.equal(reader.report.checkpointRejected?.problem, problem);
+        assert.equal(reader.report.checkpoint, undefined);
+        assert.equal(reader.report.events, 9);
+        assert.equal(Session.heldFrom(reader.session), 0);
+        assert.deepEqual(
+          lines(Session.events(reader.session)),
+          lines(events.slice(0, 9)),
+        );
+      }
+      // A stale checkpoint past the end of the log: cut back, say.
+      await made.set(id, good);
+      await run(made, seed(fresh("short"), header, events, 3));
+      const shorter = fresh("shorter");
+      await run(made, seed(shorter, header, events, 3));
+      await made.set(
+        shorter,
+        good.replace(`"id":"${id}"`, `"id":"${shorter}"`),
+      );
+      const cut = await use(made, (store) =>
+        Effect.gen(function* () {
+          return yield* store.open(shorter);
+        }));
+      assert.notEqual(cut.report.checkpointRejected, undefined);
+      assert.equal(cut.report.events, 3);
+    },
+  );
+
+  Deno.test(
+    `${name}: the store writes checkpoints every K events and on close, and none when off`,
+    async () => {
+      const made = options.make({ everyEvents: 5, onClose: 0 });
+      const id = fresh("auto");
+      const events = texts("a", 14);
+      const seen = await use(made, (store) =>
+        Effect.gen(function* () {
+          const reports: Array<number | undefined> = [];
+          yield* Effect.scoped(Effect.gen(function* () {
+            const writer = yield* store.create({ ...header, id });
+            for (const event of events.slice(0, 12)) {
+              yield* store.appendEvents(writer, [event]);
+            }
+            reports.push(
+              (yield* Effect.scoped(store.open(id))).report.checkpoint,
+            );
+          }));
+          // Closed at 12: a checkpoint there.
+          const reader = yield* Effect.scoped(store.open(id));
+          reports.push(reader.report.checkpoint, reader.report.events);
+          yield* Effect.scoped(Effect.gen(function* () {
+            const writer = yield* store.open(id, { mode: "write" });
+            yield* store.appendEvents(writer, events.slice(12));
+          }));
+          reports.push(
+            (yield* Effect.scoped(store.open(id))).report.checkpoint,
+          );
+          return reports;
+        }));
+      assert.deepEqual(seen, [10, 12, 0, 14]);
+
+      const off = options.make(false);
+      const quiet = fresh("off");
+      await run(off, seed(quiet, header, events, 0));
+      await use(off, (store) =>
+        Effect.gen(function* () {
+          yield* Effect.scoped(Effect.gen(function* () {
+            const writer = yield* store.open(quiet, { mode: "write" });
+            yield* store.appendEvents(writer, events);
+          }));
+        }));
+      assert.equal(await off.get(quiet), undefined);
+    },
+  );
+
+  Deno.test(
+    `${name}: a session opened from a checkpoint reads older events through the store`,
+    async () => {
+      const made = options.make(manual);
+      const id = fresh("held");
+      const events = texts("h", 10);
+      const got = await use(made, (store) =>
+        Effect.gen(function* () {
+          yield* seed(id, header, events, 7);
+          const reader = yield* store.open(id);
+          const thrown = (() => {
+            try {
+              Session.events(reader.session);
+              return undefined;
+            } catch (error) {
+              return error;
+            }
+          })();
+          return {
+            heldFrom: Session.heldFrom(reader.session),
+            thrown,
+            all: yield* store.events(reader),
+            some: yield* store.events(reader, { fromSeq: 2, toSeq: 5 }),
+            held: yield* store.events(reader, { fromSeq: 7 }),
+          };
+        }));
+      assert.equal(got.heldFrom, 7);
+      assert.equal(
+        (got.thrown as { _tag?: string } | undefined)?._tag,
+        "EventsNotHeld",
+      );
+      assert.deepEqual(lines(got.all), lines(events.slice(0, 7)));
+      assert.deepEqual(lines(got.some), lines(events.slice(2, 5)));
+      assert.deepEqual(got.held, []);
+    },
+  );
+};
