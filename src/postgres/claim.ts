@@ -14,6 +14,7 @@ import type * as Redacted from "effect/Redacted";
 import * as Scope from "effect/Scope";
 import type * as Semaphore from "effect/Semaphore";
 import * as Reactivity from "effect/reactivity/Reactivity";
+import type { CheckpointMark } from "../store/checkpoints.ts";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import { PgClient } from "@effect/sql-pg";
@@ -46,6 +47,8 @@ export interface HandleState {
   readonly client: SqlClient | undefined;
   readonly scope: Scope.Closeable | undefined;
   readonly semaphore: Semaphore.Semaphore;
+  /** The newest checkpoint of the session, as the handle knows it. */
+  readonly mark: CheckpointMark;
 }
 
 /** A write whose `COMMIT` went unanswered, as {@link Claims.settle} checks it. */

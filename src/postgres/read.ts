@@ -14,6 +14,10 @@
  * newer ones are refused) or does not decode goes through the streaming
  * reader over the same rows, which owns migrations and header errors.
  *
+ * A read may also start in the middle ({@link StoredResume}): from the
+ * session a checkpoint restored, reading only the rows from its next seq
+ * on, with line numbers and the run budget counted from the log's start.
+ *
  * `report.bytes` is the head row's `bytes` for a whole read (kept by every
  * create and append in the transaction that moves `next_seq`); a read that
  * stopped asks the server for the bytes of the lines before the stop.
@@ -80,8 +84,12 @@ export const readStoredSession = <E>(
   pageSize: number,
   failed: Failed,
   options: ReadOptions<E>,
+  resume?: StoredResume,
 ): Effect.Effect<LoadedLog, LogReadError | StorageError | E> =>
   Effect.suspend(() => {
+    if (resume !== undefined) {
+      return readRows(client, id, head, failed, options, resume);
+    }
     const headerLine = decodeHeaderText(head.header);
     const decodedHeader = Result.isSuccess(headerLine) &&
         headerLine.success.version === FORMAT_VERSION
@@ -94,17 +102,51 @@ export const readStoredSession = <E>(
         options,
       );
     }
+    const session = Session.make(
+      decodedHeader.success,
+      options.vocabulary === undefined
+        ? undefined
+        : { vocabulary: options.vocabulary },
+    );
+    return readRows(client, id, head, failed, options, { session, lines: 1 });
+  });
+
+/**
+ * Where a read of the rows starts: the session as of the rows before it
+ * (just its header, or restored from a checkpoint), and the lines those
+ * rows and the header make.
+ */
+export interface StoredResume {
+  /** The session the rows before the start fold to. */
+  readonly session: Session;
+  /** The lines before the first row read, the header included. */
+  readonly lines: number;
+}
+
+/** Reads the rows from `resume.session`'s next seq on, onto it. */
+const readRows = <E>(
+  client: SqlClient,
+  id: string,
+  head: HeadRow,
+  failed: Failed,
+  options: ReadOptions<E>,
+  resume: StoredResume,
+): Effect.Effect<LoadedLog, LogReadError | StorageError> =>
+  Effect.suspend(() => {
+    const session = resume.session;
     const decodeOptions: { readonly vocabulary?: Vocabulary } | undefined =
       options.vocabulary === undefined
         ? undefined
         : { vocabulary: options.vocabulary };
-    const session = Session.make(decodedHeader.success, decodeOptions);
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const recover = options.recover === true;
     const runs = makeRunBudget();
     const events: SessionEvent[] = [];
     let surface: Surface = session.surface;
-    let lineNo = 1;
+    const start = surface.nextSeq;
+    // Events before the first row read (line numbers, the run budget).
+    const skipped = start - surface.baseSeq;
+    let lineNo = resume.lines;
     let crlfLines = 0;
     let stop: Stop | undefined;
 
@@ -132,7 +174,12 @@ export const readStoredSession = <E>(
           text = text.slice(0, -1);
           crlfLines++;
         }
-        const decoded = decodeLine(text, events.length, runs, decodeOptions);
+        const decoded = decodeLine(
+          text,
+          skipped + events.length,
+          runs,
+          decodeOptions,
+        );
         if (decoded._tag === "Failure") {
           bad = corrupt(lineNo, text, decoded.failure);
           break;
@@ -152,7 +199,7 @@ export const readStoredSession = <E>(
           surface = at;
           events.length = index;
           bad = new FoldFailed({
-            line: index + 2,
+            line: resume.lines + 1 + index,
             seq: event?.seq ?? at.nextSeq,
             innerTag: error._tag,
             inner: error,
@@ -165,8 +212,8 @@ export const readStoredSession = <E>(
     };
 
     const rows = client.unsafe<{ line: string }>(
-      `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq < $2 ORDER BY seq`,
-      [id, head.nextSeq],
+      `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
+      [id, start, head.nextSeq],
     ).stream;
     return Effect.gen(function* () {
       yield* Stream.runForEachWhile(

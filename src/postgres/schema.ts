@@ -13,6 +13,11 @@
  *   session holds the same bytes in either store. Seqs come from the head
  *   row, never from a database sequence (a rolled-back transaction would
  *   leave a gap).
+ * - `palimpsest_checkpoints`: at most one row per session, its newest
+ *   checkpoint (`src/log/checkpoint.ts`'s text) and the seq it covers up
+ *   to; replaced in one statement (an upsert), so a reader sees the old
+ *   checkpoint or the new one. Derived data: deleting rows costs the next
+ *   open a whole replay and loses nothing; it goes with its session.
  *
  * Migrations are append-only: a released one is never edited; a change is
  * a new entry in {@link storeMigrations}.
@@ -32,6 +37,9 @@ export const SESSIONS_TABLE = "palimpsest_sessions";
 
 /** The event rows. */
 export const EVENTS_TABLE = "palimpsest_events";
+
+/** The checkpoint rows, one per session at most. */
+export const CHECKPOINTS_TABLE = "palimpsest_checkpoints";
 
 /** The `NOTIFY` channel an append signals, with the session id as payload. */
 export const EVENTS_CHANNEL = "palimpsest_events";
@@ -57,6 +65,20 @@ const createTables: Effect.Effect<void, SqlError, SqlClient> = Effect.gen(
   },
 );
 
+// A new table beside the others: a database of an earlier release gains
+// it on its next start, and nothing that release stored changes.
+const createCheckpoints: Effect.Effect<void, SqlError, SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient;
+    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${CHECKPOINTS_TABLE} (
+  session_id text PRIMARY KEY REFERENCES ${SESSIONS_TABLE} (id) ON DELETE CASCADE,
+  seq bigint NOT NULL CHECK (seq >= 0),
+  body text NOT NULL,
+  written_at timestamptz NOT NULL DEFAULT now()
+)`);
+  },
+);
+
 /**
  * The store's migrations, by `<id>_<name>`.
  * @internal
@@ -66,6 +88,7 @@ export const storeMigrations: Record<
   Effect.Effect<void, SqlError, SqlClient>
 > = {
   "1_create_sessions_and_events": createTables,
+  "2_create_checkpoints": createCheckpoints,
 };
 
 const runMigrator = Migrator.make({});

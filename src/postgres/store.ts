@@ -48,14 +48,20 @@
  *   follow with `waitForSession` looks for a missing session's head row at
  *   each wake. A read whose connection broke (a server restart) is tried
  *   again every poll interval from the same cursor.
+ * - **Checkpoints** (`checkpoint.ts`): one row per session in
+ *   `palimpsest_checkpoints`, replaced by the writer in one statement
+ *   every `everyEvents` events, on close and on `store.checkpoint`; an
+ *   open reads it with the event row before its seq, checks and restores
+ *   it, and streams only the rows after it, or reports it and replays the
+ *   whole log when anything does not match.
  *
  * This module assembles the store; the parts sit beside it as the JSONL
  * store's do: `rows.ts` (the rows, pages and the write transaction),
  * `claim.ts` (the writer's connection and its claim, the check of an
  * unanswered `COMMIT`), `follow.ts` (the shared `LISTEN` and the follow
- * loop), `read.ts` (the rows of an open to a session), `load.ts` (one
- * session in or out without a store), `schema.ts`
- * (the tables and their migrations).
+ * loop), `read.ts` (the rows of an open to a session), `checkpoint.ts`
+ * (the checkpoint row, written and opened from), `load.ts` (one session in
+ * or out without a store), `schema.ts` (the tables and their migrations).
  *
  * @module
  */
@@ -75,8 +81,6 @@ import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
 import {
   createdFrom,
   openWith,
-  readOptionsOf,
-  reportOf,
   wholeReport,
   writableLog,
 } from "../store/open.ts";
@@ -114,7 +118,13 @@ import {
   sqlState,
   transact,
 } from "./rows.ts";
-import { readStoredSession } from "./read.ts";
+import { loadStored, putCheckpoint } from "./checkpoint.ts";
+import {
+  type CheckpointOptions,
+  makeCheckpointer,
+  resolvePolicy,
+  writeCheckpoint,
+} from "../store/checkpoints.ts";
 import { migrateStore, SESSIONS_TABLE } from "./schema.ts";
 
 /** Options of {@link layerPostgresStore}. */
@@ -137,6 +147,12 @@ export interface PostgresStoreOptions {
    * connection); 15 by default.
    */
   readonly deadWriterSeconds?: number;
+  /**
+   * When to write checkpoints (a row of `palimpsest_checkpoints` per
+   * session): every 10,000 events, and on close after 1,000, by default;
+   * `false` for none (then opens never read one either).
+   */
+  readonly checkpoints?: CheckpointOptions;
 }
 
 /** Options of `follow` (the store's own). */
@@ -208,6 +224,8 @@ export function makePostgresStore(
       options.pollInterval ?? Duration.seconds(1),
     );
     const dead = Math.max(3, Math.round(options.deadWriterSeconds ?? 15));
+    const policy = resolvePolicy(options.checkpoints);
+    const checkpointer = makeCheckpointer(policy);
     const failed = failedAt(address);
     const readHead = (client: SqlClient, id: string) =>
       readHeadRow(client, id, failed);
@@ -289,6 +307,7 @@ export function makePostgresStore(
               client,
               scope,
               semaphore: Semaphore.makeUnsafe(1),
+              mark: { seq: 0, since: undefined },
             };
             const handle = makeHandle(
               header.id,
@@ -373,13 +392,15 @@ export function makePostgresStore(
       Effect.gen(function* () {
         const head = yield* readHead(client, id);
         if (head === undefined) return yield* new SessionNotFound({ id });
-        return yield* readStoredSession(
+        return yield* loadStored(
           client,
           id,
           head,
           pageSize,
           failed,
-          readOptionsOf(openOptions, strict),
+          policy,
+          openOptions,
+          strict,
         );
       });
 
@@ -388,28 +409,29 @@ export function makePostgresStore(
       (id, _, openOptions) =>
         Effect.map(
           read(pool, id, openOptions, false),
-          (log) =>
-            makeHandle(id, "read", reportOf(log), {
-              session: log.session,
+          (loaded) =>
+            makeHandle(id, "read", loaded.report, {
+              session: loaded.log.session,
               closed: false,
               client: undefined,
               scope: undefined,
               semaphore: Semaphore.makeUnsafe(1),
+              mark: loaded.mark,
             }),
         ),
       (id, _, openOptions) =>
         scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
             const client = yield* claim(id, scope);
-            const log = yield* writableLog(
-              yield* read(client, id, openOptions, true),
-            );
-            return makeHandle(id, "write", wholeReport(log.events.length), {
+            const loaded = yield* read(client, id, openOptions, true);
+            const log = yield* writableLog(loaded.log);
+            return makeHandle(id, "write", loaded.report, {
               session: log.session,
               closed: false,
               client,
               scope,
               semaphore: Semaphore.makeUnsafe(1),
+              mark: loaded.mark,
             });
           })
         )),
@@ -436,7 +458,12 @@ export function makePostgresStore(
             const ended = yield* transact(client, transaction);
             switch (ended._tag) {
               case "Committed":
-                return;
+                // Derived data, after the batch is durable: a failed
+                // checkpoint write costs the next open a longer replay.
+                return yield* checkpointer.afterBatch(next, undefined, {
+                  mark: state.mark,
+                  put: put(client, next),
+                });
               case "NotCommitted": {
                 // Nothing is stored. A broken connection took the claim
                 // with it: the handle refuses further writes.
@@ -527,7 +554,73 @@ export function makePostgresStore(
         );
       });
 
-    const close: StoreCore["close"] = handles.close(release);
+    /** Stores a checkpoint of `session` through the writer's connection. */
+    const put = (client: SqlClient, session: Session) => (text: string) =>
+      putCheckpoint(
+        client,
+        session.header.id,
+        session.surface.nextSeq,
+        text,
+      ).pipe(
+        Effect.asVoid,
+        Effect.mapError(failed("write the checkpoint of", session.header.id)),
+      );
+
+    /**
+     * Writes the checkpoint a closing writer owes by the policy's
+     * `onClose`, if any, as the checkpointer's `onClose` judges it (which
+     * writes synchronously; a row is written over the network). Derived
+     * data: a failure, or a connection that does not answer in 5 s, costs
+     * the next open a longer replay only.
+     */
+    const checkpointOnClose = (state: HandleState): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const client = state.client;
+        const since = state.session.surface.nextSeq - state.mark.seq;
+        if (
+          state.closed || client === undefined ||
+          state.lostClaim !== undefined || policy?.onClose === undefined ||
+          since <= 0 || since < policy.onClose
+        ) return Effect.void;
+        return Effect.ignore(
+          Effect.timeoutOption(
+            writeCheckpoint(
+              state.session,
+              undefined,
+              state.mark,
+              put(client, state.session),
+            ),
+            "5 seconds",
+          ),
+        );
+      });
+
+    const close: StoreCore["close"] = handles.close((state) =>
+      Effect.andThen(checkpointOnClose(state), release(state))
+    );
+
+    const checkpoint: StoreCore["checkpoint"] = checkpointer.now(
+      handles,
+      (state) => ({
+        bytes: undefined,
+        target: {
+          mark: state.mark,
+          // A write handle always has its connection.
+          put: state.client === undefined
+            ? () =>
+              Effect.fail(
+                new StorageError({
+                  operation:
+                    `write the checkpoint (no connection) in ${address}`,
+                  id: state.session.header.id,
+                  code: "connection",
+                  cause: undefined,
+                }),
+              )
+            : put(state.client, state.session),
+        },
+      }),
+    );
 
     const follow = yield* makeFollow({ pool, pollInterval, pageSize, failed });
 
@@ -539,12 +632,7 @@ export function makePostgresStore(
       list,
       stat,
       close,
-      // No checkpoint table yet: every open replays the whole log.
-      checkpoint: (handle) =>
-        Effect.map(
-          Effect.fromResult(handles.writable(handle)),
-          () => undefined,
-        ),
+      checkpoint,
     });
     return store;
   });

@@ -1,0 +1,291 @@
+/**
+ * The PostgreSQL layer's checkpoints: written by the writer (every K events,
+ * on close, on demand) as one row per session, opened from with only the
+ * rows after them read, the same session as a whole replay, before and
+ * after appending; a row that does not match is reported and the open
+ * replays the whole log; the table is added to a database of an earlier
+ * release without touching its sessions.
+ */
+import assert from "node:assert/strict";
+import { Effect, Redacted, type Scope } from "effect";
+import * as Reactivity from "effect/reactivity/Reactivity";
+import { PgClient } from "@effect/sql-pg";
+import {
+  deriveMessages,
+  Session,
+  type SessionEvent,
+  type SessionHandle,
+} from "@palimpsest/session";
+import {
+  makePostgresStore,
+  type PostgresSessionStore,
+  type PostgresStoreOptions,
+} from "../../src/postgres/store.ts";
+import { postgresTest } from "../_helpers/postgres.ts";
+import { workload } from "../_helpers/workload.ts";
+
+const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
+const { events } = workload({ events: 6000, lines: false });
+
+/** Runs a program with a PostgreSQL store over `url`. */
+const withPg = <A, E>(
+  url: string,
+  f: (store: PostgresSessionStore) => Effect.Effect<A, E, Scope.Scope>,
+  options: Omit<PostgresStoreOptions, "url"> = {},
+): Promise<A> =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    makePostgresStore({ url, ...options }),
+    f,
+  )));
+
+/** Runs raw SQL on the database. */
+const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
+      Effect.provide(Reactivity.layer),
+    ),
+    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
+  )));
+
+const checkpointSeq = async (url: string, id: string) => {
+  const rows = await sql(
+    url,
+    "SELECT seq FROM palimpsest_checkpoints WHERE session_id = $1",
+    [id],
+  );
+  return rows[0] === undefined ? undefined : Number(rows[0].seq);
+};
+
+/** Appends `batch` in batches of 250 through a writer. */
+const appendAll = (
+  store: PostgresSessionStore,
+  handle: SessionHandle,
+  batch: ReadonlyArray<SessionEvent>,
+) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < batch.length; i += 250) {
+      yield* store.appendEvents(handle, batch.slice(i, i + 250));
+    }
+  });
+
+/** What a session shows: what the model sees and the tail of the log. */
+const shown = (session: Session, tailFrom: number) => ({
+  nextSeq: session.surface.nextSeq,
+  nodes: session.surface.length,
+  messages: deriveMessages(session.surface),
+  tail: Session.events(session, tailFrom),
+});
+
+const policy = { checkpoints: { everyEvents: 1000, onClose: 1 } };
+
+postgresTest(
+  "a writer writes checkpoints every K events and on close; an open starts from the newest",
+  async (url) => {
+    const seen = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const writer = yield* store.create(header("k"));
+        yield* appendAll(store, writer, events.slice(0, 2600));
+        const whileOpen = yield* Effect.promise(() => checkpointSeq(url, "k"));
+        yield* store.close(writer);
+        const afterClose = yield* Effect.promise(() => checkpointSeq(url, "k"));
+        const reader = yield* store.open("k");
+        return { whileOpen, afterClose, report: reader.report };
+      }), policy);
+    // Batches of 250: the first past 1,000 events since the last checkpoint.
+    assert.equal(seen.whileOpen, 2000);
+    assert.equal(seen.afterClose, 2600);
+    assert.equal(seen.report.checkpoint, 2600);
+    assert.equal(seen.report.events, 0);
+    assert.equal(seen.report.checkpointRejected, undefined);
+  },
+);
+
+postgresTest(
+  "opening from a checkpoint, then appending, gives what a whole replay gives",
+  async (url) => {
+    const seen = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const first = yield* store.create(header("same"));
+        yield* appendAll(store, first, events.slice(0, 3100));
+        const at = yield* store.checkpoint(first);
+        yield* appendAll(store, first, events.slice(3100, 3400));
+        yield* store.close(first);
+        // A writer from the checkpoint at 3,400 (written on close) appends.
+        const writer = yield* store.open("same", { mode: "write" });
+        const resumed = writer.report.checkpoint;
+        yield* appendAll(store, writer, events.slice(3400, 6000));
+        const fromCheckpoint = writer.session;
+        yield* store.close(writer);
+        const whole = yield* store.open("same", { fromCheckpoint: false });
+        const reopened = yield* store.open("same");
+        return {
+          at,
+          resumed,
+          fromCheckpoint: shown(fromCheckpoint, 4000),
+          reopened: {
+            nextSeq: reopened.session.surface.nextSeq,
+            messages: deriveMessages(reopened.session.surface),
+            // Below what the session holds: read from the store.
+            tail: yield* store.events(reopened, { fromSeq: 5000 }),
+          },
+          reopenedAt: reopened.report.checkpoint,
+          whole: shown(whole.session, 4000),
+          wholeTail: Session.events(whole.session, 5000),
+          wholeAt: whole.report.checkpoint,
+        };
+      }), policy);
+    assert.equal(seen.at, 3100);
+    assert.equal(seen.resumed, 3400);
+    assert.equal(seen.wholeAt, undefined);
+    assert.equal(seen.reopenedAt, 6000);
+    assert.deepEqual(seen.fromCheckpoint, seen.whole);
+    assert.deepEqual(seen.reopened.messages, seen.whole.messages);
+    assert.equal(seen.reopened.nextSeq, seen.whole.nextSeq);
+    assert.deepEqual(seen.reopened.tail, seen.wholeTail);
+    assert.deepEqual(
+      seen.whole.tail.map((event) => event.seq),
+      Array.from({ length: 2000 }, (_, i) => 4000 + i),
+    );
+  },
+);
+
+/** Stores 3,000 events with a checkpoint at 3,000; returns its text. */
+const stored = (url: string, id: string) =>
+  withPg(url, (store) =>
+    Effect.gen(function* () {
+      const writer = yield* store.create(header(id));
+      yield* appendAll(store, writer, events.slice(0, 3000));
+      yield* store.checkpoint(writer);
+      yield* store.close(writer);
+    }), policy);
+
+/** The open of `id` with its report and what a whole replay shows. */
+const openBoth = (url: string, id: string) =>
+  withPg(url, (store) =>
+    Effect.gen(function* () {
+      const reader = yield* store.open(id);
+      const whole = yield* store.open(id, { fromCheckpoint: false });
+      return {
+        report: reader.report,
+        session: shown(reader.session, 0),
+        whole: shown(whole.session, 0),
+      };
+    }), policy);
+
+postgresTest(
+  "a corrupted checkpoint is reported and the open replays the whole log",
+  async (url) => {
+    await stored(url, "torn");
+    await sql(
+      url,
+      "UPDATE palimpsest_checkpoints SET body = left(body, 200) WHERE session_id = 'torn'",
+    );
+    const seen = await openBoth(url, "torn");
+    assert.equal(seen.report.checkpoint, undefined);
+    assert.equal(seen.report.checkpointRejected?.problem, "unreadable");
+    assert.equal(seen.report.events, 3000);
+    assert.deepEqual(seen.session, seen.whole);
+  },
+);
+
+postgresTest(
+  "another session's checkpoint is foreign, and one past the log is stale",
+  async (url) => {
+    await stored(url, "mine");
+    await stored(url, "theirs");
+    await sql(
+      url,
+      `UPDATE palimpsest_checkpoints SET body =
+         (SELECT body FROM palimpsest_checkpoints WHERE session_id = 'theirs')
+       WHERE session_id = 'mine'`,
+    );
+    const foreign = await openBoth(url, "mine");
+    assert.equal(foreign.report.checkpointRejected?.problem, "foreign");
+    assert.deepEqual(foreign.session, foreign.whole);
+    // The log cut below the checkpoint's boundary (as a restore from an
+    // older backup of the events would leave it).
+    await stored(url, "cut");
+    await sql(
+      url,
+      "DELETE FROM palimpsest_events WHERE session_id = 'cut' AND seq >= 2000",
+    );
+    await sql(
+      url,
+      "UPDATE palimpsest_sessions SET next_seq = 2000 WHERE id = 'cut'",
+    );
+    const stale = await openBoth(url, "cut");
+    assert.equal(stale.report.checkpointRejected?.problem, "stale");
+    assert.equal(stale.session.nextSeq, 2000);
+    assert.deepEqual(stale.session, stale.whole);
+  },
+);
+
+postgresTest(
+  "a log whose boundary event was rewritten makes its checkpoint stale",
+  async (url) => {
+    await stored(url, "rewritten");
+    const [row] = await sql(
+      url,
+      "SELECT line FROM palimpsest_events WHERE session_id = 'rewritten' AND seq = 2999",
+    );
+    const event = JSON.parse(String(row?.line));
+    event.time += 1;
+    await sql(
+      url,
+      "UPDATE palimpsest_events SET line = $1 WHERE session_id = 'rewritten' AND seq = 2999",
+      [JSON.stringify(event)],
+    );
+    const seen = await openBoth(url, "rewritten");
+    assert.equal(seen.report.checkpointRejected?.problem, "stale");
+    assert.deepEqual(seen.session, seen.whole);
+  },
+);
+
+postgresTest(
+  "with checkpoints off, none is written and none is read",
+  async (url) => {
+    await stored(url, "kept");
+    const seen = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const writer = yield* store.create(header("off"));
+        yield* appendAll(store, writer, events.slice(0, 2600));
+        yield* store.close(writer);
+        const reader = yield* store.open("kept");
+        return { report: reader.report };
+      }), { checkpoints: false });
+    assert.equal(await checkpointSeq(url, "off"), undefined);
+    assert.equal(seen.report.checkpoint, undefined);
+    assert.equal(seen.report.checkpointRejected, undefined);
+    assert.equal(seen.report.events, 3000);
+  },
+);
+
+postgresTest(
+  "a database of an earlier release gains the checkpoint table and keeps its sessions",
+  async (url) => {
+    await stored(url, "old");
+    // As an earlier release left it: no checkpoint table, no record of it.
+    await sql(url, "DROP TABLE palimpsest_checkpoints");
+    await sql(
+      url,
+      "DELETE FROM palimpsest_migrations WHERE migration_id = 2",
+    );
+    const seen = await withPg(url, (store) =>
+      Effect.gen(function* () {
+        const reader = yield* store.open("old");
+        const writer = yield* store.open("old", { mode: "write" });
+        yield* appendAll(store, writer, events.slice(3000, 3100));
+        yield* store.close(writer);
+        const again = yield* store.open("old");
+        return {
+          first: reader.report,
+          nextSeq: again.session.surface.nextSeq,
+          again: again.report.checkpoint,
+        };
+      }), policy);
+    assert.equal(seen.first.events, 3000);
+    assert.equal(seen.first.checkpoint, undefined);
+    assert.equal(seen.nextSeq, 3100);
+    assert.equal(seen.again, 3100);
+  },
+);
