@@ -439,81 +439,89 @@ export function makePostgresStore(
 
     /** Writes the events of `next` past the handle's session: one transaction. */
     const commit: StoreCore["commit"] = handles.commit((handle, state, next) =>
-      writeNewEvents(
-        handle,
-        state,
-        next,
-        state.client,
-        (client, from, to): Effect.Effect<void, WriteError> => {
-          const { rows, bytes } = rowsOf(next, from);
-          const transaction = appendRows(client, {
-            id: handle.id,
-            from,
-            to,
-            rows,
-            bytes,
-            address,
-          });
-          return Effect.gen(function* () {
-            const ended = yield* transact(client, transaction);
-            switch (ended._tag) {
-              case "Committed":
-                // Derived data, after the batch is durable: a failed
-                // checkpoint write costs the next open a longer replay.
-                return yield* checkpointer.afterBatch(next, undefined, {
-                  mark: state.mark,
-                  put: put(client, next),
-                });
-              case "NotCommitted": {
-                // Nothing is stored. A broken connection took the claim
-                // with it: the handle refuses further writes.
-                const error = ended.error;
-                if (error._tag !== "SqlError") return yield* error;
-                if (brokeConnection(error)) {
-                  const lost = new WriterClaimLost({
-                    id: handle.id,
-                    cause: failed("append in", handle.id)(error),
-                  });
-                  state.lostClaim = lost;
+      Effect.tap(
+        writeNewEvents(
+          handle,
+          state,
+          next,
+          state.client,
+          (client, from, to): Effect.Effect<void, WriteError> => {
+            const { rows, bytes } = rowsOf(next, from);
+            const transaction = appendRows(client, {
+              id: handle.id,
+              from,
+              to,
+              rows,
+              bytes,
+              address,
+            });
+            return Effect.gen(function* () {
+              const ended = yield* transact(client, transaction);
+              switch (ended._tag) {
+                case "Committed":
+                  return;
+                case "NotCommitted": {
+                  // Nothing is stored. A broken connection took the claim
+                  // with it: the handle refuses further writes.
+                  const error = ended.error;
+                  if (error._tag !== "SqlError") return yield* error;
+                  if (brokeConnection(error)) {
+                    const lost = new WriterClaimLost({
+                      id: handle.id,
+                      cause: failed("append in", handle.id)(error),
+                    });
+                    state.lostClaim = lost;
+                    return yield* lost;
+                  }
+                  return yield* failed(
+                    sqlState(error) === "23505"
+                      ? "append (a seq is already taken) in"
+                      : "append in",
+                    handle.id,
+                  )(error);
+                }
+                case "CommitUnsettled": {
+                  const { stored, lost } = yield* settleUnanswered(
+                    state,
+                    handle.id,
+                    ended.error,
+                    {
+                      header: undefined,
+                      from,
+                      to,
+                      lines: rows.map((row) => row.line),
+                    },
+                    {
+                      events: to - from,
+                      batch: Session.events(next, from),
+                      header: undefined,
+                    },
+                  );
+                  // Stored: the append succeeded; later writes are refused.
+                  if (stored) return;
                   return yield* lost;
                 }
-                return yield* failed(
-                  sqlState(error) === "23505"
-                    ? "append (a seq is already taken) in"
-                    : "append in",
-                  handle.id,
-                )(error);
               }
-              case "CommitUnsettled": {
-                const { stored, lost } = yield* settleUnanswered(
-                  state,
-                  handle.id,
-                  ended.error,
-                  {
-                    header: undefined,
-                    from,
-                    to,
-                    lines: rows.map((row) => row.line),
-                  },
-                  {
-                    events: to - from,
-                    batch: Session.events(next, from),
-                    header: undefined,
-                  },
-                );
-                // Stored: the append succeeded; later writes are refused.
-                if (stored) return;
-                return yield* lost;
-              }
-            }
-          }).pipe(
-            // A writer whose append failed may have lost its claim or its
-            // connection: it stops, and the caller opens the session again.
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit) ? Effect.void : release(state)
-            ),
-          );
-        },
+            }).pipe(
+              // A writer whose append failed may have lost its claim or its
+              // connection: it stops, and the caller opens the session again.
+              Effect.onExit((exit) =>
+                Exit.isSuccess(exit) ? Effect.void : release(state)
+              ),
+            );
+          },
+        ),
+        () =>
+          // Derived data, once the batch is durable and the handle's session
+          // is `next` (an interruption here cannot make a stored batch look
+          // unstored): a failed checkpoint write costs the next open a longer
+          // replay only.
+          state.client === undefined || state.lostClaim !== undefined
+            ? Effect.void
+            : checkpointer.afterBatch(next, undefined, {
+              mark: state.mark,
+              put: put(state.client, next),
+            }),
       )
     );
 
