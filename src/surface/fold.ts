@@ -288,7 +288,12 @@ const step = (
   const key = store.key[first] ?? NONE;
   for (const i of checked) {
     write(cursor, store.key, i, NONE);
-    if (!cursor.keepLog) write(cursor, store.events, i, undefined);
+    if (!cursor.keepLog) {
+      // Off the surface for good in this version: let its event and
+      // message go (an older version gets them back through its writes).
+      write(cursor, store.events, i, undefined);
+      write(cursor, store.messages, i, null);
+    }
   }
   write(cursor, store.events, index, event);
   write(cursor, store.messages, index, projectEvent(event) ?? null);
