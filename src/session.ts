@@ -34,7 +34,7 @@ import type {
   SurfaceType,
 } from "./event.ts";
 import type { SurfaceEvent } from "./event.ts";
-import { decodeEventResult, type Vocabulary } from "./decode.ts";
+import { decodeDraftResult, type Vocabulary } from "./decode.ts";
 import { encodeEvent } from "./encode.ts";
 import {
   type EventDecodeError,
@@ -347,7 +347,7 @@ const appendOne = (
   const options = session.vocabulary === undefined
     ? undefined
     : { vocabulary: session.vocabulary };
-  const decoded = decodeEventResult(input, options);
+  const decoded = decodeDraftResult(input, options);
   if (decoded._tag === "Failure") return Result.fail(decoded.failure);
   if (copy !== undefined && !copy.ok) {
     return Result.fail(
