@@ -7,7 +7,7 @@ import {
   emptySurfaceAt,
   replayResult,
 } from "@palimpsest/session/internal";
-import { decodeEventResult } from "@palimpsest/session/schema";
+import { decodeEventResult, isOpaqueEvent } from "@palimpsest/session/schema";
 import { decodeDraftResult, ENVELOPE_KEYS } from "../src/decode.ts";
 import { decoded, s } from "./_helpers/build.ts";
 import { logArb } from "./_helpers/log_gen.ts";
@@ -156,6 +156,12 @@ Deno.test("an appended draft is judged as its line is, and becomes the event", (
         assert.ok(Result.isSuccess(draft), "the draft was refused");
         assert.deepStrictEqual(draft.success, line.success);
         assert.equal(draft.success, assembled);
+        // Both are laid out in the canonical key order (an opaque event is
+        // the line's own object, in the line's order).
+        if (!isOpaqueEvent(line.success)) {
+          const keys = Object.keys(line.success);
+          assert.deepEqual(keys, CANONICAL.filter((key) => keys.includes(key)));
+        }
       },
     ),
     { seed: 23, numRuns: 600 },
