@@ -140,9 +140,10 @@ export const makeHeldTail = (): HeldTail => {
   let tail: SessionEvent[] = [];
   let lastTurn: number | undefined;
   let turnStep: { turn: number; step: number } | undefined;
-  let prior: LogPrior = { lastTurn: undefined, turnStep: undefined };
+  // The marks as of the last quiescent point: what comes before the tail.
+  let priorTurn: number | undefined;
+  let priorStep: { turn: number; step: number } | undefined;
   const push = (event: SessionEvent): void => {
-    tail.push(event);
     switch (event.type) {
       case "turn/start":
         turns.push(event.data.turn);
@@ -164,10 +165,18 @@ export const makeHeldTail = (): HeldTail => {
         compactions.delete(event.data.compactionId);
         break;
     }
-    if (turns.length === 0 && compactions.size === 0) {
-      tail = [];
-      prior = { lastTurn, turnStep };
+    if (turns.length > 0 || compactions.size > 0) {
+      tail.push(event);
+      return;
     }
+    // Quiescent after it: nothing before the next event is held.
+    if (tail.length > 0) tail = [];
+    priorTurn = lastTurn;
+    priorStep = turnStep;
   };
-  return { push, held: () => tail, prior: () => prior };
+  return {
+    push,
+    held: () => tail,
+    prior: () => ({ lastTurn: priorTurn, turnStep: priorStep }),
+  };
 };

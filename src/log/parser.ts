@@ -12,7 +12,7 @@
 import * as Result from "effect/Result";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import { emptySurfaceAt, replayResult, type Surface } from "../surface/mod.ts";
+import { emptySurfaceAt, replayOwned, type Surface } from "../surface/mod.ts";
 import { type HeldTail, makeHeldTail } from "../prior.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import { decodeSessionHeader, type HeaderLine } from "./codec.ts";
@@ -323,7 +323,8 @@ export const makeParser = (
     if (surface === undefined || before === events.length) return decodeStop();
     const batch = before === 0 ? events : events.slice(before);
     const from = surface.nextSeq;
-    const result = replayResult(batch, surface);
+    // The surface is the parser's own: nothing reads the one before.
+    const result = replayOwned(batch, surface);
     if (result._tag === "Success") {
       surface = result.success;
       keep(before, events.length);
