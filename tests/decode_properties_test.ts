@@ -58,12 +58,14 @@ Deno.test("decoding arbitrary JSON never throws and fails only with a rule's tag
   );
 });
 
+/** A value a mutation puts in place of a field, or its removal. */
+const replacement = fc.oneof(
+  fc.constant(REMOVE),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(-0, NaN, 1.5, 2 ** 53, -1, 0, 1, "", [], {}, null, true),
+);
+
 Deno.test("mutated valid lines decode or fail with a tag, and fold or fail with a tag", () => {
-  const replacement = fc.oneof(
-    fc.constant(REMOVE),
-    fc.jsonValue({ maxDepth: 2 }),
-    fc.constantFrom(-0, NaN, 1.5, 2 ** 53, -1, 0, 1, "", [], {}, null, true),
-  );
   fc.assert(
     fc.property(
       logArb(30),
@@ -98,22 +100,9 @@ Deno.test("mutated valid lines decode or fail with a tag, and fold or fail with 
 });
 
 /** The envelope keys in the order a draft's event is assembled in. */
-const CANONICAL = [
-  "type",
-  "seq",
-  "time",
-  "data",
-  "ignorable",
-  "surfaceOp",
-  "sourceEventSeqs",
-] as const;
+const CANONICAL: ReadonlyArray<string> = [...ENVELOPE_KEYS];
 
 Deno.test("an appended draft is judged as its line is, and becomes the event", () => {
-  const replacement = fc.oneof(
-    fc.constant(REMOVE),
-    fc.jsonValue({ maxDepth: 2 }),
-    fc.constantFrom(-0, NaN, 1.5, 2 ** 53, -1, 0, 1, "", [], {}, null, true),
-  );
   let accepted = 0;
   let refused = 0;
   fc.assert(
