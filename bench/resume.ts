@@ -9,7 +9,7 @@
  * kept), measured the same way on the same file.
  *
  * - `store.open` on JSONL, read and write mode, without a checkpoint
- *   (`fromCheckpoint: false`) and from one (each child checks that its open
+ *   (`wholeLog: true`) and from one (each child checks that its open
  *   did what it measures);
  * - `store.open` on PostgreSQL, the same four, and the ratio of the whole
  *   replay to JSONL's (skipped, with the reason printed, without
@@ -130,7 +130,7 @@ const ensureCheckpoint = (kind: "jsonl" | "pg", size: number) =>
       if (reader.report.checkpoint === size) return;
       const writer = yield* store.open(idOf(size), {
         mode: "write",
-        fromCheckpoint: false,
+        wholeLog: true,
       });
       yield* store.checkpoint(writer);
     }),
@@ -216,7 +216,10 @@ const child = async (name: string, size: number): Promise<Measured> => {
         Effect.gen(function* () {
           const store = yield* SessionStore;
           const start = performance.now();
-          const handle = yield* store.open(id, { mode, fromCheckpoint });
+          const handle = yield* store.open(id, {
+            mode,
+            wholeLog: !fromCheckpoint,
+          });
           const ms = performance.now() - start;
           const peak = peakKiB();
           // A figure never measures the other kind of open unnoticed.

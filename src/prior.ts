@@ -110,3 +110,73 @@ export const turnMarks = (
  */
 export const heldEvents = (session: Session): ReadonlyArray<SessionEvent> =>
   logEventsFrom(session.surface, session.surface.heldFrom);
+
+/**
+ * What a read keeps of the events it folds when the session is to hold only
+ * its surface: the events since the log was last quiescent (no turn or
+ * compaction open), and the turn marks of the log before them. Fed every
+ * event in seq order; {@link HeldTail.held} and {@link HeldTail.prior} then
+ * are what a checkpoint at the end would record.
+ */
+export interface HeldTail {
+  /** Feeds the next event of the log. */
+  readonly push: (event: SessionEvent) => void;
+  /** The events from the start of the oldest work still open on. */
+  readonly held: () => ReadonlyArray<SessionEvent>;
+  /** The turn marks of the log before the held events. */
+  readonly prior: () => LogPrior;
+}
+
+/**
+ * A fresh {@link HeldTail}: nothing open, nothing held.
+ *
+ * @returns The tail.
+ */
+export const makeHeldTail = (): HeldTail => {
+  // Open turns by number (innermost last) and open compactions, as
+  // `openWork` judges them.
+  const turns: number[] = [];
+  const compactions = new Set<string>();
+  let tail: SessionEvent[] = [];
+  let lastTurn: number | undefined;
+  let turnStep: { turn: number; step: number } | undefined;
+  // The marks as of the last quiescent point: what comes before the tail.
+  let priorTurn: number | undefined;
+  let priorStep: { turn: number; step: number } | undefined;
+  const push = (event: SessionEvent): void => {
+    switch (event.type) {
+      case "turn/start":
+        turns.push(event.data.turn);
+        lastTurn = event.data.turn;
+        turnStep = { turn: event.data.turn, step: 0 };
+        break;
+      case "turn/end": {
+        const at = turns.lastIndexOf(event.data.turn);
+        if (at >= 0) turns.splice(at, 1);
+        break;
+      }
+      case "step/start":
+        turnStep = { turn: event.data.turn, step: event.data.step };
+        break;
+      case "compaction/start":
+        compactions.add(event.data.compactionId);
+        break;
+      case "compaction/end":
+        compactions.delete(event.data.compactionId);
+        break;
+    }
+    if (turns.length > 0 || compactions.size > 0) {
+      tail.push(event);
+      return;
+    }
+    // Quiescent after it: nothing before the next event is held.
+    if (tail.length > 0) tail = [];
+    priorTurn = lastTurn;
+    priorStep = turnStep;
+  };
+  return {
+    push,
+    held: () => tail,
+    prior: () => ({ lastTurn: priorTurn, turnStep: priorStep }),
+  };
+};

@@ -15,9 +15,13 @@
  * the log holds. The log keeps its own copy of a draft's `data`,
  * `surfaceOp` and `sourceEventSeqs`, made while judging them (about 0.5 µs for
  * a typical message, linear in its size): changing a draft after it was
- * appended cannot change the log. Events handed out share the log's values
- * and are read-only by type. Events decoded from `JSON.parse` output (the
- * reader) are neither judged nor copied.
+ * appended cannot change the log. (Freezing the draft's values in place
+ * instead would cost as much once getters are refused, and would freeze the
+ * caller's objects; `docs/performance.md` has the figures.) The event is
+ * assembled once, with the copy in it, and becomes the log's event as it
+ * is. Events handed out share the log's values and are read-only by type.
+ * Events decoded from `JSON.parse` output (the reader) are neither judged
+ * nor copied.
  *
  * @module
  */
@@ -34,7 +38,7 @@ import type {
   SurfaceType,
 } from "./event.ts";
 import type { SurfaceEvent } from "./event.ts";
-import { decodeEventResult, type Vocabulary } from "./decode.ts";
+import { decodeDraftResult, type Vocabulary } from "./decode.ts";
 import { encodeEvent } from "./encode.ts";
 import {
   type EventDecodeError,
@@ -191,6 +195,8 @@ export type EventDraft =
   | LogOnlyDraft
   | ExtensionDraft;
 
+// The event a draft becomes: envelope keys only, in the canonical order,
+// holding the log's own copies (decodeDraftResult keeps it as the event).
 const draftInput = (
   draft: EventDraft,
   data: unknown,
@@ -362,7 +368,7 @@ const appendOne = (
   const options = session.vocabulary === undefined
     ? undefined
     : { vocabulary: session.vocabulary };
-  const decoded = decodeEventResult(input, options);
+  const decoded = decodeDraftResult(input, options);
   if (decoded._tag === "Failure") return Result.fail(decoded.failure);
   if (copy !== undefined && !copy.ok) {
     return Result.fail(

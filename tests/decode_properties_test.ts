@@ -7,7 +7,8 @@ import {
   emptySurfaceAt,
   replayResult,
 } from "@palimpsest/session/internal";
-import { decodeEventResult } from "@palimpsest/session/schema";
+import { decodeEventResult, isOpaqueEvent } from "@palimpsest/session/schema";
+import { decodeDraftResult, ENVELOPE_KEYS } from "../src/decode.ts";
 import { decoded, s } from "./_helpers/build.ts";
 import { logArb } from "./_helpers/log_gen.ts";
 import { DECODE_TAGS, FOLD_TAGS } from "./_helpers/fuzz_compare.ts";
@@ -57,12 +58,14 @@ Deno.test("decoding arbitrary JSON never throws and fails only with a rule's tag
   );
 });
 
+/** A value a mutation puts in place of a field, or its removal. */
+const replacement = fc.oneof(
+  fc.constant(REMOVE),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(-0, NaN, 1.5, 2 ** 53, -1, 0, 1, "", [], {}, null, true),
+);
+
 Deno.test("mutated valid lines decode or fail with a tag, and fold or fail with a tag", () => {
-  const replacement = fc.oneof(
-    fc.constant(REMOVE),
-    fc.jsonValue({ maxDepth: 2 }),
-    fc.constantFrom(-0, NaN, 1.5, 2 ** 53, -1, 0, 1, "", [], {}, null, true),
-  );
   fc.assert(
     fc.property(
       logArb(30),
@@ -94,4 +97,63 @@ Deno.test("mutated valid lines decode or fail with a tag, and fold or fail with 
     ),
     { seed: 11, numRuns: 400 },
   );
+});
+
+/** The envelope keys in the order a draft's event is assembled in. */
+const CANONICAL: ReadonlyArray<string> = [...ENVELOPE_KEYS];
+
+Deno.test("an appended draft is judged as its line is, and becomes the event", () => {
+  let accepted = 0;
+  let refused = 0;
+  fc.assert(
+    fc.property(
+      logArb(30),
+      fc.nat(),
+      fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+      replacement,
+      fc.boolean(),
+      fc.option(fc.tuple(fc.constantFrom(...CANONICAL), replacement)),
+      (log, at, path, value, mutated, field) => {
+        if (log.lines.length === 0) return;
+        const original = log.lines[at % log.lines.length];
+        let input = mutated ? mutate(original, path, value) : original;
+        // Now and then one envelope field set or removed outright.
+        if (field !== null && isRecord(input)) {
+          const [key, to] = field;
+          const edited: Record<string, unknown> = { ...input };
+          if (to === REMOVE) delete edited[key];
+          else edited[key] = to;
+          input = edited;
+        }
+        // A draft's event has envelope keys only (others are never copied
+        // from a draft), in the canonical order.
+        if (!isRecord(input)) return;
+        if (Object.keys(input).some((key) => !ENVELOPE_KEYS.has(key))) return;
+        const assembled: Record<string, unknown> = {};
+        for (const key of CANONICAL) {
+          if (key in input) assembled[key] = input[key];
+        }
+        const line = decodeEventResult(input);
+        const draft = decodeDraftResult(assembled);
+        if (Result.isFailure(line)) {
+          refused++;
+          assert.ok(Result.isFailure(draft), "the draft was accepted");
+          assert.deepStrictEqual(draft.failure, line.failure);
+          return;
+        }
+        accepted++;
+        assert.ok(Result.isSuccess(draft), "the draft was refused");
+        assert.deepStrictEqual(draft.success, line.success);
+        assert.equal(draft.success, assembled);
+        // Both are laid out in the canonical key order (an opaque event is
+        // the line's own object, in the line's order).
+        if (!isOpaqueEvent(line.success)) {
+          const keys = Object.keys(line.success);
+          assert.deepEqual(keys, CANONICAL.filter((key) => keys.includes(key)));
+        }
+      },
+    ),
+    { seed: 23, numRuns: 600 },
+  );
+  assert.ok(accepted > 50 && refused > 50, `${accepted} / ${refused}`);
 });

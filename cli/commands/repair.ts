@@ -143,7 +143,7 @@ export const repairCommand: Command = {
           const store = yield* SessionStore;
           const handle = yield* store.open(address.session, {
             mode: "write",
-            fromCheckpoint: false,
+            wholeLog: true,
           });
           return yield* store.repair(handle);
         })).pipe(

@@ -90,7 +90,6 @@ import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
 import {
   createdFrom,
   openWith,
-  readOptionsOf,
   wholeReport,
   writableLog,
 } from "../store/open.ts";
@@ -396,7 +395,7 @@ const makeCore = (
         fileByteLog(path),
         options,
         strict,
-        readSessionFile(path, readOptionsOf(options, strict)),
+        (read) => readSessionFile(path, read),
       ),
       (error) =>
         typeof error === "object" && error !== null && "_tag" in error &&

@@ -12,7 +12,8 @@
 import * as Result from "effect/Result";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import { replayResult, type Surface } from "../surface/mod.ts";
+import { emptySurfaceAt, replayOwned, type Surface } from "../surface/mod.ts";
+import { type HeldTail, makeHeldTail } from "../prior.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import { decodeSessionHeader, type HeaderLine } from "./codec.ts";
 import {
@@ -52,6 +53,12 @@ export interface ParserOptions {
    * line is line `lines + 1`, the event at `surface.nextSeq`.
    */
   readonly resume?: ResumePoint;
+  /**
+   * Keep every event only while there are at most this many; past that,
+   * the fold keeps only the surface's events, and the parser only the
+   * events of work still open ({@link HeldTail}). Unbounded by default.
+   */
+  readonly holdLogUpTo?: number;
 }
 
 /** Where a read from the middle of a log starts. */
@@ -82,6 +89,13 @@ export interface ParserEnd {
   readonly raw: ReadonlyArray<unknown>;
   readonly events: ReadonlyArray<SessionEvent>;
   readonly surface: Surface | undefined;
+  /**
+   * With `holdLogUpTo`: what was kept of the events past the bound, and how
+   * many were dropped from `events` (0: all are there).
+   */
+  readonly lean:
+    | { readonly tail: HeldTail; readonly dropped: number }
+    | undefined;
   readonly lines: number;
   readonly bytes: number;
   readonly pendingBytes: number;
@@ -135,7 +149,14 @@ export const makeParser = (
   let header: SessionHeader | undefined = resume?.header;
   let migrating = false;
   const raw: unknown[] = [];
-  const events: SessionEvent[] = [];
+  let events: SessionEvent[] = [];
+  // With a bound on what is held: the events folded and let go so far, and
+  // what is kept of them.
+  const holdUpTo = options.holdLogUpTo;
+  const tail = holdUpTo === undefined || resume !== undefined
+    ? undefined
+    : makeHeldTail();
+  let dropped = 0;
   const runs = makeRunBudget();
   let surface: Surface | undefined = resume?.surface;
   let fatal: HeaderError | undefined;
@@ -181,7 +202,11 @@ export const makeParser = (
     const decoded = decodeSessionHeader(line.success.raw);
     if (Result.isFailure(decoded)) return corrupt(1, text, decoded.failure);
     header = decoded.success;
-    surface = Session.make(header).surface;
+    surface = tail === undefined
+      ? Session.make(header).surface
+      : emptySurfaceAt(Session.make(header).surface.baseSeq, {
+        keepLog: false,
+      });
     return undefined;
   };
 
@@ -204,7 +229,7 @@ export const makeParser = (
     }
     const decoded = decodeLine(
       text,
-      skipped + events.length,
+      skipped + dropped + events.length,
       runs,
       decodeOptions,
     );
@@ -265,6 +290,20 @@ export const makeParser = (
 
   // Complete lines buf[start, end), each followed by "\n" (buf[end] is the
   // last one's, possibly virtual); `at` is the global offset of buf[0].
+  // Feeds the folded events[from, to) to the tail, and lets the buffer go
+  // once past the bound.
+  const keep = (from: number, to: number): void => {
+    if (tail === undefined || holdUpTo === undefined) return;
+    for (let i = from; i < to; i++) {
+      const event = events[i];
+      if (event !== undefined) tail.push(event);
+    }
+    if (dropped + events.length > holdUpTo) {
+      dropped += events.length;
+      events = [];
+    }
+  };
+
   const region = (
     buf: Uint8Array,
     start: number,
@@ -284,17 +323,20 @@ export const makeParser = (
     if (surface === undefined || before === events.length) return decodeStop();
     const batch = before === 0 ? events : events.slice(before);
     const from = surface.nextSeq;
-    const result = replayResult(batch, surface);
+    // The surface is the parser's own: nothing reads the one before.
+    const result = replayOwned(batch, surface);
     if (result._tag === "Success") {
       surface = result.success;
+      keep(before, events.length);
       return decodeStop();
     }
     const { error, surface: stoppedSurface } = result.failure;
     const index = before + (stoppedSurface.nextSeq - from);
     const event = events[index];
     surface = stoppedSurface;
-    const failedLine = lineOfFirst + index;
+    const failedLine = lineOfFirst + dropped + index;
     events.length = index;
+    keep(before, index);
     lineNo = failedLine - 1;
     good = at + offsetOfPart(buf, start, failedLine - firstLine);
     return stop(
@@ -372,6 +414,7 @@ export const makeParser = (
     raw,
     events,
     surface,
+    lean: tail === undefined ? undefined : { tail, dropped },
     lines: stoppedAt === undefined ? lineNo : stoppedAt.line - 1,
     bytes: good,
     pendingBytes: stopped ? 0 : pendingBytes,

@@ -50,9 +50,16 @@
 import * as Effect from "effect/Effect";
 import * as Stream from "effect/Stream";
 import * as fs from "node:fs";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import {
+  FORMAT_VERSION,
+  type SessionEvent,
+  type SurfaceEvent,
+} from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import { replayResult, type Surface } from "../surface/mod.ts";
+import { forEachNode, replayResult, type Surface } from "../surface/mod.ts";
+import { restoreSurface } from "../surface/restore.ts";
+import type { HeldTail } from "../prior.ts";
+import { SessionSeq } from "../seq.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import {
   type CorruptLine,
@@ -108,6 +115,13 @@ export interface ReadOptions<E = never> {
   readonly maxLineBytes?: number;
   /** Migrates logs of older versions; without it they fail `FormatTooOld`. */
   readonly migrate?: Migration<E>;
+  /**
+   * Hold every event only in a log of at most this many; a longer one's
+   * session holds its surface, the events of work still open and what the
+   * backward scans need (see `Session.heldFrom`), and the loaded log's
+   * `events` are those it holds. Every event is held by default.
+   */
+  readonly holdLogUpTo?: number;
 }
 
 /** A final line without `\n`: a torn write. */
@@ -233,6 +247,34 @@ const loadMigrated = (
     });
   });
 
+/**
+ * The surface of a read that held only the surface: every event again when
+ * none was let go, else the surface, the open work's events and the prior.
+ */
+const heldSurface = (
+  folded: Surface,
+  kept: ReadonlyArray<SessionEvent>,
+  lean: { readonly tail: HeldTail; readonly dropped: number },
+): { surface: Surface; events: ReadonlyArray<SessionEvent> } => {
+  const nodes: SurfaceEvent[] = [];
+  forEachNode(folded, (_seq, event) => {
+    nodes.push(event);
+  });
+  const all = lean.dropped === 0;
+  const events = all ? kept : lean.tail.held();
+  const heldFrom = SessionSeq.make(folded.nextSeq - events.length);
+  const surface = restoreSurface(
+    [folded.baseSeq, heldFrom, folded.nextSeq, folded.replacements],
+    nodes,
+    events,
+    all ? undefined : lean.tail.prior(),
+  );
+  if (surface === undefined) {
+    throw new Error("A folded surface did not restore");
+  }
+  return { surface, events };
+};
+
 const finish = <E>(
   state: ParserEnd,
   options: ReadOptions<E>,
@@ -255,10 +297,13 @@ const finish = <E>(
   const decodeOptions = decodeOptionsOf(options);
   if (state.header !== undefined && state.surface !== undefined) {
     const session = Session.make(state.header, decodeOptions);
+    const { surface, events } = state.lean === undefined
+      ? { surface: state.surface, events: state.events }
+      : heldSurface(state.surface, state.events, state.lean);
     return Effect.succeed({
       version: headerLine.version,
-      session: { ...session, surface: state.surface },
-      events: state.events,
+      session: { ...session, surface },
+      events,
       report: { ...base, stoppedAt: state.stoppedAt },
     });
   }
@@ -327,6 +372,9 @@ const readStreamFrom = <E, EB, R>(
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       migrates: options.migrate !== undefined,
       ...(resume === undefined ? {} : { resume }),
+      ...(options.holdLogUpTo === undefined
+        ? {}
+        : { holdLogUpTo: options.holdLogUpTo }),
     }, decodeOptionsOf(options));
     return Effect.flatMap(
       Stream.runForEachWhile(

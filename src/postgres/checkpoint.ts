@@ -38,10 +38,11 @@ import type { SessionSeq } from "../seq.ts";
 import type { StorageError } from "../store/errors.ts";
 import type { OpenOptions } from "../store/store.ts";
 import { readOptionsOf, reportOf } from "../store/open.ts";
-import type {
-  CheckpointMark,
-  LoadedFrom,
-  ResolvedPolicy,
+import {
+  type CheckpointMark,
+  HOLD_LOG_UP_TO,
+  type LoadedFrom,
+  type ResolvedPolicy,
 } from "../store/checkpoints.ts";
 import { type Failed, type HeadRow, readHeadRow } from "./rows.ts";
 import { readStoredSession } from "./read.ts";
@@ -232,7 +233,7 @@ export const loadStored = <E>(
 ): Effect.Effect<LoadedFrom, LogReadError | StorageError | E> =>
   Effect.gen(function* () {
     let rejected: CheckpointRejected | undefined;
-    if (policy !== undefined && options.fromCheckpoint !== false) {
+    if (policy !== undefined && options.wholeLog !== true) {
       const row = yield* readCheckpointRow(client, id);
       if (row !== undefined) {
         const tried = yield* fromRow(
@@ -248,20 +249,28 @@ export const loadStored = <E>(
         if (tried._tag === "Used") {
           return {
             log: tried.log,
-            report: { ...reportOf(tried.log), checkpoint: tried.seq },
+            report: {
+              ...reportOf(tried.log, tried.seq),
+              checkpoint: tried.seq,
+            },
             mark: tried.mark,
           };
         }
         rejected = tried.rejected;
       }
     }
+    // Without `wholeLog`, a long log's session holds only its surface and
+    // the work still open, as with a checkpoint.
+    const read = readOptionsOf(options, strict);
     const log = yield* readStoredSession(
       client,
       id,
       head,
       pageSize,
       failed,
-      readOptionsOf(options, strict),
+      options.wholeLog === true
+        ? read
+        : { ...read, holdLogUpTo: policy?.holdLogUpTo ?? HOLD_LOG_UP_TO },
     );
     return {
       log,

@@ -29,9 +29,21 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
 import type { SqlClient } from "effect/sql/SqlClient";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import {
+  FORMAT_VERSION,
+  type SessionEvent,
+  type SurfaceEvent,
+} from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import { replayResult, type Surface } from "../surface/mod.ts";
+import {
+  emptySurfaceAt,
+  forEachNode,
+  replayOwned,
+  type Surface,
+} from "../surface/mod.ts";
+import { restoreSurface } from "../surface/restore.ts";
+import { type HeldTail, makeHeldTail } from "../prior.ts";
+import { SessionSeq } from "../seq.ts";
 import { Session } from "../session.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
 import {
@@ -102,13 +114,26 @@ export const readStoredSession = <E>(
         options,
       );
     }
-    const session = Session.make(
+    const made = Session.make(
       decodedHeader.success,
       options.vocabulary === undefined
         ? undefined
         : { vocabulary: options.vocabulary },
     );
-    return readRows(client, id, head, failed, options, { session, lines: 1 });
+    // A session to hold only its surface past `holdLogUpTo` events folds
+    // onto a surface that keeps no log, as the file reader's does.
+    const lean = options.holdLogUpTo !== undefined;
+    const session = lean
+      ? {
+        ...made,
+        surface: emptySurfaceAt(made.surface.baseSeq, { keepLog: false }),
+      }
+      : made;
+    return readRows(client, id, head, failed, options, {
+      session,
+      lines: 1,
+      lean,
+    });
   });
 
 /**
@@ -121,6 +146,11 @@ export interface StoredResume {
   readonly session: Session;
   /** The lines before the first row read, the header included. */
   readonly lines: number;
+  /**
+   * Whether the session is to hold only its surface (and the work still
+   * open) once past `holdLogUpTo` events: a whole read with that bound.
+   */
+  readonly lean?: boolean;
 }
 
 /** Reads the rows from `resume.session`'s next seq on, onto it. */
@@ -141,7 +171,25 @@ const readRows = <E>(
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const recover = options.recover === true;
     const runs = makeRunBudget();
-    const events: SessionEvent[] = [];
+    let events: SessionEvent[] = [];
+    const holdUpTo = options.holdLogUpTo;
+    // With a bound on what is held: what is kept of the events let go, and
+    // how many were let go (the file reader's parser does the same).
+    const tail = resume.lean === true && holdUpTo !== undefined
+      ? makeHeldTail()
+      : undefined;
+    let dropped = 0;
+    const keep = (from: number, to: number): void => {
+      if (tail === undefined || holdUpTo === undefined) return;
+      for (let i = from; i < to; i++) {
+        const event = events[i];
+        if (event !== undefined) tail.push(event);
+      }
+      if (dropped + events.length > holdUpTo) {
+        dropped += events.length;
+        events = [];
+      }
+    };
     let surface: Surface = session.surface;
     const start = surface.nextSeq;
     // Events before the first row read (line numbers, the run budget).
@@ -176,7 +224,7 @@ const readRows = <E>(
         }
         const decoded = decodeLine(
           text,
-          skipped + events.length,
+          skipped + dropped + events.length,
           runs,
           decodeOptions,
         );
@@ -189,17 +237,21 @@ const readRows = <E>(
       if (events.length > before) {
         const batch = before === 0 ? events : events.slice(before);
         const from = surface.nextSeq;
-        const folded = replayResult(batch, surface);
+        // The surface is this read's own: nothing reads the one before.
+        const folded = replayOwned(batch, surface);
         if (folded._tag === "Success") {
           surface = folded.success;
+          keep(before, events.length);
         } else {
           const { error, surface: at } = folded.failure;
           const index = before + (at.nextSeq - from);
           const event = events[index];
           surface = at;
           events.length = index;
+          const line = resume.lines + 1 + dropped + index;
+          keep(before, index);
           bad = new FoldFailed({
-            line: resume.lines + 1 + index,
+            line,
             seq: event?.seq ?? at.nextSeq,
             innerTag: error._tag,
             inner: error,
@@ -238,10 +290,13 @@ const readRows = <E>(
           ? new LineTooLong({ ...stop, offset: bytes })
           : stop;
       }
+      const held = tail === undefined
+        ? { surface, events }
+        : heldSurface(surface, events, tail, dropped);
       return {
         version: FORMAT_VERSION,
-        session: { ...session, surface },
-        events,
+        session: { ...session, surface: held.surface },
+        events: held.events,
         report: {
           lines: stoppedAt === undefined ? lineNo : stoppedAt.line - 1,
           bytes,
@@ -252,6 +307,40 @@ const readRows = <E>(
       } satisfies LoadedLog;
     });
   });
+
+/**
+ * The surface of a lean read: every event again when none was let go, else
+ * the surface, the open work's events and the prior (as the file reader
+ * builds it).
+ */
+const heldSurface = (
+  folded: Surface,
+  kept: ReadonlyArray<SessionEvent>,
+  tail: HeldTail,
+  dropped: number,
+): { surface: Surface; events: ReadonlyArray<SessionEvent> } => {
+  const nodes: SurfaceEvent[] = [];
+  forEachNode(folded, (_seq, event) => {
+    nodes.push(event);
+  });
+  const all = dropped === 0;
+  const events = all ? kept : tail.held();
+  const surface = restoreSurface(
+    [
+      folded.baseSeq,
+      SessionSeq.make(folded.nextSeq - events.length),
+      folded.nextSeq,
+      folded.replacements,
+    ],
+    nodes,
+    events,
+    all ? undefined : tail.prior(),
+  );
+  if (surface === undefined) {
+    throw new Error("A folded surface did not restore");
+  }
+  return { surface, events };
+};
 
 /** The bytes of the log before line `line` (the header is line 1). */
 const prefixBytes = (

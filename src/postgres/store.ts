@@ -149,8 +149,9 @@ export interface PostgresStoreOptions {
   readonly deadWriterSeconds?: number;
   /**
    * When to write checkpoints (a row of `palimpsest_checkpoints` per
-   * session): every 10,000 events, and on close after 1,000, by default;
-   * `false` for none (then opens never read one either).
+   * session): once a log passes `holdLogUpTo` (10,000) events, every
+   * 10,000 events and on close after 1,000, by default; `false` for none
+   * (then opens never read one either).
    */
   readonly checkpoints?: CheckpointOptions;
 }
@@ -588,7 +589,8 @@ export function makePostgresStore(
         if (
           state.closed || client === undefined ||
           state.lostClaim !== undefined || policy?.onClose === undefined ||
-          since <= 0 || since < policy.onClose
+          state.session.surface.nextSeq <= policy.holdLogUpTo || since <= 0 ||
+          since < policy.onClose
         ) return Effect.void;
         return Effect.ignore(
           Effect.timeoutOption(

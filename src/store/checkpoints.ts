@@ -55,7 +55,17 @@ export interface CheckpointPolicy {
    * came after the last; 1,000 by default; `false`: never on close.
    */
   readonly onClose?: number | false;
+  /**
+   * A log of at most this many events is held whole by an open and gets no
+   * checkpoint on its own (reading it whole is cheap); a longer one's
+   * session holds its surface, the work still open and its latest events.
+   * 10,000 by default.
+   */
+  readonly holdLogUpTo?: number;
 }
+
+/** The default {@link CheckpointPolicy.holdLogUpTo}. */
+export const HOLD_LOG_UP_TO = 10_000;
 
 /** A layer's `checkpoints` option: a policy, or `false` for none. */
 export type CheckpointOptions = CheckpointPolicy | false;
@@ -66,6 +76,8 @@ export interface ResolvedPolicy {
   readonly everyEvents: number;
   /** See {@link CheckpointPolicy}. */
   readonly onClose: number | undefined;
+  /** See {@link CheckpointPolicy}. */
+  readonly holdLogUpTo: number;
 }
 
 /**
@@ -83,6 +95,7 @@ export const resolvePolicy = (
   return {
     everyEvents: Math.max(1, options?.everyEvents ?? 10_000),
     onClose: onClose === false ? undefined : Math.max(0, onClose ?? 1_000),
+    holdLogUpTo: Math.max(0, options?.holdLogUpTo ?? HOLD_LOG_UP_TO),
   };
 };
 
@@ -263,7 +276,7 @@ export interface LoadedFrom {
  * @param log The stored log as bytes.
  * @param options The open's options.
  * @param strict Whether a write handle is being opened.
- * @param whole Reads the whole log.
+ * @param whole Reads the whole log with these reader options.
  * @returns The load.
  */
 export const loadWithCheckpoint = <EIO, E, EW>(
@@ -272,12 +285,12 @@ export const loadWithCheckpoint = <EIO, E, EW>(
   log: ByteLog<EIO>,
   options: OpenOptions<E>,
   strict: boolean,
-  whole: Effect.Effect<LoadedLog, EW>,
+  whole: (read: ReadOptions<E>) => Effect.Effect<LoadedLog, EW>,
 ): Effect.Effect<LoadedFrom, EIO | EW> =>
   Effect.gen(function* () {
     const none: CheckpointMark = { seq: 0, since: undefined };
     let rejected: CheckpointRejected | undefined;
-    if (policy !== undefined && options.fromCheckpoint !== false) {
+    if (policy !== undefined && options.wholeLog !== true) {
       const outcome = yield* openFromCheckpoint(
         yield* text,
         log,
@@ -287,13 +300,18 @@ export const loadWithCheckpoint = <EIO, E, EW>(
         const seq = outcome.candidate.seq;
         return {
           log: outcome.log,
-          report: { ...reportOf(outcome.log), checkpoint: seq },
+          report: { ...reportOf(outcome.log, seq), checkpoint: seq },
           mark: { seq, since: sinceOf(outcome.candidate) },
         };
       }
       if (outcome._tag === "Rejected") rejected = outcome.rejected;
     }
-    const loaded = yield* whole;
+    const read = readOptionsOf(options, strict);
+    const loaded = yield* whole(
+      options.wholeLog === true
+        ? read
+        : { ...read, holdLogUpTo: policy?.holdLogUpTo ?? HOLD_LOG_UP_TO },
+    );
     return {
       log: loaded,
       report: rejected === undefined
@@ -389,13 +407,17 @@ export const makeCheckpointer = (
 ): Checkpointer => ({
   afterBatch: (session, bytes, target) =>
     policy !== undefined &&
+      session.surface.nextSeq > policy.holdLogUpTo &&
       session.surface.nextSeq - target.mark.seq >= policy.everyEvents
       ? Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put))
       : Effect.void,
   onClose: (session, bytes, target) => {
     const next = session.surface.nextSeq;
     const since = next - target.mark.seq;
-    if (policy?.onClose === undefined || since <= 0 || since < policy.onClose) {
+    if (
+      policy?.onClose === undefined || next <= policy.holdLogUpTo ||
+      since <= 0 || since < policy.onClose
+    ) {
       return;
     }
     Effect.runSync(

@@ -233,7 +233,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       // The batch may be under a checkpoint written since: read it whole.
       const read = {
         ...readOptionsOf<never>(options, true),
-        fromCheckpoint: false,
+        wholeLog: true,
       };
       // A writer's open waits for nothing: it succeeds only once the failed
       // writer's claim is gone, and with it any write still under way. A
@@ -280,7 +280,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
         Effect.map(
           core.open(handle.id, {
             mode: "read",
-            fromCheckpoint: false,
+            wholeLog: true,
             ...(session.vocabulary === undefined
               ? {}
               : { vocabulary: session.vocabulary }),

@@ -34,7 +34,7 @@ import { type FollowError, type OpenOptions, SessionStore } from "./store.ts";
 import { makeSessionStore, type StoreCore } from "./core.ts";
 import { acquireScoped } from "./scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "./handles.ts";
-import { createdFrom, openWith, readOptionsOf, wholeReport } from "./open.ts";
+import { createdFrom, openWith, wholeReport } from "./open.ts";
 import { encodeBatch, encodeLog, followLines } from "./lines.ts";
 
 interface Stored {
@@ -289,7 +289,7 @@ const makeCore = (
       log,
       options,
       strict,
-      readSessionBytes(chunks, readOptionsOf(options, strict)),
+      (read) => readSessionBytes(chunks, read),
     );
   };
 
@@ -319,7 +319,7 @@ const makeCore = (
               id,
               "write",
               {
-                ...wholeReport(loaded.log.events.length),
+                ...wholeReport(loaded.report.events),
                 ...(loaded.report.checkpoint === undefined
                   ? {}
                   : { checkpoint: loaded.report.checkpoint }),

@@ -106,10 +106,15 @@ export const writableLog = (
  * The report of a handle opened on a loaded log.
  *
  * @param log The log as read.
+ * @param from The seq it was read from (a checkpoint's); its base by
+ * default.
  * @returns Its events, torn tail and where reading stopped.
  */
-export const reportOf = (log: LoadedLog): OpenReport => ({
-  events: log.events.length,
+export const reportOf = (
+  log: LoadedLog,
+  from: number = log.session.surface.baseSeq,
+): OpenReport => ({
+  events: log.session.surface.nextSeq - from,
   tornTail: log.report.tornTail,
   stoppedAt: log.report.stoppedAt,
 });

@@ -131,12 +131,13 @@ export interface OpenOptions<E = never> {
   /** Read handles only: migrates an older log in memory. */
   readonly migrate?: Migration<E>;
   /**
-   * Start from the session's newest checkpoint when one matches (the
-   * default, in a store that keeps checkpoints): the session then holds
-   * its surface and the events after the checkpoint (see
-   * `Session.heldFrom`). `false` replays the whole log and holds all of it.
+   * Replay the whole log, never from a checkpoint, and hold every event of
+   * it. By default an open starts from the session's newest checkpoint that
+   * matches the log, and a session of more than 10,000 events holds its
+   * surface, the events of work still open and the events after its
+   * checkpoint (see `Session.heldFrom`; `store.events` reads the rest).
    */
-  readonly fromCheckpoint?: boolean;
+  readonly wholeLog?: boolean;
 }
 
 /** Options of {@link SessionStore} `events`. */

@@ -288,7 +288,12 @@ const step = (
   const key = store.key[first] ?? NONE;
   for (const i of checked) {
     write(cursor, store.key, i, NONE);
-    if (!cursor.keepLog) write(cursor, store.events, i, undefined);
+    if (!cursor.keepLog) {
+      // Off the surface for good in this version: let its event and
+      // message go (an older version gets them back through its writes).
+      write(cursor, store.events, i, undefined);
+      write(cursor, store.messages, i, null);
+    }
   }
   write(cursor, store.events, index, event);
   write(cursor, store.messages, index, projectEvent(event) ?? null);
@@ -451,15 +456,34 @@ export function replayResult(
 
 const REPLAY_CHUNK = 4096;
 
+/**
+ * Folds events onto a surface that no one else can observe: the reader's
+ * own, between two chunks of a log. Unlike {@link replayResult} it records
+ * no writes to take the store back to `from`, so `from` (and any surface
+ * folded before it) must never be read again.
+ *
+ * @param events Decoded events in seq order (an array: no caller code runs).
+ * @param from The surface to fold onto, given up.
+ * @returns The folded surface, or the failure and the surface before it.
+ * @internal
+ */
+export function replayOwned(
+  events: ReadonlyArray<SessionEvent>,
+  from: Surface,
+): Result.Result<Surface, ReplayFailure> {
+  return foldBatch(events, from, false);
+}
+
 /** Folds events with one cursor; caller code must not run in between. */
 const foldBatch = (
   events: Iterable<SessionEvent>,
   from: Surface,
+  record = true,
 ): Result.Result<Surface, ReplayFailure> => {
   let cursor: Cursor | undefined;
   let surface = from;
   for (const event of events) {
-    if (cursor === undefined) cursor = cursorOf(surface, true);
+    if (cursor === undefined) cursor = cursorOf(surface, record);
     const error = step(cursor, event);
     if (error !== undefined) {
       // A failing step writes nothing: publish what came before it.

@@ -24,5 +24,6 @@ export {
   applyEventResult,
   replay,
   type ReplayFailure,
+  replayOwned,
   replayResult,
 } from "./fold.ts";

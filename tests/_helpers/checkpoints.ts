@@ -11,7 +11,14 @@ import {
   Session,
   type SessionEvent,
 } from "@palimpsest/session";
-import { surfaceNodes } from "@palimpsest/session/internal";
+import {
+  interruptedTurnClosers,
+  surfaceEvent,
+  surfaceNodes,
+} from "@palimpsest/session/internal";
+import { Effect } from "effect";
+import { heldEvents, turnMarks } from "../../src/prior.ts";
+import { decoded, text } from "./build.ts";
 import { encodeEventLine } from "@palimpsest/session/jsonl";
 
 /** Events as their stored lines. */
@@ -39,4 +46,84 @@ export const assertSameSession = (restored: Session, whole: Session): void => {
     openWork(Session.events(restored, from)),
     openWork(Session.events(whole)),
   );
+};
+
+/** Outcome of folding one event: the nodes after it, or the error's tag. */
+const outcome = (session: Session, event: SessionEvent): unknown => {
+  const exit = Effect.runSyncExit(Session.appendEvents(session, [event]));
+  return exit._tag === "Success"
+    ? surfaceNodes(exit.value.surface)
+    : JSON.stringify(exit.cause);
+};
+
+/** A replace of `a..b` by a user message citing `cites`. */
+const replaceEvent = (
+  seq: number,
+  a: number,
+  b: number,
+  cites: ReadonlyArray<number>,
+): SessionEvent =>
+  decoded({
+    type: "user/message",
+    seq,
+    time: 0,
+    surfaceOp: { op: "replace", startSeq: a, endSeq: b },
+    sourceEventSeqs: [...cites],
+    data: {
+      id: `r${seq}`,
+      role: "user",
+      content: text("summary"),
+      source: { kind: "user" },
+    },
+  });
+
+/** Asserts that `restored` and `full`, at the same seq, are the same session. */
+/**
+ * Asserts that `restored` (restored from a checkpoint, or read holding only
+ * its surface) folds as `full` does: {@link assertSameSession}, every node
+ * held, the same turn marks and repair closers, and the same outcome of
+ * replaces chosen by `probes` and of a replace of each of the first nodes.
+ */
+export const assertSameFold = (
+  restored: Session,
+  full: Session,
+  probes: ReadonlyArray<number>,
+): void => {
+  assertSameSession(restored, full);
+  for (const seq of surfaceNodes(full.surface)) {
+    assert.equal(
+      surfaceEvent(restored.surface, seq) !== undefined,
+      true,
+      `node ${seq} is held`,
+    );
+  }
+  assert.deepEqual(turnMarks(restored), turnMarks(full));
+  // Repair closes the same work with the same events.
+  assert.deepEqual(
+    lines(
+      interruptedTurnClosers(heldEvents(restored), {
+        surface: restored.surface,
+      }),
+    ),
+    lines(interruptedTurnClosers(Session.events(full))),
+  );
+  // Any further replace, valid or not, ends the same way on both.
+  const next = full.surface.nextSeq;
+  const nodes = surfaceNodes(full.surface);
+  for (let i = 0; i + 1 < probes.length; i += 2) {
+    const a = probes[i]! % next;
+    const b = probes[i + 1]! % next;
+    const between = nodes.filter((n) => n >= Math.min(a, b));
+    const cites = probes[i]! % 3 === 0 || between.length === 0
+      ? [Math.max(0, a - 1)]
+      : between;
+    const event = replaceEvent(next, a, b, cites);
+    assert.deepEqual(outcome(restored, event), outcome(full, event));
+  }
+  // A replace of each node's own range, citing it (exercises the pinned
+  // nodes, the head's protection and tool-result rules).
+  for (const n of nodes.slice(0, 8)) {
+    const event = replaceEvent(next, n, n, [n]);
+    assert.deepEqual(outcome(restored, event), outcome(full, event));
+  }
 };

@@ -31,19 +31,13 @@ import {
   assistantMessageDraft,
   toolResultMessageDraft,
 } from "../_helpers/build.ts";
-import {
-  config,
-  countsReport,
-  fuzz,
-  heavyRuns,
-  type Rng,
-} from "../_helpers/fuzz.ts";
+import * as Fuzz from "../_helpers/fuzz.ts";
 
 const header = { id: "repair", createdAt: 0, isSeeded: false };
 const model = { kind: "model", provider: "p", model: "m" } as const;
 
 /** A random agent log, some results missing, as drafts appended in order. */
-const genLog = (rng: Rng): ReadonlyArray<SessionEvent> => {
+const genLog = (rng: Fuzz.Rng): ReadonlyArray<SessionEvent> => {
   let session = Session.make(header);
   const add = (draft: EventDraft) => {
     session = Effect.runSync(Session.append(session, draft));
@@ -138,49 +132,56 @@ let clean = 0;
 let keptViolations = 0;
 
 Deno.test("fuzz: repair on logs cut at every event position", () => {
-  fuzz("repair/cut-every-position", heavyRuns(3, 10), (rng: Rng) => {
-    const log = genLog(rng);
-    for (let cut = 1; cut <= log.length; cut++) {
-      const events = log.slice(0, cut);
-      const closers = interruptedTurnClosers(events);
-      const repaired = [...events, ...closers];
-      // The closers fold, by the independent checker, and decode unchanged.
-      const encoded = repaired.map((e) => encodeEvent(e));
-      const verdict = checkLog(encoded);
-      assert.ok(verdict.ok, `cut ${cut}: ${JSON.stringify(verdict)}`);
-      for (const closer of closers) {
-        const again = Result.getOrThrow(decodeEventResult(encodeEvent(closer)));
-        assert.deepStrictEqual(again, closer);
+  Fuzz.fuzz(
+    "repair/cut-every-position",
+    Fuzz.heavyRuns(3, 10),
+    (rng: Fuzz.Rng) => {
+      const log = genLog(rng);
+      for (let cut = 1; cut <= log.length; cut++) {
+        const events = log.slice(0, cut);
+        const closers = interruptedTurnClosers(events);
+        const repaired = [...events, ...closers];
+        // The closers fold, by the independent checker, and decode unchanged.
+        const encoded = repaired.map((e) => encodeEvent(e));
+        const verdict = checkLog(encoded);
+        assert.ok(verdict.ok, `cut ${cut}: ${JSON.stringify(verdict)}`);
+        for (const closer of closers) {
+          const again = Result.getOrThrow(
+            decodeEventResult(encodeEvent(closer)),
+          );
+          assert.deepStrictEqual(again, closer);
+        }
+        assert.deepEqual(interruptedTurnClosers(repaired), []);
+        // The promise: exactly the open calls at the end are answered.
+        const beforeSurface = Effect.runSync(replay(events));
+        const before = checkTranscript(deriveMessages(beforeSurface));
+        const withSeqs = deriveMessagesWithSources(beforeSurface);
+        const start = openTurnStart(events);
+        const closable = (v: (typeof before)[number]) =>
+          v._tag === "UnansweredToolCall" &&
+          v.nextAssistantIndex === undefined &&
+          start !== undefined && (withSeqs[v.messageIndex]?.seq ?? -1) > start;
+        const after = checkTranscript(
+          deriveMessages(Effect.runSync(replay(repaired))),
+        );
+        assert.deepEqual(
+          sorted(after.map(key)),
+          sorted(before.filter((v) => !closable(v)).map(key)),
+          `cut ${cut}`,
+        );
+        if (after.length === 0) clean++;
+        else keptViolations++;
+        // What repair cannot reach, the provider-side pairing answers.
+        const paired = pairToolCalls(
+          deriveMessages(Effect.runSync(replay(repaired))),
+        );
+        assert.deepEqual(checkTranscript(paired.messages), []);
       }
-      assert.deepEqual(interruptedTurnClosers(repaired), []);
-      // The promise: exactly the open calls at the end are answered.
-      const beforeSurface = Effect.runSync(replay(events));
-      const before = checkTranscript(deriveMessages(beforeSurface));
-      const withSeqs = deriveMessagesWithSources(beforeSurface);
-      const start = openTurnStart(events);
-      const closable = (v: (typeof before)[number]) =>
-        v._tag === "UnansweredToolCall" && v.nextAssistantIndex === undefined &&
-        start !== undefined && (withSeqs[v.messageIndex]?.seq ?? -1) > start;
-      const after = checkTranscript(
-        deriveMessages(Effect.runSync(replay(repaired))),
-      );
-      assert.deepEqual(
-        sorted(after.map(key)),
-        sorted(before.filter((v) => !closable(v)).map(key)),
-        `cut ${cut}`,
-      );
-      if (after.length === 0) clean++;
-      else keptViolations++;
-      // What repair cannot reach, the provider-side pairing answers.
-      const paired = pairToolCalls(
-        deriveMessages(Effect.runSync(replay(repaired))),
-      );
-      assert.deepEqual(checkTranscript(paired.messages), []);
-    }
-  });
-  console.log(countsReport());
+    },
+  );
+  console.log(Fuzz.countsReport());
   console.log(
     `fuzz-outcome repair/clean-after-repair=${clean}\nfuzz-outcome repair/violations-kept=${keptViolations}`,
   );
-  assert.ok(config.runs === 0 || clean > 0);
+  assert.ok(Fuzz.config.runs === 0 || clean > 0);
 });

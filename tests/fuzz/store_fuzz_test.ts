@@ -16,20 +16,14 @@ import {
   encodeSessionId,
   readSessionBytes,
 } from "@palimpsest/session/jsonl";
-import {
-  config,
-  countsReport,
-  fuzz,
-  heavyRuns,
-  type Rng,
-} from "../_helpers/fuzz.ts";
+import * as Fuzz from "../_helpers/fuzz.ts";
 import { genValidLog } from "../_helpers/fuzz_logs.ts";
 
 const encoder = new TextEncoder();
 
 /** One byte-level damage: truncation, a flip, an insertion or a torn tail. */
 const damage = (
-  rng: Rng,
+  rng: Fuzz.Rng,
   bytes: Uint8Array,
   headerBytes: number,
 ): Uint8Array => {
@@ -72,8 +66,8 @@ Deno.test("fuzz: opening damaged files through the store", async () => {
   const root = await Deno.makeTempDir({ prefix: "fuzz-store-" });
   const store = Effect.runSync(makeJsonlStore({ root }));
   const cases: Array<{ id: string; bytes: Uint8Array }> = [];
-  fuzz("store/open-damaged", heavyRuns(10), (rng, index) => {
-    const id = `fuzz-${config.seed}-${index}`;
+  Fuzz.fuzz("store/open-damaged", Fuzz.heavyRuns(10), (rng, index) => {
+    const id = `fuzz-${Fuzz.config.seed}-${index}`;
     const header = encodeHeaderLine({ id, createdAt: 0, isSeeded: false });
     const log = genValidLog(rng, rng.int(1, 12));
     const text = header +
@@ -169,7 +163,7 @@ const ID_ALPHABET = [
 ];
 
 Deno.test("fuzz: session ids map to safe, reversible, unique file names", () => {
-  fuzz("store/session-ids", config.runs * 4, (rng) => {
+  Fuzz.fuzz("store/session-ids", Fuzz.config.runs * 4, (rng) => {
     let id = "";
     for (let n = rng.int(0, 12); n > 0; n--) id += rng.pick(ID_ALPHABET);
     if (rng.chance(0.02)) id = "x".repeat(rng.int(60, 220));
@@ -209,5 +203,5 @@ Deno.test("fuzz: session ids map to safe, reversible, unique file names", () => 
       assert.equal(again.success, stem);
     }
   });
-  console.log(countsReport());
+  console.log(Fuzz.countsReport());
 });

@@ -20,27 +20,21 @@ import {
   makeVocabulary,
   openWork,
   Session,
-  type SessionEvent,
   SessionSeq,
 } from "@palimpsest/session";
 import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
 import { catalogMigration } from "@palimpsest/session/migrations";
-import {
-  interruptedTurnClosers,
-  surfaceEvent,
-  surfaceNodes,
-} from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   decodeCheckpoint,
   encodeCheckpoint,
   restoreCheckpoint,
 } from "../../src/log/checkpoint.ts";
-import { heldEvents, turnMarks } from "../../src/prior.ts";
+import { turnMarks } from "../../src/prior.ts";
 import { logArb } from "../_helpers/log_gen.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { decoded, text } from "../_helpers/build.ts";
-import { assertSameSession, lines } from "../_helpers/checkpoints.ts";
+import { assertSameFold } from "../_helpers/checkpoints.ts";
 
 const header = { id: "cp", createdAt: 0, isSeeded: false } as const;
 
@@ -62,75 +56,7 @@ const roundTrip = (prefix: Session): Session => {
   return restored.success;
 };
 
-/** Outcome of folding one event: the nodes after it, or the error's tag. */
-const outcome = (session: Session, event: SessionEvent): unknown => {
-  const exit = Effect.runSyncExit(Session.appendEvents(session, [event]));
-  return exit._tag === "Success"
-    ? surfaceNodes(exit.value.surface)
-    : JSON.stringify(exit.cause);
-};
-
-/** A replace of `a..b` by a user message citing `cites`. */
-const replaceEvent = (
-  seq: number,
-  a: number,
-  b: number,
-  cites: ReadonlyArray<number>,
-): SessionEvent =>
-  decoded({
-    type: "user/message",
-    seq,
-    time: 0,
-    surfaceOp: { op: "replace", startSeq: a, endSeq: b },
-    sourceEventSeqs: [...cites],
-    data: {
-      id: `r${seq}`,
-      role: "user",
-      content: text("summary"),
-      source: { kind: "user" },
-    },
-  });
-
-/** Asserts that `restored` and `full`, at the same seq, are the same session. */
-const assertSame = (restored: Session, full: Session, probes: number[]) => {
-  assertSameSession(restored, full);
-  for (const seq of surfaceNodes(full.surface)) {
-    assert.equal(
-      surfaceEvent(restored.surface, seq) !== undefined,
-      true,
-      `node ${seq} is held`,
-    );
-  }
-  assert.deepEqual(turnMarks(restored), turnMarks(full));
-  // Repair closes the same work with the same events.
-  assert.deepEqual(
-    lines(
-      interruptedTurnClosers(heldEvents(restored), {
-        surface: restored.surface,
-      }),
-    ),
-    lines(interruptedTurnClosers(Session.events(full))),
-  );
-  // Any further replace, valid or not, ends the same way on both.
-  const next = full.surface.nextSeq;
-  const nodes = surfaceNodes(full.surface);
-  for (let i = 0; i + 1 < probes.length; i += 2) {
-    const a = probes[i]! % next;
-    const b = probes[i + 1]! % next;
-    const between = nodes.filter((n) => n >= Math.min(a, b));
-    const cites = probes[i]! % 3 === 0 || between.length === 0
-      ? [Math.max(0, a - 1)]
-      : between;
-    const event = replaceEvent(next, a, b, cites);
-    assert.deepEqual(outcome(restored, event), outcome(full, event));
-  }
-  // A replace of each node's own range, citing it (exercises the pinned
-  // nodes, the head's protection and tool-result rules).
-  for (const n of nodes.slice(0, 8)) {
-    const event = replaceEvent(next, n, n, [n]);
-    assert.deepEqual(outcome(restored, event), outcome(full, event));
-  }
-};
+const assertSame = assertSameFold;
 
 Deno.test("a checkpoint after any prefix of a generated log, then the rest, is the whole log's fold", () => {
   fc.assert(

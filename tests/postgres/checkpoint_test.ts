@@ -76,7 +76,11 @@ const shown = (session: Session, tailFrom: number) => ({
   tail: Session.events(session, tailFrom),
 });
 
-const policy = { checkpoints: { everyEvents: 1000, onClose: 1 } };
+// Every session here is past `holdLogUpTo`: it gets checkpoints, and an
+// open without `wholeLog` holds only its surface and its open work.
+const policy = {
+  checkpoints: { everyEvents: 1000, onClose: 1, holdLogUpTo: 0 },
+};
 
 postgresTest(
   "a writer writes checkpoints every K events and on close; an open starts from the newest",
@@ -116,7 +120,7 @@ postgresTest(
         yield* appendAll(store, writer, events.slice(3400, 6000));
         const fromCheckpoint = writer.session;
         yield* store.close(writer);
-        const whole = yield* store.open("same", { fromCheckpoint: false });
+        const whole = yield* store.open("same", { wholeLog: true });
         const reopened = yield* store.open("same");
         return {
           at,
@@ -164,10 +168,14 @@ const openBoth = (url: string, id: string) =>
   withPg(url, (store) =>
     Effect.gen(function* () {
       const reader = yield* store.open(id);
-      const whole = yield* store.open(id, { fromCheckpoint: false });
+      const whole = yield* store.open(id, { wholeLog: true });
       return {
         report: reader.report,
-        session: shown(reader.session, 0),
+        // The reader holds its surface only: the log comes from the store.
+        session: {
+          ...shown(reader.session, reader.session.surface.nextSeq),
+          tail: yield* store.events(reader),
+        },
         whole: shown(whole.session, 0),
       };
     }), policy);

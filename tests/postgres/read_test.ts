@@ -208,3 +208,27 @@ postgresTest(
     assert.deepEqual(migrated.stored, migrated.file);
   },
 );
+
+postgresTest(
+  "a read bound by holdLogUpTo keeps what the file reader keeps",
+  async (url) => {
+    await store(url, "lean");
+    const whole = await bothReads(url, "lean", { holdLogUpTo: 100 });
+    assert.ok("events" in whole.stored);
+    assert.ok(whole.stored.events.length < EVENTS);
+    assert.deepEqual(whole.stored, whole.file);
+    // A fold error after events were let go: the same line.
+    const line = await lineOf(url, "lean", 2803);
+    const event = JSON.parse(line);
+    event.seq = 2804;
+    await setLine(url, "lean", 2803, JSON.stringify(event));
+    const stopped = await bothReads(url, "lean", {
+      holdLogUpTo: 100,
+      recover: true,
+    });
+    assert.ok("report" in stopped.stored);
+    assert.equal(stopped.stored.report.stoppedAt?._tag, "FoldFailed");
+    assert.equal(stopped.stored.report.stoppedAt?.line, 2805);
+    assert.deepEqual(stopped.stored, stopped.file);
+  },
+);

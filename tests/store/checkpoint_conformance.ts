@@ -26,7 +26,11 @@ import {
 import { Effect, type Layer, ManagedRuntime, type Scope } from "effect";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { decoded } from "../_helpers/build.ts";
-import { assertSameSession, lines } from "../_helpers/checkpoints.ts";
+import {
+  assertSameFold,
+  assertSameSession,
+  lines,
+} from "../_helpers/checkpoints.ts";
 
 /** A store with a checkpoint policy, and a way to its checkpoint texts. */
 export interface CheckpointStore {
@@ -125,7 +129,7 @@ export const checkpointConformance = (
   const whole = (id: string) =>
     Effect.gen(function* () {
       const store = yield* SessionStore;
-      return yield* Effect.scoped(store.open(id, { fromCheckpoint: false }));
+      return yield* Effect.scoped(store.open(id, { wholeLog: true }));
     });
 
   Deno.test(
@@ -179,6 +183,52 @@ export const checkpointConformance = (
               lines(Session.events(outcome.reread.session)),
               lines(events),
             );
+          },
+        ),
+        { numRuns: 12 },
+      );
+    },
+  );
+
+  Deno.test(
+    `${name}: a long log opened without a checkpoint holds its surface and open work, and folds as the whole log`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          historySessionArb,
+          fc.nat({ max: 40 }),
+          fc.array(fc.nat(), { maxLength: 6 }),
+          async (session, bound, probes) => {
+            const events = Session.events(session);
+            if (events.length === 0) return;
+            const made = options.make({ ...manual, holdLogUpTo: bound });
+            const id = fresh("lean");
+            const got = await use(made, (store) =>
+              Effect.gen(function* () {
+                yield* Effect.scoped(Effect.gen(function* () {
+                  const writer = yield* store.create({
+                    ...session.header,
+                    id,
+                  });
+                  yield* store.appendEvents(writer, events);
+                }));
+                const reader = yield* store.open(id);
+                const writer = yield* store.open(id, { mode: "write" });
+                return {
+                  reader,
+                  writer,
+                  all: yield* store.events(reader),
+                };
+              }));
+            for (const handle of [got.reader, got.writer]) {
+              assert.equal(handle.report.events, events.length);
+              assert.equal(handle.report.checkpoint, undefined);
+              assertSameFold(handle.session, session, probes);
+              if (events.length <= bound) {
+                assert.equal(Session.heldFrom(handle.session), 0);
+              }
+            }
+            assert.deepEqual(lines(got.all), lines(events));
           },
         ),
         { numRuns: 12 },
@@ -264,7 +314,7 @@ export const checkpointConformance = (
   Deno.test(
     `${name}: the store writes checkpoints every K events and on close, and none when off`,
     async () => {
-      const made = options.make({ everyEvents: 5, onClose: 0 });
+      const made = options.make({ everyEvents: 5, onClose: 0, holdLogUpTo: 0 });
       const id = fresh("auto");
       const events = texts("a", 14);
       const seen = await use(made, (store) =>
