@@ -17,16 +17,14 @@ import type { LogReadError } from "../log/errors.ts";
 import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import { checkSessionId } from "../store/ids.ts";
 import {
-  type AppendOutcomeUnknown,
   type InvalidSessionId,
-  type SessionAlreadyExists,
-  type SessionLocked,
   SessionNotFound,
   type StorageError,
 } from "../store/errors.ts";
 import { DEFAULT_PAGE, displayAddress, failedAt, readHeadRow } from "./rows.ts";
 import { readStoredSession } from "./read.ts";
 import { makePostgresStore } from "./store.ts";
+import type { CreateError } from "../store/store.ts";
 
 /** Options of {@link loadPostgresSession}. */
 export interface LoadPostgresOptions<E = never> extends ReadOptions<E> {
@@ -117,7 +115,8 @@ export function loadPostgresSession<E = never>(
  * @param url The connection URL.
  * @param session The session to store.
  * @returns `Effect<void, InvalidSessionId | SessionAlreadyExists |
- * SessionLocked | StorageError | AppendOutcomeUnknown>`:
+ * SessionLocked | StorageError | AppendOutcomeUnknown | EventsNotHeld>`
+ * (`EventsNotHeld` for a session that holds only its surface):
  * `AppendOutcomeUnknown` when the connection broke after `COMMIT` was sent
  * and the store could not tell whether it committed.
  *
@@ -144,14 +143,7 @@ export function loadPostgresSession<E = never>(
 export function savePostgresSession(
   url: string | Redacted.Redacted<string>,
   session: Session,
-): Effect.Effect<
-  void,
-  | InvalidSessionId
-  | SessionAlreadyExists
-  | SessionLocked
-  | StorageError
-  | AppendOutcomeUnknown
-> {
+): Effect.Effect<void, CreateError> {
   // `create` from a whole session stores its header and events in one
   // transaction: the session is whole or absent.
   return Effect.scoped(Effect.gen(function* () {

@@ -15,7 +15,7 @@ import { heldEvents } from "../prior.ts";
 import { logEvent } from "../surface/mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { isSessionSeq, SessionSeq } from "../seq.ts";
-import { InvalidSessionSeq } from "../errors.ts";
+import { EventsNotHeld, InvalidSessionSeq } from "../errors.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
 import { liveWork } from "./live.ts";
@@ -290,8 +290,21 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
+  // A session that holds only its surface cannot be stored whole.
+  const create: SessionStore["create"] = (init, options) => {
+    if ("surface" in init && init.surface.heldFrom > init.surface.baseSeq) {
+      return Effect.fail(
+        new EventsNotHeld({
+          fromSeq: init.surface.baseSeq,
+          heldFrom: init.surface.heldFrom,
+        }),
+      );
+    }
+    return core.create(init, options);
+  };
+
   return {
-    create: core.create,
+    create,
     open: core.open,
     checkpoint: core.checkpoint,
     events,

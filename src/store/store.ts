@@ -53,7 +53,11 @@ import type * as Scope from "effect/Scope";
 import type * as Stream from "effect/Stream";
 import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
-import type { InvalidSessionSeq, SurfaceError } from "../errors.ts";
+import type {
+  EventsNotHeld,
+  InvalidSessionSeq,
+  SurfaceError,
+} from "../errors.ts";
 import type {
   AppendError,
   EventDraft,
@@ -220,6 +224,7 @@ export interface RepairResult {
 /** Errors of creating a session. */
 export type CreateError =
   | InvalidSessionId
+  | EventsNotHeld
   | SessionAlreadyExists
   | SessionLocked
   | StorageError

@@ -375,7 +375,13 @@ export const checkpointConformance = (
               return error;
             }
           })();
+          // Storing it elsewhere would need every event: refused, typed.
+          const copied = yield* Effect.flip(Effect.scoped(store.create({
+            ...reader.session,
+            header: { ...reader.session.header, id: fresh("copy") },
+          })));
           return {
+            copied,
             heldFrom: Session.heldFrom(reader.session),
             thrown,
             all: yield* store.events(reader),
@@ -384,6 +390,7 @@ export const checkpointConformance = (
           };
         }));
       assert.equal(got.heldFrom, 7);
+      assert.equal(got.copied._tag, "EventsNotHeld");
       assert.equal(
         (got.thrown as { _tag?: string } | undefined)?._tag,
         "EventsNotHeld",
