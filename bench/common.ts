@@ -6,6 +6,7 @@
  *
  * @module
  */
+import * as fs from "node:fs";
 import { Result } from "effect";
 import {
   emptySurface,
@@ -111,3 +112,33 @@ export const runDeno = (
     stdout,
     stderr: "inherit",
   }).outputSync();
+
+/**
+ * Calls `f` with each complete line of a file, read in 1 MiB chunks and
+ * split on `\n`: the line source the reader has, and the baseline's.
+ *
+ * @param file The file.
+ * @param f Called with each line, without its `\n`.
+ */
+export const forEachFileLine = (
+  file: string,
+  f: (line: string) => void,
+): void => {
+  const fd = fs.openSync(file, "r");
+  const buffer = new Uint8Array(1 << 20);
+  const decoder = new TextDecoder();
+  let rest = "";
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      const parts = (rest + decoder.decode(buffer.subarray(0, n), {
+        stream: true,
+      })).split("\n");
+      rest = parts.pop() ?? "";
+      for (const part of parts) f(part);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+};

@@ -33,7 +33,14 @@ import {
   baselineReplay,
   type BaselineState,
 } from "./baseline.ts";
-import { best as bestOf, decode, fold, gc, pruneOf } from "./common.ts";
+import {
+  best as bestOf,
+  decode,
+  fold,
+  forEachFileLine,
+  gc,
+  pruneOf,
+} from "./common.ts";
 
 const [name = "", sizeText = "100000"] = Deno.args;
 const size = Number(sizeText);
@@ -86,20 +93,9 @@ const benchFile = (events: number): string => {
 const readLines = (file: string): string[] => {
   // Chunked read and split: the same line source the reader has.
   const lines: string[] = [];
-  const fd = fs.openSync(file, "r");
-  const buffer = new Uint8Array(1 << 20);
-  const decoder = new TextDecoder();
-  let rest = "";
-  for (;;) {
-    const n = fs.readSync(fd, buffer, 0, buffer.length, null);
-    if (n === 0) break;
-    const parts =
-      (rest + decoder.decode(buffer.subarray(0, n), { stream: true }))
-        .split("\n");
-    rest = parts.pop() ?? "";
-    for (const part of parts) lines.push(part);
-  }
-  fs.closeSync(fd);
+  forEachFileLine(file, (line) => {
+    lines.push(line);
+  });
   return lines.slice(1);
 };
 

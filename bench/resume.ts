@@ -42,7 +42,7 @@ import {
 import { layerPostgresStore } from "@palimpsest/session/postgres";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { longAgent } from "./long_agent.ts";
-import { runDeno } from "./common.ts";
+import { forEachFileLine, runDeno } from "./common.ts";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.join(here, "..", ".tmp", "bench", "resume");
@@ -84,20 +84,9 @@ let sink = 0;
 /** The baseline: a chunked read, split on `\n`, `JSON.parse` of each line. */
 const parseLines = (file: string): unknown[] => {
   const values: unknown[] = [];
-  const fd = fs.openSync(file, "r");
-  const buffer = new Uint8Array(1 << 20);
-  const decoder = new TextDecoder();
-  let rest = "";
-  for (;;) {
-    const n = fs.readSync(fd, buffer, 0, buffer.length, null);
-    if (n === 0) break;
-    const lines = (rest + decoder.decode(buffer.subarray(0, n), {
-      stream: true,
-    })).split("\n");
-    rest = lines.pop() ?? "";
-    for (const line of lines) values.push(JSON.parse(line));
-  }
-  fs.closeSync(fd);
+  forEachFileLine(file, (line) => {
+    values.push(JSON.parse(line));
+  });
   return values;
 };
 

@@ -180,3 +180,33 @@ export const makeHeldTail = (): HeldTail => {
     prior: () => ({ lastTurn: priorTurn, turnStep: priorStep }),
   };
 };
+
+/**
+ * Feeds the folded `events[from, to)` of a read's buffer to its tail, and
+ * says how many events the read has let go once past the bound: `dropped`
+ * plus the whole buffer when it is past `holdUpTo` (the caller then starts
+ * a new buffer), else `dropped` unchanged.
+ *
+ * @param tail The read's tail, undefined when it holds every event.
+ * @param holdUpTo The bound.
+ * @param events The read's buffer.
+ * @param from The first folded event to feed.
+ * @param to The end of the folded events.
+ * @param dropped The events let go before the buffer.
+ * @returns The events let go, the buffer's included when it is let go.
+ */
+export const keepHeld = (
+  tail: HeldTail | undefined,
+  holdUpTo: number | undefined,
+  events: ReadonlyArray<SessionEvent>,
+  from: number,
+  to: number,
+  dropped: number,
+): number => {
+  if (tail === undefined || holdUpTo === undefined) return dropped;
+  for (let i = from; i < to; i++) {
+    const event = events[i];
+    if (event !== undefined) tail.push(event);
+  }
+  return dropped + events.length > holdUpTo ? dropped + events.length : dropped;
+};

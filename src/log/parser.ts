@@ -13,7 +13,7 @@ import * as Result from "effect/Result";
 import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import { emptySurfaceAt, replayOwned, type Surface } from "../surface/mod.ts";
-import { type HeldTail, makeHeldTail } from "../prior.ts";
+import { type HeldTail, keepHeld, makeHeldTail } from "../prior.ts";
 import { Session, type SessionHeader } from "../session.ts";
 import { decodeSessionHeader, type HeaderLine } from "./codec.ts";
 import {
@@ -293,13 +293,9 @@ export const makeParser = (
   // Feeds the folded events[from, to) to the tail, and lets the buffer go
   // once past the bound.
   const keep = (from: number, to: number): void => {
-    if (tail === undefined || holdUpTo === undefined) return;
-    for (let i = from; i < to; i++) {
-      const event = events[i];
-      if (event !== undefined) tail.push(event);
-    }
-    if (dropped + events.length > holdUpTo) {
-      dropped += events.length;
+    const kept = keepHeld(tail, holdUpTo, events, from, to, dropped);
+    if (kept !== dropped) {
+      dropped = kept;
       events = [];
     }
   };

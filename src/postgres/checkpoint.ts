@@ -26,7 +26,6 @@ import {
   checkHeader,
   type CheckpointRejected,
   decodeCheckpoint,
-  restoreCheckpoint,
   sinceOf,
 } from "../log/checkpoint.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
@@ -43,6 +42,7 @@ import {
   HOLD_LOG_UP_TO,
   type LoadedFrom,
   type ResolvedPolicy,
+  restoreAndRead,
 } from "../store/checkpoints.ts";
 import { type Failed, type HeadRow, readHeadRow } from "./rows.ts";
 import { readStoredSession } from "./read.ts";
@@ -170,37 +170,25 @@ const fromRow = <E>(
     if (row.lastLine === undefined) {
       return rejectedAt(seq, "stale", `the log has no event ${seq - 1}`);
     }
-    const restored = restoreCheckpoint(
+    const outcome = yield* restoreAndRead(
       candidate,
       { header, lastLine: row.lastLine },
       options.vocabulary,
+      (session, lines) =>
+        readStoredSession(
+          client,
+          id,
+          head,
+          pageSize,
+          failed,
+          readOptionsOf(options, strict),
+          { session, lines },
+        ),
     );
-    if (Result.isFailure(restored)) {
-      return { _tag: "Rejected", rejected: restored.failure } as const;
-    }
-    const session = restored.success;
-    const surface = session.surface;
-    const tail = yield* Effect.result(
-      readStoredSession(
-        client,
-        id,
-        head,
-        pageSize,
-        failed,
-        readOptionsOf(options, strict),
-        { session, lines: surface.nextSeq - surface.baseSeq + 1 },
-      ),
-    );
-    if (Result.isFailure(tail) || tail.success.report.stoppedAt !== undefined) {
-      return rejectedAt(
-        seq,
-        "invalid",
-        "the log after it does not read onto it",
-      );
-    }
+    if (outcome._tag !== "Used") return outcome;
     return {
       _tag: "Used",
-      log: tail.success,
+      log: outcome.log,
       seq,
       mark: { seq, since: sinceOf(candidate) },
     } as const;

@@ -42,7 +42,7 @@ import {
   type Surface,
 } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
-import { type HeldTail, makeHeldTail } from "../prior.ts";
+import { type HeldTail, keepHeld, makeHeldTail } from "../prior.ts";
 import { SessionSeq } from "../seq.ts";
 import { Session } from "../session.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
@@ -180,13 +180,9 @@ const readRows = <E>(
       : undefined;
     let dropped = 0;
     const keep = (from: number, to: number): void => {
-      if (tail === undefined || holdUpTo === undefined) return;
-      for (let i = from; i < to; i++) {
-        const event = events[i];
-        if (event !== undefined) tail.push(event);
-      }
-      if (dropped + events.length > holdUpTo) {
-        dropped += events.length;
+      const kept = keepHeld(tail, holdUpTo, events, from, to, dropped);
+      if (kept !== dropped) {
+        dropped = kept;
         events = [];
       }
     };

@@ -18,8 +18,10 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import { FORMAT_VERSION } from "../event.ts";
+import type { Vocabulary } from "../decode.ts";
 import {
   checkHeader,
+  type CheckpointBoundary,
   type CheckpointCandidate,
   type CheckpointRejected,
   type CheckpointSince,
@@ -123,6 +125,12 @@ export interface ByteLog<EIO> {
 
 /** The outcome of trying a checkpoint. */
 export type CheckpointOpen =
+  | CheckpointTried
+  /** No checkpoint: replay the whole log. */
+  | { readonly _tag: "None" };
+
+/** The outcome of a checkpoint there was. */
+export type CheckpointTried =
   /** The log read from the checkpoint: only the lines after it. */
   | {
     readonly _tag: "Used";
@@ -130,9 +138,7 @@ export type CheckpointOpen =
     readonly candidate: CheckpointCandidate;
   }
   /** A checkpoint that did not match: replay the whole log. */
-  | { readonly _tag: "Rejected"; readonly rejected: CheckpointRejected }
-  /** No checkpoint: replay the whole log. */
-  | { readonly _tag: "None" };
+  | { readonly _tag: "Rejected"; readonly rejected: CheckpointRejected };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -170,7 +176,7 @@ const rejectedWith = (
   candidate: CheckpointCandidate | undefined,
   problem: CheckpointRejected["problem"],
   detail: string,
-): CheckpointOpen => ({
+): { readonly _tag: "Rejected"; readonly rejected: CheckpointRejected } => ({
   _tag: "Rejected",
   rejected: { problem, seq: candidate?.seq, detail },
 });
@@ -228,23 +234,48 @@ export const openFromCheckpoint = <EIO, E>(
         `the log has no line ending at byte ${bytes}`,
       );
     }
-    const restored = restoreCheckpoint(
+    return yield* restoreAndRead(
       candidate,
       { header, lastLine: lastText },
       options.vocabulary,
+      (session, lines) =>
+        log.readFrom(
+          { header, surface: session.surface, lines, bytes },
+          options,
+        ),
     );
+  });
+
+/**
+ * Checks a candidate against the stored log's header and its line at the
+ * boundary, restores the session it holds and reads the log after it onto
+ * that session (`readTail`, given the session and the lines before its
+ * next seq, the header included): `Used`, or `Rejected` when anything does
+ * not match or the log after it does not read onto it.
+ *
+ * @param candidate The checkpoint read back.
+ * @param boundary The stored log's header and its line before the boundary.
+ * @param vocabulary The vocabulary of the open.
+ * @param readTail Reads the stored log after the boundary.
+ * @returns The outcome.
+ */
+export const restoreAndRead = (
+  candidate: CheckpointCandidate,
+  boundary: CheckpointBoundary,
+  vocabulary: Vocabulary | undefined,
+  readTail: (
+    session: Session,
+    lines: number,
+  ) => Effect.Effect<LoadedLog, unknown>,
+): Effect.Effect<CheckpointTried> =>
+  Effect.gen(function* () {
+    const restored = restoreCheckpoint(candidate, boundary, vocabulary);
     if (Result.isFailure(restored)) {
       return { _tag: "Rejected", rejected: restored.failure } as const;
     }
-    const session = restored.success;
-    const surface = session.surface;
+    const surface = restored.success.surface;
     const tail = yield* Effect.result(
-      log.readFrom({
-        header,
-        surface,
-        lines: surface.nextSeq - surface.baseSeq + 1,
-        bytes,
-      }, options),
+      readTail(restored.success, surface.nextSeq - surface.baseSeq + 1),
     );
     if (Result.isFailure(tail) || tail.success.report.stoppedAt !== undefined) {
       return rejectedWith(
