@@ -25,7 +25,11 @@ import {
   SessionSeq,
 } from "@palimpsest/session";
 import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
-import { mulberry32 } from "../tests/_helpers/workload.ts";
+import {
+  cycleData,
+  mulberry32,
+  wordsFrom,
+} from "../tests/_helpers/workload.ts";
 
 /** Compact once the surface holds more nodes than this. */
 export const MAX_NODES = 2000;
@@ -66,75 +70,24 @@ const cycleDrafts = (
   words: (n: number) => string,
   random: () => number,
 ): EventDraft[] => {
-  const callId = `call-${cycle}`;
-  const args = JSON.stringify({ path: `src/file_${cycle % 97}.ts` });
-  return [
-    {
-      type: "user/message",
-      surfaceOp: "append",
-      data: {
-        id: `u${cycle}`,
-        role: "user",
-        content: [{ type: "text", text: words(8 + Math.floor(random() * 24)) }],
-        source: { kind: "user" },
-      },
-    },
-    {
-      type: "assistant/message",
-      surfaceOp: "append",
-      data: {
-        turn: cycle,
-        step: 0,
-        message: {
-          id: `a${cycle}`,
-          role: "assistant",
-          content: [
-            { type: "text", text: words(6 + Math.floor(random() * 20)) },
-            {
-              type: "tool-call",
-              id: callId,
-              name: "read_file",
-              arguments: args,
-            },
-          ],
-          source: { kind: "model", provider: "bench", model: "m-1" },
-        },
-        stream: [],
-      },
-    },
-    {
-      type: "tool/call",
-      data: {
-        turn: cycle,
-        step: 0,
-        callId,
-        name: "read_file",
-        arguments: args,
-      },
-    },
+  // Drawn in the order the events come: user, assistant, result.
+  const user = words(8 + Math.floor(random() * 24));
+  const assistant = words(6 + Math.floor(random() * 20));
+  const result = words(10 + Math.floor(random() * 40));
+  const data = cycleData(cycle, { user, assistant, result });
+  const drafts: ReadonlyArray<unknown> = [
+    { type: "user/message", surfaceOp: "append", data: data.user },
+    { type: "assistant/message", surfaceOp: "append", data: data.assistant },
+    { type: "tool/call", data: data.call },
     {
       type: "tool/result",
       surfaceOp: "append",
       sourceEventSeqs: [SessionSeq.make(callSeq)],
-      data: {
-        turn: cycle,
-        step: 0,
-        message: {
-          id: `r${cycle}`,
-          role: "user",
-          content: [{
-            type: "tool-result",
-            toolCallId: callId,
-            content: [{
-              type: "text",
-              text: words(10 + Math.floor(random() * 40)),
-            }],
-          }],
-          source: { kind: "tool", callId },
-        },
-      },
+      data: data.result,
     },
   ];
+  // The standard workload's shapes, which are drafts of these types.
+  return drafts as EventDraft[];
 };
 
 /** What {@link longAgent} built. */
@@ -160,13 +113,7 @@ export const longAgent = (
 ): Effect.Effect<LongAgent, unknown> =>
   Effect.gen(function* () {
     const random = mulberry32(seed);
-    const words = (n: number): string => {
-      const out: string[] = [];
-      for (let i = 0; i < n; i++) {
-        out.push(WORDS[Math.floor(random() * WORDS.length)] ?? "x");
-      }
-      return out.join(" ");
-    };
+    const words = wordsFrom(random, WORDS);
     let session = Session.make(longAgentHeader(id));
     let compactions = 0;
     const tick = () =>

@@ -74,15 +74,93 @@ const START_TIME = 1_700_000_000_000;
  *
  * @param seed The PRNG seed.
  */
+/** Words drawn from a vocabulary (the workload's by default): `n` of them, joined. */
+export const wordsFrom = (
+  random: () => number,
+  vocabulary: ReadonlyArray<string> = WORDS,
+) =>
+(n: number): string => {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(vocabulary[Math.floor(random() * vocabulary.length)] ?? "x");
+  }
+  return out.join(" ");
+};
+
+/** The texts of one cycle's messages, drawn in this order. */
+export interface CycleTexts {
+  /** The user's message. */
+  readonly user: string;
+  /** The assistant's text before its call. */
+  readonly assistant: string;
+  /** The tool's result. */
+  readonly result: string;
+}
+
+/** The data of one cycle's four events (user, assistant with one call, the call, its result). */
+export interface CycleData {
+  /** The call's id. */
+  readonly callId: string;
+  /** `user/message` data. */
+  readonly user: Raw;
+  /** `assistant/message` data. */
+  readonly assistant: Raw;
+  /** `tool/call` data. */
+  readonly call: Raw;
+  /** `tool/result` data. */
+  readonly result: Raw;
+}
+
+/**
+ * The data of cycle `cycle`'s events with these texts: the standard
+ * workload's and the long agent's.
+ */
+export const cycleData = (cycle: number, texts: CycleTexts): CycleData => {
+  const callId = `call-${cycle}`;
+  const args = JSON.stringify({ path: `src/file_${cycle % 97}.ts` });
+  return {
+    callId,
+    user: {
+      id: `u${cycle}`,
+      role: "user",
+      content: [{ type: "text", text: texts.user }],
+      source: { kind: "user" },
+    },
+    assistant: {
+      turn: cycle,
+      step: 0,
+      message: {
+        id: `a${cycle}`,
+        role: "assistant",
+        content: [
+          { type: "text", text: texts.assistant },
+          { type: "tool-call", id: callId, name: "read_file", arguments: args },
+        ],
+        source: { kind: "model", provider: "bench", model: "m-1" },
+      },
+      stream: [],
+    },
+    call: { turn: cycle, step: 0, callId, name: "read_file", arguments: args },
+    result: {
+      turn: cycle,
+      step: 0,
+      message: {
+        id: `r${cycle}`,
+        role: "user",
+        content: [{
+          type: "tool-result",
+          toolCallId: callId,
+          content: [{ type: "text", text: texts.result }],
+        }],
+        source: { kind: "tool", callId },
+      },
+    },
+  };
+};
+
 export function* rawWorkload(seed = 1): Generator<WorkloadItem> {
   const random = mulberry32(seed);
-  const words = (n: number): string => {
-    const out: string[] = [];
-    for (let i = 0; i < n; i++) {
-      out.push(WORDS[Math.floor(random() * WORDS.length)] ?? "x");
-    }
-    return out.join(" ");
-  };
+  const words = wordsFrom(random);
   let seq = 0;
   const nodes: number[] = [];
   let front = 0;
@@ -100,73 +178,28 @@ export function* rawWorkload(seed = 1): Generator<WorkloadItem> {
   let largeCycle = -1;
   let compactions = 0;
   for (let cycle = 0;; cycle++) {
-    const callId = `call-${cycle}`;
+    const large = cycle % 100 === 0;
+    // Drawn in the order the events come: user, assistant, result.
+    const user = words(8 + Math.floor(random() * 24));
+    const assistant = words(6 + Math.floor(random() * 20));
+    const result = large ? words(400) : words(10 + Math.floor(random() * 30));
+    const data = cycleData(cycle, { user, assistant, result });
     nodes.push(seq);
     yield {
-      raw: event("user/message", {
-        id: `u${cycle}`,
-        role: "user",
-        content: [{ type: "text", text: words(8 + Math.floor(random() * 24)) }],
-        source: { kind: "user" },
-      }, { surfaceOp: "append" }),
+      raw: event("user/message", data.user, { surfaceOp: "append" }),
       nodes: live(),
     };
     seq++;
-    const args = JSON.stringify({ path: `src/file_${cycle % 97}.ts` });
     nodes.push(seq);
     yield {
-      raw: event("assistant/message", {
-        turn: cycle,
-        step: 0,
-        message: {
-          id: `a${cycle}`,
-          role: "assistant",
-          content: [
-            { type: "text", text: words(6 + Math.floor(random() * 20)) },
-            {
-              type: "tool-call",
-              id: callId,
-              name: "read_file",
-              arguments: args,
-            },
-          ],
-          source: { kind: "model", provider: "bench", model: "m-1" },
-        },
-        stream: [],
-      }, { surfaceOp: "append" }),
+      raw: event("assistant/message", data.assistant, { surfaceOp: "append" }),
       nodes: live(),
     };
     seq++;
     const callSeq = seq;
-    yield {
-      raw: event("tool/call", {
-        turn: cycle,
-        step: 0,
-        callId,
-        name: "read_file",
-        arguments: args,
-      }),
-      nodes: live(),
-    };
+    yield { raw: event("tool/call", data.call), nodes: live() };
     seq++;
-    const large = cycle % 100 === 0;
-    const resultData: Raw = {
-      turn: cycle,
-      step: 0,
-      message: {
-        id: `r${cycle}`,
-        role: "user",
-        content: [{
-          type: "tool-result",
-          toolCallId: callId,
-          content: [{
-            type: "text",
-            text: large ? words(400) : words(10 + Math.floor(random() * 30)),
-          }],
-        }],
-        source: { kind: "tool", callId },
-      },
-    };
+    const resultData = data.result;
     if (large) {
       largeSeq = seq;
       largePos = nodes.length;
