@@ -382,20 +382,15 @@ for (const size of sizes) {
   // JSON.parse is too short for 5% of it to leave room for the fixed cost.
   const judged = (ok: boolean): string =>
     size >= 1_000_000 ? verdict(ok) : "judged at 1M";
-  fromCheckpoint(
-    ckRead,
-    "JSONL store.open (read) from a checkpoint",
-    `≤ 5% of JSON.parse, ≤ 150 MB — ${
-      judged(ckRead.ms / parse.ms <= 0.05 && small(ckRead))
-    }`,
-  );
-  fromCheckpoint(
-    ckWrite,
-    "JSONL store.open (write) from a checkpoint",
-    `≤ 5% of JSON.parse, ≤ 150 MB — ${
-      judged(ckWrite.ms / parse.ms <= 0.05 && small(ckWrite))
-    }`,
-  );
+  for (const [m, mode] of [[ckRead, "read"], [ckWrite, "write"]] as const) {
+    fromCheckpoint(
+      m,
+      `JSONL store.open (${mode}) from a checkpoint`,
+      `≤ 5% of JSON.parse, ≤ 150 MB — ${
+        judged(m.ms / parse.ms <= 0.05 && small(m))
+      }`,
+    );
+  }
   if (pgUrl !== undefined) {
     const loaded = once("prepare-pg", size);
     if (loaded.ms > 0) say(`  stored in PostgreSQL in ${ms(loaded.ms)}`);
@@ -403,34 +398,29 @@ for (const size of sizes) {
     const pgWrite = measure("pg-write", size, runs);
     results[`${size} pg-read`] = pgRead;
     results[`${size} pg-write`] = pgWrite;
-    opened(
-      pgRead,
-      "PostgreSQL store.open (read), no checkpoint",
-      `${x(pgRead.ms / read.ms)} JSONL; ≤ 1.5× — ${
-        verdict(pgRead.ms / read.ms <= 1.5)
-      }`,
-    );
-    opened(
-      pgWrite,
-      "PostgreSQL store.open (write), no checkpoint",
-      `${x(pgWrite.ms / write.ms)} JSONL; ≤ 1.5× — ${
-        verdict(pgWrite.ms / write.ms <= 1.5)
-      }`,
-    );
+    const pairs = [[pgRead, read, "read"], [pgWrite, write, "write"]] as const;
+    for (const [m, jsonl, mode] of pairs) {
+      opened(
+        m,
+        `PostgreSQL store.open (${mode}), no checkpoint`,
+        `${x(m.ms / jsonl.ms)} JSONL; ≤ 1.5× — ${
+          verdict(m.ms / jsonl.ms <= 1.5)
+        }`,
+      );
+    }
     const pgCkRead = measure("pg-checkpoint-read", size, runs);
     const pgCkWrite = measure("pg-checkpoint-write", size, runs);
     results[`${size} pg-checkpoint-read`] = pgCkRead;
     results[`${size} pg-checkpoint-write`] = pgCkWrite;
-    fromCheckpoint(
-      pgCkRead,
-      "PostgreSQL store.open (read) from a checkpoint",
-      `≤ 100 ms, ≤ 150 MB — ${judged(pgCkRead.ms <= 100 && small(pgCkRead))}`,
-    );
-    fromCheckpoint(
-      pgCkWrite,
-      "PostgreSQL store.open (write) from a checkpoint",
-      `≤ 100 ms, ≤ 150 MB — ${judged(pgCkWrite.ms <= 100 && small(pgCkWrite))}`,
-    );
+    for (
+      const [m, mode] of [[pgCkRead, "read"], [pgCkWrite, "write"]] as const
+    ) {
+      fromCheckpoint(
+        m,
+        `PostgreSQL store.open (${mode}) from a checkpoint`,
+        `≤ 100 ms, ≤ 150 MB — ${judged(m.ms <= 100 && small(m))}`,
+      );
+    }
   } else {
     row(`PostgreSQL store.open, ${k(size)}`, "skipped", "", "", "no server");
   }
