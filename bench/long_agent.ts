@@ -28,6 +28,7 @@ import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
 import {
   cycleData,
   mulberry32,
+  WORDS,
   wordsFrom,
 } from "../tests/_helpers/workload.ts";
 
@@ -45,23 +46,8 @@ export const longAgentHeader = (id: string): SessionHeader => ({
 
 const START_TIME = 1_700_000_000_000;
 
-const WORDS = [
-  "session",
-  "surface",
-  "replay",
-  "tool",
-  "result",
-  "model",
-  "context",
-  "summary",
-  "event",
-  "log",
-  "checkpoint",
-  "the",
-  "a",
-  "of",
-  "and",
-];
+// The standard workload's words, "checkpoint" for "prune".
+const LONG_WORDS = WORDS.map((word) => word === "prune" ? "checkpoint" : word);
 
 /** The drafts of one cycle (four events, three on the surface). */
 const cycleDrafts = (
@@ -113,7 +99,7 @@ export const longAgent = (
 ): Effect.Effect<LongAgent, unknown> =>
   Effect.gen(function* () {
     const random = mulberry32(seed);
-    const words = wordsFrom(random, WORDS);
+    const words = wordsFrom(random, LONG_WORDS);
     let session = Session.make(longAgentHeader(id));
     let compactions = 0;
     const tick = () =>

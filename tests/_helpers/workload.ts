@@ -49,7 +49,8 @@ export const mulberry32 = (seed: number): () => number => {
   };
 };
 
-const WORDS = [
+/** The standard workload's vocabulary. */
+export const WORDS: ReadonlyArray<string> = [
   "session",
   "surface",
   "replay",

@@ -180,74 +180,101 @@ const openBoth = (url: string, id: string) =>
       };
     }), policy);
 
-postgresTest(
-  "a corrupted checkpoint is reported and the open replays the whole log",
-  async (url) => {
-    await stored(url, "torn");
-    await sql(
-      url,
-      "UPDATE palimpsest_checkpoints SET body = left(body, 200) WHERE session_id = 'torn'",
-    );
-    const seen = await openBoth(url, "torn");
-    assert.equal(seen.report.checkpoint, undefined);
-    assert.equal(seen.report.checkpointRejected?.problem, "unreadable");
-    assert.equal(seen.report.events, 3000);
-    assert.deepEqual(seen.session, seen.whole);
-  },
-);
+/** A way to damage a stored session, and what its open must report. */
+interface Damage {
+  /** What it is. */
+  readonly what: string;
+  /** The session it damages (stored first). */
+  readonly id: string;
+  /** The damage, as SQL. */
+  readonly damage: (url: string) => Promise<void>;
+  /** The problem the open reports. */
+  readonly problem: string;
+  /** The next seq the open must end at. */
+  readonly nextSeq: number;
+}
 
-postgresTest(
-  "another session's checkpoint is foreign, and one past the log is stale",
-  async (url) => {
-    await stored(url, "mine");
-    await stored(url, "theirs");
-    await sql(
-      url,
-      `UPDATE palimpsest_checkpoints SET body =
-         (SELECT body FROM palimpsest_checkpoints WHERE session_id = 'theirs')
-       WHERE session_id = 'mine'`,
-    );
-    const foreign = await openBoth(url, "mine");
-    assert.equal(foreign.report.checkpointRejected?.problem, "foreign");
-    assert.deepEqual(foreign.session, foreign.whole);
-    // The log cut below the checkpoint's boundary (as a restore from an
-    // older backup of the events would leave it).
-    await stored(url, "cut");
-    await sql(
-      url,
-      "DELETE FROM palimpsest_events WHERE session_id = 'cut' AND seq >= 2000",
-    );
-    await sql(
-      url,
-      "UPDATE palimpsest_sessions SET next_seq = 2000 WHERE id = 'cut'",
-    );
-    const stale = await openBoth(url, "cut");
-    assert.equal(stale.report.checkpointRejected?.problem, "stale");
-    assert.equal(stale.session.nextSeq, 2000);
-    assert.deepEqual(stale.session, stale.whole);
+const damages: ReadonlyArray<Damage> = [
+  {
+    what: "a corrupted (torn) checkpoint",
+    id: "torn",
+    damage: async (url) => {
+      await sql(
+        url,
+        "UPDATE palimpsest_checkpoints SET body = left(body, 200) WHERE session_id = 'torn'",
+      );
+    },
+    problem: "unreadable",
+    nextSeq: 3000,
   },
-);
+  {
+    what: "another session's checkpoint",
+    id: "mine",
+    damage: async (url) => {
+      await stored(url, "theirs");
+      await sql(
+        url,
+        `UPDATE palimpsest_checkpoints SET body =
+           (SELECT body FROM palimpsest_checkpoints WHERE session_id = 'theirs')
+         WHERE session_id = 'mine'`,
+      );
+    },
+    problem: "foreign",
+    nextSeq: 3000,
+  },
+  {
+    // As a restore from an older backup of the events would leave it.
+    what: "a log cut below the checkpoint's boundary",
+    id: "cut",
+    damage: async (url) => {
+      await sql(
+        url,
+        "DELETE FROM palimpsest_events WHERE session_id = 'cut' AND seq >= 2000",
+      );
+      await sql(
+        url,
+        "UPDATE palimpsest_sessions SET next_seq = 2000 WHERE id = 'cut'",
+      );
+    },
+    problem: "stale",
+    nextSeq: 2000,
+  },
+  {
+    what: "a log whose boundary event was rewritten",
+    id: "rewritten",
+    damage: async (url) => {
+      const [row] = await sql(
+        url,
+        "SELECT line FROM palimpsest_events WHERE session_id = 'rewritten' AND seq = 2999",
+      );
+      const event = JSON.parse(String(row?.line));
+      event.time += 1;
+      await sql(
+        url,
+        "UPDATE palimpsest_events SET line = $1 WHERE session_id = 'rewritten' AND seq = 2999",
+        [JSON.stringify(event)],
+      );
+    },
+    problem: "stale",
+    nextSeq: 3000,
+  },
+];
 
-postgresTest(
-  "a log whose boundary event was rewritten makes its checkpoint stale",
-  async (url) => {
-    await stored(url, "rewritten");
-    const [row] = await sql(
-      url,
-      "SELECT line FROM palimpsest_events WHERE session_id = 'rewritten' AND seq = 2999",
-    );
-    const event = JSON.parse(String(row?.line));
-    event.time += 1;
-    await sql(
-      url,
-      "UPDATE palimpsest_events SET line = $1 WHERE session_id = 'rewritten' AND seq = 2999",
-      [JSON.stringify(event)],
-    );
-    const seen = await openBoth(url, "rewritten");
-    assert.equal(seen.report.checkpointRejected?.problem, "stale");
-    assert.deepEqual(seen.session, seen.whole);
-  },
-);
+for (const { what, id, damage, problem, nextSeq } of damages) {
+  postgresTest(
+    `${what} is reported ${problem} and the open replays the whole log`,
+    async (url) => {
+      await stored(url, id);
+      await damage(url);
+      const seen = await openBoth(url, id);
+      assert.equal(seen.report.checkpoint, undefined);
+      assert.equal(seen.report.checkpointRejected?.problem, problem);
+      assert.equal(seen.report.events, nextSeq);
+      assert.equal(seen.session.nextSeq, nextSeq);
+      assert.deepEqual(seen.session, seen.whole);
+    },
+  );
+}
 
 postgresTest(
   "with checkpoints off, none is written and none is read",
