@@ -110,63 +110,71 @@ postgresTest("a whole session reads as its file reads", async (url) => {
   assert.deepEqual(stored, file);
 });
 
-postgresTest(
-  "a line that is not JSON stops the read at its line, strict or recovering",
-  async (url) => {
-    await store(url, "broken");
-    await setLine(url, "broken", 2500, '{"type":"turn/st');
-    const strict = await bothReads(url, "broken");
-    assert.ok("failure" in strict.stored);
-    assert.deepEqual(strict.stored, strict.file);
-    const recovered = await bothReads(url, "broken", { recover: true });
-    assert.ok("report" in recovered.stored);
-    assert.equal(recovered.stored.report.stoppedAt?._tag, "CorruptLine");
-    assert.equal(recovered.stored.report.stoppedAt?.line, 2502);
-    assert.deepEqual(recovered.stored, recovered.file);
-  },
-);
+/** A bad line put into a stored session, and where a read stops. */
+interface BadLine {
+  /** What it is. */
+  readonly what: string;
+  /** The session. */
+  readonly id: string;
+  /** The seq whose line is changed. */
+  readonly seq: number;
+  /** The bad line, from the good one. */
+  readonly bad: (line: string) => string;
+  /** The tag a recovering read stops at. */
+  readonly tag: string;
+  /** Reader options besides `recover`. */
+  readonly options?: { readonly maxLineBytes: number };
+}
 
-postgresTest(
-  "an event that breaks a fold rule is FoldFailed at its line",
-  async (url) => {
-    await store(url, "unfolded");
+const badLines: ReadonlyArray<BadLine> = [
+  {
+    what: "a line that is not JSON",
+    id: "broken",
+    seq: 2500,
+    bad: () => '{"type":"turn/st',
+    tag: "CorruptLine",
+  },
+  {
     // The event claims the seq after its own.
-    const line = await lineOf(url, "unfolded", 2803);
-    const event = JSON.parse(line);
-    event.seq = 2804;
-    await setLine(url, "unfolded", 2803, JSON.stringify(event));
-    const strict = await bothReads(url, "unfolded");
-    assert.ok("failure" in strict.stored);
-    assert.deepEqual(strict.stored, strict.file);
-    const recovered = await bothReads(url, "unfolded", { recover: true });
-    assert.ok("report" in recovered.stored);
-    assert.equal(recovered.stored.report.stoppedAt?._tag, "FoldFailed");
-    assert.deepEqual(recovered.stored, recovered.file);
+    what: "an event that breaks a fold rule",
+    id: "unfolded",
+    seq: 2803,
+    bad: (line) => JSON.stringify({ ...JSON.parse(line), seq: 2804 }),
+    tag: "FoldFailed",
   },
-);
+  {
+    what: "a line past maxLineBytes",
+    id: "long",
+    seq: 1200,
+    bad: (line) => {
+      const event = JSON.parse(line);
+      return JSON.stringify({
+        ...event,
+        data: { ...event.data, note: "é".repeat(3000) },
+      });
+    },
+    tag: "LineTooLong",
+    options: { maxLineBytes: 4096 },
+  },
+];
 
-postgresTest(
-  "a line past maxLineBytes is LineTooLong at its offset",
-  async (url) => {
-    await store(url, "long");
-    const line = await lineOf(url, "long", 1200);
-    const event = JSON.parse(line);
-    event.data = { ...event.data, note: "é".repeat(3000) };
-    await setLine(url, "long", 1200, JSON.stringify(event));
-    const options = { maxLineBytes: 4096 };
-    const strict = await bothReads(url, "long", options);
-    assert.ok("failure" in strict.stored);
-    assert.deepEqual(strict.stored, strict.file);
-    const recovered = await bothReads(url, "long", {
-      ...options,
-      recover: true,
-    });
-    assert.ok("report" in recovered.stored);
-    assert.equal(recovered.stored.report.stoppedAt?._tag, "LineTooLong");
-    assert.ok(recovered.stored.report.bytes > 0);
-    assert.deepEqual(recovered.stored, recovered.file);
-  },
-);
+for (const { what, id, seq, bad, tag, options } of badLines) {
+  postgresTest(
+    `${what} stops the read at its line (${tag}), strict or recovering`,
+    async (url) => {
+      await store(url, id);
+      await setLine(url, id, seq, bad(await lineOf(url, id, seq)));
+      const strict = await bothReads(url, id, options);
+      assert.ok("failure" in strict.stored);
+      assert.deepEqual(strict.stored, strict.file);
+      const recovered = await bothReads(url, id, { ...options, recover: true });
+      assert.ok("report" in recovered.stored);
+      assert.equal(recovered.stored.report.stoppedAt?._tag, tag);
+      assert.equal(recovered.stored.report.stoppedAt?.line, seq + 2);
+      assert.deepEqual(recovered.stored, recovered.file);
+    },
+  );
+}
 
 postgresTest("a line ending in \\r is read and counted", async (url) => {
   await store(url, "crlf");
