@@ -99,9 +99,19 @@ export interface CheckpointCandidate {
   readonly bytes: number | undefined;
   /** The byte length of the line of `seq - 1`, `\n` included. */
   readonly lastBytes: number;
-  /** The body. */
-  readonly body: Body;
 }
+
+/** The body of each candidate decoded here. */
+const bodies = new WeakMap<CheckpointCandidate, Body>();
+
+/** The body of a candidate (every candidate comes from `decodeCheckpoint`). */
+const bodyOf = (candidate: CheckpointCandidate): Body => {
+  const body = bodies.get(candidate);
+  if (body === undefined) {
+    throw new Error("A checkpoint candidate that was not decoded here");
+  }
+  return body;
+};
 
 /** A count or seq in a stored body. */
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
@@ -256,12 +266,13 @@ export function decodeCheckpoint(
       : undefined;
     return rejected("unreadable", seq, "not a checkpoint of this version");
   }
-  return Result.succeed({
+  const candidate: CheckpointCandidate = {
     seq: SessionSeq.make(body.seq),
     bytes: body.bytes ?? undefined,
     lastBytes: body.lastBytes,
-    body,
-  });
+  };
+  bodies.set(candidate, body);
+  return Result.succeed(candidate);
 }
 
 /**
@@ -271,8 +282,8 @@ export function decodeCheckpoint(
  * @returns Its first held seq and prior.
  */
 export const sinceOf = (candidate: CheckpointCandidate): CheckpointSince => ({
-  heldFrom: candidate.body.heldFrom,
-  prior: priorOfBody(candidate.body),
+  heldFrom: bodyOf(candidate).heldFrom,
+  prior: priorOfBody(bodyOf(candidate)),
 });
 
 /**
@@ -286,8 +297,8 @@ export const checkHeader = (
   candidate: CheckpointCandidate,
   header: SessionHeader,
 ): CheckpointRejected | undefined =>
-  candidate.body.id === header.id &&
-    candidate.body.header === sha256(encodeHeaderLine(header))
+  bodyOf(candidate).id === header.id &&
+    bodyOf(candidate).header === sha256(encodeHeaderLine(header))
     ? undefined
     : {
       problem: "foreign",
@@ -317,7 +328,7 @@ export function restoreCheckpoint(
   boundary: CheckpointBoundary,
   vocabulary: Vocabulary | undefined,
 ): Result.Result<Session, CheckpointRejected> {
-  const { body } = candidate;
+  const body = bodyOf(candidate);
   const seq = body.seq;
   const foreign = checkHeader(candidate, boundary.header);
   if (foreign !== undefined) return Result.fail(foreign);

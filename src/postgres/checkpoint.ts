@@ -21,6 +21,7 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { SqlClient } from "effect/sql/SqlClient";
+import type * as Statement from "effect/sql/Statement";
 import { FORMAT_VERSION } from "../event.ts";
 import {
   checkHeader,
@@ -71,7 +72,7 @@ export const putCheckpoint = (
   id: string,
   seq: number,
   text: string,
-) =>
+): Statement.Statement<object> =>
   client.unsafe(
     `INSERT INTO ${CHECKPOINTS_TABLE} (session_id, seq, body) VALUES ($1, $2, $3)
      ON CONFLICT (session_id) DO UPDATE

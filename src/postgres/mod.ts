@@ -37,14 +37,14 @@
  *
  * @module
  */
+export { makePostgresStore } from "./store.ts";
 export {
   type FollowOptions,
   layerPostgresStore,
-  makePostgresStore,
   type PostgresSessionStore,
   PostgresStore,
   type PostgresStoreOptions,
-} from "./store.ts";
+} from "./service.ts";
 export {
   type LoadPostgresOptions,
   loadPostgresSession,

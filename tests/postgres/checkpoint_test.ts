@@ -20,7 +20,7 @@ import {
   makePostgresStore,
   type PostgresSessionStore,
   type PostgresStoreOptions,
-} from "../../src/postgres/store.ts";
+} from "../../src/postgres/mod.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
 import { workload } from "../_helpers/workload.ts";
 

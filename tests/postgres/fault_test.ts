@@ -30,7 +30,7 @@ import {
 import {
   makePostgresStore,
   type PostgresSessionStore,
-} from "../../src/postgres/store.ts";
+} from "../../src/postgres/mod.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import {

@@ -16,7 +16,7 @@ import {
 import {
   makePostgresStore,
   type PostgresSessionStore,
-} from "../../src/postgres/store.ts";
+} from "../../src/postgres/mod.ts";
 import { loadPostgresSession } from "../../src/postgres/load.ts";
 import { databaseUrl, postgresTest } from "../_helpers/postgres.ts";
 import { thenFails } from "../_helpers/then.ts";
