@@ -14,11 +14,11 @@ export {
   forEachNode,
   logEvent,
   logEventsFrom,
-  messagesOf,
   Surface,
   surfaceEvent,
   surfaceNodes,
 } from "./surface.ts";
+export { messagesOf } from "./messages.ts";
 export {
   applyEvent,
   applyEventResult,

@@ -47,6 +47,16 @@ export interface Derived {
   readonly tail: SessionSeq | undefined;
   /** The surface's replacement count. */
   readonly replacements: number;
+  /** The seq the surface expected next. */
+  readonly nextSeq: number;
+  /**
+   * The order key of each message's node, when known (ascending: surface
+   * order): what lets the messages after one replace be spliced, not
+   * walked. Shared with the surfaces derived from this one by appends, each
+   * of which pushes its own keys when no other did first: only the first
+   * `messages.length` entries are this surface's.
+   */
+  readonly keys: Array<number> | undefined;
 }
 
 /**
@@ -243,7 +253,8 @@ export class Surface {
 }
 
 /** The store of a surface, rerooted there; undefined for an empty one. */
-const storeOf = (surface: Surface): Store | undefined => {
+/** @internal */
+export const storeOf = (surface: Surface): Store | undefined => {
   const ref = refOf(surface);
   return ref === undefined ? undefined : reroot(ref);
 };
@@ -326,11 +337,13 @@ export function seqUnchecked(n: number): SessionSeq {
 // Reading
 
 /** The origin of a surface's dense slots: `seq - origin` is a slot. */
-const originOf = (surface: Surface): number =>
+/** @internal */
+export const originOf = (surface: Surface): number =>
   heldOf(surface)?.origin ?? surface.baseSeq;
 
 /** The slot of `seq` in a surface's store; NONE when it has none. */
-const slotIn = (surface: Surface, seq: number): number =>
+/** @internal */
+export const slotIn = (surface: Surface, seq: number): number =>
   slotOf(heldOf(surface), originOf(surface), seq);
 
 /** True when `seq` is a current node of the store's surface. */
@@ -390,7 +403,8 @@ export function forEachNode(
 }
 
 /** Walks the surface list, calling `f` with each node's entry in `column`. */
-const walk = <T>(
+/** @internal */
+export const walk = <T>(
   surface: Surface,
   column: (store: Store) => ReadonlyArray<T | null | undefined>,
   f: (seq: SessionSeq, value: T) => void,
@@ -524,63 +538,4 @@ export function logEventsFrom(
     if (event !== undefined) out.push(event);
   }
   return out;
-}
-
-/**
- * The messages a surface derives, in surface order, frozen and kept on the
- * surface: deriving an unchanged surface again costs nothing. A surface
- * folded by appends alone from one already derived extends that one's
- * messages, walking only the appended nodes (plus one copy of the
- * references), or shares them when only log-only events were folded; any
- * other surface is walked whole, once.
- * @internal
- */
-export function messagesOf(surface: Surface): ReadonlyArray<Message> {
-  const cached = derivedOf(surface);
-  if (cached !== undefined) return cached.messages;
-  const basis = basisOf(surface);
-  let out: Message[];
-  if (
-    basis !== undefined && basis.replacements === surface.replacements &&
-    basis.head === surface.head && basis.length === surface.length
-  ) {
-    // Only log-only events since the basis: the same messages.
-    keepDerived(surface, basis);
-    return basis.messages;
-  }
-  if (
-    basis !== undefined && basis.replacements === surface.replacements &&
-    basis.head === surface.head && basis.length <= surface.length
-  ) {
-    // No replacement and no prepend since the basis: its nodes are still
-    // the surface's first ones, in order, and the rest follow its tail.
-    // Spread, not slice: V8 copies a frozen array by slice element by
-    // element, about 80x slower.
-    out = [...basis.messages];
-    const store = storeOf(surface);
-    if (store !== undefined && surface.head !== undefined) {
-      let index = basis.tail === undefined
-        ? slotIn(surface, surface.head)
-        : store.next[slotIn(surface, basis.tail)] ?? NONE;
-      for (let n = surface.length - basis.length; n > 0; n--) {
-        const message = store.messages[index];
-        if (message !== null && message !== undefined) out.push(message);
-        index = store.next[index] ?? NONE;
-      }
-    }
-  } else {
-    out = [];
-    walk(surface, (store) => store.messages, (_seq, message) => {
-      out.push(message);
-    });
-  }
-  const messages = Object.freeze(out);
-  keepDerived(surface, {
-    messages,
-    length: surface.length,
-    head: surface.head,
-    tail: surface.tail,
-    replacements: surface.replacements,
-  });
-  return messages;
 }
