@@ -10,6 +10,7 @@
 import type { SessionEvent } from "./event.ts";
 import { isObject } from "./json.ts";
 import type { Session } from "./session.ts";
+import { makeWorkTracker } from "./repair.ts";
 import {
   heldOf,
   logEvent,
@@ -47,7 +48,7 @@ const counter = (u: unknown): number =>
  * @param session The session.
  * @returns Its prior.
  */
-export const priorOf = (session: Session): LogPrior | undefined => {
+const priorOf = (session: Session): LogPrior | undefined => {
   const prior = heldOf(session.surface)?.prior;
   return isObject(prior) ? prior as unknown as LogPrior : undefined;
 };
@@ -133,10 +134,7 @@ export interface HeldTail {
  * @returns The tail.
  */
 export const makeHeldTail = (): HeldTail => {
-  // Open turns by number (innermost last) and open compactions, as
-  // `openWork` judges them.
-  const turns: number[] = [];
-  const compactions = new Set<string>();
+  const work = makeWorkTracker();
   let tail: SessionEvent[] = [];
   let lastTurn: number | undefined;
   let turnStep: { turn: number; step: number } | undefined;
@@ -144,28 +142,14 @@ export const makeHeldTail = (): HeldTail => {
   let priorTurn: number | undefined;
   let priorStep: { turn: number; step: number } | undefined;
   const push = (event: SessionEvent): void => {
-    switch (event.type) {
-      case "turn/start":
-        turns.push(event.data.turn);
-        lastTurn = event.data.turn;
-        turnStep = { turn: event.data.turn, step: 0 };
-        break;
-      case "turn/end": {
-        const at = turns.lastIndexOf(event.data.turn);
-        if (at >= 0) turns.splice(at, 1);
-        break;
-      }
-      case "step/start":
-        turnStep = { turn: event.data.turn, step: event.data.step };
-        break;
-      case "compaction/start":
-        compactions.add(event.data.compactionId);
-        break;
-      case "compaction/end":
-        compactions.delete(event.data.compactionId);
-        break;
+    work.push(event);
+    if (event.type === "turn/start") {
+      lastTurn = event.data.turn;
+      turnStep = { turn: event.data.turn, step: 0 };
+    } else if (event.type === "step/start") {
+      turnStep = { turn: event.data.turn, step: event.data.step };
     }
-    if (turns.length > 0 || compactions.size > 0) {
+    if (!work.quiet()) {
       tail.push(event);
       return;
     }

@@ -115,8 +115,37 @@ export interface LiveWork {
  * ```
  */
 export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
-  // One pass, no allocation per closed turn: the open turns are a stack
-  // whose top is almost always the one an event concerns.
+  const tracker = makeWorkTracker();
+  for (let e = 0; e < events.length; e++) {
+    const event = events[e];
+    if (event !== undefined) tracker.push(event);
+  }
+  return tracker.open();
+}
+
+/**
+ * The open work of a log fed one event at a time, judged as
+ * {@link openWork} judges it.
+ * @internal
+ */
+export interface WorkTracker {
+  /** Feeds the next event of the log. */
+  readonly push: (event: SessionEvent) => void;
+  /** True when no turn and no compaction is open. */
+  readonly quiet: () => boolean;
+  /** What is open now. */
+  readonly open: () => OpenWork;
+}
+
+/**
+ * A {@link WorkTracker} with nothing open.
+ *
+ * @returns The tracker.
+ * @internal
+ */
+export const makeWorkTracker = (): WorkTracker => {
+  // No allocation per closed turn: the open turns are a stack whose top is
+  // almost always the one an event concerns.
   const turns: Array<{ turn: number; startSeq: SessionSeq; step: number }> = [];
   const compactions = new Map<string, SessionSeq>();
   const NO_STEP = -1;
@@ -126,9 +155,7 @@ export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
     }
     return -1;
   };
-  for (let e = 0; e < events.length; e++) {
-    const event = events[e];
-    if (event === undefined) continue;
+  const push = (event: SessionEvent): void => {
     switch (event.type) {
       case "turn/start":
         turns.push({
@@ -164,8 +191,8 @@ export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
         compactions.delete(event.data.compactionId);
         break;
     }
-  }
-  return {
+  };
+  const open = (): OpenWork => ({
     turns: turns.map((t) => ({
       turn: t.turn,
       startSeq: t.startSeq,
@@ -175,8 +202,13 @@ export function openWork(events: ReadonlyArray<SessionEvent>): OpenWork {
       compactionId,
       startSeq,
     })),
+  });
+  return {
+    push,
+    quiet: () => turns.length === 0 && compactions.size === 0,
+    open,
   };
-}
+};
 
 /** Options of {@link interruptedTurnClosers}. */
 export interface CloserOptions {

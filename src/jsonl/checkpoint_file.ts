@@ -20,7 +20,7 @@ import type { ByteLog } from "../store/checkpoints.ts";
 import { readSessionFileFrom } from "../log/reader.ts";
 
 /** The suffix of a session file's checkpoint. */
-export const CHECKPOINT_SUFFIX = ".checkpoint";
+const CHECKPOINT_SUFFIX = ".checkpoint";
 
 /**
  * The path of a session file's checkpoint.
@@ -28,7 +28,7 @@ export const CHECKPOINT_SUFFIX = ".checkpoint";
  * @param path The session file.
  * @returns Its sidecar's path.
  */
-export const checkpointPathOf = (path: string): string =>
+const checkpointPathOf = (path: string): string =>
   `${path}${CHECKPOINT_SUFFIX}`;
 
 /**

@@ -124,7 +124,7 @@ export interface ByteLog<EIO> {
 }
 
 /** The outcome of trying a checkpoint. */
-export type CheckpointOpen =
+type CheckpointOpen =
   | CheckpointTried
   /** No checkpoint: replay the whole log. */
   | { readonly _tag: "None" };
@@ -193,7 +193,7 @@ const rejectedWith = (
  * checkpoint is only ever of a log of the current version).
  * @returns The outcome.
  */
-export const openFromCheckpoint = <EIO, E>(
+const openFromCheckpoint = <EIO, E>(
   text: string | undefined,
   log: ByteLog<EIO>,
   options: ReadOptions<E>,

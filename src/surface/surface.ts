@@ -338,7 +338,7 @@ export function seqUnchecked(n: number): SessionSeq {
 
 /** The origin of a surface's dense slots: `seq - origin` is a slot. */
 /** @internal */
-export const originOf = (surface: Surface): number =>
+const originOf = (surface: Surface): number =>
   heldOf(surface)?.origin ?? surface.baseSeq;
 
 /** The slot of `seq` in a surface's store; NONE when it has none. */
