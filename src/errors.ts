@@ -82,8 +82,9 @@ export class InvalidSessionSeq extends Data.Error<{
  * The session does not hold the events asked for: it was opened from a
  * checkpoint, or from a long log, and holds its surface and the events from
  * `heldFrom` on.
- * Older events are read through the store (`store.events`), or the session
- * is opened whole (`wholeLog: true`).
+ * Older events are read through the store (`store.events`; `store.withHistory`
+ * runs a history function such as `lineage` reading what it needs), or the
+ * session is opened whole (`wholeLog: true`).
  */
 export class EventsNotHeld extends Data.Error<{
   /** The first seq asked for. */
@@ -95,7 +96,7 @@ export class EventsNotHeld extends Data.Error<{
   readonly _tag: "EventsNotHeld" = "EventsNotHeld";
   /** A sentence for people. */
   override readonly message: string =
-    `The session holds its events from seq ${this.heldFrom} on (it holds its surface and its latest events), not seq ${this.fromSeq}: read older events with store.events, or open it with wholeLog: true`;
+    `The session holds its events from seq ${this.heldFrom} on (it holds its surface and its latest events), not seq ${this.fromSeq}: read older events with store.events, run history functions with store.withHistory, or open it with wholeLog: true`;
 }
 
 /** The type is outside the vocabulary and the event is not ignorable. */

@@ -323,9 +323,10 @@ export interface SessionApi {
   ) => SessionEvent | undefined;
   /**
    * The first seq whose event the session holds: its base, unless it was
-   * opened from a checkpoint (then it holds its surface's events and the
-   * events from this seq on; `events` and `eventAt` throw
-   * {@link EventsNotHeld} for older ones).
+   * opened from a checkpoint or from a long log (then it holds its
+   * surface's events and the events from this seq on; `events` and
+   * `eventAt` throw {@link EventsNotHeld} for older ones, and the store's
+   * `withHistory` runs a function on it reading them as needed).
    *
    * @param session The session.
    * @returns The first held seq.
@@ -381,6 +382,61 @@ const appendOne = (
     );
   }
   return applyEventResult(surface, decoded.success);
+};
+
+/**
+ * Older events of a session that holds only its surface, read through a
+ * store for one call (`store.withHistory`): every event from `from` to
+ * the surface's `heldFrom`, in seq order. Kept beside the session value,
+ * not in it: a session made from this one (by an append) holds only what
+ * its surface holds.
+ */
+interface Earlier {
+  readonly from: SessionSeq;
+  readonly events: ReadonlyArray<SessionEvent>;
+}
+
+const earlier = new WeakMap<Session, Earlier>();
+
+/**
+ * The session, also holding `events`: the events just before the first
+ * one it holds, consecutive and ending there (`Session.heldFrom` then
+ * returns the first of them).
+ *
+ * @param session The session.
+ * @param events The events before its first held one.
+ * @returns A session value that holds them too.
+ * @throws {RangeError} When `events` do not end just before the first held seq.
+ * @internal
+ */
+export const withEarlierEvents = (
+  session: Session,
+  events: ReadonlyArray<SessionEvent>,
+): Session => {
+  const held = Session.heldFrom(session);
+  const from = held - events.length;
+  events.forEach((event, i) => {
+    if (event.seq !== from + i || from < session.surface.baseSeq) {
+      throw new RangeError(
+        `Expected the events from seq ${from} to ${
+          held - 1
+        }, found seq ${event.seq} at ${i}`,
+      );
+    }
+  });
+  const first = events[0];
+  if (first === undefined) return session;
+  const next: Session = {
+    header: session.header,
+    surface: session.surface,
+    vocabulary: session.vocabulary,
+  };
+  const older = earlier.get(session);
+  earlier.set(next, {
+    from: first.seq,
+    events: older === undefined ? events : [...events, ...older.events],
+  });
+  return next;
 };
 
 const withSurface = (session: Session, surface: Surface): Session => ({
@@ -463,7 +519,18 @@ export const Session: SessionApi = {
     const surface = session.surface;
     const from = fromSeq === undefined ? surface.baseSeq : seqOrThrow(fromSeq);
     if (from < surface.heldFrom && surface.heldFrom > surface.baseSeq) {
-      throw new EventsNotHeld({ fromSeq: from, heldFrom: surface.heldFrom });
+      const older = earlier.get(session);
+      const want = Math.max(from, surface.baseSeq);
+      if (older === undefined || want < older.from) {
+        throw new EventsNotHeld({
+          fromSeq: from,
+          heldFrom: older?.from ?? surface.heldFrom,
+        });
+      }
+      return [
+        ...older.events.slice(want - older.from),
+        ...logEventsFrom(surface, surface.heldFrom),
+      ];
     }
     return logEventsFrom(surface, from);
   },
@@ -474,11 +541,18 @@ export const Session: SessionApi = {
     if (
       event === undefined && at < surface.heldFrom && at >= surface.baseSeq
     ) {
-      throw new EventsNotHeld({ fromSeq: at, heldFrom: surface.heldFrom });
+      const older = earlier.get(session);
+      if (older === undefined || at < older.from) {
+        throw new EventsNotHeld({
+          fromSeq: at,
+          heldFrom: older?.from ?? surface.heldFrom,
+        });
+      }
+      return older.events[at - older.from];
     }
     return event;
   },
-  heldFrom: (session) => session.surface.heldFrom,
+  heldFrom: (session) => earlier.get(session)?.from ?? session.surface.heldFrom,
   nextSeq: (session) => session.surface.nextSeq,
   encode: (session) =>
     Session.events(session).map((event) =>

@@ -295,7 +295,7 @@ export function surfaceAt(
   seqGiven: number,
 ): Surface | undefined {
   const seq = seqOrThrow(seqGiven);
-  if (logEvent(session.surface, seq) === undefined) return undefined;
+  if (Session.eventAt(session, seq) === undefined) return undefined;
   return foldUpTo(session, emptySurfaceAt(session.surface.baseSeq), seq);
 }
 

@@ -67,6 +67,7 @@ import {
   type WriteError,
 } from "../store/store.ts";
 import { makeSessionStore, type StoreCore } from "../store/core.ts";
+import { scanByteRange } from "../store/history.ts";
 import { encodeSessionId } from "../store/ids.ts";
 import { SESSION_FILE_EXTENSION, sessionIdOfFileName } from "./names.ts";
 import { errorCode, ioError } from "../fs/io.ts";
@@ -505,6 +506,24 @@ const makeCore = (
       Effect.sleep(pollInterval),
     );
 
+  const readRange: StoreCore["readRange"] = (id, from, to, vocabulary) =>
+    Effect.suspend((): ReturnType<StoreCore["readRange"]> => {
+      const located = locate(id);
+      if (Result.isFailure(located)) return Effect.fail(located.failure);
+      return Effect.mapError(
+        scanByteRange(
+          fileByteLog(located.success).range,
+          from,
+          to,
+          vocabulary,
+        ),
+        (error) =>
+          error._tag === "JsonlIoError"
+            ? storageError("read the events of", id, error)
+            : error,
+      );
+    });
+
   const list: StoreCore["list"] = () =>
     Effect.suspend(() => {
       const ids: string[] = [];
@@ -553,5 +572,15 @@ const makeCore = (
     target: target(state),
   }));
 
-  return { create, open, commit, follow, list, stat, close, checkpoint };
+  return {
+    create,
+    open,
+    commit,
+    follow,
+    readRange,
+    list,
+    stat,
+    close,
+    checkpoint,
+  };
 };

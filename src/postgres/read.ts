@@ -49,6 +49,8 @@ import { decodeSessionHeader } from "../log/codec.ts";
 import {
   type CorruptLine,
   FoldFailed,
+  FormatTooNew,
+  FormatTooOld,
   LineTooLong,
   type LogReadError,
 } from "../log/errors.ts";
@@ -64,11 +66,14 @@ import {
   type ReadOptions,
   readSessionStream,
 } from "../log/reader.ts";
-import type { StorageError } from "../store/errors.ts";
+import { SessionNotFound, type StorageError } from "../store/errors.ts";
+import type { OpenError } from "../store/store.ts";
 import {
   byteLength,
   type Failed,
   type HeadRow,
+  readEventPage,
+  readHeadRow,
   storedLogBytes,
 } from "./rows.ts";
 import { EVENTS_TABLE } from "./schema.ts";
@@ -353,3 +358,64 @@ const prefixBytes = (
     ),
     (rows) => byteLength(head.header) + 1 + Number(rows[0]?.bytes ?? 0),
   ).pipe(Effect.mapError(failed("read the events of", id)));
+
+/**
+ * The events of seqs `[from, to)` of a stored session (fewer when its log
+ * is shorter), read in pages of rows and decoded as the reader decodes
+ * them, without reading the rest (the store's `readRange`). A log of
+ * another format version fails (`FormatTooOld`, `FormatTooNew`): the
+ * caller reads it whole.
+ *
+ * @param client The pool.
+ * @param id The session id.
+ * @param range The first seq and the seq after the last.
+ * @param vocabulary Extra log-only types.
+ * @param pageSize Rows per query.
+ * @param failed How a failed SQL call is reported.
+ * @returns `Effect<ReadonlyArray<SessionEvent>, OpenError>`.
+ */
+export const readEventRange = (
+  client: SqlClient,
+  id: string,
+  range: readonly [from: number, to: number],
+  vocabulary: Vocabulary | undefined,
+  pageSize: number,
+  failed: Failed,
+): Effect.Effect<ReadonlyArray<SessionEvent>, OpenError> =>
+  Effect.gen(function* () {
+    const head = yield* readHeadRow(client, id, failed);
+    if (head === undefined) return yield* new SessionNotFound({ id });
+    if (head.version < FORMAT_VERSION) {
+      return yield* new FormatTooOld({
+        version: head.version,
+        supported: FORMAT_VERSION,
+      });
+    }
+    if (head.version > FORMAT_VERSION) {
+      return yield* new FormatTooNew({
+        line: 1,
+        version: head.version,
+        supported: FORMAT_VERSION,
+      });
+    }
+    const end = Math.min(range[1], head.nextSeq);
+    const runs = makeRunBudget();
+    const options = vocabulary === undefined ? undefined : { vocabulary };
+    const out: SessionEvent[] = [];
+    let at = range[0];
+    while (at < end) {
+      const rows = yield* readEventPage(client, id, at, end, pageSize, failed);
+      for (const row of rows) {
+        const text = row.line.endsWith("\r") ? row.line.slice(0, -1) : row.line;
+        const event = decodeLine(text, row.seq, runs, options);
+        if (Result.isFailure(event)) {
+          return yield* corrupt(row.seq + 2, text, event.failure);
+        }
+        out.push(event.success);
+      }
+      const last = rows[rows.length - 1];
+      if (last === undefined) break;
+      at = last.seq + 1;
+    }
+    return out;
+  });

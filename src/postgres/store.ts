@@ -98,6 +98,7 @@ import { makeSessionStore, type StoreCore } from "../store/core.ts";
 import type { PostgresSessionStore, PostgresStoreOptions } from "./service.ts";
 import { CLAIM_KEY, type HandleState, makeClaims, WRITE_KEY } from "./claim.ts";
 import { makeFollow } from "./follow.ts";
+import { readEventRange } from "./read.ts";
 import {
   appendRows,
   brokeConnection,
@@ -564,12 +565,15 @@ export function makePostgresStore(
     );
 
     const follow = yield* makeFollow({ pool, pollInterval, pageSize, failed });
+    const readRange: StoreCore["readRange"] = (id, from, to, vocabulary) =>
+      readEventRange(pool, id, [from, to], vocabulary, pageSize, failed);
 
     const store: PostgresSessionStore = makeSessionStore({
       create,
       open,
       commit,
       follow,
+      readRange,
       list,
       stat,
       close,

@@ -3,8 +3,8 @@
  * follow, list, stat, close) and {@link makeSessionStore}, which derives
  * the rest of the {@link SessionStore} service from it once, for every
  * layer: `append`, `appendEvents`, `update` (a batch must extend the
- * session), `repair`, `resolveAppend`, `withSession`, and `follow`'s
- * `until`. The service's types are `store.ts`.
+ * session), `repair`, `resolveAppend`, `withSession`, `follow`'s
+ * `until`, and `events` and `withHistory` (`history.ts`). The service's types are `store.ts`.
  *
  * @module
  */
@@ -14,10 +14,11 @@ import { Session } from "../session.ts";
 import { heldEvents } from "../prior.ts";
 import { logEvent } from "../surface/mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
-import { isSessionSeq, SessionSeq } from "../seq.ts";
-import { EventsNotHeld, InvalidSessionSeq } from "../errors.ts";
+import { SessionSeq } from "../seq.ts";
+import { EventsNotHeld } from "../errors.ts";
 import { interruptedTurnClosers } from "../repair.ts";
 import { followWithOptions } from "./follow.ts";
+import { makeHistoryReads } from "./history.ts";
 import { liveWork } from "./live.ts";
 import { readOptionsOf } from "./open.ts";
 import {
@@ -25,10 +26,12 @@ import {
   NotAnAppend,
   StoredLogDiffers,
 } from "./errors.ts";
+import type { Vocabulary } from "../decode.ts";
 import type {
   AppendResolution,
   AppendResult,
   HistoryOperation,
+  OpenError,
   SessionHandle,
   SessionStore,
   UpdateResult,
@@ -64,6 +67,18 @@ export interface StoreCore {
    * around it by {@link makeSessionStore}.
    */
   readonly follow: SessionStore["follow"];
+  /**
+   * The stored events of seqs `[from, to)` of a session (fewer when the log
+   * is shorter), decoded as the reader decodes them, without reading the
+   * rest of the log or folding it; a log of an older format fails
+   * `FormatTooOld` (the caller then reads it whole).
+   */
+  readonly readRange: (
+    id: string,
+    from: number,
+    to: number,
+    vocabulary: Vocabulary | undefined,
+  ) => Effect.Effect<ReadonlyArray<SessionEvent>, OpenError>;
   /** See {@link SessionStore} `list`. */
   readonly list: SessionStore["list"];
   /** See {@link SessionStore} `stat`. */
@@ -257,38 +272,8 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       return yield* resolutionOf(error, handle?.session);
     }));
 
-  const events: SessionStore["events"] = (handle, options) =>
-    Effect.suspend(() => {
-      const session = handle.session;
-      const given = [options?.fromSeq, options?.toSeq];
-      for (const value of given) {
-        if (value !== undefined && !isSessionSeq(value)) {
-          return Effect.fail(new InvalidSessionSeq({ value, type: undefined }));
-        }
-      }
-      const to = Math.min(
-        options?.toSeq ?? session.surface.nextSeq,
-        session.surface.nextSeq,
-      );
-      const from = options?.fromSeq ?? session.surface.baseSeq;
-      const slice = (whole: Session) =>
-        from >= to ? [] : Session.events(whole, from).slice(0, to - from);
-      if (from >= session.surface.heldFrom || from >= to) {
-        return Effect.succeed(slice(session));
-      }
-      return Effect.scoped(
-        Effect.map(
-          core.open(handle.id, {
-            mode: "read",
-            wholeLog: true,
-            ...(session.vocabulary === undefined
-              ? {}
-              : { vocabulary: session.vocabulary }),
-          }),
-          (reader) => slice(reader.session),
-        ),
-      );
-    });
+  const follow = followWithOptions(core.follow);
+  const { open, events, withHistory } = makeHistoryReads(core);
 
   // A session that holds only its surface cannot be stored whole.
   const create: SessionStore["create"] = (init, options) => {
@@ -305,9 +290,10 @@ export function makeSessionStore(core: StoreCore): SessionStore {
 
   return {
     create,
-    open: core.open,
+    open,
     checkpoint: core.checkpoint,
     events,
+    withHistory,
     withSession,
     resolveAppend,
     append: (handle, drafts) =>
@@ -325,7 +311,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       }),
     update,
     repair,
-    follow: followWithOptions(core.follow),
+    follow,
     list: core.list,
     stat: core.stat,
     close: core.close,

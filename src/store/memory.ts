@@ -36,6 +36,7 @@ import { acquireScoped } from "./scoped.ts";
 import { makeHandleRegistry, writeNewEvents } from "./handles.ts";
 import { createdFrom, openWith, wholeReport } from "./open.ts";
 import { encodeBatch, encodeLog, followLines } from "./lines.ts";
+import { scanByteRange } from "./history.ts";
 
 interface Stored {
   readonly chunks: Uint8Array[];
@@ -81,6 +82,27 @@ export interface MemoryStoreOptions {
    */
   readonly checkpoints?: Checkpoints.CheckpointOptions;
 }
+
+/** Reads `length` bytes from `offset` of the concatenation of `chunks`. */
+const chunksRange =
+  (chunks: ReadonlyArray<Uint8Array>) =>
+  (offset: number, length: number): Effect.Effect<Uint8Array> =>
+    Effect.sync(() => {
+      const out = new Uint8Array(length);
+      let at = 0;
+      let filled = 0;
+      for (const chunk of chunks) {
+        const end = at + chunk.length;
+        if (end > offset && at < offset + length) {
+          const from = Math.max(offset - at, 0);
+          const to = Math.min(offset + length - at, chunk.length);
+          out.set(chunk.subarray(from, to), at + from - offset);
+          filled = Math.max(filled, at + to - offset);
+        }
+        at = end;
+      }
+      return out.subarray(0, filled);
+    });
 
 /**
  * Makes an empty in-memory store.
@@ -263,23 +285,7 @@ const makeCore = (
   ) => {
     const chunks = [...stored.chunks];
     const log: Checkpoints.ByteLog<never> = {
-      range: (offset, length) =>
-        Effect.sync(() => {
-          const out = new Uint8Array(length);
-          let at = 0;
-          let filled = 0;
-          for (const chunk of chunks) {
-            const end = at + chunk.length;
-            if (end > offset && at < offset + length) {
-              const from = Math.max(offset - at, 0);
-              const to = Math.min(offset + length - at, chunk.length);
-              out.set(chunk.subarray(from, to), at + from - offset);
-              filled = Math.max(filled, at + to - offset);
-            }
-            at = end;
-          }
-          return out.subarray(0, filled);
-        }),
+      range: chunksRange(chunks),
       readFrom: (resume, readOptions) =>
         readSessionBytesFrom(chunks, resume, readOptions),
     };
@@ -404,6 +410,14 @@ const makeCore = (
       }),
     );
 
+  const readRange: StoreCore["readRange"] = (id, from, to, vocabulary) =>
+    Effect.suspend((): ReturnType<StoreCore["readRange"]> => {
+      const located = locate(id);
+      if (Result.isFailure(located)) return Effect.fail(located.failure);
+      const chunks = [...located.success.chunks];
+      return scanByteRange(chunksRange(chunks), from, to, vocabulary);
+    });
+
   const list: StoreCore["list"] = () =>
     Effect.sync(() => [...sessions.keys()].sort());
 
@@ -424,5 +438,15 @@ const makeCore = (
     Effect.sync(() => release(state))
   );
 
-  return { create, open, commit, follow, list, stat, close, checkpoint };
+  return {
+    create,
+    open,
+    commit,
+    follow,
+    readRange,
+    list,
+    stat,
+    close,
+    checkpoint,
+  };
 };

@@ -459,9 +459,10 @@ export interface SessionStore {
   ) => Effect.Effect<SessionSeq | undefined, WriteError>;
   /**
    * Events of the handle's session, in seq order: from memory when the
-   * session holds them, else read from the store (a session opened from a
-   * checkpoint holds only its surface and the events after it). Never past
-   * the handle's next seq.
+   * session holds them, else read from the stored log (a session opened
+   * from a checkpoint, or from a long log, holds its surface and the events
+   * from `Session.heldFrom` on): the range only, without folding the log or
+   * holding the rest of it. Never past the handle's next seq.
    *
    * @param handle A handle.
    * @param options The range; the whole log by default.
@@ -475,6 +476,34 @@ export interface SessionStore {
     ReadonlyArray<SessionEvent>,
     OpenError | InvalidSessionSeq
   >;
+  /**
+   * Runs a history function on the handle's session, reading through the
+   * store the older events it asks for: when `f` meets an event the
+   * session does not hold ({@link EventsNotHeld} from `Session.events` or
+   * `Session.eventAt`), the events from there to the first held one are
+   * read (at least twice as many as the read before, so a deep chain of
+   * replacements costs few reads) and `f` runs again on a session that
+   * also holds them. `lineage`, `shadowedBy`, `surfaceAt`, `fork` and the
+   * view work on any handle this way; `f` must be pure (it may run more
+   * than once), and the session it is given is for reading: it is not the
+   * handle's.
+   *
+   * @example The lineage of a summary, on a session opened from a checkpoint
+   * ```ts
+   * const tree = yield* store.withHistory(handle, (session) =>
+   *   Effect.sync(() => lineage(session, summarySeq)));
+   * ```
+   *
+   * @param handle A handle.
+   * @param f The history function, as an Effect (`Effect.sync` around a
+   * synchronous one).
+   * @returns `Effect<A, E | OpenError | InvalidSessionSeq, R>`: `f`'s
+   * outcome.
+   */
+  readonly withHistory: <A, E, R>(
+    handle: SessionHandle,
+    f: (session: Session) => Effect.Effect<A, E, R>,
+  ) => Effect.Effect<A, E | OpenError | InvalidSessionSeq, R>;
   /**
    * Releases a handle before its scope closes. Idempotent.
    *

@@ -12,16 +12,29 @@
  * - the store writes checkpoints on its own every K events and on close,
  *   and with `checkpoints: false` neither writes nor reads one;
  * - a session opened from a checkpoint hands out older events only through
- *   `store.events`.
+ *   `store.events`, and `store.withHistory` runs `lineage`, `shadowedBy`,
+ *   `surfaceAt`, `fork` and the view on it as on the whole session, reading
+ *   only as far back as they look.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Session, type SessionEvent, SessionStore } from "@palimpsest/session";
+import {
+  deriveMessages,
+  fork,
+  lineage,
+  Session,
+  type SessionEvent,
+  SessionStore,
+  shadowedBy,
+  surfaceAt,
+} from "@palimpsest/session";
+import { renderSessionHtml } from "@palimpsest/session/view";
 import {
   type CheckpointOptions,
   interruptedTurnClosers,
+  surfaceNodes,
 } from "@palimpsest/session/internal";
 import { Effect, type Layer, ManagedRuntime, type Scope } from "effect";
 import { historySessionArb } from "../_helpers/session_gen.ts";
@@ -398,6 +411,151 @@ export const checkpointConformance = (
       assert.deepEqual(lines(got.all), lines(events.slice(0, 7)));
       assert.deepEqual(lines(got.some), lines(events.slice(2, 5)));
       assert.deepEqual(got.held, []);
+    },
+  );
+
+  Deno.test(
+    `${name}: history functions on a session opened from a checkpoint read what they need through the store`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          historySessionArb,
+          fc.nat(),
+          fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+          async (session, at, probes) => {
+            const events = Session.events(session);
+            if (events.length === 0) return;
+            const cut = 1 + (at % events.length);
+            const seqs = probes.map((p) => p % cut);
+            const made = options.make(manual);
+            const id = fresh("history");
+            const prefix = Effect.runSync(
+              Session.fromEvents(
+                { ...session.header, id },
+                events.slice(0, cut),
+              ),
+            );
+            const plain = (value: unknown): unknown =>
+              value === undefined
+                ? undefined
+                : JSON.parse(JSON.stringify(value));
+            // What each function gives on a session: the same on both.
+            const ask = (s: Session, seq: number) =>
+              Effect.gen(function* () {
+                const before = surfaceAt(s, seq);
+                const child = yield* fork(s, seq, { id: "child" });
+                return plain({
+                  lineage: lineage(s, seq),
+                  shadowedBy: shadowedBy(s, seq) ?? null,
+                  surfaceAt: before && {
+                    nodes: surfaceNodes(before),
+                    messages: deriveMessages(before),
+                  },
+                  fork: Session.events(child).slice(0, -1),
+                  view: renderSessionHtml(s),
+                });
+              });
+            const got = await use(made, (store) =>
+              Effect.gen(function* () {
+                yield* seed(id, session.header, events, cut);
+                const reader = yield* store.open(id);
+                const answers: unknown[] = [];
+                for (const seq of seqs) {
+                  answers.push(
+                    yield* store.withHistory(reader, (s) => ask(s, seq)),
+                  );
+                }
+                // A surface node is held: one run, on the session as held.
+                const last = surfaceNodes(reader.session.surface).at(-1);
+                const given: number[] = [];
+                const held = yield* store.withHistory(reader, (s) =>
+                  Effect.sync(() => {
+                    given.push(Session.heldFrom(s));
+                    return last === undefined
+                      ? undefined
+                      : Session.eventAt(s, last)?.seq;
+                  }));
+                // The whole log: runs again on sessions holding more, down
+                // to the base.
+                const reached: number[] = [];
+                yield* store.withHistory(reader, (s) =>
+                  Effect.sync(() => {
+                    reached.push(Session.heldFrom(s));
+                    return Session.events(s).length;
+                  }));
+                return {
+                  answers,
+                  heldFrom: Session.heldFrom(reader.session),
+                  given,
+                  held,
+                  reached,
+                };
+              }));
+            assert.deepEqual(
+              got.answers,
+              await Promise.all(
+                seqs.map((seq) => Effect.runPromise(ask(prefix, seq))),
+              ).then((all) => all.map((answer) => plain(answer))),
+            );
+            assert.deepEqual(got.given, [got.heldFrom]);
+            assert.equal(got.held, surfaceNodes(prefix.surface).at(-1));
+            assert.equal(got.reached[0], got.heldFrom);
+            assert.equal(got.reached.at(-1), 0);
+            for (let i = 1; i < got.reached.length; i++) {
+              assert.ok((got.reached[i] ?? 0) < (got.reached[i - 1] ?? 0));
+            }
+          },
+        ),
+        { numRuns: 12 },
+      );
+    },
+  );
+
+  Deno.test(
+    `${name}: withHistory reads older events in growing ranges, from where they are asked for`,
+    async () => {
+      const made = options.make(manual);
+      const id = fresh("growing");
+      // Log-only events: a surface node is held wherever it is.
+      const events = Array.from({ length: 3000 }, (_, seq) =>
+        decoded({
+          type: "x/note",
+          seq,
+          time: seq,
+          ignorable: true,
+          data: { n: seq },
+        }));
+      const got = await use(made, (store) =>
+        Effect.gen(function* () {
+          yield* seed(id, header, events, 3000);
+          const reader = yield* store.open(id);
+          const trace = (asked: ReadonlyArray<number>) =>
+            Effect.gen(function* () {
+              const given: number[] = [];
+              const found = yield* store.withHistory(reader, (s) =>
+                Effect.sync(() => {
+                  given.push(Session.heldFrom(s));
+                  return asked.map((seq) =>
+                    Session.eventAt(s, seq)?.seq
+                  );
+                }));
+              return { given, found };
+            });
+          return {
+            heldFrom: Session.heldFrom(reader.session),
+            near: yield* trace([2990]),
+            far: yield* trace([1500]),
+            deeper: yield* trace([2990, 1900]),
+          };
+        }));
+      assert.equal(got.heldFrom, 3000);
+      // At least 1,024 events a read, then at least twice the read before.
+      assert.deepEqual(got.near, { given: [3000, 1976], found: [2990] });
+      assert.deepEqual(got.far, { given: [3000, 1500], found: [1500] });
+      assert.deepEqual(got.deeper, {
+        given: [3000, 1976, 0],
+        found: [2990, 1900],
+      });
     },
   );
 };

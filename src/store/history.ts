@@ -1,0 +1,209 @@
+/**
+ * Reading the events a session does not hold, through the store: the
+ * store's `events` (a range) and `withHistory` (a history function run on
+ * a session that reads what it asks for), the same for every layer.
+ *
+ * A session opened from a checkpoint, or from a long log, holds its surface
+ * and its latest events (`Session.heldFrom`). A range below that is read
+ * from the stored log without folding it or holding the rest: the layer's
+ * `readRange` (a file's or the memory store's bytes are scanned up to the
+ * range's end, decoding only its lines, {@link scanByteRange}; PostgreSQL
+ * reads the range's rows). A log the range read refuses (an older format
+ * opened with `migrate`, a damaged one opened with `recover`) is read
+ * whole, as the open would read it, and the range taken from that.
+ *
+ * `withHistory(handle, f)` runs `f` on the handle's session; when `f` asks
+ * for an event the session does not hold (the `EventsNotHeld` that
+ * `Session.events`/`eventAt` throw), the older events are read, from that
+ * seq up to the first held one and at least twice as many as the previous
+ * read each time (so a chain of replacements reaching back k times costs
+ * O(log k) reads, and the events read are at most the log's), and `f` runs
+ * again on a session that also holds them. `f` is a pure history function
+ * (`lineage`, `shadowedBy`, `surfaceAt`, `fork`, the view): it may run more
+ * than once.
+ *
+ * @module
+ * @internal
+ */
+import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
+import { Session, withEarlierEvents } from "../session.ts";
+import { isSessionSeq } from "../seq.ts";
+import { EventsNotHeld, InvalidSessionSeq } from "../errors.ts";
+import type { SessionEvent } from "../event.ts";
+import type { Vocabulary } from "../decode.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
+import { makeRangeScan, type RangeScanError } from "../log/range.ts";
+import type { StoreCore } from "./core.ts";
+import type {
+  OpenError,
+  OpenOptions,
+  SessionHandle,
+  SessionStore,
+} from "./store.ts";
+
+/** The fewest older events one read of `withHistory` asks for. */
+const FIRST_READ = 1024;
+
+/** What the history reads need of a layer. */
+export interface HistorySource {
+  /** See {@link SessionStore} `open`. */
+  readonly open: SessionStore["open"];
+  /** See {@link StoreCore} `readRange`. */
+  readonly readRange: StoreCore["readRange"];
+}
+
+/** The bytes one step of {@link scanByteRange} reads. */
+const CHUNK = 1024 * 1024;
+
+/**
+ * The events of seqs `[from, to)` of a log stored as bytes, read a chunk
+ * at a time until the range is complete (see `log/range.ts`).
+ *
+ * @param range Reads `length` bytes of the log from `offset` (fewer at its end).
+ * @param from The first seq.
+ * @param to The seq after the last.
+ * @param vocabulary Extra log-only types.
+ * @returns The events found, in seq order.
+ */
+export const scanByteRange = <EIO>(
+  range: (offset: number, length: number) => Effect.Effect<Uint8Array, EIO>,
+  from: number,
+  to: number,
+  vocabulary: Vocabulary | undefined,
+): Effect.Effect<ReadonlyArray<SessionEvent>, EIO | RangeScanError> =>
+  Effect.suspend(() => {
+    const scan = makeRangeScan(from, to, vocabulary, DEFAULT_MAX_LINE_BYTES);
+    const step = (
+      offset: number,
+    ): Effect.Effect<ReadonlyArray<SessionEvent>, EIO | RangeScanError> =>
+      Effect.flatMap(range(offset, CHUNK), (bytes) => {
+        const pushed = scan.push(bytes);
+        if (Result.isFailure(pushed)) return Effect.fail(pushed.failure);
+        return pushed.success || bytes.length < CHUNK
+          ? Effect.succeed(scan.events())
+          : step(offset + bytes.length);
+      });
+    return step(0);
+  });
+
+/**
+ * The store's `events` and `withHistory` over a layer.
+ *
+ * @param source The layer's open and range read.
+ * @returns The store's `open` (which remembers how each handle was
+ * opened), `events` and `withHistory`.
+ */
+export function makeHistoryReads(source: HistorySource): {
+  readonly open: SessionStore["open"];
+  readonly events: SessionStore["events"];
+  readonly withHistory: SessionStore["withHistory"];
+} {
+  // The options each handle was opened with: a log read whole again is
+  // read as it was (`migrate`, `recover`, the vocabulary, the line limit).
+  const given = new WeakMap<SessionHandle, OpenOptions<never>>();
+  const open: SessionStore["open"] = (id, options) =>
+    Effect.tap(source.open(id, options), (handle) =>
+      Effect.sync(() => {
+        // Its migration succeeded on these bytes at open: it does again.
+        if (options !== undefined) given.set(handle, options as never);
+      }));
+
+  // Events [from, to) of the stored log, below what the session holds.
+  const stored = (handle: SessionHandle, from: number, to: number) => {
+    const vocabulary = handle.session.vocabulary;
+    const whole = Effect.scoped(
+      Effect.map(
+        source.open(handle.id, {
+          ...given.get(handle),
+          ...(vocabulary === undefined ? {} : { vocabulary }),
+          mode: "read",
+          wholeLog: true,
+        }),
+        (reader) => Session.events(reader.session, from).slice(0, to - from),
+      ),
+    );
+    return source.readRange(handle.id, from, to, vocabulary).pipe(
+      Effect.flatMap((events) =>
+        events.length === to - from &&
+          events.every((event, i) => event.seq === from + i)
+          ? Effect.succeed(events)
+          : whole
+      ),
+      Effect.catchTags({
+        FormatTooOld: () => whole,
+        FormatTooNew: () => whole,
+        CorruptLine: () => whole,
+        LineTooLong: () => whole,
+      }),
+    );
+  };
+
+  const events: SessionStore["events"] = (handle, options) =>
+    Effect.suspend((): ReturnType<SessionStore["events"]> => {
+      const session = handle.session;
+      for (const value of [options?.fromSeq, options?.toSeq]) {
+        if (value !== undefined && !isSessionSeq(value)) {
+          return Effect.fail(new InvalidSessionSeq({ value, type: undefined }));
+        }
+      }
+      const next = session.surface.nextSeq;
+      const to = Math.min(options?.toSeq ?? next, next);
+      const from = Math.max(
+        options?.fromSeq ?? session.surface.baseSeq,
+        session.surface.baseSeq,
+      );
+      if (from >= to) return Effect.succeed([]);
+      const held = Session.heldFrom(session);
+      if (from >= held) {
+        return Effect.succeed(
+          Session.events(session, from).slice(0, to - from),
+        );
+      }
+      if (to <= held) return stored(handle, from, to);
+      return Effect.map(
+        stored(handle, from, held),
+        (older) => [
+          ...older,
+          ...Session.events(session, held).slice(0, to - held),
+        ],
+      );
+    });
+
+  const withHistory = <A, E, R>(
+    handle: SessionHandle,
+    f: (session: Session) => Effect.Effect<A, E, R>,
+  ): Effect.Effect<A, E | OpenError | InvalidSessionSeq, R> => {
+    const run = (
+      session: Session,
+    ): Effect.Effect<A, E | OpenError | InvalidSessionSeq, R> =>
+      Effect.suspend(() => f(session)).pipe(
+        Effect.catchDefect((defect) =>
+          defect instanceof EventsNotHeld
+            ? more(session, defect)
+            : Effect.die(defect)
+        ),
+      );
+    const more = (
+      session: Session,
+      miss: EventsNotHeld,
+    ): Effect.Effect<A, E | OpenError | InvalidSessionSeq, R> => {
+      const held = Session.heldFrom(session);
+      const base = session.surface.baseSeq;
+      // Not a miss this session can fill: what f threw is a defect.
+      if (miss.fromSeq >= held || held <= base) return Effect.die(miss);
+      const readBefore = session.surface.heldFrom - held;
+      const from = Math.max(
+        base,
+        Math.min(miss.fromSeq, held - Math.max(FIRST_READ, 2 * readBefore)),
+      );
+      return Effect.flatMap(
+        events(handle, { fromSeq: from, toSeq: held }),
+        (older) => run(withEarlierEvents(session, older)),
+      );
+    };
+    return Effect.suspend(() => run(handle.session));
+  };
+
+  return { open, events, withHistory };
+}
