@@ -572,15 +572,6 @@ const makeCore = (
     target: target(state),
   }));
 
-  return {
-    create,
-    open,
-    commit,
-    follow,
-    readRange,
-    list,
-    stat,
-    close,
-    checkpoint,
-  };
+  const reads = { follow, readRange, list, stat };
+  return { create, open, commit, close, checkpoint, ...reads };
 };

@@ -18,21 +18,15 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import {
   type CorruptLine,
-  FormatTooNew,
-  FormatTooOld,
-  InvalidUtf8,
+  type FormatTooNew,
+  type FormatTooOld,
   LineTooLong,
 } from "./errors.ts";
-import {
-  corrupt,
-  decodeHeaderText,
-  decodeLine,
-  makeRunBudget,
-} from "./line.ts";
+import { decodeCurrentLine, makeRunBudget } from "./line.ts";
 
 /** Errors of following. */
 export type FollowLineError =
@@ -91,43 +85,13 @@ export const makeLineFollower = (
     bytes: Uint8Array,
   ): Result.Result<SessionEvent | undefined, FollowLineError> => {
     line += 1;
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      const shown = new TextDecoder().decode(bytes);
-      return Result.fail(
-        corrupt(line, shown, new InvalidUtf8({ bytes: bytes.length })),
-      );
-    }
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    if (line === 1) {
-      const header = decodeHeaderText(text);
-      if (Result.isFailure(header)) {
-        return Result.fail(corrupt(line, text, header.failure));
-      }
-      const version = header.success.version;
-      if (version > FORMAT_VERSION) {
-        return Result.fail(
-          new FormatTooNew({ line: 1, version, supported: FORMAT_VERSION }),
-        );
-      }
-      if (version < FORMAT_VERSION) {
-        return Result.fail(
-          new FormatTooOld({ version, supported: FORMAT_VERSION }),
-        );
-      }
-      return Result.succeed(undefined);
-    }
     // The same decoder as the reader's, with the same bounds: the event of
     // line k stands at index k - 2, and the follow has one run budget.
-    const event = decodeLine(text, line - 2, runs, options);
-    if (Result.isFailure(event)) {
-      return Result.fail(corrupt(line, text, event.failure));
-    }
-    return Result.succeed(
-      event.success.seq >= fromSeq ? event.success : undefined,
-    );
+    const event = decodeCurrentLine(decoder, bytes, line, runs, options);
+    return Result.isSuccess(event) && event.success !== undefined &&
+        event.success.seq < fromSeq
+      ? Result.succeed(undefined)
+      : event;
   };
 
   return {

@@ -20,7 +20,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { SessionEvent } from "../event.ts";
+import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
 import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
 import {
   decodeEventValue,
@@ -30,7 +30,10 @@ import {
 } from "./codec.ts";
 import {
   CorruptLine,
+  FormatTooNew,
+  FormatTooOld,
   InvalidJson,
+  InvalidUtf8,
   type LineError,
   TooManyContainers,
 } from "./errors.ts";
@@ -238,3 +241,62 @@ export const corrupt = (
     innerTag: inner._tag,
     inner,
   });
+
+/**
+ * Decodes line `line` (1-based) of a log of the current format version, as
+ * a follower and a range read take the lines they serve: the bytes as
+ * UTF-8, a final `\r` dropped; the header checked for its version
+ * (`FormatTooOld`, `FormatTooNew`: neither migrates), an event line
+ * decoded at index `line - 2`.
+ *
+ * @param decoder A fatal UTF-8 decoder.
+ * @param bytes The line's bytes, without its `\n`.
+ * @param line The 1-based line number.
+ * @param runs The source-run budget of the lines read so far.
+ * @param options The vocabulary.
+ * @returns The event, undefined for the header, or why the line is refused.
+ * @internal
+ */
+export const decodeCurrentLine = (
+  decoder: TextDecoder,
+  bytes: Uint8Array,
+  line: number,
+  runs: RunBudget,
+  options: { readonly vocabulary?: Vocabulary } | undefined,
+): Result.Result<
+  SessionEvent | undefined,
+  CorruptLine | FormatTooNew | FormatTooOld
+> => {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    const shown = new TextDecoder().decode(bytes);
+    return Result.fail(
+      corrupt(line, shown, new InvalidUtf8({ bytes: bytes.length })),
+    );
+  }
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  if (line === 1) {
+    const header = decodeHeaderText(text);
+    if (Result.isFailure(header)) {
+      return Result.fail(corrupt(line, text, header.failure));
+    }
+    const version = header.success.version;
+    if (version > FORMAT_VERSION) {
+      return Result.fail(
+        new FormatTooNew({ line: 1, version, supported: FORMAT_VERSION }),
+      );
+    }
+    if (version < FORMAT_VERSION) {
+      return Result.fail(
+        new FormatTooOld({ version, supported: FORMAT_VERSION }),
+      );
+    }
+    return Result.succeed(undefined);
+  }
+  const event = decodeLine(text, line - 2, runs, options);
+  return Result.isFailure(event)
+    ? Result.fail(corrupt(line, text, event.failure))
+    : Result.succeed(event.success);
+};

@@ -15,21 +15,15 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import {
   type CorruptLine,
-  FormatTooNew,
-  FormatTooOld,
-  InvalidUtf8,
+  type FormatTooNew,
+  type FormatTooOld,
   LineTooLong,
 } from "./errors.ts";
-import {
-  corrupt,
-  decodeHeaderText,
-  decodeLine,
-  makeRunBudget,
-} from "./line.ts";
+import { decodeCurrentLine, makeRunBudget } from "./line.ts";
 
 /** Why a range could not be read from the log's bytes. */
 export type RangeScanError =
@@ -87,42 +81,10 @@ export function makeRangeScan(
   const wanted = (n: number): boolean =>
     n === 1 || (n - 2 >= from && n - 2 < to);
 
-  const take = (
-    bytes: Uint8Array,
-  ): Result.Result<void, RangeScanError> => {
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      const shown = new TextDecoder().decode(bytes);
-      return Result.fail(
-        corrupt(line, shown, new InvalidUtf8({ bytes: bytes.length })),
-      );
-    }
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    if (line === 1) {
-      const header = decodeHeaderText(text);
-      if (Result.isFailure(header)) {
-        return Result.fail(corrupt(line, text, header.failure));
-      }
-      const version = header.success.version;
-      if (version > FORMAT_VERSION) {
-        return Result.fail(
-          new FormatTooNew({ line: 1, version, supported: FORMAT_VERSION }),
-        );
-      }
-      if (version < FORMAT_VERSION) {
-        return Result.fail(
-          new FormatTooOld({ version, supported: FORMAT_VERSION }),
-        );
-      }
-      return Result.void;
-    }
-    const event = decodeLine(text, line - 2, runs, options);
-    if (Result.isFailure(event)) {
-      return Result.fail(corrupt(line, text, event.failure));
-    }
-    found.push(event.success);
+  const take = (bytes: Uint8Array): Result.Result<void, RangeScanError> => {
+    const event = decodeCurrentLine(decoder, bytes, line, runs, options);
+    if (Result.isFailure(event)) return Result.fail(event.failure);
+    if (event.success !== undefined) found.push(event.success);
     return Result.void;
   };
 

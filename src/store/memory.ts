@@ -438,15 +438,6 @@ const makeCore = (
     Effect.sync(() => release(state))
   );
 
-  return {
-    create,
-    open,
-    commit,
-    follow,
-    readRange,
-    list,
-    stat,
-    close,
-    checkpoint,
-  };
+  const reads = { follow, readRange, list, stat };
+  return { create, open, commit, close, checkpoint, ...reads };
 };

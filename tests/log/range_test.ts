@@ -21,6 +21,7 @@ import { makeRangeScan } from "../../src/log/range.ts";
 import { encodeLog } from "../../src/store/lines.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { lines } from "../_helpers/checkpoints.ts";
+import { headerLine, user as userLine } from "../_helpers/build.ts";
 
 const LIMIT = 1 << 20;
 
@@ -71,21 +72,8 @@ Deno.test("a range scan gives the range's events for any range and chunk size, a
   );
 });
 
-const header =
-  '{"type":"session","version":3,"id":"r","createdAt":0,"isSeeded":false}';
-const user = (seq: number) =>
-  JSON.stringify({
-    type: "user/message",
-    seq,
-    time: seq,
-    surfaceOp: "append",
-    data: {
-      id: `u${seq}`,
-      role: "user",
-      content: [{ type: "text", text: `t${seq}` }],
-      source: { kind: "user" },
-    },
-  });
+const header = headerLine("r").trimEnd();
+const user = (seq: number): string => JSON.stringify(userLine(seq));
 
 Deno.test("a range scan never decodes a torn tail, and reads only the range's lines", () => {
   const log = [header, user(0), "not json", user(2), user(3)].join("\n") +
