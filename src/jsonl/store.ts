@@ -506,7 +506,7 @@ const makeCore = (
       Effect.sleep(pollInterval),
     );
 
-  const readRange: StoreCore["readRange"] = (id, from, to, vocabulary) =>
+  const readRange: StoreCore["readRange"] = (id, from, to, vocabulary, index) =>
     Effect.suspend((): ReturnType<StoreCore["readRange"]> => {
       const located = locate(id);
       if (Result.isFailure(located)) return Effect.fail(located.failure);
@@ -516,6 +516,7 @@ const makeCore = (
           from,
           to,
           vocabulary,
+          index,
         ),
         (error) =>
           error._tag === "JsonlIoError"

@@ -276,7 +276,29 @@ export const decodeCurrentLine = (
       corrupt(line, shown, new InvalidUtf8({ bytes: bytes.length })),
     );
   }
-  if (text.endsWith("\r")) text = text.slice(0, -1);
+  return decodeCurrentText(text, line, runs, options);
+};
+
+/**
+ * {@link decodeCurrentLine} for a line already decoded from UTF-8.
+ *
+ * @param raw The line's text, without its `\n`.
+ * @param line The 1-based line number.
+ * @param runs The source-run budget of the lines read so far.
+ * @param options The vocabulary.
+ * @returns The event, undefined for the header, or why the line is refused.
+ * @internal
+ */
+export const decodeCurrentText = (
+  raw: string,
+  line: number,
+  runs: RunBudget,
+  options: { readonly vocabulary?: Vocabulary } | undefined,
+): Result.Result<
+  SessionEvent | undefined,
+  CorruptLine | FormatTooNew | FormatTooOld
+> => {
+  const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   if (line === 1) {
     const header = decodeHeaderText(text);
     if (Result.isFailure(header)) {

@@ -27,6 +27,7 @@ import {
   StoredLogDiffers,
 } from "./errors.ts";
 import type { Vocabulary } from "../decode.ts";
+import type { LineIndex } from "../log/range.ts";
 import type {
   AppendResolution,
   AppendResult,
@@ -71,13 +72,15 @@ export interface StoreCore {
    * The stored events of seqs `[from, to)` of a session (fewer when the log
    * is shorter), decoded as the reader decodes them, without reading the
    * rest of the log or folding it; a log of an older format fails
-   * `FormatTooOld` (the caller then reads it whole).
+   * `FormatTooOld` (the caller then reads it whole). A layer that reads
+   * bytes starts from the nearest line `index` knows and adds to it.
    */
   readonly readRange: (
     id: string,
     from: number,
     to: number,
     vocabulary: Vocabulary | undefined,
+    index: LineIndex,
   ) => Effect.Effect<ReadonlyArray<SessionEvent>, OpenError>;
   /** See {@link SessionStore} `list`. */
   readonly list: SessionStore["list"];

@@ -33,7 +33,12 @@ import { EventsNotHeld, InvalidSessionSeq } from "../errors.ts";
 import type { SessionEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
-import { makeRangeScan, type RangeScanError } from "../log/range.ts";
+import {
+  type LineIndex,
+  makeLineIndex,
+  makeRangeScan,
+  type RangeScanError,
+} from "../log/range.ts";
 import type { StoreCore } from "./core.ts";
 import type {
   OpenError,
@@ -64,6 +69,7 @@ const CHUNK = 1024 * 1024;
  * @param from The first seq.
  * @param to The seq after the last.
  * @param vocabulary Extra log-only types.
+ * @param index Where lines of the log start (read and added to).
  * @returns The events found, in seq order.
  */
 export const scanByteRange = <EIO>(
@@ -71,9 +77,16 @@ export const scanByteRange = <EIO>(
   from: number,
   to: number,
   vocabulary: Vocabulary | undefined,
+  index?: LineIndex,
 ): Effect.Effect<ReadonlyArray<SessionEvent>, EIO | RangeScanError> =>
   Effect.suspend(() => {
-    const scan = makeRangeScan(from, to, vocabulary, DEFAULT_MAX_LINE_BYTES);
+    const scan = makeRangeScan(
+      from,
+      to,
+      vocabulary,
+      DEFAULT_MAX_LINE_BYTES,
+      index,
+    );
     const step = (
       offset: number,
     ): Effect.Effect<ReadonlyArray<SessionEvent>, EIO | RangeScanError> =>
@@ -84,7 +97,7 @@ export const scanByteRange = <EIO>(
           ? Effect.succeed(scan.events())
           : step(offset + bytes.length);
       });
-    return step(0);
+    return step(scan.offset);
   });
 
 /**
@@ -109,6 +122,9 @@ export function makeHistoryReads(source: HistorySource): {
         if (options !== undefined) given.set(handle, options as never);
       }));
 
+  // Where the lines of each handle's log start, as its range reads found.
+  const indexes = new WeakMap<SessionHandle, LineIndex>();
+
   // Events [from, to) of the stored log, below what the session holds.
   const stored = (handle: SessionHandle, from: number, to: number) => {
     const vocabulary = handle.session.vocabulary;
@@ -123,7 +139,12 @@ export function makeHistoryReads(source: HistorySource): {
         (reader) => Session.events(reader.session, from).slice(0, to - from),
       ),
     );
-    return source.readRange(handle.id, from, to, vocabulary).pipe(
+    let index = indexes.get(handle);
+    if (index === undefined) {
+      index = makeLineIndex();
+      indexes.set(handle, index);
+    }
+    return source.readRange(handle.id, from, to, vocabulary, index).pipe(
       Effect.flatMap((events) =>
         events.length === to - from &&
           events.every((event, i) => event.seq === from + i)

@@ -410,12 +410,12 @@ const makeCore = (
       }),
     );
 
-  const readRange: StoreCore["readRange"] = (id, from, to, vocabulary) =>
+  const readRange: StoreCore["readRange"] = (id, from, to, vocabulary, index) =>
     Effect.suspend((): ReturnType<StoreCore["readRange"]> => {
       const located = locate(id);
       if (Result.isFailure(located)) return Effect.fail(located.failure);
       const chunks = [...located.success.chunks];
-      return scanByteRange(chunksRange(chunks), from, to, vocabulary);
+      return scanByteRange(chunksRange(chunks), from, to, vocabulary, index);
     });
 
   const list: StoreCore["list"] = () =>

@@ -17,7 +17,12 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { Effect, Result } from "effect";
 import { layerJsonlStore, Session, SessionStore } from "@palimpsest/session";
-import { makeRangeScan } from "../../src/log/range.ts";
+import {
+  INDEX_EVERY,
+  type LineIndex,
+  makeLineIndex,
+  makeRangeScan,
+} from "../../src/log/range.ts";
 import { encodeLog } from "../../src/store/lines.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { lines } from "../_helpers/checkpoints.ts";
@@ -26,16 +31,22 @@ import { headerLine, user as userLine } from "../_helpers/build.ts";
 const LIMIT = 1 << 20;
 
 /** Feeds `bytes` in chunks of `size`; the events, and how many bytes were fed. */
-const scan = (bytes: Uint8Array, from: number, to: number, size: number) => {
-  const range = makeRangeScan(from, to, undefined, LIMIT);
-  let fed = 0;
+const scan = (
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+  size: number,
+  index?: LineIndex,
+) => {
+  const range = makeRangeScan(from, to, undefined, LIMIT, index);
+  let fed = range.offset;
   while (fed < bytes.length) {
     const pushed = range.push(bytes.subarray(fed, fed + size));
     fed = Math.min(bytes.length, fed + size);
     if (Result.isFailure(pushed)) return { error: pushed.failure, fed };
     if (pushed.success) break;
   }
-  return { events: range.events(), fed };
+  return { events: range.events(), fed, offset: range.offset };
 };
 
 const text = new TextEncoder();
@@ -46,7 +57,10 @@ Deno.test("a range scan gives the range's events for any range and chunk size, a
       historySessionArb,
       fc.nat(),
       fc.nat(),
-      fc.integer({ min: 1, max: 300 }),
+      fc.oneof(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 300, max: 1 << 20 }),
+      ),
       (session, a, b, size) => {
         const events = Session.events(session);
         const bytes = encodeLog(session.header, session, undefined);
@@ -130,5 +144,63 @@ Deno.test("store.events of a damaged log read with recover, holding only its sur
     assert.deepEqual(texts(got.some), expected.slice(2, 4));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+Deno.test("a scan given an index starts at the nearest line it knows, and gives the same events", () => {
+  const n = 3 * INDEX_EVERY + 10;
+  const body = Array.from({ length: n }, (_, seq) => user(seq)).join("\n");
+  const bytes = text.encode(`${header}\n${body}\n`);
+  const index = makeLineIndex();
+  const seqsOf = (got: ReturnType<typeof scan>) =>
+    got.events?.map((event) => event.seq);
+  // A scan from the top remembers the lines it passes, up to its range.
+  const first = scan(bytes, n - 10, n, 4096, index);
+  assert.equal(first.offset, 0);
+  assert.deepEqual([...index.starts.keys()], [
+    0,
+    INDEX_EVERY,
+    2 * INDEX_EVERY,
+    3 * INDEX_EVERY,
+  ]);
+  const lineStart = (seq: number) =>
+    text.encode(`${header}\n${body}`.split("\n").slice(0, seq + 1).join("\n"))
+      .length + 1;
+  for (const [seq, offset] of index.starts) {
+    assert.equal(offset, lineStart(seq));
+  }
+  // A later scan starts at the nearest known line at or before its range.
+  const later = scan(bytes, INDEX_EVERY + 500, INDEX_EVERY + 510, 4096, index);
+  assert.equal(later.offset, lineStart(INDEX_EVERY));
+  assert.deepEqual(
+    seqsOf(later),
+    Array.from({ length: 10 }, (_, i) => INDEX_EVERY + 500 + i),
+  );
+  // Before the first known line: from the top.
+  assert.equal(scan(bytes, 5, 9, 4096, index).offset, 0);
+});
+
+Deno.test("a range scan refuses a line of the range past the limit, in any chunking, and skips a long line outside it", () => {
+  const long = JSON.stringify(userLine(1, { text: "x".repeat(500) }));
+  const bytes = text.encode(
+    [header, user(0), long, user(2)].join("\n") + "\n",
+  );
+  for (const size of [1, 7, 64, 4096]) {
+    const inside = makeRangeScan(1, 2, undefined, 300);
+    let error: unknown;
+    for (let at = 0; at < bytes.length && error === undefined; at += size) {
+      const pushed = inside.push(bytes.subarray(at, at + size));
+      if (Result.isFailure(pushed)) error = pushed.failure;
+      else if (pushed.success) break;
+    }
+    assert.equal((error as { _tag?: string } | undefined)?._tag, "LineTooLong");
+    assert.equal((error as { line?: number }).line, 3);
+    const outside = makeRangeScan(2, 3, undefined, 300);
+    for (let at = 0; at < bytes.length; at += size) {
+      const pushed = outside.push(bytes.subarray(at, at + size));
+      assert.ok(Result.isSuccess(pushed));
+      if (pushed.success) break;
+    }
+    assert.deepEqual(outside.events().map((event) => event.seq), [2]);
   }
 });
