@@ -490,8 +490,29 @@ export interface SessionStore {
    *
    * @example The lineage of a summary, on a session opened from a checkpoint
    * ```ts
-   * const tree = yield* store.withHistory(handle, (session) =>
-   *   Effect.sync(() => lineage(session, summarySeq)));
+   * import { compact, layerMemoryStore, lineage, Session, SessionStore } from "@palimpsest/session";
+   * import { Effect } from "effect";
+   * import assert from "node:assert/strict";
+   *
+   * const user = (id: string) => ({
+   *   type: "user/message" as const, surfaceOp: "append" as const,
+   *   data: { id, role: "user" as const, content: [{ type: "text" as const, text: id }], source: { kind: "user" } },
+   * });
+   * const program = Effect.gen(function* () {
+   *   const store = yield* SessionStore;
+   *   yield* Effect.scoped(Effect.gen(function* () {
+   *     const writer = yield* store.create({ id: "chat", createdAt: 0, isSeeded: false });
+   *     yield* store.append(writer, [user("a"), user("b")]);
+   *     yield* store.update(writer, (s) => compact(s, { startSeq: 0, endSeq: 1, summary: "a and b", compactionId: "c1" }));
+   *     yield* store.checkpoint(writer);
+   *   }));
+   *   const reader = yield* store.open("chat");
+   *   const tree = yield* store.withHistory(reader, (session) => Effect.sync(() => lineage(session, 4)));
+   *   return [Session.heldFrom(reader.session), tree?.sources.map((s) => s.seq)];
+   * });
+   * const [heldFrom, sources] = Effect.runSync(Effect.scoped(program).pipe(Effect.provide(layerMemoryStore())));
+   * assert.equal(heldFrom, 6);
+   * assert.deepEqual(sources, [2, 3, 0, 1]);
    * ```
    *
    * @param handle A handle.
