@@ -3,6 +3,9 @@
  * returns the next {@link Surface}; {@link replay} folds many. The input
  * surface is never changed, on success or failure: the fold writes into the
  * persistent store (`store.ts`) and records the writes that take it back.
+ * One event applied on its own (an appending session) that appends a node
+ * or only advances the log, on a surface folded from its window's start,
+ * skips the fold's cursor: the same writes, made directly.
  *
  * This module owns the relational rules. Shapes were checked by the decoder.
  *
