@@ -290,11 +290,55 @@ const inheritsNoKeys = (): boolean => {
 const QUICK_DEPTH = 64;
 
 /**
+ * A shallow copy of a plain object by spread, from one of several spread
+ * sites chosen by where the object sits (its depth, and whether it is an
+ * array element). The engine's fast clone works per site and only while a
+ * site has met a few object shapes: a single site meets every shape of a
+ * draft (about ten in a standard cycle) and clones each on the slow path,
+ * key by key. Where an object sits sorts the shapes (data, messages, content
+ * blocks, sources) so that most sites meet few.
+ */
+const shallowCopy = (
+  value: object,
+  depth: number,
+  element: boolean,
+): Record<string, unknown> => {
+  if (element) {
+    switch (depth) {
+      case 2:
+        return { ...value };
+      case 3:
+        return { ...value };
+      case 4:
+        return { ...value };
+      default:
+        return { ...value };
+    }
+  }
+  switch (depth) {
+    case 0:
+      return { ...value };
+    case 1:
+      return { ...value };
+    case 2:
+      return { ...value };
+    case 3:
+      return { ...value };
+    default:
+      return { ...value };
+  }
+};
+
+/**
  * A copy of a plain JSON value of modest depth, or {@link BAIL} at the first
  * thing it does not copy as is: it accepts exactly what the full walk
  * accepts, and reads each member once.
  */
-const quickCopy = (value: unknown, depth: number): unknown => {
+const quickCopy = (
+  value: unknown,
+  depth: number,
+  element: boolean,
+): unknown => {
   if (typeof value !== "object" || value === null) {
     return isJsonScalar(value) ? value : BAIL;
   }
@@ -308,18 +352,18 @@ const quickCopy = (value: unknown, depth: number): unknown => {
     }
     const out: unknown[] = value.slice();
     for (let i = 0; i < out.length; i++) {
-      if (!quickMember(out, i, depth)) return BAIL;
+      if (!quickMember(out, i, depth, true)) return BAIL;
     }
     return out;
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return BAIL;
   if (Object.getOwnPropertySymbols(value).length > 0) return BAIL;
-  const out: Record<string, unknown> = { ...value };
+  const out = shallowCopy(value, depth, element);
   // The copy's own keys: the caller checked that its prototype
   // (Object.prototype) has no enumerable key.
   for (const key in out) {
-    if (!quickMember(out, key, depth)) return BAIL;
+    if (!quickMember(out, key, depth, false)) return BAIL;
   }
   return out;
 };
@@ -333,10 +377,11 @@ const quickMember = <K extends string | number>(
   out: Record<K, unknown>,
   key: K,
   depth: number,
+  element: boolean,
 ): boolean => {
   const item = out[key];
   if (typeof item === "object" && item !== null) {
-    const copied = quickCopy(item, depth + 1);
+    const copied = quickCopy(item, depth + 1, element);
     if (copied === BAIL) return false;
     out[key] = copied;
     return true;
@@ -369,7 +414,7 @@ export function copyJsonValue(root: unknown): JsonCopy {
   // recursive walk first, and only when that walk meets anything else (an
   // offender, a `__proto__` key, or more depth than it allows) judge the
   // value again with the walk below, which finds the first offender's path.
-  const fast = inheritsNoKeys() ? quickCopy(root, 0) : BAIL;
+  const fast = inheritsNoKeys() ? quickCopy(root, 0, false) : BAIL;
   if (fast !== BAIL) return { ok: true, value: fast };
   if (typeof root !== "object" || root === null) {
     const issue = scalarIssue(root);

@@ -197,24 +197,43 @@ export type EventDraft =
 
 // The event a draft becomes: envelope keys only, in the canonical order,
 // holding the log's own copies (decodeDraftResult keeps it as the event).
+// Each common envelope is one literal of its final shape: the log keeps
+// every event, and an object built whole is cheaper to make and to keep
+// than one grown key by key.
 const draftInput = (
   draft: EventDraft,
   data: unknown,
   seq: SessionSeq,
   time: number,
 ): Record<string, unknown> => {
-  const input: Record<string, unknown> = {
-    type: draft.type,
-    seq,
-    time,
-    data,
-  };
-  if (draft.ignorable !== undefined) input.ignorable = draft.ignorable;
+  const type = draft.type;
+  const ignorable = draft.ignorable;
   const op: unknown = draft.surfaceOp;
+  const sources: unknown = draft.sourceEventSeqs;
+  if (ignorable === undefined) {
+    if (op === undefined) {
+      if (sources === undefined) return { type, seq, time, data };
+    } else if (typeof op === "string") {
+      if (sources === undefined) {
+        return { type, seq, time, data, surfaceOp: op };
+      }
+      if (Array.isArray(sources)) {
+        return {
+          type,
+          seq,
+          time,
+          data,
+          surfaceOp: op,
+          sourceEventSeqs: [...sources],
+        };
+      }
+    }
+  }
+  const input: Record<string, unknown> = { type, seq, time, data };
+  if (ignorable !== undefined) input.ignorable = ignorable;
   if (op !== undefined) {
     input.surfaceOp = typeof op === "object" && op !== null ? { ...op } : op;
   }
-  const sources: unknown = draft.sourceEventSeqs;
   if (sources !== undefined) {
     input.sourceEventSeqs = Array.isArray(sources) ? [...sources] : sources;
   }

@@ -4,8 +4,10 @@ import {
   deriveMessages,
   type SessionEvent,
   SessionSeq,
+  type Surface,
 } from "@palimpsest/session";
 import {
+  applyEventResult,
   emptySurfaceAt,
   logEvent,
   replayResult,
@@ -46,4 +48,29 @@ Deno.test("an older lean surface still sees the node a newer one shadowed", () =
   assert.deepEqual(surfaceNodes(after), [3, 2]);
   assert.deepEqual(deriveMessages(before).map((m) => m.id), ["u1", "u2"]);
   assert.deepEqual(deriveMessages(after).map((m) => m.id), ["u3", "u2"]);
+});
+
+Deno.test("applying events one by one equals replaying them, lean or not", () => {
+  const longer = [...log, decoded(turnStart(4)), decoded(user(5))];
+  for (const keepLog of [true, false]) {
+    const empty = emptySurfaceAt(SessionSeq.make(0), { keepLog });
+    const versions: Surface[] = [empty];
+    for (const event of longer) {
+      const last = versions[versions.length - 1] ?? assert.fail();
+      versions.push(Result.getOrThrow(applyEventResult(last, event)));
+    }
+    // Every version, read after the later ones were made, is the replay of
+    // its prefix: its nodes, messages and the events its log holds.
+    versions.forEach((surface, n) => {
+      const replayed = Result.getOrThrow(
+        replayResult(longer.slice(0, n), empty),
+      );
+      assert.deepEqual(surfaceNodes(surface), surfaceNodes(replayed));
+      assert.deepEqual(deriveMessages(surface), deriveMessages(replayed));
+      for (let seq = 0; seq <= longer.length; seq++) {
+        const at = SessionSeq.make(seq);
+        assert.equal(logEvent(surface, at), logEvent(replayed, at));
+      }
+    });
+  }
 });
