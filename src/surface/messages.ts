@@ -4,99 +4,275 @@
  * (its basis) at the cost of what changed:
  *
  * - only log-only events since the basis: the basis's messages, shared;
- * - appends since the basis: its messages extended by the appended nodes
- *   (one copy of the references, a walk of the new nodes);
- * - one replace since the basis, and nothing else on the surface: its
- *   messages with the replaced run spliced out and the replacement's
- *   message in. The run is found by its order keys (ascending in surface
- *   order), by binary search in the keys the basis kept, so the cost is
- *   the replace's nodes and one copy of the references, not a walk. The
- *   keys are kept from the first derivation after a replace on (so a
- *   surface that is only ever appended to never pays for them), and an
- *   append extends the basis's keys in place when no other surface did
- *   first, so they cost an append nothing but its own keys;
- * - anything else: a walk of the whole surface, once.
+ * - only appends since the basis: its messages extended by the appended
+ *   nodes (one copy of the references, a walk of the new nodes);
+ * - any mix of appends, replaces and prepends since the basis: the basis's
+ *   messages with the changed runs spliced (see {@link editsSince}): a look
+ *   at each event since the basis, two binary searches in the basis's
+ *   order keys per run of new nodes, and one copy of the references, not a
+ *   walk of the surface;
+ * - no basis (a surface never derived, nor anything it was folded from), or
+ *   a basis older than the events a restored surface holds: a walk of the
+ *   whole surface, once.
+ *
+ * Each derived surface keeps the order key of each message's node
+ * (ascending: surface order, see `store.ts`) in a `Float64Array` with room
+ * to grow ({@link OrderKeys}): what lets a later derivation find a run of
+ * messages by binary search. An append extends the basis's keys in place
+ * when no other surface did first, so they cost an append nothing but its
+ * own keys; a splice copies them run by run (a memory copy each).
  *
  * @module
  * @internal
  */
-import { isSurfaceEvent } from "../event.ts";
 import type { Message } from "../message.ts";
-import { NONE } from "./store.ts";
+import { NONE, type Store } from "./store.ts";
 import {
   basisOf,
   type Derived,
   derivedOf,
   keepDerived,
+  type OrderKeys,
   slotIn,
   storeOf,
   type Surface,
 } from "./surface.ts";
 
-/** The first index below `end` of `keys` (ascending) whose key is at least `key`. */
-const lowerBound = (
-  keys: ReadonlyArray<number>,
+/** Keys for `count` entries, with room for a few appends more. */
+const newKeys = (count: number): OrderKeys => ({
+  array: new Float64Array(count + (count >>> 3) + 64),
+  used: 0,
+});
+
+/**
+ * The basis's keys with room for `more` entries past its `length`: the
+ * same buffer when no other surface extended it first (grown if need be),
+ * else a copy of its first `length` entries.
+ */
+const keysAfter = (
+  keys: OrderKeys,
+  length: number,
+  more: number,
+): OrderKeys => {
+  if (keys.used === length && length + more <= keys.array.length) return keys;
+  const copy = newKeys(length + more);
+  copy.array.set(keys.array.subarray(0, length));
+  copy.used = length;
+  if (keys.used !== length) return copy;
+  // Grown: the surfaces sharing the buffer see the same entries.
+  keys.array = copy.array;
+  return keys;
+};
+
+/**
+ * The first index below `end` of `keys` (ascending) whose key is at least
+ * `key` (more than `key` when `after`).
+ */
+const bound = (
+  keys: Float64Array,
   end: number,
   key: number,
+  after: boolean,
 ): number => {
   let lo = 0;
   let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid] ?? Infinity) < key) lo = mid + 1;
+    const at = keys[mid] ?? Infinity;
+    if (at < key || (after && at === key)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 };
 
-/** Walks the surface from `slot`, `count` nodes, into `out` (and `keys`). */
+/**
+ * Walks the surface from `slot`, `count` nodes, into `out` and `keys`
+ * (from `keys.used` on, which it advances; `keys` has room for `count`).
+ */
 const walkInto = (
-  surface: Surface,
+  store: Store,
   slot: number,
   count: number,
   out: Message[],
-  keys: number[] | undefined,
+  keys: OrderKeys,
 ): void => {
-  const store = storeOf(surface);
-  if (store === undefined) return;
+  const array = keys.array;
+  let used = keys.used;
   let index = slot;
   for (let n = count; n > 0; n--) {
     const message = store.messages[index];
     if (message !== null && message !== undefined) {
       out.push(message);
-      keys?.push(store.key[index] ?? NONE);
+      array[used++] = store.key[index] ?? NONE;
     }
     index = store.next[index] ?? NONE;
   }
+  keys.used = used;
 };
 
 /**
- * The one replace folded since `basis`, when nothing else since then
- * changed the surface: its slot; undefined otherwise.
+ * One change to the basis's messages: the `removed` of them from `at` give
+ * way to `messages` (whose nodes' keys are `keys`).
  */
-const onlyReplaceSince = (
+interface Edit {
+  readonly at: number;
+  readonly removed: number;
+  readonly messages: Message[];
+  readonly keys: number[];
+}
+
+/**
+ * The edits, in ascending `at`, that turn the basis's messages into the
+ * surface's; undefined when the events since the basis are not held.
+ *
+ * The nodes of the surface are old (on the basis's surface: a slot below
+ * the basis's next seq's) or new. Each maximal run of old nodes on the
+ * surface is a run of the basis's surface too, none missing in between:
+ * a replace puts its replacement where its range was, and that node, or
+ * whatever replaced it later, is new, so a run of old nodes with no new
+ * node between them lost none. So the surface is found from the new nodes
+ * alone: each run of new nodes is walked from its first node (a new node
+ * whose previous node is old, or the head); the runs are put in surface
+ * order by their first node's order key; and the old nodes between two
+ * runs of new nodes are the basis's messages whose keys run from the key
+ * of the node after the first run to that of the node before the second,
+ * two binary searches. What lies between two kept runs of the basis is
+ * what a change took out, and the new nodes between them what it put in.
+ *
+ * The cost: a look at each event since the basis, a sort of the runs of
+ * new nodes, a walk of the new nodes still on the surface and two binary
+ * searches per run.
+ */
+const editsSince = (
   surface: Surface,
   basis: Derived,
-): number | undefined => {
-  if (
-    surface.replacements !== basis.replacements + 1 ||
-    basis.keys === undefined || surface.heldFrom > basis.nextSeq
-  ) {
-    return undefined;
-  }
-  const store = storeOf(surface);
-  if (store === undefined) return undefined;
-  let found: number | undefined;
-  for (let seq = basis.nextSeq; seq < surface.nextSeq; seq++) {
-    const slot = slotIn(surface, seq);
-    const event = store.events[slot];
-    if (event === undefined || !isSurfaceEvent(event)) continue;
-    if (found !== undefined || typeof event.surfaceOp !== "object") {
-      return undefined;
+  store: Store,
+): Edit[] | undefined => {
+  if (surface.heldFrom > basis.nextSeq) return undefined;
+  const length = basis.messages.length;
+  const keys = basis.keys.array;
+  const edits: Edit[] = [];
+  if (surface.head === undefined || surface.tail === undefined) {
+    if (length > 0) {
+      edits.push({ at: 0, removed: length, messages: [], keys: [] });
     }
-    found = slot;
+    return edits;
   }
-  return found;
+  const { key, prev, next } = store;
+  // Slots from here on hold the events since the basis; every other node
+  // (pinned slots of a restored surface included) is old.
+  const firstNew = slotIn(surface, basis.nextSeq);
+  const end = slotIn(surface, surface.nextSeq);
+  const starts: number[] = [];
+  for (let slot = firstNew; slot < end; slot++) {
+    const at = key[slot];
+    if (at === undefined || at === NONE) continue;
+    const before = prev[slot] ?? NONE;
+    if (before === NONE || before < firstNew) starts.push(slot);
+  }
+  starts.sort((a, b) => (key[a] ?? NONE) - (key[b] ?? NONE));
+  let at = 0;
+  let messages: Message[] = [];
+  let added: number[] = [];
+  // Keeps the basis's messages of the old nodes `first` to `last`
+  // (consecutive on the surface); what lies before them since the last
+  // kept run gives way to the new nodes walked since.
+  const keep = (first: number, last: number): void => {
+    const from = bound(keys, length, key[first] ?? NONE, false);
+    if (from > at || messages.length > 0) {
+      edits.push({ at, removed: from - at, messages, keys: added });
+      messages = [];
+      added = [];
+    }
+    at = bound(keys, length, key[last] ?? NONE, true);
+  };
+  const head = slotIn(surface, surface.head);
+  const tail = slotIn(surface, surface.tail);
+  if (head < firstNew) {
+    const first = starts[0];
+    keep(head, first === undefined ? tail : prev[first] ?? NONE);
+  }
+  for (let i = 0; i < starts.length; i++) {
+    let slot = starts[i] ?? NONE;
+    while (slot !== NONE && slot >= firstNew) {
+      const message = store.messages[slot];
+      if (message !== null && message !== undefined) {
+        messages.push(message);
+        added.push(key[slot] ?? NONE);
+      }
+      slot = next[slot] ?? NONE;
+    }
+    if (slot === NONE) continue;
+    const following = starts[i + 1];
+    keep(slot, following === undefined ? tail : prev[following] ?? NONE);
+  }
+  if (length > at || messages.length > 0) {
+    edits.push({ at, removed: length - at, messages, keys: added });
+  }
+  return edits;
+};
+
+/**
+ * Up to this many edits that move the messages after them are applied by
+ * splicing a copy (each splice moves the rest of the array, a memmove);
+ * more, or a larger insertion than a call's arguments should carry, and the
+ * messages are copied run by run in one pass.
+ */
+const SPLICE_MOVES = 32;
+const SPLICE_INSERTED = 4096;
+
+/** The basis's messages with `edits` applied, their keys into `keys`. */
+const applyEdits = (
+  basis: Derived,
+  edits: ReadonlyArray<Edit>,
+  keys: OrderKeys,
+): Message[] => {
+  const from = basis.keys.array;
+  const to = keys.array;
+  // The keys, run by run: a memory copy each.
+  let read = 0;
+  let write = 0;
+  let moves = 0;
+  let inserted = 0;
+  for (const edit of edits) {
+    to.set(from.subarray(read, edit.at), write);
+    write += edit.at - read;
+    for (const key of edit.keys) to[write++] = key;
+    read = edit.at + edit.removed;
+    if (edit.messages.length !== edit.removed) moves++;
+    inserted += edit.messages.length;
+  }
+  const length = basis.messages.length;
+  to.set(from.subarray(read, length), write);
+  keys.used = write + length - read;
+  if (moves <= SPLICE_MOVES && inserted <= SPLICE_INSERTED) {
+    // Spread, not slice: V8 copies a frozen array by slice element by
+    // element, about 80x slower. Back to front, so each edit's index
+    // still holds.
+    const out = [...basis.messages];
+    for (let i = edits.length - 1; i >= 0; i--) {
+      const edit = edits[i];
+      if (edit !== undefined) {
+        out.splice(edit.at, edit.removed, ...edit.messages);
+      }
+    }
+    return out;
+  }
+  const out: Message[] = [];
+  read = 0;
+  const copy = (end: number): void => {
+    for (let i = read; i < end; i++) {
+      const message = basis.messages[i];
+      if (message !== undefined) out.push(message);
+    }
+  };
+  for (const edit of edits) {
+    copy(edit.at);
+    for (const message of edit.messages) out.push(message);
+    read = edit.at + edit.removed;
+  }
+  copy(length);
+  return out;
 };
 
 /**
@@ -117,69 +293,46 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
     basis !== undefined && basis.replacements === surface.replacements &&
     basis.head === surface.head && basis.length === surface.length
   ) {
-    // Only log-only events since the basis: the same messages (and a
-    // later replace is looked for from the basis's next seq on).
+    // Only log-only events since the basis: the same messages.
     keepDerived(surface, basis);
     return basis.messages;
   }
-  const extends_ = basis !== undefined &&
-    basis.replacements === surface.replacements &&
-    basis.head === surface.head && basis.length <= surface.length;
-  const replaced = basis === undefined || extends_
-    ? undefined
-    : onlyReplaceSince(surface, basis);
   let out: Message[] = [];
-  let keys: number[] | undefined;
-  if (basis !== undefined && extends_) {
+  let keys: OrderKeys;
+  if (
+    basis !== undefined && basis.replacements === surface.replacements &&
+    basis.head === surface.head && basis.length <= surface.length
+  ) {
     // No replacement and no prepend since the basis: its nodes are still
     // the surface's first ones, in order, and the rest follow its tail.
-    // Spread, not slice: V8 copies a frozen array by slice element by
-    // element, about 80x slower.
+    // Spread, not slice (see applyEdits).
     out = [...basis.messages];
-    // The basis's keys, extended in place when no other surface extended
-    // them first (then they are copied).
-    const length = basis.messages.length;
-    keys = basis.keys === undefined
-      ? undefined
-      : basis.keys.length === length
-      ? basis.keys
-      : basis.keys.slice(0, length);
+    const count = surface.length - basis.length;
+    keys = keysAfter(basis.keys, basis.messages.length, count);
     if (store !== undefined && surface.head !== undefined) {
       const from = basis.tail === undefined
         ? slotIn(surface, surface.head)
         : store.next[slotIn(surface, basis.tail)] ?? NONE;
-      walkInto(surface, from, surface.length - basis.length, out, keys);
+      walkInto(store, from, count, out, keys);
     }
-  } else if (
-    basis?.keys !== undefined && store !== undefined && replaced !== undefined
-  ) {
-    // One replace: the basis's messages whose keys run from the
-    // replacement's (its range's first node's) to the next node's are
-    // left out, the replacement's message is put in. Spread then splice:
-    // a copy of the references and one move.
-    const key = store.key[replaced] ?? NONE;
-    const after = store.next[replaced] ?? NONE;
-    const afterKey = after === NONE ? Infinity : store.key[after] ?? Infinity;
-    const length = basis.messages.length;
-    const from = lowerBound(basis.keys, length, key);
-    const to = lowerBound(basis.keys, length, afterKey);
-    out = [...basis.messages];
-    keys = basis.keys.slice(0, length);
-    const message = store.messages[replaced];
-    if (message !== null && message !== undefined) {
-      out.splice(from, to - from, message);
-      keys.splice(from, to - from, key);
+  } else {
+    const edits = basis === undefined || store === undefined
+      ? undefined
+      : editsSince(surface, basis, store);
+    if (basis !== undefined && edits !== undefined) {
+      let length = basis.messages.length;
+      for (const edit of edits) {
+        length += edit.messages.length - edit.removed;
+      }
+      keys = newKeys(length);
+      out = applyEdits(basis, edits, keys);
     } else {
-      out.splice(from, to - from);
-      keys.splice(from, to - from);
+      keys = newKeys(surface.length);
+      if (store !== undefined && surface.head !== undefined) {
+        const head = slotIn(surface, surface.head);
+        walkInto(store, head, surface.length, out, keys);
+      }
     }
-  } else if (surface.head !== undefined) {
-    // A walk of the whole surface; after a replace, keeping the keys for
-    // the next one.
-    keys = basis !== undefined && basis.replacements !== surface.replacements
-      ? []
-      : undefined;
-    walkInto(surface, slotIn(surface, surface.head), surface.length, out, keys);
   }
   const messages = Object.freeze(out);
   keepDerived(surface, {

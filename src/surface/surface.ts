@@ -32,6 +32,21 @@ let getHeld: (surface: Surface) => Held | undefined;
 let construct: typeof makeSurface;
 
 /**
+ * Order keys (ascending: surface order) in a buffer with room to grow,
+ * shared by the derived messages of the surfaces folded by appends from
+ * one another: each surface's keys are the first `messages.length`
+ * entries, and `used` says how far some surface extended them, so a
+ * surface extends them in place only when no other did first.
+ * @internal
+ */
+export interface OrderKeys {
+  /** The keys; entries past `used` are room. */
+  array: Float64Array;
+  /** How many entries some surface claimed. */
+  used: number;
+}
+
+/**
  * The messages a surface derives, kept on the surface once derived, with
  * the counters that say which surface they belong to.
  * @internal
@@ -50,13 +65,11 @@ export interface Derived {
   /** The seq the surface expected next. */
   readonly nextSeq: number;
   /**
-   * The order key of each message's node, when known (ascending: surface
-   * order): what lets the messages after one replace be spliced, not
-   * walked. Shared with the surfaces derived from this one by appends, each
-   * of which pushes its own keys when no other did first: only the first
-   * `messages.length` entries are this surface's.
+   * The order key of each message's node, the first `messages.length`
+   * entries: what lets the messages after replaces and prepends be
+   * spliced, not walked.
    */
-  readonly keys: Array<number> | undefined;
+  readonly keys: OrderKeys;
 }
 
 /**
