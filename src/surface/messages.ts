@@ -16,7 +16,8 @@
  *   whole surface, once.
  *
  * Each derived surface keeps the order key of each message's node
- * (ascending: surface order, see `store.ts`) in a `Float64Array` with room
+ * (ascending: surface order, see `store.ts`; see {@link kept}) in an
+ * `Int32Array` with room
  * to grow ({@link OrderKeys}): what lets a later derivation find a run of
  * messages by binary search. An append extends the basis's keys in place
  * when no other surface did first, so they cost an append nothing but its
@@ -33,6 +34,7 @@ import {
   derivedOf,
   keepDerived,
   type OrderKeys,
+  originOf,
   slotIn,
   storeOf,
   type Surface,
@@ -40,9 +42,23 @@ import {
 
 /** Keys for `count` entries, with room for a few appends more. */
 const newKeys = (count: number): OrderKeys => ({
-  array: new Float64Array(count + (count >>> 3) + 64),
+  array: new Int32Array(count + (count >>> 3) + 64),
   used: 0,
 });
+
+/**
+ * An order key as kept with the messages, with the same order: a small
+ * integer. Keys at or above zero are seqs of the surface's window (at or
+ * above `origin`, the seq of its first slot), or the one prepended node's,
+ * half a step below the head's; keys below zero are those a restored
+ * surface gave its nodes (down to minus its length, minus 2), or the
+ * prepended node's. Only one node can be prepended (the head is then a
+ * system/message, which stays the head), so flooring keeps keys distinct;
+ * taking `origin` off the seqs makes them slots, and what a fast array can
+ * index (and a restored surface's length) is far below 2^31.
+ */
+const kept = (key: number, origin: number): number =>
+  key < 0 ? Math.floor(key) : Math.floor(key) - origin;
 
 /**
  * The basis's keys with room for `more` entries past its `length`: the
@@ -69,7 +85,7 @@ const keysAfter = (
  * `key` (more than `key` when `after`).
  */
 const bound = (
-  keys: Float64Array,
+  keys: Int32Array,
   end: number,
   key: number,
   after: boolean,
@@ -91,6 +107,7 @@ const bound = (
  */
 const walkInto = (
   store: Store,
+  origin: number,
   slot: number,
   count: number,
   out: Message[],
@@ -103,7 +120,7 @@ const walkInto = (
     const message = store.messages[index];
     if (message !== null && message !== undefined) {
       out.push(message);
-      array[used++] = store.key[index] ?? NONE;
+      array[used++] = kept(store.key[index] ?? NONE, origin);
     }
     index = store.next[index] ?? NONE;
   }
@@ -159,6 +176,7 @@ const editsSince = (
     return edits;
   }
   const { key, prev, next } = store;
+  const origin = originOf(surface);
   // Slots from here on hold the events since the basis; every other node
   // (pinned slots of a restored surface included) is old.
   const firstNew = slotIn(surface, basis.nextSeq);
@@ -178,13 +196,13 @@ const editsSince = (
   // (consecutive on the surface); what lies before them since the last
   // kept run gives way to the new nodes walked since.
   const keep = (first: number, last: number): void => {
-    const from = bound(keys, length, key[first] ?? NONE, false);
+    const from = bound(keys, length, kept(key[first] ?? NONE, origin), false);
     if (from > at || messages.length > 0) {
       edits.push({ at, removed: from - at, messages, keys: added });
       messages = [];
       added = [];
     }
-    at = bound(keys, length, key[last] ?? NONE, true);
+    at = bound(keys, length, kept(key[last] ?? NONE, origin), true);
   };
   const head = slotIn(surface, surface.head);
   const tail = slotIn(surface, surface.tail);
@@ -198,7 +216,7 @@ const editsSince = (
       const message = store.messages[slot];
       if (message !== null && message !== undefined) {
         messages.push(message);
-        added.push(key[slot] ?? NONE);
+        added.push(kept(key[slot] ?? NONE, origin));
       }
       slot = next[slot] ?? NONE;
     }
@@ -313,7 +331,7 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
       const from = basis.tail === undefined
         ? slotIn(surface, surface.head)
         : store.next[slotIn(surface, basis.tail)] ?? NONE;
-      walkInto(store, from, count, out, keys);
+      walkInto(store, originOf(surface), from, count, out, keys);
     }
   } else {
     const edits = basis === undefined || store === undefined
@@ -330,7 +348,7 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
       keys = newKeys(surface.length);
       if (store !== undefined && surface.head !== undefined) {
         const head = slotIn(surface, surface.head);
-        walkInto(store, head, surface.length, out, keys);
+        walkInto(store, originOf(surface), head, surface.length, out, keys);
       }
     }
   }

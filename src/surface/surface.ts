@@ -41,7 +41,7 @@ let construct: typeof makeSurface;
  */
 export interface OrderKeys {
   /** The keys; entries past `used` are room. */
-  array: Float64Array;
+  array: Int32Array;
   /** How many entries some surface claimed. */
   used: number;
 }
@@ -351,7 +351,7 @@ export function seqUnchecked(n: number): SessionSeq {
 
 /** The origin of a surface's dense slots: `seq - origin` is a slot. */
 /** @internal */
-const originOf = (surface: Surface): number =>
+export const originOf = (surface: Surface): number =>
   heldOf(surface)?.origin ?? surface.baseSeq;
 
 /** The slot of `seq` in a surface's store; NONE when it has none. */
