@@ -338,7 +338,7 @@ Deno.test("derive after replaces, appends and a prepend splices the derived mess
   assert.deepEqual(ids(prompted).slice(1), range(0, 10));
 });
 
-Deno.test("surfaces folded by different appends from one derived surface keep their own order keys", () => {
+Deno.test("surfaces folded by appends from one derived surface keep their own order keys", () => {
   // Both forks append to what the basis derived; the second must not
   // overwrite the first's keys, which a later splice searches.
   const basis = fold(
@@ -363,6 +363,27 @@ Deno.test("surfaces folded by different appends from one derived surface keep th
   );
   derivesWalk(later);
   assert.deepEqual(ids(later), ["u5", "u1", "u3", "u4"]);
+  // The second fork's keys (its own appended one after the basis's), read
+  // by a splice after a replace.
+  const secondLater = fold(
+    [decoded(user(5, { op: replace(4, 4), sources: [4] })), decoded(user(6))],
+    second,
+  );
+  derivesWalk(secondLater);
+  assert.deepEqual(ids(secondLater), ["u2", "u1", "u5", "u6"]);
+  // More appends than the keys have room for, then a replace: the grown
+  // keys are still the ones every surface sharing them reads.
+  const appended = fold(
+    Array.from({ length: 150 }, (_, i) => decoded(user(7 + i))),
+    secondLater,
+  );
+  derivesWalk(appended);
+  const pruned = fold(
+    [decoded(user(157, { op: replace(100, 100), sources: [100] }))],
+    appended,
+  );
+  derivesWalk(pruned);
+  assert.equal(ids(pruned)[4 + 93], "u157");
 });
 
 Deno.test("law: derive after more changes than it splices one by one equals a fresh walk", () => {

@@ -44,7 +44,38 @@ import {
 const newKeys = (count: number): OrderKeys => ({
   array: new Int32Array(count + (count >>> 3) + 64),
   used: 0,
+  pending: undefined,
 });
+
+/** The keys, with their copy made if it was put off. */
+const ready = (keys: OrderKeys): OrderKeys => {
+  keys.pending?.();
+  return keys;
+};
+
+/**
+ * The keys of a surface folded by appends from one whose keys another
+ * surface extended first (a fork): the first `length` of `below`, then
+ * `own`. The copy is made when a derivation first reads them, so a fork
+ * that is only derived, or only appended to, costs no copy of the keys;
+ * `below` is ready, so the copy never waits on another.
+ */
+const deferred = (
+  below: OrderKeys,
+  length: number,
+  own: OrderKeys,
+): OrderKeys => {
+  const keys: OrderKeys = { array: own.array, used: 0, pending: undefined };
+  keys.pending = () => {
+    keys.pending = undefined;
+    const array = newKeys(length + own.used).array;
+    array.set(below.array.subarray(0, length));
+    array.set(own.array.subarray(0, own.used), length);
+    keys.array = array;
+    keys.used = length + own.used;
+  };
+  return keys;
+};
 
 /**
  * An order key as kept with the messages, with the same order: a small
@@ -61,22 +92,20 @@ const kept = (key: number, origin: number): number =>
   key < 0 ? Math.floor(key) : Math.floor(key) - origin;
 
 /**
- * The basis's keys with room for `more` entries past its `length`: the
- * same buffer when no other surface extended it first (grown if need be),
- * else a copy of its first `length` entries.
+ * The basis's keys (ready, and no other surface extended them past
+ * `length`) with room for `more` entries more: the same buffer, grown if
+ * need be (the surfaces sharing it see the same entries).
  */
 const keysAfter = (
   keys: OrderKeys,
   length: number,
   more: number,
 ): OrderKeys => {
-  if (keys.used === length && length + more <= keys.array.length) return keys;
-  const copy = newKeys(length + more);
-  copy.array.set(keys.array.subarray(0, length));
-  copy.used = length;
-  if (keys.used !== length) return copy;
-  // Grown: the surfaces sharing the buffer see the same entries.
-  keys.array = copy.array;
+  if (length + more > keys.array.length) {
+    const grown = newKeys(length + more).array;
+    grown.set(keys.array.subarray(0, length));
+    keys.array = grown;
+  }
   return keys;
 };
 
@@ -167,7 +196,7 @@ const editsSince = (
 ): Edit[] | undefined => {
   if (surface.heldFrom > basis.nextSeq) return undefined;
   const length = basis.messages.length;
-  const keys = basis.keys.array;
+  const keys = ready(basis.keys).array;
   const edits: Edit[] = [];
   if (surface.head === undefined || surface.tail === undefined) {
     if (length > 0) {
@@ -239,7 +268,10 @@ const editsSince = (
 const SPLICE_MOVES = 32;
 const SPLICE_INSERTED = 4096;
 
-/** The basis's messages with `edits` applied, their keys into `keys`. */
+/**
+ * The basis's messages with `edits` applied, their keys into `keys` (the
+ * basis's keys are ready: {@link editsSince} made them).
+ */
 const applyEdits = (
   basis: Derived,
   edits: ReadonlyArray<Edit>,
@@ -326,13 +358,18 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
     // Spread, not slice (see applyEdits).
     out = [...basis.messages];
     const count = surface.length - basis.length;
-    keys = keysAfter(basis.keys, basis.messages.length, count);
+    const length = basis.messages.length;
+    // The basis's keys, extended in place when no other surface extended
+    // them first; else the appended keys alone, the copy put off.
+    const shared = ready(basis.keys).used === length;
+    const own = shared ? keysAfter(basis.keys, length, count) : newKeys(count);
     if (store !== undefined && surface.head !== undefined) {
       const from = basis.tail === undefined
         ? slotIn(surface, surface.head)
         : store.next[slotIn(surface, basis.tail)] ?? NONE;
-      walkInto(store, originOf(surface), from, count, out, keys);
+      walkInto(store, originOf(surface), from, count, out, own);
     }
+    keys = shared ? own : deferred(basis.keys, length, own);
   } else {
     const edits = basis === undefined || store === undefined
       ? undefined

@@ -44,6 +44,11 @@ export interface OrderKeys {
   array: Int32Array;
   /** How many entries some surface claimed. */
   used: number;
+  /**
+   * Set while the keys are a copy not made yet (a fork's, see
+   * `messages.ts`): makes it, filling `array` and `used`.
+   */
+  pending: (() => void) | undefined;
 }
 
 /**
