@@ -30,10 +30,10 @@
  *
  * On a 100k-node surface (`bench/measure.ts`, best of 20, runs alternating
  * with the walk this replaced): a derive after a prune and three appends
- * costs 0.8 ms (2.2-2.7 ms walked), after five prunes 0.25-0.47 ms
- * (2.0-2.5), after a prepend 0.75-0.8 ms (1.3-1.4); keeping the keys from
- * the first derivation on makes that walk 1.5 ms instead of 1.1. See
- * docs/performance.md.
+ * costs 0.80-0.84 ms (2.15-2.48 ms walked), after five prunes 0.29-0.31 ms
+ * (2.14-2.46), after a prepend 0.79-0.86 ms (1.33-1.41); keeping the keys
+ * from the first derivation on makes that walk 1.4-1.6 ms instead of
+ * 1.0-1.1. See docs/performance.md.
  *
  * @module
  * @internal
