@@ -16,10 +16,14 @@
  *   move the array, else copied run by run in one pass), not a walk of the
  *   surface;
  * - no basis (a surface never derived, nor anything it was folded from), or
- *   a basis older than the events a restored surface holds: a walk of the
- *   whole surface, once.
+ *   a basis older than the events a restored surface holds, or a basis that
+ *   kept no keys: a walk of the whole surface, once.
  *
- * Each derived surface keeps the order key of each message's node
+ * A derived surface keeps the order key of each message's node from the
+ * first derivation after a change other than appends on (the walk of the
+ * first derivation, and appends to a surface that kept none, cost no key:
+ * a live session only ever appended to never pays for them, and its first
+ * replace or prepend walks once)
  * (ascending: surface order, see `store.ts`), kept as a slot ({@link kept})
  * in an `Int32Array` with room to grow ({@link OrderKeys}): what lets a
  * later derivation find a run of messages by binary search. An append
@@ -31,9 +35,10 @@
  * On a 100k-node surface (`bench/measure.ts`, best of 20, runs alternating
  * with the walk this replaced): a derive after a prune and three appends
  * costs 0.80-0.84 ms (2.15-2.48 ms walked), after five prunes 0.29-0.31 ms
- * (2.14-2.46), after a prepend 0.79-0.86 ms (1.33-1.41); keeping the keys
- * from the first derivation on makes that walk 1.4-1.6 ms instead of
- * 1.0-1.1. See docs/performance.md.
+ * (2.14-2.46), after a prepend 0.79-0.86 ms (1.33-1.41). Keys kept from
+ * the first derivation on made that first walk 1.4-1.6 ms instead of
+ * 1.0-1.1 and a derive after appends 8% slower, so they start at the first
+ * change instead. See docs/performance.md.
  *
  * @module
  * @internal
@@ -147,7 +152,8 @@ const bound = (
 
 /**
  * Walks the surface from `slot`, `count` nodes, into `out` and `keys`
- * (from `keys.used` on, which it advances; `keys` has room for `count`).
+ * (from `keys.used` on, which it advances; `keys` has room for `count`),
+ * or into `out` alone.
  */
 const walkInto = (
   surface: Surface,
@@ -155,12 +161,20 @@ const walkInto = (
   slot: number,
   count: number,
   out: Message[],
-  keys: OrderKeys,
+  keys: OrderKeys | undefined,
 ): void => {
+  let index = slot;
+  if (keys === undefined) {
+    for (let n = count; n > 0; n--) {
+      const message = store.messages[index];
+      if (message !== null && message !== undefined) out.push(message);
+      index = store.next[index] ?? NONE;
+    }
+    return;
+  }
   const origin = originOf(surface);
   const array = keys.array;
   let used = keys.used;
-  let index = slot;
   // Two loops, so a surface not restored pays no test per key (see kept).
   if (heldOf(surface) === undefined) {
     for (let n = count; n > 0; n--) {
@@ -220,11 +234,12 @@ interface Edit {
 const editsSince = (
   surface: Surface,
   basis: Derived,
+  basisKeys: OrderKeys,
   store: Store,
 ): Edit[] | undefined => {
   if (surface.heldFrom > basis.nextSeq) return undefined;
   const length = basis.messages.length;
-  const keys = ready(basis.keys).array;
+  const keys = ready(basisKeys).array;
   const edits: Edit[] = [];
   if (surface.head === undefined || surface.tail === undefined) {
     if (length > 0) {
@@ -302,10 +317,11 @@ const SPLICE_INSERTED = 4096;
  */
 const applyEdits = (
   basis: Derived,
+  basisKeys: OrderKeys,
   edits: ReadonlyArray<Edit>,
   keys: OrderKeys,
 ): Message[] => {
-  const from = basis.keys.array;
+  const from = basisKeys.array;
   const to = keys.array;
   // The keys, run by run: a memory copy each.
   let read = 0;
@@ -376,7 +392,7 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
     return basis.messages;
   }
   let out: Message[] = [];
-  let keys: OrderKeys;
+  let keys: OrderKeys | undefined;
   if (
     basis !== undefined && basis.replacements === surface.replacements &&
     basis.head === surface.head && basis.length <= surface.length
@@ -387,30 +403,40 @@ export function messagesOf(surface: Surface): ReadonlyArray<Message> {
     out = [...basis.messages];
     const count = surface.length - basis.length;
     const length = basis.messages.length;
-    // The basis's keys, extended in place when no other surface extended
-    // them first; else the appended keys alone, the copy put off.
-    const shared = ready(basis.keys).used === length;
-    const own = shared ? keysAfter(basis.keys, length, count) : newKeys(count);
+    // The basis's keys, if it kept any, extended in place when no other
+    // surface extended them first; else the appended keys alone, the copy
+    // put off.
+    const below = basis.keys;
+    const shared = below !== undefined && ready(below).used === length;
+    const own = below === undefined
+      ? undefined
+      : shared
+      ? keysAfter(below, length, count)
+      : newKeys(count);
     if (store !== undefined && surface.head !== undefined) {
       const from = basis.tail === undefined
         ? slotIn(surface, surface.head)
         : store.next[slotIn(surface, basis.tail)] ?? NONE;
       walkInto(surface, store, from, count, out, own);
     }
-    keys = shared ? own : deferred(basis.keys, length, own);
+    keys = below === undefined || own === undefined || shared
+      ? own
+      : deferred(below, length, own);
   } else {
-    const edits = basis === undefined || store === undefined
+    const edits = basis?.keys === undefined || store === undefined
       ? undefined
-      : editsSince(surface, basis, store);
-    if (basis !== undefined && edits !== undefined) {
+      : editsSince(surface, basis, basis.keys, store);
+    if (basis?.keys !== undefined && edits !== undefined) {
       let length = basis.messages.length;
       for (const edit of edits) {
         length += edit.messages.length - edit.removed;
       }
       keys = newKeys(length);
-      out = applyEdits(basis, edits, keys);
+      out = applyEdits(basis, basis.keys, edits, keys);
     } else {
-      keys = newKeys(surface.length);
+      // The first derivation walks without keys; the first after a change
+      // other than appends walks with them, so the next change splices.
+      keys = basis === undefined ? undefined : newKeys(surface.length);
       if (store !== undefined && surface.head !== undefined) {
         const head = slotIn(surface, surface.head);
         walkInto(surface, store, head, surface.length, out, keys);

@@ -72,9 +72,11 @@ export interface Derived {
   /**
    * The order key of each message's node, the first `messages.length`
    * entries: what lets the messages after replaces and prepends be
-   * spliced, not walked.
+   * spliced, not walked. Kept from the first derivation after a change
+   * other than appends on (a surface only ever appended to, the usual
+   * live session, never pays for them; its first such change walks once).
    */
-  readonly keys: OrderKeys;
+  readonly keys: OrderKeys | undefined;
 }
 
 /**
