@@ -218,6 +218,73 @@ switch (name) {
     report(bestUs, "us/op", { nodes: surface.length });
     break;
   }
+  case "derive-after-replace-append":
+  case "derive-after-replaces":
+  case "derive-after-prepend": {
+    // A derived surface (derived after a prune, as a harness's would be),
+    // then one of the changes that splice: a prune and three appended user
+    // messages; five prunes spread over the surface; a system prompt
+    // prepended. Best and median of the derivations.
+    const { events } = workload({ nodes: size, lines: false });
+    const first = fold(events);
+    sink += deriveMessages(first).length;
+    const [warm] = prunes(first, 1);
+    const surface = warm === undefined ? first : fold([warm], first);
+    sink += deriveMessages(surface).length;
+    const seq = surface.nextSeq;
+    const user = (at: number): SessionEvent =>
+      decode({
+        type: "user/message",
+        seq: at,
+        time: 0,
+        surfaceOp: "append",
+        data: {
+          id: `next-${at}`,
+          role: "user",
+          content: [{ type: "text", text: "next" }],
+          source: { kind: "user" },
+        },
+      });
+    const changes = name === "derive-after-prepend"
+      ? [decode({
+        type: "system/message",
+        seq,
+        time: 0,
+        surfaceOp: "prepend",
+        data: {
+          turn: 0,
+          step: 0,
+          message: {
+            id: "prompt",
+            role: "system",
+            content: [{ type: "text", text: "be brief" }],
+            source: { kind: "plugin", plugin: "prompt" },
+          },
+        },
+      })]
+      : name === "derive-after-replaces"
+      ? prunes(surface, 5)
+      : [
+        ...prunes(surface, 1),
+        user(seq + 1),
+        user(seq + 2),
+        user(seq + 3),
+      ];
+    const times: number[] = [];
+    for (let run = 0; run < runs * 4; run++) {
+      const next = fold(changes, surface);
+      gc();
+      const start = performance.now();
+      sink += deriveMessages(next).length;
+      times.push((performance.now() - start) * 1000);
+    }
+    times.sort((a, b) => a - b);
+    report(times[0] ?? 0, "us/op", {
+      nodes: surface.length,
+      medianUs: times[times.length >> 1] ?? 0,
+    });
+    break;
+  }
   case "events-tail": {
     // What is new since the last seq: one event out of the whole log.
     const { events } = workload({ events: size, lines: false });

@@ -26,8 +26,10 @@ export interface MessageWithSource {
  * order, skipping empty system and assistant messages. The result is frozen
  * and kept with the surface (an immutable value): deriving the same surface
  * again returns the same array at once, and a surface folded from a derived
- * one by appends walks only the appended nodes. Otherwise O(surface
- * length), once per surface.
+ * one, by any appends, replaces and prepends, costs what changed (a look at
+ * each event since, binary searches for the changed runs) and one copy of
+ * the earlier references. A surface nothing before it was derived from is
+ * walked: O(surface length), once.
  *
  * @param surface A surface.
  * @returns The messages, in order.

@@ -32,6 +32,26 @@ let getHeld: (surface: Surface) => Held | undefined;
 let construct: typeof makeSurface;
 
 /**
+ * Order keys (ascending: surface order) in a buffer with room to grow,
+ * shared by the derived messages of the surfaces folded by appends from
+ * one another: each surface's keys are the first `messages.length`
+ * entries, and `used` says how far some surface extended them, so a
+ * surface extends them in place only when no other did first.
+ * @internal
+ */
+export interface OrderKeys {
+  /** The keys; entries past `used` are room. */
+  array: Int32Array;
+  /** How many entries some surface claimed. */
+  used: number;
+  /**
+   * Set while the keys are a copy not made yet (a fork's, see
+   * `messages.ts`): makes it, filling `array` and `used`.
+   */
+  pending: (() => void) | undefined;
+}
+
+/**
  * The messages a surface derives, kept on the surface once derived, with
  * the counters that say which surface they belong to.
  * @internal
@@ -50,13 +70,13 @@ export interface Derived {
   /** The seq the surface expected next. */
   readonly nextSeq: number;
   /**
-   * The order key of each message's node, when known (ascending: surface
-   * order): what lets the messages after one replace be spliced, not
-   * walked. Shared with the surfaces derived from this one by appends, each
-   * of which pushes its own keys when no other did first: only the first
-   * `messages.length` entries are this surface's.
+   * The order key of each message's node, the first `messages.length`
+   * entries: what lets the messages after replaces and prepends be
+   * spliced, not walked. Kept from the first derivation after a change
+   * other than appends on (a surface only ever appended to, the usual
+   * live session, never pays for them; its first such change walks once).
    */
-  readonly keys: Array<number> | undefined;
+  readonly keys: OrderKeys | undefined;
 }
 
 /**
@@ -338,7 +358,7 @@ export function seqUnchecked(n: number): SessionSeq {
 
 /** The origin of a surface's dense slots: `seq - origin` is a slot. */
 /** @internal */
-const originOf = (surface: Surface): number =>
+export const originOf = (surface: Surface): number =>
   heldOf(surface)?.origin ?? surface.baseSeq;
 
 /** The slot of `seq` in a surface's store; NONE when it has none. */
