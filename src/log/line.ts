@@ -258,7 +258,7 @@ export const corrupt = (
  * @internal
  */
 export const decodeCurrentLine = (
-  decoder: TextDecoder,
+  decoder: { readonly decode: (bytes: Uint8Array) => string },
   bytes: Uint8Array,
   line: number,
   runs: RunBudget,
