@@ -40,6 +40,7 @@ import {
   type Command,
   commandArb,
   logArb,
+  replaceCommandArb,
   stepAt,
 } from "./_helpers/log_gen.ts";
 
@@ -144,15 +145,7 @@ Deno.test("law: derive equals a fresh walk, whatever was derived, folded or fork
 /** Commands with more replaces, prunes and system prompts than usual. */
 const changeArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: commandArb },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("replace" as const),
-      a: fc.nat(),
-      b: fc.nat(),
-      extra: fc.nat(),
-    }),
-  },
+  { weight: 2, arbitrary: replaceCommandArb },
   {
     weight: 1,
     arbitrary: fc.record({

@@ -242,6 +242,15 @@ export const corrupt = (
     inner,
   });
 
+/** The vocabulary a line is decoded with. */
+type LineOptions = { readonly vocabulary?: Vocabulary } | undefined;
+
+/** A line of a current-format log: its event, nothing (the header), or why not. */
+type CurrentLine = Result.Result<
+  SessionEvent | undefined,
+  CorruptLine | FormatTooNew | FormatTooOld
+>;
+
 /**
  * Decodes line `line` (1-based) of a log of the current format version, as
  * a follower and a range read take the lines they serve: the bytes as
@@ -251,22 +260,17 @@ export const corrupt = (
  *
  * @param decoder A fatal UTF-8 decoder.
  * @param bytes The line's bytes, without its `\n`.
- * @param line The 1-based line number.
- * @param runs The source-run budget of the lines read so far.
- * @param options The vocabulary.
+ * @param rest As for {@link decodeCurrentText}: the 1-based line number,
+ * the source-run budget of the lines read so far, the vocabulary.
  * @returns The event, undefined for the header, or why the line is refused.
  * @internal
  */
 export const decodeCurrentLine = (
   decoder: { readonly decode: (bytes: Uint8Array) => string },
   bytes: Uint8Array,
-  line: number,
-  runs: RunBudget,
-  options: { readonly vocabulary?: Vocabulary } | undefined,
-): Result.Result<
-  SessionEvent | undefined,
-  CorruptLine | FormatTooNew | FormatTooOld
-> => {
+  ...rest: [line: number, runs: RunBudget, options: LineOptions]
+): CurrentLine => {
+  const line = rest[0];
   let text: string;
   try {
     text = decoder.decode(bytes);
@@ -276,7 +280,7 @@ export const decodeCurrentLine = (
       corrupt(line, shown, new InvalidUtf8({ bytes: bytes.length })),
     );
   }
-  return decodeCurrentText(text, line, runs, options);
+  return decodeCurrentText(text, ...rest);
 };
 
 /**
@@ -293,11 +297,8 @@ export const decodeCurrentText = (
   raw: string,
   line: number,
   runs: RunBudget,
-  options: { readonly vocabulary?: Vocabulary } | undefined,
-): Result.Result<
-  SessionEvent | undefined,
-  CorruptLine | FormatTooNew | FormatTooOld
-> => {
+  options: LineOptions,
+): CurrentLine => {
   const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   if (line === 1) {
     const header = decodeHeaderText(text);

@@ -82,44 +82,29 @@ export const appendNode = (surface: Surface, event: SurfaceEvent): Surface => {
   const seq = event.seq;
   const index = seq - base;
   const tail = surface.tail === undefined ? NONE : surface.tail - base;
-  const writes: Writes = tail === NONE
-    ? [
-      events,
-      index,
-      events[index],
-      messages,
-      index,
-      messages[index],
-      key,
-      index,
-      key[index],
-      prev,
-      index,
-      prev[index],
-      next,
-      index,
-      next[index],
-    ]
-    : [
-      events,
-      index,
-      events[index],
-      messages,
-      index,
-      messages[index],
-      key,
-      index,
-      key[index],
-      prev,
-      index,
-      prev[index],
-      next,
-      index,
-      next[index],
-      next,
-      tail,
-      next[tail],
-    ];
+  // The tail's link is the last write; without a tail it repeats the new
+  // node's (undoing the same write twice is undoing it once).
+  const linked = tail === NONE ? index : tail;
+  const writes: Writes = [
+    events,
+    index,
+    events[index],
+    messages,
+    index,
+    messages[index],
+    key,
+    index,
+    key[index],
+    prev,
+    index,
+    prev[index],
+    next,
+    index,
+    next[index],
+    next,
+    linked,
+    next[linked],
+  ];
   events[index] = event;
   messages[index] = projectEvent(event) ?? null;
   key[index] = seq;

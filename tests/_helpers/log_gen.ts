@@ -45,6 +45,14 @@ export type Command =
   | { readonly kind: "system"; readonly empty: boolean }
   | { readonly kind: "log"; readonly which: number };
 
+/** A replace of the nodes at two picked places (`extra` picks its sources). */
+export const replaceCommandArb: fc.Arbitrary<Command> = fc.record({
+  kind: fc.constant("replace" as const),
+  a: fc.nat(),
+  b: fc.nat(),
+  extra: fc.nat(),
+});
+
 /** Arbitrary commands, weighted towards a realistic mix. */
 export const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: "user" as const }) },
@@ -64,15 +72,7 @@ export const commandArb: fc.Arbitrary<Command> = fc.oneof(
       big: fc.boolean(),
     }),
   },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("replace" as const),
-      a: fc.nat(),
-      b: fc.nat(),
-      extra: fc.nat(),
-    }),
-  },
+  { weight: 2, arbitrary: replaceCommandArb },
   {
     weight: 2,
     arbitrary: fc.record({
