@@ -18,14 +18,8 @@ import {
   type SessionEvent,
   type Surface,
 } from "@palimpsest/session";
-import {
-  applyEventResult,
-  emptySurfaceAt,
-  logEvent,
-  surfaceEvent,
-  surfaceNodes,
-} from "@palimpsest/session/internal";
-import { restoreSurface } from "../src/surface/restore.ts";
+import { applyEventResult, emptySurfaceAt } from "@palimpsest/session/internal";
+import { restored } from "./_helpers/checkpoints.ts";
 import { storeOf } from "../src/surface/surface.ts";
 import {
   decoded,
@@ -154,27 +148,6 @@ const changeArb: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
 );
-
-/**
- * The surface rebuilt from its nodes and the events from `heldFrom` on, as
- * a checkpoint restores it (its order keys renumbered, the nodes below
- * `heldFrom` pinned).
- */
-const restored = (surface: Surface, heldFrom: number): Surface => {
-  const nodes = surfaceNodes(surface).map((seq) =>
-    surfaceEvent(surface, seq) ?? assert.fail()
-  );
-  const held: SessionEvent[] = [];
-  for (let seq = heldFrom; seq < surface.nextSeq; seq++) {
-    held.push(logEvent(surface, s(seq)) ?? assert.fail());
-  }
-  return restoreSurface(
-    [surface.baseSeq, s(heldFrom), surface.nextSeq, surface.replacements],
-    nodes,
-    held,
-    undefined,
-  ) ?? assert.fail("the surface does not restore");
-};
 
 Deno.test("law: derive after any mix of appends, replaces and prepends since the last derive equals a fresh walk", () => {
   fc.assert(

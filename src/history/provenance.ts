@@ -25,6 +25,7 @@ import {
   surfaceNodes,
 } from "../surface/mod.ts";
 import { Session } from "../session.ts";
+import { EventsNotHeld } from "../errors.ts";
 
 /** One event of a lineage tree and the events it stands for. */
 export interface LineageNode {
@@ -328,6 +329,10 @@ export interface SurfaceDiff {
  * @param a The older surface.
  * @param b The newer surface.
  * @returns The nodes added, removed and replaced.
+ * @throws {EventsNotHeld} When `b` holds only its surface (a session opened
+ * from a checkpoint) and a replacement folded after `a` that it needs is
+ * not held (inside `store.withHistory`, `surfaceAt(session, lastSeq)` is
+ * the same surface folded whole).
  *
  * @example A compaction seen as a diff
  * ```ts
@@ -372,7 +377,16 @@ export function diffSurfaces(a: Surface, b: Surface): SurfaceDiff {
       const at = stack.pop();
       if (at === undefined || seen.has(at)) continue;
       seen.add(at);
-      for (const source of sourcesOf(logEvent(b, SessionSeq.make(at)))) {
+      const event = logEvent(b, SessionSeq.make(at));
+      if (event === undefined && at >= b.baseSeq && at < b.heldFrom) {
+        // A surface that holds only its nodes (restored from a checkpoint)
+        // cannot say what this event stood for.
+        throw new EventsNotHeld({
+          fromSeq: SessionSeq.make(at),
+          heldFrom: b.heldFrom,
+        });
+      }
+      for (const source of sourcesOf(event)) {
         if (gone.has(source)) hits.add(source);
         else if (source >= a.nextSeq) stack.push(source);
       }

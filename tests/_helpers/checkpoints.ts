@@ -10,12 +10,16 @@ import {
   openWork,
   Session,
   type SessionEvent,
+  SessionSeq,
+  type Surface,
 } from "@palimpsest/session";
 import {
   interruptedTurnClosers,
+  logEvent,
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { restoreSurface } from "../../src/surface/restore.ts";
 import { Effect } from "effect";
 import { heldEvents, turnMarks } from "../../src/prior.ts";
 import { decoded, text } from "./build.ts";
@@ -126,4 +130,30 @@ export const assertSameFold = (
     const event = replaceEvent(next, n, n, [n]);
     assert.deepEqual(outcome(restored, event), outcome(full, event));
   }
+};
+
+/**
+ * The surface rebuilt from its nodes and the events from `heldFrom` on, as
+ * a checkpoint restores it (its order keys renumbered, the nodes below
+ * `heldFrom` pinned).
+ */
+export const restored = (surface: Surface, heldFrom: number): Surface => {
+  const nodes = surfaceNodes(surface).map((seq) =>
+    surfaceEvent(surface, seq) ?? assert.fail()
+  );
+  const held: SessionEvent[] = [];
+  for (let seq = heldFrom; seq < surface.nextSeq; seq++) {
+    held.push(logEvent(surface, SessionSeq.make(seq)) ?? assert.fail());
+  }
+  return restoreSurface(
+    [
+      surface.baseSeq,
+      SessionSeq.make(heldFrom),
+      surface.nextSeq,
+      surface.replacements,
+    ],
+    nodes,
+    held,
+    undefined,
+  ) ?? assert.fail("the surface does not restore");
 };

@@ -12,11 +12,12 @@ import {
   surfaceAt,
 } from "@palimpsest/session";
 import { replacementKind, surfaceNodes } from "@palimpsest/session/internal";
-import { decodeEventResult } from "@palimpsest/session/schema";
+import { decodeEventResult, EventsNotHeld } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { historySessionArb } from "../_helpers/session_gen.ts";
+import { restored } from "../_helpers/checkpoints.ts";
 import { compacted, drafts, ok, s, sessionOf } from "../_helpers/build.ts";
 
 const { assistant, toolCall, toolResult, user } = drafts;
@@ -308,4 +309,35 @@ Deno.test("provenance laws over generated sessions", () => {
     }),
     { numRuns: 100 },
   );
+});
+
+Deno.test("diffSurfaces against a surface holding only its nodes throws EventsNotHeld where a replacement it needs is not held", () => {
+  // c replaces a and b; d replaces c and the user message 2.
+  let session = sessionOf([
+    drafts.user("a"),
+    drafts.user("b"),
+    drafts.user("c"),
+  ]);
+  session = compacted(session, 0, 1, "a and b", "c1");
+  const first = surfaceNodes(session.surface)[0] ?? assert.fail();
+  session = compacted(session, first, 2, "all", "c2");
+  const before = surfaceAt(session, 2) ?? assert.fail();
+  const whole = diffSurfaces(before, session.surface);
+  assert.deepEqual(whole.replaced.map((r) => r.shadowed), [[0, 1, 2]]);
+  assert.deepEqual(whole.removed, []);
+  // Restored from a checkpoint at its end, the surface holds its node only:
+  // the first summary, which the second replaced, is not held.
+  const lean = restored(session.surface, session.surface.nextSeq);
+  assert.throws(() => diffSurfaces(before, lean), (error) => {
+    assert.ok(error instanceof EventsNotHeld);
+    assert.equal(error.fromSeq, first);
+    return true;
+  });
+  // A diff that needs nothing older works on it.
+  const last = surfaceAt(session, session.surface.nextSeq - 1) ?? assert.fail();
+  assert.deepEqual(diffSurfaces(last, lean), {
+    added: [],
+    removed: [],
+    replaced: [],
+  });
 });
