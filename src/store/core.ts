@@ -238,10 +238,13 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
+  // The open every handle goes through: it remembers how each was opened.
+  const { open, events, withHistory } = makeHistoryReads(core);
+
   const withSession: SessionStore["withSession"] = (id, f, options) =>
     Effect.scoped(
       Effect.flatMap(
-        core.open(id, { ...options, mode: options?.mode ?? "write" }),
+        open(id, { ...options, mode: options?.mode ?? "write" }),
         f,
       ),
     );
@@ -276,7 +279,6 @@ export function makeSessionStore(core: StoreCore): SessionStore {
     }));
 
   const follow = followWithOptions(core.follow);
-  const { open, events, withHistory } = makeHistoryReads(core);
 
   // A session that holds only its surface cannot be stored whole.
   const create: SessionStore["create"] = (init, options) => {
