@@ -26,7 +26,7 @@ import {
   type FormatTooOld,
   LineTooLong,
 } from "./errors.ts";
-import { decodeCurrentLine, makeRunBudget } from "./line.ts";
+import { decodeCurrentLine, joinBytes, makeRunBudget } from "./line.ts";
 
 /** Errors of following. */
 export type FollowLineError =
@@ -101,7 +101,7 @@ export const makeLineFollower = (
       pending = new Uint8Array(0);
     },
     push: (bytes) => {
-      const buffer = pending.length === 0 ? bytes : concat(pending, bytes);
+      const buffer = pending.length === 0 ? bytes : joinBytes(pending, bytes);
       const events: SessionEvent[] = [];
       let start = 0;
       for (
@@ -128,11 +128,4 @@ export const makeLineFollower = (
       return Result.succeed(events);
     },
   };
-};
-
-const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 };

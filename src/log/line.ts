@@ -41,6 +41,17 @@ import {
 const EXCERPT = 60;
 
 /**
+ * The bytes of `a` then `b`, in a new array.
+ * @internal
+ */
+export const joinBytes = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+};
+
+/**
  * How many seqs the `[start, end]` runs of a whole read may expand to,
  * beyond {@link RUN_SEQS_PER_EVENT} per event: a valid log's runs cite
  * shadowed ranges, and a node leaves the surface once, so their total stays

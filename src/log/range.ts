@@ -25,7 +25,12 @@ import {
   type FormatTooOld,
   LineTooLong,
 } from "./errors.ts";
-import { decodeCurrentLine, decodeCurrentText, makeRunBudget } from "./line.ts";
+import {
+  decodeCurrentLine,
+  decodeCurrentText,
+  joinBytes,
+  makeRunBudget,
+} from "./line.ts";
 
 /** Why a range could not be read from the log's bytes. */
 export type RangeScanError =
@@ -72,13 +77,6 @@ export interface RangeScan {
 }
 
 const NL = 10;
-
-const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-};
 
 /**
  * A scan for the events of seqs `[from, to)`.
@@ -176,7 +174,7 @@ export function makeRangeScan(
       const flush = (): Result.Result<void, RangeScanError> => {
         if (count === 0) return Result.void;
         const tail = bytes.subarray(blockFrom, blockEnd);
-        const block = pending.length === 0 ? tail : concat(pending, tail);
+        const block = pending.length === 0 ? tail : joinBytes(pending, tail);
         pending = new Uint8Array(0);
         const taken = takeBlock(block, blockLine, count);
         blockFrom = -1;
@@ -219,7 +217,9 @@ export function makeRangeScan(
       // A wanted line not complete yet: its bytes so far.
       if (!done() && wanted(line) && at < bytes.length) {
         const part = bytes.subarray(at);
-        pending = pending.length === 0 ? part.slice() : concat(pending, part);
+        pending = pending.length === 0
+          ? part.slice()
+          : joinBytes(pending, part);
       }
       offset += bytes.length;
       return Result.succeed(done());

@@ -238,13 +238,12 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
-  // The open every handle goes through: it remembers how each was opened.
-  const { open, events, withHistory } = makeHistoryReads(core);
+  const { events, withHistory } = makeHistoryReads(core);
 
   const withSession: SessionStore["withSession"] = (id, f, options) =>
     Effect.scoped(
       Effect.flatMap(
-        open(id, { ...options, mode: options?.mode ?? "write" }),
+        core.open(id, { ...options, mode: options?.mode ?? "write" }),
         f,
       ),
     );
@@ -295,7 +294,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
 
   return {
     create,
-    open,
+    open: core.open,
     checkpoint: core.checkpoint,
     events,
     withHistory,

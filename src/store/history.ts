@@ -8,9 +8,11 @@
  * from the stored log without folding it or holding the rest: the layer's
  * `readRange` (a file's or the memory store's bytes are scanned up to the
  * range's end, decoding only its lines, {@link scanByteRange}; PostgreSQL
- * reads the range's rows). A log the range read refuses (an older format
- * opened with `migrate`, a damaged one opened with `recover`) is read
- * whole, as the open would read it, and the range taken from that.
+ * reads the range's rows). Only a session of the current format holds
+ * less than its log (a migrated log is held whole) and a `recover` read
+ * holds nothing past its bad line, so the range read serves every range a
+ * session can lack; one it refuses anyway (a file changed under the
+ * handle) is read by a whole open, which reports what is wrong.
  *
  * `withHistory(handle, f)` runs `f` on the handle's session; when `f` asks
  * for an event the session does not hold (the `EventsNotHeld` that
@@ -40,12 +42,7 @@ import {
   type RangeScanError,
 } from "../log/range.ts";
 import type { StoreCore } from "./core.ts";
-import type {
-  OpenError,
-  OpenOptions,
-  SessionHandle,
-  SessionStore,
-} from "./store.ts";
+import type { OpenError, SessionHandle, SessionStore } from "./store.ts";
 
 /** The fewest older events one read of `withHistory` asks for. */
 const FIRST_READ = 1024;
@@ -104,24 +101,12 @@ export const scanByteRange = <EIO>(
  * The store's `events` and `withHistory` over a layer.
  *
  * @param source The layer's open and range read.
- * @returns The store's `open` (which remembers how each handle was
- * opened), `events` and `withHistory`.
+ * @returns The store's `events` and `withHistory`.
  */
 export function makeHistoryReads(source: HistorySource): {
-  readonly open: SessionStore["open"];
   readonly events: SessionStore["events"];
   readonly withHistory: SessionStore["withHistory"];
 } {
-  // The options each handle was opened with: a log read whole again is
-  // read as it was (`migrate`, `recover`, the vocabulary, the line limit).
-  const given = new WeakMap<SessionHandle, OpenOptions<never>>();
-  const open: SessionStore["open"] = (id, options) =>
-    Effect.tap(source.open(id, options), (handle) =>
-      Effect.sync(() => {
-        // Its migration succeeded on these bytes at open: it does again.
-        if (options !== undefined) given.set(handle, options as never);
-      }));
-
   // Where the lines of each handle's log start, as its range reads found.
   const indexes = new WeakMap<SessionHandle, LineIndex>();
 
@@ -131,10 +116,9 @@ export function makeHistoryReads(source: HistorySource): {
     const whole = Effect.scoped(
       Effect.map(
         source.open(handle.id, {
-          ...given.get(handle),
-          ...(vocabulary === undefined ? {} : { vocabulary }),
           mode: "read",
           wholeLog: true,
+          ...(vocabulary === undefined ? {} : { vocabulary }),
         }),
         (reader) => Session.events(reader.session, from).slice(0, to - from),
       ),
@@ -226,5 +210,5 @@ export function makeHistoryReads(source: HistorySource): {
     return Effect.suspend(() => run(handle.session));
   };
 
-  return { open, events, withHistory };
+  return { events, withHistory };
 }
