@@ -217,6 +217,9 @@ export type JsonCopy =
     readonly issue: string;
   };
 
+/** Where and why a value is not JSON. */
+export type JsonIssue = Extract<JsonCopy, { readonly ok: false }>;
+
 type Container = unknown[] | Record<string, unknown>;
 
 const CYCLE_CHECK_DEPTH = 512;
@@ -519,4 +522,54 @@ export function copyJsonValue(root: unknown): JsonCopy {
     }
     setKey(frame.target, key, entered);
   }
+}
+
+/**
+ * Whether a plain JSON container of modest depth is JSON, without copying
+ * it: it accepts exactly what {@link copyJsonValue} accepts, and false sends
+ * the value to that walk for the offender's path. Strings, the usual
+ * members, are passed over without a call.
+ */
+const quickJudge = (value: object, depth: number): boolean => {
+  if (depth >= QUICK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    const length = value.length;
+    if (length > 0 && Object.keys(value).length !== length) return false;
+    for (let i = 0; i < length; i++) {
+      if (!quickJudgeMember(value[i], depth)) return false;
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  const record = value as Record<string, unknown>;
+  // Own keys only: the caller checked that Object.prototype has none.
+  for (const key in record) {
+    if (!quickJudgeMember(record[key], depth)) return false;
+  }
+  return true;
+};
+
+/** A member of a container {@link quickJudge} judges at `depth`. */
+const quickJudgeMember = (item: unknown, depth: number): boolean =>
+  typeof item === "string" ||
+  (typeof item === "object" && item !== null
+    ? quickJudge(item, depth + 1)
+    : isJsonScalar(item));
+
+/**
+ * Judges a value as JSON without copying it: the same values as
+ * {@link copyJsonValue} are refused, with the same path and issue.
+ *
+ * @param root The value.
+ * @returns `undefined` when it is JSON, else the first offender's path and
+ * issue.
+ * @internal
+ */
+export function judgeJsonValue(root: unknown): JsonIssue | undefined {
+  if (inheritsNoKeys() && quickJudgeMember(root, -1)) return undefined;
+  const full = copyJsonValue(root);
+  return full.ok ? undefined : full;
 }

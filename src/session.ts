@@ -12,16 +12,16 @@
  * `-0`, `undefined`, function, symbol, class instance, sparse array or
  * cycle): anything else is `InvalidEventData` with the path of the first
  * offender, so that every appended event reads back from disk equal to what
- * the log holds. The log keeps its own copy of a draft's `data`,
- * `surfaceOp` and `sourceEventSeqs`, made while judging them (about 0.5 µs for
- * a typical message, linear in its size): changing a draft after it was
- * appended cannot change the log. (Freezing the draft's values in place
- * instead would cost as much once getters are refused, and would freeze the
- * caller's objects; `docs/performance.md` has the figures.) The event is
- * assembled once, with the copy in it, and becomes the log's event as it
- * is. Events handed out share the log's values and are read-only by type.
- * Events decoded from `JSON.parse` output (the reader) are neither judged
- * nor copied.
+ * the log holds. A session takes the data as it is, after one walk that
+ * judges it, unless it copies drafts (`copiesDrafts`): then it keeps its own
+ * copy, made while judging, and changing a draft after appending it cannot
+ * change the log. Every session a store hands out copies drafts, so that a
+ * store's log in memory, its checkpoints and what it derives never change
+ * with a caller's objects; `Session.make` copies with `copyDrafts`.
+ * (`docs/performance.md` has what each costs.) `surfaceOp` and
+ * `sourceEventSeqs` are always copied. Events handed out share the log's
+ * values and are read-only by type. Events decoded from `JSON.parse` output
+ * (the reader) are neither judged nor copied.
  *
  * @module
  */
@@ -38,18 +38,16 @@ import type {
   SurfaceType,
 } from "./event.ts";
 import type { SurfaceEvent } from "./event.ts";
-import { decodeDraftResult, type Vocabulary } from "./decode.ts";
+import type { Vocabulary } from "./decode.ts";
 import { encodeEvent } from "./encode.ts";
 import {
   type EventDecodeError,
   EventsNotHeld,
-  InvalidEventData,
   type SurfaceError,
 } from "./errors.ts";
-import { copyJsonValue } from "./json.ts";
+import { appendDraft } from "./append.ts";
 import { lazyExit } from "./lazy_exit.ts";
 import {
-  applyEventResult,
   emptySurface,
   emptySurfaceAt,
   logEvent,
@@ -89,6 +87,12 @@ export interface Session {
   readonly surface: Surface;
   /** The extra vocabulary its events are decoded with. */
   readonly vocabulary: Vocabulary | undefined;
+  /**
+   * Whether an append keeps its own copy of each draft's `data` (true for
+   * every session a store hands out, and for one made with `copyDrafts`);
+   * otherwise the session takes the data as it is, after judging it.
+   */
+  readonly copiesDrafts?: boolean;
 }
 
 type SurfaceDraftOf<T extends SurfaceType> = {
@@ -195,51 +199,6 @@ export type EventDraft =
   | LogOnlyDraft
   | ExtensionDraft;
 
-// The event a draft becomes: envelope keys only, in the canonical order,
-// holding the log's own copies (decodeDraftResult keeps it as the event).
-// Each common envelope is one literal of its final shape: the log keeps
-// every event, and an object built whole is cheaper to make and to keep
-// than one grown key by key.
-const draftInput = (
-  draft: EventDraft,
-  data: unknown,
-  seq: SessionSeq,
-  time: number,
-): Record<string, unknown> => {
-  const type = draft.type;
-  const ignorable = draft.ignorable;
-  const op: unknown = draft.surfaceOp;
-  const sources: unknown = draft.sourceEventSeqs;
-  if (ignorable === undefined) {
-    if (op === undefined) {
-      if (sources === undefined) return { type, seq, time, data };
-    } else if (typeof op === "string") {
-      if (sources === undefined) {
-        return { type, seq, time, data, surfaceOp: op };
-      }
-      if (Array.isArray(sources)) {
-        return {
-          type,
-          seq,
-          time,
-          data,
-          surfaceOp: op,
-          sourceEventSeqs: [...sources],
-        };
-      }
-    }
-  }
-  const input: Record<string, unknown> = { type, seq, time, data };
-  if (ignorable !== undefined) input.ignorable = ignorable;
-  if (op !== undefined) {
-    input.surfaceOp = typeof op === "object" && op !== null ? { ...op } : op;
-  }
-  if (sources !== undefined) {
-    input.sourceEventSeqs = Array.isArray(sources) ? [...sources] : sources;
-  }
-  return input;
-};
-
 /** A session error: the draft broke an event-local or a relational rule. */
 export type AppendError = EventDecodeError | SurfaceError;
 
@@ -249,6 +208,12 @@ export interface MakeOptions {
   readonly vocabulary?: Vocabulary;
   /** The first seq of the log (a window); 0 by default. */
   readonly baseSeq?: SessionSeq;
+  /**
+   * Keep a copy of each appended draft's `data`, so that changing a draft
+   * after appending it cannot change the session (a store's sessions always
+   * do); false by default.
+   */
+  readonly copyDrafts?: boolean;
 }
 
 /** The operations on {@link Session} values. */
@@ -275,8 +240,10 @@ export interface SessionApi {
     options?: MakeOptions,
   ) => Effect.Effect<Session, SurfaceError>;
   /**
-   * Appends a draft: assigns the next seq and the `Clock` time, decodes and
-   * folds it. A rejected draft changes nothing.
+   * Appends a draft: assigns the next seq and the `Clock` time, judges its
+   * data as JSON, decodes and folds it. A rejected draft changes nothing.
+   * The session takes the data as it is, unless it copies drafts
+   * (`copiesDrafts`: every session a store hands out).
    *
    * @param session The session.
    * @param draft The event without seq and time.
@@ -367,42 +334,6 @@ export interface SessionApi {
   readonly encode: (session: Session) => ReadonlyArray<unknown>;
 }
 
-const appendOne = (
-  session: Session,
-  surface: Surface,
-  draft: EventDraft,
-  time: number,
-): Result.Result<Surface, AppendError> => {
-  // The log keeps its own copy of the data, judged as JSON: what it holds
-  // is what a reader of the file gets back, whatever the caller does to the
-  // draft afterwards. The envelope and the schema are judged first, in the
-  // rule table's order, on the copy when there is one.
-  const copy = draft.data === undefined ? undefined : copyJsonValue(draft.data);
-  const seq = surface.nextSeq;
-  const input = draftInput(
-    draft,
-    copy?.ok === true ? copy.value : draft.data,
-    seq,
-    time,
-  );
-  const options = session.vocabulary === undefined
-    ? undefined
-    : { vocabulary: session.vocabulary };
-  const decoded = decodeDraftResult(input, options);
-  if (decoded._tag === "Failure") return Result.fail(decoded.failure);
-  if (copy !== undefined && !copy.ok) {
-    return Result.fail(
-      new InvalidEventData({
-        seq,
-        type: draft.type,
-        path: copy.path,
-        issue: copy.issue,
-      }),
-    );
-  }
-  return applyEventResult(surface, decoded.success);
-};
-
 /**
  * Older events of a session that holds only its surface, read through a
  * store for one call (`store.withHistory`): every event from `from` to
@@ -451,6 +382,7 @@ export const withEarlierEvents = (
     header: session.header,
     surface: session.surface,
     vocabulary: session.vocabulary,
+    copiesDrafts: session.copiesDrafts === true,
   };
   const older = earlier.get(session);
   earlier.set(next, {
@@ -464,6 +396,7 @@ const withSurface = (session: Session, surface: Surface): Session => ({
   header: session.header,
   surface,
   vocabulary: session.vocabulary,
+  copiesDrafts: session.copiesDrafts === true,
 });
 
 /**
@@ -499,6 +432,7 @@ export const Session: SessionApi = {
       ? emptySurface
       : emptySurfaceAt(options.baseSeq),
     vocabulary: options?.vocabulary,
+    copiesDrafts: options?.copyDrafts === true,
   }),
   fromEvents: (header, events, options) =>
     lazyExit(() => {
@@ -513,7 +447,7 @@ export const Session: SessionApi = {
   append: (session, draft) =>
     Effect.clockWith((clock) => {
       const time = clock.currentTimeMillisUnsafe();
-      const result = appendOne(session, session.surface, draft, time);
+      const result = appendDraft(session, session.surface, draft, time);
       return result._tag === "Success"
         ? Effect.succeed(withSurface(session, result.success))
         : Effect.fail(result.failure);
@@ -523,7 +457,7 @@ export const Session: SessionApi = {
       const time = clock.currentTimeMillisUnsafe();
       let surface = session.surface;
       for (const draft of drafts) {
-        const result = appendOne(session, surface, draft, time);
+        const result = appendDraft(session, surface, draft, time);
         if (result._tag === "Failure") return Effect.fail(result.failure);
         surface = result.success;
       }

@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Effect, Exit, Result } from "effect";
 import {
+  deriveMessages,
   type EventDraft,
   extensionType,
   Session,
+  type SessionEvent,
   SessionStore,
 } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
@@ -20,8 +22,44 @@ const withMeta = (value: unknown): EventDraft => {
   return { ...draft, data: { ...Object(draft.data), meta: { value } } };
 };
 
-const appendExit = (draft: EventDraft) =>
-  Effect.runSync(Effect.exit(Session.append(Session.make(header), draft)));
+/** Both kinds of session: one that takes the data as it is, one that copies it. */
+const MODES = [
+  { name: "a session that takes the data", copyDrafts: false },
+  { name: "a session that copies drafts", copyDrafts: true },
+] as const;
+
+const appendExit = (draft: EventDraft, copyDrafts = false) =>
+  Effect.runSync(
+    Effect.exit(Session.append(Session.make(header, { copyDrafts }), draft)),
+  );
+
+/**
+ * The same JSON value, own keys and all: every own key (symbols too) and
+ * every value match, and objects are plain on both sides. A null prototype
+ * and `Object.prototype` are the same JSON object.
+ */
+const assertSameJson = (actual: unknown, expected: unknown): void => {
+  if (typeof expected !== "object" || expected === null) {
+    assert.ok(
+      Object.is(actual, expected),
+      `${String(actual)} is not ${String(expected)}`,
+    );
+    return;
+  }
+  assert.ok(typeof actual === "object" && actual !== null);
+  assert.equal(Array.isArray(actual), Array.isArray(expected));
+  for (const value of [actual, expected]) {
+    const proto: unknown = Object.getPrototypeOf(value);
+    assert.ok(
+      proto === null || proto === Object.prototype || proto === Array.prototype,
+    );
+  }
+  const keys = Reflect.ownKeys(expected);
+  assert.deepStrictEqual(Reflect.ownKeys(actual), keys);
+  for (const key of keys) {
+    assertSameJson(Reflect.get(actual, key), Reflect.get(expected, key));
+  }
+};
 
 class Point {
   x = 1;
@@ -62,19 +100,21 @@ const notJsonValues = {
 } as const;
 
 Deno.test("a draft's data must be JSON", async (t) => {
-  for (const [name, value, inner] of NOT_JSON) {
-    await t.step(`${name} is InvalidEventData with its path`, () => {
-      const exit = appendExit(withMeta(value));
-      assert.ok(Exit.isFailure(exit));
-      const error = thenFails(failureOf(exit), "InvalidEventData", {
-        seq: 0,
-        type: "tool/result",
+  for (const { name: mode, copyDrafts } of MODES) {
+    for (const [name, value, inner] of NOT_JSON) {
+      await t.step(`${mode}: ${name} is InvalidEventData with its path`, () => {
+        const exit = appendExit(withMeta(value), copyDrafts);
+        assert.ok(Exit.isFailure(exit));
+        const error = thenFails(failureOf(exit), "InvalidEventData", {
+          seq: 0,
+          type: "tool/result",
+        });
+        assert.deepEqual(
+          error.path.slice(0, inner.length + 2),
+          ["meta", "value", ...inner],
+        );
       });
-      assert.deepEqual(
-        error.path.slice(0, inner.length + 2),
-        ["meta", "value", ...inner],
-      );
-    });
+    }
   }
 
   await t.step(
@@ -104,38 +144,125 @@ Deno.test("a draft's data must be JSON", async (t) => {
   );
 });
 
-Deno.test("changing a draft after appending it does not change the log", async () => {
-  const draft = withMeta({ list: [1, 2], text: "a" });
-  const session = await Effect.runPromise(
-    Session.append(Session.make(header), draft),
-  );
-  const before = encodeEventLine(Session.events(session)[0] ?? assert.fail());
+const lineOf = (event: SessionEvent): string => encodeEventLine(event);
+
+/** Changes every part of a {@link withMeta} draft's data it can reach. */
+const changeDraft = (draft: EventDraft): void => {
   const data = Object(draft.data);
   data.meta.value.list.push(3);
   data.meta.value.text = "b";
   data.message.content[0].content = [];
+};
+
+Deno.test("changing a draft after appending it does not change a session that copies drafts", async () => {
+  const draft = withMeta({ list: [1, 2], text: "a" });
+  const session = await Effect.runPromise(
+    Session.append(Session.make(header, { copyDrafts: true }), draft),
+  );
+  const before = encodeEventLine(Session.events(session)[0] ?? assert.fail());
+  changeDraft(draft);
   const after = encodeEventLine(Session.events(session)[0] ?? assert.fail());
   assert.equal(after, before);
+  // Every session appended from it copies too.
+  const draft2 = withMeta({ list: [1, 2], text: "a" });
+  const next = await Effect.runPromise(Session.append(session, draft2));
+  assert.equal(next.copiesDrafts, true);
+  assert.notEqual(
+    Object(Session.events(next)[1]?.data).meta,
+    Object(draft2.data).meta,
+  );
 });
 
-Deno.test("law: an accepted draft reads back from disk equal to the log", () => {
-  fc.assert(
-    fc.property(
-      fc.anything({ ...notJsonValues, withSet: true, withTypedArray: true }),
-      (value) => {
-        const exit = appendExit(withMeta(value));
-        if (Exit.isFailure(exit)) {
-          thenFails(failureOf(exit), "InvalidEventData");
-          return;
-        }
-        const event = Session.events(exit.value)[0] ?? assert.fail();
-        const line = encodeEventLine(event);
-        const read = Result.getOrThrow(decodeEventLine(line.slice(0, -1)));
-        assert.deepStrictEqual(read, event);
-      },
-    ),
-    { numRuns: 300, seed: 20261203 },
+Deno.test("a session made without copyDrafts takes the data as it is", async () => {
+  const draft = withMeta({ list: [1, 2], text: "a" });
+  const session = await Effect.runPromise(
+    Session.append(Session.make(header), draft),
   );
+  assert.equal(session.copiesDrafts, false);
+  assert.equal(Session.events(session)[0]?.data, draft.data);
+});
+
+Deno.test("changing a draft after store.append changes neither the store's session, its file nor its checkpoint", async () => {
+  const root = tempDir();
+  const first = withMeta({ list: [1, 2], text: "a" });
+  const second = withMeta({ list: [1, 2], text: "a" });
+  /** What the model is sent, and every event held, as lines. */
+  const seen = (session: Session) => ({
+    messages: JSON.stringify(deriveMessages(session.surface)),
+    held: Session.events(session, Session.heldFrom(session)).map(lineOf),
+  });
+  const exit = await exitWithStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const handle = yield* store.create(header);
+      assert.equal(handle.session.copiesDrafts, true);
+      yield* store.append(handle, [first]);
+      // Through update too: the session it is handed copies drafts.
+      yield* store.update(handle, (session) => Session.append(session, second));
+      const before = Session.events(handle.session).map(lineOf);
+      const messages = JSON.stringify(deriveMessages(handle.session.surface));
+      changeDraft(first);
+      changeDraft(second);
+      yield* store.checkpoint(handle);
+      assert.deepEqual(seen(handle.session), { messages, held: before });
+      return { messages, lines: before };
+    }),
+  );
+  assert.ok(Exit.isSuccess(exit));
+  // Reopened from its checkpoint and by a full replay: the same messages,
+  // and the file holds the lines appended.
+  const reopened = await exitWithStore(
+    root,
+    Effect.gen(function* () {
+      const store = yield* SessionStore;
+      const fromCheckpoint = yield* store.open("s");
+      assert.equal(fromCheckpoint.report.checkpoint, 2);
+      const replayed = yield* store.open("s", { wholeLog: true });
+      return {
+        fromCheckpoint: seen(fromCheckpoint.session).messages,
+        replayed: seen(replayed.session).messages,
+        lines: Session.events(replayed.session).map(lineOf),
+      };
+    }),
+  );
+  assert.ok(Exit.isSuccess(reopened));
+  assert.deepEqual(reopened.value, {
+    fromCheckpoint: exit.value.messages,
+    replayed: exit.value.messages,
+    lines: exit.value.lines,
+  });
+});
+
+Deno.test("law: an accepted draft reads back from disk equal to the log", async (t) => {
+  for (const { name, copyDrafts } of MODES) {
+    await t.step(name, () => {
+      fc.assert(
+        fc.property(
+          fc.anything({
+            ...notJsonValues,
+            withSet: true,
+            withTypedArray: true,
+          }),
+          (value) => {
+            const exit = appendExit(withMeta(value), copyDrafts);
+            if (Exit.isFailure(exit)) {
+              thenFails(failureOf(exit), "InvalidEventData");
+              return;
+            }
+            const event = Session.events(exit.value)[0] ?? assert.fail();
+            const line = encodeEventLine(event);
+            const read = Result.getOrThrow(decodeEventLine(line.slice(0, -1)));
+            // A copy is a plain value, as the reader makes it; data taken as
+            // it is may keep a null prototype.
+            if (copyDrafts) assert.deepStrictEqual(read, event);
+            else assertSameJson(read, event);
+          },
+        ),
+        { numRuns: 300, seed: 20261203 },
+      );
+    });
+  }
 });
 
 Deno.test("law: shallow and deeply nested drafts are judged and copied alike", () => {
@@ -160,9 +287,9 @@ Deno.test("law: shallow and deeply nested drafts are judged and copied alike", (
     const event = Session.events(exit.value)[0] ?? assert.fail();
     return Object(event.data).meta.value;
   };
-  const check = (value: unknown): void => {
-    const shallow = appendExit(withMeta(value));
-    const deep = appendExit(withMeta(nest(value)));
+  const check = (value: unknown, copyDrafts: boolean): void => {
+    const shallow = appendExit(withMeta(value), copyDrafts);
+    const deep = appendExit(withMeta(nest(value)), copyDrafts);
     assert.equal(shallow._tag, deep._tag);
     if (Exit.isFailure(shallow)) {
       const a = thenFails(failureOf(shallow), "InvalidEventData");
@@ -180,21 +307,28 @@ Deno.test("law: shallow and deeply nested drafts are judged and copied alike", (
       );
       return;
     }
-    const copied = metaOf(shallow);
-    assert.deepStrictEqual(unnest(metaOf(deep)), copied);
+    const kept = metaOf(shallow);
+    assert.deepStrictEqual(unnest(metaOf(deep)), kept);
     if (typeof value === "object" && value !== null) {
-      assert.notEqual(copied, value);
+      // A copy, or the caller's own value.
+      if (copyDrafts) assert.notEqual(kept, value);
+      else assert.equal(kept, value);
     }
   };
-  for (const [, value] of NOT_JSON) check(value);
-  check({ zero: 0, list: [1.5, "a", null, true], nested: { a: { b: [] } } });
-  fc.assert(
-    fc.property(
-      fc.anything(notJsonValues),
-      (value) => check(value),
-    ),
-    { numRuns: 300, seed: 20261203 },
-  );
+  for (const { copyDrafts } of MODES) {
+    for (const [, value] of NOT_JSON) check(value, copyDrafts);
+    check(
+      { zero: 0, list: [1.5, "a", null, true], nested: { a: { b: [] } } },
+      copyDrafts,
+    );
+    fc.assert(
+      fc.property(
+        fc.anything(notJsonValues),
+        (value) => check(value, copyDrafts),
+      ),
+      { numRuns: 300, seed: 20261203 },
+    );
+  }
 });
 
 Deno.test("a key added to Object.prototype never lands in the log", () => {

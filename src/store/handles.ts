@@ -43,6 +43,14 @@ export interface HandleState {
   readonly semaphore: Semaphore.Semaphore;
 }
 
+/**
+ * The session as one that keeps its own copy of every draft's data: what
+ * a store writes, derives and checkpoints never changes with a caller's
+ * objects, and every session derived from a handle's copies too.
+ */
+const copyingDrafts = (session: Session): Session =>
+  session.copiesDrafts === true ? session : { ...session, copiesDrafts: true };
+
 /** A layer's handles and the state behind each. */
 export interface HandleRegistry<S extends HandleState> {
   /** A handle whose `session` is `state.session`, remembered with it. */
@@ -104,6 +112,7 @@ export const makeHandleRegistry = <
   };
   return {
     make: (id, mode, report, state) => {
+      state.session = copyingDrafts(state.session);
       const handle: SessionHandle = {
         id,
         mode,
@@ -124,7 +133,7 @@ export const makeHandleRegistry = <
         const state = checked.success;
         return state.semaphore.withPermits(1)(
           Effect.flatMap(
-            Effect.suspend(() => next(state.session)),
+            Effect.suspend(() => next(copyingDrafts(state.session))),
             (session) => write(handle, state, session),
           ),
         );

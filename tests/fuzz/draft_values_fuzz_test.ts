@@ -4,8 +4,9 @@
  * function, a symbol, a class instance, a sparse array or a cycle, placed in
  * every slot of a draft that holds free JSON. A draft is either refused with
  * `InvalidEventData` at the offender's path, or accepted; an accepted event
- * reads back from its line equal to the event in memory, and changing the
- * draft afterwards leaves the log's line unchanged.
+ * reads back from its line equal to the event in memory. A session made with
+ * `copyDrafts` keeps its own copy: changing the draft afterwards leaves the
+ * log's line unchanged; any other takes the data as it is.
  */
 import assert from "node:assert/strict";
 import { Effect, Exit, Result } from "effect";
@@ -141,8 +142,11 @@ Deno.test("fuzz: drafts holding values that are not JSON", () => {
       rng.pick([0, 0.1, 0.3]),
     );
     const [draft, slot] = draftWith(rng, value);
+    const copyDrafts = rng.chance(0.5);
     const exit = Effect.runSync(
-      Effect.exit(Session.append(Session.make(header), draft)),
+      Effect.exit(
+        Session.append(Session.make(header, { copyDrafts }), draft),
+      ),
     );
     if (Exit.isFailure(exit)) {
       // A defect or an interruption throws here.
@@ -166,8 +170,14 @@ Deno.test("fuzz: drafts holding values that are not JSON", () => {
     const line = encodeEventLine(event);
     const read = Result.getOrThrow(decodeEventLine(line.slice(0, -1)));
     assert.deepStrictEqual(read, event);
-    // Mutating the draft leaves the log as it was.
     const data: unknown = draft.data;
+    if (!copyDrafts) {
+      // The session took the data as it is.
+      assert.equal(event.data, data);
+      return;
+    }
+    // Mutating the draft leaves the log of a session that copies drafts as
+    // it was.
     if (typeof data === "object" && data !== null) {
       Object.defineProperty(data, "meta", {
         value: "changed",
