@@ -398,20 +398,25 @@ for (const size of sizes) {
     `${mib(parse.peakKiB)} MiB`,
     "reference",
   );
+  // SPEC §7 sets the long agent's targets at 1M events: a smaller log's
+  // JSON.parse is too short to leave room for an open's fixed cost (the
+  // engine's warm-up in a fresh process), nor 5% of it for a checkpoint's.
+  const judged = (ok: boolean): string =>
+    size >= 1_000_000 ? verdict(ok) : "judged at 1M";
   opened(
     lean,
     "JSONL store.open (read), no checkpoint, holding its surface (the default)",
-    `≤ 1.5× JSON.parse — ${verdict(lean.ms / parse.ms <= 1.5)}`,
+    `≤ 1.5× JSON.parse — ${judged(lean.ms / parse.ms <= 1.5)}`,
   );
   opened(
     read,
     "JSONL store.open (read), no checkpoint, holding the whole log (wholeLog)",
-    `≤ 1.5× JSON.parse — ${verdict(read.ms / parse.ms <= 1.5)}`,
+    `≤ 1.5× JSON.parse — ${judged(read.ms / parse.ms <= 1.5)}`,
   );
   opened(
     write,
     "JSONL store.open (write), no checkpoint, whole log",
-    `≤ 1.5× JSON.parse — ${verdict(write.ms / parse.ms <= 1.5)}`,
+    `≤ 1.5× JSON.parse — ${judged(write.ms / parse.ms <= 1.5)}`,
   );
   const fromCheckpoint = (m: Measured, what: string, extra = "") =>
     row(
@@ -422,10 +427,6 @@ for (const size of sizes) {
       extra,
     );
   const small = (m: Measured) => m.peakKiB <= 150 * 1024;
-  // SPEC §7 sets the checkpoint targets at 1M events; a smaller log's
-  // JSON.parse is too short for 5% of it to leave room for the fixed cost.
-  const judged = (ok: boolean): string =>
-    size >= 1_000_000 ? verdict(ok) : "judged at 1M";
   for (const [m, mode] of [[ckRead, "read"], [ckWrite, "write"]] as const) {
     fromCheckpoint(
       m,
@@ -445,7 +446,7 @@ for (const size of sizes) {
       pgLean,
       "PostgreSQL store.open (read), no checkpoint, holding its surface",
       `${x(pgLean.ms / lean.ms)} JSONL; ≤ 1.5× — ${
-        verdict(pgLean.ms / lean.ms <= 1.5)
+        judged(pgLean.ms / lean.ms <= 1.5)
       }`,
     );
     const pgWrite = measure("pg-write", size, runs);
@@ -457,7 +458,7 @@ for (const size of sizes) {
         m,
         `PostgreSQL store.open (${mode}), no checkpoint, whole log`,
         `${x(m.ms / jsonl.ms)} JSONL; ≤ 1.5× — ${
-          verdict(m.ms / jsonl.ms <= 1.5)
+          judged(m.ms / jsonl.ms <= 1.5)
         }`,
       );
     }
