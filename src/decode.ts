@@ -48,7 +48,7 @@ import {
   UnknownEventType,
 } from "./errors.ts";
 import { isObject } from "./json.ts";
-import { lazyExit } from "./lazy_exit.ts";
+import { lazyCall } from "./lazy_exit.ts";
 
 /**
  * Extra log-only event types a caller decodes besides the core vocabulary,
@@ -590,7 +590,7 @@ export function decodeEvent(
   input: unknown,
   options?: DecodeOptions,
 ): Effect.Effect<SessionEvent, EventDecodeError> {
-  return lazyExit(() => decodeEventResult(input, options));
+  return lazyCall(decodeEventResult, input, options);
 }
 
 /** A core event, for callers that matched on a core type. */

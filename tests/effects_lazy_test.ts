@@ -112,6 +112,35 @@ Deno.test("the lazy Effects behave as the Exit they stand for", async (t) => {
     assert.ok(Effect.isEffect(decodeEvent(line)));
   });
 
+  await t.step(
+    "read member by member, they are the Exit they stand for",
+    () => {
+      for (const value of [line, bad]) {
+        const real = Effect.runSyncExit(
+          Effect.fromResult(decodeEventResult(value)),
+        );
+        // `_tag` and `value` first (what a runner reads), then the rest.
+        const lazy = decodeEvent(value) as unknown as Exit.Exit<
+          unknown,
+          unknown
+        >;
+        assert.equal(lazy._tag, real._tag);
+        assert.deepEqual(
+          Exit.isSuccess(lazy) ? lazy.value : undefined,
+          Exit.isSuccess(real) ? real.value : undefined,
+        );
+        assert.ok(Equal.equals(lazy, real));
+        // A member other than those two first.
+        const other = decodeEvent(value) as unknown as Exit.Exit<
+          unknown,
+          unknown
+        >;
+        assert.ok(Equal.equals(other, real));
+        assert.equal(other._tag, real._tag);
+      }
+    },
+  );
+
   await t.step("run twice, they give the same outcome", () => {
     const effect = decodeEvent(line);
     const a = Effect.runSync(effect);

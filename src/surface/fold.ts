@@ -35,7 +35,7 @@ import {
   ToolResultReplaceTargetNotToolResult,
 } from "../errors.ts";
 import { jsonDiff, type JsonPath } from "../json.ts";
-import { lazyExit } from "../lazy_exit.ts";
+import { lazyCall, lazyExit } from "../lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import { advance, appendNode } from "./append_one.ts";
 import {
@@ -402,7 +402,7 @@ export function applyEvent(
   surface: Surface,
   event: SessionEvent,
 ): Effect.Effect<Surface, SurfaceError> {
-  return lazyExit(() => applyEventResult(surface, event));
+  return lazyCall(applyEventResult, surface, event);
 }
 
 /** A fold failure with the index of the event that broke a rule. */
