@@ -27,7 +27,7 @@ import {
   StorageError,
   WriterClaimLost,
 } from "../store/errors.ts";
-import type { Failed } from "./rows.ts";
+import { type Failed, MAX_MESSAGE_BYTES } from "./rows.ts";
 import { EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
 
 /** The SQL behind the claim: a session-level lock on a key of the id. */
@@ -135,6 +135,7 @@ export const makeClaims = (options: ClaimOptions): Claims => {
     PgClient.makeClient({
       url,
       applicationName: "palimpsest writer",
+      maxMessageSize: MAX_MESSAGE_BYTES,
       startupParameters: {
         tcp_keepalives_idle: String(idle),
         tcp_keepalives_interval: String(interval),
@@ -151,6 +152,7 @@ export const makeClaims = (options: ClaimOptions): Claims => {
     PgClient.makeClient({
       url,
       applicationName: "palimpsest check",
+      maxMessageSize: MAX_MESSAGE_BYTES,
       startupParameters: {
         lock_timeout: String(settleWait),
         statement_timeout: String(settleWait + 1000),

@@ -21,7 +21,13 @@ import {
   SessionNotFound,
   type StorageError,
 } from "../store/errors.ts";
-import { DEFAULT_PAGE, displayAddress, failedAt, readHeadRow } from "./rows.ts";
+import {
+  DEFAULT_PAGE,
+  displayAddress,
+  failedAt,
+  MAX_MESSAGE_BYTES,
+  readHeadRow,
+} from "./rows.ts";
 import { readStoredSession } from "./read.ts";
 import { makePostgresStore } from "./store.ts";
 import type { CreateError } from "../store/store.ts";
@@ -88,6 +94,7 @@ export function loadPostgresSession<E = never>(
       const client = yield* PgClient.makeClient({
         url: redacted,
         applicationName: "palimpsest reader",
+        maxMessageSize: MAX_MESSAGE_BYTES,
       }).pipe(
         Effect.provide(Reactivity.layer),
         Effect.mapError(failed("connect to")),

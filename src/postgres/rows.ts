@@ -18,9 +18,18 @@ import type { MigrationError } from "effect/sql/Migrator";
 import { Session } from "../session.ts";
 import { encodeEventLine } from "../log/codec.ts";
 import { errorCode } from "../fs/io.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
 import { redactAddress } from "../store/redact.ts";
 import { StorageError } from "../store/errors.ts";
 import { EVENTS_CHANNEL, EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+
+/**
+ * The longest message from the server the store's connections accept: an
+ * event row whose line is as long as a read accepts by default (256 MiB),
+ * with room for the row around it. The driver's own bound (16 MiB) let a
+ * longer line be stored and then refused every read of its session.
+ */
+export const MAX_MESSAGE_BYTES: number = DEFAULT_MAX_LINE_BYTES + 1024 * 1024;
 
 /**
  * A stored event: its session, its seq, its line without `\n`. (A type, not

@@ -107,6 +107,7 @@ import {
   displayAddress,
   failedAt,
   insertRows,
+  MAX_MESSAGE_BYTES,
   readHeadRow,
   rowsOf,
   sqlState,
@@ -168,6 +169,7 @@ export function makePostgresStore(
       url,
       maxConnections: options.maxConnections ?? 10,
       applicationName: "palimpsest",
+      maxMessageSize: MAX_MESSAGE_BYTES,
     }).pipe(
       Effect.provideService(Reactivity.Reactivity, reactivity),
       Effect.mapError(failed("connect to")),

@@ -172,6 +172,48 @@ postgresTest(
   },
 );
 
+postgresTest(
+  "a line longer than the driver's own 16 MiB bound is read back, by every connection",
+  async (url) => {
+    // A 20 MiB tool output: stored, then read by a reopen (the pool), by a
+    // writer's open (its claim) and by loadPostgresSession (its own client).
+    const big: EventDraft = {
+      type: "user/message",
+      surfaceOp: "append",
+      data: {
+        id: "u0",
+        role: "user",
+        content: [{ type: "text", text: "x".repeat(20 * 1024 * 1024) }],
+        source: { kind: "user" },
+      },
+    };
+    const lines = (session: Session) =>
+      Session.events(session).map((event) => encodeEventLine(event));
+    const [written, reread, rewritten] = await withPg(
+      url,
+      (store) =>
+        Effect.gen(function* () {
+          const handle = yield* store.create(header("big"));
+          yield* store.append(handle, [big, turnStart(0)]);
+          const written = lines(handle.session);
+          yield* store.close(handle);
+          const reader = yield* store.open("big", { wholeLog: true });
+          const writer = yield* store.open("big", {
+            mode: "write",
+            wholeLog: true,
+          });
+          return [written, lines(reader.session), lines(writer.session)];
+        }),
+    );
+    assert.equal(written.length, 2);
+    assert.ok((written[0]?.length ?? 0) > 20 * 1024 * 1024);
+    assert.deepEqual(reread, written);
+    assert.deepEqual(rewritten, written);
+    const loaded = await Effect.runPromise(loadPostgresSession(url, "big"));
+    assert.deepEqual(lines(loaded.session), written);
+  },
+);
+
 postgresTest("create never overwrites a session", async (url) => {
   const { again, nextSeq } = await withPg(
     url,
