@@ -48,43 +48,34 @@ class Lazy<A, E> {
 }
 
 /**
- * Runs the thunk once. A thrown defect, or a read while it runs, becomes
- * an `Exit` that dies.
+ * Runs the thunk once: `result` holds what it returned, or `outcome` the
+ * defect it threw.
  */
 const settle = <A, E>(lazy: Lazy<A, E>): void => {
   const run = lazy.thunk;
-  if (run === undefined) {
-    if (lazy.result === undefined && lazy.outcome === undefined) {
-      lazy.outcome = Exit.die(
-        new Error("A lazy Exit was forced while being computed"),
-      );
-    }
-    return;
-  }
+  if (run === undefined) return;
   lazy.thunk = undefined;
   try {
     lazy.result = run(lazy.a, lazy.b);
-    lazy.a = lazy.b = undefined;
   } catch (defect) {
     lazy.outcome = Exit.die(defect);
   }
+  lazy.a = lazy.b = undefined;
 };
 
 const force = <A, E>(lazy: Lazy<A, E>): Exit.Exit<A, E> => {
-  let exit = lazy.outcome;
-  if (exit === undefined) {
-    settle(lazy);
-    exit = lazy.outcome;
-    if (exit === undefined) {
-      const result = lazy.result;
-      exit = result === undefined
-        ? Exit.die(new Error("A lazy Exit was forced while being computed"))
-        : result._tag === "Success"
-        ? Exit.succeed(result.success)
-        : Exit.fail(result.failure);
-      lazy.outcome = exit;
-    }
+  if (lazy.outcome !== undefined) return lazy.outcome;
+  settle(lazy);
+  if (lazy.outcome !== undefined) return lazy.outcome;
+  const result = lazy.result;
+  // Read by its own thunk while it runs: a defect, not kept.
+  if (result === undefined) {
+    return Exit.die(new Error("A lazy Exit was forced while being computed"));
   }
+  const exit: Exit.Exit<A, E> = result._tag === "Success"
+    ? Exit.succeed(result.success)
+    : Exit.fail(result.failure);
+  lazy.outcome = exit;
   return exit;
 };
 
@@ -126,23 +117,19 @@ const force = <A, E>(lazy: Lazy<A, E>): Exit.Exit<A, E> => {
       configurable: true,
     });
   }
-  // What a runner reads on every run, read off the outcome without making
-  // an Exit of it.
+  // What a runner reads on every run, read off the thunk's `Result`
+  // without making an Exit of it (a defect's Exit fails, with no value).
   Object.defineProperty(proto, "_tag", {
     get(this: Lazy<unknown, unknown>): unknown {
-      if (this.outcome === undefined && this.result === undefined) settle(this);
-      return (this.outcome ?? this.result)?._tag;
+      settle(this);
+      return (this.result ?? force(this))._tag;
     },
     enumerable: false,
     configurable: true,
   });
   Object.defineProperty(proto, "value", {
     get(this: Lazy<unknown, unknown>): unknown {
-      if (this.outcome === undefined && this.result === undefined) settle(this);
-      const outcome = this.outcome;
-      if (outcome !== undefined) {
-        return outcome._tag === "Success" ? outcome.value : undefined;
-      }
+      settle(this);
       const result = this.result;
       return result?._tag === "Success" ? result.success : undefined;
     },

@@ -378,12 +378,7 @@ export const withEarlierEvents = (
       }, found seqs ${first.seq} to ${last?.seq}`,
     );
   }
-  const next: Session = {
-    header: session.header,
-    surface: session.surface,
-    vocabulary: session.vocabulary,
-    copiesDrafts: session.copiesDrafts === true,
-  };
+  const next = withSurface(session, session.surface);
   const older = earlier.get(session);
   earlier.set(next, {
     from: first.seq,

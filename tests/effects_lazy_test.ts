@@ -141,6 +141,27 @@ Deno.test("the lazy Effects behave as the Exit they stand for", async (t) => {
     },
   );
 
+  await t.step("read by its own work while it runs, it dies there only", () => {
+    // Run inside the work it stands for, the Effect is read there and then.
+    let inner: { tag: string; dies: boolean } | undefined;
+    const value = {
+      ...line,
+      get seq(): number {
+        const exit = Effect.runSyncExit(effect);
+        inner ??= {
+          tag: exit._tag,
+          dies: Exit.isFailure(exit) && Cause.hasDies(exit.cause),
+        };
+        return 0;
+      },
+    };
+    const effect = decodeEvent(value);
+    const outer = Effect.runSync(effect);
+    assert.deepEqual(inner, { tag: "Failure", dies: true });
+    assert.equal(outer.seq, 0);
+    assert.ok(Exit.isSuccess(Effect.runSyncExit(effect)));
+  });
+
   await t.step("run twice, they give the same outcome", () => {
     const effect = decodeEvent(line);
     const a = Effect.runSync(effect);
