@@ -9,6 +9,10 @@
  * A type is looked up among the table's own keys only, so a record whose
  * type is `constructor` or `__proto__` is an unknown type like any other.
  *
+ * A file in which no record is of the format (as `sessionFormatOf` tells
+ * them) is refused, as another tool's when it looks like one
+ * ({@link notThisFormat}): never imported as an empty session.
+ *
  * @module
  * @internal
  */
