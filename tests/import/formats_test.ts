@@ -258,6 +258,30 @@ Deno.test("a damaged file of the right format imports as before: its bad first l
     }
   }));
 
+Deno.test("a pretty-printed export longer than the sniffed start is told by its first key", () =>
+  withDir(async (dir) => {
+    const file = path.join(dir, "export.json");
+    const big = "x".repeat(1_200_000);
+    fs.writeFileSync(
+      file,
+      pretty({
+        info: { id: "ses_1", time: { created: 1 } },
+        messages: [{
+          info: { id: "msg_1", role: "user", time: { created: 2 } },
+          parts: [{ id: "prt_1", type: "text", text: big }],
+        }],
+      }),
+    );
+    assert.equal(sniffSessionFormat(file), "opencode");
+    assertNotThisFormat(
+      await refusal(file, "codex"),
+      "codex",
+      "opencode",
+      /use --from opencode$/,
+    );
+    assert.equal((await attempt(file, "opencode"))._tag, "Success");
+  }));
+
 Deno.test("sessionFormatOf tells each tool's records apart", () => {
   const cases: ReadonlyArray<readonly [unknown, SessionFormat | undefined]> = [
     [{ type: "session", version: 3, id: "a", timestamp: "t", cwd: "/" }, "pi"],
