@@ -330,6 +330,11 @@ export function failureHint(error: unknown): string {
       return `the event${where} breaks the "${report.tag}" rule of the format (SPEC §2); fix or cut the log before it`;
     }
     case "other":
+      // A file read as the wrong tool's: what the file looks like says what to do.
+      if (
+        Predicate.isObject(error) && error["_tag"] === "ImportNotThisFormat" &&
+        typeof error["hint"] === "string"
+      ) return error["hint"];
       return otherHints[report.tag] ?? "see the message above";
   }
 }

@@ -11,6 +11,7 @@ import {
   formatImportReport,
   importFile,
   isSourceTool,
+  sniffSessionFormat,
 } from "@palimpsest/session/import";
 import {
   classifiedFailure,
@@ -44,7 +45,9 @@ export const importCommand: Command = {
       "writes a v3 log to NEW, never overwriting it (exit 2 if NEW exists). Prints\n" +
       "the import report: source kinds, what was synthesized, skipped, kept opaque or\n" +
       "not carried over, with line numbers. A line that is not JSON is a refusal\n" +
-      "naming the line (exit 1); --recover skips and reports it instead.",
+      "naming the line (exit 1); --recover skips and reports it instead. A file\n" +
+      "of another tool's format is refused (exit 1), naming the --from that\n" +
+      "reads it (for opencode's storage folder: run `opencode export` first).",
     positionals: [{ name: "FILE", summary: "the other tool's session file" }],
     options: [
       fromOption(
@@ -64,10 +67,15 @@ export const importCommand: Command = {
       const from = args.values.get("from");
       const out = args.values.get("out");
       if (from === undefined || !isSourceTool(from)) {
+        // The file's look names the tool to pass.
+        const looksLike = sniffSessionFormat(file);
+        const guess = looksLike !== undefined && isSourceTool(looksLike)
+          ? ` (FILE looks like a ${looksLike} session: pass --from ${looksLike})`
+          : "";
         return usage(
           from === undefined
-            ? 'missing "--from TOOL"'
-            : `unknown tool ${JSON.stringify(from)}`,
+            ? `missing "--from TOOL"${guess}`
+            : `unknown tool ${JSON.stringify(from)}${guess}`,
         );
       }
       if (out === undefined) return usage('missing "--out NEW"');

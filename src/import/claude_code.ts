@@ -17,6 +17,10 @@
  *   lines are user messages from the `claude-code` plugin.
  * - `system` `compact_boundary` followed by the `isCompactSummary` user
  *   message replaces everything on the surface before it by the summary.
+ *   An automatic one (`compactMetadata.trigger: "auto"`) while the model
+ *   was still at work (its last message called tools, or the prompt has no
+ *   answer yet) is recorded inside that turn, which goes on after it; a
+ *   manual `/compact`, or one after the model's answer, ends the turn.
  * - The file is imported in line order. A typed prompt whose `parentUuid`
  *   is not the line before it was written after a rewind or an edit; it is
  *   reported (the abandoned lines stay on the surface), since Claude Code's
@@ -36,7 +40,7 @@ import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
 import { done, importedHeader, ok, setTime, type Step } from "./builder.ts";
 import { keptOpaque, notCarried, skip } from "./notes.ts";
-import { closeAnsweredTurn, closeTurn, userTurn } from "./turns.ts";
+import { closeAnsweredTurn, closeStep, closeTurn, userTurn } from "./turns.ts";
 import {
   argumentsText,
   epochOf,
@@ -122,7 +126,7 @@ export const importClaudeCode: Importer = (file, options, b) => {
   let version: string | undefined;
   let pending: PendingAssistant | undefined;
   const results: PendingResult[] = [];
-  let boundary: { line: number; id: string } | undefined;
+  let boundary: { line: number; id: string; auto: boolean } | undefined;
   const lineOf = new Map<string, number>();
   let lastUuid: string | undefined;
   /**
@@ -309,8 +313,13 @@ export const importClaudeCode: Importer = (file, options, b) => {
           "compaction summary without its compact_boundary line; everything before it is replaced",
         );
       }
+      // An automatic compaction while the model was still at work (its last
+      // message called tools, or the prompt has no answer yet) happens
+      // inside the turn, which goes on after it; any other ends the turn.
+      const midTurn = boundary?.auto === true && b.turn !== undefined &&
+        (!b.answered || b.reason === "interrupted");
       boundary = undefined;
-      const closed = closeTurn(b, line);
+      const closed = midTurn ? closeStep(b, line) : closeTurn(b, line);
       if (Result.isFailure(closed)) return closed;
       return done(compactBefore(b, line, {
         compactionId,
@@ -404,7 +413,14 @@ export const importClaudeCode: Importer = (file, options, b) => {
     if (str(value.subtype) === "compact_boundary") {
       const flushed = flush();
       if (Result.isFailure(flushed)) return flushed;
-      boundary = { line, id: str(value.uuid) ?? `claude-L${line}` };
+      const compact = isRecord(value.compactMetadata)
+        ? value.compactMetadata
+        : {};
+      boundary = {
+        line,
+        id: str(value.uuid) ?? `claude-L${line}`,
+        auto: compact.trigger === "auto",
+      };
       return ok;
     }
     skip(b, kind, line, "a notice shown to the user, not sent to the model");

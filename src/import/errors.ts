@@ -7,6 +7,8 @@
  */
 import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
+import { formatHint, formatLabel, type SessionFormat } from "./sniff.ts";
+import type { SourceTool } from "./report.ts";
 
 /** A source line is not JSON (for example two records glued together). */
 export class ImportLineNotJson extends Data.Error<{
@@ -154,6 +156,31 @@ export class ImportNoSession extends Data.Error<{
   }: no line is a record of a ${quote(this.from)} session`;
 }
 
+/**
+ * No record of the file is of the format it was read as, and the file looks
+ * like another known format: the message says which and what to do (the
+ * `--from` to use, `opencode export` for opencode's storage).
+ */
+export class ImportNotThisFormat extends Data.Error<{
+  /** The source file (or folder). */
+  readonly file: string;
+  /** The tool the file was read as. */
+  readonly from: SourceTool;
+  /** The format the file looks like. */
+  readonly looksLike: SessionFormat;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportNotThisFormat" = "ImportNotThisFormat";
+  /** What to do, as a clause. */
+  readonly hint: string = formatHint(this.looksLike, this.file);
+  /** A sentence for people. */
+  override readonly message: string = `Expected ${quote(this.file)} to be ${
+    formatLabel[this.from]
+  }, but nothing in it is one: it looks like ${
+    formatLabel[this.looksLike]
+  }; ${this.hint}`;
+}
+
 /** Any refusal of an import. */
 export type ImportError =
   | ImportLineNotJson
@@ -163,4 +190,5 @@ export type ImportError =
   | ImportEventRejected
   | ImportIoError
   | ImportTargetExists
-  | ImportNoSession;
+  | ImportNoSession
+  | ImportNotThisFormat;

@@ -32,6 +32,14 @@
  * record of the session is refused ({@link ImportNoSession}), never an
  * empty success.
  *
+ * A file with no record of the format it is read as (a Codex rollout read
+ * as Claude Code, a pi session as opencode, opencode's own storage folder,
+ * a palimpsest log) is refused with {@link ImportNotThisFormat}, whose
+ * message names the format the file looks like and what to do ("use --from
+ * codex"; for opencode's storage, run `opencode export` and import its
+ * output). {@link sniffSessionFormat} tells the formats apart; a damaged
+ * file of the right format imports as before.
+ *
  * @example Importing a pi session
  * ```ts
  * import { importSession } from "@palimpsest/session/import";
@@ -57,10 +65,16 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
+import * as fs from "node:fs";
 import type { Session } from "../session.ts";
 import type { SessionEvent } from "../event.ts";
 import { finish, makeBuilder } from "./builder.ts";
-import { type ImportError, ImportNoSession } from "./errors.ts";
+import {
+  type ImportError,
+  ImportNoSession,
+  ImportNotThisFormat,
+} from "./errors.ts";
+import { sniffSessionFormat } from "./sniff.ts";
 import { type Importer, importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
@@ -69,6 +83,11 @@ import type { ImportReport, SourceTool } from "./report.ts";
 import { publishLog } from "./write.ts";
 
 export * from "./errors.ts";
+export {
+  type SessionFormat,
+  sessionFormatOf,
+  sniffSessionFormat,
+} from "./sniff.ts";
 export {
   type BranchReport,
   formatImportReport,
@@ -137,10 +156,28 @@ const converters: Readonly<Record<SourceTool, Importer>> = {
   "opencode": importOpencode,
 };
 
+/** Whether `file` is a folder (a path that cannot be read is not). */
+const isFolder = (file: string): boolean => {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 const run = (
   file: string,
   options: ImportOptions,
 ): Result.Result<ImportedSession, ImportError> => {
+  if (isFolder(file)) {
+    // No importer reads a folder: opencode's storage is exported first.
+    const looksLike = sniffSessionFormat(file);
+    if (looksLike !== undefined) {
+      return Result.fail(
+        new ImportNotThisFormat({ file, from: options.from, looksLike }),
+      );
+    }
+  }
   const b = makeBuilder();
   const converted = converters[options.from](file, {
     recover: options.recover === true,

@@ -66,6 +66,8 @@ import {
   userMessage,
 } from "./messages.ts";
 import { ImportNotASession } from "./errors.ts";
+import { notThisFormat } from "./records.ts";
+import { sessionFormatOf } from "./sniff.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
 import { compactBefore } from "./compaction.ts";
 import type { Importer } from "./pi.ts";
@@ -125,18 +127,32 @@ interface Message {
  */
 export const importOpencode: Importer = (file, options, b) => {
   const read = readDocument(file, options);
-  if (Result.isFailure(read)) return Result.fail(read.failure);
+  if (Result.isFailure(read)) {
+    // No JSON document, or too long: JSON lines of another tool, maybe.
+    const failure = read.failure;
+    return Result.fail(
+      failure._tag === "ImportIoError"
+        ? failure
+        : notThisFormat(file, "opencode", undefined, failure),
+    );
+  }
   const { text, value } = read.success;
   if (
     !isRecord(value) || !isRecord(value.info) ||
     !Array.isArray(value.messages)
   ) {
+    const format = sessionFormatOf(value);
     return Result.fail(
-      new ImportNotASession({
-        from: "opencode",
-        line: 1,
-        expected: "an `opencode export` document: { info, messages }",
-      }),
+      notThisFormat(
+        file,
+        "opencode",
+        format === "opencode" ? undefined : format,
+        new ImportNotASession({
+          from: "opencode",
+          line: 1,
+          expected: "an `opencode export` document: { info, messages }",
+        }),
+      ),
     );
   }
   const info = value.info;

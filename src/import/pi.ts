@@ -50,8 +50,10 @@ import {
 import { closeTurn, userTurn } from "./turns.ts";
 import { epochOf, fileName, isRecord, str } from "./values.ts";
 import { compactBefore, fromLineOnward } from "./compaction.ts";
+import { sessionFormatOf } from "./sniff.ts";
 import {
   handleRecord,
+  notThisFormat,
   type RecordHandler,
   type RecordTable,
   skipping,
@@ -124,13 +126,19 @@ export const importPi: Importer = (file, options, b) => {
         return Result.fail(headerOnly);
       }
       if (header === undefined) {
-        if (!isRecord(value) || value.type !== "session") {
+        const format = sessionFormatOf(value);
+        if (format !== "pi" || !isRecord(value) || value.type !== "session") {
           return Result.fail(
-            new ImportNotASession({
-              from: "pi",
-              line,
-              expected: 'a "session" header',
-            }),
+            notThisFormat(
+              file,
+              "pi",
+              format === "pi" ? undefined : format,
+              new ImportNotASession({
+                from: "pi",
+                line,
+                expected: 'a "session" header',
+              }),
+            ),
           );
         }
         header = value;
@@ -150,15 +158,27 @@ export const importPi: Importer = (file, options, b) => {
   );
   if (Result.isFailure(first)) {
     const failure = first.failure;
-    if (!(failure instanceof HeaderOnly)) return Result.fail(failure);
+    if (failure instanceof HeaderOnly) {
+      // The header is all the first pass of version 1 reads.
+    } else if (
+      header === undefined && (failure._tag === "ImportLineNotJson" ||
+        failure._tag === "ImportLineTooLong")
+    ) {
+      return Result.fail(notThisFormat(file, "pi", undefined, failure));
+    } else return Result.fail(failure);
   }
   if (header === undefined) {
     return Result.fail(
-      new ImportNotASession({
-        from: "pi",
-        line: 1,
-        expected: 'a "session" header',
-      }),
+      notThisFormat(
+        file,
+        "pi",
+        undefined,
+        new ImportNotASession({
+          from: "pi",
+          line: 1,
+          expected: 'a "session" header',
+        }),
+      ),
     );
   }
   const h = header;

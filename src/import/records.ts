@@ -9,6 +9,10 @@
  * A type is looked up among the table's own keys only, so a record whose
  * type is `constructor` or `__proto__` is an unknown type like any other.
  *
+ * A file in which no record is of the format (as `sessionFormatOf` tells
+ * them) is refused, as another tool's when it looks like one
+ * ({@link notThisFormat}): never imported as an empty session.
+ *
  * @module
  * @internal
  */
@@ -16,7 +20,18 @@ import * as Result from "effect/Result";
 import { type Builder, ok } from "./builder.ts";
 import { count, notAnObject, skip, unknownType } from "./notes.ts";
 import { isRecord } from "./values.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
+import {
+  type ImportError,
+  ImportNotASession,
+  ImportNotThisFormat,
+} from "./errors.ts";
+import type { SourceTool } from "./report.ts";
+import {
+  formatLabel,
+  type SessionFormat,
+  sessionFormatOf,
+  sniffSessionFormat,
+} from "./sniff.ts";
 import {
   forEachRecord,
   type RecordReadOptions,
@@ -110,9 +125,35 @@ export const handleRecord = (
 };
 
 /**
+ * The refusal of a file in which no record is of `from`'s format: that it
+ * is not of this format, when it looks like another (`seen` among its
+ * records, else sniffed from its start); else `otherwise`.
+ *
+ * @param file The path.
+ * @param from The tool the file is read as.
+ * @param seen The first other format among the records read, if any.
+ * @param otherwise The refusal when the file looks like no other format.
+ * @returns The refusal.
+ */
+export const notThisFormat = <E>(
+  file: string,
+  from: SourceTool,
+  seen: SessionFormat | undefined,
+  otherwise: E,
+): ImportNotThisFormat | E => {
+  const looksLike = seen ?? sniffSessionFormat(file);
+  return looksLike === undefined || looksLike === from
+    ? otherwise
+    : new ImportNotThisFormat({ file, from, looksLike });
+};
+
+/**
  * Reads a JSON-lines source whose every record is handled by `table`: a
- * record that is not an object is reported and passed over, and a file with
- * no record at all is refused as no session of `from`.
+ * record that is not an object is reported and passed over. A file with no
+ * record of `from`'s format (as {@link sessionFormatOf} tells them) is
+ * refused: as not of this format when it looks like another
+ * ({@link notThisFormat}, also when a line that is not JSON stops the read
+ * before any record of the format), else as no session of `from`.
  *
  * @param b The builder.
  * @param from The tool the file is read as.
@@ -123,24 +164,47 @@ export const handleRecord = (
  */
 export const forEachLine = (
   b: Builder,
-  from: string,
+  from: SourceTool,
   file: string,
   options: RecordReadOptions,
   table: RecordTable,
 ): Result.Result<RecordReadSummary, ImportError> => {
   let records = 0;
+  let own = 0;
+  let other: SessionFormat | undefined;
   const read = forEachRecord(file, options, (value, line) => {
     records += 1;
+    const format = sessionFormatOf(value);
+    if (format === from) own += 1;
+    else other ??= format;
     if (!isRecord(value)) {
       notAnObject(b, line);
       return ok;
     }
     return handleRecord(b, table, value, line);
   });
-  if (Result.isSuccess(read) && records === 0) {
+  if (own > 0) return read;
+  if (Result.isFailure(read)) {
+    const failure = read.failure;
     return Result.fail(
-      new ImportNotASession({ from, line: 1, expected: "a JSON record" }),
+      failure._tag === "ImportLineNotJson" ||
+        failure._tag === "ImportLineTooLong"
+        ? notThisFormat(file, from, other, failure)
+        : failure,
     );
   }
-  return read;
+  return Result.fail(
+    notThisFormat(
+      file,
+      from,
+      other,
+      new ImportNotASession({
+        from,
+        line: 1,
+        expected: records === 0
+          ? "a JSON record"
+          : `${formatLabel[from]}'s record (no line of the file is one)`,
+      }),
+    ),
+  );
 };

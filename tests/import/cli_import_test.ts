@@ -80,6 +80,39 @@ Deno.test("import without --from or with an unknown tool is a usage error", asyn
   );
 });
 
+Deno.test("import of another tool's file is refused, naming the --from that reads it, and writes nothing", () =>
+  withDir(async (dir) => {
+    const out = path.join(dir, "c.jsonl");
+    const rollout = fixture("codex/turns.jsonl");
+    const text = await run(
+      "import",
+      "--from",
+      "claude-code",
+      rollout,
+      "--out",
+      out,
+    );
+    assert.equal(text.code, 1);
+    assert.match(text.err, /ImportNotThisFormat/);
+    assert.match(text.err, /^ {2}hint: use --from codex$/m);
+    assert.equal(fs.existsSync(out), false);
+    const json = await run(
+      "import",
+      "--from",
+      "pi",
+      rollout,
+      "--out",
+      out,
+      "--json",
+    );
+    assert.equal(json.code, 1);
+    assert.equal(JSON.parse(json.out).error.tag, "ImportNotThisFormat");
+    // Without --from, the usage error names the tool the file looks like.
+    const missing = await run("import", rollout, "--out", out);
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /looks like a codex session: pass --from codex/);
+  }));
+
 Deno.test("explain --line gives the events a source line became, and where they are", () =>
   withDir(async (dir) => {
     const out = path.join(dir, "s.jsonl");

@@ -30,7 +30,6 @@ import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
 import {
@@ -43,33 +42,7 @@ import {
   piOracle,
 } from "./_oracle.ts";
 import { opencodeOracle } from "./_opencode_oracle.ts";
-
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-
-/** `../shared/peer-logs` from the repository root (or from a worktree's parent). */
-const peerLogs = (): string => {
-  const candidates = [
-    path.join(repo, "..", "shared", "peer-logs"),
-    path.join(repo, "..", "..", "shared", "peer-logs"),
-  ];
-  const found = candidates.find((c) => fs.existsSync(c));
-  if (found === undefined) {
-    throw new Error(
-      `Expected the study logs at ${JSON.stringify(candidates[0])}`,
-    );
-  }
-  return found;
-};
-
-/** Every file under `dir`, recursively, as paths relative to it. */
-const walk = (dir: string, prefix = ""): string[] =>
-  fs.readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) =>
-      e.isDirectory()
-        ? walk(path.join(dir, e.name), `${prefix}${e.name}/`)
-        : [`${prefix}${e.name}`]
-    );
+import { peerLogs, walk } from "./_peer_logs.ts";
 
 const toolOf = (rel: string): SourceTool | undefined =>
   rel.split("/").find((part): part is SourceTool =>
