@@ -6,17 +6,49 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Effect, Exit, Redacted, Scope } from "effect";
+import { Cause, Effect, Exit, Redacted, Schedule, Scope } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
-import { AppendOutcomeUnknown, type EventDraft } from "@palimpsest/session";
+import {
+  AppendOutcomeUnknown,
+  type EventDraft,
+  type SessionHandle,
+} from "@palimpsest/session";
 import {
   makePostgresStore,
   type PostgresSessionStore,
   type PostgresStoreOptions,
 } from "../../src/postgres/mod.ts";
 import { failureOf } from "./then.ts";
-import { type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
+import { type Fault, type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
+
+/**
+ * Trials per fault point: a few in the normal suite, 20 under
+ * `FUZZ_PROFILE=long`.
+ */
+export const TRIALS: number = Deno.env.get("FUZZ_PROFILE") === "long" ? 20 : 6;
+
+/** A fault point: its name, and the faults of trial `k` armed together. */
+export type FaultPoint = readonly [
+  string,
+  (k: number) => ReadonlyArray<Fault>,
+];
+
+/** A point whose faults are the same at every trial. */
+export const point = (
+  name: string,
+  ...faults: ReadonlyArray<Fault>
+): FaultPoint => [name, () => faults];
+
+/**
+ * `fault` as a stall: the client's side closed, the message sent on 40 to
+ * 400 ms later (by trial `k`).
+ */
+export const stalled = (fault: Fault, k: number): Fault => ({
+  ...fault,
+  action: "hold",
+  holdMillis: 40 + (k * 137) % 360,
+});
 
 export const WRITER = "palimpsest writer";
 export const CHECK = "palimpsest check";
@@ -113,6 +145,8 @@ export const copiesOf = (
 /** What the figures count. */
 export interface Tally {
   faults: number;
+  /** Trials per fault point. */
+  points: Record<string, number>;
   outcomes: Record<string, number>;
   resolved: Record<string, number>;
   refusedAfter: number;
@@ -123,6 +157,7 @@ export interface Tally {
 
 export const newTally = (): Tally => ({
   faults: 0,
+  points: {},
   outcomes: {},
   resolved: {},
   refusedAfter: 0,
@@ -158,7 +193,9 @@ export const unknownOf = (
 
 export const printTally = (title: string, tally: Tally) =>
   console.log(
-    `${title}: faults injected ${tally.faults}; outcomes ${
+    `${title}: ${Object.keys(tally.points).length} points, ${
+      Math.min(...Object.values(tally.points))
+    } or more trials each; faults injected ${tally.faults}; outcomes ${
       JSON.stringify(tally.outcomes)
     }; unknown resolved ${JSON.stringify(tally.resolved)}; ` +
       `later writes refused ${tally.refusedAfter}; defects ${tally.defects}, ` +
@@ -195,6 +232,23 @@ export const withProxiedStore = async (
     await closeDirect(url);
   }
 };
+
+/**
+ * Opens `id` for writing, waiting (up to 15 s) while a cut writer's server
+ * process still holds the claim: a stalled one ends only once its held
+ * message is delivered and answered.
+ */
+export const openWriter = (
+  store: PostgresSessionStore,
+  id: string,
+): Effect.Effect<SessionHandle, unknown, Scope.Scope> =>
+  store.open(id, { mode: "write" }).pipe(
+    Effect.retry({
+      schedule: Schedule.spaced("50 millis"),
+      times: 300,
+      while: (error) => error._tag === "SessionLocked",
+    }),
+  );
 
 /** Runs a scoped effect. */
 export const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>

@@ -18,7 +18,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Effect, Exit, Fiber, Stream } from "effect";
+import { Cause, Effect, Exit, Fiber, Schedule, Stream } from "effect";
 import { Session, type SessionHandle } from "@palimpsest/session";
 import {
   makePostgresStore,
@@ -39,49 +39,78 @@ import {
   CHECK,
   closeDirect,
   copiesOf,
+  type FaultPoint,
   header,
   kindOf,
   newTally,
+  openWriter,
+  point,
   printTally,
   run,
   sql,
+  stalled,
   storedMarks,
   storedTurns,
+  TRIALS,
   unknownOf,
   withProxiedStore,
   WRITER,
 } from "../_helpers/fault_store.ts";
 
+const EVENTS_INSERT = /^INSERT INTO "?palimpsest_events/;
+const HEAD_LOCK = /^SELECT next_seq FROM palimpsest_sessions/;
+
 /**
- * The cut points at COMMIT, alike for an append and a create: each a list of
- * faults armed together.
+ * The cut and stall points at COMMIT, alike for an append and a create: the
+ * COMMIT lost, delivered then cut, its answer dropped (with the check's
+ * connection refused too, which leaves the outcome to `resolveAppend`), and
+ * the COMMIT stalled (held while the client's side is closed).
  */
-const commitPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
-  ["COMMIT delivered, then cut", [
+const commitPoints: ReadonlyArray<FaultPoint> = [
+  point("COMMIT lost on its way", onStatement(WRITER, /^COMMIT/, "drop")),
+  point(
+    "COMMIT delivered, then cut",
     onStatement(WRITER, /^COMMIT/, "deliver"),
-  ]],
-  ["COMMIT's answer dropped", [onAnswer(WRITER, /^COMMIT/)]],
-  ["COMMIT lost, the check refused", [
+  ),
+  point("COMMIT's answer dropped", onAnswer(WRITER, /^COMMIT/)),
+  point(
+    "COMMIT lost, the check refused",
     onStatement(WRITER, /^COMMIT/, "drop"),
     onConnect(CHECK),
-  ]],
-  ["COMMIT's answer dropped, the check refused", [
+  ),
+  point(
+    "COMMIT's answer dropped, the check refused",
     onAnswer(WRITER, /^COMMIT/),
+    onConnect(CHECK),
+  ),
+  [
+    "COMMIT stalled",
+    (k) => [stalled(onStatement(WRITER, /^COMMIT/, "drop"), k)],
+  ],
+  ["COMMIT stalled, the check refused", (k) => [
+    stalled(onStatement(WRITER, /^COMMIT/, "drop"), k),
     onConnect(CHECK),
   ]],
 ];
 
-/** The cut points of an append, each a list of faults armed together. */
-const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
-  ["after the head lock", [
-    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-  ]],
-  ["after the insert", [
+/** The cut and stall points of an append. */
+const appendPoints: ReadonlyArray<FaultPoint> = [
+  point("before BEGIN", onStatement(WRITER, /^BEGIN/, "drop")),
+  point("after BEGIN", onStatement(WRITER, HEAD_LOCK, "drop")),
+  point("the head lock's answer dropped", onAnswer(WRITER, /^SELECT/)),
+  point("after the head lock", onStatement(WRITER, EVENTS_INSERT, "drop")),
+  point("the insert's answer dropped", onAnswer(WRITER, /^INSERT/)),
+  point(
+    "after the insert",
     onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
+  ),
+  point("after the head update", onStatement(WRITER, /pg_notify/, "drop")),
+  ["the head lock stalled", (k) => [
+    stalled(onStatement(WRITER, HEAD_LOCK, "drop"), k),
   ]],
-  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+  ["the insert stalled", (k) => [
+    stalled(onStatement(WRITER, EVENTS_INSERT, "drop"), k),
+  ]],
   ...commitPoints,
 ];
 
@@ -146,8 +175,16 @@ const operations: ReadonlyArray<Operation> = [
   },
 ];
 
+/**
+ * Trials of an operation at each point: together, the operations try each
+ * point {@link TRIALS} times or more, and each size of an operation once or
+ * more.
+ */
+const rounds = (op: Operation) =>
+  Math.max(op.sizes.length, Math.ceil(TRIALS / operations.length));
+
 postgresTest(
-  "a cut at each point of an append, update or repair ends in an honest outcome, and retries guided by it neither lose nor duplicate",
+  "a cut or stall at each point of an append, update or repair ends in an honest outcome, and retries guided by it neither lose nor duplicate",
   async (url) => {
     const tally = newTally();
     await withProxiedStore(url, async (store, proxy) => {
@@ -159,14 +196,16 @@ postgresTest(
         await run(Effect.flatMap(store.create(header(id)), store.close));
         let rows = 0;
         const written: Array<{ k: number; size: number }> = [];
-        for (const size of op.sizes) {
+        for (let trial = 0; trial < rounds(op); trial++) {
+          const size = op.sizes[trial % op.sizes.length] ?? 1;
           for (const [point, faults] of appendPoints) {
             k++;
+            bump(tally.points, point);
             const before = proxy.fired();
             const { result, after } = await run(Effect.gen(function* () {
-              const writer = yield* store.open(id, { mode: "write" });
+              const writer = yield* openWriter(store, id);
               yield* op.prepare(store, writer, k);
-              proxy.arm(...faults);
+              proxy.arm(...faults(k));
               const result = yield* Effect.exit(
                 op.write(store, writer, k, size),
               );
@@ -209,11 +248,10 @@ postgresTest(
                 store.resolveAppend(unknownOf(result)),
               );
               bump(tally.resolved, resolution);
-              assert.equal(
-                resolution,
-                copies === 1 ? "stored" : "absent",
-                where,
-              );
+              // Read once the writer's process is gone: the answer is
+              // final, and a stalled COMMIT may have landed meanwhile.
+              const now = op.copies(await storedMarks(url, id), k, size);
+              assert.equal(resolution, now === 1 ? "stored" : "absent", where);
               retry = resolution === "absent";
             } else {
               // A typed failure: nothing of the batch is stored.
@@ -221,9 +259,10 @@ postgresTest(
               retry = true;
             }
             if (retry) {
-              await run(
-                store.withSession(id, (w) => op.write(store, w, k, size)),
-              );
+              await run(Effect.flatMap(
+                openWriter(store, id),
+                (w) => op.write(store, w, k, size),
+              ));
             }
             written.push({ k, size });
             rows += op.rows(size);
@@ -244,77 +283,275 @@ postgresTest(
   },
 );
 
-/** The cut points of a create from a whole session. */
-const createPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
-  ["after the write lock", [
+/** The cut and stall points of a create from a whole session. */
+const createPoints: ReadonlyArray<FaultPoint> = [
+  point(
+    "before the claim",
+    onStatement(WRITER, /pg_try_advisory_lock/, "drop"),
+  ),
+  point("the claim's answer dropped", onAnswer(WRITER, /^SELECT/)),
+  point("before BEGIN", onStatement(WRITER, /^BEGIN/, "drop")),
+  point(
+    "after BEGIN",
+    onStatement(WRITER, /pg_advisory_xact_lock/, "drop"),
+  ),
+  point(
+    "after the write lock",
     onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"),
-  ]],
-  ["after the head row", [
-    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+  ),
+  point("after the head row", onStatement(WRITER, EVENTS_INSERT, "drop")),
+  point("the events' answer dropped", onAnswer(WRITER, /^INSERT 0 3/)),
+  ["the head row stalled", (k) => [
+    stalled(onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"), k),
   ]],
   ...commitPoints,
 ];
 
 postgresTest(
-  "a cut at each point of a create ends in an honest outcome, and a retry guided by it creates the session once",
+  "a cut or stall at each point of a create ends in an honest outcome, and a retry guided by it creates the session once",
   async (url) => {
     const tally = newTally();
     await withProxiedStore(url, async (store, proxy) => {
-      for (const [index, [point, faults]] of createPoints.entries()) {
-        const id = `cut-create-${index}`;
-        const session = Effect.runSync(
-          Session.appendAll(Session.make(header(id)), batch(index, 3)),
-        );
-        const before = proxy.fired();
-        const { result, after } = await run(Effect.gen(function* () {
-          proxy.arm(...faults);
-          const result = yield* Effect.exit(store.create(session));
-          proxy.disarm();
-          const after = Exit.isSuccess(result)
-            ? yield* Effect.exit(store.append(result.value, batch(900, 1)))
-            : undefined;
-          return { result, after };
-        }));
-        tally.faults += proxy.fired() - before;
-        const kind = kindOf(result);
-        bump(tally.outcomes, kind);
-        const where = `${point}: ${kind}`;
-        if (kind === "defect") tally.defects++;
-        const turns = await storedTurns(url, id);
-        const exists = (await sql(
-          url,
-          "SELECT id FROM palimpsest_sessions WHERE id = $1",
-          [id],
-        )).length === 1;
-        assert.equal(exists ? copiesOf(turns, index, 3) : 0, exists ? 1 : 0);
-        let retry = false;
-        if (kind === "success") {
-          assert.ok(exists, where);
-          // Stored, but the connection is gone: the handle cannot write.
-          assert.equal(kindOf(after ?? Exit.void), "WriterClaimLost", where);
-          tally.refusedAfter++;
-        } else if (kind === "AppendOutcomeUnknown") {
-          const resolution = await Effect.runPromise(
-            store.resolveAppend(unknownOf(result)),
+      let k = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        for (const [point, faults] of createPoints) {
+          k++;
+          bump(tally.points, point);
+          const id = `cut-create-${k}`;
+          const session = Effect.runSync(
+            Session.appendAll(Session.make(header(id)), batch(k, 3)),
           );
-          bump(tally.resolved, resolution);
-          assert.equal(resolution, exists ? "stored" : "absent", where);
-          retry = resolution === "absent";
-        } else {
-          assert.ok(!exists, where);
-          retry = true;
+          const before = proxy.fired();
+          const { result, after } = await run(Effect.gen(function* () {
+            proxy.arm(...faults(k));
+            const result = yield* Effect.exit(store.create(session));
+            proxy.disarm();
+            const after = Exit.isSuccess(result)
+              ? yield* Effect.exit(store.append(result.value, batch(900, 1)))
+              : undefined;
+            return { result, after };
+          }));
+          const fired = proxy.fired() - before;
+          assert.ok(fired >= 1, `${point}: no fault fired`);
+          tally.faults += fired;
+          const kind = kindOf(result);
+          bump(tally.outcomes, kind);
+          const where = `${point}: ${kind}`;
+          if (kind === "defect") {
+            tally.defects++;
+            assert.fail(
+              `${where}: ${
+                Exit.isFailure(result) && Cause.pretty(result.cause)
+              }`,
+            );
+          }
+          const turns = await storedTurns(url, id);
+          const exists = (await sql(
+            url,
+            "SELECT id FROM palimpsest_sessions WHERE id = $1",
+            [id],
+          )).length === 1;
+          assert.equal(exists ? copiesOf(turns, k, 3) : 0, exists ? 1 : 0);
+          let retry = false;
+          if (kind === "success") {
+            assert.ok(exists, where);
+            // Stored, but the connection is gone: the handle cannot write.
+            assert.equal(kindOf(after ?? Exit.void), "WriterClaimLost", where);
+            tally.refusedAfter++;
+          } else if (kind === "AppendOutcomeUnknown") {
+            const resolution = await Effect.runPromise(
+              store.resolveAppend(unknownOf(result)),
+            );
+            bump(tally.resolved, resolution);
+            // Read once the writer's process is gone: the answer is final.
+            const now = (await sql(
+              url,
+              "SELECT id FROM palimpsest_sessions WHERE id = $1",
+              [id],
+            )).length === 1;
+            assert.equal(resolution, now ? "stored" : "absent", where);
+            retry = resolution === "absent";
+          } else {
+            assert.ok(!exists, where);
+            retry = true;
+          }
+          if (retry) {
+            // A stalled writer's process may still hold the claim a while.
+            await run(
+              Effect.flatMap(store.create(session), store.close).pipe(
+                Effect.retry({
+                  schedule: Schedule.spaced("50 millis"),
+                  times: 300,
+                  while: (error) => error._tag === "SessionLocked",
+                }),
+              ),
+            );
+          }
+          const final = await storedTurns(url, id);
+          if (final.length === 0) tally.lost++;
+          assert.deepEqual(final, [k * 10, k * 10 + 1, k * 10 + 2], where);
         }
-        if (retry) {
-          await run(Effect.flatMap(store.create(session), store.close));
-        }
-        const final = await storedTurns(url, id);
-        if (final.length === 0) tally.lost++;
-        assert.deepEqual(final, [index * 10, index * 10 + 1, index * 10 + 2]);
       }
     });
     printTally("create faults", tally);
     assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
+  },
+);
+
+/** The cut and stall points of a writer's open: its connection and claim. */
+const claimPoints: ReadonlyArray<FaultPoint> = [
+  point("the writer's connection refused", onConnect(WRITER)),
+  point(
+    "before the claim",
+    onStatement(WRITER, /pg_try_advisory_lock/, "drop"),
+  ),
+  point(
+    "the claim delivered, then cut",
+    onStatement(WRITER, /pg_try_advisory_lock/, "deliver"),
+  ),
+  point("the claim's answer dropped", onAnswer(WRITER, /^SELECT/)),
+  ["the claim stalled", (k) => [
+    stalled(onStatement(WRITER, /pg_try_advisory_lock/, "drop"), k),
+  ]],
+  point(
+    "after the claim",
+    onStatement(WRITER, /FROM palimpsest_sessions/, "drop"),
+  ),
+];
+
+postgresTest(
+  "a cut or stall at each point of a writer's claim ends in a typed failure, and the claim is free again",
+  async (url) => {
+    const tally = newTally();
+    await withProxiedStore(url, async (store, proxy) => {
+      const id = "cut-claim";
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      let k = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        for (const [point, faults] of claimPoints) {
+          k++;
+          bump(tally.points, point);
+          const before = proxy.fired();
+          proxy.arm(...faults(k));
+          const result = await run(
+            Effect.exit(store.open(id, { mode: "write" })),
+          );
+          proxy.disarm();
+          const fired = proxy.fired() - before;
+          assert.ok(fired >= 1, `${point}: no fault fired`);
+          tally.faults += fired;
+          const kind = kindOf(result);
+          bump(tally.outcomes, kind);
+          const where = `${point}: ${kind}`;
+          if (kind === "defect") {
+            tally.defects++;
+            assert.fail(
+              `${where}: ${
+                Exit.isFailure(result) && Cause.pretty(result.cause)
+              }`,
+            );
+          }
+          // A cut open has no claim to give: the open fails, typed.
+          assert.notEqual(kind, "success", where);
+          // The cut connection's claim goes with its server process: the
+          // next writer gets it, and writes once.
+          await run(Effect.flatMap(
+            openWriter(store, id),
+            (w) => store.append(w, batch(k, 1)),
+          ));
+          assert.equal(copiesOf(await storedTurns(url, id), k, 1), 1, where);
+        }
+      }
+      assert.equal((await storedTurns(url, id)).length, k);
+      const stat = await Effect.runPromise(store.stat(id));
+      assert.equal(stat.locked, false);
+    });
+    printTally("claim faults", tally);
+    assert.equal(tally.defects, 0);
+  },
+);
+
+/** The cut and stall points of a checkpoint write. */
+const CHECKPOINT_PUT = /^INSERT INTO palimpsest_checkpoints/;
+const checkpointPoints: ReadonlyArray<FaultPoint> = [
+  point("before the write", onStatement(WRITER, CHECKPOINT_PUT, "drop")),
+  point(
+    "the write delivered, then cut",
+    onStatement(WRITER, CHECKPOINT_PUT, "deliver"),
+  ),
+  point("the write's answer dropped", onAnswer(WRITER, /^INSERT/)),
+  ["the write stalled", (k) => [
+    stalled(onStatement(WRITER, CHECKPOINT_PUT, "drop"), k),
+  ]],
+];
+
+postgresTest(
+  "a cut or stall at each point of a checkpoint write leaves the log whole and every checkpoint valid",
+  async (url) => {
+    const tally = newTally();
+    await withProxiedStore(url, async (store, proxy) => {
+      const id = "cut-checkpoint";
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      let k = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        for (const [point, faults] of checkpointPoints) {
+          k++;
+          bump(tally.points, point);
+          const before = proxy.fired();
+          const { result, at } = await run(Effect.gen(function* () {
+            const writer = yield* openWriter(store, id);
+            yield* store.append(writer, batch(k, 2));
+            proxy.arm(...faults(k));
+            const result = yield* Effect.exit(store.checkpoint(writer));
+            proxy.disarm();
+            return { result, at: writer.session.surface.nextSeq };
+          }));
+          const fired = proxy.fired() - before;
+          assert.ok(fired >= 1, `${point}: no fault fired`);
+          tally.faults += fired;
+          const kind = kindOf(result);
+          bump(tally.outcomes, kind);
+          const where = `${point}: ${kind}`;
+          if (kind === "defect") {
+            tally.defects++;
+            assert.fail(
+              `${where}: ${
+                Exit.isFailure(result) && Cause.pretty(result.cause)
+              }`,
+            );
+          }
+          if (Exit.isSuccess(result)) {
+            const rows = await sql(
+              url,
+              "SELECT seq FROM palimpsest_checkpoints WHERE session_id = $1",
+              [id],
+            );
+            assert.equal(Number(rows[0]?.seq), at, where);
+          }
+          // Whatever the cut left, a reader sees the whole log, from a
+          // checkpoint it accepts or by a replay, never a rejected one.
+          const report = await run(Effect.map(
+            store.open(id, { mode: "read" }),
+            (reader) => ({
+              next: reader.session.surface.nextSeq,
+              from: reader.report.checkpoint,
+              rejected: reader.report.checkpointRejected,
+            }),
+          ));
+          assert.deepEqual(
+            [report.next, report.rejected],
+            [at, undefined],
+            where,
+          );
+          assert.ok((report.from ?? 0) <= at, where);
+        }
+      }
+      assert.equal((await storedTurns(url, id)).length, 2 * k);
+    }, {
+      checkpoints: { everyEvents: 100_000, onClose: false, holdLogUpTo: 0 },
+    });
+    printTally("checkpoint faults", tally);
+    assert.equal(tally.defects, 0);
   },
 );
 
