@@ -1,16 +1,23 @@
 /**
  * The PostgreSQL store under connection faults, through a relay on loopback
- * that cuts the writer's connection at each point of the append protocol
- * (`tests/_helpers/fault_proxy.ts`), and under `pg_terminate_backend` at
- * random moments. Each outcome is compared with what the server holds, read
- * through a connection of its own:
+ * that cuts or stalls the writer's connection at each step of the protocol
+ * of an append, `update` and `repair`, a `create`, a writer's claim and a
+ * checkpoint write (`tests/_helpers/fault_proxy.ts`): before `BEGIN`, after
+ * each statement, an answer dropped, before and after `COMMIT`, with the
+ * check's connection refused, and each message stalled (held while the
+ * client's side is closed, then delivered). {@link TRIALS} trials per point
+ * (20 under `FUZZ_PROFILE=long`). Writers are also ended by
+ * `pg_terminate_backend` at random moments. Each outcome is compared with
+ * what the server holds, read through a connection of its own:
  *
  * - success: the batch is stored, once;
  * - a typed failure: nothing of the batch is stored;
- * - `AppendOutcomeUnknown`: `resolveAppend` says which, and a retry guided
- *   by it stores the batch once;
+ * - `AppendOutcomeUnknown`: `resolveAppend` says which, as the server holds
+ *   it once the writer's server process has ended, and a retry guided by
+ *   it stores the batch once;
  * - never a defect; and a handle whose connection was cut refuses the next
- *   write with `WriterClaimLost`.
+ *   write with `WriterClaimLost`; a cut claim leaves the session free for
+ *   the next writer; a cut checkpoint leaves every checkpoint valid.
  *
  * After the retries every batch is in the log exactly once (none lost, none
  * duplicated). The figures are printed.
