@@ -23,10 +23,10 @@ import { failureOf } from "./then.ts";
 import { type Fault, type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
 
 /**
- * Trials per fault point: a few in the normal suite, 20 under
+ * Trials per fault point: 10 in the normal suite, 20 under
  * `FUZZ_PROFILE=long`.
  */
-export const TRIALS: number = Deno.env.get("FUZZ_PROFILE") === "long" ? 20 : 6;
+export const TRIALS: number = Deno.env.get("FUZZ_PROFILE") === "long" ? 20 : 10;
 
 /** A fault point: its name, and the faults of trial `k` armed together. */
 export type FaultPoint = readonly [
@@ -193,9 +193,13 @@ export const unknownOf = (
 
 export const printTally = (title: string, tally: Tally) =>
   console.log(
-    `${title}: ${Object.keys(tally.points).length} points, ${
-      Math.min(...Object.values(tally.points))
-    } or more trials each; faults injected ${tally.faults}; outcomes ${
+    `${title}: ${
+      Object.keys(tally.points).length === 0
+        ? ""
+        : `${Object.keys(tally.points).length} points, ${
+          Math.min(...Object.values(tally.points))
+        } or more trials each; `
+    }faults injected ${tally.faults}; outcomes ${
       JSON.stringify(tally.outcomes)
     }; unknown resolved ${JSON.stringify(tally.resolved)}; ` +
       `later writes refused ${tally.refusedAfter}; defects ${tally.defects}, ` +

@@ -106,6 +106,17 @@ postgresTest(
       assert.equal(still.fromSeq, error.fromSeq);
       assert.deepEqual(still.writer, error.writer);
       assert.match(still.message, /server process "\d+" still runs/);
+      // A check that cannot look answers nothing either.
+      proxy.arm(onConnect(CHECK));
+      const blind = failureOf(
+        await Effect.runPromise(Effect.exit(store.resolveAppend(still))),
+      );
+      assert.ok(blind instanceof AppendOutcomeUnknown);
+      assert.deepEqual([blind.fromSeq, blind.writer], [
+        error.fromSeq,
+        error.writer,
+      ]);
+      assert.equal(proxy.fired(), 3);
       // The COMMIT arrives: the batch is stored, and so said.
       const resolution = await Effect.runPromise(store.resolveAppend(still));
       assert.equal(resolution, "stored");
