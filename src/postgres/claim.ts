@@ -346,7 +346,12 @@ export const makeClaims = (options: ClaimOptions): Claims => {
       return { stored: stored.success, lost };
     });
 
-  const writerEnded = makeWriterEnded(checkConnection, settleWait, failed);
+  const writerEnded = makeWriterEnded(
+    checkConnection,
+    settleWait,
+    failed,
+    address,
+  );
 
   return { claim, release, settle, settleUnanswered, writerEnded };
 };

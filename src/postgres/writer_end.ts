@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
-import { AppendOutcomeUnknown } from "../store/errors.ts";
+import { AppendOutcomeUnknown, StorageError } from "../store/errors.ts";
 import type { StoreCore } from "../store/core.ts";
 import { quote } from "../quote.ts";
 import { CLAIM_LOCKS, type WriterBackend } from "./locks.ts";
@@ -98,12 +98,14 @@ const stillUnknown = (
  * @param checkConnection A fresh connection of the store's, to look with.
  * @param defaultWait How long to wait by default, in milliseconds.
  * @param failed How a failed SQL call is reported.
+ * @param address The store's address without secrets, for messages.
  * @returns The check.
  */
 export const makeWriterEnded = (
   checkConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope>,
   defaultWait: number,
   failed: Failed,
+  address: string,
 ): NonNullable<StoreCore["writerEnded"]> =>
 (error, options) => {
   const writer = error.writer;
@@ -124,11 +126,20 @@ export const makeWriterEnded = (
     );
     return yield* waitFor(client, id, writer, TERMINATED_MILLIS);
   })).pipe(
-    Effect.mapError((sqlError) =>
+    // A server that stops answering cannot hold the caller forever.
+    Effect.timeout(wait + TERMINATED_MILLIS + 10_000),
+    Effect.mapError((cause) =>
       stillUnknown(
         error,
         `the check of its writer's server process ${quote(writer.pid)} failed`,
-        failed("check the writer of a write in", id)(sqlError),
+        cause._tag === "SqlError"
+          ? failed("check the writer of a write in", id)(cause)
+          : new StorageError({
+            operation: `check the writer of a write (no answer) in ${address}`,
+            id,
+            code: "timeout",
+            cause,
+          }),
       )
     ),
     Effect.flatMap((writing) =>
