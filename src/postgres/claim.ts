@@ -3,7 +3,10 @@
  * connection (with TCP keepalive, so a vanished machine loses its claim
  * within about `deadWriterSeconds`), the session-level advisory lock it
  * holds for its whole life, its release, and the check on a fresh
- * connection that settles a `COMMIT` left without an answer.
+ * connection that settles a `COMMIT` left without an answer. The claim
+ * records its server process (`pg_backend_pid()`), which an
+ * `AppendOutcomeUnknown` carries so that `resolveAppend` can wait for it
+ * (`writer_end.ts`); a refused claim names the holder's.
  *
  * @module
  * @internal
@@ -15,6 +18,7 @@ import * as Scope from "effect/Scope";
 import type * as Semaphore from "effect/Semaphore";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import type { CheckpointMark } from "../store/checkpoints.ts";
+import type { StoreCore } from "../store/core.ts";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import { PgClient } from "@effect/sql-pg";
@@ -29,15 +33,19 @@ import {
 } from "../store/errors.ts";
 import { type Failed, MAX_MESSAGE_BYTES } from "./rows.ts";
 import { EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+import { makeWriterEnded } from "./writer_end.ts";
+import {
+  CLAIM_KEY,
+  CLAIM_LOCKS,
+  WRITE_KEY,
+  type WriterBackend,
+} from "./locks.ts";
 
-/** The SQL behind the claim: a session-level lock on a key of the id. */
-export const CLAIM_KEY = "hashtextextended('palimpsest:' || $1, 0)";
-
-/**
- * A transaction-level lock a `create` holds until it ends, so that a check
- * of its outcome can wait for it (an append holds the head row instead).
- */
-export const WRITE_KEY = "hashtextextended('palimpsest-write:' || $1, 0)";
+/** A writer's connection, with the claim, and its server process. */
+export interface Claimed {
+  readonly client: SqlClient;
+  readonly backend: WriterBackend;
+}
 
 /** A handle's state: its session, and a writer's connection and scope. */
 export interface HandleState {
@@ -45,6 +53,8 @@ export interface HandleState {
   closed: boolean;
   lostClaim?: WriterClaimLost | undefined;
   readonly client: SqlClient | undefined;
+  /** The server process of the writer's connection. */
+  readonly backend?: WriterBackend | undefined;
   readonly scope: Scope.Closeable | undefined;
   readonly semaphore: Semaphore.Semaphore;
   /** The newest checkpoint of the session, as the handle knows it. */
@@ -65,11 +75,14 @@ export interface UnsettledWrite {
 
 /** The claims of one store. */
 export interface Claims {
-  /** A writer's connection with the session's claim, or `SessionLocked`. */
+  /**
+   * A writer's connection with the session's claim, and its server
+   * process; or `SessionLocked`, naming the holder's.
+   */
   readonly claim: (
     id: string,
     scope: Scope.Scope,
-  ) => Effect.Effect<SqlClient, SessionLocked | StorageError>;
+  ) => Effect.Effect<Claimed, SessionLocked | StorageError>;
   /** Gives the claim back and closes the writer's connection. */
   readonly release: (state: HandleState) => Effect.Effect<void>;
   /** Whether a write whose `COMMIT` went unanswered is stored. */
@@ -93,6 +106,14 @@ export interface Claims {
     { readonly stored: boolean; readonly lost: WriterClaimLost },
     AppendOutcomeUnknown
   >;
+  /**
+   * For `resolveAppend`: succeeds once the server process of the failed
+   * writer (`error.writer`) has ended, or no longer holds the claim nor a
+   * transaction, waiting up to `options.writerWait` and then, when
+   * `options.terminateWriter` allows, ending it; else fails with the
+   * outcome still unknown.
+   */
+  readonly writerEnded: NonNullable<StoreCore["writerEnded"]>;
 }
 
 /** What an `AppendOutcomeUnknown` reports of a write left unsettled. */
@@ -233,23 +254,71 @@ export const makeClaims = (options: ClaimOptions): Claims => {
       );
     });
 
-  /** A writer's connection with the session's claim, or SessionLocked. */
+  /** Who holds the claim on `id`, read on the refused writer's `client`. */
+  const holder = (client: SqlClient, id: string) =>
+    client.unsafe<
+      {
+        pid: number;
+        application: string | null;
+        host: string | null;
+        port: number | null;
+      }
+    >(
+      `SELECT l.pid, a.application_name AS application,
+         host(a.client_addr) AS host, a.client_port AS port
+       FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE ${CLAIM_LOCKS} LIMIT 1`,
+      [id],
+    ).pipe(
+      Effect.map((rows): SessionLocked => {
+        const row = rows[0];
+        const client = row === undefined || row.port === null
+          ? undefined
+          : row.port < 0 || row.host === null
+          ? "local"
+          : row.host.includes(":")
+          ? `[${row.host}]:${row.port}`
+          : `${row.host}:${row.port}`;
+        return new SessionLocked({
+          id,
+          pid: row?.pid,
+          application: row?.application || undefined,
+          client,
+        });
+      }),
+      // The holder may be gone already, or the server may not say.
+      Effect.orElseSucceed(() => new SessionLocked({ id, pid: undefined })),
+    );
+
+  /**
+   * A writer's connection with the session's claim and its server
+   * process, or SessionLocked naming the holder's.
+   */
   const claim = (
     id: string,
     scope: Scope.Scope,
-  ): Effect.Effect<SqlClient, SessionLocked | StorageError> =>
+  ): Effect.Effect<Claimed, SessionLocked | StorageError> =>
     Effect.gen(function* () {
       const client = yield* Scope.provide(writerConnection, scope).pipe(
         Effect.mapError(failed("connect a writer to")),
       );
-      const rows = yield* client.unsafe<{ ok: boolean }>(
-        `SELECT pg_try_advisory_lock(${CLAIM_KEY}) AS ok`,
+      const rows = yield* client.unsafe<
+        { ok: boolean; pid: number; started: string | null }
+      >(
+        `SELECT pg_try_advisory_lock(${CLAIM_KEY}) AS ok, pg_backend_pid() AS pid,
+           (SELECT extract(epoch FROM backend_start)::text FROM pg_stat_activity
+            WHERE pid = pg_backend_pid()) AS started`,
         [id],
       ).pipe(Effect.mapError(failed("claim a session in")));
-      if (rows[0]?.ok !== true) {
-        return yield* new SessionLocked({ id, pid: undefined });
+      const row = rows[0];
+      if (row?.ok !== true) {
+        const locked = yield* holder(client, id);
+        return yield* locked;
       }
-      return client;
+      return {
+        client,
+        backend: { pid: row.pid, startedAt: row.started ?? undefined },
+      };
     });
 
   const settleUnanswered: Claims["settleUnanswered"] = (
@@ -271,10 +340,18 @@ export const makeClaims = (options: ClaimOptions): Claims => {
           ...batch,
           cause,
           undo: stored.failure,
+          writer: state.backend,
         });
       }
       return { stored: stored.success, lost };
     });
 
-  return { claim, release, settle, settleUnanswered };
+  const writerEnded = makeWriterEnded(
+    checkConnection,
+    settleWait,
+    failed,
+    address,
+  );
+
+  return { claim, release, settle, settleUnanswered, writerEnded };
 };

@@ -18,7 +18,8 @@
  *   an answer (or with an error) is settled on a fresh connection that
  *   waits for the writer's transaction to end and compares what is stored,
  *   and only a check that fails too makes the outcome
- *   `AppendOutcomeUnknown`. `create` works the same way.
+ *   `AppendOutcomeUnknown`, which `resolveAppend` answers only once the
+ *   writer's server process has ended. `create` works the same way.
  * - **One writer per session, across machines.** A writer holds a
  *   session-level advisory lock (`pg_try_advisory_lock`) on its own
  *   dedicated connection, and appends through that same connection. The
@@ -58,7 +59,8 @@
  * This module assembles the store; the parts sit beside it as the JSONL
  * store's do: `rows.ts` (the rows, pages and the write transaction),
  * `claim.ts` (the writer's connection and its claim, the check of an
- * unanswered `COMMIT`), `follow.ts` (the shared `LISTEN` and the follow
+ * unanswered `COMMIT`), `locks.ts` (the lock keys), `writer_end.ts` (the
+ * wait of `resolveAppend` for a failed writer's server process), `follow.ts` (the shared `LISTEN` and the follow
  * loop), `read.ts` (the rows of an open to a session), `checkpoint.ts`
  * (the checkpoint row, written and opened from), `load.ts` (one session in
  * or out without a store), `schema.ts` (the tables and their migrations).
@@ -96,7 +98,8 @@ import { SessionSeq } from "../seq.ts";
 import type { OpenOptions, SessionHandle, WriteError } from "../store/store.ts";
 import { makeSessionStore, type StoreCore } from "../store/core.ts";
 import type { PostgresSessionStore, PostgresStoreOptions } from "./service.ts";
-import { CLAIM_KEY, type HandleState, makeClaims, WRITE_KEY } from "./claim.ts";
+import { type HandleState, makeClaims } from "./claim.ts";
+import { CLAIM_LOCKS, WRITE_KEY } from "./locks.ts";
 import { makeFollow } from "./follow.ts";
 import { readEventRange } from "./read.ts";
 import {
@@ -179,7 +182,7 @@ export function makePostgresStore(
       Effect.mapError(failed("migrate")),
     );
 
-    const { claim, release, settleUnanswered } = makeClaims({
+    const { claim, release, settleUnanswered, writerEnded } = makeClaims({
       url,
       address,
       dead,
@@ -235,11 +238,12 @@ export function makePostgresStore(
         const next = session.surface.nextSeq;
         return scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
-            const client = yield* claim(header.id, scope);
+            const { client, backend } = yield* claim(header.id, scope);
             const state: HandleState = {
               session,
               closed: false,
               client,
+              backend,
               scope,
               semaphore: Semaphore.makeUnsafe(1),
               mark: { seq: 0, since: undefined },
@@ -357,13 +361,14 @@ export function makePostgresStore(
       (id, _, openOptions) =>
         scoped(withHandleScope((scope) =>
           Effect.gen(function* () {
-            const client = yield* claim(id, scope);
+            const { client, backend } = yield* claim(id, scope);
             const loaded = yield* read(client, id, openOptions, true);
             const log = yield* writableLog(loaded.log);
             return makeHandle(id, "write", loaded.report, {
               session: log.session,
               closed: false,
               client,
+              backend,
               scope,
               semaphore: Semaphore.makeUnsafe(1),
               mark: loaded.mark,
@@ -475,10 +480,7 @@ export function makePostgresStore(
             { bytes: bigint | number; modified: number; locked: boolean }
           >(
             `SELECT s.bytes, (extract(epoch FROM s.updated_at) * 1000)::float8 AS modified,
-               EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-                 AND l.objsubid = 1
-                 AND l.classid::bigint = ((${CLAIM_KEY}) >> 32) & 4294967295
-                 AND l.objid::bigint = (${CLAIM_KEY}) & 4294967295) AS locked
+               EXISTS (SELECT 1 FROM pg_locks l WHERE ${CLAIM_LOCKS}) AS locked
              FROM ${SESSIONS_TABLE} s WHERE s.id = $1`,
             [id],
           ).pipe(Effect.mapError(failed("stat a session in"))),
@@ -580,6 +582,7 @@ export function makePostgresStore(
       stat,
       close,
       checkpoint,
+      writerEnded,
     });
     return store;
   });

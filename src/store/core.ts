@@ -33,6 +33,7 @@ import type {
   AppendResult,
   HistoryOperation,
   OpenError,
+  ResolveOptions,
   SessionHandle,
   SessionStore,
   UpdateResult,
@@ -90,6 +91,17 @@ export interface StoreCore {
   readonly close: SessionStore["close"];
   /** See {@link SessionStore} `checkpoint`. */
   readonly checkpoint: SessionStore["checkpoint"];
+  /**
+   * Before `resolveAppend` reads: succeeds once the write of `error` can
+   * no longer commit, else fails with `AppendOutcomeUnknown` (a layer
+   * whose claim can outlive a failed writer's transaction: PostgreSQL,
+   * whose server process can still commit after the client gave up).
+   * Absent: the claim's release says the write is over.
+   */
+  readonly writerEnded?: (
+    error: AppendOutcomeUnknown,
+    options: ResolveOptions | undefined,
+  ) => Effect.Effect<void, AppendOutcomeUnknown>;
 }
 
 /** Whether `next` is `current` with events appended. */
@@ -258,7 +270,11 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       // A writer's open waits for nothing: it succeeds only once the failed
       // writer's claim is gone, and with it any write still under way. A
       // claim held by another writer was taken after that, so a reader's
-      // view is as final.
+      // view is as final. Where the claim can be held by the failed write's
+      // own process, still able to commit, the layer waits for its end.
+      if (core.writerEnded !== undefined) {
+        yield* core.writerEnded(error, options);
+      }
       const handle = yield* core.open(error.id, { ...read, mode: "write" })
         .pipe(
           Effect.catchTag(

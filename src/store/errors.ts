@@ -67,8 +67,20 @@ export class SessionNotFound extends Data.Error<{
 export class SessionLocked extends Data.Error<{
   /** The id. */
   readonly id: string;
-  /** The pid recorded in the lock, when readable. */
+  /**
+   * The pid recorded in the lock, when readable (PostgreSQL: the holder's
+   * server process, its backend).
+   */
   readonly pid: number | undefined;
+  /**
+   * PostgreSQL: the holder's `application_name`, when the server shows it.
+   */
+  readonly application?: string | undefined;
+  /**
+   * PostgreSQL: the holder's client address and port (`10.0.0.5:53122`),
+   * or `local` for a Unix socket, when the server shows it.
+   */
+  readonly client?: string | undefined;
   /**
    * `"unknown"` when this process could not tell whether the holder is
    * alive (see `reason` and `permission`); absent or `"live"` when it is.
@@ -86,8 +98,8 @@ export class SessionLocked extends Data.Error<{
   readonly _tag: "SessionLocked" = "SessionLocked";
   /** A sentence for people. */
   override readonly message: string = this.liveness === "unknown"
-    ? `Session ${quote(this.id)} is claimed for writing by process ${
-      quote(this.pid)
+    ? `Session ${quote(this.id)} is claimed for writing by ${
+      holderOf(this)
     }, and this process could not tell whether that process is alive${
       this.reason === undefined ? "" : ` (${this.reason})`
     }; ${
@@ -95,10 +107,31 @@ export class SessionLocked extends Data.Error<{
         ? "close that writer, or remove its claim by hand if it is dead"
         : `run again with ${this.permission} so that a dead writer's claim can be reclaimed`
     }`
-    : `Session ${quote(this.id)} is open for writing by process ${
-      quote(this.pid)
+    : `Session ${quote(this.id)} is open for writing by ${
+      holderOf(this)
     }; close that writer or open for reading`;
 }
+
+/** Who holds a claim, for a {@link SessionLocked} message. */
+const holderOf = (
+  locked: {
+    readonly pid: number | undefined;
+    readonly application?: string | undefined;
+    readonly client?: string | undefined;
+  },
+): string => {
+  const { pid, application, client } = locked;
+  if (application === undefined && client === undefined) {
+    return pid === undefined ? "another writer" : `process ${quote(pid)}`;
+  }
+  const named = [
+    application === undefined ? [] : [`application ${quote(application)}`],
+    client === undefined ? [] : [`client ${quote(client)}`],
+  ].flat().join(", ");
+  return `${
+    pid === undefined ? "a server process" : `server process ${quote(pid)}`
+  } (${named})`;
+};
 
 /** A write operation on a handle opened for reading. */
 export class ReadOnlyHandle extends Data.Error<{
@@ -186,6 +219,18 @@ export class AppendOutcomeUnknown extends Data.Error<{
   readonly cause: unknown;
   /** The error of what was to settle the outcome (the undo, or the check). */
   readonly undo: unknown;
+  /**
+   * PostgreSQL: the server process (backend) of the failed writer's
+   * connection, its `pg_backend_pid()` and start time (epoch seconds, as
+   * text), recorded when the claim was taken. While it runs, its
+   * transaction can still commit; `resolveAppend` answers only once it
+   * has ended.
+   */
+  readonly writer?:
+    | { readonly pid: number; readonly startedAt: string | undefined }
+    | undefined;
+  /** Why the outcome is still unknown, for people. */
+  readonly reason?: string | undefined;
 }> {
   /** The tag. */
   readonly _tag: "AppendOutcomeUnknown" = "AppendOutcomeUnknown";
@@ -194,7 +239,9 @@ export class AppendOutcomeUnknown extends Data.Error<{
     quote(this.events)
   } events from seq ${quote(this.fromSeq)} of session ${
     quote(this.id)
-  } may or may not be stored; call store.resolveAppend with this error before writing it again`;
+  } may or may not be stored${
+    this.reason === undefined ? "" : ` (${this.reason})`
+  }; call store.resolveAppend with this error before writing it again`;
 }
 
 /**

@@ -48,6 +48,7 @@
  * @module
  */
 import * as Context from "effect/Context";
+import type * as Duration from "effect/Duration";
 import type * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type * as Stream from "effect/Stream";
@@ -258,10 +259,33 @@ export interface ResolveOptions {
   readonly vocabulary?: Vocabulary;
   /** The longest stored line accepted, in bytes; 256 MiB by default. */
   readonly maxLineBytes?: number;
+  /**
+   * PostgreSQL: how long to wait for the failed writer's server process
+   * to end while its transaction can still commit; by default as long as
+   * the append's own check waits (`deadWriterSeconds` + 5 s). Other stores
+   * ignore it: their claim ends with the write.
+   */
+  readonly writerWait?: Duration.Input;
+  /**
+   * PostgreSQL: when the failed writer's server process still runs after
+   * `writerWait`, end it (`pg_terminate_backend`, which needs the same role
+   * or `pg_signal_backend`), which rolls its transaction back unless its
+   * `COMMIT` is already under way, and then answer. False by default: the
+   * answer is then `AppendOutcomeUnknown` again. Only for a writer known to
+   * be given up (its process gone or stopped).
+   */
+  readonly terminateWriter?: boolean;
 }
 
-/** Errors of resolving an unknown outcome. */
-export type ResolveError = OpenError | StoredLogDiffers;
+/**
+ * Errors of resolving an unknown outcome: `AppendOutcomeUnknown` again when
+ * the write can still commit (PostgreSQL: the failed writer's server
+ * process still runs; see {@link ResolveOptions}).
+ */
+export type ResolveError =
+  | OpenError
+  | StoredLogDiffers
+  | AppendOutcomeUnknown;
 
 /** Errors of following a session. */
 export type FollowError =
@@ -396,14 +420,21 @@ export interface SessionStore {
    * session for writing (so no write of the batch can still be under way:
    * the failed writer's claim is gone), or, when another writer holds the
    * claim, for reading; then compares the events stored from the batch's
-   * first seq with the batch's events, in their stored form.
+   * first seq with the batch's events, in their stored form. On
+   * PostgreSQL it first waits for the failed writer's server process to
+   * end (its transaction can commit while it runs, and it may hold the
+   * claim itself), up to `options.writerWait`, ending it when
+   * `options.terminateWriter` allows; while it runs the answer is
+   * `AppendOutcomeUnknown` again.
    *
    * @param error The unknown outcome.
-   * @param options The vocabulary and line limit to read the session with.
+   * @param options The vocabulary and line limit to read the session with,
+   * and on PostgreSQL how long to wait for the failed writer.
    * @returns `Effect<AppendResolution, ResolveError>`: `"stored"` when
    * every event of the batch is stored at its seq, `"absent"` when the log
    * ends where the batch starts (for a `create`: no such session);
-   * `StoredLogDiffers` when it holds something else there, or a part.
+   * `StoredLogDiffers` when it holds something else there, or a part;
+   * `AppendOutcomeUnknown` when the write can still commit.
    */
   readonly resolveAppend: (
     error: AppendOutcomeUnknown,

@@ -6,7 +6,11 @@
  * finished) and, when an armed {@link Fault} matches a message, cuts the
  * connection: before the message goes on (`drop`), or just after it, with
  * the rest of its extended-query frame, went on (`deliver`). Cutting closes
- * both sockets, so the server sees the client gone at once.
+ * both sockets, so the server sees the client gone at once. A `hold` stalls
+ * the message instead: the relay closes the client's side only, keeps the
+ * server's open, and sends the message on a while later (as a network that
+ * delays a packet past the client's patience), then closes the server's
+ * side once it answers.
  *
  * Connections are told apart by the `application_name` of their startup
  * message (the store names its writer, check and pool connections). The
@@ -37,8 +41,12 @@ export interface Fault {
   /**
    * `drop`: cut before the message goes on. `deliver`: pass it (and, for a
    * client's extended query, its frame through the next Sync), then cut.
+   * `hold` (a client's message): close the client's side, then pass the
+   * message (with its frame) `holdMillis` later.
    */
-  readonly action: "drop" | "deliver";
+  readonly action: "drop" | "deliver" | "hold";
+  /** How long a `hold` keeps the message back; 0 by default. */
+  readonly holdMillis?: number;
 }
 
 /** The relay. */
@@ -156,6 +164,18 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
   let fired = 0;
   let refusing = false;
   const open = new Set<() => void>();
+  // The relay's waits, each cut short when the relay closes.
+  const waits = new Set<() => void>();
+  const sleep = (millis: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waits.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, millis);
+      waits.add(done);
+    });
 
   /** The fault that fires on `message`, removed from the armed ones. */
   const trigger = (message: ProxyMessage): Fault | undefined => {
@@ -196,10 +216,33 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
     let app = "";
     const statements = new Map<string, string>();
 
+    /**
+     * Closes the client's side, then sends `held` to the server after
+     * `millis`; the server's answer finds the client gone, which cuts both.
+     */
+    const stall = async (held: Uint8Array[], millis: number) => {
+      open.delete(cutBoth);
+      try {
+        client.close();
+      } catch {
+        // Already closed.
+      }
+      open.add(cutBoth);
+      await sleep(millis);
+      if (cut) return;
+      await flush(server, held).catch(cutBoth);
+      // A server that never answers is cut all the same.
+      await sleep(5000);
+      cutBoth();
+    };
+
     const clientSide = async () => {
       let started = false;
       // Set by a `deliver` fault on an extended query: cut after its Sync.
       let cutAtSync = false;
+      // Set by a `hold` fault on an extended query: hold through its Sync.
+      let holding: Fault | undefined;
+      const held: Uint8Array[] = [];
       const pending: Uint8Array[] = [];
       for await (const bytes of messagesOf(client, () => started ? 1 : 0)) {
         if (bytes === undefined) {
@@ -242,10 +285,26 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
           }
           message = { from: "client", type, sql, tag: undefined, app };
         }
+        if (holding !== undefined) {
+          held.push(bytes);
+          if (message.type === "S") {
+            return await stall(held, holding.holdMillis ?? 0);
+          }
+          continue;
+        }
         const fault = trigger(message);
         if (fault?.action === "drop") {
           await flush(server, pending);
           return cutBoth();
+        }
+        if (fault?.action === "hold") {
+          await flush(server, pending);
+          held.push(bytes);
+          if (message.type === "B") {
+            holding = fault;
+            continue;
+          }
+          return await stall(held, fault.holdMillis ?? 0);
         }
         pending.push(bytes);
         if (fault !== undefined) {
@@ -325,6 +384,7 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
     close: async () => {
       listener.close();
       for (const cutOne of [...open]) cutOne();
+      for (const wake of [...waits]) wake();
       await accepting;
     },
   };

@@ -1,16 +1,23 @@
 /**
  * The PostgreSQL store under connection faults, through a relay on loopback
- * that cuts the writer's connection at each point of the append protocol
- * (`tests/_helpers/fault_proxy.ts`), and under `pg_terminate_backend` at
- * random moments. Each outcome is compared with what the server holds, read
- * through a connection of its own:
+ * that cuts or stalls the writer's connection at each step of the protocol
+ * of an append, `update` and `repair`, a `create`, a writer's claim and a
+ * checkpoint write (`tests/_helpers/fault_proxy.ts`): before `BEGIN`, after
+ * each statement, an answer dropped, before and after `COMMIT`, with the
+ * check's connection refused, and each message stalled (held while the
+ * client's side is closed, then delivered). {@link TRIALS} trials per point
+ * (20 under `FUZZ_PROFILE=long`). Writers are also ended by
+ * `pg_terminate_backend` at random moments. Each outcome is compared with
+ * what the server holds, read through a connection of its own:
  *
  * - success: the batch is stored, once;
  * - a typed failure: nothing of the batch is stored;
- * - `AppendOutcomeUnknown`: `resolveAppend` says which, and a retry guided
- *   by it stores the batch once;
+ * - `AppendOutcomeUnknown`: `resolveAppend` says which, as the server holds
+ *   it once the writer's server process has ended, and a retry guided by
+ *   it stores the batch once;
  * - never a defect; and a handle whose connection was cut refuses the next
- *   write with `WriterClaimLost`.
+ *   write with `WriterClaimLost`; a cut claim leaves the session free for
+ *   the next writer; a cut checkpoint leaves every checkpoint valid.
  *
  * After the retries every batch is in the log exactly once (none lost, none
  * duplicated). The figures are printed.
@@ -18,15 +25,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Effect, Exit, Fiber, Redacted, Scope, Stream } from "effect";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { PgClient } from "@effect/sql-pg";
-import {
-  AppendOutcomeUnknown,
-  type EventDraft,
-  Session,
-  type SessionHandle,
-} from "@palimpsest/session";
+import { Cause, Effect, Exit, Fiber, Schedule, Stream } from "effect";
+import { Session, type SessionHandle } from "@palimpsest/session";
 import {
   makePostgresStore,
   type PostgresSessionStore,
@@ -39,209 +39,85 @@ import {
   onAnswer,
   onConnect,
   onStatement,
-  startFaultProxy,
 } from "../_helpers/fault_proxy.ts";
+import {
+  batch,
+  bump,
+  CHECK,
+  closeDirect,
+  copiesOf,
+  type FaultPoint,
+  header,
+  kindOf,
+  newTally,
+  openWriter,
+  point,
+  printTally,
+  run,
+  sql,
+  stalled,
+  storedMarks,
+  storedTurns,
+  TRIALS,
+  unknownOf,
+  withProxiedStore,
+  WRITER,
+} from "../_helpers/fault_store.ts";
 
-const WRITER = "palimpsest writer";
-const CHECK = "palimpsest check";
-const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
-
-/** Batch `k`: `size` turn starts whose turns mark it (k * 10 + i). */
-const batch = (k: number, size: number): EventDraft[] =>
-  Array.from({ length: size }, (_, i) => ({
-    type: "turn/start",
-    data: { turn: k * 10 + i },
-  }));
-
-/**
- * Runs raw SQL on the database, straight to the server (not through the
- * relay), over one connection kept per database: a connection costs a
- * password exchange.
- */
-const sql = async (
-  url: string,
-  text: string,
-  params: ReadonlyArray<unknown> = [],
-): Promise<ReadonlyArray<Record<string, unknown>>> => {
-  let client = direct.get(url);
-  if (client === undefined) {
-    const scope = Effect.runSync(Scope.make());
-    client = {
-      scope,
-      sql: await Effect.runPromise(Scope.provide(
-        PgClient.makeClient({ url: Redacted.make(url) }).pipe(
-          Effect.provide(Reactivity.layer),
-        ),
-        scope,
-      )),
-    };
-    direct.set(url, client);
-  }
-  return Effect.runPromise(
-    client.sql.unsafe<Record<string, unknown>>(text, [...params]),
-  );
-};
-const direct = new Map<
-  string,
-  { readonly scope: Scope.Closeable; readonly sql: PgClient.PgClient }
->();
-
-/** Closes the direct connection to a database, before it is dropped. */
-const closeDirect = async (url: string) => {
-  const client = direct.get(url);
-  direct.delete(url);
-  if (client !== undefined) {
-    await Effect.runPromise(Scope.close(client.scope, Exit.void));
-  }
-};
-
-/** The stored events of a session as `[type, turn]`, in seq order. */
-const storedMarks = async (
-  url: string,
-  id: string,
-): Promise<Array<readonly [string, number]>> => {
-  const rows = await sql(
-    url,
-    "SELECT line FROM palimpsest_events WHERE session_id = $1 ORDER BY seq",
-    [id],
-  );
-  return rows.map((row) => {
-    const event = JSON.parse(String(row.line));
-    return [event.type, event.data.turn] as const;
-  });
-};
-
-/** The turns of the `turn/start` events stored for a session, in order. */
-const storedTurns = async (url: string, id: string): Promise<number[]> =>
-  (await storedMarks(url, id)).filter(([type]) => type === "turn/start").map((
-    [, turn],
-  ) => turn);
-
-/** How many times each mark of batch `k` is stored (all equal, or a lie). */
-const copiesOf = (turns: ReadonlyArray<number>, k: number, size: number) => {
-  const counts = Array.from(
-    { length: size },
-    (_, i) => turns.filter((t) => t === k * 10 + i).length,
-  );
-  assert.ok(
-    counts.every((c) => c === counts[0]),
-    `batch ${k} is stored in part: ${counts}`,
-  );
-  return counts[0] ?? 0;
-};
-
-/** What the figures count. */
-interface Tally {
-  faults: number;
-  outcomes: Record<string, number>;
-  resolved: Record<string, number>;
-  refusedAfter: number;
-  defects: number;
-  lost: number;
-  duplicated: number;
-}
-
-const newTally = (): Tally => ({
-  faults: 0,
-  outcomes: {},
-  resolved: {},
-  refusedAfter: 0,
-  defects: 0,
-  lost: 0,
-  duplicated: 0,
-});
-
-const bump = (record: Record<string, number>, key: string) => {
-  record[key] = (record[key] ?? 0) + 1;
-};
-
-/** The kind of an outcome: success, a failure's tag, or `defect`. */
-const kindOf = (exit: Exit.Exit<unknown, unknown>): string => {
-  if (Exit.isSuccess(exit)) return "success";
-  if (Cause.hasDies(exit.cause) || Cause.hasInterrupts(exit.cause)) {
-    return "defect";
-  }
-  const failure = exit.cause.reasons.find((r) => r._tag === "Fail");
-  const error = failure?._tag === "Fail" ? failure.error : undefined;
-  return typeof error === "object" && error !== null && "_tag" in error
-    ? String(error._tag)
-    : "untagged";
-};
-
-const unknownOf = (exit: Exit.Exit<unknown, unknown>): AppendOutcomeUnknown => {
-  const error = failureOf(exit);
-  assert.ok(error instanceof AppendOutcomeUnknown);
-  return error;
-};
-
-const printTally = (title: string, tally: Tally) =>
-  console.log(
-    `${title}: faults injected ${tally.faults}; outcomes ${
-      JSON.stringify(tally.outcomes)
-    }; unknown resolved ${JSON.stringify(tally.resolved)}; ` +
-      `later writes refused ${tally.refusedAfter}; defects ${tally.defects}, ` +
-      `lost ${tally.lost}, duplicated ${tally.duplicated}`,
-  );
-
-/** Runs `f` with a store over the relay, and the relay. */
-const withProxiedStore = async (
-  url: string,
-  f: (store: PostgresSessionStore, proxy: FaultProxy) => Promise<void>,
-) => {
-  const proxy = startFaultProxy(url);
-  const scope = Effect.runSync(Scope.make());
-  try {
-    const store = await Effect.runPromise(
-      Scope.provide(
-        makePostgresStore({
-          url: proxy.url,
-          pollInterval: "50 millis",
-          deadWriterSeconds: 3,
-        }),
-        scope,
-      ),
-    );
-    await f(store, proxy);
-  } finally {
-    await Effect.runPromise(Scope.close(scope, Exit.void));
-    await proxy.close();
-    await closeDirect(url);
-  }
-};
-
-const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
-  Effect.runPromise(Effect.scoped(effect));
+const EVENTS_INSERT = /^INSERT INTO "?palimpsest_events/;
+const HEAD_LOCK = /^SELECT next_seq FROM palimpsest_sessions/;
 
 /**
- * The cut points at COMMIT, alike for an append and a create: each a list of
- * faults armed together.
+ * The cut and stall points at COMMIT, alike for an append and a create: the
+ * COMMIT lost, delivered then cut, its answer dropped (with the check's
+ * connection refused too, which leaves the outcome to `resolveAppend`), and
+ * the COMMIT stalled (held while the client's side is closed).
  */
-const commitPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["COMMIT lost on its way", [onStatement(WRITER, /^COMMIT/, "drop")]],
-  ["COMMIT delivered, then cut", [
+const commitPoints: ReadonlyArray<FaultPoint> = [
+  point("COMMIT lost on its way", onStatement(WRITER, /^COMMIT/, "drop")),
+  point(
+    "COMMIT delivered, then cut",
     onStatement(WRITER, /^COMMIT/, "deliver"),
-  ]],
-  ["COMMIT's answer dropped", [onAnswer(WRITER, /^COMMIT/)]],
-  ["COMMIT lost, the check refused", [
+  ),
+  point("COMMIT's answer dropped", onAnswer(WRITER, /^COMMIT/)),
+  point(
+    "COMMIT lost, the check refused",
     onStatement(WRITER, /^COMMIT/, "drop"),
     onConnect(CHECK),
-  ]],
-  ["COMMIT's answer dropped, the check refused", [
+  ),
+  point(
+    "COMMIT's answer dropped, the check refused",
     onAnswer(WRITER, /^COMMIT/),
+    onConnect(CHECK),
+  ),
+  [
+    "COMMIT stalled",
+    (k) => [stalled(onStatement(WRITER, /^COMMIT/, "drop"), k)],
+  ],
+  ["COMMIT stalled, the check refused", (k) => [
+    stalled(onStatement(WRITER, /^COMMIT/, "drop"), k),
     onConnect(CHECK),
   ]],
 ];
 
-/** The cut points of an append, each a list of faults armed together. */
-const appendPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
-  ["after the head lock", [
-    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
-  ]],
-  ["after the insert", [
+/** The cut and stall points of an append. */
+const appendPoints: ReadonlyArray<FaultPoint> = [
+  point("before BEGIN", onStatement(WRITER, /^BEGIN/, "drop")),
+  point("after BEGIN", onStatement(WRITER, HEAD_LOCK, "drop")),
+  point("the head lock's answer dropped", onAnswer(WRITER, /^SELECT/)),
+  point("after the head lock", onStatement(WRITER, EVENTS_INSERT, "drop")),
+  point("the insert's answer dropped", onAnswer(WRITER, /^INSERT/)),
+  point(
+    "after the insert",
     onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
+  ),
+  point("after the head update", onStatement(WRITER, /pg_notify/, "drop")),
+  ["the head lock stalled", (k) => [
+    stalled(onStatement(WRITER, HEAD_LOCK, "drop"), k),
   ]],
-  ["after the head update", [onStatement(WRITER, /pg_notify/, "drop")]],
+  ["the insert stalled", (k) => [
+    stalled(onStatement(WRITER, EVENTS_INSERT, "drop"), k),
+  ]],
   ...commitPoints,
 ];
 
@@ -306,8 +182,16 @@ const operations: ReadonlyArray<Operation> = [
   },
 ];
 
+/**
+ * Trials of an operation at each point: together, the operations try each
+ * point {@link TRIALS} times or more, and each size of an operation once or
+ * more.
+ */
+const rounds = (op: Operation) =>
+  Math.max(op.sizes.length, Math.ceil(TRIALS / operations.length));
+
 postgresTest(
-  "a cut at each point of an append, update or repair ends in an honest outcome, and retries guided by it neither lose nor duplicate",
+  "a cut or stall at each point of an append, update or repair ends in an honest outcome, and retries guided by it neither lose nor duplicate",
   async (url) => {
     const tally = newTally();
     await withProxiedStore(url, async (store, proxy) => {
@@ -319,14 +203,16 @@ postgresTest(
         await run(Effect.flatMap(store.create(header(id)), store.close));
         let rows = 0;
         const written: Array<{ k: number; size: number }> = [];
-        for (const size of op.sizes) {
+        for (let trial = 0; trial < rounds(op); trial++) {
+          const size = op.sizes[trial % op.sizes.length] ?? 1;
           for (const [point, faults] of appendPoints) {
             k++;
+            bump(tally.points, point);
             const before = proxy.fired();
             const { result, after } = await run(Effect.gen(function* () {
-              const writer = yield* store.open(id, { mode: "write" });
+              const writer = yield* openWriter(store, id);
               yield* op.prepare(store, writer, k);
-              proxy.arm(...faults);
+              proxy.arm(...faults(k));
               const result = yield* Effect.exit(
                 op.write(store, writer, k, size),
               );
@@ -369,11 +255,10 @@ postgresTest(
                 store.resolveAppend(unknownOf(result)),
               );
               bump(tally.resolved, resolution);
-              assert.equal(
-                resolution,
-                copies === 1 ? "stored" : "absent",
-                where,
-              );
+              // Read once the writer's process is gone: the answer is
+              // final, and a stalled COMMIT may have landed meanwhile.
+              const now = op.copies(await storedMarks(url, id), k, size);
+              assert.equal(resolution, now === 1 ? "stored" : "absent", where);
               retry = resolution === "absent";
             } else {
               // A typed failure: nothing of the batch is stored.
@@ -381,9 +266,10 @@ postgresTest(
               retry = true;
             }
             if (retry) {
-              await run(
-                store.withSession(id, (w) => op.write(store, w, k, size)),
-              );
+              await run(Effect.flatMap(
+                openWriter(store, id),
+                (w) => op.write(store, w, k, size),
+              ));
             }
             written.push({ k, size });
             rows += op.rows(size);
@@ -404,77 +290,275 @@ postgresTest(
   },
 );
 
-/** The cut points of a create from a whole session. */
-const createPoints: ReadonlyArray<readonly [string, ReadonlyArray<Fault>]> = [
-  ["before BEGIN", [onStatement(WRITER, /^BEGIN/, "drop")]],
-  ["after the write lock", [
+/** The cut and stall points of a create from a whole session. */
+const createPoints: ReadonlyArray<FaultPoint> = [
+  point(
+    "before the claim",
+    onStatement(WRITER, /pg_try_advisory_lock/, "drop"),
+  ),
+  point("the claim's answer dropped", onAnswer(WRITER, /^SELECT/)),
+  point("before BEGIN", onStatement(WRITER, /^BEGIN/, "drop")),
+  point(
+    "after BEGIN",
+    onStatement(WRITER, /pg_advisory_xact_lock/, "drop"),
+  ),
+  point(
+    "after the write lock",
     onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"),
-  ]],
-  ["after the head row", [
-    onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+  ),
+  point("after the head row", onStatement(WRITER, EVENTS_INSERT, "drop")),
+  point("the events' answer dropped", onAnswer(WRITER, /^INSERT 0 3/)),
+  ["the head row stalled", (k) => [
+    stalled(onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"), k),
   ]],
   ...commitPoints,
 ];
 
 postgresTest(
-  "a cut at each point of a create ends in an honest outcome, and a retry guided by it creates the session once",
+  "a cut or stall at each point of a create ends in an honest outcome, and a retry guided by it creates the session once",
   async (url) => {
     const tally = newTally();
     await withProxiedStore(url, async (store, proxy) => {
-      for (const [index, [point, faults]] of createPoints.entries()) {
-        const id = `cut-create-${index}`;
-        const session = Effect.runSync(
-          Session.appendAll(Session.make(header(id)), batch(index, 3)),
-        );
-        const before = proxy.fired();
-        const { result, after } = await run(Effect.gen(function* () {
-          proxy.arm(...faults);
-          const result = yield* Effect.exit(store.create(session));
-          proxy.disarm();
-          const after = Exit.isSuccess(result)
-            ? yield* Effect.exit(store.append(result.value, batch(900, 1)))
-            : undefined;
-          return { result, after };
-        }));
-        tally.faults += proxy.fired() - before;
-        const kind = kindOf(result);
-        bump(tally.outcomes, kind);
-        const where = `${point}: ${kind}`;
-        if (kind === "defect") tally.defects++;
-        const turns = await storedTurns(url, id);
-        const exists = (await sql(
-          url,
-          "SELECT id FROM palimpsest_sessions WHERE id = $1",
-          [id],
-        )).length === 1;
-        assert.equal(exists ? copiesOf(turns, index, 3) : 0, exists ? 1 : 0);
-        let retry = false;
-        if (kind === "success") {
-          assert.ok(exists, where);
-          // Stored, but the connection is gone: the handle cannot write.
-          assert.equal(kindOf(after ?? Exit.void), "WriterClaimLost", where);
-          tally.refusedAfter++;
-        } else if (kind === "AppendOutcomeUnknown") {
-          const resolution = await Effect.runPromise(
-            store.resolveAppend(unknownOf(result)),
+      let k = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        for (const [point, faults] of createPoints) {
+          k++;
+          bump(tally.points, point);
+          const id = `cut-create-${k}`;
+          const session = Effect.runSync(
+            Session.appendAll(Session.make(header(id)), batch(k, 3)),
           );
-          bump(tally.resolved, resolution);
-          assert.equal(resolution, exists ? "stored" : "absent", where);
-          retry = resolution === "absent";
-        } else {
-          assert.ok(!exists, where);
-          retry = true;
+          const before = proxy.fired();
+          const { result, after } = await run(Effect.gen(function* () {
+            proxy.arm(...faults(k));
+            const result = yield* Effect.exit(store.create(session));
+            proxy.disarm();
+            const after = Exit.isSuccess(result)
+              ? yield* Effect.exit(store.append(result.value, batch(900, 1)))
+              : undefined;
+            return { result, after };
+          }));
+          const fired = proxy.fired() - before;
+          assert.ok(fired >= 1, `${point}: no fault fired`);
+          tally.faults += fired;
+          const kind = kindOf(result);
+          bump(tally.outcomes, kind);
+          const where = `${point}: ${kind}`;
+          if (kind === "defect") {
+            tally.defects++;
+            assert.fail(
+              `${where}: ${
+                Exit.isFailure(result) && Cause.pretty(result.cause)
+              }`,
+            );
+          }
+          const turns = await storedTurns(url, id);
+          const exists = (await sql(
+            url,
+            "SELECT id FROM palimpsest_sessions WHERE id = $1",
+            [id],
+          )).length === 1;
+          assert.equal(exists ? copiesOf(turns, k, 3) : 0, exists ? 1 : 0);
+          let retry = false;
+          if (kind === "success") {
+            assert.ok(exists, where);
+            // Stored, but the connection is gone: the handle cannot write.
+            assert.equal(kindOf(after ?? Exit.void), "WriterClaimLost", where);
+            tally.refusedAfter++;
+          } else if (kind === "AppendOutcomeUnknown") {
+            const resolution = await Effect.runPromise(
+              store.resolveAppend(unknownOf(result)),
+            );
+            bump(tally.resolved, resolution);
+            // Read once the writer's process is gone: the answer is final.
+            const now = (await sql(
+              url,
+              "SELECT id FROM palimpsest_sessions WHERE id = $1",
+              [id],
+            )).length === 1;
+            assert.equal(resolution, now ? "stored" : "absent", where);
+            retry = resolution === "absent";
+          } else {
+            assert.ok(!exists, where);
+            retry = true;
+          }
+          if (retry) {
+            // A stalled writer's process may still hold the claim a while.
+            await run(
+              Effect.flatMap(store.create(session), store.close).pipe(
+                Effect.retry({
+                  schedule: Schedule.spaced("50 millis"),
+                  times: 300,
+                  while: (error) => error._tag === "SessionLocked",
+                }),
+              ),
+            );
+          }
+          const final = await storedTurns(url, id);
+          if (final.length === 0) tally.lost++;
+          assert.deepEqual(final, [k * 10, k * 10 + 1, k * 10 + 2], where);
         }
-        if (retry) {
-          await run(Effect.flatMap(store.create(session), store.close));
-        }
-        const final = await storedTurns(url, id);
-        if (final.length === 0) tally.lost++;
-        assert.deepEqual(final, [index * 10, index * 10 + 1, index * 10 + 2]);
       }
     });
     printTally("create faults", tally);
     assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
+  },
+);
+
+/** The cut and stall points of a writer's open: its connection and claim. */
+const claimPoints: ReadonlyArray<FaultPoint> = [
+  point("the writer's connection refused", onConnect(WRITER)),
+  point(
+    "before the claim",
+    onStatement(WRITER, /pg_try_advisory_lock/, "drop"),
+  ),
+  point(
+    "the claim delivered, then cut",
+    onStatement(WRITER, /pg_try_advisory_lock/, "deliver"),
+  ),
+  point("the claim's answer dropped", onAnswer(WRITER, /^SELECT/)),
+  ["the claim stalled", (k) => [
+    stalled(onStatement(WRITER, /pg_try_advisory_lock/, "drop"), k),
+  ]],
+  point(
+    "after the claim",
+    onStatement(WRITER, /FROM palimpsest_sessions/, "drop"),
+  ),
+];
+
+postgresTest(
+  "a cut or stall at each point of a writer's claim ends in a typed failure, and the claim is free again",
+  async (url) => {
+    const tally = newTally();
+    await withProxiedStore(url, async (store, proxy) => {
+      const id = "cut-claim";
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      let k = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        for (const [point, faults] of claimPoints) {
+          k++;
+          bump(tally.points, point);
+          const before = proxy.fired();
+          proxy.arm(...faults(k));
+          const result = await run(
+            Effect.exit(store.open(id, { mode: "write" })),
+          );
+          proxy.disarm();
+          const fired = proxy.fired() - before;
+          assert.ok(fired >= 1, `${point}: no fault fired`);
+          tally.faults += fired;
+          const kind = kindOf(result);
+          bump(tally.outcomes, kind);
+          const where = `${point}: ${kind}`;
+          if (kind === "defect") {
+            tally.defects++;
+            assert.fail(
+              `${where}: ${
+                Exit.isFailure(result) && Cause.pretty(result.cause)
+              }`,
+            );
+          }
+          // A cut open has no claim to give: the open fails, typed.
+          assert.notEqual(kind, "success", where);
+          // The cut connection's claim goes with its server process: the
+          // next writer gets it, and writes once.
+          await run(Effect.flatMap(
+            openWriter(store, id),
+            (w) => store.append(w, batch(k, 1)),
+          ));
+          assert.equal(copiesOf(await storedTurns(url, id), k, 1), 1, where);
+        }
+      }
+      assert.equal((await storedTurns(url, id)).length, k);
+      const stat = await Effect.runPromise(store.stat(id));
+      assert.equal(stat.locked, false);
+    });
+    printTally("claim faults", tally);
+    assert.equal(tally.defects, 0);
+  },
+);
+
+/** The cut and stall points of a checkpoint write. */
+const CHECKPOINT_PUT = /^INSERT INTO palimpsest_checkpoints/;
+const checkpointPoints: ReadonlyArray<FaultPoint> = [
+  point("before the write", onStatement(WRITER, CHECKPOINT_PUT, "drop")),
+  point(
+    "the write delivered, then cut",
+    onStatement(WRITER, CHECKPOINT_PUT, "deliver"),
+  ),
+  point("the write's answer dropped", onAnswer(WRITER, /^INSERT/)),
+  ["the write stalled", (k) => [
+    stalled(onStatement(WRITER, CHECKPOINT_PUT, "drop"), k),
+  ]],
+];
+
+postgresTest(
+  "a cut or stall at each point of a checkpoint write leaves the log whole and every checkpoint valid",
+  async (url) => {
+    const tally = newTally();
+    await withProxiedStore(url, async (store, proxy) => {
+      const id = "cut-checkpoint";
+      await run(Effect.flatMap(store.create(header(id)), store.close));
+      let k = 0;
+      for (let trial = 0; trial < TRIALS; trial++) {
+        for (const [point, faults] of checkpointPoints) {
+          k++;
+          bump(tally.points, point);
+          const before = proxy.fired();
+          const { result, at } = await run(Effect.gen(function* () {
+            const writer = yield* openWriter(store, id);
+            yield* store.append(writer, batch(k, 2));
+            proxy.arm(...faults(k));
+            const result = yield* Effect.exit(store.checkpoint(writer));
+            proxy.disarm();
+            return { result, at: writer.session.surface.nextSeq };
+          }));
+          const fired = proxy.fired() - before;
+          assert.ok(fired >= 1, `${point}: no fault fired`);
+          tally.faults += fired;
+          const kind = kindOf(result);
+          bump(tally.outcomes, kind);
+          const where = `${point}: ${kind}`;
+          if (kind === "defect") {
+            tally.defects++;
+            assert.fail(
+              `${where}: ${
+                Exit.isFailure(result) && Cause.pretty(result.cause)
+              }`,
+            );
+          }
+          if (Exit.isSuccess(result)) {
+            const rows = await sql(
+              url,
+              "SELECT seq FROM palimpsest_checkpoints WHERE session_id = $1",
+              [id],
+            );
+            assert.equal(Number(rows[0]?.seq), at, where);
+          }
+          // Whatever the cut left, a reader sees the whole log, from a
+          // checkpoint it accepts or by a replay, never a rejected one.
+          const report = await run(Effect.map(
+            store.open(id, { mode: "read" }),
+            (reader) => ({
+              next: reader.session.surface.nextSeq,
+              from: reader.report.checkpoint,
+              rejected: reader.report.checkpointRejected,
+            }),
+          ));
+          assert.deepEqual(
+            [report.next, report.rejected],
+            [at, undefined],
+            where,
+          );
+          assert.ok((report.from ?? 0) <= at, where);
+        }
+      }
+      assert.equal((await storedTurns(url, id)).length, 2 * k);
+    }, {
+      checkpoints: { everyEvents: 100_000, onClose: false, holdLogUpTo: 0 },
+    });
+    printTally("checkpoint faults", tally);
+    assert.equal(tally.defects, 0);
   },
 );
 

@@ -282,6 +282,43 @@ postgresTest(
 );
 
 postgresTest(
+  "SessionLocked names the holder's server process, application and client address",
+  async (url) => {
+    const { locked, holder } = await withPg(
+      url,
+      (store) =>
+        Effect.gen(function* () {
+          yield* store.create(header("held"));
+          const locked = yield* Effect.flip(
+            store.open("held", { mode: "write" }),
+          );
+          const holder = yield* runSql(
+            url,
+            `SELECT pid, application_name AS app FROM pg_stat_activity
+           WHERE application_name = 'palimpsest writer' AND datname = current_database()
+           AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
+          );
+          return { locked, holder };
+        }),
+    );
+    assert.equal(holder.length, 1);
+    const named = thenFails(locked, "SessionLocked", {
+      id: "held",
+      pid: Number(holder[0]?.pid),
+      application: "palimpsest writer",
+    });
+    assert.match(named.client ?? "", /^(local|[\d.]+:\d+|\[[\da-f:]+\]:\d+)$/);
+    // The message names them all, and nothing reads "undefined".
+    assert.equal(
+      named.message,
+      `Session "held" is open for writing by server process "${
+        holder[0]?.pid
+      }" (application "palimpsest writer", client "${named.client}"); close that writer or open for reading`,
+    );
+  },
+);
+
+postgresTest(
   "a writer whose head row moved under it appends nothing and stops",
   async (url) => {
     const result = await withPg(url, (store) =>
