@@ -237,7 +237,14 @@ export interface SessionApi {
   readonly fromEvents: (
     header: SessionHeader,
     events: Iterable<SessionEvent>,
-    options?: MakeOptions,
+    options?: MakeOptions & {
+      /**
+       * The events are a stored log read back: a replacement that shadows
+       * an unanswered tool call, which older versions appended, is
+       * accepted. False by default.
+       */
+      readonly stored?: boolean;
+    },
   ) => Effect.Effect<Session, SurfaceError>;
   /**
    * Appends a draft: assigns the next seq and the `Clock` time, judges its
@@ -432,7 +439,9 @@ export const Session: SessionApi = {
   fromEvents: (header, events, options) =>
     lazyExit(() => {
       const session = Session.make(header, options);
-      const result = replayResult(events, session.surface);
+      const result = replayResult(events, session.surface, {
+        stored: options?.stored === true,
+      });
       return result._tag === "Success"
         ? Result.succeed(withSurface(session, result.success))
         : Result.fail(result.failure.error);

@@ -45,6 +45,7 @@ import { openWork } from "../repair.ts";
 import { heldEvents, type LogPrior, turnMarks } from "../prior.ts";
 import { forEachNode, logEvent } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
+import { openCallsOf } from "../surface/calls.ts";
 import { isObject } from "../json.ts";
 import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
 import { decodeLine, makeRunBudget } from "./line.ts";
@@ -183,6 +184,9 @@ export function encodeCheckpoint(
   let heldFrom: number = seq;
   for (const turn of open.turns) heldFrom = Math.min(heldFrom, turn.startSeq);
   for (const c of open.compactions) heldFrom = Math.min(heldFrom, c.startSeq);
+  // A node with a call no result answered yet is held too: the restored
+  // surface rebuilds its open calls from the held events.
+  for (const [, at] of openCallsOf(surface)) heldFrom = Math.min(heldFrom, at);
   const order: number[] = [];
   const pinned: string[] = [];
   forEachNode(surface, (at, event) => {
