@@ -264,10 +264,13 @@ Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give
             ? {}
             : { vocabulary: session.vocabulary }),
           baseSeq: session.surface.baseSeq,
+          stored: true,
         }),
       );
       const rest = Effect.runSync(
-        Session.appendEvents(roundTrip(prefix), events.slice(k)),
+        Session.appendEvents(roundTrip(prefix), events.slice(k), {
+          stored: true,
+        }),
       );
       assertSame(rest, session, [k, 1, 2 * k, 3]);
     }
