@@ -135,7 +135,8 @@ export function makeMigrator(
         );
       const v3 = decodeEventResult(event);
       if (Result.isFailure(v3)) return rejected(v3.failure);
-      const next = applyEventResult(surface, v3.success);
+      // An older log is a stored one: see `FoldOptions.stored`.
+      const next = applyEventResult(surface, v3.success, { stored: true });
       if (Result.isFailure(next)) return rejected(next.failure);
       surface = next.success;
       events.push({ _tag: "MigratedEvent", line, event: v3.success });

@@ -524,6 +524,32 @@ export class SystemHeadExists extends Data.Error<{
   }; replace the head instead`;
 }
 
+/**
+ * A replacement whose range holds an `assistant/message` with tool calls no
+ * `tool/result` has answered yet: the result, when it came, would answer a
+ * call the model no longer sees, and no request could carry it.
+ */
+export class ReplaceShadowsUnansweredCall extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The first `assistant/message` node in the range with unanswered calls. */
+  readonly callSeq: SessionSeq;
+  /** Its unanswered call ids, in block order. */
+  readonly callIds: ReadonlyArray<string>;
+}> {
+  /** The tag. */
+  readonly _tag: "ReplaceShadowsUnansweredCall" =
+    "ReplaceShadowsUnansweredCall";
+  /** A sentence for people. */
+  override readonly message: string = `The replacement${
+    at(this.seq)
+  } would shadow node ${quote(this.callSeq)} whose tool call${
+    this.callIds.length === 1 ? "" : "s"
+  } ${
+    this.callIds.map(quote).join(", ")
+  } no tool/result answered yet; append the results first, or end the range before that node`;
+}
+
 /** Every error of the fold. */
 export type SurfaceError =
   | NonContiguousSeq
@@ -535,4 +561,5 @@ export type SurfaceError =
   | ToolResultReplaceTargetNotToolResult
   | ToolResultReplaceChangesMoreThanContent
   | SystemHeadProtected
-  | SystemHeadExists;
+  | SystemHeadExists
+  | ReplaceShadowsUnansweredCall;

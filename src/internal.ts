@@ -44,6 +44,7 @@ export {
   applyEventResult,
   emptySurfaceAt,
   type EmptySurfaceOptions,
+  type FoldOptions,
   logEvent,
   type ReplayFailure,
   replayResult,

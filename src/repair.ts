@@ -255,7 +255,9 @@ const openCallsAtEnd = (
   if (first === undefined) return [];
   let surface = given;
   if (surface === undefined) {
-    const folded = replayResult(events, emptySurfaceAt(first.seq));
+    const folded = replayResult(events, emptySurfaceAt(first.seq), {
+      stored: true,
+    });
     if (folded._tag === "Failure") return [];
     surface = folded.success;
   }

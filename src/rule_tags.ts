@@ -41,6 +41,7 @@ const surfaceTags = [
   "ToolResultReplaceChangesMoreThanContent",
   "SystemHeadProtected",
   "SystemHeadExists",
+  "ReplaceShadowsUnansweredCall",
 ] as const satisfies ReadonlyArray<SurfaceError["_tag"]>;
 
 /** Every `_tag` of {@link SurfaceError}, the relational rules (SPEC §2.4). */

@@ -237,7 +237,14 @@ export interface SessionApi {
   readonly fromEvents: (
     header: SessionHeader,
     events: Iterable<SessionEvent>,
-    options?: MakeOptions,
+    options?: MakeOptions & {
+      /**
+       * The events are a stored log read back: a replacement that shadows
+       * an unanswered tool call, which older versions appended, is
+       * accepted. False by default.
+       */
+      readonly stored?: boolean;
+    },
   ) => Effect.Effect<Session, SurfaceError>;
   /**
    * Appends a draft: assigns the next seq and the `Clock` time, judges its
@@ -269,11 +276,15 @@ export interface SessionApi {
    *
    * @param session The session.
    * @param events Decoded events continuing the log.
+   * @param options `stored: true` for events of a stored log read back
+   * (a follower's): a replacement over an unanswered call, which logs
+   * from before that rule may hold, is accepted. False by default.
    * @returns `Effect<Session, SurfaceError>`.
    */
   readonly appendEvents: (
     session: Session,
     events: Iterable<SessionEvent>,
+    options?: { readonly stored?: boolean },
   ) => Effect.Effect<Session, SurfaceError>;
   /**
    * The log, in seq order, from `fromSeq` on: O(events returned), so asking
@@ -432,7 +443,9 @@ export const Session: SessionApi = {
   fromEvents: (header, events, options) =>
     lazyExit(() => {
       const session = Session.make(header, options);
-      const result = replayResult(events, session.surface);
+      const result = replayResult(events, session.surface, {
+        stored: options?.stored === true,
+      });
       return result._tag === "Success"
         ? Result.succeed(withSurface(session, result.success))
         : Result.fail(result.failure.error);
@@ -458,9 +471,11 @@ export const Session: SessionApi = {
       }
       return Effect.succeed(withSurface(session, surface));
     }),
-  appendEvents: (session, events) =>
+  appendEvents: (session, events, options) =>
     lazyExit(() => {
-      const result = replayResult(events, session.surface);
+      const result = replayResult(events, session.surface, {
+        stored: options?.stored === true,
+      });
       return result._tag === "Success"
         ? Result.succeed(withSurface(session, result.success))
         : Result.fail(result.failure.error);

@@ -136,7 +136,7 @@ const shadowChain = (
     const watched = event.seq > target && isSurfaceEvent(event) &&
       typeof event.surfaceOp === "object" &&
       surfaceEvent(surface, target) !== undefined;
-    const next = applyEventResult(surface, event);
+    const next = applyEventResult(surface, event, { stored: true });
     if (next._tag === "Failure") break;
     surface = next.success;
     if (watched && surfaceEvent(surface, target) === undefined) {

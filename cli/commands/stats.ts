@@ -63,7 +63,7 @@ const measure = (
         return node === undefined ? [] : [{ seq, chars: eventChars(node) }];
       });
     }
-    const next = applyEventResult(surface, event);
+    const next = applyEventResult(surface, event, { stored: true });
     // The reader folded these events already; stop where a fold would fail.
     if (next._tag === "Failure") break;
     surface = next.success;

@@ -95,6 +95,7 @@ export {
   type CompactionRefusal,
   type CompactionReport,
   INVALID_ARGUMENTS,
+  type RequestRepairs,
   type RunTurnOptions,
   TOOL_FAILED,
   TOOL_NOT_FOUND,

@@ -9,7 +9,10 @@
  * A step is:
  *
  * 1. `step/start`; then, with a compaction policy, `compactIfNeeded`.
- * 2. The prompt: the derived messages of the surface through `toPrompt`.
+ * 2. The prompt: the derived messages of the surface, paired
+ *    (`pairToolCalls`), through `toPrompt`. What the pairing repaired (a
+ *    result it left out, a synthetic result for an unanswered call) is
+ *    reported in the outcome's `repairs`, one entry per request.
  * 3. The request: `LanguageModel.streamText` with the toolkit's tools
  *    offered and tool-call resolution left to this loop
  *    (`disableToolCallResolution`, `toolCallValidation: "deferred"`), each
@@ -94,6 +97,7 @@ import {
 } from "./compaction.ts";
 import { CompactionInProgress, TurnInProgress } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
+import { pairToolCalls } from "../providers/pairing.ts";
 import { setSystemPrompt } from "../history/system_prompt.ts";
 import {
   addUsage,
@@ -107,6 +111,7 @@ import {
 import type {
   CompactionRefusal,
   CompactionReport,
+  RequestRepairs,
   RunTurnOptions,
   TurnError,
   TurnEvent,
@@ -227,6 +232,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       });
     }
     const compactions: CompactionReport[] = [];
+    const repairs: RequestRepairs[] = [];
     const inputAt = (seq: number): ReadonlyArray<EventDraft> =>
       typeof options.input === "string"
         ? [Draft.user(options.input, { id: `user-${seq}` })]
@@ -387,7 +393,11 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
               () => ({ answer, messageSeq }),
             );
           });
-        const prompt = toPrompt(deriveMessages(handle.session.surface));
+        const paired = pairToolCalls(deriveMessages(handle.session.surface));
+        if (paired.repairs.length > 0) {
+          repairs.push({ step, repairs: paired.repairs });
+        }
+        const prompt = toPrompt(paired.messages);
         const exit = yield* LanguageModel.streamText({
           prompt,
           toolkit,
@@ -450,6 +460,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         stoppedBy,
         recovered,
         compactions,
+        repairs,
         usage: { ...usage },
       };
       return Effect.as(emit({ type: "turn-end", outcome }), outcome);

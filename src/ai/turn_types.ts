@@ -13,6 +13,7 @@ import type { SessionEvent, TurnEndReason } from "../event.ts";
 import type { EventDraft, Session } from "../session.ts";
 import type { SessionHandle } from "../store/store.ts";
 import type { StoreAppendError } from "./_store.ts";
+import type { PairingRepair } from "../providers/pairing.ts";
 import type { CompactionPolicy, OnOpen } from "./compaction.ts";
 import type {
   CompactionInProgress,
@@ -200,6 +201,19 @@ export interface CompactionReport {
   readonly refused?: CompactionRefusal;
 }
 
+/**
+ * What the pairing pass changed in one request's messages: a result it
+ * left out (a late one, whose call a replacement took off the surface; an
+ * unknown or duplicate one), a call it left out, a synthetic result for an
+ * unanswered call, a result it moved.
+ */
+export interface RequestRepairs {
+  /** The step the request was made in. */
+  readonly step: number;
+  /** Every repair, as `pairToolCalls` reports it; never empty. */
+  readonly repairs: ReadonlyArray<PairingRepair>;
+}
+
 /** How a turn went. */
 export interface TurnOutcome {
   /** The session after the turn. */
@@ -220,6 +234,12 @@ export interface TurnOutcome {
   readonly recovered: ReadonlyArray<SessionEvent>;
   /** Each compaction the turn needed, in order, and how it went. */
   readonly compactions: ReadonlyArray<CompactionReport>;
+  /**
+   * The requests whose messages the pairing pass had to repair, in order:
+   * everything it left out or made up is here; empty for a clean
+   * transcript.
+   */
+  readonly repairs: ReadonlyArray<RequestRepairs>;
   /** The token usage the model reported, summed over the turn's requests. */
   readonly usage: TurnUsage;
 }

@@ -150,8 +150,10 @@ export const finishCompactionDrafts = (input: {
  * Refused before anything is appended when an endpoint is not on the
  * surface or the range is inverted (the fold's own errors, with `seq` the
  * seq the summary message would have had), when the range starts at a
- * `system/message` head, or when it holds a tool call without its result on
- * the surface or a result without its call.
+ * `system/message` head, when it holds a tool call without its result on
+ * the surface or a result without its call, or (the fold's rule, from the
+ * same all-or-nothing append) when it holds a tool call that no
+ * `tool/result` answered yet.
  *
  * @param session The session.
  * @param options The range, the summary and the compaction id.
@@ -159,7 +161,7 @@ export const finishCompactionDrafts = (input: {
  * `ReplaceStartNotOnSurface`, `ReplaceEndNotOnSurface`,
  * `ReplaceRangeInverted`, `CompactionShadowsSystemHead` or
  * `CompactionSplitsToolPair`, or an append error (such as `InvalidEventData`
- * for an empty compaction id).
+ * for an empty compaction id, or `ReplaceShadowsUnansweredCall`).
  *
  * @example Compacting the two oldest messages
  * ```ts

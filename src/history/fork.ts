@@ -100,8 +100,10 @@ export function fork(
         parentSession: session.header.id,
         ...(options?.meta === undefined ? {} : { meta: options.meta }),
       };
+      // The inherited events are the parent's, accepted already.
       const makeOptions = {
         baseSeq,
+        stored: true,
         ...(session.vocabulary === undefined
           ? {}
           : { vocabulary: session.vocabulary }),

@@ -153,7 +153,7 @@ const foldUpTo = (
     const event = Session.eventAt(session, SessionSeq.make(seq));
     if (event !== undefined) events.push(event);
   }
-  const result = replayResult(events, from);
+  const result = replayResult(events, from, { stored: true });
   return Result.isSuccess(result) ? result.success : result.failure.surface;
 };
 
@@ -208,7 +208,7 @@ export function shadowedBy(
     // surface just before it and gone just after.
     surface = foldUpTo(session, surface, at - 1);
     if (surfaceEvent(surface, seq) === undefined) return undefined;
-    const after = applyEventResult(surface, event);
+    const after = applyEventResult(surface, event, { stored: true });
     if (
       Result.isSuccess(after) && surfaceEvent(after.success, seq) === undefined
     ) {

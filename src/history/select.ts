@@ -80,7 +80,9 @@ const selectKeeping = (
  * `keepLast` nodes and the `system/message` head: from the first node after
  * the head to the latest end that splits no tool call from its result. It
  * is more careful than {@link compact}: it also stops before a tool call
- * whose result is not on the surface yet (the tool may still answer). A
+ * whose result is not on the surface yet (the tool may still answer), so
+ * it never offers a range `compact` refuses with
+ * `ReplaceShadowsUnansweredCall`. A
  * range that would be one compaction summary alone is not offered, so a
  * loop that compacts until it is under budget ends.
  *

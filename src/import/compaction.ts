@@ -1,8 +1,9 @@
 /**
  * The source's compactions as replacements: the surface nodes before the
  * first kept one replaced by one message that cites each of them, as the
- * library's \`compact\` does, and the open calls a replacement shadowed
- * forgotten.
+ * library's \`compact\` does. A replacement may not shadow a call no
+ * result answered: the open turn is closed first, as the library's repair
+ * closes it, when the range would hold one.
  *
  * @module
  * @internal
@@ -13,6 +14,7 @@ import type { SessionSeq } from "../seq.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import { append, type Builder, type Step, uniqueId } from "./builder.ts";
 import { notCarried } from "./notes.ts";
+import { closeTurn } from "./turns.ts";
 
 /** What a compaction replaces and with what. */
 export interface CompactionInput {
@@ -37,7 +39,10 @@ export interface CompactionInput {
  * `user/message` replacing the range and citing both plus every shadowed
  * node, `compaction/end`. The system head is never shadowed. A kept tool
  * result whose call falls in the range is shadowed with it (the pair stays
- * whole) and reported. With nothing to replace, the summary is appended.
+ * whole) and reported. When the range would hold a call with no result,
+ * the open turn is closed first (an error result per open call, as the
+ * library's repair appends them): a replacement may not shadow an
+ * unanswered call. With nothing to replace, the summary is appended.
  * Gives the `compaction/start` event's seq, for messages that cite it.
  */
 export const compactBefore = (
@@ -45,6 +50,10 @@ export const compactBefore = (
   line: number,
   input: CompactionInput,
 ): Step<SessionSeq> => {
+  if (shadowsOpenCall(b, input)) {
+    const closed = closeTurn(b, line, "interrupted");
+    if (Result.isFailure(closed)) return Result.fail(closed.failure);
+  }
   const nodes = surfaceNodes(b.surface);
   let first = 0;
   const head = nodes[0] === undefined
@@ -134,6 +143,21 @@ export const compactBefore = (
   forgetShadowedCalls(b, line, input.kind);
   b.compactions += 1;
   return Result.succeed(started.success.seq);
+};
+
+/** Whether the nodes before the first kept one hold an open call's message. */
+const shadowsOpenCall = (b: Builder, input: CompactionInput): boolean => {
+  if (b.openCalls.size === 0) return false;
+  const messages = new Set<number>();
+  for (const callId of b.openCalls) {
+    const call = b.calls.get(callId);
+    if (call !== undefined) messages.add(call.message);
+  }
+  for (const seq of surfaceNodes(b.surface)) {
+    if (input.keepFrom !== undefined && input.keepFrom(seq)) return false;
+    if (messages.has(seq)) return true;
+  }
+  return false;
 };
 
 /**

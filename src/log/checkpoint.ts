@@ -13,8 +13,10 @@
  *   starts;
  * - the state the rules need to judge what comes after: the surface's
  *   events in surface order, the replacement count, and every event from the
- *   start of the oldest turn or compaction still open (`heldFrom`) on, so
- *   repair and the turn loop see the open work whole;
+ *   start of the oldest turn or compaction still open, or the oldest surface
+ *   node with a tool call no result answered yet (`heldFrom`), on, so
+ *   repair and the turn loop see the open work whole and the restored
+ *   surface knows its open calls;
  * - what the backward scans need of the log before `heldFrom`
  *   ({@link LogPrior}).
  *
@@ -45,6 +47,7 @@ import { openWork } from "../repair.ts";
 import { heldEvents, type LogPrior, turnMarks } from "../prior.ts";
 import { forEachNode, logEvent } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
+import { openCallsOf } from "../surface/calls.ts";
 import { isObject } from "../json.ts";
 import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
 import { decodeLine, makeRunBudget } from "./line.ts";
@@ -183,6 +186,12 @@ export function encodeCheckpoint(
   let heldFrom: number = seq;
   for (const turn of open.turns) heldFrom = Math.min(heldFrom, turn.startSeq);
   for (const c of open.compactions) heldFrom = Math.min(heldFrom, c.startSeq);
+  // A node with a call no result answered yet is held too, so that the
+  // restored surface rebuilds its open calls from the held events (one of
+  // a session that does not hold it any more is taken as answered).
+  for (const [, at] of openCallsOf(surface)) {
+    heldFrom = Math.min(heldFrom, Math.max(at, surface.heldFrom));
+  }
   const order: number[] = [];
   const pinned: string[] = [];
   forEachNode(surface, (at, event) => {

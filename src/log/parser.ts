@@ -320,7 +320,7 @@ export const makeParser = (
     const batch = before === 0 ? events : events.slice(before);
     const from = surface.nextSeq;
     // The surface is the parser's own: nothing reads the one before.
-    const result = replayOwned(batch, surface);
+    const result = replayOwned(batch, surface, { stored: true });
     if (result._tag === "Success") {
       surface = result.success;
       keep(before, events.length);

@@ -58,6 +58,7 @@ import {
 import type { Vocabulary } from "../decode.ts";
 import { forEachNode, replayResult, type Surface } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
+import { openCallsOf } from "../surface/calls.ts";
 import type { HeldTail } from "../prior.ts";
 import { SessionSeq } from "../seq.ts";
 import { Session, type SessionHeader } from "../session.ts";
@@ -221,7 +222,7 @@ const loadMigrated = (
       events.push(decoded.success);
     }
     const session = Session.make(output.header, decodeOptions);
-    const result = replayResult(events, session.surface);
+    const result = replayResult(events, session.surface, { stored: true });
     let surface: Surface;
     if (result._tag === "Success") {
       surface = result.success;
@@ -268,6 +269,7 @@ const heldSurface = (
     nodes,
     events,
     all ? undefined : lean.tail.prior(),
+    openCallsOf(folded),
   );
   if (surface === undefined) {
     throw new Error("A folded surface did not restore");

@@ -42,6 +42,7 @@ import {
   type Surface,
 } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
+import { openCallsOf } from "../surface/calls.ts";
 import { type HeldTail, keepHeld, makeHeldTail } from "../prior.ts";
 import { SessionSeq } from "../seq.ts";
 import { Session } from "../session.ts";
@@ -239,7 +240,7 @@ const readRows = <E>(
         const batch = before === 0 ? events : events.slice(before);
         const from = surface.nextSeq;
         // The surface is this read's own: nothing reads the one before.
-        const folded = replayOwned(batch, surface);
+        const folded = replayOwned(batch, surface, { stored: true });
         if (folded._tag === "Success") {
           surface = folded.success;
           keep(before, events.length);
@@ -336,6 +337,7 @@ const heldSurface = (
     nodes,
     events,
     all ? undefined : tail.prior(),
+    openCallsOf(folded),
   );
   if (surface === undefined) {
     throw new Error("A folded surface did not restore");

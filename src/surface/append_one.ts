@@ -11,6 +11,7 @@
  */
 import type { SessionEvent, SurfaceEvent } from "../event.ts";
 import { projectEvent } from "./project.ts";
+import { trackCalls } from "./calls.ts";
 import {
   newStore,
   NONE,
@@ -111,6 +112,7 @@ export const appendNode = (surface: Surface, event: SurfaceEvent): Surface => {
   prev[index] = tail;
   next[index] = NONE;
   if (tail !== NONE) next[tail] = index;
+  trackCalls(store.calls, event, index, writes);
   return makeSurface(
     handOver(ref, store, writes),
     base,

@@ -25,6 +25,7 @@ import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
   ReplaceRangeInverted,
+  ReplaceShadowsUnansweredCall,
   ReplaceStartNotOnSurface,
   ShadowedNodeNotCited,
   type SurfaceError,
@@ -38,6 +39,7 @@ import { jsonDiff, type JsonPath } from "../json.ts";
 import { lazyCall, lazyExit } from "../lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import { advance, appendNode } from "./append_one.ts";
+import { trackCalls, unansweredIn } from "./calls.ts";
 import {
   type Held,
   newStore,
@@ -73,6 +75,20 @@ interface Cursor {
   replacements: number;
   head: number;
   tail: number;
+  /** Accept a replacement that shadows an open call (a stored log's). */
+  stored: boolean;
+}
+
+/** How a fold treats its events. */
+export interface FoldOptions {
+  /**
+   * The events are a stored log, read back: a replacement that shadows an
+   * unanswered tool call (`ReplaceShadowsUnansweredCall`), which versions
+   * before the rule appended, is accepted so that such logs stay readable.
+   * Every other rule is checked. Off by default: events being appended
+   * are held to every rule.
+   */
+  readonly stored?: boolean;
 }
 
 const write = <T>(
@@ -87,7 +103,11 @@ const write = <T>(
   array[index] = value;
 };
 
-const cursorOf = (surface: Surface, record: boolean): Cursor => {
+const cursorOf = (
+  surface: Surface,
+  record: boolean,
+  stored: boolean,
+): Cursor => {
   const ref = refOf(surface);
   const store = ref === undefined ? newStore() : reroot(ref);
   const held = heldOf(surface);
@@ -103,8 +123,15 @@ const cursorOf = (surface: Surface, record: boolean): Cursor => {
     replacements: surface.replacements,
     head: surface.head === undefined ? NONE : slotOf(held, base, surface.head),
     tail: surface.tail === undefined ? NONE : slotOf(held, base, surface.tail),
+    stored,
   };
 };
+
+const writeCall = (
+  cursor: Cursor,
+  event: SurfaceEvent,
+  index: number,
+): void => trackCalls(cursor.store.calls, event, index, cursor.writes);
 
 /** The seq of a slot. */
 const seqAt = (cursor: Cursor, slot: number): SessionSeq =>
@@ -219,6 +246,16 @@ const checkReplace = (
       return new SystemHeadProtected({ seq, head: op.startSeq });
     }
   }
+  if (!cursor.stored) {
+    const unanswered = unansweredIn(
+      cursor.store,
+      range,
+      (slot) => seqAt(cursor, slot),
+    );
+    if (unanswered !== undefined) {
+      return new ReplaceShadowsUnansweredCall({ seq, ...unanswered });
+    }
+  }
   return range;
 };
 
@@ -250,6 +287,7 @@ const step = (
     if (cursor.tail === NONE) cursor.head = index;
     else write(cursor, store.next, cursor.tail, index);
     cursor.tail = index;
+    writeCall(cursor, event, index);
     cursor.length++;
     cursor.next++;
     return undefined;
@@ -279,6 +317,7 @@ const step = (
     if (head === NONE) cursor.tail = index;
     else write(cursor, store.prev, head, index);
     cursor.head = index;
+    writeCall(cursor, event, index);
     cursor.length++;
     cursor.next++;
     return undefined;
@@ -308,6 +347,7 @@ const step = (
   else write(cursor, store.next, before, index);
   if (after === NONE) cursor.tail = index;
   else write(cursor, store.prev, after, index);
+  writeCall(cursor, event, index);
   cursor.length += 1 - checked.length;
   cursor.replacements++;
   cursor.next++;
@@ -320,6 +360,7 @@ const step = (
  *
  * @param surface The surface before the event.
  * @param event A decoded event.
+ * @param options Whether the event is read back from a stored log.
  * @returns The next surface, or the first relational rule the event breaks.
  *
  * @example A gap in seqs
@@ -338,6 +379,7 @@ const step = (
 export function applyEventResult(
   surface: Surface,
   event: SessionEvent,
+  options?: FoldOptions,
 ): Result.Result<Surface, SurfaceError> {
   if (event.seq !== surface.nextSeq) {
     return Result.fail(
@@ -350,7 +392,7 @@ export function applyEventResult(
       return Result.succeed(appendNode(surface, event));
     }
   }
-  const cursor = cursorOf(surface, true);
+  const cursor = cursorOf(surface, true, options?.stored === true);
   const error = step(cursor, event);
   if (error !== undefined) return Result.fail(error);
   return Result.succeed(finish(surface, cursor));
@@ -361,8 +403,13 @@ export function applyEventResult(
  * order: `NonContiguousSeq`, `ReplaceStartNotOnSurface`,
  * `ReplaceEndNotOnSurface`, `ReplaceRangeInverted`, `ShadowedNodeNotCited`,
  * `ToolResultReplaceNotSingle`, `ToolResultReplaceTargetNotToolResult`,
- * `ToolResultReplaceChangesMoreThanContent`, `SystemHeadProtected`;
- * `SystemHeadExists` for a prepend.
+ * `ToolResultReplaceChangesMoreThanContent`, `SystemHeadProtected`,
+ * `ReplaceShadowsUnansweredCall`; `SystemHeadExists` for a prepend.
+ *
+ * An unanswered call is a `tool-call` block of an `assistant/message` that
+ * no `tool/result` naming its id answered in an event after that message
+ * (a later message issuing the same id takes the call over). The fold
+ * keeps the open calls as it goes, so the check costs the range's blocks.
  *
  * Append puts the event at the tail; prepend (a `system/message` only)
  * before the head; replace takes the place of its range;
@@ -419,6 +466,7 @@ export interface ReplayFailure {
  *
  * @param events Decoded events in seq order.
  * @param from The surface to start from.
+ * @param options Whether the events are read back from a stored log.
  * @returns The folded surface, or the failure and the surface before it.
  *
  * @example Folding until a broken rule
@@ -437,7 +485,9 @@ export interface ReplayFailure {
 export function replayResult(
   events: Iterable<SessionEvent>,
   from: Surface = emptySurface,
+  options?: FoldOptions,
 ): Result.Result<Surface, ReplayFailure> {
+  const stored = options?.stored === true;
   // A lazy iterable runs caller code between events. When `from` shares its
   // store with other versions, that code may read or extend them, which
   // reroots the store under an open cursor: the fold would then write into
@@ -446,14 +496,14 @@ export function replayResult(
   // runs. Arrays run no caller code, and a fresh store is reachable by no
   // one else, so both fold in one pass.
   if (Array.isArray(events) || refOf(from) === undefined) {
-    return foldBatch(events, from);
+    return foldBatch(events, from, true, stored);
   }
   let surface = from;
   let chunk: SessionEvent[] = [];
   for (const event of events) {
     chunk.push(event);
     if (chunk.length === REPLAY_CHUNK) {
-      const result = foldBatch(chunk, surface);
+      const result = foldBatch(chunk, surface, true, stored);
       if (Result.isFailure(result)) return result;
       surface = result.success;
       chunk = [];
@@ -461,7 +511,7 @@ export function replayResult(
   }
   return chunk.length === 0
     ? Result.succeed(surface)
-    : foldBatch(chunk, surface);
+    : foldBatch(chunk, surface, true, stored);
 }
 
 const REPLAY_CHUNK = 4096;
@@ -474,26 +524,29 @@ const REPLAY_CHUNK = 4096;
  *
  * @param events Decoded events in seq order (an array: no caller code runs).
  * @param from The surface to fold onto, given up.
+ * @param options Whether the events are read back from a stored log.
  * @returns The folded surface, or the failure and the surface before it.
  * @internal
  */
 export function replayOwned(
   events: ReadonlyArray<SessionEvent>,
   from: Surface,
+  options?: FoldOptions,
 ): Result.Result<Surface, ReplayFailure> {
-  return foldBatch(events, from, false);
+  return foldBatch(events, from, false, options?.stored === true);
 }
 
 /** Folds events with one cursor; caller code must not run in between. */
 const foldBatch = (
   events: Iterable<SessionEvent>,
   from: Surface,
-  record = true,
+  record: boolean,
+  stored: boolean,
 ): Result.Result<Surface, ReplayFailure> => {
   let cursor: Cursor | undefined;
   let surface = from;
   for (const event of events) {
-    if (cursor === undefined) cursor = cursorOf(surface, record);
+    if (cursor === undefined) cursor = cursorOf(surface, record, stored);
     const error = step(cursor, event);
     if (error !== undefined) {
       // A failing step writes nothing: publish what came before it.

@@ -22,6 +22,7 @@ export { messagesOf } from "./messages.ts";
 export {
   applyEvent,
   applyEventResult,
+  type FoldOptions,
   replay,
   type ReplayFailure,
   replayOwned,

@@ -5,7 +5,10 @@
  * the events from there on. Folding onto the result checks every rule as
  * folding onto the surface the checkpoint was taken of: order keys are
  * renumbered, but only their order is ever compared, and the order is the
- * surface's.
+ * surface's. The open tool calls are given, or else rebuilt from the held
+ * events: exact when no pinned node has an open call (a checkpoint holds
+ * from the oldest such node), and otherwise a pinned node's calls are
+ * taken as answered.
  *
  * Internal: the checkpoint codec (`src/log/checkpoint.ts`) is its user.
  *
@@ -19,6 +22,7 @@ import {
 } from "../event.ts";
 import type { SessionSeq } from "../seq.ts";
 import { projectEvent } from "./project.ts";
+import { trackCalls } from "./calls.ts";
 import { type Held, newStore, NONE, Ref } from "./store.ts";
 import { makeSurface, seqUnchecked, type Surface } from "./surface.ts";
 
@@ -43,6 +47,9 @@ export type SurfaceCounters = readonly [
  * @param nodes The surface's events, in surface order.
  * @param held Every event from `heldFrom` to `nextSeq - 1`, in seq order.
  * @param prior What is known of the log before `heldFrom`.
+ * @param openCalls The open calls of the nodes, as (call id, message seq)
+ * pairs (`openCallsOf` of the surface folded); rebuilt from `held` when
+ * absent.
  * @returns The surface, or undefined.
  */
 export function restoreSurface(
@@ -50,6 +57,7 @@ export function restoreSurface(
   nodes: ReadonlyArray<SurfaceEvent>,
   held: ReadonlyArray<SessionEvent>,
   prior: unknown,
+  openCalls?: ReadonlyArray<readonly [string, number]>,
 ): Surface | undefined {
   const [baseSeq, heldFrom, nextSeq, replacements] = counters;
   if (heldFrom < baseSeq || heldFrom > nextSeq) return undefined;
@@ -74,6 +82,14 @@ export function restoreSurface(
     const event = held[i];
     if (event === undefined || event.seq !== heldFrom + i) return undefined;
     store.events[event.seq - origin] = event;
+    if (openCalls === undefined && isSurfaceEvent(event)) {
+      trackCalls(store.calls, event, event.seq - origin, undefined);
+    }
+  }
+  for (const [id, seq] of openCalls ?? []) {
+    const slot = seq < heldFrom ? slots.get(seq) : seq - origin;
+    if (slot === undefined || !seen.has(seq)) return undefined;
+    store.calls.set(id, slot);
   }
   let prev = NONE;
   const length = nodes.length;

@@ -80,9 +80,19 @@ export interface Store {
    * once when the node is linked, so derivation is a walk and no dispatch.
    */
   readonly messages: Array<Message | null>;
+  /**
+   * The open tool calls: each call id an `assistant/message` issued that no
+   * `tool/result` folded after it answered, with the slot of the message
+   * (the latest one to issue the id). A replacement may not shadow a
+   * message with an open call; a `tool/result` closes its call.
+   */
+  readonly calls: Map<string, number>;
 }
 
-/** Undo log: triples of (array, index, value to restore). */
+/**
+ * Undo log: triples of (array, index, value to restore), or of (map, key,
+ * value to restore), undefined meaning absent.
+ */
 export type Writes = Array<unknown[] | number | unknown>;
 
 /** A version's handle on the store: the store itself, or writes to it. */
@@ -105,6 +115,13 @@ const applyWrites = (writes: Writes): Writes => {
   for (let i = writes.length - 3; i >= 0; i -= 3) {
     const array = writes[i];
     const index = writes[i + 1];
+    if (array instanceof Map) {
+      const value = writes[i + 2];
+      inverse.push(array, index, array.get(index));
+      if (value === undefined) array.delete(index);
+      else array.set(index, value);
+      continue;
+    }
     if (!isArray(array) || typeof index !== "number") continue;
     inverse.push(array, index, array[index]);
     array[index] = writes[i + 2];
@@ -146,4 +163,5 @@ export const newStore = (): Store => ({
   next: [],
   key: [],
   messages: [],
+  calls: new Map(),
 });

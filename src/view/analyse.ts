@@ -227,7 +227,7 @@ export function analyse(
         after: lastSurface,
       });
     }
-    const next = applyEventResult(surface, event);
+    const next = applyEventResult(surface, event, { stored: true });
     // The session replayed already; stop where a fold would fail.
     if (Result.isFailure(next)) break;
     surface = next.success;

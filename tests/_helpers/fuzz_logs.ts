@@ -345,13 +345,28 @@ const replaceOp = (startSeq: number, endSeq: number): Obj => ({
   endSeq,
 });
 
+/** Whether the node is an assistant message with a call still open. */
+const opensCall = (g: GenState, node: number): boolean => {
+  const event = g.surface.events.get(node);
+  if (event?.type !== "assistant/message" || !isObj(event.data)) return false;
+  const message = event.data.message;
+  const content = isObj(message) ? message.content : undefined;
+  return Array.isArray(content) &&
+    content.some((b) =>
+      isObj(b) && b.type === "tool-call" && g.openCalls.includes(String(b.id))
+    );
+};
+
 const userReplace = (g: GenState): Obj | undefined => {
   const nodes = g.surface.nodes;
   const lo = headIsSystem(g) ? 1 : 0;
   if (nodes.length - lo < 1) return undefined;
   const i = g.rng.int(lo, nodes.length - 1);
   const j = g.rng.int(i, Math.min(nodes.length - 1, i + 4));
-  const range = nodes.slice(i, j + 1);
+  // A range ends before a message with an unanswered call.
+  const wide = nodes.slice(i, j + 1);
+  const open = wide.findIndex((n) => opensCall(g, n));
+  const range = open < 0 ? wide : wide.slice(0, open);
   const start = range[0];
   const end = range[range.length - 1];
   if (start === undefined || end === undefined) return undefined;

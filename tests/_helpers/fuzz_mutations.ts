@@ -122,6 +122,15 @@ const endAt = (e: Obj, n: number): void => {
   e.sourceEventSeqs = sources;
 };
 
+/** Whether the event is an assistant message with a tool call. */
+const callsOf = (e: Obj | undefined): boolean => {
+  if (e?.type !== "assistant/message" || !isObj(e.data)) return false;
+  const message = e.data.message;
+  const content = isObj(message) ? message.content : undefined;
+  return Array.isArray(content) &&
+    content.some((b) => isObj(b) && b.type === "tool-call");
+};
+
 /** A mutant of the whole log. */
 const mutant = (
   log: GenLog,
@@ -385,6 +394,40 @@ const MUTATIONS: Record<string, Mutation> = {
       at,
       "SystemHeadProtected",
       (e) => endAt(e, second),
+    );
+  },
+  // An assistant message a later replacement shadows gets call ids no
+  // result answers: the replacement then shadows unanswered calls.
+  unanswerCall: (rng, log) => {
+    const at = pickIndex(
+      rng,
+      log,
+      (e, i) =>
+        e.type === "user/message" && isReplace(e) &&
+        replaceRange(log, i).some((n) => callsOf(log.events[n - log.base])),
+    );
+    if (at === undefined) return undefined;
+    const node = replaceRange(log, at).find((n) =>
+      callsOf(log.events[n - log.base])
+    );
+    if (node === undefined) return undefined;
+    const events = log.events.slice();
+    const copy = clone(events[node - log.base] ?? {});
+    const message = isObj(copy.data) ? copy.data.message : undefined;
+    const content = isObj(message) ? message.content : undefined;
+    if (!Array.isArray(content)) return undefined;
+    for (const block of content) {
+      if (isObj(block) && block.type === "tool-call") {
+        block.id = `${String(block.id)}-unanswered`;
+      }
+    }
+    events[node - log.base] = copy;
+    return mutant(
+      log,
+      "unanswerCall",
+      events,
+      at,
+      "ReplaceShadowsUnansweredCall",
     );
   },
   assistantReplacer: (rng, log) => {

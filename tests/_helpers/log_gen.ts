@@ -297,7 +297,13 @@ export const stepsFor = (model: Model, command: Command): Step[] => {
         }
         lo = 1;
       }
-      const range = nodes.slice(lo, hi + 1);
+      // A range ends before a message with an unanswered call.
+      const wide = nodes.slice(lo, hi + 1);
+      const open = wide.findIndex((n) => {
+        const opens = stepAt(model, n)?.opens;
+        return opens !== undefined && model.openCalls.includes(opens);
+      });
+      const range = open < 0 ? wide : wide.slice(0, open);
       const start = range[0];
       const end = range[range.length - 1];
       if (start === undefined || end === undefined) return [appendUser(seq)];

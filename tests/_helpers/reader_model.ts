@@ -185,7 +185,8 @@ export function modelRead(
   const max = options.maxLineBytes ?? 256 * 1024 * 1024;
   const recover = options.recover === true;
   const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const state = checkerState(0);
+  // The reader reads a stored log back (see `FoldOptions.stored`).
+  const state: CheckerState = { ...checkerState(0), stored: true };
   let events = 0;
   let line = 0;
   let start = 0;

@@ -462,6 +462,8 @@ export interface CheckerState {
   next: number;
   /** Replacements folded. */
   replacements: number;
+  /** A stored log read back: a replacement may shadow an unanswered call. */
+  stored?: boolean;
 }
 
 /**
@@ -472,6 +474,49 @@ export interface CheckerState {
  */
 export function checkerState(base = 0): CheckerState {
   return { nodes: [], events: new Map(), base, next: base, replacements: 0 };
+}
+
+function callIdsOf(event: Obj | undefined): string[] {
+  if (event === undefined || event.type !== "assistant/message") return [];
+  const data = event.data;
+  const message = isObj(data) ? data.message : undefined;
+  const content = isObj(message) ? message.content : undefined;
+  if (!Array.isArray(content)) return [];
+  return content.filter((b) => isObj(b) && b.type === "tool-call").map((b) =>
+    String((b as Obj).id)
+  );
+}
+
+function resultIdOf(event: Obj | undefined): string | undefined {
+  if (event === undefined || event.type !== "tool/result") return undefined;
+  const data = event.data;
+  const message = isObj(data) ? data.message : undefined;
+  const content = isObj(message) ? message.content : undefined;
+  const block = Array.isArray(content) ? content[0] : undefined;
+  return isObj(block) ? String(block.toolCallId) : undefined;
+}
+
+/**
+ * The call ids of the `assistant/message` at `node` that nothing answered
+ * before `seq`: no `tool/result` naming the id, and no other message issuing
+ * it (which takes the call over), between the message and `seq`. A scan of
+ * the log, on purpose.
+ */
+function unansweredCalls(
+  state: CheckerState,
+  node: number,
+  seq: number,
+): string[] {
+  const ids = callIdsOf(state.events.get(node));
+  return ids.filter((id) => {
+    for (let at = node + 1; at < seq; at++) {
+      const later = state.events.get(at);
+      if (resultIdOf(later) === id || callIdsOf(later).includes(id)) {
+        return false;
+      }
+    }
+    return true;
+  });
 }
 
 /**
@@ -559,6 +604,17 @@ export function checkRelational(
   if (s === 0 && head !== undefined && head.type === "system/message") {
     if (!(type === "system/message" && s === e)) {
       return err("SystemHeadProtected", seq, { head: headSeq });
+    }
+  }
+  if (state.stored !== true) {
+    for (const node of range) {
+      const callIds = unansweredCalls(state, node, seq);
+      if (callIds.length > 0) {
+        return err("ReplaceShadowsUnansweredCall", seq, {
+          callSeq: node,
+          callIds,
+        });
+      }
     }
   }
   state.events.set(seq, v);

@@ -42,6 +42,7 @@ import {
   text,
 } from "./_scripted.ts";
 import { thenFails } from "../_helpers/then.ts";
+import { toolResultMessageDraft } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
 import { newSession } from "./_session.ts";
 import { Read } from "./_read_tool.ts";
@@ -591,4 +592,40 @@ Deno.test("a compaction held by a running compaction is reported in the turn's o
     compactionId: "c2",
     live: true,
   });
+});
+
+Deno.test("runTurn reports each result the pairing pass leaves out of a request", async () => {
+  const late = toolResultMessageDraft(0, 0, "r-ghost", {
+    type: "tool-result",
+    toolCallId: "ghost",
+    content: [{ type: "text", text: "late" }],
+  });
+  const { clean, repaired } = await run(
+    [{ parts: [...text("One."), finish()] }, {
+      parts: [...text("Two."), finish()],
+    }],
+    ({ turn, handle }) =>
+      Effect.gen(function* () {
+        const clean = yield* turn({ input: "first" });
+        const store = yield* SessionStore;
+        yield* store.append(handle, [late]);
+        const repaired = yield* turn({ input: "second" });
+        return { clean, repaired };
+      }),
+  );
+  assert.deepEqual(clean.repairs, []);
+  // The result answers no call the model saw: left out, and said so.
+  const messages = deriveMessages(repaired.session.surface);
+  const ghost = messages.findIndex((m) => m.id === "r-ghost");
+  assert.ok(ghost > 0);
+  assert.deepEqual(repaired.repairs, [{
+    step: 0,
+    repairs: [{
+      _tag: "DroppedToolResult",
+      callId: "ghost",
+      reason: "unknown",
+      messageIndex: ghost,
+      blockIndex: 0,
+    }],
+  }]);
 });

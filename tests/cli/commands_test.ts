@@ -209,6 +209,21 @@ Deno.test("stats", async (t) => {
     },
   );
 
+  await t.step(
+    "counts a stored compaction over an unanswered call",
+    async () => {
+      const r = await run(
+        "stats",
+        path.join(fixture(".."), "stored", "shadowed-unanswered-call.jsonl"),
+        "--json",
+      );
+      assert.equal(r.code, 0);
+      const stats = json(r);
+      assert.equal(stats.compactions.count, 1);
+      assert.deepEqual(stats.compactions.items[0].shadowed, [0, 1]);
+    },
+  );
+
   await t.step("refuses an invalid log with exit 1", async () => {
     const r = await run("stats", fixture("fold-error.jsonl"), "--json");
     assert.equal(r.code, 1);

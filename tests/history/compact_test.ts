@@ -21,6 +21,7 @@ import assert from "node:assert/strict";
 import {
   historySessionArb,
   planArb,
+  planDrafts,
   planSession,
 } from "../_helpers/session_gen.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
@@ -292,9 +293,16 @@ Deno.test("selectCompactableRange() stops before a call still in flight", () => 
     startSeq: 0,
     endSeq: 0,
   });
-  // compact itself allows it: the result is not on the surface.
-  const compacted = ok(compact(session, range(0, 1)));
-  assert.deepEqual(surfaceNodes(compacted.surface), [5]);
+  // compact refuses it too: the fold's rule, before anything is appended.
+  thenFails(
+    fails(compact(session, range(0, 1))),
+    "ReplaceShadowsUnansweredCall",
+    {
+      seq: 5,
+      callSeq: 1,
+      callIds: ["c1"],
+    },
+  );
 });
 
 Deno.test("selectCompactableRange() does not offer a summary alone", () => {
@@ -763,4 +771,43 @@ Deno.test("pruneLargeToolResults() changes only the large results' content", () 
     ),
     { numRuns: 100 },
   );
+});
+
+Deno.test("a selected range never holds a call that no result answered", () => {
+  let withOpenCalls = 0;
+  fc.assert(
+    fc.property(
+      planArb,
+      fc.array(fc.boolean(), { maxLength: 40 }),
+      fc.nat(12),
+      fc.nat(2_000),
+      (plan, dropped, keepLast, keepChars) => {
+        // Some results never came: their calls stay open anywhere.
+        let k = 0;
+        const kept = planDrafts(plan).filter((d) =>
+          d.type !== "tool/result" || dropped[k++ % (dropped.length || 1)] !==
+            true
+        );
+        const session = ok(
+          Session.appendAll(
+            Session.make({ id: "p", createdAt: 0, isSeeded: false }),
+            kept,
+          ),
+        );
+        if (kept.length < planDrafts(plan).length) withOpenCalls++;
+        for (
+          const r of [
+            selectCompactableRange(session.surface, { keepLast }),
+            selectCompactableRangeByBudget(session.surface, { keepChars }),
+          ]
+        ) {
+          if (r === undefined) continue;
+          // compact (and the fold under it) accepts every range offered.
+          ok(compact(session, { ...r, summary: "s", compactionId: "k" }));
+        }
+      },
+    ),
+    { numRuns: 150 },
+  );
+  assert.ok(withOpenCalls > 0);
 });

@@ -88,3 +88,53 @@ Deno.test("a compaction keeping everything from the first entry puts the summary
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a compaction over a call with no result closes the turn first: no replacement shadows an unanswered call", async () => {
+  const lines = [
+    '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
+    entry("u1", null, { role: "user", content: "list files" }),
+    entry(
+      "a1",
+      "u1",
+      assistant([{
+        type: "toolCall",
+        id: "c1",
+        name: "ls",
+        arguments: {},
+      }], "toolUse"),
+    ),
+    JSON.stringify({
+      type: "compaction",
+      id: "k1",
+      parentId: "a1",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      summary: "listed files",
+      tokensBefore: 10,
+    }),
+    entry("u2", "k1", { role: "user", content: "thanks" }),
+  ];
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = `${dir}/pi.jsonl`;
+    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+    const { session, events, report } = await Effect.runPromise(
+      importSession(file, { from: "pi" }),
+    );
+    assert.equal(report.compactions, 1);
+    // The call is answered (an error result) before the compaction starts.
+    const result = events.find((e) => e.type === "tool/result");
+    const start = events.find((e) => e.type === "compaction/start");
+    assert.ok(result !== undefined && start !== undefined);
+    assert.ok(result.seq < start.seq);
+    assert.ok(report.synthesized.some((n) => n.note.includes('"c1"')));
+    assert.deepEqual(
+      deriveMessages(session.surface).map((m) =>
+        m.content.map((c) => blockLabel(c)).join("|")
+      ).slice(-1),
+      ["thanks"],
+    );
+    assertRepairsClean(events);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

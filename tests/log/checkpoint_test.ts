@@ -264,10 +264,13 @@ Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give
             ? {}
             : { vocabulary: session.vocabulary }),
           baseSeq: session.surface.baseSeq,
+          stored: true,
         }),
       );
       const rest = Effect.runSync(
-        Session.appendEvents(roundTrip(prefix), events.slice(k)),
+        Session.appendEvents(roundTrip(prefix), events.slice(k), {
+          stored: true,
+        }),
       );
       assertSame(rest, session, [k, 1, 2 * k, 3]);
     }
@@ -318,4 +321,71 @@ Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give
     ],
   ));
   assert.equal(restoredAll(session), 4);
+});
+
+Deno.test("a checkpoint holds from the oldest node with an unanswered call, so the restored surface refuses a compaction over it", () => {
+  const session = Effect.runSync(
+    Session.fromEvents(
+      header,
+      [
+        Draft.turnStart(0),
+        Draft.user("list the files", { id: "u" }),
+        Draft.turnEnd(0, { kind: "completed" }),
+        Draft.turnStart(1),
+        Draft.user("go on", { id: "v" }),
+        Draft.turnEnd(1, { kind: "completed" }),
+      ].map((d, seq) => decoded({ ...d, seq, time: 0 })),
+    ),
+  );
+  // An assistant message whose call never got a result, in a closed turn.
+  const withCall = Effect.runSync(
+    Session.appendAll(session, [
+      {
+        type: "assistant/message",
+        surfaceOp: "append",
+        data: {
+          turn: 1,
+          step: 0,
+          stream: [],
+          message: {
+            id: "a",
+            role: "assistant",
+            content: [{
+              type: "tool-call",
+              id: "c1",
+              name: "ls",
+              arguments: "{}",
+            }],
+            source: { kind: "model", provider: "p", model: "m" },
+          },
+        },
+      },
+      Draft.turnStart(2),
+      Draft.user("more", { id: "w" }),
+    ]),
+  );
+  const restored = roundTrip(withCall);
+  assert.equal(Session.heldFrom(restored), 6);
+  const over = {
+    type: "user/message" as const,
+    surfaceOp: {
+      op: "replace" as const,
+      startSeq: SessionSeq.make(4),
+      endSeq: SessionSeq.make(6),
+    },
+    sourceEventSeqs: [4, 6].map((n) => SessionSeq.make(n)),
+    data: {
+      id: "s",
+      role: "user" as const,
+      content: [],
+      source: { kind: "plugin", plugin: "compaction" },
+    },
+  };
+  for (const s of [withCall, restored]) {
+    const exit = Effect.runSyncExit(Effect.flip(Session.append(s, over)));
+    assert.equal(
+      exit._tag === "Success" && exit.value._tag,
+      "ReplaceShadowsUnansweredCall",
+    );
+  }
 });

@@ -224,9 +224,42 @@ const assertPaired = (messages: ReadonlyArray<Message>): void => {
   }
 };
 
+/**
+ * Every result of the input is sent or reported dropped, never both, and
+ * every result sent is the input's or a reported synthetic one.
+ */
+const assertAccounted = (
+  messages: ReadonlyArray<Message>,
+  paired: ReturnType<typeof pairToolCalls>,
+): void => {
+  const sent = new Set<unknown>();
+  for (const m of paired.messages) {
+    for (const b of m.content) if (b.type === "tool-result") sent.add(b);
+  }
+  const dropped = new Set<string>();
+  for (const r of paired.repairs) {
+    if (r._tag === "DroppedToolResult") {
+      dropped.add(`${r.messageIndex}:${r.blockIndex}`);
+    }
+  }
+  let kept = 0;
+  messages.forEach((m, i) =>
+    m.content.forEach((b, j) => {
+      if (b.type !== "tool-result") return;
+      const isSent = sent.has(b);
+      if (isSent) kept++;
+      assert.notEqual(isSent, dropped.has(`${i}:${j}`), `result ${i}:${j}`);
+    })
+  );
+  const synthetic =
+    paired.repairs.filter((r) => r._tag === "SyntheticToolResult").length;
+  assert.equal(sent.size, kept + synthetic);
+};
+
 const checkPairing = (messages: ReadonlyArray<Message>): void => {
   const once = pairToolCalls(messages);
   assertPaired(once.messages);
+  assertAccounted(messages, once);
   const twice = pairToolCalls(once.messages);
   assert.deepEqual(twice.repairs, []);
   assert.deepEqual(twice.messages, once.messages);

@@ -269,6 +269,66 @@ export const storeConformance = (options: ConformanceOptions): void => {
   );
 
   test(
+    `a compaction over a call no result answered is refused, and nothing is stored`,
+    async () => {
+      const id = fresh("unanswered");
+      const result = await run(Effect.gen(function* () {
+        const store = yield* SessionStore;
+        yield* seeded(id);
+        return yield* store.withSession(
+          id,
+          (writer) =>
+            Effect.gen(function* () {
+              const { events } = yield* store.append(writer, [
+                drafts.assistant("open", "", ["c-open"]),
+              ]);
+              const call = events[0]?.seq ?? SessionSeq.make(0);
+              const refused = yield* Effect.exit(
+                store.update(writer, (session) =>
+                  compact(session, {
+                    startSeq: call,
+                    endSeq: call,
+                    summary: "s",
+                    compactionId: "k",
+                  })),
+              );
+              // Once answered, the call compacts with its result.
+              const answered = yield* store.append(writer, [
+                drafts.toolResult("c-open", "done"),
+              ]);
+              const result = answered.events[0]?.seq ?? call;
+              const compacted = yield* store.update(writer, (session) =>
+                compact(session, {
+                  startSeq: call,
+                  endSeq: result,
+                  summary: "s",
+                  compactionId: "k",
+                }));
+              return { call, refused, compacted, reader: yield* readAll(id) };
+            }),
+        );
+      }));
+      thenFails(failureOf(result.refused), "ReplaceShadowsUnansweredCall", {
+        callSeq: result.call,
+        callIds: ["c-open"],
+      });
+      // The refused batch left nothing: the result came right after the call.
+      assert.deepEqual(
+        result.reader.slice(TURN).map((e) => e.type),
+        [
+          "assistant/message",
+          "tool/result",
+          "compaction/start",
+          "compaction/summary",
+          "user/message",
+          "compaction/end",
+        ],
+      );
+      assert.equal(result.compacted.events.length, 4);
+    },
+  );
+
+  test(
     `a stored batch is returned and seen by a new reader`,
     async () => {
       const id = fresh("durable");

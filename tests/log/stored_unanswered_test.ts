@@ -1,0 +1,115 @@
+/**
+ * A log stored before the rule that a replacement never shadows an
+ * unanswered call (tests/fixtures/stored/shadowed-unanswered-call.jsonl:
+ * a compaction over a call whose result came after it) stays readable, by
+ * the reader and through the store, while an append is held to the rule;
+ * and the late result is reported when a request leaves it out.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Effect, Exit } from "effect";
+import {
+  compact,
+  deriveMessages,
+  Session,
+  SessionStore,
+} from "@palimpsest/session";
+import { surfaceNodes } from "@palimpsest/session/internal";
+import { readSessionBytes } from "@palimpsest/session/jsonl";
+import { pairToolCalls } from "@palimpsest/session/ai";
+import { failureOf, thenFails } from "../_helpers/then.ts";
+import { tempDir, withStore } from "../_helpers/store.ts";
+
+const fixture = new URL(
+  "../fixtures/stored/shadowed-unanswered-call.jsonl",
+  import.meta.url,
+);
+const bytes = fs.readFileSync(fixture);
+
+Deno.test("a stored replacement over an unanswered call reads back, strictly and holding only the surface", () => {
+  for (const options of [{}, { holdLogUpTo: 2 }]) {
+    const { session } = Effect.runSync(readSessionBytes(bytes, options));
+    assert.deepEqual(surfaceNodes(session.surface), [4, 6]);
+  }
+});
+
+Deno.test("the late result is left out of a request, and reported", () => {
+  const { session } = Effect.runSync(readSessionBytes(bytes));
+  const { messages, repairs } = pairToolCalls(deriveMessages(session.surface));
+  assert.deepEqual(messages.map((m) => m.id), ["compaction-k"]);
+  assert.deepEqual(repairs, [{
+    _tag: "DroppedToolResult",
+    callId: "c1",
+    reason: "unknown",
+    messageIndex: 1,
+    blockIndex: 0,
+  }]);
+});
+
+Deno.test("a store opens such a log for writing and holds new appends to the rule", async () => {
+  const root = tempDir();
+  try {
+    const id = "shadowed";
+    await withStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        yield* Effect.scoped(store.create({
+          id,
+          createdAt: 0,
+          isSeeded: false,
+        }));
+      }),
+    );
+    const [file] = fs.readdirSync(root).filter((f) => f.endsWith(".jsonl"));
+    assert.ok(file !== undefined);
+    fs.writeFileSync(path.join(root, file), bytes);
+    const { refused, after } = await withStore(
+      root,
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const handle = yield* store.open(id, { mode: "write" });
+        // A new call with no result, then a compaction over it.
+        yield* store.append(handle, [{
+          type: "assistant/message",
+          surfaceOp: "append",
+          data: {
+            turn: 1,
+            step: 0,
+            message: {
+              id: "a7",
+              role: "assistant",
+              content: [{
+                type: "tool-call",
+                id: "c7",
+                name: "ls",
+                arguments: "{}",
+              }],
+              source: { kind: "model", provider: "p", model: "m" },
+            },
+            stream: [],
+          },
+        }]);
+        const refused = yield* Effect.exit(
+          store.update(handle, (session) =>
+            compact(session, {
+              startSeq: 6,
+              endSeq: 7,
+              summary: "s",
+              compactionId: "k2",
+            })),
+        );
+        return { refused, after: handle.session };
+      }),
+    );
+    assert.ok(Exit.isFailure(refused));
+    thenFails(failureOf(refused), "ReplaceShadowsUnansweredCall", {
+      callSeq: 7,
+      callIds: ["c7"],
+    });
+    assert.equal(Session.nextSeq(after), 8);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
