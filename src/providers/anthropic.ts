@@ -12,7 +12,9 @@ import {
   adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
+  checkToolsDefined,
   CONTINUATION_TEXT,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   forEachTurn,
   type JsonObject,
@@ -425,7 +427,7 @@ export function toAnthropic(
  * ```
  */
 export function validateAnthropic(
-  request: AnthropicRequest,
+  request: AnthropicRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
@@ -491,5 +493,12 @@ export function validateAnthropic(
       }
     }
   });
+  checkToolsDefined(
+    found,
+    messages.findIndex((m) =>
+      m.content.some((b) => b.type === "tool_use" || b.type === "tool_result")
+    ),
+    request.tools,
+  );
   return found;
 }

@@ -11,7 +11,9 @@ import {
   adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
+  checkToolsDefined,
   CONTINUATION_TEXT,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   forEachTurn,
   type JsonObject,
@@ -267,7 +269,7 @@ export function toGemini(
  * ```
  */
 export function validateGemini(
-  request: GeminiRequest,
+  request: GeminiRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
@@ -334,5 +336,12 @@ export function validateGemini(
       );
     }
   });
+  checkToolsDefined(
+    found,
+    contents.findIndex((c) =>
+      c.parts.some((p) => "functionCall" in p || "functionResponse" in p)
+    ),
+    request.tools,
+  );
   return found;
 }

@@ -11,7 +11,9 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   callLedger,
+  checkToolsDefined,
   dataUrl,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   joinText,
   omittedText,
@@ -269,7 +271,7 @@ export function toOpenAIChat(
  * ```
  */
 export function validateOpenAIChat(
-  request: OpenAIChatRequest,
+  request: OpenAIChatRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const calls = callLedger(found);
@@ -293,5 +295,13 @@ export function validateOpenAIChat(
   if (request.messages.every((m) => m.role === "system")) {
     found.push(violation("EmptyConversation", request.messages.length));
   }
+  checkToolsDefined(
+    found,
+    request.messages.findIndex((m) =>
+      m.role === "tool" ||
+      (m.role === "assistant" && (m.tool_calls ?? []).length > 0)
+    ),
+    request.tools,
+  );
   return found;
 }

@@ -12,7 +12,9 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   callLedger,
+  checkToolsDefined,
   dataUrl,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   joinText,
   omittedText,
@@ -333,7 +335,7 @@ export function toOpenAIResponses(
  * ```
  */
 export function validateOpenAIResponses(
-  request: OpenAIResponsesRequest,
+  request: OpenAIResponsesRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const calls = callLedger(found);
@@ -365,5 +367,12 @@ export function validateOpenAIResponses(
   ) {
     found.push(violation("EmptyConversation", request.input.length));
   }
+  checkToolsDefined(
+    found,
+    request.input.findIndex((item) =>
+      item.type === "function_call" || item.type === "function_call_output"
+    ),
+    request.tools,
+  );
   return found;
 }
