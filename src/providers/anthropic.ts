@@ -432,6 +432,7 @@ export function validateAnthropic(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const messages = request.messages;
+  let firstTool = -1;
   forEachTurn(found, messages, (m) => m.content, (message, i) => {
     const previous = messages[i - 1];
     const called = new Set<string>();
@@ -447,6 +448,7 @@ export function validateAnthropic(
         if (blank(b.text)) found.push(violation("BlankText", i));
         pastResults = true;
       } else if (b.type === "tool_use") {
+        if (firstTool < 0) firstTool = i;
         if (ids.has(b.id)) {
           found.push(violation("DuplicateToolCallId", i, b.id));
         }
@@ -458,6 +460,7 @@ export function validateAnthropic(
         }
         ids.add(b.id);
       } else if (b.type === "tool_result") {
+        if (firstTool < 0) firstTool = i;
         const id = b.tool_use_id;
         if (pastResults) found.push(violation("ToolResultNotFirst", i, id));
         if (!called.has(id)) {
@@ -493,12 +496,6 @@ export function validateAnthropic(
       }
     }
   });
-  checkToolsDefined(
-    found,
-    messages.findIndex((m) =>
-      m.content.some((b) => b.type === "tool_use" || b.type === "tool_result")
-    ),
-    request.tools,
-  );
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

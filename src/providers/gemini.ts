@@ -274,6 +274,7 @@ export function validateGemini(
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const contents = request.contents;
+  let firstTool = -1;
   forEachTurn(found, contents, (c) => c.parts, (content, i) => {
     const previous = contents[i - 1];
     const calls = new Map<string, string>();
@@ -288,6 +289,7 @@ export function validateGemini(
     let pastResponses = false;
     for (const p of content.parts) {
       if ("functionResponse" in p) {
+        if (firstTool < 0) firstTool = i;
         const { id, name } = p.functionResponse;
         if (content.role !== "user" || pastResponses) {
           found.push(violation("ToolResultWithoutCall", i, id));
@@ -309,6 +311,7 @@ export function validateGemini(
         found.push(violation("EmptyContent", i));
       }
       if ("functionCall" in p) {
+        if (firstTool < 0) firstTool = i;
         const id = p.functionCall.id;
         if (content.role !== "model") {
           found.push(violation("UnexpectedRole", i, id));
@@ -336,12 +339,6 @@ export function validateGemini(
       );
     }
   });
-  checkToolsDefined(
-    found,
-    contents.findIndex((c) =>
-      c.parts.some((p) => "functionCall" in p || "functionResponse" in p)
-    ),
-    request.tools,
-  );
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

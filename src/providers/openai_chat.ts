@@ -275,8 +275,10 @@ export function validateOpenAIChat(
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const calls = callLedger(found);
+  let firstTool = -1;
   request.messages.forEach((message, i) => {
     if (message.role === "tool") {
+      if (firstTool < 0) firstTool = i;
       calls.answer(message.tool_call_id, i);
       return;
     }
@@ -286,6 +288,7 @@ export function validateOpenAIChat(
       if (message.content === null && made.length === 0) {
         found.push(violation("AssistantWithoutContent", i));
       }
+      if (made.length > 0 && firstTool < 0) firstTool = i;
       for (const call of made) calls.call(call.id, i);
     } else if (message.content.length === 0) {
       found.push(violation("EmptyContent", i));
@@ -295,13 +298,6 @@ export function validateOpenAIChat(
   if (request.messages.every((m) => m.role === "system")) {
     found.push(violation("EmptyConversation", request.messages.length));
   }
-  checkToolsDefined(
-    found,
-    request.messages.findIndex((m) =>
-      m.role === "tool" ||
-      (m.role === "assistant" && (m.tool_calls ?? []).length > 0)
-    ),
-    request.tools,
-  );
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

@@ -339,15 +339,18 @@ export function validateOpenAIResponses(
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const calls = callLedger(found);
+  let firstTool = -1;
   request.input.forEach((item, i) => {
     switch (item.type) {
       case "function_call":
+        if (firstTool < 0) firstTool = i;
         calls.call(item.call_id, i);
         if (item.call_id.length > MAX_CALL_ID) {
           found.push(violation("InvalidToolCallId", i, item.call_id));
         }
         break;
       case "function_call_output":
+        if (firstTool < 0) firstTool = i;
         calls.answer(item.call_id, i);
         if (item.call_id.length > MAX_CALL_ID) {
           found.push(violation("InvalidToolCallId", i, item.call_id));
@@ -367,12 +370,6 @@ export function validateOpenAIResponses(
   ) {
     found.push(violation("EmptyConversation", request.input.length));
   }
-  checkToolsDefined(
-    found,
-    request.input.findIndex((item) =>
-      item.type === "function_call" || item.type === "function_call_output"
-    ),
-    request.tools,
-  );
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }
