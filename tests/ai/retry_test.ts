@@ -8,6 +8,8 @@ import { Duration, Effect, Fiber, Layer, Schedule } from "effect";
 import { TestClock } from "effect/testing";
 import { AiError, Toolkit } from "effect/ai";
 import {
+  checkTranscript,
+  deriveMessages,
   layerMemoryStore,
   Session,
   type SessionEvent,
@@ -22,7 +24,9 @@ import {
   runTurn,
   type TurnEvent,
 } from "@palimpsest/session/ai";
+import { TOOL_NOT_STARTED } from "@palimpsest/session/internal";
 import {
+  call,
   finish,
   httpFailure,
   invalidRequest,
@@ -295,4 +299,33 @@ Deno.test("the compaction engine retries its summary request", async () => {
     e.type === "compaction/start"
   );
   assert.equal(starts.length, 1);
+});
+
+Deno.test("a stream cut by a transient error keeps what came out, answers its calls, and the retry sees it", async () => {
+  const { result, session, scripted } = await turnWith([
+    {
+      parts: [...text("Let me look."), call("c1", "read", { path: "a" })],
+      thenFail: httpFailure(502),
+    },
+    { parts: [...text("Here it is."), finish()] },
+  ]);
+  assert.equal(result._tag, "Success");
+  assert.deepEqual(types(session), [
+    "turn/start",
+    "user/message",
+    "step/start",
+    "assistant/message",
+    "tool/result",
+    "assistant/message",
+    "step/end",
+    "turn/end",
+  ]);
+  const [cut, closer] = Session.events(session).slice(3, 5);
+  assert.ok(cut?.type === "assistant/message");
+  assert.equal(cut.data.interrupted, true);
+  assert.ok(closer?.type === "tool/result");
+  assert.equal(closer.data.error?.code, TOOL_NOT_STARTED);
+  // No tool/call: the cut call never ran.
+  assert.ok(JSON.stringify(scripted.streamed[1]).includes("Let me look."));
+  assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
 });
