@@ -13,7 +13,10 @@
  *    runs in this process on the handle, another one fails with
  *    {@link CompactionInProgress} (`live: true`).
  * 2. The model is asked for the summary (`LanguageModel.generateText`, the
- *    range as the prompt followed by the instructions).
+ *    range as the prompt followed by the instructions; when the range holds
+ *    tool calls or results, with the session's tools and tool choice
+ *    `none`, since providers refuse tool blocks in a request that defines
+ *    no tool). A passing failure is retried (`retry`, see `retry.ts`).
  * 3. An empty or blank summary is refused ({@link EmptySummary}): history
  *    is never replaced by nothing. A summary not smaller (by the estimate)
  *    than the messages it would replace is refused ({@link SummaryNotSmaller}).
@@ -37,8 +40,10 @@
  * alone: it runs inside a turn, and the turn loop closes abandoned turns.
  *
  * {@link isContextOverflow} tells a request refused for its length; the turn
- * loop uses it for overflow recovery (compact, then retry only if the
- * surface changed).
+ * loop uses it for overflow recovery: it passes the refused request's
+ * estimate as `refusedTokens`, and the compaction then keeps verbatim at
+ * most {@link OVERFLOW_KEEP_FRACTION} of it (and always the newest
+ * message), since the provider's count beats the estimate.
  *
  * Decisions: the compaction id is `c<seq of its start>`, the summary message
  * id `compaction-<compactionId>` (as `compact` names it), and `turn` in
