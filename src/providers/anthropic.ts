@@ -400,13 +400,14 @@ export function toAnthropic(
  * there is at least one turn; turns alternate and start with the user; no turn and no text block is
  * empty or blank; the final assistant turn does not end with white space;
  * call ids are unique and made of letters, digits, `_` and `-`; tool names
- * are 1 to 200 characters; every
+ * are 1 to 200 characters; a request with a `tool_use` or `tool_result`
+ * defines tools (a non-empty `tools`); every
  * `tool_use` is answered by a `tool_result` in the very next turn ("tool_use
  * ids were found without tool_result blocks immediately after"), every
  * `tool_result` answers a `tool_use` of the turn just before, once, and
  * results come first in their turn.
  *
- * @param request The request's `messages` (and `system`).
+ * @param request The request's `messages` (and `system`, `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A call without its result
@@ -423,6 +424,7 @@ export function toAnthropic(
  * });
  * assert.deepEqual(violations.map((v) => [v._tag, v.index, v.callId]), [
  *   ["ToolCallNotAnswered", 1, "c1"],
+ *   ["ToolsNotDefined", 1, undefined],
  * ]);
  * ```
  */

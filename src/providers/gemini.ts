@@ -249,9 +249,10 @@ export function toGemini(
  * ("the number of function response parts is equal to the number of
  * function call parts of the function call turn"); function responses come
  * first in their turn and only right after such a model turn; call ids are
- * unique; function names are not empty.
+ * unique; function names are not empty; a request with function calls or
+ * responses defines tools (a non-empty `tools`).
  *
- * @param request The request's `contents`.
+ * @param request The request's `contents` (and `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A function call turn with no response turn
@@ -264,6 +265,7 @@ export function toGemini(
  *     { role: "user", parts: [{ text: "ls" }] },
  *     { role: "model", parts: [{ functionCall: { id: "c1", name: "ls", args: {} } }] },
  *   ],
+ *   tools: [{ functionDeclarations: [{ name: "ls", description: "ls", parametersJsonSchema: {} }] }],
  * });
  * assert.deepEqual(violations.map((v) => [v._tag, v.callId]), [["ToolCallNotAnswered", "c1"]]);
  * ```

@@ -251,9 +251,10 @@ export function toOpenAIChat(
  * answer a call of the assistant message it follows ("messages with role
  * 'tool' must be a response to a preceding message with 'tool_calls'"),
  * once; call ids are unique; an assistant message has text or calls; there
- * is a message besides the system messages.
+ * is a message besides the system messages; a request with calls or tool
+ * messages defines tools (a non-empty `tools`).
  *
- * @param request The request's `messages`.
+ * @param request The request's `messages` (and `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A tool message without its call
@@ -266,6 +267,7 @@ export function toOpenAIChat(
  *     { role: "user", content: [{ type: "text", text: "ls" }] },
  *     { role: "tool", tool_call_id: "c1", content: "a.txt" },
  *   ],
+ *   tools: [{ type: "function", function: { name: "ls", parameters: {} } }],
  * });
  * assert.deepEqual(violations.map((v) => v._tag), ["ToolResultWithoutCall"]);
  * ```

@@ -318,9 +318,10 @@ export function toOpenAIResponses(
  * call and before the next message item; every output answers such a call
  * ("No tool call found for function call output"), once; call ids are
  * unique and at most 64 characters; no message is empty; there is an item
- * besides the system messages.
+ * besides the system messages; a request with function calls or outputs
+ * defines tools (a non-empty `tools`).
  *
- * @param request The request's `input`.
+ * @param request The request's `input` (and `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A call without its output
@@ -330,6 +331,7 @@ export function toOpenAIResponses(
  *
  * const violations = validateOpenAIResponses({
  *   input: [{ type: "function_call", call_id: "c1", name: "ls", arguments: "{}" }],
+ *   tools: [{ type: "function", name: "ls", parameters: {}, strict: false }],
  * });
  * assert.deepEqual(violations.map((v) => [v._tag, v.callId]), [["ToolCallNotAnswered", "c1"]]);
  * ```
