@@ -261,6 +261,11 @@ export interface TurnEndReason {
     | "error"
     | "max-tokens"
     | "interrupted";
+  /**
+   * For kind `error`: what failed, opaque JSON (the turn loop writes the
+   * error's `_tag`, its `reason` and `message`).
+   */
+  readonly error?: unknown;
 }
 
 /** Data of `turn/end`. */
@@ -390,6 +395,7 @@ export const TurnEndReason: Schema.Codec<TurnEndReason> = Schema.Struct({
     "max-tokens",
     "interrupted",
   ]),
+  error: Schema.optionalKey(Schema.Unknown),
 });
 
 /** Schema of {@link TurnEndData}. */

@@ -13,7 +13,10 @@
  *    runs in this process on the handle, another one fails with
  *    {@link CompactionInProgress} (`live: true`).
  * 2. The model is asked for the summary (`LanguageModel.generateText`, the
- *    range as the prompt followed by the instructions).
+ *    range as the prompt followed by the instructions; when the range holds
+ *    tool calls or results, with the session's tools and tool choice
+ *    `none`, since providers refuse tool blocks in a request that defines
+ *    no tool). A passing failure is retried (`retry`, see `retry.ts`).
  * 3. An empty or blank summary is refused ({@link EmptySummary}): history
  *    is never replaced by nothing. A summary not smaller (by the estimate)
  *    than the messages it would replace is refused ({@link SummaryNotSmaller}).
@@ -37,8 +40,10 @@
  * alone: it runs inside a turn, and the turn loop closes abandoned turns.
  *
  * {@link isContextOverflow} tells a request refused for its length; the turn
- * loop uses it for overflow recovery (compact, then retry only if the
- * surface changed).
+ * loop uses it for overflow recovery: it passes the refused request's
+ * estimate as `refusedTokens`, and the compaction then keeps verbatim at
+ * most {@link OVERFLOW_KEEP_FRACTION} of it (and always the newest
+ * message), since the provider's count beats the estimate.
  *
  * Decisions: the compaction id is `c<seq of its start>`, the summary message
  * id `compaction-<compactionId>` (as `compact` names it), and `turn` in
@@ -48,7 +53,15 @@
  */
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
-import { type AiError, LanguageModel, Prompt } from "effect/ai";
+import type * as JsonSchema from "effect/JsonSchema";
+import type * as Schema from "effect/Schema";
+import {
+  type AiError,
+  LanguageModel,
+  Prompt,
+  Tool,
+  type Toolkit,
+} from "effect/ai";
 import { SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import type { Message } from "../message.ts";
@@ -81,6 +94,18 @@ import {
 } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
 import { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
+import { requestTools, type ToolDefinition, type Tools } from "./tools.ts";
+import {
+  type ModelRetry,
+  type ModelRetryAttempt,
+  withModelRetry,
+} from "./retry.ts";
+
+/**
+ * After an overflow, the newest messages kept verbatim are at most this
+ * fraction of the estimated size of the request the provider refused.
+ */
+export const OVERFLOW_KEEP_FRACTION = 0.5;
 
 /** When and how to compact. */
 export interface CompactionPolicy {
@@ -95,6 +120,14 @@ export interface CompactionPolicy {
   readonly estimate?: TokenEstimate;
   /** What the model is asked to do with the range. */
   readonly instructions?: string;
+  /**
+   * The session's tools, sent with the summary request (tool choice
+   * `none`) when the range holds tool calls or results, since providers
+   * refuse tool blocks in a request that defines no tool. `runTurn` passes
+   * its toolkit when this is absent; without either, each tool the range
+   * calls gets a minimal definition (`calledToolDefinitions`).
+   */
+  readonly tools?: Tools;
 }
 
 /**
@@ -110,6 +143,20 @@ export interface CompactIfNeededOptions extends CompactionPolicy {
   readonly handle: SessionHandle;
   /** Compact even when under budget (overflow recovery). */
   readonly force?: boolean;
+  /**
+   * The estimated tokens of a request the provider refused for its length:
+   * compacts even when under budget, keeping verbatim at most
+   * `OVERFLOW_KEEP_FRACTION` of it (or `keepTokens` when smaller), since
+   * the provider's verdict beats the estimate.
+   */
+  readonly refusedTokens?: number;
+  /**
+   * How a summary request that failed for a passing reason is retried
+   * (`ModelRetry`: 2 retries by default, `0` for none).
+   */
+  readonly retry?: ModelRetry;
+  /** Told each retry of the summary request, before its wait. */
+  readonly onRetry?: (attempt: ModelRetryAttempt) => Effect.Effect<void>;
   /**
    * An abandoned compaction in the log: `close` it first (the default) or
    * `refuse` ({@link CompactionInProgress} with `live: false`).
@@ -195,6 +242,34 @@ const abandonedCompactions = (handle: SessionHandle) => {
   );
 };
 
+/**
+ * The tools of a summary request as a toolkit: definitions only, each a
+ * dynamic tool with its JSON Schema; tool choice `none` and no resolution,
+ * so no handler ever runs.
+ */
+type SummaryTool = Tool.Dynamic<string, {
+  readonly parameters: JsonSchema.JsonSchema;
+  readonly success: typeof Schema.Unknown;
+  readonly failure: typeof Schema.Never;
+  readonly failureMode: "error";
+}>;
+
+const summaryToolkit = (
+  definitions: ReadonlyArray<ToolDefinition>,
+): Toolkit.WithHandler<Record<string, SummaryTool>> => {
+  const tools: Record<string, SummaryTool> = {};
+  for (const d of definitions) {
+    tools[d.name] = Tool.dynamic(d.name, {
+      ...(d.description === undefined ? {} : { description: d.description }),
+      parameters: d.parameters,
+    });
+  }
+  return {
+    tools,
+    handle: () => Effect.die("a summary request runs no tool"),
+  };
+};
+
 const errorInfo = (exit: Exit.Exit<unknown, unknown>): unknown => {
   if (Exit.isSuccess(exit)) return { _tag: "Unknown" };
   if (Exit.hasInterrupts(exit)) return { _tag: "Interrupted" };
@@ -266,7 +341,13 @@ export function compactIfNeeded(
   return Effect.scoped(Effect.gen(function* () {
     const { handle } = options;
     const estimate = options.estimate ?? estimateTokensByChars;
-    const keepTokens = options.keepTokens ?? Math.floor(options.maxTokens / 2);
+    const refused = options.refusedTokens;
+    const keepTokens = Math.min(
+      options.keepTokens ?? Math.floor(options.maxTokens / 2),
+      refused === undefined
+        ? Infinity
+        : Math.floor(refused * OVERFLOW_KEEP_FRACTION),
+    );
     const [abandoned] = abandonedCompactions(handle);
     let recovered: ReadonlyArray<SessionEvent> = [];
     if (abandoned !== undefined) {
@@ -285,7 +366,10 @@ export function compactIfNeeded(
       tokensAfter: tokensBefore,
       recovered,
     };
-    if (options.force !== true && tokensBefore <= options.maxTokens) {
+    if (
+      options.force !== true && refused === undefined &&
+      tokensBefore <= options.maxTokens
+    ) {
       return unchanged;
     }
     const bySeq = new Map<number, Message>();
@@ -301,6 +385,9 @@ export function compactIfNeeded(
       kept += tokens;
       keep++;
     }
+    // After an overflow the newest message stays verbatim whatever its size:
+    // it is what the model is asked to answer.
+    if (refused !== undefined) keep = Math.max(keep, 1);
     const range = selectCompactableRange(session.surface, { keepLast: keep });
     if (range === undefined) return unchanged;
     const from = nodes.indexOf(range.startSeq);
@@ -312,6 +399,9 @@ export function compactIfNeeded(
       if (message !== undefined) rangeMessages.push(message);
     }
     const rangeTokens = estimate(rangeMessages);
+    const rangeHoldsTools = rangeMessages.some((m) =>
+      m.content.some((b) => b.type === "tool-call" || b.type === "tool-result")
+    );
     const startSeq = SessionSeq.make(Session.nextSeq(session));
     const compactionId = `c${startSeq}`;
     const running = yield* holdCompaction(handle, compactionId, startSeq);
@@ -330,8 +420,29 @@ export function compactIfNeeded(
         ...toPrompt(rangeMessages).content,
         ...Prompt.make(instructions).content,
       ]);
-      const response = yield* LanguageModel.generateText({ prompt });
-      const summary = response.text;
+      const toolkit = rangeHoldsTools
+        ? summaryToolkit(requestTools(rangeMessages, options.tools ?? []).tools)
+        : undefined;
+      const ask: Effect.Effect<
+        string,
+        AiError.AiError,
+        LanguageModel.LanguageModel
+      > = toolkit === undefined
+        ? Effect.map(LanguageModel.generateText({ prompt }), (r) => r.text)
+        : Effect.map(
+          LanguageModel.generateText({
+            prompt,
+            toolkit,
+            toolChoice: "none",
+            disableToolCallResolution: true,
+          }),
+          (r) => r.text,
+        );
+      const summary = yield* withModelRetry(
+        ask,
+        options.retry,
+        options.onRetry ?? (() => Effect.void),
+      );
       if (summary.trim() === "") {
         return yield* new EmptySummary({
           compactionId,

@@ -9,6 +9,7 @@
  * @module
  */
 import * as Data from "effect/Data";
+import type { AiError } from "effect/ai";
 import type { SessionSeq } from "../seq.ts";
 import { quote } from "../quote.ts";
 
@@ -142,4 +143,50 @@ export class CompactionRangeChanged extends Data.Error<{
   } of compaction ${
     quote(this.compactionId)
   } changed while it was summarized; compact again`;
+}
+
+/**
+ * A request the provider refused for its length (a context overflow) that
+ * forced compaction could not make small enough. The size the provider
+ * refused is taken as the ceiling, whatever the estimate said: each forced
+ * compaction must bring the estimate under a fraction of it. `reason`
+ * says why it stopped: `nothing-compactable` (no range could be
+ * summarized: what is left is the system prompt and the newest messages,
+ * or a tool call with its result), `compaction-refused` (the compaction
+ * failed or was refused; its report says why), or `still-too-large` (the
+ * provider refused every smaller request the retries allowed, or a
+ * compaction did not shrink the estimate). `error` is the provider's last
+ * refusal.
+ */
+export class OverflowNotRecovered extends Data.Error<{
+  /** The turn. */
+  readonly turn: number;
+  /** The step whose request overflowed. */
+  readonly step: number;
+  /** Why the recovery stopped. */
+  readonly reason:
+    | "nothing-compactable"
+    | "compaction-refused"
+    | "still-too-large";
+  /** The estimated tokens of the last request the provider refused. */
+  readonly refusedTokens: number;
+  /** The estimated tokens of the messages when the recovery stopped. */
+  readonly tokens: number;
+  /** The forced compactions tried. */
+  readonly attempts: number;
+  /** The provider's last refusal. */
+  readonly error: AiError.AiError;
+}> {
+  /** The tag. */
+  readonly _tag: "OverflowNotRecovered" = "OverflowNotRecovered";
+  /** A sentence for people. */
+  override readonly message: string = `Request of step ${
+    quote(this.step)
+  } of turn ${quote(this.turn)} overflowed the context window at about ${
+    quote(this.refusedTokens)
+  } tokens and compaction could not make it smaller (${quote(this.reason)}, ${
+    quote(this.tokens)
+  } tokens left after ${
+    quote(this.attempts)
+  } attempts); shorten the newest messages or start a new session`;
 }

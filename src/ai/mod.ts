@@ -65,6 +65,8 @@ export {
   type AnthropicToolChoice,
   type AnthropicTools,
   anthropicTools,
+  CALLED_TOOL_DESCRIPTION,
+  calledToolDefinitions,
   type GeminiFunctionDeclaration,
   type GeminiToolConfig,
   type GeminiTools,
@@ -77,6 +79,7 @@ export {
   type OpenAIResponsesToolChoice,
   type OpenAIResponsesTools,
   openAIResponsesTools,
+  requestTools,
   type ToolChoice,
   type ToolDefinition,
   toolDefinitions,
@@ -114,7 +117,17 @@ export {
   DEFAULT_SUMMARY_INSTRUCTIONS,
   isContextOverflow,
   type OnOpen,
+  OVERFLOW_KEEP_FRACTION,
   releaseStaleCompaction,
 } from "./compaction.ts";
+export {
+  DEFAULT_MODEL_RETRIES,
+  isTransientError,
+  MAX_RETRY_AFTER_MILLIS,
+  type ModelRetry,
+  type ModelRetryAttempt,
+  retryAfterMillis,
+  retrySchedule,
+} from "./retry.ts";
 export { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
 export * from "./errors.ts";

@@ -9,7 +9,8 @@
  */
 import * as Tool from "effect/ai/Tool";
 import type * as Toolkit from "effect/ai/Toolkit";
-import type { JsonObject } from "../providers/content.ts";
+import type { Message } from "../message.ts";
+import { type JsonObject, UNNAMED_TOOL } from "../providers/content.ts";
 
 /** A tool as every provider is told about it: a name, a description, and its parameters as JSON Schema. */
 export interface ToolDefinition {
@@ -34,10 +35,19 @@ export type ToolChoice = "auto" | "none" | "required" | {
   readonly tool: string;
 };
 
-/** Tools as the converters take them: an `effect/ai` `Toolkit` or plain definitions. */
-export type Tools = Toolkit.Any | ReadonlyArray<ToolDefinition>;
+/**
+ * Tools as the converters take them: an `effect/ai` `Toolkit` (with its
+ * handlers or not) or plain definitions.
+ */
+export type Tools =
+  | Toolkit.Any
+  | { readonly tools: Readonly<Record<string, Tool.Any>> }
+  | ReadonlyArray<ToolDefinition>;
 
-const isToolkit = (tools: Tools): tools is Toolkit.Any => !Array.isArray(tools);
+const isToolkit = (
+  tools: Tools,
+): tools is { readonly tools: Readonly<Record<string, Tool.Any>> } =>
+  !Array.isArray(tools);
 
 /**
  * The definitions of a `Toolkit`'s tools (or plain definitions, as they
@@ -88,6 +98,115 @@ const objectSchema = (schema: unknown): JsonObject =>
   typeof schema === "object" && schema !== null && !Array.isArray(schema)
     ? schema as JsonObject
     : { type: "object" };
+
+/**
+ * A tool name every provider accepts in a definition: a letter or `_`
+ * first, then letters, digits, `_` and `-`, at most 64 characters.
+ */
+const DEFINABLE = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+
+/** The description of a tool defined only because earlier messages call it. */
+export const CALLED_TOOL_DESCRIPTION: string =
+  "Not available now: named by earlier messages only.";
+
+/**
+ * Minimal definitions for tools known only by name (from the calls of
+ * earlier messages): each name a provider accepts in a definition gets
+ * `{ name, description: CALLED_TOOL_DESCRIPTION, parameters: { type:
+ * "object", properties: {} } }`, in order, once; when no name qualifies
+ * (empty, too long, odd characters), one such definition named
+ * `unnamed_tool` stands for them. None for no names.
+ *
+ * @param names The tool names, as the messages call them.
+ * @returns The definitions.
+ *
+ * @example Two calls to one tool and an odd name
+ * ```ts
+ * import { calledToolDefinitions } from "@palimpsest/session/ai";
+ * import assert from "node:assert/strict";
+ *
+ * const defined = calledToolDefinitions(["read", "read", "mcp.ls"]);
+ * assert.deepEqual(defined.map((d) => d.name), ["read"]);
+ * assert.deepEqual(calledToolDefinitions(["mcp.ls"]).map((d) => d.name), ["unnamed_tool"]);
+ * ```
+ */
+export function calledToolDefinitions(
+  names: Iterable<string>,
+): ReadonlyArray<ToolDefinition> {
+  const seen = new Set<string>();
+  let any = false;
+  for (const name of names) {
+    any = true;
+    if (DEFINABLE.test(name)) seen.add(name);
+  }
+  if (!any) return [];
+  const stub = (name: string): ToolDefinition => ({
+    name,
+    description: CALLED_TOOL_DESCRIPTION,
+    parameters: { type: "object", properties: {} },
+  });
+  return seen.size === 0 ? [stub(UNNAMED_TOOL)] : [...seen].map(stub);
+}
+
+/** The names of the tools the messages' calls name, in order. */
+const calledNames = (messages: ReadonlyArray<Message>): string[] => {
+  const names: string[] = [];
+  let results = false;
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type === "tool-call") names.push(block.name);
+      else if (block.type === "tool-result") results = true;
+    }
+  }
+  // A result with no call in view still needs a tool defined.
+  if (names.length === 0 && results) names.push(UNNAMED_TOOL);
+  return names;
+};
+
+/**
+ * The tools a request with these messages defines, and its tool choice.
+ * Providers refuse a request that holds tool calls or results but defines
+ * no tool (Anthropic: "Requests which include `tool_use` or `tool_result`
+ * blocks must define tools"), so when `tools` is empty and the messages
+ * hold a tool call or result, the tools are {@link calledToolDefinitions}
+ * of the names called, and the choice is `"none"` (the model is not to
+ * call them). Otherwise the tools and the choice are as given.
+ *
+ * @param messages The messages the request sends.
+ * @param tools The tools the caller offers.
+ * @param choice The caller's tool choice.
+ * @returns The definitions and the choice for the tool converters.
+ *
+ * @example A summary request of a history with calls, no tools offered
+ * ```ts
+ * import { anthropicTools, requestTools } from "@palimpsest/session/ai";
+ * import type { Message } from "@palimpsest/session";
+ * import assert from "node:assert/strict";
+ *
+ * const messages: Message[] = [
+ *   { id: "a", role: "assistant", source: { kind: "model", provider: "p", model: "m" },
+ *     content: [{ type: "tool-call", id: "c1", name: "ls", arguments: "{}" }] },
+ * ];
+ * const { tools, choice } = requestTools(messages, []);
+ * assert.deepEqual(anthropicTools(tools, choice).tool_choice, { type: "none" });
+ * assert.deepEqual(tools.map((t) => t.name), ["ls"]);
+ * ```
+ */
+export function requestTools(
+  messages: ReadonlyArray<Message>,
+  tools: Tools,
+  choice?: ToolChoice,
+): {
+  readonly tools: ReadonlyArray<ToolDefinition>;
+  readonly choice: ToolChoice | undefined;
+} {
+  const definitions = toolDefinitions(tools);
+  if (definitions.length > 0) return { tools: definitions, choice };
+  const called = calledToolDefinitions(calledNames(messages));
+  return called.length === 0
+    ? { tools: definitions, choice }
+    : { tools: called, choice: "none" };
+}
 
 /** An OpenAI Chat Completions function tool. */
 export interface OpenAIChatTool {

@@ -9,10 +9,8 @@
  * A step is:
  *
  * 1. `step/start`; then, with a compaction policy, `compactIfNeeded`.
- * 2. The prompt: the derived messages of the surface, paired
- *    (`pairToolCalls`), through `toPrompt`. What the pairing repaired (a
- *    result it left out, a synthetic result for an unanswered call) is
- *    reported in the outcome's `repairs`, one entry per request.
+ * 2. The prompt: the surface's messages paired (`pairToolCalls`, its
+ *    repairs in the outcome's `repairs`), through `toPrompt`.
  * 3. The request: `LanguageModel.streamText` with the toolkit's tools
  *    offered and tool-call resolution left to this loop
  *    (`disableToolCallResolution`, `toolCallValidation: "deferred"`), each
@@ -28,18 +26,23 @@
  *
  * - **A model error.** The part of the answer that came out is appended as
  *   cut (`interrupted: true`, or an `assistant/attempt`), its tool calls are
- *   answered with `TOOL_NOT_STARTED` error results, and, unless it is a
+ *   answered with `TOOL_NOT_STARTED` error results. A passing failure
+ *   (`isTransientError`: 408, 409, 429, 5xx, 529, a reset connection) is
+ *   sent again after a backoff or the provider's `retry-after` (`retry`, 2
+ *   by default; a `model-retry` event each). Otherwise, unless it is a
  *   context overflow that compaction fixed, the turn ends with reason
- *   `error` and `runTurn` fails with the model's error.
+ *   `error` (the error's tag and message in `turn/end`) and fails with it.
  * - **Overflow recovery.** With a compaction policy, a request refused for
  *   its length ({@link isContextOverflow}, or the caller's test) forces a
- *   compaction; the request is retried only if a range was replaced (the
- *   surface changed), at most `maxOverflowRetries` times.
- * - **A compaction refused or failed** (the lock held by a running
- *   compaction, an empty summary, a summary not smaller, the range changed,
- *   the model failing to summarize): recorded by the engine's
- *   `compaction/end { error }` and reported in the outcome's `compactions`
- *   with the error; the turn goes on uncompacted.
+ *   compaction that keeps at most half the refused request's estimate
+ *   verbatim (the provider's verdict beats the estimate); the request is
+ *   sent again once the estimate is under the refused size, at most
+ *   `maxOverflowRetries` times, else the turn fails with
+ *   `OverflowNotRecovered` and its reason.
+ * - **A compaction refused or failed** (lock held, empty or no smaller
+ *   summary, range changed, the model failing): recorded by the engine's
+ *   `compaction/end { error }`, reported in the outcome's `compactions`;
+ *   the turn goes on uncompacted.
  * - **A tool error.** The result is an error `tool/result`
  *   (`isError: true`, `error: { name, code }`: `TOOL_NOT_FOUND`,
  *   `INVALID_ARGUMENTS`, `TOOL_FAILED`) and the turn goes on: the model sees
@@ -60,11 +63,9 @@
  * While another `runTurn` runs on the same handle, it fails with
  * {@link TurnInProgress} (`live: true`).
  *
- * Reporting: `onEvent` is told each {@link TurnEvent} as it happens (the
- * answer's text while it streams, each tool call once durable and once
- * answered, compaction, each step's end with its usage); {@link streamTurn}
- * is the same turn as a `Stream`. The outcome sums the usage the model
- * reported ({@link TurnUsage}).
+ * Reporting: `onEvent` is told each {@link TurnEvent} as it happens;
+ * {@link streamTurn} is the same turn as a `Stream`. The outcome sums the
+ * usage the model reported ({@link TurnUsage}).
  *
  * Ids: the assistant message is `assistant-<seq>`, a tool result
  * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
@@ -81,7 +82,6 @@ import * as Stream from "effect/Stream";
 import { LanguageModel, type Tool } from "effect/ai";
 import type { SessionSeq } from "../seq.ts";
 import type { SessionEvent, TurnEndReason } from "../event.ts";
-import { deriveMessages } from "../derive.ts";
 import { type EventDraft, Session } from "../session.ts";
 import { heldEvents } from "../prior.ts";
 import { Draft } from "../drafts.ts";
@@ -96,8 +96,15 @@ import {
   isContextOverflow,
 } from "./compaction.ts";
 import { CompactionInProgress, TurnInProgress } from "./errors.ts";
+import { makeRetrier, type Retrier } from "./retry.ts";
+import {
+  failureOf,
+  overflowVerdict,
+  pairedMessages,
+  retryEvent,
+} from "./turn_recovery.ts";
+import { estimateTokensByChars } from "../tokens.ts";
 import { toPrompt } from "./prompt.ts";
-import { pairToolCalls } from "../providers/pairing.ts";
 import { setSystemPrompt } from "../history/system_prompt.ts";
 import {
   addUsage,
@@ -108,6 +115,7 @@ import {
   seqOfNext,
   type UsageSums,
 } from "./turn_parts.ts";
+import type { StoreAppendError } from "./_store.ts";
 import type {
   CompactionRefusal,
   CompactionReport,
@@ -264,10 +272,19 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     let stepUsage: UsageSums = {};
     yield* emit({ type: "turn-start", turn, recovered });
 
-    const endTurn = (step: number, reason: TurnEndReason["kind"]) =>
+    const endTurn = (
+      step: number,
+      reason: TurnEndReason["kind"],
+      error?: { readonly _tag: string; readonly message: string },
+    ) =>
       appendDrafts(handle, [
         Draft.stepEnd(turn, step),
-        Draft.turnEnd(turn, reason),
+        Draft.turnEnd(
+          turn,
+          error === undefined
+            ? reason
+            : { kind: reason, error: failureOf(error) },
+        ),
       ]);
 
     /** Answers a cut answer's calls so the transcript stays whole. */
@@ -312,7 +329,12 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
       policy: CompactionPolicy,
       step: number,
       force: boolean,
-    ) => {
+      refusedTokens?: number,
+    ): Effect.Effect<
+      CompactionReport | undefined,
+      StoreAppendError,
+      SessionStore | LanguageModel.LanguageModel
+    > => {
       const report = (done: CompactionReport) =>
         Effect.as(
           Effect.andThen(
@@ -324,7 +346,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
               report: done,
             }),
           ),
-          done.compacted,
+          done,
         );
       const refused = (error: CompactionRefusal) =>
         report({
@@ -338,8 +360,12 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         });
       return compactIfNeeded({
         handle,
+        tools: toolkit,
         ...policy,
         force,
+        ...(refusedTokens === undefined ? {} : { refusedTokens }),
+        ...(options.retry === undefined ? {} : { retry: options.retry }),
+        onRetry: (attempt) => emit(retryEvent(turn, step, "summary")(attempt)),
         ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
         onStart: (started) =>
           emit({
@@ -359,8 +385,10 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
               ...(outcome.compactionId === undefined
                 ? {}
                 : { compactionId: outcome.compactionId }),
+              tokensBefore: outcome.tokensBefore,
+              tokensAfter: outcome.tokensAfter,
             })
-            : Effect.succeed(outcome.compacted)
+            : Effect.succeed(undefined)
         ),
         Effect.catchTags({
           CompactionInProgress: refused,
@@ -393,11 +421,8 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
               () => ({ answer, messageSeq }),
             );
           });
-        const paired = pairToolCalls(deriveMessages(handle.session.surface));
-        if (paired.repairs.length > 0) {
-          repairs.push({ step, repairs: paired.repairs });
-        }
-        const prompt = toPrompt(paired.messages);
+        const messages = pairedMessages(handle.session, step, repairs);
+        const prompt = toPrompt(messages);
         const exit = yield* LanguageModel.streamText({
           prompt,
           toolkit,
@@ -441,7 +466,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         if (error._tag === "None") {
           return yield* Effect.failCause(exit.cause);
         }
-        return { ...cut, error: error.value };
+        return { ...cut, error: error.value, messages };
       });
 
     let step = 0;
@@ -473,16 +498,43 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
         yield* tryCompact(options.compaction, step, false);
       }
       let result = yield* request(step);
-      for (let retry = 0; result.error !== undefined; retry++) {
+      let retrier: Retrier | undefined;
+      let overflows = 0;
+      while (result.error !== undefined) {
         const error = result.error;
-        const compacted = options.compaction !== undefined &&
-            retry < maxRetries && overflowTest(error)
-          ? yield* tryCompact(options.compaction, step, true)
-          : false;
-        if (!compacted) {
-          yield* endTurn(step, "error");
+        const told = retryEvent(turn, step, "answer");
+        retrier ??= makeRetrier(options.retry, (a) => emit(told(a)));
+        if ((yield* retrier(error)) !== undefined) {
+          result = yield* request(step);
+          continue;
+        }
+        const policy = options.compaction;
+        if (policy === undefined || maxRetries === 0 || !overflowTest(error)) {
+          yield* endTurn(step, "error", error);
           return yield* Effect.fail(error);
         }
+        // The provider's verdict beats the estimate: the refused request's
+        // estimate is the ceiling each forced compaction must get under.
+        const estimate = policy.estimate ?? estimateTokensByChars;
+        const refusedTokens = estimate(result.messages);
+        const done = overflows < maxRetries
+          ? yield* tryCompact(policy, step, true, refusedTokens)
+          : undefined;
+        const failure = overflowVerdict({
+          turn,
+          step,
+          overflows,
+          done,
+          refusedTokens,
+          error,
+        });
+        if (failure !== undefined) {
+          const told = { turn, step, error: failure };
+          yield* emit({ type: "overflow-not-recovered", ...told });
+          yield* endTurn(step, "error", failure);
+          return yield* Effect.fail(failure);
+        }
+        overflows++;
         result = yield* request(step);
       }
       steps++;

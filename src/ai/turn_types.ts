@@ -19,9 +19,11 @@ import type {
   CompactionInProgress,
   CompactionRangeChanged,
   EmptySummary,
+  OverflowNotRecovered,
   SummaryNotSmaller,
   TurnInProgress,
 } from "./errors.ts";
+import type { ModelRetry } from "./retry.ts";
 
 /** Error code of a tool result for a tool the toolkit does not have. */
 export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
@@ -61,6 +63,15 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
   readonly isContextOverflow?: (error: AiError.AiError) => boolean;
   /** How many times one step retries after an overflow; 2 by default. */
   readonly maxOverflowRetries?: number;
+  /**
+   * How a request that failed for a passing reason (a status 408, 409,
+   * 429, 5xx or 529, a connection reset; `isTransientError`) is sent again:
+   * a number of retries with the default backoff, or a `Schedule`; `0`
+   * turns retries off. 2 retries by default, per step and per summary
+   * request of the compaction engine. Each retry is a `model-retry`
+   * {@link TurnEvent}.
+   */
+  readonly retry?: ModelRetry;
   /**
    * A turn or a compaction a crash left open: `close` it first, as
    * `store.repair` records it (the default), or `refuse`
@@ -102,9 +113,12 @@ export interface TurnUsage {
  * What a turn reports as it runs, in order: `turn-start`; per step
  * `step-start`, the answer's `text-delta` and `reasoning-delta` parts as
  * they stream, `compaction-start` and `compaction-done` or
- * `compaction-refused` (before the request, or after an overflow), then
- * `tool-call-start` and `tool-call-end` for each call, and `step-end`; last
- * `turn-end` with the outcome. A turn that fails reports no `turn-end`.
+ * `compaction-refused` (before the request, or after an overflow),
+ * `model-retry` before each retry of a request that failed for a passing
+ * reason, then `tool-call-start` and `tool-call-end` for each call, and
+ * `step-end`; last `turn-end` with the outcome. A turn that fails reports
+ * no `turn-end`; one whose overflow could not be recovered reports
+ * `overflow-not-recovered` first.
  */
 export type TurnEvent =
   | {
@@ -138,6 +152,26 @@ export type TurnEvent =
     readonly turn: number;
     readonly step: number;
     readonly report: CompactionReport;
+  }
+  | {
+    readonly type: "model-retry";
+    readonly turn: number;
+    readonly step: number;
+    /** The step's request, or the compaction engine's summary request. */
+    readonly request: "answer" | "summary";
+    /** The retry's number in its request: 1 for the first. */
+    readonly attempt: number;
+    /** The wait before the request is sent again, in milliseconds. */
+    readonly delayMillis: number;
+    /** The failure retried. */
+    readonly error: AiError.AiError;
+  }
+  | {
+    readonly type: "overflow-not-recovered";
+    readonly turn: number;
+    readonly step: number;
+    /** Why the request could not be made small enough. */
+    readonly error: OverflowNotRecovered;
   }
   | {
     readonly type: "tool-call-start";
@@ -194,6 +228,10 @@ export interface CompactionReport {
   readonly compacted: boolean;
   /** The compaction id, when one started. */
   readonly compactionId?: string;
+  /** The estimated tokens of the messages before, when it was measured. */
+  readonly tokensBefore?: number;
+  /** The estimated tokens of the messages after, when it was measured. */
+  readonly tokensAfter?: number;
   /**
    * Why nothing was replaced: the engine's refusal or the model's error.
    * Absent with `compacted: false` when no range could be compacted.
@@ -245,12 +283,14 @@ export interface TurnOutcome {
 }
 
 /**
- * What {@link runTurn} can fail with: the model's error, the store's, or
- * an open turn or compaction it was told not to close, or another turn
- * running on the handle.
+ * What {@link runTurn} can fail with: the model's error (after its
+ * retries), a context overflow compaction could not fix, the store's
+ * error, an open turn or compaction it was told not to close, or another
+ * turn running on the handle.
  */
 export type TurnError =
   | AiError.AiError
+  | OverflowNotRecovered
   | StoreAppendError
   | TurnInProgress
   | CompactionInProgress;

@@ -95,6 +95,7 @@ const reasonOf = (error: unknown): AiError.AiErrorReason => {
       });
     }
     const http = {
+      response: { status, headers: { ...error.responseHeaders } },
       ...(body === undefined ? {} : { body }),
     };
     if (
@@ -151,7 +152,9 @@ const parseJson = (text: string | undefined): unknown => {
 /**
  * An error of an AI SDK provider as an `effect/ai` `AiError`: an HTTP
  * error by its status (400 invalid request, 401/403 authentication, 429
- * rate limit, 5xx and Anthropic's 529 provider errors), a failure with no
+ * rate limit, 5xx and Anthropic's 529 provider errors), keeping the status
+ * and the response headers (`retry-after`) in the reason's
+ * `http.response` for the retry policy, a failure with no
  * status (or a `TypeError` from `fetch`) as a network error, a missing key as an authentication error, and
  * an `error` part of a stream by the provider's error type. A refusal for
  * the request's length (OpenAI's `context_length_exceeded`, Anthropic's

@@ -18,6 +18,7 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import { sentToolName } from "../providers/content.ts";
+import { calledToolDefinitions } from "../ai/tools.ts";
 
 /** The module name `AiError`s carry. */
 export const MODULE = "AiSdk";
@@ -261,14 +262,44 @@ const toolsAndChoice = (
     tools = tools.filter((tool) => allowed.has(tool.name));
     toolChoice = { type: choice.mode === "required" ? "required" : "auto" };
   }
-  if (tools.length === 0) return {};
-  return { tools: tools.map(functionTool), toolChoice };
+  if (tools.length > 0) return { tools: tools.map(functionTool), toolChoice };
+  // Tool calls or results with no tool defined are refused (Anthropic:
+  // "Requests which include tool_use or tool_result blocks must define
+  // tools"): the tools named in the prompt get minimal definitions, not to
+  // be called.
+  const called = calledToolDefinitions(calledNames(options.prompt));
+  if (called.length === 0) return {};
+  return {
+    tools: called.map((d) => ({
+      type: "function",
+      name: d.name,
+      ...(d.description === undefined ? {} : { description: d.description }),
+      inputSchema: d.parameters,
+    })),
+    toolChoice: { type: "none" },
+  };
+};
+
+/** The tool names the prompt's calls and results name, in order. */
+const calledNames = (prompt: Prompt.Prompt): string[] => {
+  const names: string[] = [];
+  for (const message of prompt.content) {
+    if (message.role !== "assistant" && message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-call" || part.type === "tool-result") {
+        names.push(part.name);
+      }
+    }
+  }
+  return names;
 };
 
 /**
  * The AI SDK call options of one `effect/ai` request: the prompt
  * ({@link toProviderPrompt}), the tools that are not provider-defined with
- * their JSON Schema, the tool choice (`oneOf` narrows the tools), a JSON
+ * their JSON Schema, the tool choice (`oneOf` narrows the tools; with no
+ * tool but tool calls or results in the prompt, a minimal definition per
+ * tool name they name, `calledToolDefinitions`, and choice `none`), a JSON
  * response format with its schema, and the layer's settings.
  *
  * @param options The request as `effect/ai` hands it to a provider.

@@ -12,7 +12,9 @@ import {
   adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
+  checkToolsDefined,
   CONTINUATION_TEXT,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   forEachTurn,
   type JsonObject,
@@ -398,13 +400,14 @@ export function toAnthropic(
  * there is at least one turn; turns alternate and start with the user; no turn and no text block is
  * empty or blank; the final assistant turn does not end with white space;
  * call ids are unique and made of letters, digits, `_` and `-`; tool names
- * are 1 to 200 characters; every
+ * are 1 to 200 characters; a request with a `tool_use` or `tool_result`
+ * defines tools (a non-empty `tools`); every
  * `tool_use` is answered by a `tool_result` in the very next turn ("tool_use
  * ids were found without tool_result blocks immediately after"), every
  * `tool_result` answers a `tool_use` of the turn just before, once, and
  * results come first in their turn.
  *
- * @param request The request's `messages` (and `system`).
+ * @param request The request's `messages` (and `system`, `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A call without its result
@@ -421,15 +424,17 @@ export function toAnthropic(
  * });
  * assert.deepEqual(violations.map((v) => [v._tag, v.index, v.callId]), [
  *   ["ToolCallNotAnswered", 1, "c1"],
+ *   ["ToolsNotDefined", 1, undefined],
  * ]);
  * ```
  */
 export function validateAnthropic(
-  request: AnthropicRequest,
+  request: AnthropicRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const messages = request.messages;
+  let firstTool = -1;
   forEachTurn(found, messages, (m) => m.content, (message, i) => {
     const previous = messages[i - 1];
     const called = new Set<string>();
@@ -445,6 +450,7 @@ export function validateAnthropic(
         if (blank(b.text)) found.push(violation("BlankText", i));
         pastResults = true;
       } else if (b.type === "tool_use") {
+        if (firstTool < 0) firstTool = i;
         if (ids.has(b.id)) {
           found.push(violation("DuplicateToolCallId", i, b.id));
         }
@@ -456,6 +462,7 @@ export function validateAnthropic(
         }
         ids.add(b.id);
       } else if (b.type === "tool_result") {
+        if (firstTool < 0) firstTool = i;
         const id = b.tool_use_id;
         if (pastResults) found.push(violation("ToolResultNotFirst", i, id));
         if (!called.has(id)) {
@@ -491,5 +498,6 @@ export function validateAnthropic(
       }
     }
   });
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

@@ -363,7 +363,15 @@ export type RequestViolationTag =
   /** A tool result after other content in its user turn (Anthropic). */
   | "ToolResultNotFirst"
   /** A function response whose name is not the name of its call (Gemini). */
-  | "ToolResultNameMismatch";
+  | "ToolResultNameMismatch"
+  /**
+   * The request holds tool calls or results but defines no tool (`tools`
+   * absent or empty): Anthropic refuses it ("Requests which include
+   * `tool_use` or `tool_result` blocks must define tools"), and so do
+   * gateways in front of the others. The index is the first message or
+   * item holding one.
+   */
+  | "ToolsNotDefined";
 
 /** One broken rule, with where it was found. */
 export interface RequestViolation {
@@ -374,6 +382,27 @@ export interface RequestViolation {
   /** The call id concerned, when the rule is about a call. */
   readonly callId: string | undefined;
 }
+
+/** The tools a request body defines, as the validators read them. */
+export interface DefinedTools {
+  /** The body's `tools`: a non-empty list defines tools. */
+  readonly tools?: ReadonlyArray<unknown> | undefined;
+}
+
+/**
+ * Records `ToolsNotDefined` when a tool block stands at `first` (`-1` for
+ * none) and `tools` defines none.
+ * @internal
+ */
+export const checkToolsDefined = (
+  found: RequestViolation[],
+  first: number,
+  tools: ReadonlyArray<unknown> | undefined,
+): void => {
+  if (first >= 0 && (tools === undefined || tools.length === 0)) {
+    found.push(violation("ToolsNotDefined", first));
+  }
+};
 
 /**
  * A violation value.

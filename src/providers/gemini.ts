@@ -11,7 +11,9 @@ import {
   adapterInput,
   type AdapterOptions,
   type AttachmentResolver,
+  checkToolsDefined,
   CONTINUATION_TEXT,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   forEachTurn,
   type JsonObject,
@@ -247,9 +249,10 @@ export function toGemini(
  * ("the number of function response parts is equal to the number of
  * function call parts of the function call turn"); function responses come
  * first in their turn and only right after such a model turn; call ids are
- * unique; function names are not empty.
+ * unique; function names are not empty; a request with function calls or
+ * responses defines tools (a non-empty `tools`).
  *
- * @param request The request's `contents`.
+ * @param request The request's `contents` (and `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A function call turn with no response turn
@@ -262,16 +265,18 @@ export function toGemini(
  *     { role: "user", parts: [{ text: "ls" }] },
  *     { role: "model", parts: [{ functionCall: { id: "c1", name: "ls", args: {} } }] },
  *   ],
+ *   tools: [{ functionDeclarations: [{ name: "ls", description: "ls", parametersJsonSchema: {} }] }],
  * });
  * assert.deepEqual(violations.map((v) => [v._tag, v.callId]), [["ToolCallNotAnswered", "c1"]]);
  * ```
  */
 export function validateGemini(
-  request: GeminiRequest,
+  request: GeminiRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const ids = new Set<string>();
   const contents = request.contents;
+  let firstTool = -1;
   forEachTurn(found, contents, (c) => c.parts, (content, i) => {
     const previous = contents[i - 1];
     const calls = new Map<string, string>();
@@ -286,6 +291,7 @@ export function validateGemini(
     let pastResponses = false;
     for (const p of content.parts) {
       if ("functionResponse" in p) {
+        if (firstTool < 0) firstTool = i;
         const { id, name } = p.functionResponse;
         if (content.role !== "user" || pastResponses) {
           found.push(violation("ToolResultWithoutCall", i, id));
@@ -307,6 +313,7 @@ export function validateGemini(
         found.push(violation("EmptyContent", i));
       }
       if ("functionCall" in p) {
+        if (firstTool < 0) firstTool = i;
         const id = p.functionCall.id;
         if (content.role !== "model") {
           found.push(violation("UnexpectedRole", i, id));
@@ -334,5 +341,6 @@ export function validateGemini(
       );
     }
   });
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

@@ -10,13 +10,16 @@
  *   it: the caller adds model, limits and settings).
  * - {@link validateOpenAIChat}, {@link validateOpenAIResponses},
  *   {@link validateAnthropic} and {@link validateGemini} check a request
- *   against each provider's documented ordering rules and return what they
- *   find as data ({@link RequestViolation}).
+ *   against each provider's documented ordering rules, and that a request
+ *   holding tool calls or results defines tools (`ToolsNotDefined`), and
+ *   return what they find as data ({@link RequestViolation}).
  * - {@link parseToolArguments} and {@link resolveAttachment} are the
  *   policies the converters share for tool arguments and attachments.
  *
  * All converters are pure functions of the messages, never throw, and
- * produce a request their validator accepts for every input. The model
+ * produce a request their validator accepts for every input once its
+ * tools are added (`requestTools` in `@palimpsest/session/ai` gives the
+ * tools a request with tool blocks needs). The model
  * engine (the `effect/ai` prompt, the turn loop, recording, compaction, and
  * the tool definitions built from an `effect/ai` `Toolkit`) is
  * `@palimpsest/session/ai`, which also re-exports everything here.
@@ -53,6 +56,7 @@ export {
   type AdapterOptions,
   type AttachmentResolver,
   CONTINUATION_TEXT,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   type InlineAttachment,
   INVALID_ARGUMENTS_KEY,

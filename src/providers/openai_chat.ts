@@ -11,7 +11,9 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   callLedger,
+  checkToolsDefined,
   dataUrl,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   joinText,
   omittedText,
@@ -249,9 +251,10 @@ export function toOpenAIChat(
  * answer a call of the assistant message it follows ("messages with role
  * 'tool' must be a response to a preceding message with 'tool_calls'"),
  * once; call ids are unique; an assistant message has text or calls; there
- * is a message besides the system messages.
+ * is a message besides the system messages; a request with calls or tool
+ * messages defines tools (a non-empty `tools`).
  *
- * @param request The request's `messages`.
+ * @param request The request's `messages` (and `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A tool message without its call
@@ -264,17 +267,20 @@ export function toOpenAIChat(
  *     { role: "user", content: [{ type: "text", text: "ls" }] },
  *     { role: "tool", tool_call_id: "c1", content: "a.txt" },
  *   ],
+ *   tools: [{ type: "function", function: { name: "ls", parameters: {} } }],
  * });
  * assert.deepEqual(violations.map((v) => v._tag), ["ToolResultWithoutCall"]);
  * ```
  */
 export function validateOpenAIChat(
-  request: OpenAIChatRequest,
+  request: OpenAIChatRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const calls = callLedger(found);
+  let firstTool = -1;
   request.messages.forEach((message, i) => {
     if (message.role === "tool") {
+      if (firstTool < 0) firstTool = i;
       calls.answer(message.tool_call_id, i);
       return;
     }
@@ -284,6 +290,7 @@ export function validateOpenAIChat(
       if (message.content === null && made.length === 0) {
         found.push(violation("AssistantWithoutContent", i));
       }
+      if (made.length > 0 && firstTool < 0) firstTool = i;
       for (const call of made) calls.call(call.id, i);
     } else if (message.content.length === 0) {
       found.push(violation("EmptyContent", i));
@@ -293,5 +300,6 @@ export function validateOpenAIChat(
   if (request.messages.every((m) => m.role === "system")) {
     found.push(violation("EmptyConversation", request.messages.length));
   }
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

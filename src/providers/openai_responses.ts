@@ -12,7 +12,9 @@ import {
   type AdapterOptions,
   type AttachmentResolver,
   callLedger,
+  checkToolsDefined,
   dataUrl,
+  type DefinedTools,
   EMPTY_CONVERSATION_TEXT,
   joinText,
   omittedText,
@@ -316,9 +318,10 @@ export function toOpenAIResponses(
  * call and before the next message item; every output answers such a call
  * ("No tool call found for function call output"), once; call ids are
  * unique and at most 64 characters; no message is empty; there is an item
- * besides the system messages.
+ * besides the system messages; a request with function calls or outputs
+ * defines tools (a non-empty `tools`).
  *
- * @param request The request's `input`.
+ * @param request The request's `input` (and `tools`).
  * @returns The broken rules, in order; empty when the request is valid.
  *
  * @example A call without its output
@@ -328,24 +331,28 @@ export function toOpenAIResponses(
  *
  * const violations = validateOpenAIResponses({
  *   input: [{ type: "function_call", call_id: "c1", name: "ls", arguments: "{}" }],
+ *   tools: [{ type: "function", name: "ls", parameters: {}, strict: false }],
  * });
  * assert.deepEqual(violations.map((v) => [v._tag, v.callId]), [["ToolCallNotAnswered", "c1"]]);
  * ```
  */
 export function validateOpenAIResponses(
-  request: OpenAIResponsesRequest,
+  request: OpenAIResponsesRequest & DefinedTools,
 ): ReadonlyArray<RequestViolation> {
   const found: RequestViolation[] = [];
   const calls = callLedger(found);
+  let firstTool = -1;
   request.input.forEach((item, i) => {
     switch (item.type) {
       case "function_call":
+        if (firstTool < 0) firstTool = i;
         calls.call(item.call_id, i);
         if (item.call_id.length > MAX_CALL_ID) {
           found.push(violation("InvalidToolCallId", i, item.call_id));
         }
         break;
       case "function_call_output":
+        if (firstTool < 0) firstTool = i;
         calls.answer(item.call_id, i);
         if (item.call_id.length > MAX_CALL_ID) {
           found.push(violation("InvalidToolCallId", i, item.call_id));
@@ -365,5 +372,6 @@ export function validateOpenAIResponses(
   ) {
     found.push(violation("EmptyConversation", request.input.length));
   }
+  checkToolsDefined(found, firstTool, request.tools);
   return found;
 }

@@ -2,7 +2,7 @@
  * The providers' own request body schemas (`../shared/provider-specs/`,
  * JSON Schema 2020-12 made from each provider's published spec), compiled
  * once with ajv 8, and the full bodies a caller sends: an adapter's output
- * with the envelope (model, max tokens) and the tools.
+ * with the envelope (model, max tokens) and the tools the request needs.
  *
  * `ajv-formats` is loaded because the schemas check formats on fields the
  * adapters fill: `uri` (OpenAI image and file URLs), `byte` (Anthropic
@@ -13,18 +13,13 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { Message } from "@palimpsest/session";
+import type { ToolChoice, Tools } from "@palimpsest/session/ai";
 import {
-  anthropicTools,
-  geminiTools,
-  openAIChatTools,
-  openAIResponsesTools,
-  toAnthropic,
-  toGemini,
-  type ToolChoice,
-  type Tools,
-  toOpenAIChat,
-  toOpenAIResponses,
-} from "@palimpsest/session/ai";
+  anthropicBody,
+  geminiBody,
+  openAIChatBody,
+  openAIResponsesBody,
+} from "./request_bodies.ts";
 
 /** The four targets. */
 export type Target =
@@ -79,7 +74,10 @@ export const schemaChecks = (): Record<Target, BodyCheck> => {
   return compiled;
 };
 
-/** The full request body a caller sends to `target`. */
+/**
+ * The full request body a caller sends to `target`: the library's body
+ * (messages and the tools the request needs) with the model and limits.
+ */
 export const fullBody = (
   target: Target,
   messages: ReadonlyArray<Message>,
@@ -91,28 +89,24 @@ export const fullBody = (
       return {
         model: "gpt-5",
         max_output_tokens: 1024,
-        ...toOpenAIResponses(messages),
-        ...openAIResponsesTools(tools, choice),
+        ...openAIResponsesBody(messages, tools, choice),
       };
     case "OpenAI Chat":
       return {
         model: "gpt-5",
         max_completion_tokens: 1024,
-        ...toOpenAIChat(messages),
-        ...openAIChatTools(tools, choice),
+        ...openAIChatBody(messages, tools, choice),
       };
     case "Anthropic Messages":
       return {
         model: "claude-sonnet-4-5",
         max_tokens: 1024,
-        ...toAnthropic(messages),
-        ...anthropicTools(tools, choice),
+        ...anthropicBody(messages, tools, choice),
       };
     case "Gemini generateContent":
       // The model is in the URL path (`models/{model}:generateContent`).
       return {
-        ...toGemini(messages),
-        ...geminiTools(tools, choice),
+        ...geminiBody(messages, tools, choice),
         generationConfig: { maxOutputTokens: 1024 },
       };
   }

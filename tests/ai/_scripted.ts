@@ -135,3 +135,21 @@ export const scriptedModel = (script: {
 /** A fresh JSONL store layer in a temp folder. */
 export const tempStore = (): Layer.Layer<SessionStore, unknown> =>
   layerJsonlStore({ root: tempDir("palimpsest-ai-") });
+
+/**
+ * A model error as an HTTP provider reports it: the reason its status
+ * gives (529 is a provider error), with the status and headers kept.
+ */
+export const httpFailure = (
+  status: number,
+  headers: Record<string, string> = {},
+): AiError.AiError => {
+  const http = { response: { status, headers } };
+  return AiError.make({
+    module: "Scripted",
+    method: "streamText",
+    reason: status === 529
+      ? new AiError.InternalProviderError({ description: "overloaded", http })
+      : AiError.reasonFromHttpStatus({ status, http }),
+  });
+};

@@ -21,6 +21,7 @@ import {
   estimateTokensByChars,
   releaseStaleCompaction,
   runTurn,
+  type RunTurnOptions,
 } from "@palimpsest/session/ai";
 import { Deferred, Effect, Fiber } from "effect";
 import { Toolkit } from "effect/ai";
@@ -413,10 +414,16 @@ Deno.test("a model failure closes the compaction and fails with the model's erro
   const { error, events } = await withSession(
     { text: [{ fail: providerDown() }] },
     ({ handle, compact }) =>
-      Effect.map(Effect.flip(compact({ maxTokens: 300 })), (error) => ({
-        error,
-        events: Session.events(handle.session, SessionSeq.make(history.length)),
-      })),
+      Effect.map(
+        Effect.flip(compact({ maxTokens: 300, retry: 0 })),
+        (error) => ({
+          error,
+          events: Session.events(
+            handle.session,
+            SessionSeq.make(history.length),
+          ),
+        }),
+      ),
   );
   thenFails(error, "AiError");
   assert.deepEqual(events.map((e) => e.type), [
@@ -434,6 +441,7 @@ const overflowTurn = (
   drafts: ReadonlyArray<EventDraft>,
   summaries: ReadonlyArray<TextReply> = [{ text: "Earlier: notes." }],
   maxTokens = 100_000,
+  more: Partial<RunTurnOptions<Record<never, never>>> = {},
 ) => {
   const scripted = scriptedModel({ stream, text: summaries });
   return Effect.runPromise(
@@ -447,6 +455,7 @@ const overflowTurn = (
           model: { provider: "scripted", model: "m" },
           input: "go on",
           compaction: { maxTokens, keepTokens: 50 },
+          ...more,
         }).pipe(Effect.provide(scripted.layer)),
       );
       yield* store.close(handle);
@@ -477,19 +486,23 @@ Deno.test("an overflow compacts and retries when the surface changed", async () 
   assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
 });
 
-Deno.test("an overflow is not retried when compaction cannot change the surface", async () => {
+Deno.test("an overflow is not retried when compaction cannot change the surface, and says why", async () => {
   const { result, scripted } = await overflowTurn(
     [{ fail: invalidRequest("context length exceeded") }],
-    [user("u0", "hi")],
+    [],
   );
-  thenFails(failureOf(result), "AiError");
+  const error = thenFails(failureOf(result), "OverflowNotRecovered", {
+    reason: "nothing-compactable",
+    attempts: 1,
+  });
+  thenFails(error.error, "AiError");
   assert.equal(scripted.streamed.length, 1);
   assert.equal(scripted.summarized.length, 0);
 });
 
 Deno.test("an error that is not an overflow is not retried", async () => {
   const { result, scripted } = await overflowTurn(
-    [{ fail: providerDown() }],
+    [{ fail: invalidRequest("temperature must be at most 2") }],
     history,
   );
   thenFails(failureOf(result), "AiError");
@@ -503,6 +516,7 @@ Deno.test("a turn goes on uncompacted when the summary request fails", async () 
     history,
     [{ fail: providerDown() }],
     300,
+    { retry: 0 },
   );
   assert.equal(result._tag, "Success");
   assert.equal(scripted.summarized.length, 1);

@@ -1,8 +1,10 @@
 /**
  * Every adapter's full request body (messages, model, max tokens, tools and
  * tool choice) validates against the provider's own published request
- * schema, over generated logs cut at every position and crash-repaired,
- * with call ids as other harnesses write them, and over hostile lists.
+ * schema and passes the library's validator (ordering rules, and tools
+ * defined whenever tool calls or results are sent), over generated logs
+ * cut at every position and crash-repaired, with call ids as other
+ * harnesses write them, and over hostile lists.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -10,8 +12,11 @@ import { Schema } from "effect";
 import { Tool, Toolkit } from "effect/ai";
 import type { Message } from "@palimpsest/session";
 import {
+  CALLED_TOOL_DESCRIPTION,
   EMPTY_CONVERSATION_TEXT,
   openAIResponsesCallId,
+  requestTools,
+  type RequestViolation,
   toAnthropic,
   toGemini,
   type ToolChoice,
@@ -36,6 +41,12 @@ import {
   TARGETS,
 } from "../_helpers/provider_schemas.ts";
 import { fromModel, fromPlugin, fromUser } from "../providers/_messages.ts";
+import {
+  anthropicBody,
+  geminiBody,
+  openAIChatBody,
+  openAIResponsesBody,
+} from "../_helpers/request_bodies.ts";
 
 const Read = Tool.make("read", {
   description: "Read a file",
@@ -66,6 +77,9 @@ const plain: ReadonlyArray<ToolDefinition> = [
   { name: "grep", parameters: { type: "object", properties: {} } },
 ];
 
+/** A tools list for hand-built requests that call a tool. */
+const oneTool = [{ name: "read" }];
+
 /** The tools and choices bodies are built with, in turn. */
 const envelopes: ReadonlyArray<readonly [Tools, ToolChoice | undefined]> = [
   [toolkit, undefined],
@@ -81,10 +95,38 @@ const counts = new Map<Target, { bodies: number; failures: number }>(
   TARGETS.map((t) => [t, { bodies: 0, failures: 0 }]),
 );
 
+/** Each target's validator over the library's body of the messages. */
+const rules: Record<
+  Target,
+  (
+    messages: ReadonlyArray<Message>,
+    tools: Tools,
+    choice: ToolChoice | undefined,
+  ) => ReadonlyArray<RequestViolation>
+> = {
+  "OpenAI Responses": (m, t, c) =>
+    validateOpenAIResponses(openAIResponsesBody(m, t, c)),
+  "OpenAI Chat": (m, t, c) => validateOpenAIChat(openAIChatBody(m, t, c)),
+  "Anthropic Messages": (m, t, c) => validateAnthropic(anthropicBody(m, t, c)),
+  "Gemini generateContent": (m, t, c) => validateGemini(geminiBody(m, t, c)),
+};
+
+/** Bodies with tool blocks built with no tools offered (minimal tools). */
+let calledOnly = 0;
+
 const check = (messages: ReadonlyArray<Message>, n: number): void => {
   const checks = schemaChecks();
   const [tools, choice] = envelopes[n % envelopes.length] ?? [[], undefined];
+  if (
+    Array.isArray(tools) && tools.length === 0 &&
+    requestTools(messages, tools).choice === "none"
+  ) calledOnly++;
   for (const target of TARGETS) {
+    assert.deepEqual(
+      rules[target](messages, tools, choice),
+      [],
+      `${target} rules: ${JSON.stringify(messages)}`,
+    );
     const body = fullBody(target, messages, tools, choice);
     const errors = checks[target](body).slice(0, 4);
     const count = counts.get(target);
@@ -192,6 +234,34 @@ Deno.test("the generated lists hold over-long call ids, crash repairs and empty 
   assert.ok(lists.some((m) => m.length === 0));
 });
 
+Deno.test("bodies with tool calls and no tools offered were built and define minimal tools", () => {
+  assert.ok(calledOnly > 100, `${calledOnly}`);
+  const messages = callsAnswered([["c1", "read"], ["c2", "mcp.ls"]], "x");
+  const body = fullBody("Anthropic Messages", messages, [], undefined);
+  assert.deepEqual(body["tools"], [{
+    name: "read",
+    description: CALLED_TOOL_DESCRIPTION,
+    input_schema: { type: "object", properties: {} },
+  }]);
+  assert.deepEqual(body["tool_choice"], { type: "none" });
+  const odd = fullBody(
+    "OpenAI Chat",
+    callsAnswered([["c1", "mcp.ls"]], "x"),
+    [],
+    undefined,
+  );
+  assert.deepEqual(
+    (odd["tools"] as Array<{ function: { name: string } }>).map((t) =>
+      t.function.name
+    ),
+    [UNNAMED_TOOL],
+  );
+  assert.equal(odd["tool_choice"], "none");
+  // Offered tools are sent as they are, with the caller's choice.
+  const offered = fullBody("OpenAI Chat", messages, plain, "required");
+  assert.equal(offered["tool_choice"], "required");
+});
+
 Deno.test("the counts per provider (every body valid)", () => {
   for (const [target, { bodies, failures }] of counts) {
     console.log(
@@ -226,6 +296,7 @@ Deno.test("a long call id is sent to OpenAI Responses as one stable id of 64 cha
   assert.equal(openAIResponsesCallId("x".repeat(64)), "x".repeat(64));
   assert.deepEqual(
     validateOpenAIResponses({
+      tools: oneTool,
       input: [
         { type: "function_call", call_id: long, name: "read", arguments: "{}" },
         { type: "function_call_output", call_id: long, output: "x" },
@@ -325,6 +396,7 @@ Deno.test("an empty or over-long tool name is sent as one Anthropic and Gemini a
   ]);
   assert.deepEqual(
     validateAnthropic({
+      tools: oneTool,
       messages: [
         { role: "user", content: [{ type: "text", text: "go" }] },
         {
@@ -338,6 +410,7 @@ Deno.test("an empty or over-long tool name is sent as one Anthropic and Gemini a
   );
   assert.deepEqual(
     validateGemini({
+      tools: oneTool,
       contents: [
         { role: "user", parts: [{ text: "go" }] },
         {

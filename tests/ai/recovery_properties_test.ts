@@ -5,8 +5,9 @@
  * A harness runs random sequences of the library's operations on one
  * session: user messages appended through `Draft`, turns it writes itself
  * through `Draft` (closing an open turn first, as the docs ask), `runTurn`
- * with a scripted model (tool calls, failing requests, compaction with
- * good, empty, oversized and failing summaries), `compactIfNeeded`, prunes,
+ * with a scripted model (tool calls, failing requests, overloaded ones it
+ * retries, compaction with good, empty, oversized, failing and overloaded
+ * summaries), `compactIfNeeded`, prunes,
  * system-prompt changes and `store.repair`. Crashes fall between and
  * inside them: a crash drops the handle without closing anything and
  * reopens the session; a cut stops an operation at one of its store writes,
@@ -40,7 +41,7 @@ import {
   pairToolCalls,
   runTurn,
 } from "@palimpsest/session/ai";
-import { Cause, Effect, Exit, Layer, Stream } from "effect";
+import { Cause, Effect, Exit, Layer, Schedule, Stream } from "effect";
 import { AiError, LanguageModel, type Response, Toolkit } from "effect/ai";
 import fc from "fast-check";
 import assert from "node:assert/strict";
@@ -58,9 +59,15 @@ const handlers = tools.toLayer({
 const usage = { inputTokens: {}, outputTokens: {} };
 
 /** One reply of the scripted model to a streamed request. */
-type Reply = "text" | "call" | "two-calls" | "fail" | "overflow";
+type Reply =
+  | "text"
+  | "call"
+  | "two-calls"
+  | "fail"
+  | "overflow"
+  | "overloaded";
 /** One reply to a summary request. */
-type Summary = "good" | "empty" | "blank" | "huge" | "fail";
+type Summary = "good" | "empty" | "blank" | "huge" | "fail" | "overloaded";
 
 const partsOf = (
   reply: Reply,
@@ -97,6 +104,20 @@ const modelError = (description: string) =>
     reason: new AiError.InvalidRequestError({ description }),
   });
 
+/** A provider too busy to answer (HTTP 529): retried. */
+const overloaded = () =>
+  AiError.make({
+    module: "Scripted",
+    method: "streamText",
+    reason: new AiError.InternalProviderError({
+      description: "overloaded",
+      http: { response: { status: 529, headers: {} } },
+    }),
+  });
+
+/** Retries without waiting, so the sequences stay fast. */
+const retry = Schedule.recurs(2);
+
 /** Numbers answers across models, so call ids are unique as providers make them. */
 let answers = 0;
 
@@ -114,6 +135,8 @@ const scripted = (
           switch (summary) {
             case "fail":
               return Effect.fail(modelError("summary refused"));
+            case "overloaded":
+              return Effect.fail(overloaded());
             case "empty":
               return Effect.succeed([{ type: "text" as const, text: "" }]);
             case "blank":
@@ -131,7 +154,8 @@ const scripted = (
         Stream.unwrap(Effect.sync(() => {
           const reply = replies.shift() ?? "text";
           const n = ++answers;
-          if (reply === "fail") return Stream.fail(modelError("overloaded"));
+          if (reply === "fail") return Stream.fail(modelError("refused"));
+          if (reply === "overloaded") return Stream.fail(overloaded());
           if (reply === "overflow") {
             return Stream.fail(modelError("prompt is too long"));
           }
@@ -192,11 +216,25 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("turn" as const),
       replies: fc.array(
-        fc.constantFrom<Reply>("text", "call", "two-calls", "fail", "overflow"),
+        fc.constantFrom<Reply>(
+          "text",
+          "call",
+          "two-calls",
+          "fail",
+          "overflow",
+          "overloaded",
+        ),
         { maxLength: 4 },
       ),
       summaries: fc.array(
-        fc.constantFrom<Summary>("good", "empty", "blank", "huge", "fail"),
+        fc.constantFrom<Summary>(
+          "good",
+          "empty",
+          "blank",
+          "huge",
+          "fail",
+          "overloaded",
+        ),
         { maxLength: 3 },
       ),
       budget: fc.boolean(),
@@ -207,7 +245,14 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({
     kind: fc.constant("compact" as const),
     summaries: fc.array(
-      fc.constantFrom<Summary>("good", "empty", "blank", "huge", "fail"),
+      fc.constantFrom<Summary>(
+        "good",
+        "empty",
+        "blank",
+        "huge",
+        "fail",
+        "overloaded",
+      ),
       { maxLength: 2 },
     ),
     cut: cutArb,
@@ -231,6 +276,7 @@ const seen = {
   compacted: 0,
   finalClosers: 0,
   events: 0,
+  retries: 0,
 };
 
 /** The session's writer, the store, and the cut in force. */
@@ -384,6 +430,11 @@ const runOp = (
               model: { provider: "scripted", model: "m" },
               input: "go",
               maxSteps: 3,
+              retry,
+              onEvent: (event) =>
+                Effect.sync(() => {
+                  if (event.type === "model-retry") seen.retries++;
+                }),
               ...(op.budget ? { compaction: budgetPolicy } : {}),
             });
           })).pipe(
@@ -417,7 +468,7 @@ const runOp = (
       }
       case "compact": {
         const exit = yield* Effect.exit(
-          provide(compactIfNeeded({ handle, ...budgetPolicy })).pipe(
+          provide(compactIfNeeded({ handle, ...budgetPolicy, retry })).pipe(
             Effect.provide(scripted([], [...op.summaries])),
           ),
         );
@@ -547,4 +598,5 @@ Deno.test("no public operation writes a log that repair cannot make clean", asyn
   assert.ok(seen.turnsRecovered > 0, "no runTurn closed a crashed turn");
   assert.ok(seen.compactionsAbandonedClosed > 0, "no abandoned compaction");
   assert.ok(seen.emptySummaries > 0 && seen.compacted > 0);
+  assert.ok(seen.retries > 0, "no request was retried");
 });

@@ -222,7 +222,7 @@ Deno.test("a model that fails ends the turn with reason error and fails", async 
     [{ fail: providerDown() }],
     ({ turn }) =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(turn({ input: "hi" }));
+        const error = yield* Effect.flip(turn({ input: "hi", retry: 0 }));
         const store = yield* SessionStore;
         const reread = yield* Effect.scoped(store.open("s"));
         return { error, session: reread.session };
@@ -238,7 +238,17 @@ Deno.test("a model that fails ends the turn with reason error and fails", async 
     "turn/end",
   ]);
   const [end] = eventsOf(session, "turn/end");
-  assert.deepEqual(end?.data, { turn: 0, reason: { kind: "error" } });
+  assert.deepEqual(end?.data, {
+    turn: 0,
+    reason: {
+      kind: "error",
+      error: {
+        _tag: "AiError",
+        reason: "InternalProviderError",
+        message: error.message,
+      },
+    },
+  });
 });
 
 Deno.test("an answer cut by a model error keeps its text and answers its calls", async () => {
@@ -249,7 +259,7 @@ Deno.test("an answer cut by a model error keeps its text and answers its calls",
     }],
     ({ turn, reread }) =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(turn({ input: "hi" }));
+        const error = yield* Effect.flip(turn({ input: "hi", retry: 0 }));
         return { error, session: yield* reread };
       }),
   );

@@ -33,6 +33,11 @@ export type StreamAnswer =
     readonly hang?: boolean;
   }
   | { readonly refuse: "overflow" }
+  /**
+   * Refuse as an overloaded provider does: Anthropic's 529
+   * `overloaded_error`, OpenAI's 503 `server_error`, with `retry-after-ms`.
+   */
+  | { readonly refuse: "overloaded"; readonly retryAfterMs: number }
   /** Send nothing, not even the headers, until the client goes away. */
   | { readonly stall: true };
 
@@ -43,6 +48,12 @@ export interface ReceivedRequest {
   readonly streamed: boolean;
   /** The schema's errors for the body; empty when it is valid. */
   readonly errors: ReadonlyArray<ErrorObject>;
+  /**
+   * The body holds tool calls or results but defines no tool, which
+   * providers refuse ("Requests which include `tool_use` or `tool_result`
+   * blocks must define tools").
+   */
+  readonly toolsMissing: boolean;
 }
 
 /** A running loopback provider. */
@@ -367,6 +378,31 @@ const textBody = (dialect: Dialect, text: string): unknown => {
   }
 };
 
+/** Whether a body holds tool calls or results but defines no tool. */
+const toolsMissing = (body: Record<string, unknown>): boolean => {
+  const tools = body["tools"];
+  if (Array.isArray(tools) && tools.length > 0) return false;
+  const turns = JSON.stringify(body["messages"] ?? body["input"] ?? []);
+  return /"type":"(tool_use|tool_result|function_call|function_call_output)"|"role":"tool"|"tool_calls":\[/
+    .test(turns);
+};
+
+/** Each provider's answer to an overloaded request: status and body. */
+const overloaded = (dialect: Dialect): [number, unknown] =>
+  dialect === "anthropic"
+    ? [529, {
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    }]
+    : [503, {
+      error: {
+        message: "The server is overloaded, please try again later.",
+        type: "server_error",
+        param: null,
+        code: null,
+      },
+    }];
+
 /** Each provider's refusal of a request too long for the context window. */
 const overflowBody = (dialect: Dialect): unknown =>
   dialect === "anthropic"
@@ -431,6 +467,7 @@ export const serveLoopback = (
       body,
       streamed: isStream,
       errors: check(body),
+      toolsMissing: toolsMissing(body),
     });
     if (url.pathname !== PATH[dialect]) {
       return json(404, { error: { message: `No route ${url.pathname}` } });
@@ -440,7 +477,17 @@ export const serveLoopback = (
       return json(200, textBody(dialect, text));
     }
     const answer = script.stream[streamed++] ?? { text: "Done." };
-    if ("refuse" in answer) return json(400, overflowBody(dialect));
+    if ("refuse" in answer) {
+      if (answer.refuse === "overflow") return json(400, overflowBody(dialect));
+      const [status, refusal] = overloaded(dialect);
+      return new Response(JSON.stringify(refusal), {
+        status,
+        headers: {
+          "content-type": "application/json",
+          "retry-after-ms": String(answer.retryAfterMs),
+        },
+      });
+    }
     if ("stall" in answer) {
       // No response is ever sent: the request's signal aborts only when the
       // client closes the connection.

@@ -14,9 +14,14 @@ import {
   type EventDraft,
   Session,
 } from "@palimpsest/session";
-import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
+import {
+  type ModelRetry,
+  runTurn,
+  type TurnEvent,
+  type TurnOutcome,
+} from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
-import { Effect, Exit, Fiber, Layer, Stream } from "effect";
+import { Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect";
 import { LanguageModel } from "effect/ai";
 import type {
   LanguageModelV4,
@@ -35,6 +40,7 @@ import { tempStore } from "../ai/_scripted.ts";
 import { schemaChecks } from "../_helpers/provider_schemas.ts";
 import { newSession } from "../ai/_session.ts";
 import { toolLayer, tools } from "./_tools.ts";
+import { drafts, toolResultDraft } from "../_helpers/build.ts";
 
 const DIALECTS: ReadonlyArray<Dialect> = [
   "openai-responses",
@@ -100,12 +106,18 @@ const settle = (server: Loopback, session?: Session) => {
     })),
     [],
   );
+  assert.deepEqual(
+    server.requests.filter((r) => r.toolsMissing).map((r) => r.body),
+    [],
+    "a body with tool blocks defines its tools",
+  );
 };
 
 interface Run {
   readonly outcome: Exit.Exit<TurnOutcome, unknown>;
   readonly session: Session;
   readonly server: Loopback;
+  readonly events: ReadonlyArray<TurnEvent>;
 }
 
 const runOn = async (
@@ -118,9 +130,11 @@ const runOn = async (
     drafts?: ReadonlyArray<EventDraft>;
     compaction?: { maxTokens: number; keepTokens: number };
     input?: string;
+    retry?: ModelRetry;
   } = {},
 ): Promise<Run> => {
   const server = serveLoopback(dialect, script);
+  const events: TurnEvent[] = [];
   try {
     const model = modelFor(dialect, server.baseURL);
     const layer = Layer.effect(
@@ -139,6 +153,8 @@ const runOn = async (
           ...(options.compaction === undefined
             ? {}
             : { compaction: options.compaction }),
+          ...(options.retry === undefined ? {} : { retry: options.retry }),
+          onEvent: (event) => Effect.sync(() => events.push(event)),
         }));
         const session = handle.session;
         yield* store.close(handle);
@@ -149,7 +165,7 @@ const runOn = async (
       ),
     );
     settle(server, session);
-    return { outcome, session, server };
+    return { outcome, session, server, events };
   } finally {
     await server.close();
   }
@@ -358,6 +374,57 @@ for (const dialect of DIALECTS) {
       ),
     );
     assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
+  });
+
+  Deno.test(`${dialect}: an overloaded provider is retried with its status kept, and the turn completes`, async () => {
+    const { outcome, session, server, events } = await runOn(dialect, {
+      stream: [
+        { refuse: "overloaded", retryAfterMs: 0 },
+        { refuse: "overloaded", retryAfterMs: 0 },
+        { text: "Back." },
+      ],
+    }, { retry: Schedule.recurs(2) });
+    assert.ok(Exit.isSuccess(outcome));
+    assert.equal(server.requests.length, 3);
+    const retried = events.flatMap((e) =>
+      e.type === "model-retry" ? [e.error.reason] : []
+    );
+    const status = dialect === "anthropic" ? 529 : 503;
+    assert.deepEqual(
+      retried.map((r) => [
+        r._tag,
+        "http" in r ? r.http?.response?.status : undefined,
+      ]),
+      [["InternalProviderError", status], ["InternalProviderError", status]],
+    );
+    assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
+  });
+
+  Deno.test(`${dialect}: the summary of a range with tool calls sends the tools with tool choice none`, async () => {
+    const withCalls: ReadonlyArray<EventDraft> = [
+      Draft.system("Be brief.", { id: "sys" }),
+      Draft.user(long(1200), { id: "u0" }),
+      drafts.assistant("a0", "", ["k1"]),
+      drafts.toolCall("k1"),
+      toolResultDraft(0, 0, "k1", long(1200)),
+      Draft.user(long(400), { id: "u1" }),
+      Draft.user("short", { id: "u2" }),
+    ];
+    const { outcome, server } = await runOn(dialect, {
+      stream: [{ text: "Carrying on." }],
+      summaries: ["Earlier: a file was read."],
+    }, { drafts: withCalls, compaction: { maxTokens: 400, keepTokens: 150 } });
+    assert.ok(Exit.isSuccess(outcome));
+    const summary = server.requests[0];
+    assert.equal(summary?.streamed, false);
+    const body = summary?.body ?? {};
+    assert.ok(JSON.stringify(body).includes("k1"), "the range holds the call");
+    const tools = body["tools"];
+    assert.ok(Array.isArray(tools) && tools.length === 1);
+    assert.deepEqual(
+      body["tool_choice"],
+      dialect === "anthropic" ? { type: "none" } : "none",
+    );
   });
 
   Deno.test(`${dialect}: a context-overflow refusal compacts and retries`, async () => {

@@ -2,7 +2,8 @@
  * What every imported log must give once the library's repair closes its
  * last turn: the events replay, the derived messages form a clean
  * transcript, the adapters' pairing pass finds nothing to repair, and each
- * provider's request passes that provider's validator.
+ * provider's request (with the tools it needs) passes that provider's
+ * validator.
  */
 import {
   checkTranscript,
@@ -16,10 +17,6 @@ import {
 } from "@palimpsest/session/internal";
 import {
   pairToolCalls,
-  toAnthropic,
-  toGemini,
-  toOpenAIChat,
-  toOpenAIResponses,
   toPrompt,
   validateAnthropic,
   validateGemini,
@@ -27,6 +24,12 @@ import {
   validateOpenAIResponses,
 } from "@palimpsest/session/ai";
 import { Result } from "effect";
+import {
+  anthropicBody,
+  geminiBody,
+  openAIChatBody,
+  openAIResponsesBody,
+} from "../_helpers/request_bodies.ts";
 import assert from "node:assert/strict";
 
 /** What {@link assertRepairsClean} saw. */
@@ -52,9 +55,9 @@ export const assertRepairsClean = (
   const messages = deriveMessages(replayed.success);
   assert.deepEqual(checkTranscript(messages), []);
   assert.deepEqual(pairToolCalls(messages).repairs, []);
-  assert.deepEqual(validateOpenAIChat(toOpenAIChat(messages)), []);
-  assert.deepEqual(validateOpenAIResponses(toOpenAIResponses(messages)), []);
-  assert.deepEqual(validateAnthropic(toAnthropic(messages)), []);
-  assert.deepEqual(validateGemini(toGemini(messages)), []);
+  assert.deepEqual(validateOpenAIChat(openAIChatBody(messages)), []);
+  assert.deepEqual(validateOpenAIResponses(openAIResponsesBody(messages)), []);
+  assert.deepEqual(validateAnthropic(anthropicBody(messages)), []);
+  assert.deepEqual(validateGemini(geminiBody(messages)), []);
   return { closers, messages, prompt: toPrompt(messages) };
 };

@@ -151,5 +151,6 @@ Deno.test("validateAnthropic() reports each broken rule", () => {
     ["InvalidToolCallId", 3, "a.b"],
     ["DuplicateToolResult", 4, "a.b"],
     ["TrailingWhitespace", 5, undefined],
+    ["ToolsNotDefined", 0, undefined],
   ]);
 });

@@ -106,5 +106,6 @@ Deno.test("validateGemini() reports each broken rule", () => {
     ["ToolResultNameMismatch", 4, "c1"],
     ["DuplicateToolResult", 4, "c1"],
     ["UnexpectedRole", 4, "c9"],
+    ["ToolsNotDefined", 0, undefined],
   ]);
 });

@@ -94,5 +94,6 @@ Deno.test("validateOpenAIChat() reports each broken rule", () => {
     ["DuplicateToolCallId", 6, "c1"],
     ["ToolCallNotAnswered", 6, "c1"],
     ["AssistantWithoutContent", 7, undefined],
+    ["ToolsNotDefined", 0, undefined],
   ]);
 });

@@ -91,6 +91,7 @@ Deno.test("validateOpenAIResponses() reports each broken rule", () => {
     ["ToolResultWithoutCall", 6, "c2"],
     ["DuplicateToolCallId", 7, "c1"],
     ["ToolCallNotAnswered", 7, "c1"],
+    ["ToolsNotDefined", 0, undefined],
   ]);
 });
 
@@ -104,5 +105,8 @@ Deno.test("validateOpenAIResponses(): a call after outputs closes the calls befo
       { type: "function_call_output", call_id: "b", output: "" },
     ],
   }).map((v) => [v._tag, v.index, v.callId]);
-  assert.deepEqual(tags, [["ToolResultWithoutCall", 3, "a"]]);
+  assert.deepEqual(tags, [
+    ["ToolResultWithoutCall", 3, "a"],
+    ["ToolsNotDefined", 0, undefined],
+  ]);
 });

@@ -18,8 +18,27 @@ import {
   logCutsArb,
   sessionCutsArb,
 } from "../_helpers/message_gen.ts";
+import {
+  anthropicBody,
+  geminiBody,
+  openAIChatBody,
+  openAIResponsesBody,
+} from "../_helpers/request_bodies.ts";
 
 const targets: ReadonlyArray<
+  readonly [
+    string,
+    (messages: ReadonlyArray<Message>) => ReadonlyArray<RequestViolation>,
+  ]
+> = [
+  ["OpenAI Chat", (m) => validateOpenAIChat(openAIChatBody(m))],
+  ["OpenAI Responses", (m) => validateOpenAIResponses(openAIResponsesBody(m))],
+  ["Anthropic", (m) => validateAnthropic(anthropicBody(m))],
+  ["Gemini", (m) => validateGemini(geminiBody(m))],
+];
+
+/** Each target's body of the messages alone: no tools. */
+const withoutTools: ReadonlyArray<
   readonly [
     string,
     (messages: ReadonlyArray<Message>) => ReadonlyArray<RequestViolation>,
@@ -74,3 +93,29 @@ Deno.test("the generators exercise calls, so the pairing rules are tested", () =
     hostile.some((messages) => pairToolCalls(messages).repairs.length > 0),
   );
 });
+
+/** Whether the messages, once paired, hold a tool call or result. */
+const holdsToolBlocks = (messages: ReadonlyArray<Message>): boolean =>
+  pairToolCalls(messages).messages.some((m) =>
+    m.content.some((b) => b.type === "tool-call" || b.type === "tool-result")
+  );
+
+for (const [name, check] of withoutTools) {
+  Deno.test(`${name}: a body with tool calls or results and no tools is refused, and only then`, () => {
+    let refused = 0;
+    fc.assert(
+      fc.property(logCutsArb, (cuts) =>
+        cuts.forEach((messages) => {
+          const tags = check(messages).map((v) => v._tag);
+          assert.deepEqual(
+            tags,
+            holdsToolBlocks(messages) ? ["ToolsNotDefined"] : [],
+            JSON.stringify(messages),
+          );
+          if (tags.length > 0) refused++;
+        })),
+      { seed: 13, numRuns: 60 },
+    );
+    assert.ok(refused > 0);
+  });
+}
