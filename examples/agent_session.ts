@@ -53,7 +53,7 @@ import {
   text,
   toolCall,
 } from "@palimpsest/session/testing";
-import { Effect, Layer, Schema } from "effect";
+import { Effect, Layer, Result, Schema } from "effect";
 import { type LanguageModel, type Prompt, Tool, Toolkit } from "effect/ai";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -297,7 +297,7 @@ const recovery = (file: string, workspace: string) =>
       `   the dead writer's lock was reclaimed; ${
         Session.nextSeq(handle.session)
       } events read, the last one a ${
-        Session.events(handle.session).at(-1)?.type
+        Result.getOrThrow(Session.events(handle.session)).at(-1)?.type
       }`,
     );
 
@@ -319,12 +319,12 @@ const recovery = (file: string, workspace: string) =>
     }
 
     say("\n4. What the turn appended");
-    const events = Session.events(outcome.session);
+    const events = Result.getOrThrow(Session.events(outcome.session));
     for (
-      const e of Session.events(
+      const e of Result.getOrThrow(Session.events(
         outcome.session,
         SessionSeq.make(before + outcome.recovered.length),
-      )
+      ))
     ) {
       const shadowed = e.type === "compaction/summary" &&
           typeof e.data === "object" && e.data !== null &&

@@ -16,7 +16,7 @@ import {
 } from "@palimpsest/session";
 import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
-import { Effect, Exit, Fiber, Layer, Stream } from "effect";
+import { Effect, Exit, Fiber, Layer, Result, Stream } from "effect";
 import { LanguageModel } from "effect/ai";
 import type {
   LanguageModelV4,
@@ -74,7 +74,7 @@ const tally = {
 };
 
 const streamPartsOf = (session: Session): number =>
-  Session.events(session).reduce(
+  Result.getOrThrow(Session.events(session)).reduce(
     (n, e) =>
       e.type === "assistant/message" || e.type === "assistant/attempt"
         ? n + (e.data.stream?.length ?? 0)
@@ -310,7 +310,7 @@ for (const dialect of DIALECTS) {
       assert.equal(server.requests.length, 1);
       const messages = deriveMessages(session.surface);
       assert.deepEqual(checkTranscript(messages), []);
-      const cut = Session.events(session).find((e) =>
+      const cut = Result.getOrThrow(Session.events(session)).find((e) =>
         e.type === "assistant/message"
       );
       assert.equal(

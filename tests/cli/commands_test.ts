@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import {
   compact,
   Draft,
@@ -376,7 +376,8 @@ Deno.test("explain handles a lineage thousands of levels deep", async () => {
   fs.writeFileSync(
     file,
     encodeHeaderLine(session.header) +
-      Session.events(session).map((e) => encodeEventLine(e)).join(""),
+      Result.getOrThrow(Session.events(session)).map((e) => encodeEventLine(e))
+        .join(""),
   );
   const first = await run("explain", file, "0", "--json");
   assert.equal(first.code, 0);
