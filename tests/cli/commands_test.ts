@@ -429,6 +429,39 @@ Deno.test("copy", async (t) => {
     },
   );
 
+  await t.step(
+    "a log longer than holdLogUpTo gets its own checkpoint as the copy closes, a short one none",
+    async () => {
+      const long = (n: number) => {
+        const source = path.join(tempDir(), "long.jsonl");
+        const header = { id: "long", createdAt: 0, isSeeded: false };
+        const session = Effect.runSync(Session.appendAll(
+          Session.make(header),
+          Array.from({ length: n }, (_, i) => Draft.user(`m${i}`)),
+        ));
+        fs.writeFileSync(
+          source,
+          encodeHeaderLine(header) +
+            Result.getOrThrow(Session.events(session)).map((e) =>
+              encodeEventLine(e)
+            ).join(""),
+        );
+        return source;
+      };
+      for (
+        const [n, files] of [
+          [10_050, ["long.jsonl", "long.jsonl.checkpoint"]],
+          [50, ["long.jsonl"]],
+        ] as const
+      ) {
+        const dir = tempDir();
+        const r = await run("copy", long(n), dir, "--json");
+        assert.equal(r.code, 0, r.stderr);
+        assert.deepEqual(fs.readdirSync(dir).sort(), files);
+      }
+    },
+  );
+
   await t.step("onto an existing session, exit 2", async () => {
     const dir = tempDir();
     assert.equal((await run("copy", fixture("valid.jsonl"), dir)).code, 0);
