@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { Effect, type Layer, Redacted, type Scope } from "effect";
+import { Effect, type Layer, Redacted, Result, type Scope } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
 import * as fs from "node:fs";
@@ -274,7 +274,9 @@ const child = async (name: string, size: number): Promise<Measured> => {
           const from = events - 10;
           const tailUs = perCall(
             10_000,
-            () => void (sink += Session.events(session, from).length),
+            () =>
+              void (sink +=
+                Result.getOrThrow(Session.events(session, from)).length),
           );
           return { ...measured, deriveAgainUs, tailUs };
         }),

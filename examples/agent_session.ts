@@ -6,9 +6,9 @@
  *    `notes.txt` with the `read_file` tool, then asks for the tests with the
  *    `run` tool, and the process is killed (SIGKILL) while that tool runs:
  *    the `tool/call` is durable, its result never comes, the turn is open,
- *    the writer's lock is left behind.
- * 2. This process reopens the session for writing (the dead writer's lock
- *    is reclaimed) and calls `runTurn`, nothing else: it closes the
+ *    the writer's claim file (`<file>.lock.<uuid>`) is left behind.
+ * 2. This process reopens the session for writing (the dead writer's claim
+ *    is proven dead and removed) and calls `runTurn`, nothing else: it closes the
  *    interrupted turn first, as `store.repair` would.
  * 3. That turn runs with a small token budget: the compaction engine
  *    replaces the oldest history (the huge file read) with the model's
@@ -53,7 +53,7 @@ import {
   text,
   toolCall,
 } from "@palimpsest/session/testing";
-import { Effect, Layer, Schema } from "effect";
+import { Effect, Layer, Result, Schema } from "effect";
 import { type LanguageModel, type Prompt, Tool, Toolkit } from "effect/ai";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -288,16 +288,41 @@ const clip = (value: unknown): unknown =>
  * This process: reopen, run the next turn under a small budget (it closes
  * the interrupted turn first).
  */
-const recovery = (file: string, workspace: string) =>
+/**
+ * The writer claim files of a session file: `<file>.lock.<uuid>`, each
+ * naming its writer's pid, start time and token (and the single
+ * `<file>.lock` of 0.2). A killed writer leaves its claim; the next writer
+ * proves its owner dead and removes it.
+ */
+const claimFiles = (file: string): ReadonlyArray<string> => {
+  const base = path.basename(file);
+  return fs.readdirSync(path.dirname(file)).filter((name) =>
+    name === `${base}.lock` || name.startsWith(`${base}.lock.`)
+  );
+};
+
+const recovery = (
+  file: string,
+  workspace: string,
+  dead: ReadonlyArray<string>,
+) =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
     say("\n2. Reopening the session for writing");
     const handle = yield* store.open(SESSION_ID, { mode: "write" });
+    const last = Session.eventAt(
+      handle.session,
+      Session.nextSeq(handle.session) - 1,
+    );
+    const now = claimFiles(file);
+    const left = dead.filter((name) => now.includes(name));
     say(
-      `   the dead writer's lock was reclaimed; ${
+      `   the dead writer's claim ${
+        left.length === 0 ? "was proven dead and removed" : "is still there"
+      }; claim files now: ${now.length} (this writer's); ${
         Session.nextSeq(handle.session)
       } events read, the last one a ${
-        Session.events(handle.session).at(-1)?.type
+        Result.isSuccess(last) ? last.success?.type : "(not held)"
       }`,
     );
 
@@ -319,12 +344,12 @@ const recovery = (file: string, workspace: string) =>
     }
 
     say("\n4. What the turn appended");
-    const events = Session.events(outcome.session);
+    const events = Result.getOrThrow(Session.events(outcome.session));
     for (
-      const e of Session.events(
+      const e of Result.getOrThrow(Session.events(
         outcome.session,
         SessionSeq.make(before + outcome.recovered.length),
-      )
+      ))
     ) {
       const shadowed = e.type === "compaction/summary" &&
           typeof e.data === "object" && e.data !== null &&
@@ -398,13 +423,16 @@ if (childFlag >= 0) {
     stdout: "inherit",
     stderr: "inherit",
   }).output();
+  const claims = claimFiles(file);
   say(
     `   child exited with ${child.signal ?? child.code}; it left ${
       fs.statSync(file).size
-    } bytes and a lock file: ${fs.existsSync(`${file}.lock`)}`,
+    } bytes and ${claims.length} writer claim file${
+      claims.length === 1 ? "" : "s"
+    }${claims.length === 0 ? "" : ` (${claims.join(", ")})`}`,
   );
   await Effect.runPromise(
-    Effect.scoped(recovery(file, workspace)).pipe(
+    Effect.scoped(recovery(file, workspace, claims)).pipe(
       Effect.provide(layerJsonlStore({ root })),
     ),
   );

@@ -6,6 +6,13 @@
 # from node_modules and run its bin through npx. The PostgreSQL test needs
 # PALIMPSEST_PG_URL (run under tools/with_postgres.sh). Arguments are passed
 # to `node --test`.
+#
+# Two Node versions: the package declares Node 20, and `./ai-sdk` needs Node
+# 22 (the AI SDK's packages declare it). Every test but the AI SDK's runs on
+# the machine's `node` (20 here); the AI SDK test and the entry-point test run
+# on Node 22: the machine's `node` when it is 22 or newer, else the `node`
+# npm package at NODE22 (its binary comes from the registry as a package),
+# installed into the scratch folder.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/palimpsest-npm-scratch-XXXXXX")
@@ -26,4 +33,22 @@ export PALIMPSEST_REPO="$(cd "$here/.." && pwd)"
 # The tests' temporary folders go inside the scratch folder, removed at exit.
 mkdir "$scratch/tmp"
 export TMPDIR="$scratch/tmp"
-node --test "$@" test/
+NODE22=22.23.3
+major=$(node -p 'process.versions.node.split(".")[0]')
+first=()
+for f in test/*.test.mjs; do
+  [ "$f" = test/ai_sdk.test.mjs ] || first+=("$f")
+done
+echo "node smoke: Node $(node --version): every entry point but ./ai-sdk"
+node --test "$@" "${first[@]}"
+if [ "$major" -ge 22 ]; then
+  node22=node
+else
+  echo "node smoke: installing node@$NODE22 from npm for ./ai-sdk"
+  mkdir "$scratch/node22"
+  npm install --prefix "$scratch/node22" --no-audit --no-fund --loglevel=error \
+    --no-save "node@$NODE22" >/dev/null
+  node22="$scratch/node22/node_modules/.bin/node"
+fi
+echo "node smoke: Node $("$node22" --version): ./ai-sdk and every entry point"
+"$node22" --test "$@" test/ai_sdk.test.mjs test/entry_points.test.mjs

@@ -64,7 +64,9 @@ export interface Vocabulary {
  *
  * @param types Each extra type with its data schema (a JSON codec).
  * @returns The vocabulary, for {@link DecodeOptions}.
- * @throws {TypeError} When a name is empty or is a core type.
+ * @throws {TypeError} When a name is empty or is a core type: the names are
+ * the caller's own constants, so this is a programming error, seen on the
+ * first run, not a condition to handle.
  *
  * @example Decoding a harness's own event type
  * ```ts

@@ -447,7 +447,8 @@ const toolResult = (
  *   });
  *   const from = Session.nextSeq(s);
  *   s = yield* Session.appendAll(s, [answer, ...Draft.toolCalls(answer)]);
- *   for (const call of Draft.callsIn(Session.events(s, from))) {
+ *   const appended = yield* Effect.fromResult(Session.events(s, from));
+ *   for (const call of Draft.callsIn(appended)) {
  *     s = yield* Session.append(s, Draft.toolResult(call, "three lines"));
  *   }
  *   return deriveMessages(s.surface);

@@ -45,5 +45,5 @@ export {
   type Vocabulary,
 } from "./decode.ts";
 export { encodeEvent, type EncodeOptions } from "./encode.ts";
-export { SessionHeader } from "./session.ts";
+export { type HeldReadError, SessionHeader } from "./session.ts";
 export { eventJsonSchema, type JsonSchemaDocument } from "./json_schema.ts";

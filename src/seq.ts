@@ -42,7 +42,11 @@ export function isSessionSeq(value: unknown): value is SessionSeq {
 }
 
 /**
- * The branded schema of session sequence numbers.
+ * The branded schema of session sequence numbers. `SessionSeq.make(n)` is
+ * the constructor for seqs written in code: it throws for a number that is
+ * not a seq (a programming error). A number from outside goes through
+ * {@link seqInput}, a `Result`; the functions that take a seq take a plain
+ * number and return `InvalidSessionSeq` as a value.
  *
  * @example Decoding and making seqs
  * ```ts
@@ -91,14 +95,3 @@ export function seqInput(
     ? Result.succeed(value)
     : Result.fail(new InvalidSessionSeq({ value, type: undefined }));
 }
-
-/**
- * {@link seqInput} for the synchronous reads: the seq, or a thrown
- * `InvalidSessionSeq`.
- *
- * @internal
- */
-export const seqOrThrow = (value: number): SessionSeq => {
-  if (isSessionSeq(value)) return value;
-  throw new InvalidSessionSeq({ value, type: undefined });
-};

@@ -29,7 +29,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import type * as Brand from "effect/Brand";
-import { seqOrThrow, type SessionSeq } from "./seq.ts";
+import { isSessionSeq, type SessionSeq } from "./seq.ts";
 import type {
   AssistantMessageData,
   LogOnlyEvent,
@@ -43,6 +43,7 @@ import { encodeEvent } from "./encode.ts";
 import {
   type EventDecodeError,
   EventsNotHeld,
+  InvalidSessionSeq,
   type SurfaceError,
 } from "./errors.ts";
 import { appendDraft } from "./append.ts";
@@ -202,6 +203,15 @@ export type EventDraft =
 /** A session error: the draft broke an event-local or a relational rule. */
 export type AppendError = EventDecodeError | SurfaceError;
 
+/**
+ * Why a read of a session's log (`Session.events`, `Session.eventAt`, the
+ * provenance functions) gave no answer: a seq given that is not a seq
+ * (`InvalidSessionSeq`), or events older than what a session opened from
+ * a checkpoint holds (`EventsNotHeld`; the store's `events` and
+ * `withHistory` read them).
+ */
+export type HeldReadError = EventsNotHeld | InvalidSessionSeq;
+
 /** Options of {@link Session.make}. */
 export interface MakeOptions {
   /** Extra log-only types this session's events may have. */
@@ -293,37 +303,35 @@ export interface SessionApi {
    * @param session The session.
    * @param fromSeq The first seq to include (a plain non-negative integer
    * will do); the base by default.
-   * @returns The events.
-   * @throws {InvalidSessionSeq} When `fromSeq` is not a non-negative safe
-   * integer.
-   * @throws {EventsNotHeld} When the session was opened from a checkpoint
-   * and does not hold the events from `fromSeq` on.
+   * @returns The events; or `InvalidSessionSeq` when `fromSeq` is not a
+   * non-negative safe integer, or `EventsNotHeld` when the session was
+   * opened from a checkpoint and does not hold the events from `fromSeq`
+   * on (the store's `events` and `withHistory` read them).
    */
   readonly events: (
     session: Session,
     fromSeq?: number,
-  ) => ReadonlyArray<SessionEvent>;
+  ) => Result.Result<ReadonlyArray<SessionEvent>, HeldReadError>;
   /**
    * One event of the log.
    *
    * @param session The session.
    * @param seq The seq (a plain non-negative integer will do).
-   * @returns The event, or undefined outside the log.
-   * @throws {InvalidSessionSeq} When `seq` is not a non-negative safe
-   * integer.
-   * @throws {EventsNotHeld} When the session was opened from a checkpoint
-   * and does not hold that event.
+   * @returns The event, or undefined outside the log; or
+   * `InvalidSessionSeq` when `seq` is not a non-negative safe integer, or
+   * `EventsNotHeld` when the session was opened from a checkpoint and does
+   * not hold that event.
    */
   readonly eventAt: (
     session: Session,
     seq: number,
-  ) => SessionEvent | undefined;
+  ) => Result.Result<SessionEvent | undefined, HeldReadError>;
   /**
    * The first seq whose event the session holds: its base, unless it was
    * opened from a checkpoint or from a long log (then it holds its
    * surface's events and the events from this seq on; `events` and
-   * `eventAt` throw {@link EventsNotHeld} for older ones, and the store's
-   * `withHistory` runs a function on it reading them as needed).
+   * `eventAt` fail with {@link EventsNotHeld} for older ones, and the
+   * store's `withHistory` runs a function on it reading them as needed).
    *
    * @param session The session.
    * @returns The first held seq.
@@ -340,9 +348,12 @@ export interface SessionApi {
    * Encodes the log as JSON values in canonical key order.
    *
    * @param session The session.
-   * @returns One JSON value per event.
+   * @returns One JSON value per event; or `EventsNotHeld` when the session
+   * was opened from a checkpoint and does not hold its whole log.
    */
-  readonly encode: (session: Session) => ReadonlyArray<unknown>;
+  readonly encode: (
+    session: Session,
+  ) => Result.Result<ReadonlyArray<unknown>, EventsNotHeld>;
 }
 
 /**
@@ -405,6 +416,74 @@ const withSurface = (session: Session, surface: Surface): Session => ({
   copiesDrafts: session.copiesDrafts === true,
 });
 
+const invalidSeq = (value: number): Result.Result<never, InvalidSessionSeq> =>
+  Result.fail(new InvalidSessionSeq({ value, type: undefined }));
+
+/**
+ * The events from `from` on, or `EventsNotHeld` when the session does not
+ * hold them (see {@link Session.events}).
+ *
+ * @param session The session.
+ * @param from The first seq.
+ * @returns The events, or the refusal.
+ * @internal
+ */
+export const eventsFrom = (
+  session: Session,
+  from: SessionSeq,
+): Result.Result<ReadonlyArray<SessionEvent>, EventsNotHeld> => {
+  const surface = session.surface;
+  if (from < surface.heldFrom && surface.heldFrom > surface.baseSeq) {
+    const older = earlier.get(session);
+    const want = Math.max(from, surface.baseSeq);
+    if (older === undefined || want < older.from) {
+      return Result.fail(
+        new EventsNotHeld({
+          fromSeq: from,
+          heldFrom: older?.from ?? surface.heldFrom,
+        }),
+      );
+    }
+    return Result.succeed([
+      ...older.events.slice(want - older.from),
+      ...logEventsFrom(surface, surface.heldFrom),
+    ]);
+  }
+  return Result.succeed(logEventsFrom(surface, from));
+};
+
+/**
+ * The events from `from` on, for a caller that knows the session holds
+ * them (a batch just appended, a session holding its whole log): a miss is
+ * a broken invariant and throws.
+ *
+ * @param session The session.
+ * @param from The first seq, at or after the first held one.
+ * @returns The events.
+ * @throws {EventsNotHeld} When the session does not hold them (a defect).
+ * @internal
+ */
+export const knownEvents = (
+  session: Session,
+  from: SessionSeq,
+): ReadonlyArray<SessionEvent> => Result.getOrThrow(eventsFrom(session, from));
+
+/**
+ * The event at `seq`, for a caller that knows the session holds it (an
+ * event of the turn it is running): a miss is a broken invariant and
+ * throws.
+ *
+ * @param session The session.
+ * @param seq The seq.
+ * @returns The event, or undefined outside the log.
+ * @throws {EventsNotHeld} When the session does not hold it (a defect).
+ * @internal
+ */
+export const knownEventAt = (
+  session: Session,
+  seq: SessionSeq,
+): SessionEvent | undefined => Result.getOrThrow(Session.eventAt(session, seq));
+
 /**
  * Operations on sessions. A session is an immutable value: every operation
  * returns a new one and leaves its input usable.
@@ -424,7 +503,7 @@ const withSurface = (session: Session, surface: Surface): Session => ({
  *     surfaceOp: "append",
  *     data: { id: "u0", role: "user", content: [{ type: "text", text: "hi" }], source: { kind: "user" } },
  *   });
- *   return Session.events(next);
+ *   return yield* Effect.fromResult(Session.events(next));
  * });
  * const [event] = await Effect.runPromise(program.pipe(Effect.provide(TestClock.layer())));
  * assert.equal(event?.seq, 0);
@@ -481,51 +560,46 @@ export const Session: SessionApi = {
         : Result.fail(result.failure.error);
     }),
   events: (session, fromSeq) => {
-    const surface = session.surface;
-    const from = fromSeq === undefined ? surface.baseSeq : seqOrThrow(fromSeq);
-    if (from < surface.heldFrom && surface.heldFrom > surface.baseSeq) {
-      const older = earlier.get(session);
-      const want = Math.max(from, surface.baseSeq);
-      if (older === undefined || want < older.from) {
-        throw new EventsNotHeld({
-          fromSeq: from,
-          heldFrom: older?.from ?? surface.heldFrom,
-        });
-      }
-      return [
-        ...older.events.slice(want - older.from),
-        ...logEventsFrom(surface, surface.heldFrom),
-      ];
+    if (fromSeq === undefined) {
+      return eventsFrom(session, session.surface.baseSeq);
     }
-    return logEventsFrom(surface, from);
+    return isSessionSeq(fromSeq)
+      ? eventsFrom(session, fromSeq)
+      : invalidSeq(fromSeq);
   },
-  eventAt: (session, seq) => {
+  eventAt: (session, at) => {
+    if (!isSessionSeq(at)) return invalidSeq(at);
     const surface = session.surface;
-    const at = seqOrThrow(seq);
     const event = logEvent(surface, at);
     if (
       event === undefined && at < surface.heldFrom && at >= surface.baseSeq
     ) {
       const older = earlier.get(session);
       if (older === undefined || at < older.from) {
-        throw new EventsNotHeld({
-          fromSeq: at,
-          heldFrom: older?.from ?? surface.heldFrom,
-        });
+        return Result.fail(
+          new EventsNotHeld({
+            fromSeq: at,
+            heldFrom: older?.from ?? surface.heldFrom,
+          }),
+        );
       }
-      return older.events[at - older.from];
+      return Result.succeed(older.events[at - older.from]);
     }
-    return event;
+    return Result.succeed(event);
   },
   heldFrom: (session) => earlier.get(session)?.from ?? session.surface.heldFrom,
   nextSeq: (session) => session.surface.nextSeq,
   encode: (session) =>
-    Session.events(session).map((event) =>
-      encodeEvent(
-        event,
-        session.vocabulary === undefined
-          ? undefined
-          : { vocabulary: session.vocabulary },
-      )
+    Result.map(
+      eventsFrom(session, session.surface.baseSeq),
+      (events) =>
+        events.map((event) =>
+          encodeEvent(
+            event,
+            session.vocabulary === undefined
+              ? undefined
+              : { vocabulary: session.vocabulary },
+          )
+        ),
     ),
 };

@@ -8,7 +8,7 @@ import {
   SessionSeq,
   type ToolCallEvent,
 } from "@palimpsest/session";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 
@@ -30,7 +30,10 @@ const given = (
 ): { session: Session; events: ReadonlyArray<SessionEvent> } => {
   const from = Session.nextSeq(session);
   const next = appendAll(session, drafts);
-  return { session: next, events: Session.events(next, from) };
+  return {
+    session: next,
+    events: Result.getOrThrow(Session.events(next, from)),
+  };
 };
 
 const answerWithCall = Draft.assistant({
@@ -95,7 +98,9 @@ Deno.test("Draft", async (t) => {
     assert.equal(draft.data.message.content[0].toolCallId, "c9");
     assert.deepEqual(draft.data.message.source, { kind: "tool", callId: "c9" });
     const after = appendAll(session, [draft]);
-    const appended = Session.eventAt(after, SessionSeq.make(call.seq + 1));
+    const appended = Result.getOrThrow(
+      Session.eventAt(after, SessionSeq.make(call.seq + 1)),
+    );
     assert.deepEqual(appended?.sourceEventSeqs, [call.seq]);
   });
 

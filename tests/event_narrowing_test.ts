@@ -122,7 +122,7 @@ Deno.test("an if on event.type reads the data of an event from the log", () => {
     ),
   );
   const callIds: Array<string> = [];
-  for (const e of Session.events(session)) {
+  for (const e of Result.getOrThrow(Session.events(session))) {
     if (e.type === "tool/call") callIds.push(e.data.callId);
   }
   assert.deepEqual(callIds, ["c1"]);

@@ -19,7 +19,8 @@ import {
   shadowedBy,
   surfaceAt,
 } from "@palimpsest/session";
-import { Effect, Exit } from "effect";
+import type { HeldReadError } from "@palimpsest/session/schema";
+import { Effect, Exit, Result } from "effect";
 import assert from "node:assert/strict";
 import { thenFails } from "./_helpers/then.ts";
 import { toolResultMessageDraft } from "./_helpers/build.ts";
@@ -33,13 +34,19 @@ const base = Effect.runSync(
 );
 
 Deno.test("public seq inputs take plain integers; outputs stay branded", () => {
-  assert.deepEqual(Session.events(base, 1).map((e) => e.seq), [1, 2]);
-  assert.equal(Session.eventAt(base, 2)?.type, "user/message");
-  assert.equal(lineage(base, 0)?.seq, 0);
-  assert.equal(shadowedBy(base, 0), undefined);
-  assert.ok(surfaceAt(base, 1) !== undefined);
+  assert.deepEqual(
+    Result.getOrThrow(Session.events(base, 1)).map((e) => e.seq),
+    [1, 2],
+  );
+  assert.equal(
+    Result.getOrThrow(Session.eventAt(base, 2))?.type,
+    "user/message",
+  );
+  assert.equal(Result.getOrThrow(lineage(base, 0))?.seq, 0);
+  assert.equal(Result.getOrThrow(shadowedBy(base, 0)), undefined);
+  assert.ok(Result.getOrThrow(surfaceAt(base, 1)) !== undefined);
   const next: SessionSeq = Session.nextSeq(base);
-  const event = Session.events(base, 0)[0];
+  const event = Result.getOrThrow(Session.events(base, 0))[0];
   const seq: SessionSeq | undefined = event?.seq;
   assert.equal(next, 3);
   assert.equal(seq, 0);
@@ -48,7 +55,7 @@ Deno.test("public seq inputs take plain integers; outputs stay branded", () => {
   assert.equal(plain, 3);
 });
 
-Deno.test("the synchronous reads refuse a seq that is not a non-negative integer", () => {
+Deno.test("the synchronous reads return InvalidSessionSeq for a seq that is not a non-negative integer", () => {
   for (const bad of [-1, 1.5, Number.NaN, -0, 2 ** 60]) {
     for (
       const read of [
@@ -59,12 +66,10 @@ Deno.test("the synchronous reads refuse a seq that is not a non-negative integer
         () => surfaceAt(base, bad),
       ]
     ) {
-      assert.throws(read, (error: unknown) => {
-        assert.ok(error instanceof Error);
-        thenFails({ _tag: Reflect.get(error, "_tag") }, "InvalidSessionSeq");
-        assert.equal(Object.is(Reflect.get(error, "value"), bad), true);
-        return true;
-      });
+      const result: Result.Result<unknown, HeldReadError> = read();
+      assert.ok(Result.isFailure(result));
+      thenFails(result.failure, "InvalidSessionSeq");
+      assert.equal(Object.is(Reflect.get(result.failure, "value"), bad), true);
     }
   }
 });

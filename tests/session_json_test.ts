@@ -159,16 +159,20 @@ Deno.test("changing a draft after appending it does not change a session that co
   const session = await Effect.runPromise(
     Session.append(Session.make(header, { copyDrafts: true }), draft),
   );
-  const before = encodeEventLine(Session.events(session)[0] ?? assert.fail());
+  const before = encodeEventLine(
+    Result.getOrThrow(Session.events(session))[0] ?? assert.fail(),
+  );
   changeDraft(draft);
-  const after = encodeEventLine(Session.events(session)[0] ?? assert.fail());
+  const after = encodeEventLine(
+    Result.getOrThrow(Session.events(session))[0] ?? assert.fail(),
+  );
   assert.equal(after, before);
   // Every session appended from it copies too.
   const draft2 = withMeta({ list: [1, 2], text: "a" });
   const next = await Effect.runPromise(Session.append(session, draft2));
   assert.equal(next.copiesDrafts, true);
   assert.notEqual(
-    Object(Session.events(next)[1]?.data).meta,
+    Object(Result.getOrThrow(Session.events(next))[1]?.data).meta,
     Object(draft2.data).meta,
   );
 });
@@ -179,7 +183,7 @@ Deno.test("a session made without copyDrafts takes the data as it is", async () 
     Session.append(Session.make(header), draft),
   );
   assert.equal(session.copiesDrafts, false);
-  assert.equal(Session.events(session)[0]?.data, draft.data);
+  assert.equal(Result.getOrThrow(Session.events(session))[0]?.data, draft.data);
 });
 
 Deno.test("changing a draft after store.append changes neither the store's session, its file nor its checkpoint", async () => {
@@ -189,7 +193,8 @@ Deno.test("changing a draft after store.append changes neither the store's sessi
   /** What the model is sent, and every event held, as lines. */
   const seen = (session: Session) => ({
     messages: JSON.stringify(deriveMessages(session.surface)),
-    held: Session.events(session, Session.heldFrom(session)).map(lineOf),
+    held: Result.getOrThrow(Session.events(session, Session.heldFrom(session)))
+      .map(lineOf),
   });
   const exit = await exitWithStore(
     root,
@@ -200,7 +205,9 @@ Deno.test("changing a draft after store.append changes neither the store's sessi
       yield* store.append(handle, [first]);
       // Through update too: the session it is handed copies drafts.
       yield* store.update(handle, (session) => Session.append(session, second));
-      const before = Session.events(handle.session).map(lineOf);
+      const before = Result.getOrThrow(Session.events(handle.session)).map(
+        lineOf,
+      );
       const messages = JSON.stringify(deriveMessages(handle.session.surface));
       changeDraft(first);
       changeDraft(second);
@@ -222,7 +229,7 @@ Deno.test("changing a draft after store.append changes neither the store's sessi
       return {
         fromCheckpoint: seen(fromCheckpoint.session).messages,
         replayed: seen(replayed.session).messages,
-        lines: Session.events(replayed.session).map(lineOf),
+        lines: Result.getOrThrow(Session.events(replayed.session)).map(lineOf),
       };
     }),
   );
@@ -250,7 +257,8 @@ Deno.test("law: an accepted draft reads back from disk equal to the log", async 
               thenFails(failureOf(exit), "InvalidEventData");
               return;
             }
-            const event = Session.events(exit.value)[0] ?? assert.fail();
+            const event = Result.getOrThrow(Session.events(exit.value))[0] ??
+              assert.fail();
             const line = encodeEventLine(event);
             const read = Result.getOrThrow(decodeEventLine(line.slice(0, -1)));
             // A copy is a plain value, as the reader makes it; data taken as
@@ -284,7 +292,8 @@ Deno.test("law: shallow and deeply nested drafts are judged and copied alike", (
   };
   const metaOf = (exit: ReturnType<typeof appendExit>): unknown => {
     assert.ok(Exit.isSuccess(exit));
-    const event = Session.events(exit.value)[0] ?? assert.fail();
+    const event = Result.getOrThrow(Session.events(exit.value))[0] ??
+      assert.fail();
     return Object(event.data).meta.value;
   };
   const check = (value: unknown, copyDrafts: boolean): void => {
@@ -337,7 +346,8 @@ Deno.test("a key added to Object.prototype never lands in the log", () => {
   try {
     const exit = appendExit(withMeta({ a: { b: 1 } }));
     assert.ok(Exit.isSuccess(exit));
-    const event = Session.events(exit.value)[0] ?? assert.fail();
+    const event = Result.getOrThrow(Session.events(exit.value))[0] ??
+      assert.fail();
     const meta = Object(event.data).meta;
     assert.deepEqual(Object.keys(meta.value.a), ["b"]);
     assert.ok(!Object.hasOwn(meta, "polluted"));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Effect, Schema } from "effect";
+import { Effect, Result, Schema } from "effect";
 import { TestClock } from "effect/testing";
 import {
   deriveMessages,
@@ -35,7 +35,8 @@ const replaceDraft = (
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> =>
   Effect.runPromise(effect.pipe(Effect.provide(TestClock.layer())));
 
-const snapshot = (session: Session) => JSON.stringify(Session.encode(session));
+const snapshot = (session: Session) =>
+  JSON.stringify(Result.getOrThrow(Session.encode(session)));
 
 Deno.test("Session.append assigns the next seq and the Clock's time", async () => {
   const events = await run(Effect.gen(function* () {
@@ -47,7 +48,7 @@ Deno.test("Session.append assigns the next seq and the Clock's time", async () =
       type: "turn/start",
       data: { turn: 1 },
     });
-    return Session.events(session);
+    return Result.getOrThrow(Session.events(session));
   }));
   assert.deepEqual(events.map((e) => [e.seq, e.time, e.type]), [
     [0, 1_000, "user/message"],
@@ -62,7 +63,10 @@ Deno.test("Session.append in a window starts at the base seq", async () => {
       userDraft("u"),
     ),
   );
-  assert.equal(Session.eventAt(session, SessionSeq.make(40))?.seq, 40);
+  assert.equal(
+    Result.getOrThrow(Session.eventAt(session, SessionSeq.make(40)))?.seq,
+    40,
+  );
   assert.equal(Session.nextSeq(session), 41);
   assert.deepEqual(surfaceNodes(session.surface), [40]);
 });
@@ -123,12 +127,15 @@ Deno.test("Session.appendAll is all or nothing, with one Clock reading", async (
       replaceDraft("s", 0, 1, [0, 1]),
       userDraft("u3"),
     ]);
-    assert.deepEqual(Session.events(next).map((e) => [e.seq, e.time]), [
-      [0, 77],
-      [1, 87],
-      [2, 87],
-      [3, 87],
-    ]);
+    assert.deepEqual(
+      Result.getOrThrow(Session.events(next)).map((e) => [e.seq, e.time]),
+      [
+        [0, 77],
+        [1, 87],
+        [2, 87],
+        [3, 87],
+      ],
+    );
     assert.deepEqual(deriveMessages(next.surface).map((m) => m.id), [
       "s",
       "u3",
@@ -140,7 +147,7 @@ Deno.test("Session.appendAll is all or nothing, with one Clock reading", async (
 Deno.test("Session.appendAll of nothing returns an equal session", async () => {
   const session = await run(Session.appendAll(Session.make(header), []));
   assert.equal(Session.nextSeq(session), 0);
-  assert.deepEqual(Session.events(session), []);
+  assert.deepEqual(Result.getOrThrow(Session.events(session)), []);
 });
 
 Deno.test("Session.appendEvents and fromEvents fold decoded events atomically", async () => {
@@ -149,7 +156,7 @@ Deno.test("Session.appendEvents and fromEvents fold decoded events atomically", 
       userDraft("u0"),
       userDraft("u1"),
     ]);
-    const lines = Session.encode(session);
+    const lines = Result.getOrThrow(Session.encode(session));
     const events = yield* Effect.forEach(lines, (l) => decodeEvent(l));
     const copy = yield* Session.fromEvents(header, events);
     assert.equal(snapshot(copy), snapshot(session));
@@ -178,7 +185,9 @@ Deno.test("Session.appendEvents and fromEvents fold decoded events atomically", 
     const extended = yield* Session.appendEvents(session, [more]);
     assert.equal(Session.nextSeq(extended), 3);
     assert.deepEqual(
-      Session.events(extended, SessionSeq.make(1)).map((e) => e.seq),
+      Result.getOrThrow(Session.events(extended, SessionSeq.make(1))).map((e) =>
+        e.seq
+      ),
       [1, 2],
     );
   }));
@@ -189,10 +198,13 @@ Deno.test("Session.encode writes canonical lines that decode back", async () => 
     userDraft("u0"),
     { type: "turn/start", data: { turn: 0 }, ignorable: true },
   ]));
-  assert.deepEqual(Session.encode(session).map((l) => JSON.stringify(l)), [
-    '{"type":"user/message","seq":0,"time":0,"data":{"id":"u0","role":"user","content":[{"type":"text","text":"u0"}],"source":{"kind":"user"}},"surfaceOp":"append"}',
-    '{"type":"turn/start","seq":1,"time":0,"data":{"turn":0},"ignorable":true}',
-  ]);
+  assert.deepEqual(
+    Result.getOrThrow(Session.encode(session)).map((l) => JSON.stringify(l)),
+    [
+      '{"type":"user/message","seq":0,"time":0,"data":{"id":"u0","role":"user","content":[{"type":"text","text":"u0"}],"source":{"kind":"user"}},"surfaceOp":"append"}',
+      '{"type":"turn/start","seq":1,"time":0,"data":{"turn":0},"ignorable":true}',
+    ],
+  );
 });
 
 Deno.test("a session decodes and encodes its vocabulary's types", async () => {
@@ -213,10 +225,13 @@ Deno.test("a session decodes and encodes its vocabulary's types", async () => {
       data: { n: "3" },
     });
   }));
-  assert.deepEqual(Session.eventAt(session, SessionSeq.make(0))?.data, {
-    n: 3,
-  });
-  assert.deepEqual(Session.encode(session), [{
+  assert.deepEqual(
+    Result.getOrThrow(Session.eventAt(session, SessionSeq.make(0)))?.data,
+    {
+      n: 3,
+    },
+  );
+  assert.deepEqual(Result.getOrThrow(Session.encode(session)), [{
     type: "harness/counter",
     seq: 0,
     time: 0,

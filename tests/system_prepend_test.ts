@@ -23,7 +23,7 @@ import { surfaceNodes } from "@palimpsest/session/internal";
 import { importSession } from "@palimpsest/session/import";
 import { layerTempJsonlStore } from "@palimpsest/session/testing";
 import { eventJsonSchema } from "@palimpsest/session/schema";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 import { thenFails } from "./_helpers/then.ts";
 import { user as userLine } from "./_helpers/build.ts";
@@ -155,7 +155,7 @@ Deno.test("a prepend round-trips through a session and the JSON Schema", () => {
   const session = Effect.runSync(
     Session.fromEvents({ id: "s", createdAt: 0, isSeeded: false }, events),
   );
-  const encoded = Session.encode(session);
+  const encoded = Result.getOrThrow(Session.encode(session));
   assert.deepEqual(encoded[1], system(1));
   const validate = new Ajv2020({ strict: false }).compile(eventJsonSchema());
   assert.equal(validate(system(1)), true);
@@ -186,7 +186,7 @@ Deno.test("an imported Claude Code or pi session can be given a system prompt", 
     assert.deepEqual(checkTranscript(after), [], from);
     // Replay of the encoded log gives the same surface.
     const replayed = Effect.runSync(
-      replay(decodeAll(Session.encode(prompted))),
+      replay(decodeAll(Result.getOrThrow(Session.encode(prompted)))),
     );
     assert.deepEqual(surfaceNodes(replayed), surfaceNodes(prompted.surface));
   }
@@ -217,7 +217,10 @@ Deno.test("a prepended prompt is stored and read back by the JSONL store", async
   );
   assert.deepEqual(surfaceNodes(read.surface), [1, 0]);
   assert.deepEqual(surfaceNodes(read.surface), surfaceNodes(written.surface));
-  assert.deepEqual(Session.encode(read), Session.encode(written));
+  assert.deepEqual(
+    Result.getOrThrow(Session.encode(read)),
+    Result.getOrThrow(Session.encode(written)),
+  );
 });
 
 Deno.test("only a system/message draft may prepend, at compile time too", () => {

@@ -8,7 +8,9 @@
  * or a file whose name is a session file name (`ID.jsonl`, the id encoded
  * as the store encodes it); the session takes the destination's id. The
  * events keep their bytes: each is written as its canonical line, which is
- * the line a store wrote it as.
+ * the line a store wrote it as. No checkpoint is copied: the destination
+ * store's writer writes the copy's own as it closes, under the store's
+ * checkpoint policy (a log longer than `holdLogUpTo` gets one).
  *
  * @module
  */

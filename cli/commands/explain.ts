@@ -10,6 +10,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { isSurfaceEvent } from "@palimpsest/session";
@@ -87,7 +88,9 @@ const treeLines = (
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     if (out.length >= MAX_TREE_LINES) break;
     const { seq, prefix, branch } = item;
-    const event = Session.eventAt(session, SessionSeq.make(seq));
+    const event = Result.getOrThrow(
+      Session.eventAt(session, SessionSeq.make(seq)),
+    );
     const label = event === undefined
       ? `seq ${seq} (before this log's window)`
       : eventLine(event, 80);
@@ -263,8 +266,11 @@ export const explainCommand: Command = {
       if (result._tag === "Failure") return result.failure;
       const session = result.success.session;
       const seq = SessionSeq.make(n);
-      const event: SessionEvent | undefined = Session.eventAt(session, seq);
-      const tree = lineage(session, seq);
+      // The whole log was read: every event is held.
+      const event: SessionEvent | undefined = Result.getOrThrow(
+        Session.eventAt(session, seq),
+      );
+      const tree = Result.getOrThrow(lineage(session, seq));
       if (event === undefined || tree === undefined) {
         const last = Session.nextSeq(session) - 1;
         return usageOutcome(
@@ -306,7 +312,7 @@ export const explainCommand: Command = {
             lines.push(`  … ${chain.length - 6} more replacements …`);
             continue;
           }
-          const by = Session.eventAt(session, at);
+          const by = Result.getOrThrow(Session.eventAt(session, at));
           const current = surfaceEvent(session.surface, at) !== undefined;
           lines.push(
             `  ${by === undefined ? `seq ${at}` : eventLine(by, 80)}${

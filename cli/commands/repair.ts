@@ -13,6 +13,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
+import * as Result from "effect/Result";
 import { redactAddress } from "@palimpsest/session/internal";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
@@ -161,7 +162,8 @@ export const repairCommand: Command = {
           return failureOutcome(codeOf(error._tag), file, error);
         }
         const { closers, session } = repaired.success;
-        const events = Session.events(session);
+        // Opened with its whole log: every event is held.
+        const events = Result.getOrThrow(Session.events(session));
         return report(
           file,
           false,
@@ -176,7 +178,8 @@ export const repairCommand: Command = {
         return failureOutcome(codeOf(done.failure._tag), file, done.failure);
       }
       const { closers, session, cutTornTail } = done.success;
-      const all = Session.events(session);
+      // repairFile reads the whole log: every event is held.
+      const all = Result.getOrThrow(Session.events(session));
       return report(
         file,
         false,

@@ -5,7 +5,7 @@
 // Deno writers are tests/store/claim_writer.ts, run with `deno` from PATH.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -113,4 +113,30 @@ test("Node and Deno writers exclude each other and reclaim each other's dead cla
   await reclaimer.closed;
   assert.deepEqual(claimsOf(root), []);
   fs.rmSync(root, { recursive: true });
+});
+
+// The claim storm with both runtimes: the repository's storm
+// (tests/_helpers/claim_storm.ts, run with deno) with every second writer a
+// Node writer on this installed package (_storm_writer.mjs): five writers at
+// once, some under strace with every claim call delayed, a SIGKILL every
+// 1.5 s, dead and pid-reused claims planted. 15 s here; 120 s under
+// FUZZ_PROFILE=long.
+test("a claim storm of Node and Deno writers never admits two and loses no acknowledged append", () => {
+  const seconds = process.env.FUZZ_PROFILE === "long" ? 120 : 15;
+  const storm = path.join(repo, "tests/_helpers/claim_storm.ts");
+  const writer = fileURLToPath(new URL("./_storm_writer.mjs", import.meta.url));
+  const run = spawnSync(
+    "deno",
+    ["run", "-A", storm, String(seconds), "--node", process.execPath, writer],
+    { encoding: "utf8", timeout: (seconds + 120) * 1000 },
+  );
+  const report = run.stdout.split("\n").find((line) => line.startsWith("claim storm:")) ?? "";
+  console.log(report);
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr.slice(-2000)}`);
+  assert.match(report, /\(\d+ Node, \d+ under strace\)/);
+  assert.doesNotMatch(report, /\(0 Node/);
+  assert.match(report, /overlaps 0, seqs acknowledged twice 0/);
+  const [, acknowledged, found] = /acknowledged appends (\d+), found (\d+)/.exec(report) ?? [];
+  assert.ok(Number(acknowledged) > 0);
+  assert.equal(found, acknowledged);
 });

@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 
 const program = `
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import { Session, SessionSeq, type SessionEvent } from "@palimpsest/session";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { readSessionFile } from "@palimpsest/session/jsonl";
@@ -24,7 +24,7 @@ import { parseSessionAddress } from "@palimpsest/session/postgres";
 
 const session: Session = Session.make({ id: "s", createdAt: 0, isSeeded: false });
 const next: SessionSeq = Session.nextSeq(session);
-const html: string = renderSessionHtml(session);
+const html: string = Result.getOrThrow(renderSessionHtml(session));
 const schema: string = eventJsonSchema().$schema;
 const code: Promise<number> = runCli(["--help"], recordingIo());
 const read = readSessionFile("x.jsonl").pipe(Effect.map((log) => log.events.length));

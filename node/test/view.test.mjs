@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import {
   renderSessionHtml,
@@ -22,12 +22,12 @@ test("renders the page of a session under Node", async () => {
   ];
   const log = await Effect.runPromise(readSessionFile(await writeJsonlSession(root, "viewed", events)));
 
-  const html = renderSessionHtml(log.session, { title: "viewed" });
+  const html = Result.getOrThrow(renderSessionHtml(log.session, { title: "viewed" }));
   assert.match(html, /^<!doctype html>/i);
   assert.match(html, /<title>viewed · palimpsest<\/title>/);
   assert.ok(html.includes("a question &lt;with markup&gt;"));
   const chunks = [];
-  writeSessionHtml(log.session, (chunk) => chunks.push(chunk), { title: "viewed" });
+  assert.ok(Result.isSuccess(writeSessionHtml(log.session, (chunk) => chunks.push(chunk), { title: "viewed" })));
   assert.equal(chunks.join(""), html);
 
   const page = path.join(root, "viewed.html");

@@ -82,7 +82,7 @@ import * as Stream from "effect/Stream";
 import { LanguageModel, type Tool } from "effect/ai";
 import type { SessionSeq } from "../seq.ts";
 import type { SessionEvent, TurnEndReason } from "../event.ts";
-import { type EventDraft, Session } from "../session.ts";
+import { type EventDraft, knownEventAt, Session } from "../session.ts";
 import { heldEvents } from "../prior.ts";
 import { Draft } from "../drafts.ts";
 import { openWork, TOOL_NOT_STARTED } from "../repair.ts";
@@ -552,7 +552,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
           seq: callSeq,
         });
         const outcome = yield* executeTool(toolkit, call);
-        const callEvent = Session.eventAt(handle.session, callSeq);
+        const callEvent = knownEventAt(handle.session, callSeq);
         if (callEvent?.type !== "tool/call") {
           return yield* Effect.die("the tool/call just appended is missing");
         }

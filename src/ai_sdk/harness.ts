@@ -40,7 +40,7 @@ import type { ModelMessage, StepResult, ToolSet } from "ai";
 import type { Message } from "../message.ts";
 import type { TurnEndReason } from "../event.ts";
 import { Draft } from "../drafts.ts";
-import { type EventDraft, Session } from "../session.ts";
+import { type EventDraft, knownEventAt, Session } from "../session.ts";
 import { turnMarks } from "../prior.ts";
 import { jsonText } from "../json.ts";
 import { SessionSeq } from "../seq.ts";
@@ -312,7 +312,7 @@ export function recordAiSdkSteps<Tools extends ToolSet>(
       const results: EventDraft[] = [];
       for (const [i, call] of answer.calls.entries()) {
         const outcome = outcomes.get(call.id);
-        const callEvent = Session.eventAt(
+        const callEvent = knownEventAt(
           handle.session,
           SessionSeq.make(start + 2 + i),
         );

@@ -15,7 +15,13 @@ import * as Result from "effect/Result";
 import { seqInput, SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import { ForkPointOutOfRange } from "./errors.ts";
-import { type AppendError, Session, type SessionHeader } from "../session.ts";
+import {
+  type AppendError,
+  eventsFrom,
+  Session,
+  type SessionHeader,
+} from "../session.ts";
+import type { EventsNotHeld } from "../errors.ts";
 
 /** Options of {@link fork}. */
 export interface ForkOptions {
@@ -38,13 +44,16 @@ export interface ForkOptions {
  * @param session The parent session.
  * @param atSeq The last seq the child inherits; the parent's last by default.
  * @param options The child's id and metadata.
- * @returns `Effect<Session, ForkPointOutOfRange | AppendError>`: failing
- * with `ForkPointOutOfRange` when `atSeq` is not in the parent's log.
+ * @returns `Effect<Session, ForkPointOutOfRange | EventsNotHeld |
+ * AppendError>`: failing with `ForkPointOutOfRange` when `atSeq` is not in
+ * the parent's log, and with `EventsNotHeld` when the parent holds only
+ * its surface (opened from a checkpoint: fork it inside
+ * `store.withHistory`).
  *
  * @example Forking before the last answer
  * ```ts
  * import { deriveMessages, fork, Session, SessionSeq } from "@palimpsest/session";
- * import { Effect } from "effect";
+ * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *
  * const user = (id: string) => ({
@@ -60,14 +69,14 @@ export interface ForkOptions {
  * assert.equal(child.header.parentSession, "parent");
  * assert.equal(child.header.isSeeded, true);
  * assert.deepEqual(deriveMessages(child.surface).map((m) => m.id), ["a", "b"]);
- * assert.equal(Session.eventAt(child, SessionSeq.make(2))?.type, "session/end-seed");
+ * assert.equal(Result.getOrThrow(Session.eventAt(child, SessionSeq.make(2)))?.type, "session/end-seed");
  * ```
  */
 export function fork(
   session: Session,
   atSeqGiven?: number,
   options?: ForkOptions,
-): Effect.Effect<Session, ForkPointOutOfRange | AppendError> {
+): Effect.Effect<Session, ForkPointOutOfRange | EventsNotHeld | AppendError> {
   if (atSeqGiven !== undefined) {
     const checked = seqInput(atSeqGiven);
     if (Result.isFailure(checked)) return Effect.fail(checked.failure);
@@ -77,7 +86,12 @@ export function fork(
     : SessionSeq.make(atSeqGiven);
   return Effect.flatMap(
     Clock.currentTimeMillis,
-    (createdAt): Effect.Effect<Session, ForkPointOutOfRange | AppendError> => {
+    (
+      createdAt,
+    ): Effect.Effect<
+      Session,
+      ForkPointOutOfRange | EventsNotHeld | AppendError
+    > => {
       const { baseSeq, nextSeq } = session.surface;
       if (atSeq !== undefined && (atSeq < baseSeq || atSeq >= nextSeq)) {
         return Effect.fail(
@@ -85,12 +99,11 @@ export function fork(
         );
       }
       const last = atSeq ?? (nextSeq > baseSeq ? nextSeq - 1 : undefined);
-      const inherited: SessionEvent[] = [];
+      let inherited: ReadonlyArray<SessionEvent> = [];
       if (last !== undefined) {
-        for (let seq = baseSeq; seq <= last; seq++) {
-          const event = Session.eventAt(session, SessionSeq.make(seq));
-          if (event !== undefined) inherited.push(event);
-        }
+        const events = eventsFrom(session, baseSeq);
+        if (Result.isFailure(events)) return Effect.fail(events.failure);
+        inherited = events.success.slice(0, last - baseSeq + 1);
       }
       const header: SessionHeader = {
         id: options?.id ??

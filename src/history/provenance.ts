@@ -12,7 +12,7 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { seqOrThrow, SessionSeq } from "../seq.ts";
+import { seqInput, SessionSeq } from "../seq.ts";
 import type { SessionEvent } from "../event.ts";
 import { isSurfaceEvent } from "../event.ts";
 import {
@@ -24,8 +24,38 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "../surface/mod.ts";
-import { Session } from "../session.ts";
+import { type HeldReadError, Session } from "../session.ts";
 import { EventsNotHeld } from "../errors.ts";
+
+/** A read of an event the session does not hold, carried to {@link reading}. */
+class Missing {
+  constructor(readonly error: HeldReadError) {}
+}
+
+/** The event at `at`, or a {@link Missing} thrown to {@link reading}. */
+const held = (session: Session, at: number): SessionEvent | undefined => {
+  const result = Session.eventAt(session, at);
+  if (Result.isFailure(result)) throw new Missing(result.failure);
+  return result.success;
+};
+
+/**
+ * Runs a read over a checked seq: what `f` returns, or the refusal of the
+ * seq or of the first event `f` read that the session does not hold.
+ */
+const reading = <A>(
+  seqGiven: number,
+  f: (seq: SessionSeq) => A,
+): Result.Result<A, HeldReadError> => {
+  const seq = seqInput(seqGiven);
+  if (Result.isFailure(seq)) return Result.fail(seq.failure);
+  try {
+    return Result.succeed(f(seq.success));
+  } catch (thrown) {
+    if (thrown instanceof Missing) return Result.fail(thrown.error);
+    throw thrown;
+  }
+};
 
 /** One event of a lineage tree and the events it stands for. */
 export interface LineageNode {
@@ -58,12 +88,14 @@ const sourcesOf = (event: SessionEvent | undefined): SessionSeq[] => {
  * @param session The session.
  * @param seq Any seq of the log, usually a surface node.
  * @returns The lineage tree rooted at `seq`, or undefined when `seq` is not
- * in the log.
+ * in the log; or `InvalidSessionSeq` for a `seq` that is not a seq, or
+ * `EventsNotHeld` when the session holds only its surface and the tree
+ * reaches older events (run it inside `store.withHistory`).
  *
  * @example What a summary stands for
  * ```ts
  * import { compact, lineage, Session, SessionSeq } from "@palimpsest/session";
- * import { Effect } from "effect";
+ * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *
  * const user = (id: string) => ({
@@ -78,7 +110,7 @@ const sourcesOf = (event: SessionEvent | undefined): SessionSeq[] => {
  *   });
  * });
  * const session = Effect.runSync(program);
- * const tree = lineage(session, SessionSeq.make(4));
+ * const tree = Result.getOrThrow(lineage(session, SessionSeq.make(4)));
  * assert.deepEqual(tree?.sources.map((s) => [s.seq, s.event?.type]), [
  *   [2, "compaction/start"], [3, "compaction/summary"], [0, "user/message"], [1, "user/message"],
  * ]);
@@ -87,9 +119,15 @@ const sourcesOf = (event: SessionEvent | undefined): SessionSeq[] => {
 export function lineage(
   session: Session,
   seqGiven: number,
-): LineageNode | undefined {
-  const seq = seqOrThrow(seqGiven);
-  const root = Session.eventAt(session, seq);
+): Result.Result<LineageNode | undefined, HeldReadError> {
+  return reading(seqGiven, (seq) => lineageOf(session, seq));
+}
+
+const lineageOf = (
+  session: Session,
+  seq: SessionSeq,
+): LineageNode | undefined => {
+  const root = held(session, seq);
   if (root === undefined) return undefined;
   const done = new Map<number, LineageNode>();
   const open = new Set<number>();
@@ -103,7 +141,7 @@ export function lineage(
   const visit = (at: SessionSeq): LineageNode | Frame => {
     const known = done.get(at);
     if (known !== undefined) return known;
-    const event = Session.eventAt(session, at);
+    const event = held(session, at);
     if (open.has(at)) return { seq: at, event, sources: [] };
     open.add(at);
     return { at, event, pending: sourcesOf(event), built: [] };
@@ -136,7 +174,7 @@ export function lineage(
     if (parent === undefined) return node;
     parent.built.push(node);
   }
-}
+};
 
 /**
  * Folds the log's prefix up to `last` into a fresh surface, from `from`.
@@ -150,7 +188,7 @@ const foldUpTo = (
 ): Surface => {
   const events: SessionEvent[] = [];
   for (let seq = from.nextSeq; seq <= last; seq++) {
-    const event = Session.eventAt(session, SessionSeq.make(seq));
+    const event = held(session, seq);
     if (event !== undefined) events.push(event);
   }
   const result = replayResult(events, from, { stored: true });
@@ -164,12 +202,13 @@ const foldUpTo = (
  * @param session The session.
  * @param seq A seq of the log.
  * @returns The replacing event's seq, or undefined when `seq` is still on
- * the surface, was never a surface node, or is not in the log.
+ * the surface, was never a surface node, or is not in the log; or
+ * `InvalidSessionSeq` or `EventsNotHeld` as for {@link lineage}.
  *
  * @example A pruned tool result
  * ```ts
  * import { pruneToolResult, Session, SessionSeq, shadowedBy } from "@palimpsest/session";
- * import { Effect } from "effect";
+ * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *
  * const program = Effect.gen(function* () {
@@ -184,21 +223,27 @@ const foldUpTo = (
  *   return yield* pruneToolResult(session, SessionSeq.make(0), []);
  * });
  * const session = Effect.runSync(program);
- * assert.equal(shadowedBy(session, SessionSeq.make(0)), 2);
- * assert.equal(shadowedBy(session, SessionSeq.make(2)), undefined);
+ * assert.deepEqual(shadowedBy(session, SessionSeq.make(0)), Result.succeed(2));
+ * assert.deepEqual(shadowedBy(session, SessionSeq.make(2)), Result.succeed(undefined));
  * ```
  */
 export function shadowedBy(
   session: Session,
   seqGiven: number,
-): SessionSeq | undefined {
-  const seq = seqOrThrow(seqGiven);
-  const target = Session.eventAt(session, seq);
+): Result.Result<SessionSeq | undefined, HeldReadError> {
+  return reading(seqGiven, (seq) => shadowerOf(session, seq));
+}
+
+const shadowerOf = (
+  session: Session,
+  seq: SessionSeq,
+): SessionSeq | undefined => {
+  const target = held(session, seq);
   if (target === undefined || !isSurfaceEvent(target)) return undefined;
   if (surfaceEvent(session.surface, seq) !== undefined) return undefined;
   let surface = emptySurfaceAt(session.surface.baseSeq);
   for (let at = seq + 1; at < session.surface.nextSeq; at++) {
-    const event = Session.eventAt(session, SessionSeq.make(at));
+    const event = held(session, at);
     if (
       event === undefined || !isSurfaceEvent(event) ||
       typeof event.surfaceOp !== "object" ||
@@ -216,7 +261,7 @@ export function shadowedBy(
     }
   }
   return undefined;
-}
+};
 
 /**
  * The kind of a replacement: `prune`, `system-prompt` or `compaction`.
@@ -265,13 +310,13 @@ export function replacementKind(event: SessionEvent): ReplacementKind {
  * @param session The session.
  * @param seq A seq of the log.
  * @returns The surface after `seq`, or undefined when `seq` is not in the
- * log.
+ * log; or `InvalidSessionSeq` or `EventsNotHeld` as for {@link lineage}.
  *
  * @example Before and after a compaction
  * ```ts
  * import { compact, Session, SessionSeq, surfaceAt } from "@palimpsest/session";
  * import { surfaceNodes } from "@palimpsest/session/internal";
- * import { Effect } from "effect";
+ * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *
  * const user = (id: string) => ({
@@ -286,7 +331,7 @@ export function replacementKind(event: SessionEvent): ReplacementKind {
  *   });
  * });
  * const session = Effect.runSync(program);
- * const before = surfaceAt(session, SessionSeq.make(2));
+ * const before = Result.getOrThrow(surfaceAt(session, SessionSeq.make(2)));
  * assert.deepEqual(before && surfaceNodes(before), [0, 1, 2]);
  * assert.deepEqual(surfaceNodes(session.surface), [5, 2]);
  * ```
@@ -294,10 +339,14 @@ export function replacementKind(event: SessionEvent): ReplacementKind {
 export function surfaceAt(
   session: Session,
   seqGiven: number,
-): Surface | undefined {
-  const seq = seqOrThrow(seqGiven);
-  if (Session.eventAt(session, seq) === undefined) return undefined;
-  return foldUpTo(session, emptySurfaceAt(session.surface.baseSeq), seq);
+): Result.Result<Surface | undefined, HeldReadError> {
+  return reading(
+    seqGiven,
+    (seq) =>
+      held(session, seq) === undefined
+        ? undefined
+        : foldUpTo(session, emptySurfaceAt(session.surface.baseSeq), seq),
+  );
 }
 
 /** One replacement between two surfaces. */
@@ -328,11 +377,11 @@ export interface SurfaceDiff {
  *
  * @param a The older surface.
  * @param b The newer surface.
- * @returns The nodes added, removed and replaced.
- * @throws {EventsNotHeld} When `b` holds only its surface (a session opened
- * from a checkpoint) and a replacement folded after `a` that it needs is
- * not held (inside `store.withHistory`, `surfaceAt(session, lastSeq)` is
- * the same surface folded whole).
+ * @returns The nodes added, removed and replaced; or `EventsNotHeld` when
+ * `b` holds only its surface (a session opened from a checkpoint) and a
+ * replacement folded after `a` that it needs is not held (inside
+ * `store.withHistory`, `surfaceAt(session, lastSeq)` is the same surface
+ * folded whole).
  *
  * @example A compaction seen as a diff
  * ```ts
@@ -351,14 +400,17 @@ export interface SurfaceDiff {
  *     startSeq: SessionSeq.make(0), endSeq: SessionSeq.make(0), summary: "a", compactionId: "c1",
  *   });
  *   const after = yield* Session.append(compacted, user("c"));
- *   return diffSurfaces(before.surface, after.surface);
+ *   return yield* Effect.fromResult(diffSurfaces(before.surface, after.surface));
  * });
  * assert.deepEqual(Effect.runSync(program), {
  *   added: [6], removed: [], replaced: [{ by: 4, shadowed: [0] }],
  * });
  * ```
  */
-export function diffSurfaces(a: Surface, b: Surface): SurfaceDiff {
+export function diffSurfaces(
+  a: Surface,
+  b: Surface,
+): Result.Result<SurfaceDiff, EventsNotHeld> {
   const aNodes = surfaceNodes(a);
   const bNodes = surfaceNodes(b);
   const inA = new Set<number>(aNodes);
@@ -381,10 +433,12 @@ export function diffSurfaces(a: Surface, b: Surface): SurfaceDiff {
       if (event === undefined && at >= b.baseSeq && at < b.heldFrom) {
         // A surface that holds only its nodes (restored from a checkpoint)
         // cannot say what this event stood for.
-        throw new EventsNotHeld({
-          fromSeq: SessionSeq.make(at),
-          heldFrom: b.heldFrom,
-        });
+        return Result.fail(
+          new EventsNotHeld({
+            fromSeq: SessionSeq.make(at),
+            heldFrom: b.heldFrom,
+          }),
+        );
       }
       for (const source of sourcesOf(event)) {
         if (gone.has(source)) hits.add(source);
@@ -402,5 +456,5 @@ export function diffSurfaces(a: Surface, b: Surface): SurfaceDiff {
     });
   }
   const removed = aNodes.filter((seq) => gone.has(seq) && !accounted.has(seq));
-  return { added, removed, replaced };
+  return Result.succeed({ added, removed, replaced });
 }

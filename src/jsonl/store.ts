@@ -50,7 +50,7 @@ import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import { Session } from "../session.ts";
+import { knownEvents, Session } from "../session.ts";
 import type { JsonlIoError } from "../fs/errors.ts";
 import {
   AppendOutcomeUnknown,
@@ -472,7 +472,7 @@ const makeCore = (
                 id: handle.id,
                 fromSeq: from,
                 events: to - from,
-                batch: Session.events(next, from),
+                batch: knownEvents(next, from),
                 header: undefined,
                 cause: ioError("append to", state.path, outcome.cause),
                 undo: ioError("truncate back", state.path, outcome.undo),

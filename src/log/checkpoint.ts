@@ -42,7 +42,7 @@ import type { SessionEvent, SurfaceEvent } from "../event.ts";
 import { isSurfaceEvent } from "../event.ts";
 import type { Vocabulary } from "../decode.ts";
 import { SessionSeq } from "../seq.ts";
-import { Session, type SessionHeader } from "../session.ts";
+import { knownEvents, Session, type SessionHeader } from "../session.ts";
 import { openWork } from "../repair.ts";
 import { heldEvents, type LogPrior, turnMarks } from "../prior.ts";
 import { forEachNode, logEvent } from "../surface/mod.ts";
@@ -181,7 +181,7 @@ export function encodeCheckpoint(
   const open = openWork(
     scanFrom === surface.heldFrom
       ? heldEvents(session)
-      : Session.events(session, scanFrom),
+      : knownEvents(session, SessionSeq.make(scanFrom)),
   );
   let heldFrom: number = seq;
   for (const turn of open.turns) heldFrom = Math.min(heldFrom, turn.startSeq);

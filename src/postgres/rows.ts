@@ -15,7 +15,8 @@ import * as Stream from "effect/Stream";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import type { MigrationError } from "effect/sql/Migrator";
-import { Session } from "../session.ts";
+import { knownEvents, type Session } from "../session.ts";
+import { SessionSeq } from "../seq.ts";
 import { encodeEventLine } from "../log/codec.ts";
 import { errorCode } from "../fs/io.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
@@ -254,7 +255,7 @@ export const rowsOf = (
   const rows: EventRow[] = [];
   let bytes = 0;
   const id = session.header.id;
-  for (const event of Session.events(session, from)) {
+  for (const event of knownEvents(session, SessionSeq.make(from))) {
     const line = encodeEventLine(event, encodeOptions);
     bytes += encoder.encode(line).length;
     rows.push({ session_id: id, seq: event.seq, line: line.slice(0, -1) });

@@ -85,7 +85,7 @@ import {
   writableLog,
 } from "../store/open.ts";
 import { FORMAT_VERSION } from "../event.ts";
-import { Session } from "../session.ts";
+import { knownEvents, type Session } from "../session.ts";
 import { encodeHeaderLine } from "../log/codec.ts";
 import { checkSessionId } from "../store/ids.ts";
 import {
@@ -303,7 +303,7 @@ export function makePostgresStore(
                   },
                   {
                     events: rows.length,
-                    batch: Session.events(session, SessionSeq.make(0)),
+                    batch: knownEvents(session, SessionSeq.make(0)),
                     header,
                   },
                 );
@@ -433,7 +433,7 @@ export function makePostgresStore(
                     },
                     {
                       events: to - from,
-                      batch: Session.events(next, from),
+                      batch: knownEvents(next, from),
                       header: undefined,
                     },
                   );

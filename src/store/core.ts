@@ -10,7 +10,7 @@
  */
 import * as Effect from "effect/Effect";
 import type { SessionEvent } from "../event.ts";
-import { Session } from "../session.ts";
+import { knownEvents, Session } from "../session.ts";
 import { heldEvents } from "../prior.ts";
 import { logEvent } from "../surface/mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
@@ -126,7 +126,7 @@ const appended = (before: SessionSeq, session: Session): AppendResult => ({
   session,
   events: session.surface.nextSeq === before
     ? []
-    : Session.events(session, before),
+    : knownEvents(session, before),
 });
 
 /**

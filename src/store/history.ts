@@ -15,8 +15,9 @@
  * handle) is read by a whole open, which reports what is wrong.
  *
  * `withHistory(handle, f)` runs `f` on the handle's session; when `f` asks
- * for an event the session does not hold (the `EventsNotHeld` that
- * `Session.events`/`eventAt` throw), the older events are read, from that
+ * for an event the session does not hold (`f` fails with the
+ * `EventsNotHeld` that `Session.events`/`eventAt` and the provenance
+ * functions return, or throws it), the older events are read, from that
  * seq up to the first held one and at least twice as many as the previous
  * read each time (so a chain of replacements reaching back k times costs
  * O(log k) reads, and the events read are at most the log's), and `f` runs
@@ -29,7 +30,8 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { Session, withEarlierEvents } from "../session.ts";
+import { knownEvents, Session, withEarlierEvents } from "../session.ts";
+import { SessionSeq } from "../seq.ts";
 import { isSessionSeq } from "../seq.ts";
 import { EventsNotHeld, InvalidSessionSeq } from "../errors.ts";
 import type { SessionEvent } from "../event.ts";
@@ -120,7 +122,11 @@ export function makeHistoryReads(source: HistorySource): {
           wholeLog: true,
           ...(vocabulary === undefined ? {} : { vocabulary }),
         }),
-        (reader) => Session.events(reader.session, from).slice(0, to - from),
+        (reader) =>
+          knownEvents(reader.session, SessionSeq.make(from)).slice(
+            0,
+            to - from,
+          ),
       ),
     );
     let index = indexes.get(handle);
@@ -162,7 +168,7 @@ export function makeHistoryReads(source: HistorySource): {
       const held = Session.heldFrom(session);
       if (from >= held) {
         return Effect.succeed(
-          Session.events(session, from).slice(0, to - from),
+          knownEvents(session, SessionSeq.make(from)).slice(0, to - from),
         );
       }
       if (to <= held) return stored(handle, from, to);
@@ -170,7 +176,7 @@ export function makeHistoryReads(source: HistorySource): {
         stored(handle, from, held),
         (older) => [
           ...older,
-          ...Session.events(session, held).slice(0, to - held),
+          ...knownEvents(session, held).slice(0, to - held),
         ],
       );
     });
@@ -183,20 +189,26 @@ export function makeHistoryReads(source: HistorySource): {
       session: Session,
     ): Effect.Effect<A, E | OpenError | InvalidSessionSeq, R> =>
       Effect.suspend(() => f(session)).pipe(
+        Effect.catchIf(
+          (error): error is E & EventsNotHeld => error instanceof EventsNotHeld,
+          (miss) => more(session, miss, Effect.fail(miss)),
+        ),
         Effect.catchDefect((defect) =>
           defect instanceof EventsNotHeld
-            ? more(session, defect)
+            ? more(session, defect, Effect.die(defect))
             : Effect.die(defect)
         ),
       );
     const more = (
       session: Session,
       miss: EventsNotHeld,
+      unfilled: Effect.Effect<never, E>,
     ): Effect.Effect<A, E | OpenError | InvalidSessionSeq, R> => {
       const held = Session.heldFrom(session);
       const base = session.surface.baseSeq;
-      // Not a miss this session can fill: what f threw is a defect.
-      if (miss.fromSeq >= held || held <= base) return Effect.die(miss);
+      // Not a miss this session can fill: f's own outcome stands (a
+      // failure, or the defect it threw).
+      if (miss.fromSeq >= held || held <= base) return unfilled;
       const readBefore = session.surface.heldFrom - held;
       const from = Math.max(
         base,

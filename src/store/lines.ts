@@ -12,7 +12,7 @@ import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
 import type { Vocabulary } from "../decode.ts";
 import type { SessionEvent } from "../event.ts";
-import { Session, type SessionHeader } from "../session.ts";
+import { knownEvents, type Session, type SessionHeader } from "../session.ts";
 import type { SessionSeq } from "../seq.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { type LineFollower, makeLineFollower } from "../log/follow.ts";
@@ -47,7 +47,7 @@ export const encodeEventLines = (
  */
 export const encodeBatch = (session: Session, from: SessionSeq): Uint8Array =>
   encoder.encode(
-    encodeEventLines(Session.events(session, from), session.vocabulary),
+    encodeEventLines(knownEvents(session, from), session.vocabulary),
   );
 
 /**
@@ -65,7 +65,10 @@ export const encodeLog = (
 ): Uint8Array =>
   encoder.encode(
     encodeHeaderLine(header) +
-      encodeEventLines(Session.events(session), vocabulary),
+      encodeEventLines(
+        knownEvents(session, session.surface.baseSeq),
+        vocabulary,
+      ),
   );
 
 /** Where a follower reads a stored log's bytes. */

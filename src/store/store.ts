@@ -510,8 +510,10 @@ export interface SessionStore {
   /**
    * Runs a history function on the handle's session, reading through the
    * store the older events it asks for: when `f` meets an event the
-   * session does not hold ({@link EventsNotHeld} from `Session.events` or
-   * `Session.eventAt`), the events from there to the first held one are
+   * session does not hold (it fails with the {@link EventsNotHeld} that
+   * `Session.events`, `Session.eventAt`, the provenance functions, `fork`
+   * and the view return, or throws it), the events from there to the first
+   * held one are
    * read (at least twice as many as the read before, so a deep chain of
    * replacements costs few reads) and `f` runs again on a session that
    * also holds them. `lineage`, `shadowedBy`, `surfaceAt`, `fork` and the
@@ -538,7 +540,7 @@ export interface SessionStore {
    *     yield* store.checkpoint(writer);
    *   }));
    *   const reader = yield* store.open("chat");
-   *   const tree = yield* store.withHistory(reader, (session) => Effect.sync(() => lineage(session, 4)));
+   *   const tree = yield* store.withHistory(reader, (session) => Effect.fromResult(lineage(session, 4)));
    *   return [Session.heldFrom(reader.session), tree?.sources.map((s) => s.seq)];
    * });
    * const [heldFrom, sources] = Effect.runSync(Effect.scoped(program).pipe(Effect.provide(layerMemoryStore())));
@@ -547,7 +549,8 @@ export interface SessionStore {
    * ```
    *
    * @param handle A handle.
-   * @param f The history function, as an Effect (`Effect.sync` around a
+   * @param f The history function, as an Effect (`Effect.fromResult`
+   * around one that returns a `Result`, `Effect.sync` around another
    * synchronous one).
    * @returns `Effect<A, E | OpenError | InvalidSessionSeq, R>`: `f`'s
    * outcome.

@@ -12,7 +12,9 @@
 import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
-import type { Session } from "../session.ts";
+import * as Result from "effect/Result";
+import { eventsFrom, type Session } from "../session.ts";
+import type { EventsNotHeld } from "../errors.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
 import { ioError, ioFields } from "../fs/io.ts";
 import { type ViewOptions, writePage } from "./page.ts";
@@ -69,7 +71,10 @@ export interface WrittenPage {
  * @param target The page's path.
  * @param options `force` to replace an existing file, and the page's
  * options.
- * @returns `Effect<WrittenPage, ViewTargetExists | ViewIoError>`.
+ * @returns `Effect<WrittenPage, ViewTargetExists | ViewIoError |
+ * EventsNotHeld>`: `EventsNotHeld`, before anything is written, when the
+ * session does not hold its whole log (opened from a checkpoint: open it
+ * with `wholeLog: true`, or write the page inside `store.withHistory`).
  *
  * @example Writing a page, then refusing to overwrite it
  * ```ts
@@ -93,8 +98,13 @@ export function writeSessionHtmlFile(
   session: Session,
   target: string,
   options: WriteFileOptions = {},
-): Effect.Effect<WrittenPage, ViewTargetExists | ViewIoError> {
-  return Effect.suspend(() => {
+): Effect.Effect<WrittenPage, ViewTargetExists | ViewIoError | EventsNotHeld> {
+  return Effect.suspend((): Effect.Effect<
+    WrittenPage,
+    ViewTargetExists | ViewIoError | EventsNotHeld
+  > => {
+    const held = eventsFrom(session, session.surface.baseSeq);
+    if (Result.isFailure(held)) return Effect.fail(held.failure);
     const replace = options.force === true;
     if (!replace && fs.existsSync(target)) {
       return Effect.fail(new ViewTargetExists({ path: target }));
@@ -106,6 +116,7 @@ export function writeSessionHtmlFile(
           try: (): WrittenPage => {
             let bytes = 0;
             const encoder = new TextEncoder();
+            // The session holds its log (checked above): the page is written.
             writePage(session, options, (chunk) => {
               const data = encoder.encode(chunk);
               writeAll(nodeAppendIo, fd, data, bytes);

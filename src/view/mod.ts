@@ -39,7 +39,7 @@
  * ```ts
  * import { Session } from "@palimpsest/session";
  * import { renderSessionHtml } from "@palimpsest/session/view";
- * import { Effect } from "effect";
+ * import { Effect, Result } from "effect";
  * import assert from "node:assert/strict";
  *
  * const session = Effect.runSync(Session.append(
@@ -49,14 +49,16 @@
  *     data: { id: "u0", role: "user", content: [{ type: "text", text: "<b>hi</b>" }], source: { kind: "user" } },
  *   },
  * ));
- * const html = renderSessionHtml(session);
+ * const html = Result.getOrThrow(renderSessionHtml(session));
  * assert.ok(html.startsWith("<!DOCTYPE html>"));
  * assert.ok(html.includes("&lt;b&gt;hi&lt;/b&gt;"));
  * ```
  *
  * @module
  */
+import * as Result from "effect/Result";
 import type { Session } from "../session.ts";
+import type { EventsNotHeld } from "../errors.ts";
 import { type ViewOptions, writePage } from "./page.ts";
 
 export type { ViewOptions } from "./page.ts";
@@ -77,25 +79,30 @@ export { escapeHtml } from "./escape.ts";
  * built in memory).
  * @param options The title, the format version the log was read from, and
  * the torn tail the reader reported.
- * @returns The HTML page.
+ * @returns The HTML page; or `EventsNotHeld` when the session does not
+ * hold its whole log (opened from a checkpoint: open it with
+ * `wholeLog: true`, or render it inside `store.withHistory`).
  *
  * @example A page for a session in memory
  * ```ts
  * import { Session } from "@palimpsest/session";
  * import { renderSessionHtml } from "@palimpsest/session/view";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
- * const html = renderSessionHtml(Session.make({ id: "empty", createdAt: 0, isSeeded: false }));
+ * const html = Result.getOrThrow(renderSessionHtml(Session.make({ id: "empty", createdAt: 0, isSeeded: false })));
  * assert.match(html, /<title>empty · palimpsest<\/title>/);
  * ```
  */
 export function renderSessionHtml(
   session: Session,
   options: ViewOptions = {},
-): string {
+): Result.Result<string, EventsNotHeld> {
   const parts: string[] = [];
-  writePage(session, options, (chunk) => parts.push(chunk));
-  return parts.join("");
+  return Result.map(
+    writePage(session, options, (chunk) => parts.push(chunk)),
+    () => parts.join(""),
+  );
 }
 
 /**
@@ -107,23 +114,26 @@ export function renderSessionHtml(
  * @param session The session.
  * @param write Receives each chunk; the page is their concatenation.
  * @param options As for {@link renderSessionHtml}.
+ * @returns Nothing once the page is written; `EventsNotHeld`, before any
+ * chunk, as for {@link renderSessionHtml}.
  *
  * @example Joining the chunks gives the page
  * ```ts
  * import { Session } from "@palimpsest/session";
  * import { renderSessionHtml, writeSessionHtml } from "@palimpsest/session/view";
+ * import { Result } from "effect";
  * import assert from "node:assert/strict";
  *
  * const session = Session.make({ id: "s", createdAt: 0, isSeeded: false });
  * const chunks: string[] = [];
- * writeSessionHtml(session, (chunk) => chunks.push(chunk));
- * assert.equal(chunks.join(""), renderSessionHtml(session));
+ * assert.ok(Result.isSuccess(writeSessionHtml(session, (chunk) => chunks.push(chunk))));
+ * assert.deepEqual(Result.succeed(chunks.join("")), renderSessionHtml(session));
  * ```
  */
 export function writeSessionHtml(
   session: Session,
   write: (chunk: string) => void,
   options: ViewOptions = {},
-): void {
-  writePage(session, options, write);
+): Result.Result<void, EventsNotHeld> {
+  return writePage(session, options, write);
 }

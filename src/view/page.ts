@@ -23,7 +23,9 @@ import {
   type SurfaceEvent,
 } from "../event.ts";
 import { projectEvent } from "../surface/project.ts";
-import { Session } from "../session.ts";
+import * as Result from "effect/Result";
+import { eventsFrom, knownEventAt, type Session } from "../session.ts";
+import type { EventsNotHeld } from "../errors.ts";
 import { SessionSeq } from "../seq.ts";
 import { surfaceNodes } from "../surface/mod.ts";
 import {
@@ -146,7 +148,7 @@ class Page {
   }
 
   #event(seq: number): SessionEvent | undefined {
-    return Session.eventAt(this.#session, SessionSeq.make(seq));
+    return knownEventAt(this.#session, SessionSeq.make(seq));
   }
 
   #link(seq: number): string {
@@ -565,14 +567,16 @@ class Page {
  * @param session The session.
  * @param options Title, format version, torn tail.
  * @param sink Receives the page's chunks in order.
+ * @returns `EventsNotHeld`, before any chunk, for a partly held log.
  */
 export function writePage(
   session: Session,
   options: ViewOptions,
   sink: (chunk: string) => void,
-): void {
-  const events = Session.events(session);
-  const analysis = analyse(events, session.surface.baseSeq, BUCKETS);
+): Result.Result<void, EventsNotHeld> {
+  const events = eventsFrom(session, session.surface.baseSeq);
+  if (Result.isFailure(events)) return Result.fail(events.failure);
+  const analysis = analyse(events.success, session.surface.baseSeq, BUCKETS);
   const w = new Writer(sink);
   const page = new Page(w, session, analysis);
   const title = options.title ?? session.header.id;
@@ -592,4 +596,5 @@ export function writePage(
     `<footer>Written by palimpsest from the session log. Shadowed events stay in the log, written over but still legible.</footer><script>${PAGE_SCRIPT}</script></body></html>\n`,
   );
   w.flush();
+  return Result.void;
 }

@@ -20,7 +20,7 @@ import {
   surfaceNodes,
 } from "@palimpsest/session/internal";
 import { restoreSurface } from "../../src/surface/restore.ts";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import { heldEvents, turnMarks } from "../../src/prior.ts";
 import { decoded, text } from "./build.ts";
 import { encodeEventLine } from "@palimpsest/session/jsonl";
@@ -43,12 +43,12 @@ export const assertSameSession = (restored: Session, whole: Session): void => {
   );
   const from = Session.heldFrom(restored);
   assert.deepEqual(
-    lines(Session.events(restored, from)),
-    lines(Session.events(whole, from)),
+    lines(Result.getOrThrow(Session.events(restored, from))),
+    lines(Result.getOrThrow(Session.events(whole, from))),
   );
   assert.deepEqual(
-    openWork(Session.events(restored, from)),
-    openWork(Session.events(whole)),
+    openWork(Result.getOrThrow(Session.events(restored, from))),
+    openWork(Result.getOrThrow(Session.events(whole))),
   );
 };
 
@@ -109,7 +109,7 @@ export const assertSameFold = (
         surface: restored.surface,
       }),
     ),
-    lines(interruptedTurnClosers(Session.events(full))),
+    lines(interruptedTurnClosers(Result.getOrThrow(Session.events(full)))),
   );
   // Any further replace, valid or not, ends the same way on both.
   const next = full.surface.nextSeq;

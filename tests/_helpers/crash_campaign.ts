@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -127,7 +127,7 @@ export const crashRun = async (
   const check = Effect.gen(function* () {
     const store = yield* SessionStore;
     const read = yield* store.open(id);
-    const events = Session.events(read.session);
+    const events = Result.getOrThrow(Session.events(read.session));
     const fail = (problem: string) => ({
       acknowledged,
       tore,
@@ -156,7 +156,10 @@ export const crashRun = async (
       return fail(`transcript: ${JSON.stringify(violations)}`);
     }
     if (after.report.tornTail !== undefined) return fail("tail after repair");
-    if (interruptedTurnClosers(Session.events(after.session)).length > 0) {
+    if (
+      interruptedTurnClosers(Result.getOrThrow(Session.events(after.session)))
+        .length > 0
+    ) {
       return fail("still open after repair");
     }
     return {

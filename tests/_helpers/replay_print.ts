@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import {
   checkTranscript,
   deriveMessagesWithSources,
@@ -31,7 +31,7 @@ for (const file of Deno.args) {
       transcript: checkTranscript(messages.map((m) => m.message)),
     }),
   );
-  for (const event of Session.events(log.session)) {
+  for (const event of Result.getOrThrow(Session.events(log.session))) {
     out.push(encodeEventLine(event).slice(0, -1));
   }
 }

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { Effect, Layer } from "effect";
+import { Effect, Layer, Result } from "effect";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -158,7 +158,7 @@ export const turnCrashRun = async (
   const check = Effect.gen(function* () {
     const store = yield* SessionStore;
     const crashed = (yield* Effect.scoped(store.open(id))).session;
-    const events = Session.events(crashed);
+    const events = Result.getOrThrow(Session.events(crashed));
     const open = openWork(events);
     const seen = {
       ...base,
@@ -203,7 +203,7 @@ export const turnCrashRun = async (
     if (digest(after) !== digest(outcome.session)) {
       return fail("the restart turn's events are not what the file holds");
     }
-    const afterEvents = Session.events(after);
+    const afterEvents = Result.getOrThrow(Session.events(after));
     const stillOpen = openWork(afterEvents);
     if (stillOpen.turns.length > 0 || stillOpen.compactions.length > 0) {
       return fail(`still open: ${JSON.stringify(stillOpen)}`);

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Effect, Layer, Schema, Stream } from "effect";
+import { Effect, Layer, Result, Schema, Stream } from "effect";
 import { LanguageModel, type Response, Tool, Toolkit } from "effect/ai";
 import { createHash } from "node:crypto";
 import { makeJsonlStore, Session, SessionStore } from "@palimpsest/session";
@@ -93,7 +93,7 @@ export const scriptedModel = (
 /** The sha-256 of a log's encoded lines: what was acknowledged. */
 export const digest = (session: Session): string => {
   const hash = createHash("sha256");
-  for (const event of Session.events(session)) {
+  for (const event of Result.getOrThrow(Session.events(session))) {
     hash.update(encodeEventLine(event));
   }
   return hash.digest("hex");

@@ -23,7 +23,7 @@ import {
   runTurn,
   type RunTurnOptions,
 } from "@palimpsest/session/ai";
-import { Deferred, Effect, Fiber } from "effect";
+import { Deferred, Effect, Fiber, Result } from "effect";
 import { Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import {
@@ -87,7 +87,9 @@ const withSession = <A>(
 };
 
 const tail = (handle: SessionHandle, from: number): string[] =>
-  Session.events(handle.session, SessionSeq.make(from)).map(eventTypeName);
+  Result.getOrThrow(Session.events(handle.session, SessionSeq.make(from))).map(
+    eventTypeName,
+  );
 
 /**
  * Runs `body` while a compaction, forked as `running`, waits on a summary
@@ -139,7 +141,9 @@ Deno.test("compactIfNeeded replaces the oldest history, keeping head, tail and p
   ]);
   assert.deepEqual(outcome.range, { startSeq: 1, endSeq: 4 });
   assert.deepEqual(surfaceNodes(outcome.session.surface), [0, 9, 5, 6]);
-  const summary = Session.eventAt(outcome.session, SessionSeq.make(9));
+  const summary = Result.getOrThrow(
+    Session.eventAt(outcome.session, SessionSeq.make(9)),
+  );
   assert.ok(summary !== undefined && isSurfaceEvent(summary));
   assert.deepEqual(summary.sourceEventSeqs, [7, 8, 1, 2, 3, 4]);
   assert.ok(outcome.tokensAfter < outcome.tokensBefore);
@@ -185,10 +189,10 @@ Deno.test("a fiber interrupted mid-summary closes its compaction with an error",
     ({ handle, compact }, running) =>
       Effect.gen(function* () {
         yield* Fiber.interrupt(running);
-        const end = Session.eventAt(
+        const end = Result.getOrThrow(Session.eventAt(
           handle.session,
           SessionSeq.make(history.length + 1),
-        );
+        ));
         const next = yield* compact({ maxTokens: 300 });
         return { end, next };
       }),
@@ -212,10 +216,10 @@ Deno.test("an abandoned compaction is closed first and compaction works again", 
     ({ handle, compact }) =>
       Effect.map(compact({ maxTokens: 300 }), (outcome) => ({
         outcome,
-        events: Session.events(
+        events: Result.getOrThrow(Session.events(
           handle.session,
           SessionSeq.make(history.length + 1),
-        ),
+        )),
       })),
     [...history, stale],
   );
@@ -230,7 +234,10 @@ Deno.test("an abandoned compaction is closed first and compaction works again", 
     "user/message",
     "compaction/end",
   ]);
-  assert.deepEqual(openWork(Session.events(outcome.session)).compactions, []);
+  assert.deepEqual(
+    openWork(Result.getOrThrow(Session.events(outcome.session))).compactions,
+    [],
+  );
 });
 
 Deno.test("an abandoned compaction is closed even under budget", async () => {
@@ -241,7 +248,10 @@ Deno.test("an abandoned compaction is closed even under budget", async () => {
   );
   assert.equal(outcome.compacted, false);
   assert.equal(outcome.recovered.length, 1);
-  assert.deepEqual(openWork(Session.events(outcome.session)).compactions, []);
+  assert.deepEqual(
+    openWork(Result.getOrThrow(Session.events(outcome.session))).compactions,
+    [],
+  );
 });
 
 Deno.test("onOpen refuse fails on an abandoned compaction and writes nothing", async () => {
@@ -264,7 +274,10 @@ Deno.test("onOpen refuse fails on an abandoned compaction and writes nothing", a
     live: false,
   });
   assert.equal(next, history.length + 1);
-  assert.deepEqual(openWork(Session.events(released)).compactions, []);
+  assert.deepEqual(
+    openWork(Result.getOrThrow(Session.events(released))).compactions,
+    [],
+  );
 });
 
 Deno.test("store.repair closes an abandoned compaction and leaves a running one", async () => {
@@ -306,10 +319,10 @@ Deno.test("an empty or blank summary is refused and the range stays", async (t) 
         "compaction/start",
         "compaction/end",
       ]);
-      const end = Session.eventAt(
+      const end = Result.getOrThrow(Session.eventAt(
         handle.session,
         SessionSeq.make(history.length + 1),
-      );
+      ));
       assert.deepEqual(end?.data, {
         compactionId: `c${history.length}`,
         error: { _tag: "EmptySummary", message: error.message },
@@ -387,7 +400,9 @@ Deno.test("a range that changed while summarizing is refused", async () => {
           );
           yield* store.appendEvents(
             handle,
-            Session.events(after, Session.nextSeq(handle.session)),
+            Result.getOrThrow(
+              Session.events(after, Session.nextSeq(handle.session)),
+            ),
           );
         }));
         const model = scriptedModel({
@@ -418,9 +433,8 @@ Deno.test("a model failure closes the compaction and fails with the model's erro
         Effect.flip(compact({ maxTokens: 300, retry: 0 })),
         (error) => ({
           error,
-          events: Session.events(
-            handle.session,
-            SessionSeq.make(history.length),
+          events: Result.getOrThrow(
+            Session.events(handle.session, SessionSeq.make(history.length)),
           ),
         }),
       ),
@@ -521,7 +535,7 @@ Deno.test("a turn goes on uncompacted when the summary request fails", async () 
   assert.equal(result._tag, "Success");
   assert.equal(scripted.summarized.length, 1);
   assert.equal(session.surface.replacements, 0);
-  const ends = Session.events(session).filter((e) =>
+  const ends = Result.getOrThrow(Session.events(session)).filter((e) =>
     e.type === "compaction/end"
   );
   assert.equal(ends.length, 1);
@@ -538,7 +552,12 @@ Deno.test("compaction/start records the turn the log is in", async () => {
       Effect.map(
         compact({ maxTokens: 300 }),
         () =>
-          Session.eventAt(handle.session, SessionSeq.make(history.length + 1)),
+          Result.getOrThrow(
+            Session.eventAt(
+              handle.session,
+              SessionSeq.make(history.length + 1),
+            ),
+          ),
       ),
     [Draft.turnStart(3), ...history],
   );

@@ -6,7 +6,7 @@
  * typed reason.
  */
 import assert from "node:assert/strict";
-import { Effect, Layer, Stream } from "effect";
+import { Effect, Layer, Result, Stream } from "effect";
 import { AiError, LanguageModel, type Prompt, Toolkit } from "effect/ai";
 import {
   checkTranscript,
@@ -173,7 +173,7 @@ Deno.test("an overflow that compaction cannot fix ends the turn with a typed rea
     e.type === "overflow-not-recovered" ? [e.error] : []
   );
   assert.deepEqual(said, [error]);
-  const end = Session.events(session).at(-1);
+  const end = Result.getOrThrow(Session.events(session)).at(-1);
   assert.ok(end?.type === "turn/end");
   assert.deepEqual(end.data.reason, {
     kind: "error",

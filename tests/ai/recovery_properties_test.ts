@@ -41,7 +41,7 @@ import {
   pairToolCalls,
   runTurn,
 } from "@palimpsest/session/ai";
-import { Cause, Effect, Exit, Layer, Schedule, Stream } from "effect";
+import { Cause, Effect, Exit, Layer, Result, Schedule, Stream } from "effect";
 import { AiError, LanguageModel, type Response, Toolkit } from "effect/ai";
 import fc from "fast-check";
 import assert from "node:assert/strict";
@@ -328,7 +328,7 @@ const budgetPolicy = { maxTokens: 400, keepTokens: 150 };
 /** A turn the harness writes itself, one batch per record. */
 const ownTurn = (session: Session, calls: number) => {
   let turn = 0;
-  for (const e of Session.events(session)) {
+  for (const e of Result.getOrThrow(Session.events(session))) {
     if (e.type === "turn/start") turn = e.data.turn + 1;
   }
   const ids = Array.from({ length: calls }, (_, i) => `own${turn}-${i}`);
@@ -391,7 +391,10 @@ const runOp = (
         );
       case "own-turn": {
         // A harness that writes its own turns closes an open one first.
-        if (openWork(Session.events(handle.session)).turns.length > 0) {
+        if (
+          openWork(Result.getOrThrow(Session.events(handle.session))).turns
+            .length > 0
+        ) {
           const repaired = yield* Effect.exit(s.repair(handle));
           if (Exit.isFailure(repaired)) return settle(repaired);
         }
@@ -404,7 +407,8 @@ const runOp = (
         for (const draft of Draft.toolCalls(answer)) {
           const called = yield* Effect.exit(s.append(handle, [draft]));
           if (Exit.isFailure(called)) return settle(called);
-          const callEvent = Session.events(handle.session).at(-1);
+          const callEvent = Result.getOrThrow(Session.events(handle.session))
+            .at(-1);
           if (callEvent?.type !== "tool/call") return fine;
           const answered = yield* Effect.exit(
             s.append(handle, [Draft.toolResult(callEvent, "ok")]),
@@ -449,7 +453,8 @@ const runOp = (
         if (Exit.isSuccess(exit)) {
           // A turn that ends leaves nothing open: it never nested.
           assert.deepEqual(
-            openWork(Session.events(exit.value.session)).turns,
+            openWork(Result.getOrThrow(Session.events(exit.value.session)))
+              .turns,
             [],
           );
           const { recovered, compactions } = exit.value;
@@ -485,10 +490,11 @@ const runOp = (
         return settle(exit);
       }
       case "prune": {
-        const target = Session.events(handle.session).findLast((e) =>
-          isSurfaceEvent(e) && e.type === "tool/result" &&
-          handle.session.surface.length > 0
-        );
+        const target = Result.getOrThrow(Session.events(handle.session))
+          .findLast((e) =>
+            isSurfaceEvent(e) && e.type === "tool/result" &&
+            handle.session.surface.length > 0
+          );
         if (target === undefined) return fine;
         return settle(
           yield* Effect.exit(
@@ -568,7 +574,7 @@ const checkSequence = (ops: ReadonlyArray<Op>) =>
       ),
       [],
     );
-    assert.deepEqual(openWork(Session.events(session)), {
+    assert.deepEqual(openWork(Result.getOrThrow(Session.events(session))), {
       turns: [],
       compactions: [],
     });

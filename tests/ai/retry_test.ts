@@ -4,7 +4,7 @@
  * error when the retries run out. Every wait runs on `TestClock`.
  */
 import assert from "node:assert/strict";
-import { Duration, Effect, Fiber, Layer, Schedule } from "effect";
+import { Duration, Effect, Fiber, Layer, Result, Schedule } from "effect";
 import { TestClock } from "effect/testing";
 import { AiError, Toolkit } from "effect/ai";
 import {
@@ -148,7 +148,7 @@ const turnWith = (
 const retries = (events: ReadonlyArray<TurnEvent>) =>
   events.flatMap((e) => e.type === "model-retry" ? [e] : []);
 const types = (session: Session) =>
-  Session.events(session).map((e: SessionEvent) => e.type);
+  Result.getOrThrow(Session.events(session)).map((e: SessionEvent) => e.type);
 
 Deno.test("a 529 and a 500 are retried after the backoff and the provider's retry-after, writing each try once", async () => {
   const { result, events, session, scripted } = await turnWith([
@@ -199,7 +199,7 @@ Deno.test("when the retries run out the turn fails and turn/end keeps the error'
   const failure = thenFails(failureOf(result), "AiError");
   assert.equal(scripted.streamed.length, 3);
   assert.equal(retries(events).length, 2);
-  const end = Session.events(session).at(-1);
+  const end = Result.getOrThrow(Session.events(session)).at(-1);
   assert.ok(end?.type === "turn/end");
   assert.deepEqual(end.data.reason, {
     kind: "error",
@@ -295,9 +295,9 @@ Deno.test("the compaction engine retries its summary request", async () => {
   assert.equal(scripted.summarized.length, 2);
   assert.deepEqual(seen.map((s) => s.attempt), [1]);
   // The store saw one compaction: no second start for the retry.
-  const starts = Session.events(outcome.session).filter((e) =>
-    e.type === "compaction/start"
-  );
+  const starts = Result.getOrThrow(Session.events(outcome.session)).filter((
+    e,
+  ) => e.type === "compaction/start");
   assert.equal(starts.length, 1);
 });
 
@@ -320,7 +320,7 @@ Deno.test("a stream cut by a transient error keeps what came out, answers its ca
     "step/end",
     "turn/end",
   ]);
-  const [cut, closer] = Session.events(session).slice(3, 5);
+  const [cut, closer] = Result.getOrThrow(Session.events(session)).slice(3, 5);
   assert.ok(cut?.type === "assistant/message");
   assert.equal(cut.data.interrupted, true);
   assert.ok(closer?.type === "tool/result");

@@ -27,7 +27,7 @@ import {
   text,
   toolCall,
 } from "@palimpsest/session/testing";
-import { Chunk, Effect, Exit, Layer, Stream } from "effect";
+import { Chunk, Effect, Exit, Layer, Result, Stream } from "effect";
 import { AiError, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import { thenFails } from "../_helpers/then.ts";
@@ -102,7 +102,9 @@ Deno.test("runTurn reports each event as it happens, in order", async () => {
           Effect.sync(() => {
             seen.push({
               event,
-              logged: Session.events(handle.session).map(eventTypeName),
+              logged: Result.getOrThrow(Session.events(handle.session)).map(
+                eventTypeName,
+              ),
             });
           }),
       })),
@@ -135,7 +137,7 @@ Deno.test("runTurn reports each event as it happens, in order", async () => {
   assert.equal(at(3).logged.at(-1), "tool/call");
   if (started.type === "tool-call-start") {
     assert.equal(
-      Session.eventAt(outcome.session, started.seq)?.type,
+      Result.getOrThrow(Session.eventAt(outcome.session, started.seq))?.type,
       "tool/call",
     );
     assert.deepEqual(
@@ -290,7 +292,7 @@ Deno.test("a system option is recorded in the log once per change", async () => 
         return yield* turn({ system: "Be thorough.", input: "three" });
       })),
   );
-  const events = Session.events(outcome.session);
+  const events = Result.getOrThrow(Session.events(outcome.session));
   const systems = events.filter((e) => e.type === "system/message");
   assert.equal(systems.length, 2);
   // Recorded right after the turn's turn/start, before its input.
@@ -355,9 +357,9 @@ Deno.test("a system option gives a session without a system head one, before its
     "user",
     "assistant",
   ]);
-  const prepended = Session.events(outcome.session).find((e) =>
-    e.type === "system/message"
-  );
+  const prepended = Result.getOrThrow(Session.events(outcome.session)).find((
+    e,
+  ) => e.type === "system/message");
   assert.equal(
     prepended?.type === "system/message" && prepended.surfaceOp,
     "prepend",
@@ -381,7 +383,8 @@ Deno.test("stopping a turn's stream interrupts the turn; the next turn closes it
           ) => e.type);
           assert.deepEqual(seen, ["turn-start", "step-start"]);
           assert.deepEqual(
-            openWork(Session.events(handle.session)).turns.map((t) => t.turn),
+            openWork(Result.getOrThrow(Session.events(handle.session))).turns
+              .map((t) => t.turn),
             [0],
           );
           return yield* turn({ input: "Again" });
@@ -390,8 +393,11 @@ Deno.test("stopping a turn's stream interrupts the turn; the next turn closes it
   );
   assert.ok(outcome.recovered.some((e) => e.type === "turn/end"));
   assert.equal(outcome.turn, 1);
-  assert.deepEqual(openWork(Session.events(outcome.session)), {
-    turns: [],
-    compactions: [],
-  });
+  assert.deepEqual(
+    openWork(Result.getOrThrow(Session.events(outcome.session))),
+    {
+      turns: [],
+      compactions: [],
+    },
+  );
 });

@@ -29,7 +29,7 @@ import {
   type TurnError,
   type TurnOutcome,
 } from "@palimpsest/session/ai";
-import { Deferred, Effect, Fiber, Layer, Schema } from "effect";
+import { Deferred, Effect, Fiber, Layer, Result, Schema } from "effect";
 import { Tool, Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import {
@@ -56,11 +56,11 @@ const tools = Toolkit.make(Read, Broken, Slow);
 
 const model = { provider: "scripted", model: "test-1" };
 const types = (session: SessionValue): string[] =>
-  Session.events(session).map(eventTypeName);
+  Result.getOrThrow(Session.events(session)).map(eventTypeName);
 const eventsOf = (session: SessionValue, type: string): SessionEvent[] =>
-  Session.events(session).filter((e) => e.type === type);
+  Result.getOrThrow(Session.events(session)).filter((e) => e.type === type);
 const answers = (session: SessionValue): AssistantMessageEvent[] =>
-  Session.events(session).flatMap((e) =>
+  Result.getOrThrow(Session.events(session)).flatMap((e) =>
     isSurfaceEvent(e) && e.type === "assistant/message" ? [e] : []
   );
 const results = (
@@ -152,7 +152,7 @@ Deno.test("runTurn records each step, runs the tool and cites its call", async (
     "turn/end",
   ]);
   const [callEvent] = eventsOf(outcome.session, "tool/call");
-  const [result] = results(Session.events(outcome.session));
+  const [result] = results(Result.getOrThrow(Session.events(outcome.session)));
   assert.ok(callEvent !== undefined && result !== undefined);
   assert.deepEqual(result.sourceEventSeqs, [callEvent.seq]);
   assert.deepEqual(callEvent.data, {
@@ -202,10 +202,12 @@ Deno.test("a failing tool becomes an error result and the turn goes on", async (
     ({ turn }) => turn({ input: "go" }),
   );
   assert.equal(outcome.reason, "completed");
-  const codes = results(Session.events(outcome.session)).map((e) => [
-    e.data.message.content[0].isError,
-    e.data.error?.code,
-  ]);
+  const codes = results(Result.getOrThrow(Session.events(outcome.session))).map(
+    (e) => [
+      e.data.message.content[0].isError,
+      e.data.error?.code,
+    ],
+  );
   assert.deepEqual(codes, [
     [true, TOOL_FAILED],
     [true, TOOL_NOT_FOUND],
@@ -267,7 +269,7 @@ Deno.test("an answer cut by a model error keeps its text and answers its calls",
   const [message] = answers(session);
   assert.ok(message !== undefined);
   assert.equal(message.data.interrupted, true);
-  const [closer] = results(Session.events(session));
+  const [closer] = results(Result.getOrThrow(Session.events(session)));
   assert.ok(closer !== undefined);
   assert.equal(closer.data.error?.code, TOOL_NOT_STARTED);
   assert.deepEqual(closer.sourceEventSeqs, [message.seq]);
@@ -422,7 +424,7 @@ Deno.test("a turn interrupted before any of its writes leaves a log that repair 
     );
     completed = exit._tag === "Success";
     assert.deepEqual(
-      interruptedTurnClosers(Session.events(after)),
+      interruptedTurnClosers(Result.getOrThrow(Session.events(after))),
       [],
       `cut ${cut}`,
     );
@@ -457,7 +459,7 @@ Deno.test("runTurn on a crashed turn closes it first, as repair records it", asy
     (harness) =>
       Effect.gen(function* () {
         const expected = interruptedTurnClosers(
-          Session.events(harness.handle.session),
+          Result.getOrThrow(Session.events(harness.handle.session)),
         );
         // The harness restarts and calls runTurn, nothing else.
         const outcome = yield* harness.turn({ input: "again" });
@@ -466,7 +468,7 @@ Deno.test("runTurn on a crashed turn closes it first, as repair records it", asy
         return { outcome, expected, repairedAgain };
       }),
   );
-  const events = Session.events(outcome.session);
+  const events = Result.getOrThrow(Session.events(outcome.session));
   assert.deepEqual(openWork(events), { turns: [], compactions: [] });
   assert.deepEqual(
     checkTranscript(deriveMessages(outcome.session.surface)),
@@ -526,7 +528,8 @@ Deno.test("runTurn refuses to start while another turn runs on the handle", asyn
         // A running turn is live: repair leaves it open too.
         const { closers } = yield* store.repair(harness.handle);
         const openTurns =
-          openWork(Session.events(harness.handle.session)).turns;
+          openWork(Result.getOrThrow(Session.events(harness.handle.session)))
+            .turns;
         yield* Fiber.interrupt(fiber);
         assert.deepEqual(closers, []);
         return { error, openTurns };
@@ -552,10 +555,13 @@ Deno.test("runTurn closes a compaction a crash left open and compacts again", as
       }),
   );
   assert.equal(outcome.session.surface.replacements, 1);
-  assert.deepEqual(openWork(Session.events(outcome.session)), {
-    turns: [],
-    compactions: [],
-  });
+  assert.deepEqual(
+    openWork(Result.getOrThrow(Session.events(outcome.session))),
+    {
+      turns: [],
+      compactions: [],
+    },
+  );
   assert.deepEqual(outcome.recovered.map((e) => [e.type, e.data]), [
     ["compaction/end", { compactionId: "c2", error: { _tag: "Abandoned" } }],
   ]);

@@ -8,7 +8,7 @@ import {
 } from "@palimpsest/session";
 import { MISSING_RESULT_TEXT, TOOL_FAILED } from "@palimpsest/session/ai";
 import { recordAiSdkSteps, toModelMessages } from "@palimpsest/session/ai-sdk";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import type {
@@ -192,7 +192,7 @@ Deno.test("a generateText loop keeps its log: steps, parallel calls, results, us
     [0, 2, "completed", []],
   );
   assert.deepEqual(
-    Session.events(session).map((e) => e.type),
+    Result.getOrThrow(Session.events(session)).map((e) => e.type),
     [
       "user/message",
       "turn/start",
@@ -211,7 +211,7 @@ Deno.test("a generateText loop keeps its log: steps, parallel calls, results, us
   );
   const messages = deriveMessages(session.surface);
   assert.deepEqual(checkTranscript(messages), []);
-  const results = Session.events(session).filter((e) =>
+  const results = Result.getOrThrow(Session.events(session)).filter((e) =>
     e.type === "tool/result"
   );
   assert.deepEqual(
@@ -233,7 +233,7 @@ Deno.test("a generateText loop keeps its log: steps, parallel calls, results, us
       }],
     ],
   );
-  const first = Session.events(session).find((e) =>
+  const first = Result.getOrThrow(Session.events(session)).find((e) =>
     e.type === "assistant/message"
   );
   assert.deepEqual(
@@ -334,7 +334,9 @@ Deno.test("a call the step left without a result leaves the turn open; repair cl
   );
   assert.deepEqual(recorded.openCalls, ["c1"]);
   assert.equal(
-    Session.events(recorded.session).some((e) => e.type === "turn/end"),
+    Result.getOrThrow(Session.events(recorded.session)).some((e) =>
+      e.type === "turn/end"
+    ),
     false,
   );
   assert.ok(closers.includes("tool/result"));

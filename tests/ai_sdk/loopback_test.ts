@@ -21,7 +21,7 @@ import {
   type TurnOutcome,
 } from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
-import { Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect";
+import { Effect, Exit, Fiber, Layer, Result, Schedule, Stream } from "effect";
 import { LanguageModel } from "effect/ai";
 import type {
   LanguageModelV4,
@@ -80,7 +80,7 @@ const tally = {
 };
 
 const streamPartsOf = (session: Session): number =>
-  Session.events(session).reduce(
+  Result.getOrThrow(Session.events(session)).reduce(
     (n, e) =>
       e.type === "assistant/message" || e.type === "assistant/attempt"
         ? n + (e.data.stream?.length ?? 0)
@@ -326,7 +326,7 @@ for (const dialect of DIALECTS) {
       assert.equal(server.requests.length, 1);
       const messages = deriveMessages(session.surface);
       assert.deepEqual(checkTranscript(messages), []);
-      const cut = Session.events(session).find((e) =>
+      const cut = Result.getOrThrow(Session.events(session)).find((e) =>
         e.type === "assistant/message"
       );
       assert.equal(

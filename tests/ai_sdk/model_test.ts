@@ -5,7 +5,7 @@ import {
   layerAiSdkModel,
   toAiError,
 } from "@palimpsest/session/ai-sdk";
-import { Effect, Fiber, Layer, Stream } from "effect";
+import { Effect, Fiber, Layer, Result, Stream } from "effect";
 import { AiError, LanguageModel } from "effect/ai";
 import {
   APICallError,
@@ -260,7 +260,7 @@ Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a
       ["c2", { type: "text", value: "contents of b" }],
     ],
   );
-  const answer = Session.events(outcome.session).find((e) =>
+  const answer = Result.getOrThrow(Session.events(outcome.session)).find((e) =>
     e.type === "assistant/message" && e.data.stream !== undefined
   );
   assert.ok(answer !== undefined);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import {
   compact,
   Draft,
@@ -391,7 +391,8 @@ Deno.test("explain handles a lineage thousands of levels deep", async () => {
   fs.writeFileSync(
     file,
     encodeHeaderLine(session.header) +
-      Session.events(session).map((e) => encodeEventLine(e)).join(""),
+      Result.getOrThrow(Session.events(session)).map((e) => encodeEventLine(e))
+        .join(""),
   );
   const first = await run("explain", file, "0", "--json");
   assert.equal(first.code, 0);
@@ -440,6 +441,39 @@ Deno.test("copy", async (t) => {
       assert.equal(r.code, 2);
       assert.equal(json(r).error.tag, "CopyTargetName");
       assert.equal(fs.existsSync(target), false);
+    },
+  );
+
+  await t.step(
+    "a log longer than holdLogUpTo gets its own checkpoint as the copy closes, a short one none",
+    async () => {
+      const long = (n: number) => {
+        const source = path.join(tempDir(), "long.jsonl");
+        const header = { id: "long", createdAt: 0, isSeeded: false };
+        const session = Effect.runSync(Session.appendAll(
+          Session.make(header),
+          Array.from({ length: n }, (_, i) => Draft.user(`m${i}`)),
+        ));
+        fs.writeFileSync(
+          source,
+          encodeHeaderLine(header) +
+            Result.getOrThrow(Session.events(session)).map((e) =>
+              encodeEventLine(e)
+            ).join(""),
+        );
+        return source;
+      };
+      for (
+        const [n, files] of [
+          [10_050, ["long.jsonl", "long.jsonl.checkpoint"]],
+          [50, ["long.jsonl"]],
+        ] as const
+      ) {
+        const dir = tempDir();
+        const r = await run("copy", long(n), dir, "--json");
+        assert.equal(r.code, 0, r.stderr);
+        assert.deepEqual(fs.readdirSync(dir).sort(), files);
+      }
     },
   );
 

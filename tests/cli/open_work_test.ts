@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import {
   Draft,
   type EventDraft,
@@ -128,9 +128,11 @@ Deno.test("verify, stats and repair --dry-run name an open compaction", async ()
 
 Deno.test("the view shows an open turn and an open compaction", async () => {
   const { session } = await write(midSummary);
-  const html = renderSessionHtml(session);
+  const html = Result.getOrThrow(renderSessionHtml(session));
   assert.match(html, /Turn 0 is still open/);
   assert.match(html, /Compaction <code>c3<\/code> is still open/);
-  const closed = renderSessionHtml((await write(nested.slice(5))).session);
+  const closed = Result.getOrThrow(
+    renderSessionHtml((await write(nested.slice(5))).session),
+  );
   assert.doesNotMatch(closed, /still open/);
 });

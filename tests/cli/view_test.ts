@@ -6,7 +6,7 @@
 import { readSessionFile } from "@palimpsest/session/jsonl";
 import { importSession } from "@palimpsest/session/import";
 import { renderSessionHtml } from "@palimpsest/session/view";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -37,7 +37,9 @@ Deno.test("view", async (t) => {
     );
     assert.equal(
       fs.readFileSync(out, "utf8"),
-      renderSessionHtml(log.session, { version: log.version }),
+      Result.getOrThrow(
+        renderSessionHtml(log.session, { version: log.version }),
+      ),
     );
   });
 
@@ -77,7 +79,7 @@ Deno.test("view", async (t) => {
       );
       assert.equal(
         fs.readFileSync(out, "utf8"),
-        renderSessionHtml(imported.session),
+        Result.getOrThrow(renderSessionHtml(imported.session)),
       );
     },
   );

@@ -27,6 +27,12 @@ Deno.test("deno task demo crashes mid-tool, repairs, compacts and writes a log t
   });
   assert.match(printed, /Model: scripted demo-1/);
   assert.match(printed, /child exited with SIGKILL/);
+  // The kill leaves the writer's claim file, and the reopen removes it.
+  assert.match(
+    printed,
+    /left \d+ bytes and 1 writer claim file \(demo-session\.jsonl\.lock\.[0-9a-f-]{36}\)/,
+  );
+  assert.match(printed, /the dead writer's claim was proven dead and removed/);
   assert.match(printed, /tool\/result for call-\S+: TOOL_OUTCOME_UNKNOWN/);
   // The restart called runTurn alone, and it closed the crashed turn first.
   assert.match(printed, /closed first: seq \d+ turn\/end/);

@@ -58,3 +58,7 @@ Deno.test("every ts example of the README type-checks and runs", async (t) => {
 Deno.test("every ts example of docs/model-integration.md type-checks and runs", async (t) => {
   await runBlocks(t, "docs/model-integration.md", 2);
 });
+
+Deno.test("every ts example of docs/rewriting-history.md type-checks and runs", async (t) => {
+  await runBlocks(t, "docs/rewriting-history.md", 1);
+});

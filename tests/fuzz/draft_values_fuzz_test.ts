@@ -165,7 +165,7 @@ Deno.test("fuzz: drafts holding values that are not JSON", () => {
       return;
     }
     assert.equal(bad.length, 0, "a value that is not JSON was accepted");
-    const event = Session.events(exit.value)[0];
+    const event = Result.getOrThrow(Session.events(exit.value))[0];
     assert.ok(event !== undefined);
     const line = encodeEventLine(event);
     const read = Result.getOrThrow(decodeEventLine(line.slice(0, -1)));

@@ -218,7 +218,7 @@ Deno.test("regression lineage-chain-10k.jsonl: lineage follows a chain deeper th
   );
   assert.ok(Exit.isSuccess(exit));
   const session = exit.value.session;
-  const tree = lineage(session, SessionSeq.make(10000));
+  const tree = Result.getOrThrow(lineage(session, SessionSeq.make(10000)));
   assert.ok(tree !== undefined);
   let depth = 0;
   for (let node = tree; node.sources[0] !== undefined; depth++) {

@@ -108,7 +108,7 @@ const genLog = (rng: Fuzz.Rng): ReadonlyArray<SessionEvent> => {
       data: { turn, reason: { kind: "completed" } },
     });
   }
-  return Session.events(session);
+  return Result.getOrThrow(Session.events(session));
 };
 
 const key = (v: { readonly _tag: string; readonly callId: string }) =>

@@ -67,7 +67,7 @@ const summaryMessage = (compactionId: string, summary: string): Message => ({
 Deno.test("compact() appends the four-event transaction", async (t) => {
   const before = fixture();
   const after = ok(compact(before, range(2, 5, "first")));
-  const events = Session.events(after, s(8));
+  const events = Result.getOrThrow(Session.events(after, s(8)));
 
   await t.step("the events and their data", () => {
     assert.deepEqual(events.map((e) => e.type), [
@@ -120,12 +120,12 @@ Deno.test("compact() turn is the latest step/start or turn/start", () => {
     user("u0"),
   ]);
   const after = ok(compact(withStep, range(2, 2)));
-  assert.deepEqual(Session.eventAt(after, s(3))?.data, {
+  assert.deepEqual(Result.getOrThrow(Session.eventAt(after, s(3)))?.data, {
     compactionId: "c",
     turn: 1,
   });
   const noTurn = ok(compact(sessionOf([user("u0")]), range(0, 0)));
-  assert.deepEqual(Session.eventAt(noTurn, s(1))?.data, {
+  assert.deepEqual(Result.getOrThrow(Session.eventAt(noTurn, s(1)))?.data, {
     compactionId: "c",
     turn: 0,
   });
@@ -234,7 +234,7 @@ Deno.test("repeated compaction keeps the older summary in the lineage", async (t
   });
 
   await t.step("lineage reaches the older summary and its originals", () => {
-    const tree = lineage(second, s(15));
+    const tree = Result.getOrThrow(lineage(second, s(15)));
     assert.ok(tree !== undefined);
     assert.deepEqual(tree.sources.map((n) => n.seq), [13, 14, 10, 6, 7]);
     const older = findEvent(
@@ -340,7 +340,7 @@ Deno.test("pruneToolResult() rewrites only the block's content", async (t) => {
   const after = ok(pruneToolResult(before, s(5), content));
 
   await t.step("a prune event then a single-node replacement", () => {
-    const [prune, replacement] = Session.events(after, s(8));
+    const [prune, replacement] = Result.getOrThrow(Session.events(after, s(8)));
     assert.equal(prune?.type, "compaction/prune");
     assert.deepEqual(prune?.data, { shadowedSeqs: [5] });
     assert.equal(replacement?.type, "tool/result");
@@ -490,7 +490,7 @@ Deno.test("setSystemPrompt() appends the head, then replaces it", async (t) => {
 
   await t.step("on an empty surface it appends", () => {
     const first = ok(setSystemPrompt(empty, "Be brief."));
-    const event = Session.eventAt(first, s(0));
+    const event = Result.getOrThrow(Session.eventAt(first, s(0)));
     assert.equal(event?.type, "system/message");
     assert.equal(event?.surfaceOp, "append");
     assert.deepEqual(event?.data, {
@@ -550,7 +550,10 @@ Deno.test("setSystemPrompt() appends the head, then replaces it", async (t) => {
       ]);
       const prompted = ok(setSystemPrompt(session, "Late."));
       assert.deepEqual(surfaceNodes(prompted.surface), [2, 1]);
-      assert.equal(Session.eventAt(prompted, 2)?.surfaceOp, "prepend");
+      assert.equal(
+        Result.getOrThrow(Session.eventAt(prompted, 2))?.surfaceOp,
+        "prepend",
+      );
       assert.deepEqual(deriveMessages(prompted.surface).map((m) => m.role), [
         "system",
         "user",

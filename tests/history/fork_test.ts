@@ -1,6 +1,6 @@
 import { deriveMessages, fork, Session, surfaceAt } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import { TestClock } from "effect/testing";
 import fc from "fast-check";
 import assert from "node:assert/strict";
@@ -51,9 +51,12 @@ Deno.test("fork() copies the whole log and ends the seed", async (t) => {
   });
 
   await t.step("the log is the parent's then session/end-seed", () => {
-    const encoded = Session.encode(child);
-    assert.deepEqual(encoded.slice(0, -1), Session.encode(p));
-    const last = Session.eventAt(child, s(7));
+    const encoded = Result.getOrThrow(Session.encode(child));
+    assert.deepEqual(
+      encoded.slice(0, -1),
+      Result.getOrThrow(Session.encode(p)),
+    );
+    const last = Result.getOrThrow(Session.eventAt(child, s(7)));
     assert.equal(last?.type, "session/end-seed");
     assert.deepEqual(last?.data, { inherited: true });
     assert.equal(last?.time, 5_000);
@@ -107,9 +110,12 @@ Deno.test("fork() of an empty session holds only the end of the seed", async () 
   const empty = Session.make({ id: "e", createdAt: 0, isSeeded: false });
   const child = await atTime(1, fork(empty));
   assert.equal(child.header.id, "e-fork-none-1");
-  assert.deepEqual(Session.events(child).map((e) => e.type), [
-    "session/end-seed",
-  ]);
+  assert.deepEqual(
+    Result.getOrThrow(Session.events(child)).map((e) => e.type),
+    [
+      "session/end-seed",
+    ],
+  );
 });
 
 Deno.test("a child's surface is the parent's surface at the cut", () => {
@@ -119,13 +125,13 @@ Deno.test("a child's surface is the parent's surface at the cut", () => {
       if (length === 0) return;
       const atSeq = s(cut % length);
       const child = ok(fork(p, atSeq));
-      const expected = surfaceAt(p, atSeq);
+      const expected = Result.getOrThrow(surfaceAt(p, atSeq));
       assert.ok(expected !== undefined);
       assert.deepEqual(surfaceNodes(child.surface), surfaceNodes(expected));
       assert.deepEqual(deriveMessages(child.surface), deriveMessages(expected));
       assert.deepEqual(
-        Session.encode(child).slice(0, -1),
-        Session.encode(p).slice(0, atSeq + 1),
+        Result.getOrThrow(Session.encode(child)).slice(0, -1),
+        Result.getOrThrow(Session.encode(p)).slice(0, atSeq + 1),
       );
     }),
     { numRuns: 100 },

@@ -67,19 +67,20 @@ Deno.test("lineage() follows sources down to the original events", async (t) => 
   const session = twice();
 
   await t.step("an original event has no sources", () => {
-    const node = lineage(session, s(0));
+    const node = Result.getOrThrow(lineage(session, s(0)));
     assert.equal(node?.event?.type, "user/message");
     assert.deepEqual(node?.sources, []);
   });
 
   await t.step("a summary of a summary", () => {
-    assert.deepEqual(shape(lineage(session, s(11))), [11, [
+    assert.deepEqual(shape(Result.getOrThrow(lineage(session, s(11)))), [11, [
       9,
       10,
       [7, [5, 6, 0, 1, 3]],
       4,
     ]]);
-    const older = lineage(session, s(11))?.sources[2]?.sources[1];
+    const older = Result.getOrThrow(lineage(session, s(11)))?.sources[2]
+      ?.sources[1];
     assert.deepEqual(older?.event?.data, {
       compactionId: "one",
       summary: "first",
@@ -88,8 +89,8 @@ Deno.test("lineage() follows sources down to the original events", async (t) => 
   });
 
   await t.step("a log-only event and a seq outside the log", () => {
-    assert.deepEqual(shape(lineage(session, s(2))), 2);
-    assert.equal(lineage(session, s(13)), undefined);
+    assert.deepEqual(shape(Result.getOrThrow(lineage(session, s(2)))), 2);
+    assert.equal(Result.getOrThrow(lineage(session, s(13))), undefined);
   });
 
   await t.step("a pruned result stands for the original", () => {
@@ -101,7 +102,7 @@ Deno.test("lineage() follows sources down to the original events", async (t) => 
       s(1),
       [],
     ));
-    assert.deepEqual(shape(lineage(pruned, s(3))), [3, [1]]);
+    assert.deepEqual(shape(Result.getOrThrow(lineage(pruned, s(3)))), [3, [1]]);
   });
 });
 
@@ -122,7 +123,7 @@ Deno.test("lineage() shares a source cited along two paths", () => {
     },
     replacing("r", 1, 1, [1, 0]),
   ]);
-  const tree = lineage(session, s(2));
+  const tree = Result.getOrThrow(lineage(session, s(2)));
   assert.deepEqual(shape(tree), [2, [[1, [0]], 0]]);
   assert.equal(tree?.sources[0]?.sources[0], tree?.sources[1]);
 });
@@ -134,7 +135,7 @@ Deno.test("lineage() names sources before the window without an event", () => {
     }),
     [user("u10"), replacing("r", 10, 10, [10, 3])],
   ));
-  const tree = lineage(window, s(11));
+  const tree = Result.getOrThrow(lineage(window, s(11)));
   assert.deepEqual(tree?.sources.map((n) => [n.seq, n.event?.type]), [
     [10, "user/message"],
     [3, undefined],
@@ -143,13 +144,13 @@ Deno.test("lineage() names sources before the window without an event", () => {
 
 Deno.test("shadowedBy() names the replacement that took a node off", () => {
   const session = twice();
-  assert.equal(shadowedBy(session, s(0)), 7);
-  assert.equal(shadowedBy(session, s(3)), 7);
-  assert.equal(shadowedBy(session, s(4)), 11);
-  assert.equal(shadowedBy(session, s(7)), 11);
-  assert.equal(shadowedBy(session, s(11)), undefined);
-  assert.equal(shadowedBy(session, s(2)), undefined);
-  assert.equal(shadowedBy(session, s(99)), undefined);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(0))), 7);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(3))), 7);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(4))), 11);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(7))), 11);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(11))), undefined);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(2))), undefined);
+  assert.equal(Result.getOrThrow(shadowedBy(session, s(99))), undefined);
   // 2 cites 0 without shadowing it; 3 shadows it.
   const cited = sessionOf([
     user("u0"),
@@ -157,15 +158,17 @@ Deno.test("shadowedBy() names the replacement that took a node off", () => {
     replacing("r", 1, 1, [0, 1]),
     replacing("q", 0, 0, [0]),
   ]);
-  assert.equal(shadowedBy(cited, s(1)), 2);
-  assert.equal(shadowedBy(cited, s(0)), 3);
+  assert.equal(Result.getOrThrow(shadowedBy(cited, s(1))), 2);
+  assert.equal(Result.getOrThrow(shadowedBy(cited, s(0))), 3);
 });
 
 Deno.test("replacementKind() names what each history operation wrote", () => {
   // Given a prune, a system prompt change and a compaction, each made by the
   // library's own operation.
   const newest = (session: Session) =>
-    Session.eventAt(session, s(Session.nextSeq(session) - 1));
+    Result.getOrThrow(
+      Session.eventAt(session, s(Session.nextSeq(session) - 1)),
+    );
   let session = oneCall();
   session = ok(pruneToolResult(session, s(3), []));
   const prune = newest(session);
@@ -177,7 +180,7 @@ Deno.test("replacementKind() names what each history operation wrote", () => {
   const last = surfaceNodes(session.surface).at(-1);
   const summary = last === undefined
     ? undefined
-    : Session.eventAt(session, last);
+    : Result.getOrThrow(Session.eventAt(session, last));
   // Then each is told apart by its type.
   assert.deepEqual(
     [prune, prompt, summary].map((e) => e && [e.type, replacementKind(e)]),
@@ -192,7 +195,7 @@ Deno.test("replacementKind() names what each history operation wrote", () => {
 Deno.test("surfaceAt() is the surface right after an event", () => {
   const session = twice();
   const nodes = (seq: number) => {
-    const surface = surfaceAt(session, s(seq));
+    const surface = Result.getOrThrow(surfaceAt(session, s(seq)));
     return surface && surfaceNodes(surface);
   };
   assert.deepEqual(nodes(0), [0]);
@@ -211,13 +214,13 @@ Deno.test("surfaceAt() is the surface right after an event", () => {
 Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) => {
   const session = twice();
   const at = (seq: number) => {
-    const surface = surfaceAt(session, s(seq));
+    const surface = Result.getOrThrow(surfaceAt(session, s(seq)));
     assert.ok(surface !== undefined);
     return surface;
   };
 
   await t.step("one compaction replaces its range by the summary", () => {
-    assert.deepEqual(diffSurfaces(at(4), at(8)), {
+    assert.deepEqual(Result.getOrThrow(diffSurfaces(at(4), at(8))), {
       added: [],
       removed: [],
       replaced: [{ by: 7, shadowed: [0, 1, 3] }],
@@ -225,7 +228,7 @@ Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) =>
   });
 
   await t.step("through an intermediate replacement", () => {
-    assert.deepEqual(diffSurfaces(at(4), session.surface), {
+    assert.deepEqual(Result.getOrThrow(diffSurfaces(at(4), session.surface)), {
       added: [],
       removed: [],
       replaced: [{ by: 11, shadowed: [0, 1, 3, 4] }],
@@ -237,21 +240,24 @@ Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) =>
     () => {
       const after = ok(Session.append(session, user("u2")));
       // 3 and 4 came after at(2): 11 stands for the two nodes at(2) had.
-      assert.deepEqual(diffSurfaces(at(2), after.surface), {
+      assert.deepEqual(Result.getOrThrow(diffSurfaces(at(2), after.surface)), {
         added: [13],
         removed: [],
         replaced: [{ by: 11, shadowed: [0, 1] }],
       });
-      assert.deepEqual(diffSurfaces(session.surface, after.surface), {
-        added: [13],
-        removed: [],
-        replaced: [],
-      });
+      assert.deepEqual(
+        Result.getOrThrow(diffSurfaces(session.surface, after.surface)),
+        {
+          added: [13],
+          removed: [],
+          replaced: [],
+        },
+      );
     },
   );
 
   await t.step("backwards, the summary is removed", () => {
-    assert.deepEqual(diffSurfaces(at(8), at(4)), {
+    assert.deepEqual(Result.getOrThrow(diffSurfaces(at(8), at(4))), {
       added: [0, 1, 3],
       removed: [7],
       replaced: [],
@@ -259,16 +265,21 @@ Deno.test("diffSurfaces() tells added, removed and replaced nodes", async (t) =>
   });
 
   await t.step("a surface and itself", () => {
-    assert.deepEqual(diffSurfaces(session.surface, session.surface), {
-      added: [],
-      removed: [],
-      replaced: [],
-    });
+    assert.deepEqual(
+      Result.getOrThrow(diffSurfaces(session.surface, session.surface)),
+      {
+        added: [],
+        removed: [],
+        replaced: [],
+      },
+    );
   });
 });
 
 const decoded = (session: Session): SessionEvent[] =>
-  Session.encode(session).map((e) => Result.getOrThrow(decodeEventResult(e)));
+  Result.getOrThrow(Session.encode(session)).map((e) =>
+    Result.getOrThrow(decodeEventResult(e))
+  );
 
 Deno.test("provenance laws over generated sessions", () => {
   fc.assert(
@@ -279,13 +290,13 @@ Deno.test("provenance laws over generated sessions", () => {
       const cut = pick % length;
       // surfaceAt equals replaying the prefix.
       const prefix = Effect.runSync(replay(events.slice(0, cut + 1)));
-      const at = surfaceAt(session, s(cut));
+      const at = Result.getOrThrow(surfaceAt(session, s(cut)));
       assert.ok(at !== undefined);
       assert.deepEqual(surfaceNodes(at), surfaceNodes(prefix));
-      const diff = diffSurfaces(at, session.surface);
+      const diff = Result.getOrThrow(diffSurfaces(at, session.surface));
       const now = new Set<number>(surfaceNodes(session.surface));
       for (const node of surfaceNodes(at)) {
-        const by = shadowedBy(session, node);
+        const by = Result.getOrThrow(shadowedBy(session, node));
         // A node is still on the surface, or was shadowed by a later event
         // whose replacement the diff reports as standing for it.
         if (now.has(node)) {
@@ -302,7 +313,7 @@ Deno.test("provenance laws over generated sessions", () => {
           seen.add(n.seq);
           n.sources.forEach(walk);
         };
-        walk(lineage(session, stands.by));
+        walk(Result.getOrThrow(lineage(session, stands.by)));
         assert.ok(seen.has(node));
       }
       assert.deepEqual(diff.removed, []);
@@ -311,7 +322,7 @@ Deno.test("provenance laws over generated sessions", () => {
   );
 });
 
-Deno.test("diffSurfaces against a surface holding only its nodes throws EventsNotHeld where a replacement it needs is not held", () => {
+Deno.test("diffSurfaces against a surface holding only its nodes fails with EventsNotHeld where a replacement it needs is not held", () => {
   // c replaces a and b; d replaces c and the user message 2.
   let session = sessionOf([
     drafts.user("a"),
@@ -321,21 +332,22 @@ Deno.test("diffSurfaces against a surface holding only its nodes throws EventsNo
   session = compacted(session, 0, 1, "a and b", "c1");
   const first = surfaceNodes(session.surface)[0] ?? assert.fail();
   session = compacted(session, first, 2, "all", "c2");
-  const before = surfaceAt(session, 2) ?? assert.fail();
-  const whole = diffSurfaces(before, session.surface);
+  const before = Result.getOrThrow(surfaceAt(session, 2)) ?? assert.fail();
+  const whole = Result.getOrThrow(diffSurfaces(before, session.surface));
   assert.deepEqual(whole.replaced.map((r) => r.shadowed), [[0, 1, 2]]);
   assert.deepEqual(whole.removed, []);
   // Restored from a checkpoint at its end, the surface holds its node only:
   // the first summary, which the second replaced, is not held.
   const lean = restored(session.surface, session.surface.nextSeq);
-  assert.throws(() => diffSurfaces(before, lean), (error) => {
-    assert.ok(error instanceof EventsNotHeld);
-    assert.equal(error.fromSeq, first);
-    return true;
-  });
+  const missing = diffSurfaces(before, lean);
+  assert.ok(Result.isFailure(missing));
+  assert.ok(missing.failure instanceof EventsNotHeld);
+  assert.equal(missing.failure.fromSeq, first);
   // A diff that needs nothing older works on it.
-  const last = surfaceAt(session, session.surface.nextSeq - 1) ?? assert.fail();
-  assert.deepEqual(diffSurfaces(last, lean), {
+  const last =
+    Result.getOrThrow(surfaceAt(session, session.surface.nextSeq - 1)) ??
+      assert.fail();
+  assert.deepEqual(Result.getOrThrow(diffSurfaces(last, lean)), {
     added: [],
     removed: [],
     replaced: [],

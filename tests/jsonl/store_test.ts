@@ -88,7 +88,10 @@ Deno.test("the store round-trips a session", async (t) => {
           return handle.session;
         }),
       );
-      assert.deepEqual(Session.events(read), Session.events(written));
+      assert.deepEqual(
+        Result.getOrThrow(Session.events(read)),
+        Result.getOrThrow(Session.events(written)),
+      );
       assert.deepEqual(
         deriveMessages(read.surface),
         deriveMessages(written.surface),

@@ -44,7 +44,9 @@ const roundTrip = (prefix: Session): Session => {
   assert.ok(record !== undefined, "a non-empty prefix has a checkpoint");
   const candidate = Result.getOrThrow(decodeCheckpoint(record.text));
   assert.equal(candidate.seq, prefix.surface.nextSeq);
-  const last = Session.eventAt(prefix, prefix.surface.nextSeq - 1);
+  const last = Result.getOrThrow(
+    Session.eventAt(prefix, prefix.surface.nextSeq - 1),
+  );
   assert.ok(last !== undefined);
   const restored = restoreCheckpoint(candidate, {
     header: prefix.header,
@@ -98,7 +100,7 @@ Deno.test("a checkpoint inside turns, compactions and prunes, then the rest, is 
       fc.nat(),
       fc.array(fc.nat(), { maxLength: 8 }),
       (session, cut, probes) => {
-        const events = Session.events(session);
+        const events = Result.getOrThrow(Session.events(session));
         if (events.length === 0) return;
         const k = 1 + (cut % events.length);
         const prefix = Effect.runSync(
@@ -106,7 +108,10 @@ Deno.test("a checkpoint inside turns, compactions and prunes, then the rest, is 
         );
         const restored = roundTrip(prefix);
         // The restored session holds every open turn and compaction whole.
-        for (const turn of openWork(Session.events(prefix)).turns) {
+        for (
+          const turn of openWork(Result.getOrThrow(Session.events(prefix)))
+            .turns
+        ) {
           assert.ok(Session.heldFrom(restored) <= turn.startSeq);
         }
         const rest = Effect.runSync(
@@ -151,14 +156,19 @@ Deno.test("a session opened from a checkpoint refuses to hand out events it does
   ));
   const after = roundTrip(closed);
   assert.equal(Session.heldFrom(after), 2);
-  assert.deepEqual(Session.events(after, 2), []);
-  assert.throws(() => Session.events(after), { _tag: "EventsNotHeld" });
-  assert.throws(
-    () => Session.eventAt(after, 0),
-    (e: unknown) =>
-      e instanceof Error && "_tag" in e && e._tag === "EventsNotHeld" &&
-      "heldFrom" in e && e.heldFrom === 2,
-  );
+  assert.deepEqual(Result.getOrThrow(Session.events(after, 2)), []);
+  const all = Session.events(after);
+  assert.ok(Result.isFailure(all));
+  assert.equal(all.failure._tag, "EventsNotHeld");
+  const first = Session.eventAt(after, 0);
+  assert.ok(Result.isFailure(first));
+  const miss = first.failure;
+  assert.ok(miss._tag === "EventsNotHeld");
+  assert.deepEqual([miss.fromSeq, miss.heldFrom], [0, 2]);
+  assert.match(miss.message, /holds its events from seq 2 on/);
+  const encoded = Session.encode(after);
+  assert.ok(Result.isFailure(encoded));
+  assert.equal(encoded.failure._tag, "EventsNotHeld");
   assert.deepEqual(turnMarks(after), {
     lastTurn: 0,
     turnStep: { turn: 0, step: 0 },
@@ -187,7 +197,7 @@ Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
   const session = make("a", ["one", "two", "three"]);
   const record = encodeCheckpoint(session);
   assert.ok(record !== undefined);
-  const last = Session.eventAt(session, 2)!;
+  const last = Result.getOrThrow(Session.eventAt(session, 2))!;
   const boundary = {
     header: session.header,
     lastLine: encodeEventLine(last).slice(0, -1),
@@ -222,7 +232,9 @@ Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
   assert.equal(
     problem(record.text, {
       header: session.header,
-      lastLine: encodeEventLine(Session.eventAt(rewritten, 2)!).slice(0, -1),
+      lastLine: encodeEventLine(
+        Result.getOrThrow(Session.eventAt(rewritten, 2))!,
+      ).slice(0, -1),
     }),
     "stale",
   );
@@ -256,7 +268,7 @@ Deno.test("a checkpoint of an empty log, or of nothing new, is not written", () 
 
 Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give the whole fold", async () => {
   const restoredAll = (session: Session): number => {
-    const events = Session.events(session);
+    const events = Result.getOrThrow(Session.events(session));
     for (let k = 1; k <= events.length; k++) {
       const prefix = Effect.runSync(
         Session.fromEvents(session.header, events.slice(0, k), {

@@ -62,7 +62,7 @@ Deno.test("a range scan gives the range's events for any range and chunk size, a
         fc.integer({ min: 300, max: 1 << 20 }),
       ),
       (session, a, b, size) => {
-        const events = Session.events(session);
+        const events = Result.getOrThrow(Session.events(session));
         const bytes = encodeLog(session.header, session, undefined);
         const n = events.length + 1;
         const [from, to] = [a % n, b % n].sort((x, y) => x - y) as [

@@ -7,7 +7,7 @@
  * release without touching its sessions.
  */
 import assert from "node:assert/strict";
-import { Effect, Redacted, type Scope } from "effect";
+import { Effect, Redacted, Result, type Scope } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
 import {
@@ -73,7 +73,7 @@ const shown = (session: Session, tailFrom: number) => ({
   nextSeq: session.surface.nextSeq,
   nodes: session.surface.length,
   messages: deriveMessages(session.surface),
-  tail: Session.events(session, tailFrom),
+  tail: Result.getOrThrow(Session.events(session, tailFrom)),
 });
 
 // Every session here is past `holdLogUpTo`: it gets checkpoints, and an
@@ -134,7 +134,7 @@ postgresTest(
           },
           reopenedAt: reopened.report.checkpoint,
           whole: shown(whole.session, 4000),
-          wholeTail: Session.events(whole.session, 5000),
+          wholeTail: Result.getOrThrow(Session.events(whole.session, 5000)),
           wholeAt: whole.report.checkpoint,
         };
       }), policy);

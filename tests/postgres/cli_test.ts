@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import * as path from "node:path";
 import { layerJsonlStore, Session, SessionStore } from "@palimpsest/session";
 import {
@@ -29,7 +29,7 @@ const storeTurns = (
         }
       }
       yield* store.close(handle);
-      return Session.events(handle.session).length;
+      return Result.getOrThrow(Session.events(handle.session)).length;
     }).pipe(Effect.scoped, Effect.provide(layer)),
   );
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Effect, Fiber, Redacted, type Scope, Stream } from "effect";
+import { Effect, Fiber, Redacted, Result, type Scope, Stream } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -67,7 +67,7 @@ const workloadEvents = (turns: number): ReadonlyArray<SessionEvent> =>
         session = yield* Session.appendAll(session, batch);
       }
     }
-    return Session.events(session);
+    return Result.getOrThrow(Session.events(session));
   }));
 
 const turnStart = (turn: number): EventDraft => ({
@@ -166,7 +166,10 @@ postgresTest(
         }),
       { pageSize: 3 },
     );
-    assert.deepEqual(Session.events(reopened.session), events);
+    assert.deepEqual(
+      Result.getOrThrow(Session.events(reopened.session)),
+      events,
+    );
     assert.equal(reopened.report.events, events.length);
     assert.equal(reopened.mode, "read");
   },
@@ -188,7 +191,9 @@ postgresTest(
       },
     };
     const lines = (session: Session) =>
-      Session.events(session).map((event) => encodeEventLine(event));
+      Result.getOrThrow(Session.events(session)).map((event) =>
+        encodeEventLine(event)
+      );
     const [written, reread, rewritten] = await withPg(
       url,
       (store) =>
@@ -513,7 +518,9 @@ postgresTest("list and stat read the head rows", async (url) => {
       // The JSONL bytes of the session: what the store counts.
       const bytes = new TextEncoder().encode(
         encodeHeaderLine(reader.session.header) +
-          Session.events(reader.session).map((e) => encodeEventLine(e)).join(
+          Result.getOrThrow(Session.events(reader.session)).map((e) =>
+            encodeEventLine(e)
+          ).join(
             "",
           ),
       ).length;

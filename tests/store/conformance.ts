@@ -172,7 +172,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
     Effect.gen(function* () {
       const store = yield* SessionStore;
       const reader = yield* Effect.scoped(store.open(id));
-      return Session.events(reader.session);
+      return Result.getOrThrow(Session.events(reader.session));
     });
 
   test(
@@ -206,7 +206,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         yield* Effect.scoped(store.create(child));
         return [child, yield* readAll(childId)] as const;
       }));
-      assert.deepEqual(events, Session.events(forked));
+      assert.deepEqual(events, Result.getOrThrow(Session.events(forked)));
     },
   );
 
@@ -340,7 +340,10 @@ export const storeConformance = (options: ConformanceOptions): void => {
       }));
       assert.deepEqual(seqsOf(stored.events), [0, 1, 2]);
       assert.deepEqual(events, stored.events);
-      assert.deepEqual(Session.events(stored.session), stored.events);
+      assert.deepEqual(
+        Result.getOrThrow(Session.events(stored.session)),
+        stored.events,
+      );
     },
   );
 
@@ -690,9 +693,13 @@ export const storeConformance = (options: ConformanceOptions): void => {
             cause: undefined,
             undo: undefined,
           });
-        const stored = Session.events(session, SessionSeq.make(TURN - 2));
+        const stored = Result.getOrThrow(
+          Session.events(session, SessionSeq.make(TURN - 2)),
+        );
         const next = yield* Session.appendAll(session, turnBatches(1)[0] ?? []);
-        const absent = Session.events(next, SessionSeq.make(TURN));
+        const absent = Result.getOrThrow(
+          Session.events(next, SessionSeq.make(TURN)),
+        );
         const [last] = stored.slice(-1);
         assert.ok(last !== undefined);
         const resolve = (error: AppendOutcomeUnknown) =>
@@ -708,7 +715,10 @@ export const storeConformance = (options: ConformanceOptions): void => {
           part: yield* resolve(unknown([last, ...absent])),
           other: yield* resolve(unknown([{ ...last, time: last.time + 1 }])),
           created: yield* resolve(
-            unknown(Session.events(session), { id, createdAt: 1 }),
+            unknown(Result.getOrThrow(Session.events(session)), {
+              id,
+              createdAt: 1,
+            }),
           ),
           neverCreated: yield* resolve(
             unknown([], { id: `${id}-never`, createdAt: 1 }),
@@ -924,7 +934,7 @@ export const storeConformance = (options: ConformanceOptions): void => {
         const writer = yield* store.open(id, { mode: "write" });
         const { events } = yield* store.append(writer, [drafts.user("u", "x")]);
         assert.deepEqual(seqsOf(events), [TURN + 3]);
-        return Session.events(writer.session);
+        return Result.getOrThrow(Session.events(writer.session));
       }));
       assert.deepEqual(seqsOf(events), range(0, TURN + 4));
     },

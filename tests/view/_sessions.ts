@@ -17,7 +17,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
@@ -219,7 +219,9 @@ export function richSession(hostile = ""): Rich {
   );
   session = append(session, toolCall(2, "c2", "deploy", "{}"));
   // The process dies here; a later open repairs the turn.
-  const closers = interruptedTurnClosers(Session.events(session));
+  const closers = interruptedTurnClosers(
+    Result.getOrThrow(Session.events(session)),
+  );
   session = run(Session.appendEvents(session, closers));
   return { session, pruned, firstSummary, secondSummary, firstUser };
 }

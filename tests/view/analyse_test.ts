@@ -14,25 +14,31 @@ import {
 import { surfaceEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { messageChars } from "@palimpsest/session/internal";
 import { estimateTokensByChars } from "@palimpsest/session/ai";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { analyse, messageOf } from "../../src/view/analyse.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 
 const analysisOf = (session: Session, buckets = 50) =>
-  analyse(Session.events(session), session.surface.baseSeq, buckets);
+  analyse(
+    Result.getOrThrow(Session.events(session)),
+    session.surface.baseSeq,
+    buckets,
+  );
 
 Deno.test("analyse() finds what each replacement shadowed, in surface order, as diffSurfaces does", () => {
   fc.assert(
     fc.property(historySessionArb, (session) => {
       const analysis = analysisOf(session);
-      for (const event of Session.events(session)) {
+      for (const event of Result.getOrThrow(Session.events(session))) {
         if (!isSurfaceEvent(event) || event.surfaceOp === "append") continue;
-        const before = surfaceAt(session, SessionSeq.make(event.seq - 1));
-        const after = surfaceAt(session, event.seq);
+        const before = Result.getOrThrow(
+          surfaceAt(session, SessionSeq.make(event.seq - 1)),
+        );
+        const after = Result.getOrThrow(surfaceAt(session, event.seq));
         assert.ok(before !== undefined && after !== undefined);
-        const diff = diffSurfaces(before, after);
+        const diff = Result.getOrThrow(diffSurfaces(before, after));
         assert.deepEqual(diff.replaced.map((r) => [r.by, r.shadowed]), [[
           event.seq,
           analysis.replacements.get(event.seq)?.shadowed,
@@ -43,7 +49,7 @@ Deno.test("analyse() finds what each replacement shadowed, in surface order, as 
   );
 });
 
-Deno.test("analyse() agrees with shadowedBy() on every surface event of the log", () => {
+Deno.test("analyse() agrees with Result.getOrThrow(shadowedBy()) on every surface event of the log", () => {
   fc.assert(
     fc.property(historySessionArb, (session) => {
       const analysis = analysisOf(session);
@@ -54,9 +60,12 @@ Deno.test("analyse() agrees with shadowedBy() on every surface event of the log"
           by.set(seq, r.seq);
         }
       }
-      for (const event of Session.events(session)) {
+      for (const event of Result.getOrThrow(Session.events(session))) {
         if (!isSurfaceEvent(event)) continue;
-        assert.equal(by.get(event.seq), shadowedBy(session, event.seq));
+        assert.equal(
+          by.get(event.seq),
+          Result.getOrThrow(shadowedBy(session, event.seq)),
+        );
       }
     }),
     { numRuns: 60 },

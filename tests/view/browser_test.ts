@@ -10,7 +10,7 @@ import {
   type SessionEvent,
 } from "@palimpsest/session";
 import { renderSessionHtml } from "@palimpsest/session/view";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 import { type Browser, launch } from "./_browser.ts";
 import { HOSTILE, richSession } from "./_sessions.ts";
@@ -30,7 +30,9 @@ Deno.test({
     const browser: Browser = launch();
     try {
       const rich = richSession();
-      const html = renderSessionHtml(rich.session, { version: 3 });
+      const html = Result.getOrThrow(
+        renderSessionHtml(rich.session, { version: 3 }),
+      );
 
       await t.step(
         "the page loads with no network request and no error",
@@ -173,7 +175,7 @@ Deno.test({
         async () => {
           const hostile = richSession(HOSTILE);
           const { page, requests, errors } = await browser.open(
-            renderSessionHtml(hostile.session),
+            Result.getOrThrow(renderSessionHtml(hostile.session)),
           );
           await page.evaluate(() => {
             for (const d of document.querySelectorAll("details")) d.open = true;
@@ -234,7 +236,7 @@ Deno.test({
             events,
           ));
           const { page, requests } = await browser.open(
-            renderSessionHtml(session),
+            Result.getOrThrow(renderSessionHtml(session)),
           );
           assert.deepEqual(requests, []);
           const ids = await page.locator("ol.sf > li.m:not(.em)").evaluateAll(

@@ -11,7 +11,7 @@ import {
   SessionSeq,
 } from "@palimpsest/session";
 import { renderSessionHtml, writeSessionHtml } from "@palimpsest/session/view";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -25,12 +25,14 @@ const drawnSeqs = (html: string): number[] =>
   );
 
 const surfaceEventSeqs = (session: Session): number[] =>
-  Session.events(session).filter(isSurfaceEvent).map((e) => e.seq);
+  Result.getOrThrow(Session.events(session)).filter(isSurfaceEvent).map((e) =>
+    e.seq
+  );
 
 Deno.test("renderSessionHtml() draws every surface event of the log exactly once", () => {
   fc.assert(
     fc.property(historySessionArb, (session) => {
-      const drawn = drawnSeqs(renderSessionHtml(session));
+      const drawn = drawnSeqs(Result.getOrThrow(renderSessionHtml(session)));
       assert.deepEqual(
         [...drawn].sort((a, b) => a - b),
         surfaceEventSeqs(session),
@@ -67,7 +69,7 @@ Deno.test("renderSessionHtml() continues history nested deeper than MAX_DEPTH at
   ));
   // When it is drawn, then each event appears once, and the chain goes on
   // in linked sections past every MAX_DEPTH levels.
-  const html = renderSessionHtml(session);
+  const html = Result.getOrThrow(renderSessionHtml(session));
   assert.deepEqual(
     [...drawnSeqs(html)].sort((a, b) => a - b),
     surfaceEventSeqs(session),
@@ -81,15 +83,20 @@ Deno.test("renderSessionHtml() continues history nested deeper than MAX_DEPTH at
 
 Deno.test("renderSessionHtml() gives the same bytes for the same log, in one string or in chunks", () => {
   const { session } = richSession(HOSTILE);
-  const page = renderSessionHtml(session, { version: 2 });
-  assert.equal(renderSessionHtml(session, { version: 2 }), page);
+  const page = Result.getOrThrow(renderSessionHtml(session, { version: 2 }));
+  assert.equal(
+    Result.getOrThrow(renderSessionHtml(session, { version: 2 })),
+    page,
+  );
   const chunks: string[] = [];
   writeSessionHtml(session, (chunk) => chunks.push(chunk), { version: 2 });
   assert.equal(chunks.join(""), page);
 });
 
 Deno.test("renderSessionHtml() allows by hash exactly the page's own style and scripts", () => {
-  const html = renderSessionHtml(richSession(HOSTILE).session);
+  const html = Result.getOrThrow(
+    renderSessionHtml(richSession(HOSTILE).session),
+  );
   const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/
     .exec(html)?.[1]?.replaceAll("&#39;", "'");
   assert.ok(policy !== undefined);
@@ -130,7 +137,9 @@ Deno.test("renderSessionHtml() marks a node that derives no message, and only it
   ));
   // When the page is drawn, then only the empty node has the class `em`.
   const classes = [
-    ...renderSessionHtml(session).matchAll(/<li class="(m[^"]*)" id="e(\d+)"/g),
+    ...Result.getOrThrow(renderSessionHtml(session)).matchAll(
+      /<li class="(m[^"]*)" id="e(\d+)"/g,
+    ),
   ].map((m) => [Number(m[2]), m[1]?.split(" ").includes("em")]);
   assert.deepEqual(classes, [[0, false], [1, true]]);
 });
