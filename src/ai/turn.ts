@@ -65,6 +65,8 @@
  *
  * Ids: the assistant message is `assistant-<seq>`, a tool result
  * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
+ * A call id the session already uses gets a fresh one (`recordAnswer`'s
+ * `usedCallIds`), so pairing never takes a new call for an old one.
  * The turn number is one more than the last `turn/start`'s (0 for the
  * first). A tool result's text is the handler's encoded result (a string
  * as is, anything else as JSON).
@@ -86,7 +88,12 @@ import { openWork, TOOL_NOT_STARTED } from "../repair.ts";
 import { SessionStore } from "../store/store.ts";
 import { holdTurn, liveWork } from "../store/live.ts";
 import { appendDrafts } from "./_store.ts";
-import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
+import {
+  recordAnswer,
+  type RecordedAnswer,
+  sessionCallIds,
+  type TimedPart,
+} from "./record.ts";
 import {
   compactIfNeeded,
   type CompactionPolicy,
@@ -381,6 +388,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
               messageId: `assistant-${messageSeq}`,
               source,
               cut,
+              usedCallIds: sessionCallIds(handle.session),
             });
             return Effect.map(
               appendDrafts(handle, [answer.draft]),
