@@ -75,7 +75,9 @@ export const chunkOf = (
 
 /**
  * The turn's end reason for the finish reason of its last answer, whether
- * `effect/ai`'s or the AI SDK's (which name their reasons alike).
+ * `effect/ai`'s or the AI SDK's (which name their reasons alike; the AI
+ * SDK's `interrupted`, a stream that ended without the provider's end,
+ * ends the turn `interrupted`).
  */
 export const endReasonOf = (
   finish: Response.FinishReason | string | undefined,
@@ -87,6 +89,8 @@ export const endReasonOf = (
       return "blocked";
     case "error":
       return "error";
+    case "interrupted":
+      return "interrupted";
     default:
       return "completed";
   }

@@ -181,3 +181,25 @@ export function toAiError(error: unknown, method: string): AiError.AiError {
   if (AiError.isAiError(error)) return error;
   return AiError.make({ module: MODULE, method, reason: reasonOf(error) });
 }
+
+/**
+ * The failure of a stream that ended without the provider's end (the AI
+ * SDK's finish reason `interrupted`): a `NetworkError` (`TransportError`,
+ * retryable), as for a connection reset mid-answer.
+ *
+ * @param method The `effect/ai` method.
+ * @returns The `AiError`.
+ * @internal
+ */
+export function streamCut(method: string): AiError.AiError {
+  return AiError.make({
+    module: MODULE,
+    method,
+    reason: new AiError.NetworkError({
+      reason: "TransportError",
+      method: "POST",
+      url: "",
+      description: "The stream ended before the provider's end of the answer",
+    }),
+  });
+}

@@ -21,6 +21,9 @@
  * - Ids follow `runTurn`: `assistant-<seq>`, `tool-<seq>`, `user-<seq>`;
  *   a call whose id the session already uses gets a fresh one, as in
  *   `recordAnswer`.
+ * - A step whose finish reason is `interrupted` (the stream ended without
+ *   the provider's end) is recorded as cut (`interrupted: true`), and a
+ *   last such step ends the turn `interrupted`.
  * - A tool result's text is the tool's output as is when it is a string,
  *   else its JSON; a tool error is an error result
  *   (`error: { name, code: "TOOL_FAILED" }`) with the error's message.
@@ -304,6 +307,7 @@ export function recordAiSdkSteps<Tools extends ToolSet>(
           provider: result.model.provider,
           model: result.model.modelId,
         },
+        cut: result.finishReason === "interrupted",
         usedCallIds: sessionCallIds(handle.session),
       });
       yield* appendDrafts(handle, [
