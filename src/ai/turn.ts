@@ -13,7 +13,9 @@
  * 3. The request: `LanguageModel.streamText` with the toolkit's tools
  *    offered and tool-call resolution left to this loop
  *    (`disableToolCallResolution`, `toolCallValidation: "deferred"`), each
- *    part timed with `Clock` as it arrives.
+ *    part timed with `Clock` as it arrives. A request that sends no part
+ *    for `idleTimeout` (5 minutes by default, the wait for the first part
+ *    included) is aborted and fails with a `NetworkError`.
  * 4. The answer recorded (`recordAnswer`) and appended: an
  *    `assistant/message` embedding its stream, or an `assistant/attempt`.
  * 5. Each tool call in order: `tool/call` appended (durably, before the tool
@@ -23,9 +25,11 @@
  *
  * What a failure leaves:
  *
- * - **A model error.** The part of the answer that came out is appended as
- *   cut (`interrupted: true`, or an `assistant/attempt`), its tool calls are
- *   answered with `TOOL_NOT_STARTED` error results, and, unless it is a
+ * - **A model error** (a stream that stalled past `idleTimeout`, or ended
+ *   without the provider's end, included). The part of the answer that came
+ *   out is appended as cut (`interrupted: true`, or an `assistant/attempt`),
+ *   its tool calls are not run but answered with `TOOL_NOT_STARTED` error
+ *   results, and, unless it is a
  *   context overflow that compaction fixed, the turn ends with reason
  *   `error` and `runTurn` fails with the model's error.
  * - **Overflow recovery.** With a compaction policy, a request refused for
@@ -105,11 +109,13 @@ import { setSystemPrompt } from "../history/system_prompt.ts";
 import {
   addUsage,
   chunkOf,
+  DEFAULT_IDLE_TIMEOUT,
   endReasonOf,
   executeTool,
   nextTurn,
   seqOfNext,
   type UsageSums,
+  withIdleTimeout,
 } from "./turn_parts.ts";
 import type {
   CompactionRefusal,
@@ -182,6 +188,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     const maxSteps = Math.max(1, Math.floor(options.maxSteps ?? 8));
     const overflowTest = options.isContextOverflow ?? isContextOverflow;
     const maxRetries = Math.max(0, options.maxOverflowRetries ?? 2);
+    const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
     const source = {
       kind: "model" as const,
       provider: options.model.provider,
@@ -402,6 +409,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
           disableToolCallResolution: true,
           toolCallValidation: "deferred",
         }).pipe(
+          (answer) => withIdleTimeout(answer, idleTimeout),
           Stream.runForEach((part) =>
             Effect.flatMap(Clock.currentTimeMillis, (time) =>
               Effect.flatMap(chunkOf(part), (chunk) => {
