@@ -20,8 +20,10 @@
  *   input that is not a JSON object is kept under `invalid_json_arguments`
  *   rather than failing the answer.
  * - A stream that ends without the provider's end (the AI SDK's finish
- *   reason `interrupted`: the connection closed cleanly mid-answer) fails
- *   with a `NetworkError` (`TransportError`), as a connection reset does:
+ *   reason `interrupted`: the connection closed cleanly mid-answer; or no
+ *   `finish` part at all: the body was empty or held no event the client
+ *   knows) fails with a `NetworkError` (`TransportError`), as a connection
+ *   reset does:
  *   the answer is cut, and a tool call that came out of it, its arguments
  *   perhaps truncated, is not run. Every other finish reason has the same
  *   name in `effect/ai`.
@@ -135,19 +137,27 @@ export function makeAiSdkModel(
           request,
           (callOptions) => model.doStream(callOptions),
         );
+        let finished = false;
         return Stream.fromReadableStream({
           evaluate: () => result.stream,
           onError: (error) => toAiError(error, "streamText"),
         }).pipe(
-          Stream.mapEffect((part) =>
-            part.type === "error"
-              ? Effect.fail(toAiError(part.error, "streamText"))
-              : part.type === "finish" &&
-                  part.finishReason.unified === "interrupted"
-              ? Effect.fail(streamCut("streamText"))
-              : Effect.succeed(fromStreamPart(part))
-          ),
+          Stream.mapEffect((part) => {
+            if (part.type === "error") {
+              return Effect.fail(toAiError(part.error, "streamText"));
+            }
+            if (part.type === "finish") {
+              if (part.finishReason.unified === "interrupted") {
+                return Effect.fail(streamCut("streamText"));
+              }
+              finished = true;
+            }
+            return Effect.succeed(fromStreamPart(part));
+          }),
           Stream.filter((part) => part !== undefined),
+          Stream.concat(Stream.suspend(() =>
+            finished ? Stream.empty : Stream.fail(streamCut("streamText"))
+          )),
         );
       })),
   });

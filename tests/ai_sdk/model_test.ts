@@ -295,6 +295,10 @@ Deno.test("provider errors become effect/ai errors; an overflow is recognisable"
   ));
   assert.equal(anthropicOverflow.reason._tag, "InvalidRequestError");
   assert.equal(isContextOverflow(anthropicOverflow), true);
+  // A 200 whose body broke off: the connection, not the request.
+  const reset = errorOf(api(200, "Failed to process successful response"));
+  assert.equal(reset.reason._tag, "NetworkError");
+  assert.equal(reset.isRetryable, true);
   const openaiOverflow = errorOf(api(
     400,
     "Your input exceeds the context window of this model.",
@@ -373,6 +377,15 @@ Deno.test("a stream that ends without the provider's end fails as a connection r
   assert.ok(AiError.isAiError(error));
   assert.equal(error.reason._tag, "NetworkError");
   assert.equal(error.isRetryable, true);
+});
+
+Deno.test("a stream that ends with no finish part at all fails as a connection reset", async () => {
+  const model = new MockLanguageModelV4({
+    doStream: streamOf([{ type: "stream-start", warnings: [] }]),
+  });
+  const error = await streamFailure(model);
+  assert.ok(AiError.isAiError(error));
+  assert.equal(error.reason._tag, "NetworkError");
 });
 
 Deno.test("runTurn records a stream that ended without the provider's end as cut and runs none of its calls", async () => {
