@@ -24,7 +24,8 @@
  * - {@link recordAnswer} turns the `effect/ai` stream parts of one answer
  *   into the events that keep it: an `assistant/message` embedding the
  *   stream (or an `assistant/attempt` when nothing came out) and one
- *   `tool/call` per call.
+ *   `tool/call` per call, each call's id made new when the session
+ *   already uses it ({@link sessionCallIds}).
  * - {@link runTurn} runs one agent turn on any `LanguageModel` and a
  *   `Toolkit`: the prompt derived from the surface, the answer recorded,
  *   each tool run with its handler, every step persisted through the
@@ -90,6 +91,7 @@ export {
   recordAnswer,
   type RecordedAnswer,
   type RecordOptions,
+  sessionCallIds,
   type TimedPart,
 } from "./record.ts";
 export { runTurn } from "./turn.ts";

@@ -21,6 +21,16 @@
  *   parameters are `{}`.
  * - Calls the provider ran itself (`providerExecuted: true`) stay in the
  *   stream but not in the message: nothing in the log could answer them.
+ * - Call ids are unique in the session. Many providers number calls per
+ *   answer (`call_0` every time), and pairing drops a call whose id was
+ *   used before, so a call whose id is in `usedCallIds`, or repeats an
+ *   earlier call of the same answer, gets a fresh id: the provider's id,
+ *   `_` and the first number that makes it new and unlike every id of the
+ *   answer (cut to stay within 64 characters). The message's `tool-call` block, its `tool/call` and the
+ *   result carry the fresh id; the stream keeps the provider's chunk as it
+ *   came, so the provider's id of the message's k-th call is that of the
+ *   stream's k-th `tool-call` part not run by the provider
+ *   ({@link RecordedAnswer.providerCallIds}).
  * - `usage` is the `finish` part's usage, encoded.
  *
  * The module is pure: it does not read the clock or append anything; see
@@ -35,9 +45,15 @@ import type {
   ModelSource,
   ToolCallBlock,
 } from "../message.ts";
-import type { AssistantAttemptData, StreamRecord } from "../event.ts";
-import type { AssistantMessageDraft, EventDraft } from "../session.ts";
+import type {
+  AssistantAttemptData,
+  SessionEvent,
+  StreamRecord,
+} from "../event.ts";
+import type { AssistantMessageDraft, EventDraft, Session } from "../session.ts";
 import { Draft } from "../drafts.ts";
+import { deriveMessages } from "../derive.ts";
+import { heldEvents } from "../prior.ts";
 
 /** One stream part as the log keeps it: its time and its encoded JSON. */
 export interface TimedPart {
@@ -62,6 +78,11 @@ export interface RecordOptions {
    * the request failed), even if a `finish` part came.
    */
   readonly cut?: boolean;
+  /**
+   * The call ids the session already uses (see {@link sessionCallIds}); a
+   * call that reuses one gets a fresh id. None by default.
+   */
+  readonly usedCallIds?: ReadonlySet<string>;
 }
 
 /** An `assistant/attempt` draft: a settled attempt with no message. */
@@ -80,6 +101,11 @@ export interface RecordedAnswer {
   readonly message: Message | undefined;
   /** The tool calls of the message, in order. */
   readonly calls: ReadonlyArray<ToolCallBlock>;
+  /**
+   * The id the provider gave each call, in the order of {@link calls}: the
+   * same as the call's own id unless it had to be made new.
+   */
+  readonly providerCallIds: ReadonlyArray<string>;
   /** One `tool/call` draft per call, in order. */
   readonly toolCallDrafts: ReadonlyArray<EventDraft>;
   /** The `finish` part's reason, when one came. */
@@ -92,6 +118,90 @@ interface OpenBlock {
   readonly type: "text" | "reasoning";
   text: string;
 }
+
+const messageOf = (event: SessionEvent): Message | undefined => {
+  switch (event.type) {
+    case "user/message":
+      return event.data;
+    case "system/message":
+    case "assistant/message":
+    case "tool/result":
+      return event.data.message;
+    default:
+      return undefined;
+  }
+};
+
+const addIds = (ids: Set<string>, message: Message | undefined): void => {
+  for (const block of message?.content ?? []) {
+    if (block.type === "tool-call") ids.add(block.id);
+    else if (block.type === "tool-result") ids.add(block.toolCallId);
+  }
+};
+
+/**
+ * The tool-call ids a session uses: those of every call and result in the
+ * events it holds (the whole log, for a session read in full) and on its
+ * surface (what a session opened from a checkpoint knows of older events).
+ * The turn loop passes them to {@link recordAnswer} as `usedCallIds`.
+ *
+ * @param session The session.
+ * @returns The ids, of calls, `tool/call`s and results.
+ *
+ * @example A reused id gets a fresh one
+ * ```ts
+ * import { recordAnswer, sessionCallIds } from "@palimpsest/session/ai";
+ * import { Draft, Session } from "@palimpsest/session";
+ * import { Effect } from "effect";
+ * import assert from "node:assert/strict";
+ *
+ * const session = Effect.runSync(Session.appendAll(
+ *   Session.make({ id: "s", createdAt: 0, isSeeded: false }),
+ *   [Draft.user("hi", { id: "u0" }), Draft.assistant({
+ *     turn: 0, step: 0, provider: "p", model: "m",
+ *     toolCalls: [{ id: "call_0", name: "read", arguments: {} }],
+ *   })],
+ * ));
+ * const answer = recordAnswer([
+ *   { time: 1, chunk: { type: "tool-call", id: "call_0", name: "read", params: {} } },
+ *   { time: 2, chunk: { type: "finish", reason: "tool-calls", usage: { inputTokens: {}, outputTokens: {} } } },
+ * ], {
+ *   turn: 0, step: 0, messageId: "a1",
+ *   source: { kind: "model", provider: "p", model: "m" },
+ *   usedCallIds: sessionCallIds(session),
+ * });
+ * assert.deepEqual(answer.calls.map((c) => c.id), ["call_0_1"]);
+ * assert.deepEqual(answer.providerCallIds, ["call_0"]);
+ * ```
+ */
+export function sessionCallIds(session: Session): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const message of deriveMessages(session.surface)) addIds(ids, message);
+  for (const event of heldEvents(session)) {
+    if (event.type === "tool/call") ids.add(event.data.callId);
+    else addIds(ids, messageOf(event));
+  }
+  return ids;
+}
+
+/** Longest call id made fresh: Responses refuses a longer `call_id`. */
+const MAX_FRESH_ID = 64;
+
+/**
+ * The provider's id, `_` and the first number that makes it not taken, cut
+ * to {@link MAX_FRESH_ID} characters.
+ */
+const freshCallId = (
+  id: string,
+  taken: (id: string) => boolean,
+): string => {
+  for (let n = 1;; n++) {
+    const suffix = `_${n}`;
+    const fresh = id.slice(0, Math.max(0, MAX_FRESH_ID - suffix.length)) +
+      suffix;
+    if (!taken(fresh)) return fresh;
+  }
+};
 
 /** The block a text or reasoning stream part belongs to. */
 const kindOf = (type: string): "text" | "reasoning" =>
@@ -131,6 +241,17 @@ export function recordAnswer(
 ): RecordedAnswer {
   const stream: StreamRecord[] = [];
   const blocks: Array<OpenBlock | ToolCallBlock> = [];
+  const providerCallIds: string[] = [];
+  const used = options.usedCallIds;
+  // Ids of this answer's calls: a fresh id never takes one a later call
+  // of the answer comes with.
+  const given = new Set<string>();
+  for (const { chunk } of parts) {
+    if (chunk.type === "tool-call") given.add(chunk.id);
+  }
+  const mine = new Set<string>();
+  const taken = (id: string): boolean =>
+    mine.has(id) || (used !== undefined && used.has(id));
   const open = new Map<string, OpenBlock>();
   let finishReason: Response.FinishReason | undefined;
   let usage: unknown;
@@ -161,9 +282,14 @@ export function recordAnswer(
         break;
       case "tool-call":
         if (chunk.providerExecuted !== true) {
+          const id = taken(chunk.id)
+            ? freshCallId(chunk.id, (id) => taken(id) || given.has(id))
+            : chunk.id;
+          mine.add(id);
+          providerCallIds.push(chunk.id);
           blocks.push({
             type: "tool-call",
-            id: chunk.id,
+            id,
             name: chunk.name,
             arguments: JSON.stringify(chunk.params ?? {}),
           });
@@ -202,6 +328,7 @@ export function recordAnswer(
       draft: { type: "assistant/attempt", data: { turn, step, stream } },
       message: undefined,
       calls: [],
+      providerCallIds: [],
       toolCallDrafts: [],
       finishReason,
       interrupted,
@@ -229,6 +356,7 @@ export function recordAnswer(
     draft,
     message,
     calls,
+    providerCallIds,
     toolCallDrafts: Draft.toolCalls(draft),
     finishReason,
     interrupted,

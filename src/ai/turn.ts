@@ -11,67 +11,57 @@
  * 1. `step/start`; then, with a compaction policy, `compactIfNeeded`.
  * 2. The prompt: the surface's messages paired (`pairToolCalls`, its
  *    repairs in the outcome's `repairs`), through `toPrompt`.
- * 3. The request: `LanguageModel.streamText` with the toolkit's tools
- *    offered and tool-call resolution left to this loop
- *    (`disableToolCallResolution`, `toolCallValidation: "deferred"`), each
- *    part timed with `Clock` as it arrives.
+ * 3. The request: `LanguageModel.streamText`, tool-call resolution left to
+ *    this loop, each part timed with `Clock`; one that sends no part for
+ *    `idleTimeout` (5 minutes) is aborted with a `NetworkError`.
  * 4. The answer recorded (`recordAnswer`) and appended: an
  *    `assistant/message` embedding its stream, or an `assistant/attempt`.
  * 5. Each tool call in order: `tool/call` appended (durably, before the tool
- *    runs), the toolkit's handler run, then the `tool/result` appended,
- *    citing its `tool/call`.
+ *    runs), the handler run, the `tool/result` appended citing it.
  * 6. `step/end`, and `turn/end` when the turn is over.
  *
- * What a failure leaves:
+ * What a failure leaves (the whole policy: `docs/model-integration.md`):
  *
- * - **A model error.** The part of the answer that came out is appended as
- *   cut (`interrupted: true`, or an `assistant/attempt`), its tool calls are
- *   answered with `TOOL_NOT_STARTED` error results. A passing failure
- *   (`isTransientError`: 408, 409, 429, 5xx, 529, a reset connection) is
- *   sent again after a backoff or the provider's `retry-after` (`retry`, 2
- *   by default; a `model-retry` event each). Otherwise, unless it is a
- *   context overflow that compaction fixed, the turn ends with reason
- *   `error` (the error's tag and message in `turn/end`) and fails with it.
+ * - **A model error** (a stream stalled past `idleTimeout` or ended without
+ *   the provider's end included): the answer so far is appended as cut
+ *   (`interrupted: true`, or an `assistant/attempt`), its calls answered
+ *   with `TOOL_NOT_STARTED` results, not run. A passing failure
+ *   (`isTransientError`) is sent again after a backoff or `retry-after`
+ *   (`retry`, 2 by default; a `model-retry` event each). Otherwise, but for
+ *   an overflow compaction fixed, the turn ends with reason `error` (the
+ *   error's tag and message in `turn/end`) and fails with it.
  * - **Overflow recovery.** With a compaction policy, a request refused for
- *   its length ({@link isContextOverflow}, or the caller's test) forces a
- *   compaction that keeps at most half the refused request's estimate
- *   verbatim (the provider's verdict beats the estimate); the request is
- *   sent again once the estimate is under the refused size, at most
- *   `maxOverflowRetries` times, else the turn fails with
- *   `OverflowNotRecovered` and its reason.
- * - **A compaction refused or failed** (lock held, empty or no smaller
- *   summary, range changed, the model failing): recorded by the engine's
+ *   its length ({@link isContextOverflow}) forces a compaction keeping at
+ *   most half the refused request's estimate verbatim; it is sent again
+ *   once under the refused size, at most `maxOverflowRetries` times, else
+ *   the turn fails with `OverflowNotRecovered` and its reason.
+ * - **A compaction refused or failed**: recorded by the engine's
  *   `compaction/end { error }`, reported in the outcome's `compactions`;
  *   the turn goes on uncompacted.
- * - **A tool error.** The result is an error `tool/result`
- *   (`isError: true`, `error: { name, code }`: `TOOL_NOT_FOUND`,
- *   `INVALID_ARGUMENTS`, `TOOL_FAILED`) and the turn goes on: the model sees
- *   the failure. A defect in a handler is not caught.
- * - **Interruption.** Anywhere: during the request the part of the answer
- *   that came out is appended as cut (an uninterruptible finalizer); during
- *   a tool its `tool/call` is already durable. Either way the log opens and
- *   the store's `repair` closes the turn into a clean transcript.
+ * - **A tool error.** An error `tool/result` (`error.code`
+ *   `TOOL_NOT_FOUND`, `INVALID_ARGUMENTS`, `TOOL_FAILED`); the turn goes on.
+ *   A defect in a handler is not caught.
+ * - **Interruption.** During the request the answer so far is appended as
+ *   cut (an uninterruptible finalizer); during a tool its `tool/call` is
+ *   already durable; `repair` closes the turn.
  *
- * What a crash left open is closed first. Before `turn/start`, a turn
- * left open (by a process that died, or a fiber stopped mid-turn) and an
- * abandoned compaction are closed by `store.repair` (error results for the
- * unanswered calls, `step/end`, `turn/end { interrupted }`,
- * `compaction/end { error: Abandoned }`), and the closers are the outcome's
- * `recovered`; a turn never starts inside an open one. With
+ * What a crash left open is closed first: before `turn/start`, an open
+ * turn or abandoned compaction is closed by `store.repair`, the closers
+ * being the outcome's `recovered`; a turn never starts inside one. With
  * `onOpen: "refuse"` the turn writes nothing and fails with
  * {@link TurnInProgress} or {@link CompactionInProgress} (`live: false`).
  * While another `runTurn` runs on the same handle, it fails with
  * {@link TurnInProgress} (`live: true`).
  *
- * Reporting: `onEvent` is told each {@link TurnEvent} as it happens;
- * {@link streamTurn} is the same turn as a `Stream`. The outcome sums the
- * usage the model reported ({@link TurnUsage}).
+ * Reporting: `onEvent` hears each {@link TurnEvent}; {@link streamTurn}
+ * is the turn as a `Stream`; the outcome sums the usage ({@link TurnUsage}).
  *
  * Ids: the assistant message is `assistant-<seq>`, a tool result
  * `tool-<seq>`, a string input `user-<seq>`, each with its own event's seq.
- * The turn number is one more than the last `turn/start`'s (0 for the
- * first). A tool result's text is the handler's encoded result (a string
- * as is, anything else as JSON).
+ * A call id the session already uses gets a fresh one (`recordAnswer`'s
+ * `usedCallIds`), so pairing never takes a new call for an old one.
+ * The turn number is one more than the last `turn/start`'s (0 first). A
+ * tool result's text is the handler's result (a string, else its JSON).
  *
  * @module
  */
@@ -89,7 +79,12 @@ import { openWork, TOOL_NOT_STARTED } from "../repair.ts";
 import { SessionStore } from "../store/store.ts";
 import { holdTurn, liveWork } from "../store/live.ts";
 import { appendDrafts } from "./_store.ts";
-import { recordAnswer, type RecordedAnswer, type TimedPart } from "./record.ts";
+import {
+  recordAnswer,
+  type RecordedAnswer,
+  sessionCallIds,
+  type TimedPart,
+} from "./record.ts";
 import {
   compactIfNeeded,
   type CompactionPolicy,
@@ -109,11 +104,13 @@ import { setSystemPrompt } from "../history/system_prompt.ts";
 import {
   addUsage,
   chunkOf,
+  DEFAULT_IDLE_TIMEOUT,
   endReasonOf,
   executeTool,
   nextTurn,
   seqOfNext,
   type UsageSums,
+  withIdleTimeout,
 } from "./turn_parts.ts";
 import type { StoreAppendError } from "./_store.ts";
 import type {
@@ -188,6 +185,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
     const maxSteps = Math.max(1, Math.floor(options.maxSteps ?? 8));
     const overflowTest = options.isContextOverflow ?? isContextOverflow;
     const maxRetries = Math.max(0, options.maxOverflowRetries ?? 2);
+    const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
     const source = {
       kind: "model" as const,
       provider: options.model.provider,
@@ -415,6 +413,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
               messageId: `assistant-${messageSeq}`,
               source,
               cut,
+              usedCallIds: sessionCallIds(handle.session),
             });
             return Effect.map(
               appendDrafts(handle, [answer.draft]),
@@ -429,6 +428,7 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
           disableToolCallResolution: true,
           toolCallValidation: "deferred",
         }).pipe(
+          (answer) => withIdleTimeout(answer, idleTimeout),
           Stream.runForEach((part) =>
             Effect.flatMap(Clock.currentTimeMillis, (time) =>
               Effect.flatMap(chunkOf(part), (chunk) => {

@@ -13,10 +13,11 @@ import {
   TOOL_NOT_FOUND,
   type TurnUsage,
 } from "./turn_types.ts";
+import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Schema from "effect/Schema";
 import * as Stream from "effect/Stream";
-import { Response, type Tool, type Toolkit } from "effect/ai";
+import { AiError, Response, type Tool, type Toolkit } from "effect/ai";
 import { SessionSeq } from "../seq.ts";
 import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
 import type { TurnEndReason } from "../event.ts";
@@ -73,9 +74,41 @@ export const chunkOf = (
       JSON.parse(JSON.stringify(encoded, jsonReplacer)),
   );
 
+/** How long a request may go without a stream part by default. */
+export const DEFAULT_IDLE_TIMEOUT: Duration.Duration = Duration.minutes(5);
+
+/**
+ * `stream` failing with a `NetworkError` (`TransportError`) when no part
+ * comes for `idle` (the wait for the first one included), timed with the
+ * `Clock`. The stream then ends like one cut by a connection reset: its
+ * scope closes, which aborts the request.
+ */
+export const withIdleTimeout = <A, E, R>(
+  stream: Stream.Stream<A, E, R>,
+  idle: Duration.Input,
+): Stream.Stream<A, E | AiError.AiError, R> =>
+  Stream.timeoutOrElse(stream, {
+    duration: idle,
+    orElse: () =>
+      Stream.fail(AiError.make({
+        module: "Turn",
+        method: "streamText",
+        reason: new AiError.NetworkError({
+          reason: "TransportError",
+          method: "POST",
+          url: "",
+          description: `No stream part came for ${
+            Duration.format(Duration.fromInputUnsafe(idle))
+          }: the request was aborted`,
+        }),
+      })),
+  });
+
 /**
  * The turn's end reason for the finish reason of its last answer, whether
- * `effect/ai`'s or the AI SDK's (which name their reasons alike).
+ * `effect/ai`'s or the AI SDK's (which name their reasons alike; the AI
+ * SDK's `interrupted`, a stream that ended without the provider's end,
+ * ends the turn `interrupted`).
  */
 export const endReasonOf = (
   finish: Response.FinishReason | string | undefined,
@@ -87,6 +120,8 @@ export const endReasonOf = (
       return "blocked";
     case "error":
       return "error";
+    case "interrupted":
+      return "interrupted";
     default:
       return "completed";
   }

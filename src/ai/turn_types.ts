@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type * as Duration from "effect/Duration";
 import type * as Effect from "effect/Effect";
 import type { AiError, Response, Tool, Toolkit } from "effect/ai";
 import type { SessionSeq } from "../seq.ts";
@@ -72,6 +73,13 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    * {@link TurnEvent}.
    */
   readonly retry?: ModelRetry;
+  /**
+   * How long a request may go without sending a stream part (the wait for
+   * the first one included) before it is aborted: the answer is recorded
+   * as cut and the request fails with a `NetworkError`
+   * (`TransportError`). Timed with the `Clock`; 5 minutes by default.
+   */
+  readonly idleTimeout?: Duration.Input;
   /**
    * A turn or a compaction a crash left open: `close` it first, as
    * `store.repair` records it (the default), or `refuse`

@@ -86,7 +86,9 @@ const reasonOf = (error: unknown): AiError.AiErrorReason => {
     const fields = errorFields(error.data ?? parseJson(body));
     const description = fields.message ?? error.message;
     const status = error.statusCode;
-    if (status === undefined) {
+    // No status, or a success whose body broke off (a connection reset
+    // mid-stream): the transport failed, not the request.
+    if (status === undefined || (status >= 200 && status < 300)) {
       return new AiError.NetworkError({
         reason: "TransportError",
         method: "POST",
@@ -154,8 +156,9 @@ const parseJson = (text: string | undefined): unknown => {
  * error by its status (400 invalid request, 401/403 authentication, 429
  * rate limit, 5xx and Anthropic's 529 provider errors), keeping the status
  * and the response headers (`retry-after`) in the reason's
- * `http.response` for the retry policy, a failure with no
- * status (or a `TypeError` from `fetch`) as a network error, a missing key as an authentication error, and
+ * `http.response` for the retry policy, a failure with no status, a
+ * successful response whose body broke off (a connection reset mid-stream)
+ * or a `TypeError` from `fetch` as a network error, a missing key as an authentication error, and
  * an `error` part of a stream by the provider's error type. A refusal for
  * the request's length (OpenAI's `context_length_exceeded`, Anthropic's
  * "prompt is too long", a 413) is an `InvalidRequestError` with constraint
@@ -183,4 +186,27 @@ const parseJson = (text: string | undefined): unknown => {
 export function toAiError(error: unknown, method: string): AiError.AiError {
   if (AiError.isAiError(error)) return error;
   return AiError.make({ module: MODULE, method, reason: reasonOf(error) });
+}
+
+/**
+ * The failure of a stream that ended without the provider's end (the AI
+ * SDK's finish reason `interrupted`, or no finish at all): a
+ * `NetworkError` (`TransportError`, retryable), as for a connection reset
+ * mid-answer.
+ *
+ * @param method The `effect/ai` method.
+ * @returns The `AiError`.
+ * @internal
+ */
+export function streamCut(method: string): AiError.AiError {
+  return AiError.make({
+    module: MODULE,
+    method,
+    reason: new AiError.NetworkError({
+      reason: "TransportError",
+      method: "POST",
+      url: "",
+      description: "The stream ended before the provider's end of the answer",
+    }),
+  });
 }

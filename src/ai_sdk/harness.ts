@@ -18,7 +18,12 @@
  *
  * Decisions:
  *
- * - Ids follow `runTurn`: `assistant-<seq>`, `tool-<seq>`, `user-<seq>`.
+ * - Ids follow `runTurn`: `assistant-<seq>`, `tool-<seq>`, `user-<seq>`;
+ *   a call whose id the session already uses gets a fresh one, as in
+ *   `recordAnswer`.
+ * - A step whose finish reason is `interrupted` (the stream ended without
+ *   the provider's end) is recorded as cut (`interrupted: true`), and a
+ *   last such step ends the turn `interrupted`.
  * - A tool result's text is the tool's output as is when it is a string,
  *   else its JSON; a tool error is an error result
  *   (`error: { name, code: "TOOL_FAILED" }`) with the error's message.
@@ -47,7 +52,7 @@ import { SessionSeq } from "../seq.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import type { AdapterOptions } from "../providers/content.ts";
 import { toPrompt } from "../ai/prompt.ts";
-import { recordAnswer, type TimedPart } from "../ai/record.ts";
+import { recordAnswer, sessionCallIds, type TimedPart } from "../ai/record.ts";
 import { TOOL_FAILED } from "../ai/turn_types.ts";
 import { endReasonOf } from "../ai/turn_parts.ts";
 import { appendDrafts, type StoreAppendError } from "../ai/_store.ts";
@@ -302,6 +307,8 @@ export function recordAiSdkSteps<Tools extends ToolSet>(
           provider: result.model.provider,
           model: result.model.modelId,
         },
+        cut: result.finishReason === "interrupted",
+        usedCallIds: sessionCallIds(handle.session),
       });
       yield* appendDrafts(handle, [
         Draft.stepStart(turn, step),
@@ -311,7 +318,7 @@ export function recordAiSdkSteps<Tools extends ToolSet>(
       const outcomes = outcomesOf(result);
       const results: EventDraft[] = [];
       for (const [i, call] of answer.calls.entries()) {
-        const outcome = outcomes.get(call.id);
+        const outcome = outcomes.get(answer.providerCallIds[i] ?? call.id);
         const callEvent = knownEventAt(
           handle.session,
           SessionSeq.make(start + 2 + i),

@@ -19,9 +19,14 @@
  * - A tool call's input is parsed with the library's `parseToolArguments`:
  *   input that is not a JSON object is kept under `invalid_json_arguments`
  *   rather than failing the answer.
- * - The AI SDK's finish reason `interrupted` (the stream ended without the
- *   provider's end) becomes `unknown`; every other reason has the same name
- *   in `effect/ai`.
+ * - A stream that ends without the provider's end (the AI SDK's finish
+ *   reason `interrupted`: the connection closed cleanly mid-answer; or no
+ *   `finish` part at all: the body was empty or held no event the client
+ *   knows) fails with a `NetworkError` (`TransportError`), as a connection
+ *   reset does:
+ *   the answer is cut, and a tool call that came out of it, its arguments
+ *   perhaps truncated, is not run. Every other finish reason has the same
+ *   name in `effect/ai`.
  * - `stream-start` (warnings), `ping`, `raw`, `custom` and
  *   `reasoning-file` parts carry nothing the log keeps and are left out.
  * - Each request owns an `AbortController`, aborted when the request's
@@ -47,7 +52,7 @@ import { type AiSdkCallSettings, toCallOptions } from "./request.ts";
 
 export type { AiSdkCallSettings };
 import { fromContent, fromStreamPart } from "./response.ts";
-import { toAiError } from "./errors.ts";
+import { streamCut, toAiError } from "./errors.ts";
 
 /** Options of {@link makeAiSdkModel} and {@link layerAiSdkModel}. */
 export interface AiSdkModelOptions {
@@ -132,16 +137,27 @@ export function makeAiSdkModel(
           request,
           (callOptions) => model.doStream(callOptions),
         );
+        let finished = false;
         return Stream.fromReadableStream({
           evaluate: () => result.stream,
           onError: (error) => toAiError(error, "streamText"),
         }).pipe(
-          Stream.mapEffect((part) =>
-            part.type === "error"
-              ? Effect.fail(toAiError(part.error, "streamText"))
-              : Effect.succeed(fromStreamPart(part))
-          ),
+          Stream.mapEffect((part) => {
+            if (part.type === "error") {
+              return Effect.fail(toAiError(part.error, "streamText"));
+            }
+            if (part.type === "finish") {
+              if (part.finishReason.unified === "interrupted") {
+                return Effect.fail(streamCut("streamText"));
+              }
+              finished = true;
+            }
+            return Effect.succeed(fromStreamPart(part));
+          }),
           Stream.filter((part) => part !== undefined),
+          Stream.concat(Stream.suspend(() =>
+            finished ? Stream.empty : Stream.fail(streamCut("streamText"))
+          )),
         );
       })),
   });

@@ -173,3 +173,73 @@ Deno.test("recordAnswer keeps every part and rebuilds each block's text from its
     ),
   );
 });
+
+Deno.test("recordAnswer gives a reused call id a fresh one and keeps the provider's", () => {
+  const long = "x".repeat(64);
+  const answer = recordAnswer(
+    timed(
+      { type: "tool-call", id: "call_0", name: "read", params: {} },
+      { type: "tool-call", id: "call_0", name: "read", params: {} },
+      { type: "tool-call", id: "new", name: "read", params: {} },
+      { type: "tool-call", id: long, name: "read", params: {} },
+      { type: "finish", reason: "tool-calls", usage },
+    ),
+    { ...options, usedCallIds: new Set(["call_0", "call_0_1", long]) },
+  );
+  assert.deepEqual(answer.calls.map((c) => c.id), [
+    "call_0_2",
+    "call_0_3",
+    "new",
+    `${"x".repeat(62)}_1`,
+  ]);
+  assert.deepEqual(answer.providerCallIds, ["call_0", "call_0", "new", long]);
+  assert.deepEqual(
+    answer.toolCallDrafts.map((d) => JSON.parse(JSON.stringify(d.data)).callId),
+    answer.calls.map((c) => c.id),
+  );
+  assert.ok(answer.draft.type === "assistant/message");
+  assert.deepEqual(
+    answer.draft.data.stream.slice(0, 4).map((r) =>
+      JSON.parse(JSON.stringify(r.chunk)).id
+    ),
+    ["call_0", "call_0", "new", long],
+  );
+});
+
+Deno.test("recordAnswer's call ids are new and distinct, and kept when they were new", () => {
+  const id = fc.constantFrom<string>(
+    "call_0",
+    "call_0_1",
+    "c",
+    "c_1",
+    "",
+    "_1",
+  );
+  fc.assert(fc.property(
+    fc.array(id, { maxLength: 8 }),
+    fc.uniqueArray(id, { maxLength: 4 }),
+    (ids, used) => {
+      const answer = recordAnswer(
+        timed(
+          ...ids.map((id): TimedPart["chunk"] => ({
+            type: "tool-call",
+            id,
+            name: "read",
+            params: {},
+          })),
+          { type: "finish", reason: "tool-calls", usage },
+        ),
+        { ...options, usedCallIds: new Set(used) },
+      );
+      const got = answer.calls.map((c) => c.id);
+      assert.equal(new Set(got).size, ids.length);
+      assert.ok(got.every((g) => !used.includes(g)));
+      assert.deepEqual(answer.providerCallIds, ids);
+      for (const [i, provider] of ids.entries()) {
+        const fresh = !used.includes(provider) &&
+          !ids.slice(0, i).includes(provider);
+        if (fresh) assert.equal(got[i], provider);
+      }
+    },
+  ));
+});

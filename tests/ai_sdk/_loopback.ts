@@ -6,15 +6,70 @@
  * server-sent events for a streamed request, a JSON body for a plain one,
  * and each provider's error body for a refusal. Every request body is
  * validated against the provider's published request schema
- * (`../shared/provider-specs/`) and kept with its errors.
+ * (`../shared/provider-specs/`) and kept with its errors. Faults for the
+ * provider-fault campaign: an answer cut after its first N events (a clean
+ * close, or a broken connection), any status, headers and body as given, a
+ * stall before the headers or mid-answer. {@link modelFor} gives the real
+ * client of a dialect and {@link abortWatch} a `fetch` that tells when the
+ * client aborted.
  *
  * @module
  */
 import type { ErrorObject } from "ajv/dist/2020.js";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createAnthropic } from "@ai-sdk/anthropic";
 import { schemaChecks, type Target } from "../_helpers/provider_schemas.ts";
 
 /** The three wire formats served. */
 export type Dialect = "openai-responses" | "openai-chat" | "anthropic";
+
+/**
+ * The real AI SDK client of `dialect`, pointed at `baseURL`, sending its
+ * requests through `fetch` (the global one by default).
+ */
+export const modelFor = (
+  dialect: Dialect,
+  baseURL: string,
+  fetch?: typeof globalThis.fetch,
+): LanguageModelV4 => {
+  const settings = {
+    baseURL,
+    apiKey: "test",
+    ...(fetch === undefined ? {} : { fetch }),
+  };
+  switch (dialect) {
+    case "openai-responses":
+      return createOpenAI(settings).responses("gpt-5");
+    case "openai-chat":
+      return createOpenAI(settings).chat("gpt-5");
+    case "anthropic":
+      return createAnthropic(settings)("claude-sonnet-4-5");
+  }
+};
+
+/**
+ * A `fetch` that tells when the client aborts a request it sent. The
+ * server's own view (`Loopback.aborted` for a stalled request) misses some
+ * aborts: Deno's server does not signal the abort of a request whose body
+ * is over about a kilobyte before it answers.
+ */
+export const abortWatch = (): {
+  readonly fetch: typeof globalThis.fetch;
+  readonly aborted: Promise<void>;
+} => {
+  let onAbort = (): void => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+  });
+  return {
+    aborted,
+    fetch: (input, init) => {
+      init?.signal?.addEventListener("abort", () => onAbort(), { once: true });
+      return globalThis.fetch(input, init);
+    },
+  };
+};
 
 /** One tool call of a scripted answer. */
 export interface ScriptedCall {
@@ -39,7 +94,26 @@ export type StreamAnswer =
    */
   | { readonly refuse: "overloaded"; readonly retryAfterMs: number }
   /** Send nothing, not even the headers, until the client goes away. */
-  | { readonly stall: true };
+  | { readonly stall: true }
+  | {
+    readonly text?: string;
+    readonly calls?: ReadonlyArray<ScriptedCall>;
+    /**
+     * Send only the first `cut` SSE events of the whole answer, then end
+     * the body cleanly (no `[DONE]`) or, with `reset`, break the
+     * connection.
+     */
+    readonly cut: number;
+    readonly reset?: boolean;
+  }
+  /** Answer with this status, headers and body as they are. */
+  | {
+    readonly raw: {
+      readonly status: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly body: string;
+    };
+  };
 
 /** A request as the server received it. */
 export interface ReceivedRequest {
@@ -312,12 +386,28 @@ const anthropicEvents: EventScript = (answer, end) => {
   return out;
 };
 
-/** A text in pieces of at most 8 characters, as a provider streams it. */
+/**
+ * A text in pieces of at most 8 characters, as a provider streams it; a
+ * long one (over 512 characters) in 64 pieces.
+ */
 const chunks = (text: string): string[] => {
   const out: string[] = [];
-  for (let i = 0; i < text.length; i += 8) out.push(text.slice(i, i + 8));
+  const size = Math.max(8, Math.ceil(text.length / 64));
+  for (let i = 0; i < text.length; i += size) {
+    out.push(text.slice(i, i + size));
+  }
   return out;
 };
+
+/** The SSE events of a whole answer in `dialect`, `[DONE]` aside. */
+export const answerEvents = (
+  dialect: Dialect,
+  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
+): ReadonlyArray<string> =>
+  EVENTS[dialect](answer, true).map(([name, data]) =>
+    (name === undefined ? "" : `event: ${name}\n`) +
+    `data: ${JSON.stringify(data)}\n\n`
+  );
 
 const sse = (dialect: Dialect, events: ReadonlyArray<Event>): string =>
   events.map(([name, data]) =>
@@ -487,6 +577,32 @@ export const serveLoopback = (
           "retry-after-ms": String(answer.retryAfterMs),
         },
       });
+    }
+    if ("raw" in answer) {
+      return new Response(answer.raw.body, {
+        status: answer.raw.status,
+        headers: answer.raw.headers ?? { "content-type": "application/json" },
+      });
+    }
+    if ("cut" in answer) {
+      const sent = answerEvents(dialect, answer).slice(0, answer.cut).join("");
+      const bytes = new TextEncoder().encode(sent);
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(bytes);
+            if (answer.reset === true) {
+              controller.error(new Error("connection reset"));
+            } else controller.close();
+          },
+        }),
+        {
+          headers: {
+            "content-type": "text/event-stream",
+            "cache-control": "no-cache",
+          },
+        },
+      );
     }
     if ("stall" in answer) {
       // No response is ever sent: the request's signal aborts only when the

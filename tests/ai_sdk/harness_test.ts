@@ -343,3 +343,82 @@ Deno.test("a call the step left without a result leaves the turn open; repair cl
   assert.ok(closers.includes("turn/end"));
   assert.deepEqual(transcript, []);
 });
+
+Deno.test("a call id reused across steps is recorded under a fresh id with its own result", async () => {
+  const model = new MockLanguageModelV4({
+    doGenerate: [
+      answer([call("call_0", "a")]),
+      answer([call("call_0", "b")]),
+      answer([{ type: "text", text: "Both read." }]),
+    ],
+  });
+  const { session } = await withSession((handle) =>
+    Effect.gen(function* () {
+      const result = yield* Effect.promise(() =>
+        generateText({
+          model,
+          prompt: "read a then b",
+          tools: { read: readTool },
+          stopWhen: stepCountIs(5),
+        })
+      );
+      return yield* recordAiSdkSteps({ handle, steps: result.steps });
+    })
+  );
+  const messages = deriveMessages(session.surface);
+  assert.deepEqual(checkTranscript(messages), []);
+  assert.deepEqual(
+    messages.flatMap((m) =>
+      m.content.flatMap((b) =>
+        b.type === "tool-call"
+          ? [[b.id, b.arguments]]
+          : b.type === "tool-result"
+          ? [[b.toolCallId, b.content[0]?.type === "text" && b.content[0].text]]
+          : []
+      )
+    ),
+    [
+      ["call_0", '{"path":"a"}'],
+      ["call_0", "contents of a"],
+      ["call_0_1", '{"path":"b"}'],
+      ["call_0_1", "contents of b"],
+    ],
+  );
+});
+
+Deno.test("a streamText step that ended without the provider's end is recorded as cut", async () => {
+  const model = new MockLanguageModelV4({
+    doStream: {
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          for (
+            const part of [
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "Half an" },
+              {
+                type: "finish",
+                finishReason: { unified: "interrupted", raw: undefined },
+                usage,
+              },
+            ] satisfies LanguageModelV4StreamPart[]
+          ) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    },
+  });
+  const { session, recorded } = await withSession((handle) =>
+    Effect.gen(function* () {
+      const result = streamText({ model, prompt: "hi" });
+      const steps = yield* Effect.promise(() => Promise.resolve(result.steps));
+      const recorded = yield* recordAiSdkSteps({ handle, steps, input: "hi" });
+      return { session: handle.session, recorded };
+    })
+  );
+  assert.equal(recorded.reason, "interrupted");
+  const message = Result.getOrThrow(Session.events(session)).find((e) =>
+    e.type === "assistant/message"
+  );
+  assert.ok(message?.type === "assistant/message");
+  assert.equal(message.data.interrupted, true);
+});

@@ -27,12 +27,11 @@ import type {
   LanguageModelV4,
   LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createAnthropic } from "@ai-sdk/anthropic";
 import assert from "node:assert/strict";
 import {
   type Dialect,
   type Loopback,
+  modelFor,
   serveLoopback,
   type StreamAnswer,
 } from "./_loopback.ts";
@@ -47,17 +46,6 @@ const DIALECTS: ReadonlyArray<Dialect> = [
   "openai-chat",
   "anthropic",
 ];
-
-const modelFor = (dialect: Dialect, baseURL: string): LanguageModelV4 => {
-  switch (dialect) {
-    case "openai-responses":
-      return createOpenAI({ baseURL, apiKey: "test" }).responses("gpt-5");
-    case "openai-chat":
-      return createOpenAI({ baseURL, apiKey: "test" }).chat("gpt-5");
-    case "anthropic":
-      return createAnthropic({ baseURL, apiKey: "test" })("claude-sonnet-4-5");
-  }
-};
 
 const long = (n: number) =>
   "lorem ipsum ".repeat(Math.ceil(n / 12)).slice(0, n);

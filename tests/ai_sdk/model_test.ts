@@ -5,7 +5,8 @@ import {
   layerAiSdkModel,
   toAiError,
 } from "@palimpsest/session/ai-sdk";
-import { Effect, Fiber, Layer, Result, Stream } from "effect";
+import { Effect, Exit, Fiber, Layer, Result, Stream } from "effect";
+import { TOOL_NOT_STARTED } from "@palimpsest/session/internal";
 import { AiError, LanguageModel } from "effect/ai";
 import {
   APICallError,
@@ -294,6 +295,10 @@ Deno.test("provider errors become effect/ai errors; an overflow is recognisable"
   ));
   assert.equal(anthropicOverflow.reason._tag, "InvalidRequestError");
   assert.equal(isContextOverflow(anthropicOverflow), true);
+  // A 200 whose body broke off: the connection, not the request.
+  const reset = errorOf(api(200, "Failed to process successful response"));
+  assert.equal(reset.reason._tag, "NetworkError");
+  assert.equal(reset.isRetryable, true);
   const openaiOverflow = errorOf(api(
     400,
     "Your input exceeds the context window of this model.",
@@ -358,6 +363,85 @@ Deno.test("an error part in the stream fails the request with the mapped error",
   const exit = await streamFailure(model);
   assert.ok(AiError.isAiError(exit));
   assert.equal(exit.reason._tag, "InternalProviderError");
+});
+
+Deno.test("a stream that ends without the provider's end fails as a connection reset", async () => {
+  const model = new MockLanguageModelV4({
+    doStream: streamOf([
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "partial" },
+      finish("interrupted"),
+    ]),
+  });
+  const error = await streamFailure(model);
+  assert.ok(AiError.isAiError(error));
+  assert.equal(error.reason._tag, "NetworkError");
+  assert.equal(error.isRetryable, true);
+});
+
+Deno.test("a stream that ends with no finish part at all fails as a connection reset", async () => {
+  const model = new MockLanguageModelV4({
+    doStream: streamOf([{ type: "stream-start", warnings: [] }]),
+  });
+  const error = await streamFailure(model);
+  assert.ok(AiError.isAiError(error));
+  assert.equal(error.reason._tag, "NetworkError");
+});
+
+Deno.test("runTurn records a stream that ended without the provider's end as cut and runs none of its calls", async () => {
+  const model = new MockLanguageModelV4({
+    doStream: streamOf([
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Reading" },
+      {
+        type: "tool-call",
+        toolCallId: "c1",
+        toolName: "read",
+        input: '{"path":"pa',
+      },
+      finish("interrupted"),
+    ]),
+  });
+  const runs: string[] = [];
+  const program = Effect.gen(function* () {
+    const { store, handle } = yield* newSession();
+    const toolkit = yield* tools;
+    const exit = yield* Effect.exit(runTurn({
+      handle,
+      toolkit,
+      model: { provider: model.provider, model: model.modelId },
+      input: "read",
+    }));
+    const session = handle.session;
+    yield* store.close(handle);
+    return { exit, session };
+  });
+  const { exit, session } = await Effect.runPromise(
+    Effect.scoped(program).pipe(
+      Effect.provide(Layer.mergeAll(
+        layerAiSdkModel(model),
+        tempStore(),
+        tools.toLayer({
+          read: ({ path }) =>
+            Effect.sync(() => {
+              runs.push(path);
+              return "";
+            }),
+        }),
+      )),
+    ),
+  );
+  assert.ok(Exit.isFailure(exit));
+  assert.deepEqual(runs, []);
+  const events = Result.getOrThrow(Session.events(session));
+  const answer = events.find((e) => e.type === "assistant/message");
+  assert.ok(answer?.type === "assistant/message");
+  assert.equal(answer.data.interrupted, true);
+  assert.deepEqual(
+    events.flatMap((e) => e.type === "tool/result" ? [e.data.error?.code] : []),
+    [TOOL_NOT_STARTED],
+  );
+  assert.deepEqual(checkTranscript(deriveMessages(session.surface)), []);
 });
 
 Deno.test("a failed request (doStream rejects) fails with the mapped error", async () => {
