@@ -170,8 +170,12 @@ const bodyOf = (candidate: CheckpointCandidate): Body =>
 /** A count or seq in a stored body. */
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0));
 
-/** The body of a checkpoint, as stored. */
-const Body = Schema.Struct({
+/**
+ * The body of a checkpoint, as stored, but for its two long arrays (`order`
+ * and `lines`, see {@link Body}), which are checked by {@link isIntArray}:
+ * a schema over a million numbers costs a hundred times the array.
+ */
+const BodyFields = Schema.Struct({
   checkpoint: Schema.Literal(CHECKPOINT_VERSION),
   id: Schema.String,
   header: Schema.String,
@@ -183,14 +187,6 @@ const Body = Schema.Struct({
   replacements: Count,
   heldFrom: Count,
   heldBytes: Schema.NullOr(Count),
-  /** The surface's seqs in surface order: the first, then differences. */
-  order: Schema.Array(Schema.Int),
-  /**
-   * For a file, per surface node before `heldFrom` in surface order, two
-   * numbers: its line's start less the previous one's end (0 for the next
-   * line), and its length.
-   */
-  lines: Schema.NullOr(Schema.Array(Schema.Int)),
   prior: Schema.Struct({
     lastTurn: Schema.NullOr(Count),
     turnStep: Schema.NullOr(
@@ -198,9 +194,33 @@ const Body = Schema.Struct({
     ),
   }),
 });
-type Body = typeof Body.Type;
+/** The body of a checkpoint, as stored. */
+type Body = typeof BodyFields.Type & {
+  /** The surface's seqs in surface order: the first, then differences. */
+  readonly order: ReadonlyArray<number>;
+  /**
+   * For a file, per surface node before `heldFrom` in surface order, two
+   * numbers: its line's start less the previous one's end (0 for the next
+   * line), and its length.
+   */
+  readonly lines: ReadonlyArray<number> | null;
+};
 
-const isBody: (u: unknown) => u is Body = Schema.is(Body);
+/** Whether every element of an array is a safe integer. */
+const isIntArray = (array: unknown): boolean => {
+  if (!Array.isArray(array)) return false;
+  for (let i = 0; i < array.length; i++) {
+    if (!Number.isSafeInteger(array[i])) return false;
+  }
+  return true;
+};
+
+const isFields: (u: unknown) => u is typeof BodyFields.Type = Schema.is(
+  BodyFields,
+);
+const isBody = (u: unknown): u is Body =>
+  isObject(u) && isIntArray(u.order) &&
+  (u.lines === null || isIntArray(u.lines)) && isFields(u);
 
 const sha256 = (text: string): string =>
   createHash("sha256").update(text).digest("hex");
@@ -534,7 +554,6 @@ export function restoreCheckpoint(
       "the log does not hold the events it references",
     );
   }
-  const bySeq = new Map<number, SessionEvent>();
   for (let i = 0; i < events.pinned.length; i++) {
     const event = events.pinned[i];
     if (event === undefined || event.seq !== reads.pinned[i]) {
@@ -544,7 +563,6 @@ export function restoreCheckpoint(
         `the log's event ${reads.pinned[i]} differs`,
       );
     }
-    bySeq.set(event.seq, event);
   }
   for (let i = 0; i < events.held.length; i++) {
     const event = events.held[i];
@@ -555,21 +573,24 @@ export function restoreCheckpoint(
         `the log's event ${reads.heldFrom + i} differs`,
       );
     }
-    bySeq.set(event.seq, event);
   }
-  const nodes: SurfaceEvent[] = [];
+  // The nodes in surface order: the pinned ones are in that order too.
+  const nodes: SurfaceEvent[] = new Array(body.order.length);
   let at = 0;
-  for (const delta of body.order) {
-    at += delta;
-    const event = bySeq.get(at);
-    if (event === undefined || !isSurfaceEvent(event)) {
+  let pinnedAt = 0;
+  for (let i = 0; i < body.order.length; i++) {
+    at += body.order[i] ?? 0;
+    const event = at < reads.heldFrom
+      ? events.pinned[pinnedAt++]
+      : events.held[at - reads.heldFrom];
+    if (event === undefined || event.seq !== at || !isSurfaceEvent(event)) {
       return rejected(
         "invalid",
         seq,
         `its node ${at} is not a surface event of the log`,
       );
     }
-    nodes.push(event);
+    nodes[i] = event;
   }
   const prior = priorOfBody(body);
   const surface = restoreSurface(

@@ -51,7 +51,7 @@ export interface LineTable {
 
 const NL = 10;
 /** How much of a log one read of a scan or an open takes. */
-const BLOCK = 4 * 1024 * 1024;
+const BLOCK = 1024 * 1024;
 /** The widest gap between two referenced lines read through in one read. */
 const GAP = 64 * 1024;
 
@@ -213,9 +213,14 @@ export const readReferenced = <EIO>(
     const runs = makeRunBudget();
     const events: SessionEvent[] = new Array(pinned.length);
     // Lines in file order, read a window at a time.
-    const byOffset = Array.from(pinned.keys()).sort((a, b) =>
-      (offsets[a] ?? 0) - (offsets[b] ?? 0)
-    );
+    const byOffset = Array.from(pinned.keys());
+    let sorted = true;
+    for (let k = 1; k < offsets.length && sorted; k++) {
+      sorted = (offsets[k] ?? 0) > (offsets[k - 1] ?? 0);
+    }
+    if (!sorted) {
+      byOffset.sort((a, b) => (offsets[a] ?? 0) - (offsets[b] ?? 0));
+    }
     let i = 0;
     while (i < byOffset.length) {
       const first = byOffset[i] ?? 0;

@@ -411,11 +411,14 @@ export const loadWithCheckpoint = <EIO, E, EW>(
           mark: {
             seq,
             since: sinceOf(candidate),
-            lines: seededLineTable(
-              surface.baseSeq,
-              readsOfCheckpoint(candidate),
-              candidate.bytes ?? 0,
-            ),
+            // Only a writer writes checkpoints.
+            lines: strict
+              ? seededLineTable(
+                surface.baseSeq,
+                readsOfCheckpoint(candidate),
+                candidate.bytes ?? 0,
+              )
+              : undefined,
           },
         };
       }
