@@ -1,19 +1,20 @@
 /**
  * Checkpoints in every store layer: the policy a layer is configured with
- * ({@link CheckpointPolicy}: every K events, and on close), and the open of
- * a log stored as bytes (a file, the memory layer's chunks) from its newest
+ * ({@link CheckpointPolicy}: every K events, and on close), the bound on a
+ * stored checkpoint's size ({@link checkpointBound}), and the open of a log
+ * stored as bytes (a file, the memory layer's chunks) from its newest
  * checkpoint ({@link openFromCheckpoint}). The checkpoint format and its
- * verification are `src/log/checkpoint.ts`'s; where a layer keeps the text
- * is its own (a sidecar file, a row, a map entry).
+ * verification are `src/log/checkpoint.ts`'s, writing one is
+ * `checkpoint_write.ts`'s; where a layer keeps the text is its own (a
+ * sidecar file, a row, a map entry).
  *
  * An open from a checkpoint reads the header, the line before the
  * checkpoint's boundary, the lines the checkpoint references (its surface
  * nodes and the work still open, `checkpoint_lines.ts`) and the lines after
  * it; nothing else. A checkpoint larger than {@link checkpointBound} is not
- * read at all: it is `unreadable`. Whatever
- * does not match (the checkpoint, or the log after it) is reported as
- * `CheckpointRejected` and the layer replays the whole log, which is then
- * the authority on every error.
+ * read at all: it is `unreadable`. Whatever does not match (the checkpoint,
+ * or the log after it) is reported as `CheckpointRejected` and the layer
+ * replays the whole log, which is then the authority on every error.
  *
  * @module
  * @internal
