@@ -61,7 +61,9 @@ import { forEachNode, logEvent } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
 import { isObject } from "../json.ts";
 import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
-import { decodeLine, makeRunBudget, type RunBudget } from "./line.ts";
+import { decodeLine, makeRunBudget } from "./line.ts";
+
+export { decodeReferencedLine } from "./line.ts";
 
 /**
  * The version of the checkpoint body this library writes and reads (1 held
@@ -480,35 +482,6 @@ export interface ReferencedEvents {
   /** Every event from the first held seq to the checkpoint's seq. */
   readonly held: ReadonlyArray<SessionEvent>;
 }
-
-/**
- * Decodes one stored line a checkpoint references; undefined when it does
- * not decode, or holds another seq's event: the log does not hold there
- * what the checkpoint says.
- *
- * @param text The line, without `\n` (a final `\r` is dropped).
- * @param seq The seq it is referenced for.
- * @param runs The open's source-run budget.
- * @param vocabulary The vocabulary the session is read with.
- * @returns The event, or undefined.
- */
-export const decodeReferencedLine = (
-  text: string,
-  seq: number,
-  runs: RunBudget,
-  vocabulary: Vocabulary | undefined,
-): SessionEvent | undefined => {
-  const line = text.endsWith("\r") ? text.slice(0, -1) : text;
-  const decoded = decodeLine(
-    line,
-    seq,
-    runs,
-    vocabulary === undefined ? undefined : { vocabulary },
-  );
-  return Result.isSuccess(decoded) && decoded.success.seq === seq
-    ? decoded.success
-    : undefined;
-};
 
 /**
  * Checks a candidate against the stored log's header and its line at the
