@@ -152,10 +152,10 @@ export interface StoredLog {
   readonly last?: SessionEvent | undefined;
 }
 
-/** The body and reads of each candidate decoded here. */
+/** The body of each candidate decoded here. */
 const bodies = new WeakMap<
   CheckpointCandidate,
-  { readonly body: Body; readonly reads: CheckpointReads }
+  { readonly body: Body }
 >();
 
 /** The body of a candidate (every candidate comes from `decodeCheckpoint`). */
@@ -421,7 +421,9 @@ export function decodeCheckpoint(
     bytes: body.bytes ?? undefined,
     lastBytes: body.lastBytes,
   };
-  bodies.set(candidate, { body, reads });
+  // The reads are made again when asked for: an open holds them only
+  // while it reads the lines.
+  bodies.set(candidate, { body });
   return Result.succeed(candidate);
 }
 
@@ -434,7 +436,7 @@ export function decodeCheckpoint(
  */
 export const readsOfCheckpoint = (
   candidate: CheckpointCandidate,
-): CheckpointReads => decodedOf(candidate).reads;
+): CheckpointReads => readsOf(decodedOf(candidate).body) as CheckpointReads;
 
 /**
  * Where the scans of the checkpoint after a candidate may stop.
@@ -500,7 +502,8 @@ export function restoreCheckpoint(
   events: ReferencedEvents | undefined,
   vocabulary: Vocabulary | undefined,
 ): Result.Result<Session, CheckpointRejected> {
-  const { body, reads } = decodedOf(candidate);
+  const { body } = decodedOf(candidate);
+  const heldFrom = body.heldFrom;
   const seq = body.seq;
   const foreign = checkHeader(candidate, boundary.header);
   if (foreign !== undefined) return Result.fail(foreign);
@@ -517,45 +520,25 @@ export function restoreCheckpoint(
       `the log's event ${seq - 1} is not the one it covers`,
     );
   }
-  if (
-    events === undefined || events.pinned.length !== reads.pinned.length ||
-    events.held.length !== seq - reads.heldFrom
-  ) {
-    return rejected(
-      "stale",
-      seq,
-      "the log does not hold the events it references",
-    );
-  }
-  for (let i = 0; i < events.pinned.length; i++) {
-    const event = events.pinned[i];
-    if (event === undefined || event.seq !== reads.pinned[i]) {
-      return rejected(
-        "stale",
-        seq,
-        `the log's event ${reads.pinned[i]} differs`,
-      );
-    }
+  const notHeld = (): Result.Result<never, CheckpointRejected> =>
+    rejected("stale", seq, "the log does not hold the events it references");
+  if (events === undefined || events.held.length !== seq - heldFrom) {
+    return notHeld();
   }
   for (let i = 0; i < events.held.length; i++) {
-    const event = events.held[i];
-    if (event === undefined || event.seq !== reads.heldFrom + i) {
-      return rejected(
-        "stale",
-        seq,
-        `the log's event ${reads.heldFrom + i} differs`,
-      );
-    }
+    if (events.held[i]?.seq !== heldFrom + i) return notHeld();
   }
   // The nodes in surface order: the pinned ones are in that order too.
-  const nodes: SurfaceEvent[] = new Array(body.order.length);
+  // Pushed, not `new Array(n)`: past 100,000 elements that makes a
+  // dictionary, several times slower and larger.
+  const nodes: SurfaceEvent[] = [];
   let at = 0;
   let pinnedAt = 0;
   for (let i = 0; i < body.order.length; i++) {
     at += body.order[i] ?? 0;
-    const event = at < reads.heldFrom
+    const event = at < heldFrom
       ? events.pinned[pinnedAt++]
-      : events.held[at - reads.heldFrom];
+      : events.held[at - heldFrom];
     if (event === undefined || event.seq !== at || !isSurfaceEvent(event)) {
       return rejected(
         "invalid",
@@ -563,8 +546,9 @@ export function restoreCheckpoint(
         `its node ${at} is not a surface event of the log`,
       );
     }
-    nodes[i] = event;
+    nodes.push(event);
   }
+  if (pinnedAt !== events.pinned.length) return notHeld();
   const prior = priorOfBody(body);
   const surface = restoreSurface(
     [

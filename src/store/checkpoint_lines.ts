@@ -211,24 +211,34 @@ export const readReferenced = <EIO>(
     if (offsets === undefined || lengths === undefined) return undefined;
     if (heldBytes === undefined) return undefined;
     const runs = makeRunBudget();
-    const events: SessionEvent[] = new Array(pinned.length);
     // Lines in file order, read a window at a time.
-    const byOffset = Array.from(pinned.keys());
     let sorted = true;
     for (let k = 1; k < offsets.length && sorted; k++) {
       sorted = (offsets[k] ?? 0) > (offsets[k - 1] ?? 0);
     }
-    if (!sorted) {
-      byOffset.sort((a, b) => (offsets[a] ?? 0) - (offsets[b] ?? 0));
+    // The reference of the k-th line in file order: the k-th when they are
+    // in that order already.
+    const order = sorted
+      ? undefined
+      : Array.from(pinned.keys()).sort((a, b) =>
+        (offsets[a] ?? 0) - (offsets[b] ?? 0)
+      );
+    const byOffset = (k: number): number =>
+      order === undefined ? k : order[k] ?? 0;
+    // Pushed or filled, not `new Array(n)`: past 100,000 elements that
+    // makes a dictionary, several times slower and larger.
+    const events: Array<SessionEvent | undefined> = [];
+    if (order !== undefined) {
+      for (let k = 0; k < pinned.length; k++) events.push(undefined);
     }
     let i = 0;
-    while (i < byOffset.length) {
-      const first = byOffset[i] ?? 0;
+    while (i < pinned.length) {
+      const first = byOffset(i);
       const from = (offsets[first] ?? 0) - 1;
       let to = from + 1 + (lengths[first] ?? 0);
       let j = i + 1;
-      while (j < byOffset.length) {
-        const k = byOffset[j] ?? 0;
+      while (j < pinned.length) {
+        const k = byOffset(j);
         const start = offsets[k] ?? 0;
         const end = start + (lengths[k] ?? 0);
         if (start < to || start - to > GAP || end - from > BLOCK) break;
@@ -243,12 +253,12 @@ export const readReferenced = <EIO>(
         let runEnd = run + 1;
         while (
           runEnd < j &&
-          offsets[byOffset[runEnd] ?? 0] ===
-            (offsets[byOffset[runEnd - 1] ?? 0] ?? 0) +
-              (lengths[byOffset[runEnd - 1] ?? 0] ?? 0)
+          offsets[byOffset(runEnd)] ===
+            (offsets[byOffset(runEnd - 1)] ?? 0) +
+              (lengths[byOffset(runEnd - 1)] ?? 0)
         ) runEnd++;
-        const head = byOffset[run] ?? 0;
-        const tail = byOffset[runEnd - 1] ?? 0;
+        const head = byOffset(run);
+        const tail = byOffset(runEnd - 1);
         const a = (offsets[head] ?? 0) - from;
         const b = (offsets[tail] ?? 0) + (lengths[tail] ?? 0) - from;
         if (window[a - 1] !== NL || window[b - 1] !== NL) return undefined;
@@ -258,7 +268,7 @@ export const readReferenced = <EIO>(
         if (texts.length !== runEnd - run) return undefined;
         let at = a;
         for (let r = run; r < runEnd; r++) {
-          const index = byOffset[r] ?? 0;
+          const index = byOffset(r);
           const line = texts[r - run] ?? "";
           const length = lengths[index] ?? 0;
           // The line's recorded length: its bytes from `at` to its `\n`.
@@ -271,7 +281,8 @@ export const readReferenced = <EIO>(
             vocabulary,
           );
           if (event === undefined) return undefined;
-          events[index] = event;
+          if (order === undefined) events.push(event);
+          else events[index] = event;
         }
         run = runEnd;
       }
@@ -300,5 +311,6 @@ export const readReferenced = <EIO>(
         held.push(event);
       }
     } else if (heldBytes !== bytes) return undefined;
-    return { pinned: events, held };
+    // Every one was set, or the read returned undefined above.
+    return { pinned: events as SessionEvent[], held };
   });
