@@ -124,10 +124,8 @@ const ensureCheckpoint = (kind: "jsonl" | "pg", size: number) =>
       const store = yield* SessionStore;
       const reader = yield* store.open(idOf(size));
       if (reader.report.checkpoint === size) return;
-      const writer = yield* store.open(idOf(size), {
-        mode: "write",
-        wholeLog: true,
-      });
+      // An ordinary write open: store.checkpoint reads what it needs.
+      const writer = yield* store.open(idOf(size), { mode: "write" });
       yield* store.checkpoint(writer);
     }),
   );

@@ -98,12 +98,14 @@ import { encodeBatch, encodeLog, followLines } from "../store/lines.ts";
 import {
   type CheckpointMark,
   type CheckpointOptions,
-  type CheckpointTarget,
   loadWithCheckpoint,
-  makeCheckpointer,
   type ResolvedPolicy,
   resolvePolicy,
 } from "../store/checkpoints.ts";
+import {
+  type CheckpointTarget,
+  makeCheckpointer,
+} from "../store/checkpoint_write.ts";
 import {
   fileByteLog,
   readCheckpointFile,
@@ -280,6 +282,11 @@ const makeCore = (
         writeCheckpointFile(state.path, text),
         (error) => storageError("checkpoint", undefined, error),
       ),
+    range: (offset, length) =>
+      Effect.mapError(
+        fileByteLog(state.path).range(offset, length),
+        (error) => storageError("checkpoint", undefined, error),
+      ),
   });
 
   /** Writes the checkpoint a closing writer owes, if any; never fails. */
@@ -392,7 +399,11 @@ const makeCore = (
       loadWithCheckpoint(
         policy,
         // An unreadable checkpoint is no checkpoint: it is derived data.
-        Effect.orElseSucceed(readCheckpointFile(path), () => undefined),
+        (maxLineBytes) =>
+          Effect.orElseSucceed(
+            readCheckpointFile(path, maxLineBytes),
+            () => undefined,
+          ),
         fileByteLog(path),
         options,
         strict,

@@ -334,3 +334,33 @@ export const decodeCurrentText = (
     ? Result.fail(corrupt(line, text, event.failure))
     : Result.succeed(event.success);
 };
+
+/**
+ * Decodes one stored line a checkpoint references; undefined when it does
+ * not decode, or holds another seq's event: the log does not hold there
+ * what the checkpoint says.
+ *
+ * @param text The line, without `\n` (a final `\r` is dropped).
+ * @param seq The seq it is referenced for.
+ * @param runs The open's source-run budget.
+ * @param vocabulary The vocabulary the session is read with.
+ * @returns The event, or undefined.
+ * @internal
+ */
+export const decodeReferencedLine = (
+  text: string,
+  seq: number,
+  runs: RunBudget,
+  vocabulary: Vocabulary | undefined,
+): SessionEvent | undefined => {
+  const line = text.endsWith("\r") ? text.slice(0, -1) : text;
+  const decoded = decodeLine(
+    line,
+    seq,
+    runs,
+    vocabulary === undefined ? undefined : { vocabulary },
+  );
+  return Result.isSuccess(decoded) && decoded.success.seq === seq
+    ? decoded.success
+    : undefined;
+};

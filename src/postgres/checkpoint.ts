@@ -8,10 +8,14 @@
  *   sees the old row or the new one, never a torn one (and the
  *   checkpoint's own hash catches anything else).
  * - **Read at open with its boundary.** One query reads the checkpoint row
- *   and the event row just before its seq; the checkpoint is checked
- *   against itself, the head row's header and that line, the surface it
- *   holds is restored, and the rows from its seq on are streamed onto it
- *   (`read.ts`). Whatever does not match (the checkpoint, or the rows after
+ *   (only when it is no larger than the bound for the log's size and the
+ *   open's `maxLineBytes`: a larger one is `unreadable` unread) and the
+ *   event row just before its seq; the checkpoint is checked against
+ *   itself, the head row's header and that line; the rows it references by
+ *   seq (the surface nodes before its first held seq, then every row from
+ *   there to its seq) are read and each must decode to its seq's event;
+ *   the surface is restored, and the rows from its seq on are streamed onto
+ *   it (`read.ts`). Whatever does not match (the checkpoint, or the rows after
  *   it) is reported as `checkpointRejected` and the open replays the whole
  *   log, which is then the authority on every error.
  *
@@ -27,8 +31,14 @@ import {
   checkHeader,
   type CheckpointRejected,
   decodeCheckpoint,
+  decodeReferencedLine,
+  readsOfCheckpoint,
+  type ReferencedEvents,
   sinceOf,
 } from "../log/checkpoint.ts";
+import { makeRunBudget } from "../log/line.ts";
+import type { Vocabulary } from "../decode.ts";
+import type { SessionEvent } from "../event.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
 import { decodeHeaderText } from "../log/line.ts";
 import type { LoadedLog } from "../log/reader.ts";
@@ -39,20 +49,31 @@ import type { StorageError } from "../store/errors.ts";
 import type { OpenOptions } from "../store/store.ts";
 import { readOptionsOf, reportOf } from "../store/open.ts";
 import {
+  checkpointBound,
   type CheckpointMark,
   HOLD_LOG_UP_TO,
   type LoadedFrom,
+  oversized,
   type ResolvedPolicy,
   restoreAndRead,
 } from "../store/checkpoints.ts";
-import { type Failed, type HeadRow, readHeadRow } from "./rows.ts";
+import {
+  type Failed,
+  type HeadRow,
+  readEventPage,
+  readHeadRow,
+} from "./rows.ts";
 import { readStoredSession } from "./read.ts";
 import { CHECKPOINTS_TABLE, EVENTS_TABLE } from "./schema.ts";
 
 /** A stored checkpoint and the event line just before its seq. */
 interface CheckpointRow {
-  /** The checkpoint's text. */
-  readonly body: string;
+  /** The checkpoint's text (undefined: over the bound, not read). */
+  readonly body: string | undefined;
+  /** Its size in bytes. */
+  readonly size: number;
+  /** The bound it was read under. */
+  readonly bound: number;
   /** The line of the event at its `seq - 1`, if the log has one. */
   readonly lastLine: string | undefined;
 }
@@ -80,29 +101,122 @@ export const putCheckpoint = (
     [id, seq, text],
   );
 
-/** The checkpoint row of `id` and its boundary line; undefined for none. */
+/**
+ * The checkpoint row of `id` and its boundary line; undefined for none. A
+ * body over `bound` bytes is not sent.
+ */
 const readCheckpointRow = (
   client: SqlClient,
   id: string,
+  bound: number,
 ): Effect.Effect<CheckpointRow | undefined> =>
   Effect.map(
-    client.unsafe<{ body: string; line: string | null }>(
-      `SELECT c.body, e.line FROM ${CHECKPOINTS_TABLE} c
+    client.unsafe<
+      { body: string | null; size: number | bigint; line: string | null }
+    >(
+      `SELECT CASE WHEN octet_length(c.body) <= $2 THEN c.body END AS body,
+         octet_length(c.body) AS size, e.line FROM ${CHECKPOINTS_TABLE} c
        LEFT JOIN ${EVENTS_TABLE} e ON e.session_id = c.session_id AND e.seq = c.seq - 1
        WHERE c.session_id = $1`,
-      [id],
+      [id, bound],
     ),
     (rows): CheckpointRow | undefined => {
       const row = rows[0];
-      return row === undefined
-        ? undefined
-        : { body: row.body, lastLine: row.line ?? undefined };
+      return row === undefined ? undefined : {
+        body: row.body ?? undefined,
+        size: Number(row.size),
+        bound,
+        lastLine: row.line ?? undefined,
+      };
     },
   ).pipe(
     // An unreadable checkpoint (no table yet, a lost row) is no checkpoint:
     // it is derived data, and the whole read reports a real failure.
     Effect.orElseSucceed(() => undefined),
   );
+
+/** Seqs read through between two referenced rows in one query. */
+const GAP = 64;
+
+/**
+ * Reads the rows a checkpoint references: the surface nodes before its
+ * first held seq (runs of near seqs one range each), then every row from
+ * there to its seq; undefined when one is missing or does not decode to
+ * its seq's event.
+ */
+const readReferencedRows = (
+  client: SqlClient,
+  id: string,
+  [pinned, heldFrom, seq]: readonly [
+    pinned: ReadonlyArray<number>,
+    heldFrom: number,
+    seq: number,
+  ],
+  vocabulary: Vocabulary | undefined,
+  pageSize: number,
+  failed: Failed,
+): Effect.Effect<ReferencedEvents | undefined, StorageError> =>
+  Effect.gen(function* () {
+    const runs = makeRunBudget();
+    const found = new Map<number, SessionEvent>();
+    const wanted = new Set(pinned);
+    const sorted = [...pinned].sort((a, b) => a - b);
+    /** Reads `[from, to)`, keeping the wanted rows (all when `keep`). */
+    const readRange = (from: number, to: number, keep: boolean) =>
+      Effect.gen(function* () {
+        let at = from;
+        while (at < to) {
+          const rows = yield* readEventPage(
+            client,
+            id,
+            at,
+            to,
+            pageSize,
+            failed,
+          );
+          for (const row of rows) {
+            if (!keep && !wanted.has(row.seq)) continue;
+            const event = decodeReferencedLine(
+              row.line,
+              row.seq,
+              runs,
+              vocabulary,
+            );
+            if (event === undefined) return false;
+            found.set(row.seq, event);
+          }
+          const last = rows[rows.length - 1];
+          if (last === undefined) return true;
+          at = last.seq + 1;
+        }
+        return true;
+      });
+    let i = 0;
+    while (i < sorted.length) {
+      const from = sorted[i] ?? 0;
+      let to = from + 1;
+      while (i + 1 < sorted.length && (sorted[i + 1] ?? 0) - to <= GAP) {
+        to = (sorted[++i] ?? 0) + 1;
+      }
+      i++;
+      if (!(yield* readRange(from, to, false))) return undefined;
+    }
+    const pinnedEvents: SessionEvent[] = [];
+    for (const at of pinned) {
+      const event = found.get(at);
+      if (event === undefined) return undefined;
+      pinnedEvents.push(event);
+    }
+    found.clear();
+    if (!(yield* readRange(heldFrom, seq, true))) return undefined;
+    const held: SessionEvent[] = [];
+    for (let at = heldFrom; at < seq; at++) {
+      const event = found.get(at);
+      if (event === undefined) return undefined;
+      held.push(event);
+    }
+    return { pinned: pinnedEvents, held };
+  });
 
 /** The head row's header, when it is of the current version. */
 const currentHeader = (head: HeadRow): SessionHeader | undefined => {
@@ -141,6 +255,9 @@ const fromRow = <E>(
   row: CheckpointRow,
 ): Effect.Effect<Tried> =>
   Effect.gen(function* () {
+    if (row.body === undefined) {
+      return { _tag: "Rejected", rejected: oversized(row) } as const;
+    }
     const decoded = decodeCheckpoint(row.body);
     if (Result.isFailure(decoded)) {
       return { _tag: "Rejected", rejected: decoded.failure } as const;
@@ -171,9 +288,19 @@ const fromRow = <E>(
     if (row.lastLine === undefined) {
       return rejectedAt(seq, "stale", `the log has no event ${seq - 1}`);
     }
+    const reads = readsOfCheckpoint(candidate);
+    const events = yield* readReferencedRows(
+      client,
+      id,
+      [reads.pinned, reads.heldFrom, seq],
+      options.vocabulary,
+      pageSize,
+      failed,
+    ).pipe(Effect.orElseSucceed(() => undefined));
     const outcome = yield* restoreAndRead(
       candidate,
       { header, lastLine: row.lastLine },
+      events,
       options.vocabulary,
       (session, lines) =>
         readStoredSession(
@@ -223,7 +350,11 @@ export const loadStored = <E>(
   Effect.gen(function* () {
     let rejected: CheckpointRejected | undefined;
     if (policy !== undefined && options.wholeLog !== true) {
-      const row = yield* readCheckpointRow(client, id);
+      const row = yield* readCheckpointRow(
+        client,
+        id,
+        checkpointBound(head.bytes, options.maxLineBytes),
+      );
       if (row !== undefined) {
         const tried = yield* fromRow(
           client,

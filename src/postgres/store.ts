@@ -111,17 +111,18 @@ import {
   failedAt,
   insertRows,
   MAX_MESSAGE_BYTES,
+  readEventPage,
   readHeadRow,
   rowsOf,
   sqlState,
   transact,
 } from "./rows.ts";
 import { loadStored, putCheckpoint } from "./checkpoint.ts";
+import { resolvePolicy } from "../store/checkpoints.ts";
 import {
   makeCheckpointer,
-  resolvePolicy,
   writeCheckpoint,
-} from "../store/checkpoints.ts";
+} from "../store/checkpoint_write.ts";
 import { migrateStore, SESSIONS_TABLE } from "./schema.ts";
 
 /**
@@ -461,6 +462,7 @@ export function makePostgresStore(
             : checkpointer.afterBatch(next, undefined, {
               mark: state.mark,
               put: put(state.client, next),
+              lineAt: lineAt(state.client, next),
             }),
       )
     );
@@ -511,6 +513,13 @@ export function makePostgresStore(
         Effect.mapError(failed("write the checkpoint of", session.header.id)),
       );
 
+    /** Reads the stored line of one event of `session` through `client`. */
+    const lineAt = (client: SqlClient, session: Session) => (seq: number) =>
+      Effect.map(
+        readEventPage(client, session.header.id, seq, seq + 1, 1, failed),
+        (rows) => rows[0]?.line,
+      );
+
     /**
      * Writes the checkpoint a closing writer owes by the policy's
      * `onClose`, if any, as the checkpointer's `onClose` judges it (which
@@ -530,12 +539,11 @@ export function makePostgresStore(
         ) return Effect.void;
         return Effect.ignore(
           Effect.timeoutOption(
-            writeCheckpoint(
-              state.session,
-              undefined,
-              state.mark,
-              put(client, state.session),
-            ),
+            writeCheckpoint(state.session, undefined, {
+              mark: state.mark,
+              put: put(client, state.session),
+              lineAt: lineAt(client, state.session),
+            }),
             "5 seconds",
           ),
         );
@@ -564,6 +572,9 @@ export function makePostgresStore(
                 }),
               )
             : put(state.client, state.session),
+          lineAt: state.client === undefined
+            ? undefined
+            : lineAt(state.client, state.session),
         },
       }),
     );

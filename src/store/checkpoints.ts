@@ -1,16 +1,20 @@
 /**
  * Checkpoints in every store layer: the policy a layer is configured with
- * ({@link CheckpointPolicy}: every K events, and on close), and the open of
- * a log stored as bytes (a file, the memory layer's chunks) from its newest
+ * ({@link CheckpointPolicy}: every K events, and on close), the bound on a
+ * stored checkpoint's size ({@link checkpointBound}), and the open of a log
+ * stored as bytes (a file, the memory layer's chunks) from its newest
  * checkpoint ({@link openFromCheckpoint}). The checkpoint format and its
- * verification are `src/log/checkpoint.ts`'s; where a layer keeps the text
- * is its own (a sidecar file, a row, a map entry).
+ * verification are `src/log/checkpoint.ts`'s, writing one is
+ * `checkpoint_write.ts`'s; where a layer keeps the text is its own (a
+ * sidecar file, a row, a map entry).
  *
  * An open from a checkpoint reads the header, the line before the
- * checkpoint's boundary, and the lines after it; nothing else. Whatever
- * does not match (the checkpoint, or the log after it) is reported as
- * `CheckpointRejected` and the layer replays the whole log, which is then
- * the authority on every error.
+ * checkpoint's boundary, the lines the checkpoint references (its surface
+ * nodes and the work still open, `checkpoint_lines.ts`) and the lines after
+ * it; nothing else. A checkpoint larger than {@link checkpointBound} is not
+ * read at all: it is `unreadable`. Whatever does not match (the checkpoint,
+ * or the log after it) is reported as `CheckpointRejected` and the layer
+ * replays the whole log, which is then the authority on every error.
  *
  * @module
  * @internal
@@ -26,20 +30,26 @@ import {
   type CheckpointRejected,
   type CheckpointSince,
   decodeCheckpoint,
-  encodeCheckpoint,
+  readsOfCheckpoint,
+  type ReferencedEvents,
   restoreCheckpoint,
   sinceOf,
 } from "../log/checkpoint.ts";
-import { SessionSeq } from "../seq.ts";
+import {
+  type LineTable,
+  readReferenced,
+  seededLineTable,
+} from "./checkpoint_lines.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
 import { decodeHeaderText } from "../log/line.ts";
-import type { LoadedLog, ReadOptions } from "../log/reader.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  type LoadedLog,
+  type ReadOptions,
+} from "../log/reader.ts";
 import type { ResumePoint } from "../log/parser.ts";
 import type { Session, SessionHeader } from "../session.ts";
 import type { OpenOptions, OpenReport } from "./store.ts";
-import type { StorageError } from "./errors.ts";
-import type { HandleRegistry, HandleState } from "./handles.ts";
-import type { StoreCore } from "./core.ts";
 import { readOptionsOf, reportOf } from "./open.ts";
 
 /**
@@ -107,7 +117,49 @@ export interface CheckpointMark {
   seq: number;
   /** Where the next one's scans may stop. */
   since: CheckpointSince | undefined;
+  /** For a log stored as bytes: where the handle knows its lines are. */
+  lines?: LineTable | undefined;
 }
+
+/**
+ * The largest checkpoint an open reads: a checkpoint holds a few bytes per
+ * surface node, never more than its log, so one larger than the log (plus
+ * 64 KiB), or than the longest line a read accepts, is `unreadable`
+ * without being read.
+ *
+ * @param logBytes The log's size (for rows: as a JSONL file).
+ * @param maxLineBytes The open's `maxLineBytes`.
+ * @returns The bound, in bytes.
+ */
+export const checkpointBound = (
+  logBytes: number,
+  maxLineBytes: number | undefined,
+): number =>
+  Math.min(maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, logBytes + 64 * 1024);
+
+/** A stored checkpoint over {@link checkpointBound}, not read. */
+export interface OversizedCheckpoint {
+  /** Its size in bytes. */
+  readonly size: number;
+  /** The bound. */
+  readonly bound: number;
+}
+
+/** What a layer found where it keeps a session's checkpoint. */
+export type StoredCheckpoint = string | OversizedCheckpoint | undefined;
+
+/**
+ * The rejection of a checkpoint over its bound.
+ *
+ * @param found It.
+ * @returns The rejection.
+ */
+export const oversized = (found: OversizedCheckpoint): CheckpointRejected => ({
+  problem: "unreadable",
+  seq: undefined,
+  detail:
+    `it is ${found.size} bytes, over the ${found.bound} a checkpoint of this log can take`,
+});
 
 /** A log stored as bytes, as an open from a checkpoint reads it. */
 export interface ByteLog<EIO> {
@@ -194,12 +246,15 @@ const rejectedWith = (
  * @returns The outcome.
  */
 const openFromCheckpoint = <EIO, E>(
-  text: string | undefined,
+  text: StoredCheckpoint,
   log: ByteLog<EIO>,
   options: ReadOptions<E>,
 ): Effect.Effect<CheckpointOpen, EIO> =>
   Effect.gen(function* () {
     if (text === undefined) return { _tag: "None" } as const;
+    if (typeof text !== "string") {
+      return { _tag: "Rejected", rejected: oversized(text) } as const;
+    }
     const decoded = decodeCheckpoint(text);
     if (Result.isFailure(decoded)) {
       return { _tag: "Rejected", rejected: decoded.failure } as const;
@@ -234,9 +289,17 @@ const openFromCheckpoint = <EIO, E>(
         `the log has no line ending at byte ${bytes}`,
       );
     }
+    const events = yield* readReferenced(
+      readsOfCheckpoint(candidate),
+      candidate.seq,
+      bytes,
+      log.range,
+      options.vocabulary,
+    );
     return yield* restoreAndRead(
       candidate,
       { header, lastLine: lastText },
+      events,
       options.vocabulary,
       (session, lines) =>
         log.readFrom(
@@ -255,6 +318,8 @@ const openFromCheckpoint = <EIO, E>(
  *
  * @param candidate The checkpoint read back.
  * @param boundary The stored log's header and its line before the boundary.
+ * @param events The stored lines it references, decoded (undefined: one
+ * is not the event of its seq).
  * @param vocabulary The vocabulary of the open.
  * @param readTail Reads the stored log after the boundary.
  * @returns The outcome.
@@ -262,6 +327,7 @@ const openFromCheckpoint = <EIO, E>(
 export const restoreAndRead = (
   candidate: CheckpointCandidate,
   boundary: CheckpointBoundary,
+  events: ReferencedEvents | undefined,
   vocabulary: Vocabulary | undefined,
   readTail: (
     session: Session,
@@ -269,7 +335,12 @@ export const restoreAndRead = (
   ) => Effect.Effect<LoadedLog, unknown>,
 ): Effect.Effect<CheckpointTried> =>
   Effect.gen(function* () {
-    const restored = restoreCheckpoint(candidate, boundary, vocabulary);
+    const restored = restoreCheckpoint(
+      candidate,
+      boundary,
+      events,
+      vocabulary,
+    );
     if (Result.isFailure(restored)) {
       return { _tag: "Rejected", rejected: restored.failure } as const;
     }
@@ -303,7 +374,9 @@ export interface LoadedFrom {
  * with a rejected checkpoint in the report.
  *
  * @param policy The layer's policy (undefined: checkpoints are off).
- * @param text Reads the layer's checkpoint text, if any.
+ * @param text Reads the layer's checkpoint text, if any, when it is no
+ * larger than {@link checkpointBound} of the log's size and the open's
+ * `maxLineBytes` (given).
  * @param log The stored log as bytes.
  * @param options The open's options.
  * @param strict Whether a write handle is being opened.
@@ -312,7 +385,9 @@ export interface LoadedFrom {
  */
 export const loadWithCheckpoint = <EIO, E, EW>(
   policy: ResolvedPolicy | undefined,
-  text: Effect.Effect<string | undefined, EIO>,
+  text: (
+    maxLineBytes: number | undefined,
+  ) => Effect.Effect<StoredCheckpoint, EIO>,
   log: ByteLog<EIO>,
   options: OpenOptions<E>,
   strict: boolean,
@@ -323,16 +398,29 @@ export const loadWithCheckpoint = <EIO, E, EW>(
     let rejected: CheckpointRejected | undefined;
     if (policy !== undefined && options.wholeLog !== true) {
       const outcome = yield* openFromCheckpoint(
-        yield* text,
+        yield* text(options.maxLineBytes),
         log,
         readOptionsOf(options, strict),
       );
       if (outcome._tag === "Used") {
-        const seq = outcome.candidate.seq;
+        const candidate = outcome.candidate;
+        const seq = candidate.seq;
+        const surface = outcome.log.session.surface;
         return {
           log: outcome.log,
           report: { ...reportOf(outcome.log, seq), checkpoint: seq },
-          mark: { seq, since: sinceOf(outcome.candidate) },
+          mark: {
+            seq,
+            since: sinceOf(candidate),
+            // Only a writer writes checkpoints.
+            lines: strict
+              ? seededLineTable(
+                surface.baseSeq,
+                readsOfCheckpoint(candidate),
+                candidate.bytes ?? 0,
+              )
+              : undefined,
+          },
         };
       }
       if (outcome._tag === "Rejected") rejected = outcome.rejected;
@@ -351,120 +439,3 @@ export const loadWithCheckpoint = <EIO, E, EW>(
       mark: none,
     };
   });
-
-/**
- * Writes a checkpoint of `session` through `put` when it covers anything
- * past `mark`, and moves `mark` to it.
- *
- * @param session The handle's session.
- * @param bytes For a file: the length of the log it covers.
- * @param mark The handle's newest checkpoint.
- * @param put Stores the text.
- * @returns The seq the newest checkpoint covers up to (undefined: none).
- */
-export const writeCheckpoint = <EW>(
-  session: Session,
-  bytes: number | undefined,
-  mark: CheckpointMark,
-  put: (text: string) => Effect.Effect<void, EW>,
-): Effect.Effect<SessionSeq | undefined, EW> =>
-  Effect.suspend(() => {
-    const at = session.surface.nextSeq;
-    if (mark.seq === at && at > 0) return Effect.succeed(at);
-    const record = encodeCheckpoint(session, bytes, mark.since);
-    if (record === undefined) {
-      return Effect.succeed(
-        mark.seq === 0 ? undefined : SessionSeq.make(mark.seq),
-      );
-    }
-    return Effect.as(
-      Effect.tap(put(record.text), () =>
-        Effect.sync(() => {
-          mark.seq = record.seq;
-          mark.since = record.since;
-        })),
-      record.seq,
-    );
-  });
-
-/** Where a handle's checkpoints go: what it knows of the newest, and how its layer stores one. */
-export interface CheckpointTarget<EW> {
-  /** The handle's newest checkpoint. */
-  readonly mark: CheckpointMark;
-  /** Stores a checkpoint's text, replacing the old one. */
-  readonly put: (text: string) => Effect.Effect<void, EW>;
-}
-
-/** A layer's checkpointing under its policy. */
-export interface Checkpointer {
-  /**
-   * After a durable batch: writes a checkpoint when the policy says one is
-   * due. Never fails: a checkpoint is derived data, and a failed write
-   * costs the next open a longer replay only.
-   */
-  readonly afterBatch: <EW>(
-    session: Session,
-    bytes: number | undefined,
-    target: CheckpointTarget<EW>,
-  ) => Effect.Effect<void>;
-  /** When a write handle closes: the same, by the policy's `onClose`. */
-  readonly onClose: <EW>(
-    session: Session,
-    bytes: number | undefined,
-    target: CheckpointTarget<EW>,
-  ) => void;
-  /**
-   * A layer's `store.checkpoint`: on a writable handle, under its permit,
-   * writes one now.
-   */
-  readonly now: <S extends HandleState>(
-    handles: HandleRegistry<S>,
-    targetOf: (state: S) => {
-      readonly bytes: number | undefined;
-      readonly target: CheckpointTarget<StorageError>;
-    },
-  ) => StoreCore["checkpoint"];
-}
-
-/**
- * The checkpointing of a layer with this policy (undefined: none is written
- * on its own; `store.checkpoint` still writes one).
- *
- * @param policy The resolved policy.
- * @returns The layer's checkpointer.
- */
-export const makeCheckpointer = (
-  policy: ResolvedPolicy | undefined,
-): Checkpointer => ({
-  afterBatch: (session, bytes, target) =>
-    policy !== undefined &&
-      session.surface.nextSeq > policy.holdLogUpTo &&
-      session.surface.nextSeq - target.mark.seq >= policy.everyEvents
-      ? Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put))
-      : Effect.void,
-  onClose: (session, bytes, target) => {
-    const next = session.surface.nextSeq;
-    const since = next - target.mark.seq;
-    if (
-      policy?.onClose === undefined || next <= policy.holdLogUpTo ||
-      since <= 0 || since < policy.onClose
-    ) {
-      return;
-    }
-    Effect.runSync(
-      Effect.ignore(writeCheckpoint(session, bytes, target.mark, target.put)),
-    );
-  },
-  now: (handles, targetOf) => (handle) =>
-    Effect.suspend((): ReturnType<StoreCore["checkpoint"]> => {
-      const writable = handles.writable(handle);
-      if (Result.isFailure(writable)) return Effect.fail(writable.failure);
-      const state = writable.success;
-      return state.semaphore.withPermits(1)(
-        Effect.suspend(() => {
-          const { bytes, target } = targetOf(state);
-          return writeCheckpoint(state.session, bytes, target.mark, target.put);
-        }),
-      );
-    }),
-});

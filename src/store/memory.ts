@@ -24,6 +24,7 @@ import { Session } from "../session.ts";
 import { checkSessionId } from "./ids.ts";
 import { readSessionBytes, readSessionBytesFrom } from "../log/reader.ts";
 import * as Checkpoints from "./checkpoints.ts";
+import * as CheckpointWrite from "./checkpoint_write.ts";
 import {
   type InvalidSessionId,
   SessionAlreadyExists,
@@ -197,13 +198,16 @@ const makeCore = (
       : Result.succeed(stored);
   };
 
-  const checkpointer = Checkpoints.makeCheckpointer(policy);
-  const target = (state: HandleState): Checkpoints.CheckpointTarget<never> => ({
+  const checkpointer = CheckpointWrite.makeCheckpointer(policy);
+  const target = (
+    state: HandleState,
+  ): CheckpointWrite.CheckpointTarget<never> => ({
     mark: state.mark,
     put: (text) =>
       Effect.sync(() => {
         state.stored.checkpoint = text;
       }),
+    range: (offset, length) => chunksRange(state.stored.chunks)(offset, length),
   });
 
   const release = (state: HandleState): void => {
@@ -291,7 +295,14 @@ const makeCore = (
     };
     return Checkpoints.loadWithCheckpoint(
       policy,
-      Effect.sync(() => stored.checkpoint),
+      (maxLineBytes) =>
+        Effect.sync(() => {
+          const text = stored.checkpoint;
+          const bound = Checkpoints.checkpointBound(stored.bytes, maxLineBytes);
+          return text !== undefined && text.length > bound
+            ? { size: text.length, bound }
+            : text;
+        }),
       log,
       options,
       strict,

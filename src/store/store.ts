@@ -476,14 +476,18 @@ export interface SessionStore {
   >;
   /**
    * Writes a checkpoint of the handle's session now (a write handle): the
-   * fold's state at its next seq, stored beside the log, so the next open
-   * replays only what comes after. Derived data: a failure here loses no
-   * event. The store also writes them on its own, as its `checkpoints`
-   * option says.
+   * fold's state at its next seq, by reference into the log, stored beside
+   * it, so the next open replays only what comes after. It works on any
+   * write handle, however it was opened (a log without a checkpoint, written
+   * by an older release, imported, migrated or copied): what the session
+   * does not hold is read through the store. Derived data: a failure here
+   * loses no event. The store also writes them on its own, as its
+   * `checkpoints` option says.
    *
    * @param handle A write handle.
    * @returns `Effect<SessionSeq | undefined, WriteError>`: the seq it covers
-   * up to, or undefined for a log with nothing to cover.
+   * up to, or undefined for an empty log; a `StorageError` that says to open
+   * the session again when the stored log is not the one the handle wrote.
    */
   readonly checkpoint: (
     handle: SessionHandle,

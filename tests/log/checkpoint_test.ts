@@ -5,13 +5,17 @@
  * restoring a checkpoint taken after any prefix and folding the rest gives
  * what folding the whole log gives: the surface, the messages, the held
  * events, the open work, the turn marks, and the same outcome (or the same
- * error) for any further replace. A checkpoint checked against the wrong
- * log, or damaged, is refused with its problem.
+ * error) for any further replace. A checkpoint references the log's lines
+ * (by seq, and for a file by offset and length) and restores only what
+ * they decode to. A checkpoint checked against the wrong log, or damaged,
+ * or referencing lines the log does not hold there, is refused with its
+ * problem.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { createHash } from "node:crypto";
 import { Effect, Result, Schema } from "effect";
 import {
   Draft,
@@ -20,16 +24,24 @@ import {
   makeVocabulary,
   openWork,
   Session,
+  type SessionEvent,
   SessionSeq,
 } from "@palimpsest/session";
 import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
 import { catalogMigration } from "@palimpsest/session/migrations";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import {
+  type CheckpointCandidate,
   decodeCheckpoint,
+  decodeReferencedLine,
   encodeCheckpoint,
+  readsOfCheckpoint,
+  type ReferencedEvents,
   restoreCheckpoint,
+  type StoredLines,
 } from "../../src/log/checkpoint.ts";
+import { makeRunBudget } from "../../src/log/line.ts";
+import { logEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { turnMarks } from "../../src/prior.ts";
 import { logArb } from "../_helpers/log_gen.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
@@ -38,20 +50,73 @@ import { assertSameFold } from "../_helpers/checkpoints.ts";
 
 const header = { id: "cp", createdAt: 0, isSeeded: false } as const;
 
-/** Checkpoints `prefix` and restores it against its own boundary. */
-const roundTrip = (prefix: Session): Session => {
-  const record = encodeCheckpoint(prefix, 1234);
+/** The stored line of `seq` in `log`, without `\n`. */
+const lineOf = (log: Session, seq: number): string => {
+  const event = logEvent(log.surface, SessionSeq.make(seq));
+  assert.ok(event !== undefined, `the log holds ${seq}`);
+  return encodeEventLine(
+    event,
+    log.vocabulary && { vocabulary: log.vocabulary },
+  )
+    .slice(0, -1);
+};
+
+/** The lines a candidate references, read from `log` (a whole session). */
+const referenced = (
+  log: Session,
+  candidate: CheckpointCandidate,
+): ReferencedEvents | undefined => {
+  const reads = readsOfCheckpoint(candidate);
+  const runs = makeRunBudget();
+  const at = (seq: number) =>
+    decodeReferencedLine(lineOf(log, seq), seq, runs, log.vocabulary);
+  const pinned = reads.pinned.map(at);
+  const held = [];
+  for (let seq = reads.heldFrom; seq < candidate.seq; seq++) held.push(at(seq));
+  return pinned.includes(undefined) || held.includes(undefined) ? undefined : {
+    pinned: pinned as SessionEvent[],
+    held: held as SessionEvent[],
+  };
+};
+
+/** Where the lines of `log` would be in a file, the header `header` bytes long. */
+const fileLines = (log: Session, headerBytes = 40): StoredLines => {
+  const starts = new Map<number, number>();
+  const lengths = new Map<number, number>();
+  let at = headerBytes;
+  for (let seq = log.surface.baseSeq; seq < log.surface.nextSeq; seq++) {
+    const length = new TextEncoder().encode(lineOf(log, seq)).length + 1;
+    starts.set(seq, at);
+    lengths.set(seq, length);
+    at += length;
+  }
+  return {
+    bytes: at,
+    start: (seq) => starts.get(seq),
+    length: (seq) => lengths.get(seq),
+  };
+};
+
+/**
+ * Checkpoints `prefix` and restores it against its own boundary and lines;
+ * `log`, the whole log it is a prefix of, when `prefix` does not hold it.
+ */
+const roundTrip = (prefix: Session, log: Session = prefix): Session => {
+  const record = encodeCheckpoint(prefix, {
+    last: logEvent(log.surface, SessionSeq.make(prefix.surface.nextSeq - 1)),
+  });
   assert.ok(record !== undefined, "a non-empty prefix has a checkpoint");
   const candidate = Result.getOrThrow(decodeCheckpoint(record.text));
   assert.equal(candidate.seq, prefix.surface.nextSeq);
-  const last = Result.getOrThrow(
-    Session.eventAt(prefix, prefix.surface.nextSeq - 1),
+  const restored = restoreCheckpoint(
+    candidate,
+    {
+      header: prefix.header,
+      lastLine: lineOf(log, prefix.surface.nextSeq - 1),
+    },
+    referenced(log, candidate),
+    prefix.vocabulary,
   );
-  assert.ok(last !== undefined);
-  const restored = restoreCheckpoint(candidate, {
-    header: prefix.header,
-    lastLine: encodeEventLine(last).slice(0, -1),
-  }, prefix.vocabulary);
   if (Result.isFailure(restored)) {
     assert.fail(`restore refused: ${restored.failure.detail}`);
   }
@@ -84,9 +149,27 @@ Deno.test("a checkpoint after any prefix of a generated log, then the rest, is t
         );
         assertSame(rest, full, probes);
         // A checkpoint of a restored session, restored again.
-        if (rest.surface.nextSeq > rest.surface.heldFrom) {
-          assertSame(roundTrip(rest), full, probes);
-        }
+        assertSame(roundTrip(rest, full), full, probes);
+        // For a file: each node before the held ones by its line's offset
+        // and length, the held ones from the first one's offset.
+        const file = fileLines(prefix);
+        const record = encodeCheckpoint(prefix, { lines: file });
+        assert.ok(record !== undefined);
+        const reads = readsOfCheckpoint(
+          Result.getOrThrow(decodeCheckpoint(record.text)),
+        );
+        assert.deepEqual(reads.offsets, reads.pinned.map(file.start));
+        assert.deepEqual(reads.lengths, reads.pinned.map(file.length));
+        assert.equal(
+          reads.heldBytes,
+          reads.heldFrom === prefix.surface.nextSeq
+            ? file.bytes
+            : file.start(reads.heldFrom),
+        );
+        // A few bytes a node, whatever the events hold.
+        assert.ok(
+          record.text.length <= 600 + 24 * surfaceNodes(prefix.surface).length,
+        );
       },
     ),
     { numRuns: 150 },
@@ -202,15 +285,49 @@ Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
     header: session.header,
     lastLine: encodeEventLine(last).slice(0, -1),
   };
-  const problem = (text: string, b = boundary): string => {
+  const problem = (text: string, b = boundary, log = session): string => {
     const candidate = decodeCheckpoint(text);
     if (Result.isFailure(candidate)) return candidate.failure.problem;
-    const restored = restoreCheckpoint(candidate.success, b, undefined);
+    const restored = restoreCheckpoint(
+      candidate.success,
+      b,
+      referenced(log, candidate.success),
+      undefined,
+    );
     return Result.isFailure(restored) ? restored.failure.problem : "used";
   };
   assert.equal(problem(record.text), "used");
   // Corrupted: one character of the body changed.
-  assert.equal(problem(record.text.replace("three", "threE")), "unreadable");
+  assert.equal(
+    problem(record.text.replace('"seq":3', '"seq":4')),
+    "unreadable",
+  );
+  // A checkpoint of the previous version, or with another number in its
+  // version field: not read, whatever it holds.
+  const reversioned = (version: number) => {
+    const json = record.text.slice(65, -1).replace(
+      '"checkpoint":2',
+      `"checkpoint":${version}`,
+    );
+    return `${createHash("sha256").update(json).digest("hex")}\n${json}\n`;
+  };
+  assert.equal(problem(reversioned(1)), "unreadable");
+  assert.equal(problem(reversioned(3)), "unreadable");
+  // The log holds other events where it references its nodes: a log whose
+  // first events differ, with the same boundary event.
+  const other3 = make("a", ["uno", "dos", "three"]);
+  assert.equal(problem(record.text, boundary, other3), "used");
+  assert.equal(
+    restoreCheckpoint(
+      Result.getOrThrow(decodeCheckpoint(record.text)),
+      boundary,
+      undefined,
+      undefined,
+    ).pipe(
+      Result.match({ onSuccess: () => "used", onFailure: (f) => f.problem }),
+    ),
+    "stale",
+  );
   // Truncated, as a torn write would leave it.
   assert.equal(
     problem(record.text.slice(0, record.text.length / 2)),
@@ -263,7 +380,14 @@ Deno.test("a checkpoint of an empty log, or of nothing new, is not written", () 
     ),
   ]));
   const restored = roundTrip(one);
+  // It holds neither its last event nor a node: the writer reads the last
+  // event through the store.
+  assert.equal(Session.heldFrom(restored), 2);
   assert.equal(encodeCheckpoint(restored), undefined);
+  const again = encodeCheckpoint(restored, {
+    last: Result.getOrThrow(Session.eventAt(one, 1)),
+  });
+  assert.equal(again?.text, encodeCheckpoint(one)?.text);
 });
 
 Deno.test("checkpoints of migrated v0–v2 logs, forks and extension events give the whole fold", async () => {

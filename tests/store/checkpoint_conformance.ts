@@ -19,6 +19,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 import {
   deriveMessages,
@@ -294,6 +295,8 @@ export const checkpointConformance = (
         ["unreadable", ""],
         ["foreign", foreign],
         ["stale", staleText],
+        // Larger than any checkpoint of this log: not read at all.
+        ["unreadable", `${good.slice(0, 65)}${" ".repeat(200_000)}\n`],
       ];
       for (const [problem, text] of cases) {
         await made.set(id, text);
@@ -302,6 +305,9 @@ export const checkpointConformance = (
             return yield* store.open(id);
           }));
         assert.equal(reader.report.checkpointRejected?.problem, problem);
+        if (text.length > 100_000) {
+          assert.match(reader.report.checkpointRejected?.detail ?? "", /over/);
+        }
         assert.equal(reader.report.checkpoint, undefined);
         assert.equal(reader.report.events, 9);
         assert.equal(Session.heldFrom(reader.session), 0);
@@ -557,4 +563,129 @@ export const checkpointConformance = (
       });
     },
   );
+
+  Deno.test(
+    `${name}: store.checkpoint on a write handle opened without a checkpoint writes one the next open starts from`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          historySessionArb,
+          fc.nat({ max: 20 }),
+          fc.array(fc.nat(), { maxLength: 6 }),
+          async (session, bound, probes) => {
+            const events = Result.getOrThrow(Session.events(session));
+            if (events.length === 0) return;
+            // A log written without checkpoints (an older release, an
+            // import, a copy), then opened for writing the ordinary way.
+            const made = options.make({ ...manual, holdLogUpTo: bound });
+            const id = fresh("late");
+            const got = await use(made, (store) =>
+              Effect.gen(function* () {
+                yield* Effect.scoped(Effect.gen(function* () {
+                  const writer = yield* store.create({
+                    ...session.header,
+                    id,
+                  });
+                  yield* store.appendEvents(writer, events);
+                }));
+                const before = yield* Effect.promise(() => made.get(id));
+                const written = yield* Effect.scoped(Effect.gen(function* () {
+                  const writer = yield* store.open(id, { mode: "write" });
+                  return yield* store.checkpoint(writer);
+                }));
+                const reader = yield* Effect.scoped(store.open(id));
+                return { before, written, reader };
+              }));
+            assert.equal(got.before, undefined);
+            assert.equal(got.written, events.length);
+            assert.equal(got.reader.report.checkpoint, events.length);
+            assert.equal(got.reader.report.checkpointRejected, undefined);
+            assert.equal(got.reader.report.events, 0);
+            assertSameFold(got.reader.session, session, probes);
+          },
+        ),
+        { numRuns: 12 },
+      );
+    },
+  );
+
+  Deno.test(
+    `${name}: 150 corrupted checkpoints, each opened from: every open is a whole replay's session`,
+    async () => {
+      const made = options.make(manual);
+      const sessions = fc.sample(historySessionArb, { numRuns: 40, seed: 7 })
+        .filter((s) => Result.getOrThrow(Session.events(s)).length > 4).slice(
+          0,
+          3,
+        );
+      assert.equal(sessions.length, 3);
+      const seeded: Array<{ id: string; text: string; session: Session }> = [];
+      for (const session of sessions) {
+        const id = fresh("corrupt");
+        const events = Result.getOrThrow(Session.events(session));
+        await run(made, seed(id, session.header, events, events.length));
+        const text = await made.get(id);
+        assert.ok(text !== undefined);
+        seeded.push({ id, text, session });
+      }
+      let rejected = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(),
+          fc.nat(),
+          fc.integer({ min: -3, max: 3 }),
+          fc.nat({ max: 3 }),
+          fc.array(fc.nat(), { maxLength: 4 }),
+          async (which, at, delta, kind, probes) => {
+            const target = seeded[which % seeded.length];
+            assert.ok(target !== undefined);
+            const text = target.text;
+            const corrupted = kind === 0
+              ? flip(text, at % text.length)
+              : kind === 1
+              ? text.slice(0, at % text.length)
+              : reforged(text, at, delta === 0 ? 1 : delta, kind === 2);
+            await made.set(target.id, corrupted);
+            const reader = await use(made, (store) =>
+              Effect.gen(function* () {
+                return yield* Effect.scoped(store.open(target.id));
+              }));
+            if (reader.report.checkpointRejected !== undefined) rejected++;
+            assertSameFold(reader.session, target.session, probes);
+          },
+        ),
+        { numRuns: 150 },
+      );
+      await made.set(seeded[0]!.id, seeded[0]!.text);
+      // Every one is caught: none is opened from.
+      assert.equal(rejected, 150);
+    },
+  );
+};
+
+/**
+ * A checkpoint with one number of its references moved by `delta` and its
+ * hash made right again: what a writer with a wrong line table would
+ * write. `lines`: a line reference (for a file; else the first held seq's
+ * line or, for rows, an order entry is left alone and `heldFrom` moved).
+ */
+const reforged = (
+  text: string,
+  at: number,
+  delta: number,
+  lines: boolean,
+): string => {
+  const body = JSON.parse(text.slice(65, -1)) as Record<string, unknown>;
+  const refs = body.lines as number[] | null;
+  if (lines && refs !== null && refs.length > 0) {
+    const i = at % refs.length;
+    refs[i] = (refs[i] ?? 0) + delta;
+  } else if (body.heldBytes !== null && typeof body.heldBytes === "number") {
+    body.heldBytes = body.heldBytes + delta;
+  } else {
+    body.lastBytes = Math.max(0, (body.lastBytes as number) + delta);
+    body.last = "0".repeat(64);
+  }
+  const json = JSON.stringify(body);
+  return `${createHash("sha256").update(json).digest("hex")}\n${json}\n`;
 };
