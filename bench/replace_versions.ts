@@ -16,7 +16,7 @@
  * surface, each chain from the built session, each append timed alone. A
  * process reports the median append of each chain and the median of those;
  * this prints each checkout's median and range over its processes, and its
- * ratio to the first checkout's time process round by process round.
+ * time over the first checkout's, alternation by alternation.
  *
  * Only `Session.make`, `Session.append`, `Session.eventAt` and a surface's
  * `replacements` are used, so any version since 0.2 can be measured. It is
