@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   deriveMessages,
+  type EventDraft,
   Session,
   type SessionEvent,
   SessionSeq,
@@ -78,6 +79,67 @@ const prunes = (surface: Surface, count: number): SessionEvent[] => {
     if (prune === undefined) continue;
     seq++;
     out.push(prune);
+  }
+  return out;
+};
+
+/**
+ * `count` prunes of distinct tool results spread evenly over `surface`, as
+ * the drafts `pruneToolResult` appends: the result with its block's inner
+ * content replaced, every other field kept.
+ */
+const pruneDrafts = (surface: Surface, count: number): EventDraft[] => {
+  const results = surfaceNodes(surface).filter((node) =>
+    surfaceEvent(surface, node)?.type === "tool/result"
+  );
+  const stride = Math.max(1, Math.floor(results.length / count));
+  const out: EventDraft[] = [];
+  for (let i = 0; i < results.length && out.length < count; i += stride) {
+    const node = results[i];
+    const target = node === undefined ? undefined : surfaceEvent(surface, node);
+    if (node === undefined || target?.type !== "tool/result") continue;
+    const message = target.data.message;
+    const [block] = message.content;
+    out.push({
+      type: "tool/result",
+      surfaceOp: { op: "replace", startSeq: node, endSeq: node },
+      sourceEventSeqs: [node],
+      data: {
+        ...target.data,
+        message: {
+          ...message,
+          content: [{ ...block, content: [{ type: "text", text: "pruned" }] }],
+        },
+      },
+    });
+  }
+  return out;
+};
+
+/**
+ * `count` replaces of 4 consecutive nodes by a summary message (a
+ * compaction's drafts without its log-only events), disjoint and spread
+ * evenly over `surface`, as drafts.
+ */
+const compactions = (surface: Surface, count: number): EventDraft[] => {
+  const nodes = surfaceNodes(surface);
+  const stride = Math.max(4, Math.floor(nodes.length / count));
+  const out: EventDraft[] = [];
+  for (let i = 0; i + 3 < nodes.length && out.length < count; i += stride) {
+    const range = nodes.slice(i, i + 4);
+    const [startSeq, , , endSeq] = range;
+    if (startSeq === undefined || endSeq === undefined) continue;
+    out.push({
+      type: "user/message",
+      surfaceOp: { op: "replace", startSeq, endSeq },
+      sourceEventSeqs: range,
+      data: {
+        id: `summary-${i}`,
+        role: "user",
+        content: [{ type: "text", text: "a summary of four messages" }],
+        source: { kind: "plugin", plugin: "compaction" },
+      },
+    });
   }
   return out;
 };
@@ -158,6 +220,45 @@ switch (name) {
       nodes: base.length,
       ops: ops.length,
       meanUs: bestMean * 1000,
+    });
+    break;
+  }
+  case "append-prune":
+  case "append-compaction": {
+    // A replace through Session.append, on a session of the standard
+    // workload: 1,000 prunes of tool results (pruneToolResult's draft, the
+    // result with its block's content replaced) or 1,000 replaces of 4
+    // consecutive nodes by a summary message (a compaction's), spread over
+    // the surface. Each append timed alone; the median counts, the least
+    // disturbed of three chains, each from the same session (going back to
+    // it happens outside the clock).
+    const { events } = workload({ nodes: size, lines: false });
+    const base = Effect.runSync(
+      Session.fromEvents({ id: "b", createdAt: 0, isSeeded: false }, events),
+    );
+    const drafts = name === "append-prune"
+      ? pruneDrafts(base.surface, 1000)
+      : compactions(base.surface, 1000);
+    let bestMedian = Infinity;
+    for (let chain = 0; chain < 3; chain++) {
+      sink += surfaceNodes(base.surface).length;
+      gc();
+      const times: number[] = [];
+      let session = base;
+      for (const draft of drafts) {
+        const start = performance.now();
+        session = Effect.runSync(Session.append(session, draft));
+        times.push(performance.now() - start);
+      }
+      if (session.surface.replacements !== base.surface.replacements + 1000) {
+        throw new Error("Expected every replace to land");
+      }
+      times.sort((a, b) => a - b);
+      bestMedian = Math.min(bestMedian, times[times.length >> 1] ?? 0);
+    }
+    report(bestMedian * 1000, "us/op", {
+      nodes: base.surface.length,
+      ops: drafts.length,
     });
     break;
   }

@@ -47,6 +47,21 @@ const draftInput = (
           sourceEventSeqs: [...sources],
         };
       }
+    } else if (typeof op === "object" && op !== null) {
+      // A replace: its op and its sources are the log's own copies.
+      if (Array.isArray(sources)) {
+        return {
+          type,
+          seq,
+          time,
+          data,
+          surfaceOp: { ...op },
+          sourceEventSeqs: [...sources],
+        };
+      }
+      if (sources === undefined) {
+        return { type, seq, time, data, surfaceOp: { ...op } };
+      }
     }
   }
   const input: Record<string, unknown> = { type, seq, time, data };

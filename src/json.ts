@@ -1,12 +1,12 @@
 /**
  * The JSON utilities the library shares: telling a JSON object from other
- * values, finding where two JSON values differ, writing JSON text that
- * does not depend on the call stack, and judging and copying the values a
+ * values, writing JSON text that does not depend on the call stack, and judging and copying the values a
  * caller appends (a draft's data is judged and copied once, when it is
  * appended, so that what is written reads back equal to what the log holds,
  * and a caller mutating the draft afterwards cannot change the log; values
  * from `JSON.parse` are JSON by construction and are never walked). Deeply
- * nested data is legal input, so the walks are iterative.
+ * nested data is legal input, so the walks are iterative. Where two JSON
+ * values differ is `json_diff.ts`.
  *
  * @module
  */
@@ -17,89 +17,6 @@
  */
 export const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u);
-
-/** A member of an object or an element of an array; undefined otherwise. */
-const member = (value: unknown, key: string | number): unknown =>
-  typeof value === "object" && value !== null
-    ? Reflect.get(value, key)
-    : undefined;
-
-/** A path into a JSON value: object keys and array indices. */
-export type JsonPath = Array<string | number>;
-
-interface DiffFrame {
-  readonly a: unknown;
-  readonly b: unknown;
-  readonly keys: ReadonlyArray<string | number>;
-  next: number;
-  /** Whether this frame's path is a prefix of the skipped path. */
-  readonly onSkip: boolean;
-}
-
-const definedKeys = (
-  a: Record<string, unknown>,
-  b: Record<string, unknown>,
-): string[] => {
-  const keys: string[] = [];
-  for (const k of Object.keys(a)) if (a[k] !== undefined) keys.push(k);
-  for (const k of Object.keys(b)) {
-    if (b[k] !== undefined && (a[k] === undefined || !Object.hasOwn(a, k))) {
-      keys.push(k);
-    }
-  }
-  return keys;
-};
-
-/**
- * The first path where two JSON values differ, ignoring the value at `skip`,
- * or undefined when they are equal. Iterative, so a deeply nested value
- * cannot overflow the call stack, and it allocates no path unless the values
- * differ.
- * @internal
- */
-export const jsonDiff = (
-  a0: unknown,
-  b0: unknown,
-  skip: ReadonlyArray<string | number>,
-): JsonPath | undefined => {
-  const stack: DiffFrame[] = [];
-  const path = (): JsonPath =>
-    stack.map((frame) => frame.keys[frame.next - 1] ?? "");
-  // Pushes a frame for the pair, or says whether they are equal leaves.
-  const open = (a: unknown, b: unknown, onSkip: boolean): boolean => {
-    if (Object.is(a, b)) return true;
-    const arrayA = Array.isArray(a);
-    const arrayB = Array.isArray(b);
-    if (arrayA || arrayB) {
-      if (!arrayA || !arrayB || a.length !== b.length) return false;
-      const keys: number[] = [];
-      for (let i = 0; i < a.length; i++) keys.push(i);
-      stack.push({ a, b, keys, next: 0, onSkip });
-      return true;
-    }
-    if (!isObject(a) || !isObject(b)) return false;
-    stack.push({ a, b, keys: definedKeys(a, b), next: 0, onSkip });
-    return true;
-  };
-  if (!open(a0, b0, skip.length > 0)) return [];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    if (frame === undefined) break;
-    if (frame.next >= frame.keys.length) {
-      stack.pop();
-      continue;
-    }
-    const key = frame.keys[frame.next++];
-    if (key === undefined) continue;
-    const depth = stack.length - 1;
-    const onSkip = frame.onSkip && skip[depth] === key;
-    if (onSkip && depth === skip.length - 1) continue;
-    const a = member(frame.a, key);
-    const b = member(frame.b, key);
-    if (!open(a, b, onSkip)) return [...path()];
-  }
-  return undefined;
-};
 
 // ---------------------------------------------------------------------------
 // JSON text that does not depend on the call stack

@@ -7,6 +7,7 @@ import {
   extensionType,
   Session,
   type SessionEvent,
+  SessionSeq,
   SessionStore,
 } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
@@ -184,6 +185,45 @@ Deno.test("a session made without copyDrafts takes the data as it is", async () 
   );
   assert.equal(session.copiesDrafts, false);
   assert.equal(Result.getOrThrow(Session.events(session))[0]?.data, draft.data);
+});
+
+Deno.test("changing a replace draft's surfaceOp or sources after appending it changes no session", async () => {
+  const user = (id: string): EventDraft => ({
+    type: "user/message",
+    surfaceOp: "append",
+    data: { id, role: "user", content: [], source: { kind: "user" } },
+  });
+  for (const copyDrafts of [false, true]) {
+    const surfaceOp = {
+      op: "replace" as const,
+      startSeq: SessionSeq.make(0),
+      endSeq: SessionSeq.make(1),
+    };
+    const sourceEventSeqs = [SessionSeq.make(0), SessionSeq.make(1)];
+    const replace: EventDraft = {
+      type: "user/message",
+      surfaceOp,
+      sourceEventSeqs,
+      data: { id: "s0", role: "user", content: [], source: { kind: "user" } },
+    };
+    const session = await Effect.runPromise(
+      Session.appendAll(Session.make(header, { copyDrafts }), [
+        user("u0"),
+        user("u1"),
+        replace,
+      ]),
+    );
+    const before = encodeEventLine(
+      Result.getOrThrow(Session.events(session))[2] ?? assert.fail(),
+    );
+    surfaceOp.startSeq = SessionSeq.make(1);
+    sourceEventSeqs.push(SessionSeq.make(5));
+    const event = Result.getOrThrow(Session.events(session))[2] ??
+      assert.fail();
+    assert.equal(encodeEventLine(event), before);
+    assert.notEqual(Object(event).surfaceOp, surfaceOp);
+    assert.notEqual(Object(event).sourceEventSeqs, sourceEventSeqs);
+  }
 });
 
 Deno.test("changing a draft after store.append changes neither the store's session, its file nor its checkpoint", async () => {

@@ -35,7 +35,7 @@ import {
   ToolResultReplaceNotSingle,
   ToolResultReplaceTargetNotToolResult,
 } from "../errors.ts";
-import { jsonDiff, type JsonPath } from "../json.ts";
+import { jsonDiff, type JsonPath } from "../json_diff.ts";
 import { lazyCall, lazyExit } from "../lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import { advance, appendNode } from "./append_one.ts";
@@ -204,15 +204,15 @@ const checkReplace = (
     if (i === endIndex) break;
   }
   const sources = event.sourceEventSeqs ?? [];
-  const cited: (seq: number) => boolean = sources.length > 16
-    ? ((set) => (s: number) => set.has(s))(new Set<number>(sources))
-    : (s: number) => sources.includes(seqUnchecked(s));
-  const missing: SessionSeq[] = [];
+  const cited = sources.length > 16 ? new Set<number>(sources) : undefined;
+  let missing: SessionSeq[] | undefined;
   for (const i of range) {
-    const at = seqOfSlot(held, base, i);
-    if (!cited(at)) missing.push(seqUnchecked(at));
+    const at = seqUnchecked(seqOfSlot(held, base, i));
+    if (cited === undefined ? !sources.includes(at) : !cited.has(at)) {
+      (missing ??= []).push(at);
+    }
   }
-  if (missing.length > 0) return new ShadowedNodeNotCited({ seq, missing });
+  if (missing !== undefined) return new ShadowedNodeNotCited({ seq, missing });
   if (event.type === "tool/result") {
     if (range.length !== 1) {
       return new ToolResultReplaceNotSingle({ seq, rangeLength: range.length });
