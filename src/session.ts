@@ -454,12 +454,7 @@ export const eventsFrom = (
 
 /**
  * The events from `from` on, for a caller that knows the session holds
- * them (a batch just appended, a session holding its whole log): a miss is
- * a broken invariant and throws.
- *
- * @param session The session.
- * @param from The first seq, at or after the first held one.
- * @returns The events.
+ * them (a batch just appended, a whole log): a miss is a broken invariant.
  * @throws {EventsNotHeld} When the session does not hold them (a defect).
  * @internal
  */
@@ -469,13 +464,8 @@ export const knownEvents = (
 ): ReadonlyArray<SessionEvent> => Result.getOrThrow(eventsFrom(session, from));
 
 /**
- * The event at `seq`, for a caller that knows the session holds it (an
- * event of the turn it is running): a miss is a broken invariant and
- * throws.
- *
- * @param session The session.
- * @param seq The seq.
- * @returns The event, or undefined outside the log.
+ * The event at `seq` (undefined outside the log), for a caller that knows
+ * the session holds it: a miss is a broken invariant.
  * @throws {EventsNotHeld} When the session does not hold it (a defect).
  * @internal
  */
