@@ -427,6 +427,31 @@ export const onAnswer = (app: string, pattern: RegExp): Fault => ({
 });
 
 /**
+ * A fault that drops the answer (`CommandComplete`) to the first statement
+ * matching `statement` that a connection named `app` sends: unlike
+ * {@link onAnswer}, no earlier answer of the same tag (a driver's own query
+ * while it connects) can take it. Make one per trial: it keeps whether the
+ * statement went by.
+ *
+ * @param app The connection's application name.
+ * @param statement What the statement's SQL matches.
+ * @returns The fault.
+ */
+export const onAnswerTo = (app: string, statement: RegExp): Fault => {
+  let sent = false;
+  return {
+    when: (m) => {
+      if (m.app !== app) return false;
+      if (m.from === "client" && m.sql !== undefined && statement.test(m.sql)) {
+        sent = true;
+      }
+      return sent && m.from === "server" && m.type === "C";
+    },
+    action: "drop",
+  };
+};
+
+/**
  * A fault that refuses the next connection named `app` at its startup.
  *
  * @param app The connection's application name.

@@ -168,6 +168,8 @@ const stalled = (
           toolkit,
           model,
           input: "go",
+          // One request: a stall cut by the timeout is otherwise retried.
+          retry: 0,
           ...(options.idleTimeout === undefined
             ? {}
             : { idleTimeout: options.idleTimeout }),

@@ -582,12 +582,17 @@ const runFault = async (fault: Fault, dialect: Dialect): Promise<void> => {
             isSeeded: false,
           });
           const toolkit = yield* tools;
+          // One request per turn: each fault is served once, and what the
+          // turn does with it is the point (a passing failure would be sent
+          // again and meet the next scripted answer; retries have tests of
+          // their own, in tests/ai/retry_test.ts and the loopback tests).
           const turn = (input: string) =>
             Effect.exit(runTurn({
               handle,
               toolkit,
               model: { provider: model.provider, model: model.modelId },
               input,
+              retry: 0,
               ...(fault.idleTimeout === undefined
                 ? {}
                 : { idleTimeout: fault.idleTimeout }),
