@@ -20,7 +20,7 @@ export const WRITE_KEY = "hashtextextended('palimpsest-write:' || $1, 0)";
  * The `pg_locks` rows (as `l`) of the claim on session `$1` in this
  * database.
  */
-export const CLAIM_LOCKS = `l.locktype = 'advisory' AND l.granted
+export const CLAIM_LOCKS: string = `l.locktype = 'advisory' AND l.granted
   AND l.objsubid = 1
   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND l.classid::bigint = ((${CLAIM_KEY}) >> 32) & 4294967295
