@@ -6,7 +6,7 @@
  * each statement, an answer dropped, before and after `COMMIT`, with the
  * check's connection refused, and each message stalled (held while the
  * client's side is closed, then delivered). {@link TRIALS} trials per point
- * (20 under `FUZZ_PROFILE=long`). Writers are also ended by
+ * (20 in the normal suite, 40 under `FUZZ_PROFILE=long`). Writers are also ended by
  * `pg_terminate_backend` at random moments. Each outcome is compared with
  * what the server holds, read through a connection of its own:
  *
