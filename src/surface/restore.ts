@@ -3,13 +3,13 @@
  * before it: the store's first slots hold the surface nodes below the first
  * held seq ("pinned", in seq order, see `Held` in `store.ts`), and the
  * dense part holds the events from there on. Beside the store it keeps
- * only the pinned seqs, one float each (no map or set by seq). Folding onto the result checks every rule as
- * folding onto the surface the checkpoint was taken of: order keys are
- * renumbered, but only their order is ever compared, and the order is the
- * surface's. The open tool calls are given, or else rebuilt from the held
- * events: exact when no pinned node has an open call (a checkpoint holds
- * from the oldest such node), and otherwise a pinned node's calls are
- * taken as answered.
+ * only the pinned seqs, one float each (no map or set by seq). Folding
+ * onto the result checks every rule as folding onto the surface the
+ * checkpoint was taken of: order keys are renumbered, but only their order
+ * is ever compared, and the order is the surface's. The open tool calls are
+ * given, or else rebuilt from the held events: exact when no pinned node
+ * has an open call (a checkpoint holds from the oldest such node), and
+ * otherwise a pinned node's calls are taken as answered.
  *
  * Internal: the checkpoint codec (`src/log/checkpoint.ts`) is its user.
  *
