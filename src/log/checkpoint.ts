@@ -537,9 +537,11 @@ export function restoreCheckpoint(
   for (let i = 0; i < events.held.length; i++) {
     if (events.held[i]?.seq !== heldFrom + i) return notHeld();
   }
-  // The nodes in surface order: the pinned ones are in that order too.
-  // Pushed, not `new Array(n)`: past 100,000 elements that makes a
-  // dictionary, several times slower and larger.
+  // The nodes in surface order: the pinned ones are in that order too, so
+  // when every node is pinned they are the pinned events themselves (no
+  // second array of them). Pushed, not `new Array(n)`: past 100,000
+  // elements that makes a dictionary, several times slower and larger.
+  const allPinned = heldFrom === seq;
   const nodes: SurfaceEvent[] = [];
   let at = 0;
   let pinnedAt = 0;
@@ -555,7 +557,7 @@ export function restoreCheckpoint(
         `its node ${at} is not a surface event of the log`,
       );
     }
-    nodes.push(event);
+    if (!allPinned) nodes.push(event);
   }
   if (pinnedAt !== events.pinned.length) return notHeld();
   const prior = priorOfBody(body);
@@ -566,7 +568,8 @@ export function restoreCheckpoint(
       SessionSeq.make(seq),
       body.replacements,
     ],
-    nodes,
+    // Each one was checked a surface event above.
+    allPinned ? events.pinned as ReadonlyArray<SurfaceEvent> : nodes,
     events.held,
     prior,
   );

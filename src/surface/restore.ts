@@ -1,14 +1,15 @@
 /**
  * A surface rebuilt from a checkpoint's state, without folding the log
  * before it: the store's first slots hold the surface nodes below the first
- * held seq ("pinned", see `Held` in `store.ts`), and the dense part holds
- * the events from there on. Folding onto the result checks every rule as
- * folding onto the surface the checkpoint was taken of: order keys are
- * renumbered, but only their order is ever compared, and the order is the
- * surface's. The open tool calls are given, or else rebuilt from the held
- * events: exact when no pinned node has an open call (a checkpoint holds
- * from the oldest such node), and otherwise a pinned node's calls are
- * taken as answered.
+ * held seq ("pinned", in seq order, see `Held` in `store.ts`), and the
+ * dense part holds the events from there on. Beside the store it keeps
+ * only the pinned seqs, one float each (no map or set by seq). Folding
+ * onto the result checks every rule as folding onto the surface the
+ * checkpoint was taken of: order keys are renumbered, but only their order
+ * is ever compared, and the order is the surface's. The open tool calls are
+ * given, or else rebuilt from the held events: exact when no pinned node
+ * has an open call (a checkpoint holds from the oldest such node), and
+ * otherwise a pinned node's calls are taken as answered.
  *
  * Internal: the checkpoint codec (`src/log/checkpoint.ts`) is its user.
  *
@@ -23,7 +24,7 @@ import {
 import type { SessionSeq } from "../seq.ts";
 import { projectEvent } from "./project.ts";
 import { trackCalls } from "./calls.ts";
-import { type Held, newStore, NONE, Ref } from "./store.ts";
+import { type Held, newStore, NONE, Ref, slotOf } from "./store.ts";
 import { makeSurface, seqUnchecked, type Surface } from "./surface.ts";
 
 /**
@@ -62,22 +63,36 @@ export function restoreSurface(
   const [baseSeq, heldFrom, nextSeq, replacements] = counters;
   if (heldFrom < baseSeq || heldFrom > nextSeq) return undefined;
   if (held.length !== nextSeq - heldFrom) return undefined;
-  const pinnedSeqs: number[] = [];
-  const slots = new Map<number, number>();
-  const seen = new Set<number>();
+  let pinned = 0;
   for (const node of nodes) {
     if (!isSurfaceEvent(node)) return undefined;
-    if (node.seq < baseSeq || node.seq >= nextSeq || seen.has(node.seq)) {
-      return undefined;
-    }
-    seen.add(node.seq);
-    if (node.seq < heldFrom) {
-      slots.set(node.seq, pinnedSeqs.length);
-      pinnedSeqs.push(node.seq);
-    }
+    if (node.seq < baseSeq || node.seq >= nextSeq) return undefined;
+    if (node.seq < heldFrom) pinned++;
   }
-  const origin = heldFrom - pinnedSeqs.length;
+  // The pinned seqs in seq order: their slots (see `Held`).
+  const seqs = new Float64Array(pinned);
+  let count = 0;
+  let sorted = true;
+  for (const node of nodes) {
+    if (node.seq >= heldFrom) continue;
+    if (count > 0 && node.seq <= (seqs[count - 1] ?? 0)) sorted = false;
+    seqs[count++] = node.seq;
+  }
+  if (!sorted) seqs.sort();
+  const origin = heldFrom - pinned;
+  const restored: Held = { from: heldFrom, origin, seqs, prior };
   const store = newStore();
+  // Every slot filled in order first, so that the arrays stay packed
+  // whatever order the slots are then written in (an array written past
+  // its end becomes a dictionary, several times slower and larger).
+  const slots = pinned + held.length;
+  for (let slot = 0; slot < slots; slot++) {
+    store.events.push(undefined);
+    store.messages.push(null);
+    store.key.push(NONE);
+    store.prev.push(NONE);
+    store.next.push(NONE);
+  }
   for (let i = 0; i < held.length; i++) {
     const event = held[i];
     if (event === undefined || event.seq !== heldFrom + i) return undefined;
@@ -86,19 +101,14 @@ export function restoreSurface(
       trackCalls(store.calls, event, event.seq - origin, undefined);
     }
   }
-  for (const [id, seq] of openCalls ?? []) {
-    const slot = seq < heldFrom ? slots.get(seq) : seq - origin;
-    if (slot === undefined || !seen.has(seq)) return undefined;
-    store.calls.set(id, slot);
-  }
   let prev = NONE;
   const length = nodes.length;
   for (let j = 0; j < length; j++) {
     const node = nodes[j];
     if (node === undefined) return undefined;
-    const slot = node.seq < heldFrom
-      ? slots.get(node.seq) ?? NONE
-      : node.seq - origin;
+    const slot = slotOf(restored, origin, node.seq);
+    // A node twice (its slot is linked already).
+    if (slot === NONE || store.key[slot] !== NONE) return undefined;
     if (node.seq >= heldFrom && store.events[slot] !== node) {
       // A held node must be the held event of its seq.
       const same = store.events[slot];
@@ -109,19 +119,19 @@ export function restoreSurface(
     // Keys only compare: below every seq (and NONE), in surface order.
     store.key[slot] = j - length - 1;
     store.prev[slot] = prev;
-    store.next[slot] = NONE;
     if (prev !== NONE) store.next[prev] = slot;
     prev = slot;
   }
+  for (const [id, seq] of openCalls ?? []) {
+    const slot = seq < baseSeq || seq >= nextSeq
+      ? NONE
+      : slotOf(restored, origin, seq);
+    // Only a node's call is open.
+    if (slot === NONE || store.key[slot] === NONE) return undefined;
+    store.calls.set(id, slot);
+  }
   const first = nodes[0];
   const last = nodes[length - 1];
-  const restored: Held = {
-    from: heldFrom,
-    origin,
-    seqs: pinnedSeqs,
-    slots,
-    prior,
-  };
   return makeSurface(
     new Ref(store),
     baseSeq,

@@ -28,22 +28,35 @@ export const NONE = -1;
 /**
  * What a surface restored from a checkpoint knows of the log before the
  * events it holds. Its store's slots `0..seqs.length-1` hold the surface
- * nodes below `from` ("pinned", in surface order); from `from` on, the
- * slot of seq `s` is `s - origin`, as in any store. Shared, unchanged, by
- * every version folded from the restored surface.
+ * nodes below `from` ("pinned", in seq order, so a pinned seq's slot is
+ * found by a binary search, not a map: a few bytes per node); from `from`
+ * on, the slot of seq `s` is `s - origin`, as in any store. Shared,
+ * unchanged, by every version folded from the restored surface.
  */
 export interface Held {
   /** The first seq whose event the store holds at `seq - origin`. */
   readonly from: number;
   /** `from` minus the number of pinned slots. */
   readonly origin: number;
-  /** The seqs of the pinned slots, by slot. */
-  readonly seqs: ReadonlyArray<number>;
-  /** The pinned slots, by seq. */
-  readonly slots: ReadonlyMap<number, number>;
+  /** The seqs of the pinned slots, by slot: ascending. */
+  readonly seqs: Float64Array;
   /** What the checkpoint recorded of the log before `from`. */
   readonly prior: unknown;
 }
+
+/** The slot of a pinned seq (a binary search of `seqs`), or NONE. */
+const pinnedSlot = (seqs: Float64Array, seq: number): number => {
+  let lo = 0;
+  let hi = seqs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = seqs[mid] ?? 0;
+    if (at === seq) return mid;
+    if (at < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return NONE;
+};
 
 /**
  * The slot of `seq` in a store whose dense part starts at `origin`
@@ -56,7 +69,7 @@ export const slotOf = (
 ): number =>
   held === undefined || seq >= held.from
     ? seq - origin
-    : held.slots.get(seq) ?? NONE;
+    : pinnedSlot(held.seqs, seq);
 
 /** The seq of a slot; the inverse of {@link slotOf}. */
 export const seqOfSlot = (

@@ -26,6 +26,7 @@ import {
   Session,
   type SessionEvent,
   SessionSeq,
+  type SurfaceEvent,
 } from "@palimpsest/session";
 import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
 import { catalogMigration } from "@palimpsest/session/migrations";
@@ -41,6 +42,7 @@ import {
   type StoredLines,
 } from "../../src/log/checkpoint.ts";
 import { makeRunBudget } from "../../src/log/line.ts";
+import { restoreSurface } from "../../src/surface/restore.ts";
 import { logEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { turnMarks } from "../../src/prior.ts";
 import { logArb } from "../_helpers/log_gen.ts";
@@ -313,6 +315,28 @@ Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
   };
   assert.equal(problem(reversioned(1)), "unreadable");
   assert.equal(problem(reversioned(3)), "unreadable");
+  // A checkpoint that names a node twice (its order rehashed): invalid,
+  // whether the node is pinned or held.
+  const json = record.text.slice(65, -1);
+  assert.ok(json.includes('"order":[0,1,1]'), json);
+  const twice = json.replace('"order":[0,1,1]', '"order":[0,1,0]');
+  assert.equal(
+    problem(`${createHash("sha256").update(twice).digest("hex")}\n${twice}\n`),
+    "invalid",
+  );
+  const events = [0, 1, 2].map((seq) =>
+    Result.getOrThrow(Session.eventAt(session, seq))!
+  );
+  const nodes = [events[0]!, events[1]!, events[1]!] as SurfaceEvent[];
+  const seqs = [0, 3, 3].map((s) => SessionSeq.make(s));
+  assert.equal(
+    restoreSurface([seqs[0]!, seqs[1]!, seqs[2]!, 0], nodes, [], undefined),
+    undefined,
+  );
+  assert.equal(
+    restoreSurface([seqs[0]!, seqs[0]!, seqs[2]!, 0], nodes, events, undefined),
+    undefined,
+  );
   // The log holds other events where it references its nodes: a log whose
   // first events differ, with the same boundary event.
   const other3 = make("a", ["uno", "dos", "three"]);
