@@ -21,54 +21,37 @@ import {
   toOpenAIResponses,
 } from "@palimpsest/session/ai";
 
-/** The OpenAI Chat Completions body of `messages`. */
-export const openAIChatBody = (
+/**
+ * A provider's body builder: its message converter's body with the tools
+ * the request needs, in that provider's shape.
+ */
+const bodyOf = <B extends object, T extends object>(
+  convert: (messages: ReadonlyArray<Message>) => B,
+  toolsOf: (
+    tools: ReturnType<typeof requestTools>["tools"],
+    choice: ReturnType<typeof requestTools>["choice"],
+  ) => T,
+) =>
+(
   messages: ReadonlyArray<Message>,
   tools: Tools = [],
   choice?: ToolChoice,
-) => {
+): B & T => {
   const sent = requestTools(messages, tools, choice);
-  return {
-    ...toOpenAIChat(messages),
-    ...openAIChatTools(sent.tools, sent.choice),
-  };
+  return { ...convert(messages), ...toolsOf(sent.tools, sent.choice) };
 };
+
+/** The OpenAI Chat Completions body of `messages`. */
+export const openAIChatBody = bodyOf(toOpenAIChat, openAIChatTools);
 
 /** The OpenAI Responses body of `messages`. */
-export const openAIResponsesBody = (
-  messages: ReadonlyArray<Message>,
-  tools: Tools = [],
-  choice?: ToolChoice,
-) => {
-  const sent = requestTools(messages, tools, choice);
-  return {
-    ...toOpenAIResponses(messages),
-    ...openAIResponsesTools(sent.tools, sent.choice),
-  };
-};
+export const openAIResponsesBody = bodyOf(
+  toOpenAIResponses,
+  openAIResponsesTools,
+);
 
 /** The Anthropic Messages body of `messages`. */
-export const anthropicBody = (
-  messages: ReadonlyArray<Message>,
-  tools: Tools = [],
-  choice?: ToolChoice,
-) => {
-  const sent = requestTools(messages, tools, choice);
-  return {
-    ...toAnthropic(messages),
-    ...anthropicTools(sent.tools, sent.choice),
-  };
-};
+export const anthropicBody = bodyOf(toAnthropic, anthropicTools);
 
 /** The Gemini generateContent body of `messages`. */
-export const geminiBody = (
-  messages: ReadonlyArray<Message>,
-  tools: Tools = [],
-  choice?: ToolChoice,
-) => {
-  const sent = requestTools(messages, tools, choice);
-  return {
-    ...toGemini(messages),
-    ...geminiTools(sent.tools, sent.choice),
-  };
-};
+export const geminiBody = bodyOf(toGemini, geminiTools);
