@@ -107,12 +107,13 @@ export const appendNode = (surface: Surface, event: SurfaceEvent): Surface => {
     next[linked],
   ];
   events[index] = event;
-  messages[index] = projectEvent(event) ?? null;
+  const message = projectEvent(event) ?? null;
+  messages[index] = message;
   key[index] = seq;
   prev[index] = tail;
   next[index] = NONE;
   if (tail !== NONE) next[tail] = index;
-  trackCalls(store.calls, event, index, writes);
+  trackCalls(store, event.type, message, index, writes);
   return makeSurface(
     handOver(ref, store, writes),
     base,

@@ -14,6 +14,7 @@
 import type * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { SessionSeq } from "../seq.ts";
+import type { Message } from "../message.ts";
 import type {
   ReplaceOp,
   SessionEvent,
@@ -130,8 +131,9 @@ const cursorOf = (
 const writeCall = (
   cursor: Cursor,
   event: SurfaceEvent,
+  message: Message | null,
   index: number,
-): void => trackCalls(cursor.store.calls, event, index, cursor.writes);
+): void => trackCalls(cursor.store, event.type, message, index, cursor.writes);
 
 /** The seq of a slot. */
 const seqAt = (cursor: Cursor, slot: number): SessionSeq =>
@@ -280,14 +282,15 @@ const step = (
   const op = event.surfaceOp;
   if (op === "append") {
     write(cursor, store.events, index, event);
-    write(cursor, store.messages, index, projectEvent(event) ?? null);
+    const message = projectEvent(event) ?? null;
+    write(cursor, store.messages, index, message);
     write(cursor, store.key, index, index + cursor.base);
     write(cursor, store.prev, index, cursor.tail);
     write(cursor, store.next, index, NONE);
     if (cursor.tail === NONE) cursor.head = index;
     else write(cursor, store.next, cursor.tail, index);
     cursor.tail = index;
-    writeCall(cursor, event, index);
+    writeCall(cursor, event, message, index);
     cursor.length++;
     cursor.next++;
     return undefined;
@@ -305,7 +308,8 @@ const step = (
     // a system/message, which nothing but a system/message may replace).
     const headKey = head === NONE ? NONE : store.key[head] ?? NONE;
     write(cursor, store.events, index, event);
-    write(cursor, store.messages, index, projectEvent(event) ?? null);
+    const message = projectEvent(event) ?? null;
+    write(cursor, store.messages, index, message);
     write(
       cursor,
       store.key,
@@ -317,7 +321,7 @@ const step = (
     if (head === NONE) cursor.tail = index;
     else write(cursor, store.prev, head, index);
     cursor.head = index;
-    writeCall(cursor, event, index);
+    writeCall(cursor, event, message, index);
     cursor.length++;
     cursor.next++;
     return undefined;
@@ -339,7 +343,8 @@ const step = (
     }
   }
   write(cursor, store.events, index, event);
-  write(cursor, store.messages, index, projectEvent(event) ?? null);
+  const message = projectEvent(event) ?? null;
+  write(cursor, store.messages, index, message);
   write(cursor, store.key, index, key);
   write(cursor, store.prev, index, before);
   write(cursor, store.next, index, after);
@@ -347,7 +352,7 @@ const step = (
   else write(cursor, store.next, before, index);
   if (after === NONE) cursor.tail = index;
   else write(cursor, store.prev, after, index);
-  writeCall(cursor, event, index);
+  writeCall(cursor, event, message, index);
   cursor.length += 1 - checked.length;
   cursor.replacements++;
   cursor.next++;

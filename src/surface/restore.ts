@@ -98,7 +98,13 @@ export function restoreSurface(
     if (event === undefined || event.seq !== heldFrom + i) return undefined;
     store.events[event.seq - origin] = event;
     if (openCalls === undefined && isSurfaceEvent(event)) {
-      trackCalls(store.calls, event, event.seq - origin, undefined);
+      trackCalls(
+        store,
+        event.type,
+        projectEvent(event) ?? null,
+        event.seq - origin,
+        undefined,
+      );
     }
   }
   let prev = NONE;

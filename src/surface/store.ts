@@ -94,12 +94,20 @@ export interface Store {
    */
   readonly messages: Array<Message | null>;
   /**
-   * The open tool calls: each call id an `assistant/message` issued that no
+   * The open tool calls, but for those in `pending`: each call id an `assistant/message` issued that no
    * `tool/result` folded after it answered, with the slot of the message
    * (the latest one to issue the id). A replacement may not shadow a
    * message with an open call; a `tool/result` closes its call.
    */
   readonly calls: Map<string, number>;
+  /**
+   * The call ids of the latest `assistant/message` with calls, before they
+   * move into `calls`, each null once answered (`calls.ts` owns them).
+   * Written through the undo log like the other arrays.
+   */
+  readonly pendingIds: Array<string | null>;
+  /** `[slot, count]`: that message's slot and how many ids are pending. */
+  readonly pendingAt: Array<number>;
 }
 
 /**
@@ -177,4 +185,6 @@ export const newStore = (): Store => ({
   key: [],
   messages: [],
   calls: new Map(),
+  pendingIds: [],
+  pendingAt: [NONE, 0],
 });

@@ -348,3 +348,53 @@ Deno.test("the fold and the reference checker agree on unanswered calls", () => 
   );
   assert.ok(refused > 0, "some logs shadow an unanswered call");
 });
+
+Deno.test("open calls folded one event at a time, and read back from older versions, agree with a batch replay", () => {
+  // The latest message's calls and the older open ones are kept apart
+  // (src/surface/calls.ts) and both are undone through the store's writes:
+  // every version, however it was reached, must judge an event alike.
+  const verdict = (result: Result.Result<unknown, { _tag: string }>) =>
+    Result.isSuccess(result) ? "ok" : result.failure._tag;
+  fc.assert(
+    fc.property(
+      fc.array(commandArb, { maxLength: 30 }),
+      fc.array(fc.nat(), { maxLength: 8 }),
+      (commands, revisits) => {
+        const events = eventsOf(commands).map((r) => decoded(r));
+        const versions = [emptySurface];
+        const verdicts: string[] = [];
+        for (const event of events) {
+          const before = versions[versions.length - 1] ?? emptySurface;
+          const result = applyEventResult(before, event);
+          verdicts.push(verdict(result));
+          if (Result.isFailure(result)) break;
+          versions.push(result.success);
+        }
+        const batch = replayResult(events.slice(0, verdicts.length));
+        const last = verdicts[verdicts.length - 1];
+        assert.equal(
+          Result.isSuccess(batch) ? "ok" : batch.failure.error._tag,
+          last ?? "ok",
+        );
+        for (const n of revisits) {
+          // A summary of every node of an older version, on that version
+          // and by a batch replay of the events before it.
+          const i = n % versions.length;
+          const at = versions[i];
+          if (at === undefined) continue;
+          const nodes = [...surfaceNodes(at)];
+          const start = nodes[0];
+          const end = nodes[nodes.length - 1];
+          if (start === undefined || end === undefined) continue;
+          const whole = decoded(summary(i, start, end, nodes));
+          const replayed = replayResult([...events.slice(0, i), whole]);
+          assert.equal(
+            verdict(applyEventResult(at, whole)),
+            Result.isSuccess(replayed) ? "ok" : replayed.failure.error._tag,
+          );
+        }
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
