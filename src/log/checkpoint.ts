@@ -158,7 +158,7 @@ export interface StoredLog {
 /** The body of each candidate decoded here. */
 const bodies = new WeakMap<
   CheckpointCandidate,
-  { readonly body: Body }
+  { readonly body: Body; reads: CheckpointReads | undefined }
 >();
 
 /** The body of a candidate (every candidate comes from `decodeCheckpoint`). */
@@ -430,9 +430,9 @@ export function decodeCheckpoint(
     bytes: body.bytes ?? undefined,
     lastBytes: body.lastBytes,
   };
-  // The reads are made again when asked for: an open holds them only
-  // while it reads the lines.
-  bodies.set(candidate, { body });
+  // The first open to ask takes the reads made here; later ones make them
+  // again, so that nothing holds them past the read of the lines.
+  bodies.set(candidate, { body, reads });
   return Result.succeed(candidate);
 }
 
@@ -445,7 +445,13 @@ export function decodeCheckpoint(
  */
 export const readsOfCheckpoint = (
   candidate: CheckpointCandidate,
-): CheckpointReads => readsOf(decodedOf(candidate).body) as CheckpointReads;
+): CheckpointReads => {
+  const decoded = decodedOf(candidate);
+  const reads = decoded.reads ?? readsOf(decoded.body);
+  decoded.reads = undefined;
+  // A candidate's reads were checked when it was decoded.
+  return reads as CheckpointReads;
+};
 
 /**
  * Where the scans of the checkpoint after a candidate may stop.

@@ -188,6 +188,128 @@ const textOf = (bytes: Uint8Array): string | undefined => {
   }
 };
 
+/** What decoding a checkpoint's windows needs, and what it fills. */
+interface Referenced {
+  readonly pinned: ReadonlyArray<number>;
+  readonly offsets: ReadonlyArray<number>;
+  readonly lengths: ReadonlyArray<number>;
+  /** The reference of the k-th line in file order (undefined: the k-th). */
+  readonly order: ReadonlyArray<number> | undefined;
+  readonly runs: ReturnType<typeof makeRunBudget>;
+  readonly vocabulary: Vocabulary | undefined;
+  readonly events: Array<SessionEvent | undefined>;
+}
+
+const byOffset = (into: Referenced, k: number): number =>
+  into.order === undefined ? k : into.order[k] ?? 0;
+
+/**
+ * Decodes the referenced lines `i..j-1` (in file order) of one window read
+ * from byte `from`; false when one is not a whole line of its length or
+ * not its seq's event. A plain function, not part of the reading
+ * generator: V8 optimizes a loop in a generator late or never, and this
+ * one runs once per referenced line.
+ */
+const decodeWindow = (
+  into: Referenced,
+  window: Uint8Array,
+  from: number,
+  [i, j]: readonly [number, number],
+): boolean => {
+  const { pinned, offsets, lengths, order, runs, vocabulary, events } = into;
+  // Each run of adjacent lines decoded from UTF-8 at once.
+  let run = i;
+  while (run < j) {
+    let runEnd = run + 1;
+    while (
+      runEnd < j &&
+      offsets[byOffset(into, runEnd)] ===
+        (offsets[byOffset(into, runEnd - 1)] ?? 0) +
+          (lengths[byOffset(into, runEnd - 1)] ?? 0)
+    ) runEnd++;
+    const head = byOffset(into, run);
+    const tail = byOffset(into, runEnd - 1);
+    const a = (offsets[head] ?? 0) - from;
+    const b = (offsets[tail] ?? 0) + (lengths[tail] ?? 0) - from;
+    if (window[a - 1] !== NL || window[b - 1] !== NL) return false;
+    const text = textOf(window.subarray(a, b - 1));
+    if (text === undefined) return false;
+    const texts = text.split("\n");
+    if (texts.length !== runEnd - run) return false;
+    let at = a;
+    for (let r = run; r < runEnd; r++) {
+      const index = byOffset(into, r);
+      const line = texts[r - run] ?? "";
+      const length = lengths[index] ?? 0;
+      // The line's recorded length: its bytes from `at` to its `\n`.
+      if (window[at + length - 1] !== NL) return false;
+      at += length;
+      const event = decodeReferencedLine(
+        line,
+        pinned[index] ?? -1,
+        runs,
+        vocabulary,
+      );
+      if (event === undefined) return false;
+      if (order === undefined) events.push(event);
+      else events[index] = event;
+    }
+    run = runEnd;
+  }
+  return true;
+};
+
+/**
+ * Where the window that starts at the `i`-th line in file order ends: the
+ * lines after it join while they follow within {@link GAP} and the window
+ * stays within {@link BLOCK}.
+ */
+const windowOf = (
+  into: Referenced,
+  i: number,
+): { readonly from: number; readonly to: number; readonly j: number } => {
+  const { offsets, lengths, pinned } = into;
+  const first = byOffset(into, i);
+  const from = (offsets[first] ?? 0) - 1;
+  let to = from + 1 + (lengths[first] ?? 0);
+  let j = i + 1;
+  while (j < pinned.length) {
+    const k = byOffset(into, j);
+    const start = offsets[k] ?? 0;
+    const end = start + (lengths[k] ?? 0);
+    if (start < to || start - to > GAP || end - from > BLOCK) break;
+    to = end;
+    j++;
+  }
+  return { from, to, j };
+};
+
+/** Decodes the held lines, `heldFrom` to `seq - 1`, from one window. */
+const decodeHeld = (
+  window: Uint8Array,
+  [heldFrom, seq]: readonly [number, number],
+  runs: ReturnType<typeof makeRunBudget>,
+  vocabulary: Vocabulary | undefined,
+): SessionEvent[] | undefined => {
+  if (window[0] !== NL || window[window.length - 1] !== NL) return undefined;
+  const text = textOf(window.subarray(1, window.length - 1));
+  if (text === undefined) return undefined;
+  const texts = text.split("\n");
+  if (texts.length !== seq - heldFrom) return undefined;
+  const held: SessionEvent[] = [];
+  for (let k = 0; k < texts.length; k++) {
+    const event = decodeReferencedLine(
+      texts[k] ?? "",
+      heldFrom + k,
+      runs,
+      vocabulary,
+    );
+    if (event === undefined) return undefined;
+    held.push(event);
+  }
+  return held;
+};
+
 /**
  * Reads and decodes the lines a checkpoint references; undefined when one
  * is not a whole line of its length, or not its seq's event.
@@ -210,107 +332,52 @@ export const readReferenced = <EIO>(
     const { pinned, offsets, lengths, heldFrom, heldBytes } = reads;
     if (offsets === undefined || lengths === undefined) return undefined;
     if (heldBytes === undefined) return undefined;
-    const runs = makeRunBudget();
     // Lines in file order, read a window at a time.
     let sorted = true;
     for (let k = 1; k < offsets.length && sorted; k++) {
       sorted = (offsets[k] ?? 0) > (offsets[k - 1] ?? 0);
     }
-    // The reference of the k-th line in file order: the k-th when they are
-    // in that order already.
     const order = sorted
       ? undefined
       : Array.from(pinned.keys()).sort((a, b) =>
         (offsets[a] ?? 0) - (offsets[b] ?? 0)
       );
-    const byOffset = (k: number): number =>
-      order === undefined ? k : order[k] ?? 0;
-    // Pushed or filled, not `new Array(n)`: past 100,000 elements that
-    // makes a dictionary, several times slower and larger.
-    const events: Array<SessionEvent | undefined> = [];
+    const into: Referenced = {
+      pinned,
+      offsets,
+      lengths,
+      order,
+      runs: makeRunBudget(),
+      vocabulary,
+      // Pushed or filled, not `new Array(n)`: past 100,000 elements that
+      // makes a dictionary, several times slower and larger.
+      events: [],
+    };
     if (order !== undefined) {
-      for (let k = 0; k < pinned.length; k++) events.push(undefined);
+      for (let k = 0; k < pinned.length; k++) into.events.push(undefined);
     }
     let i = 0;
     while (i < pinned.length) {
-      const first = byOffset(i);
-      const from = (offsets[first] ?? 0) - 1;
-      let to = from + 1 + (lengths[first] ?? 0);
-      let j = i + 1;
-      while (j < pinned.length) {
-        const k = byOffset(j);
-        const start = offsets[k] ?? 0;
-        const end = start + (lengths[k] ?? 0);
-        if (start < to || start - to > GAP || end - from > BLOCK) break;
-        to = end;
-        j++;
-      }
+      const { from, to, j } = windowOf(into, i);
       const window = yield* range(from, to - from);
       if (window.length !== to - from || window[0] !== NL) return undefined;
-      // Each run of adjacent lines decoded from UTF-8 at once.
-      let run = i;
-      while (run < j) {
-        let runEnd = run + 1;
-        while (
-          runEnd < j &&
-          offsets[byOffset(runEnd)] ===
-            (offsets[byOffset(runEnd - 1)] ?? 0) +
-              (lengths[byOffset(runEnd - 1)] ?? 0)
-        ) runEnd++;
-        const head = byOffset(run);
-        const tail = byOffset(runEnd - 1);
-        const a = (offsets[head] ?? 0) - from;
-        const b = (offsets[tail] ?? 0) + (lengths[tail] ?? 0) - from;
-        if (window[a - 1] !== NL || window[b - 1] !== NL) return undefined;
-        const text = textOf(window.subarray(a, b - 1));
-        if (text === undefined) return undefined;
-        const texts = text.split("\n");
-        if (texts.length !== runEnd - run) return undefined;
-        let at = a;
-        for (let r = run; r < runEnd; r++) {
-          const index = byOffset(r);
-          const line = texts[r - run] ?? "";
-          const length = lengths[index] ?? 0;
-          // The line's recorded length: its bytes from `at` to its `\n`.
-          if (window[at + length - 1] !== NL) return undefined;
-          at += length;
-          const event = decodeReferencedLine(
-            line,
-            pinned[index] ?? -1,
-            runs,
-            vocabulary,
-          );
-          if (event === undefined) return undefined;
-          if (order === undefined) events.push(event);
-          else events[index] = event;
-        }
-        run = runEnd;
-      }
+      if (!decodeWindow(into, window, from, [i, j])) return undefined;
       i = j;
     }
     // The held lines: one run from `heldBytes` to `bytes`.
-    const held: SessionEvent[] = [];
+    let held: SessionEvent[] = [];
     if (heldFrom < seq) {
       const window = yield* range(heldBytes - 1, bytes - heldBytes + 1);
-      if (
-        window.length !== bytes - heldBytes + 1 || window[0] !== NL ||
-        window[window.length - 1] !== NL
-      ) return undefined;
-      const text = textOf(window.subarray(1, window.length - 1));
-      if (text === undefined) return undefined;
-      const texts = text.split("\n");
-      if (texts.length !== seq - heldFrom) return undefined;
-      for (let k = 0; k < texts.length; k++) {
-        const event = decodeReferencedLine(
-          texts[k] ?? "",
-          heldFrom + k,
-          runs,
-          vocabulary,
-        );
-        if (event === undefined) return undefined;
-        held.push(event);
-      }
+      if (window.length !== bytes - heldBytes + 1) return undefined;
+      const decoded = decodeHeld(
+        window,
+        [heldFrom, seq],
+        into.runs,
+        vocabulary,
+      );
+      if (decoded === undefined) return undefined;
+      held = decoded;
     } else if (heldBytes !== bytes) return undefined;
     // Every one was set, or the read returned undefined above.
-    return { pinned: events as SessionEvent[], held };
+    return { pinned: into.events as SessionEvent[], held };
   });
