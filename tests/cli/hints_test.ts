@@ -134,7 +134,7 @@ Deno.test("the cli task carries --allow-net: a PostgreSQL address gets past the 
   assert.equal(run.code, 2, run.stderr);
   assert.match(hintOf(run), /no server answered/);
   assert.doesNotMatch(run.stderr, /NotCapable|PermissionDenied|--allow-/);
-  for (const doc of ["README.md", "docs/postgres.md"]) {
+  for (const doc of ["README.md", "docs/cli.md", "docs/postgres.md"]) {
     const text = fs.readFileSync(path.join(root, doc), "utf8");
     for (const line of text.split("\n")) {
       if (!/deno run .*cli\/main\.ts|deno run .*session\/cli/.test(line)) {
