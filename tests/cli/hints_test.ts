@@ -164,7 +164,7 @@ Deno.test("only a broken format rule gets the format's hint", async () => {
   }
   assert.match(
     hintOf(rule),
-    /breaks the "[A-Za-z]+" rule of the format \(SPEC §2\)/,
+    /breaks the "[A-Za-z]+" rule of the format \(docs\/format\.md\)/,
   );
   const fold = await cliInProcess("verify", fixture("fold-error.jsonl"));
   assert.equal(fold.code, 1);
