@@ -1,5 +1,5 @@
 /**
- * Fold benchmarks on SPEC §7's standard workload: fold cost per event at
+ * Fold benchmarks on the standard workload (docs/performance.md): fold cost per event at
  * 100k and 1M pre-decoded events, one single-node replace (a prune) on
  * 100k- and 1M-node surfaces, a 200-node compaction on the 1M-node surface,
  * `deriveMessages` at 100k nodes, and replay (decode + fold) against

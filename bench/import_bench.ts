@@ -1,5 +1,5 @@
 /**
- * Import speed (SPEC §10): events per second when importing a session file
+ * Import speed (docs/importing.md): events per second when importing a session file
  * written by another tool, against `JSON.parse` of the same file's lines.
  *
  * As a script, `deno run -A bench/import_bench.ts [--from TOOL FILE] [runs]`

@@ -1,5 +1,5 @@
 /**
- * The long agent of SPEC §7, generated deterministically through the
+ * The long agent of docs/performance.md (Resume), generated deterministically through the
  * library's own operations: cycles of a `user/message`, an
  * `assistant/message` (text plus one `tool-call` block), the `tool/call`
  * and a `tool/result` citing the call, each cycle one `Session.appendAll`;

@@ -1,5 +1,5 @@
 /**
- * Memory and speed of migrating a large v1 log to v3 (SPEC §5: migration streams).
+ * Memory and speed of migrating a large v1 log to v3 (docs/migrations.md, Memory: migration streams).
  *
  * As a script, `deno run --allow-all bench/migrate_bench.ts [events]` (default 1 000 000) writes a v1 JSONL
  * log of that many events to a temporary folder, then migrates it with `migrateFile` in a child

@@ -1,5 +1,5 @@
 /**
- * `deno task bench:resume [sizes...]`: resuming the long agent of SPEC §7
+ * `deno task bench:resume [sizes...]`: resuming the long agent of docs/performance.md
  * (see `long_agent.ts`) at each size (100k and 1M events by default), on
  * JSONL and on PostgreSQL. Every figure is measured in a fresh process
  * (`--child <case> <size>`), so the peak RSS (`VmHWM`) is the open's own;
@@ -398,7 +398,7 @@ for (const size of sizes) {
     `${mib(parse.peakKiB)} MiB`,
     "reference",
   );
-  // SPEC §7 sets the long agent's targets at 1M events: a smaller log's
+  // docs/performance.md (Resume) sets the long agent's targets at 1M events: a smaller log's
   // JSON.parse is too short to leave room for an open's fixed cost (the
   // engine's warm-up in a fresh process), nor 5% of it for a checkpoint's.
   const judged = (ok: boolean): string =>

@@ -1,5 +1,5 @@
 /**
- * `deno task bench`: the standard-workload benchmark of SPEC §7. Every
+ * `deno task bench`: the standard-workload benchmark of docs/performance.md. Every
  * measurement runs in its own process (`bench/measure.ts`), then one table
  * prints each figure with the ratio it is judged by and the target.
  *

@@ -90,7 +90,7 @@ export function describeFailure(error: unknown): FailureReport {
  * - `location`: where the session is (a missing or existing session, a bad
  *   address, id, path or target name);
  * - `io`: the storage failed while it was being used;
- * - `format`: the log breaks a rule of the format (SPEC §2);
+ * - `format`: the log breaks a rule of the format (docs/format.md);
  * - `other`: anything else (a writer's claim, a refused target, a bug).
  */
 export type FailureKind =
@@ -124,7 +124,7 @@ const RULE_WRAPPERS: ReadonlySet<string> = new Set([
   "ImportEventRejected",
 ]);
 
-/** The rules of the format (SPEC §2.3, §2.4) and of reading a log. */
+/** The rules of the format (docs/format.md, The rules and their errors) and of reading a log. */
 const RULE_TAGS: ReadonlySet<string> = new Set([
   ...EVENT_DECODE_ERROR_TAGS,
   ...SURFACE_ERROR_TAGS,
@@ -327,7 +327,7 @@ export function failureHint(error: unknown): string {
       const hint = formatHints[report.tag];
       if (hint !== undefined) return hint;
       const where = report.line === undefined ? "" : ` on line ${report.line}`;
-      return `the event${where} breaks the "${report.tag}" rule of the format (SPEC §2); fix or cut the log before it`;
+      return `the event${where} breaks the "${report.tag}" rule of the format (docs/format.md); fix or cut the log before it`;
     }
     case "other":
       // A file read as the wrong tool's: what the file looks like says what to do.

@@ -13,7 +13,7 @@ import { runApp } from "./app.ts";
 import { commands } from "./commands.ts";
 
 /** The package version, as `--version` prints it. */
-export const VERSION = "0.1.0";
+export const VERSION = "0.3.0";
 
 /**
  * Runs the command line: `<command> [options]`, as `deno task cli` does.

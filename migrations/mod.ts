@@ -1,5 +1,5 @@
 /**
- * Migrations of palimpsest session logs written by older versions of the format (SPEC §5).
+ * Migrations of palimpsest session logs written by older versions of the format (docs/migrations.md).
  *
  * Each released version keeps a frozen decoder (`v0.ts`, `v1.ts`, `v2.ts`) and each edge
  * vN → vN+1 is its own streaming module; the catalog composes the chain from a header's

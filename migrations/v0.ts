@@ -9,7 +9,7 @@
  * The system prompt lives in `request/header.data.header.system` (a string; absent means no
  * system prompt).
  *
- * Decisions where SPEC §5 is silent: both `user/message` and `steering/message` exist in v0;
+ * Decisions the edges make (docs/migrations.md): both `user/message` and `steering/message` exist in v0;
  * surface types (`user/message`, `steering/message`, `assistant/message`, `tool/result`) require
  * `surfaceOp` (a missing marker is refused, never an implicit append); data keys beyond the
  * checked ones are kept and left to the v3 decoder.

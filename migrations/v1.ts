@@ -8,7 +8,7 @@
  * (a string; absent means no system prompt). There is no `system/message` and no
  * `assistant/attempt`.
  *
- * Decisions where SPEC §5 is silent: surface types (`user/message`, `assistant/message`,
+ * Decisions the edges make (docs/migrations.md): surface types (`user/message`, `assistant/message`,
  * `tool/result`) require `surfaceOp`; an `assistant/message` data has no `stream` key (the v1→v2
  * edge adds it); data keys beyond the checked ones are kept and left to the v3 decoder.
  *

@@ -8,7 +8,7 @@
  * system prompt, the same as `""`); there is no `system/message` type, so a v2 `system/message`
  * line is an unknown type.
  *
- * Decisions where SPEC §5 is silent: surface types (`user/message`, `assistant/message`,
+ * Decisions the edges make (docs/migrations.md): surface types (`user/message`, `assistant/message`,
  * `tool/result`) require `surfaceOp`; data keys beyond the checked ones are kept and left to the
  * v3 decoder.
  *

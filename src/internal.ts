@@ -2,8 +2,8 @@
  * `@palimpsest/session/internal`: what the root entry point leaves out
  * because a harness author does not need it, for two other readers.
  *
- * - **Store implementers**: a backend implements {@link StoreCore} (create,
- *   open, commit, follow, list, stat, close) and {@link makeSessionStore}
+ * - **Store implementers**: a backend implements the members of
+ *   {@link StoreCore} and {@link makeSessionStore}
  *   derives the rest of the `SessionStore` service from it, so every
  *   backend keeps the same promises.
  * - **Tools that fold or repair by hand**: {@link replayResult} and

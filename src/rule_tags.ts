@@ -1,6 +1,6 @@
 /**
- * The tags of the two rule unions, as values: `EventDecodeError` (SPEC
- * §2.3) and `SurfaceError` (SPEC §2.4). The type checker holds each list to
+ * The tags of the two rule unions, as values: `EventDecodeError` and
+ * `SurfaceError` (docs/format.md). The type checker holds each list to
  * its union, both ways, so a rule added to a union must be added here.
  *
  * @module
@@ -26,7 +26,7 @@ const decodeTags = [
   "PrependNotSystemMessage",
 ] as const satisfies ReadonlyArray<EventDecodeError["_tag"]>;
 
-/** Every `_tag` of {@link EventDecodeError}, the per-event rules (SPEC §2.3). */
+/** Every `_tag` of {@link EventDecodeError}, the event-local rules (docs/format.md). */
 export const EVENT_DECODE_ERROR_TAGS: ReadonlyArray<EventDecodeError["_tag"]> =
   decodeTags;
 
@@ -44,7 +44,7 @@ const surfaceTags = [
   "ReplaceShadowsUnansweredCall",
 ] as const satisfies ReadonlyArray<SurfaceError["_tag"]>;
 
-/** Every `_tag` of {@link SurfaceError}, the relational rules (SPEC §2.4). */
+/** Every `_tag` of {@link SurfaceError}, the relational rules (docs/format.md). */
 export const SURFACE_ERROR_TAGS: ReadonlyArray<SurfaceError["_tag"]> =
   surfaceTags;
 

@@ -24,3 +24,21 @@ Deno.test("docs/api has a page for every entry point", () => {
     assert.ok(index.includes(`(${page}.md)`), `the index links ${page}.md`);
   }
 });
+
+Deno.test("the README's entry point table names every entry point", () => {
+  const config = JSON.parse(fs.readFileSync(`${ROOT}deno.json`, "utf8"));
+  const readme = fs.readFileSync(`${ROOT}README.md`, "utf8");
+  const listed = [...readme.matchAll(/^\| `(@palimpsest\/session[a-z/-]*)`/gm)]
+    .map((match) => match[1] ?? "");
+  const entries = Object.keys(config.exports).map((entry: string) =>
+    entry === "."
+      ? "@palimpsest/session"
+      : `@palimpsest/session/${entry.slice(2)}`
+  );
+  assert.deepEqual([...listed].sort(), [...entries].sort());
+});
+
+Deno.test("the README stays a user's entry: at most 15 KiB", () => {
+  const size = fs.statSync(`${ROOT}README.md`).size;
+  assert.ok(size <= 15 * 1024, `README.md is ${size} bytes`);
+});

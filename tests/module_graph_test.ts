@@ -118,15 +118,23 @@ const expandBraces = (pattern: string): ReadonlyArray<string> => {
   return alternatives.split(",").map((a) => `${head}${a.trim()}${tail}`);
 };
 
-/** The layer table, read from the page that documents it. */
-const layers = (): ReadonlyArray<Layer> => {
+/** The text of docs/architecture.md between `<!-- name:start -->` and its end. */
+const architectureSection = (name: string): string => {
   const page = fs.readFileSync(
     path.join(ROOT, "docs/architecture.md"),
     "utf8",
   );
-  const table = /<!-- layers:start -->([\s\S]*?)<!-- layers:end -->/.exec(page);
-  assert.ok(table !== null, "docs/architecture.md has no layer table");
-  return (table[1] ?? "").split("\n")
+  const found = new RegExp(
+    `<!-- ${name}:start -->([\\s\\S]*?)<!-- ${name}:end -->`,
+  )
+    .exec(page);
+  assert.ok(found !== null, `docs/architecture.md has no ${name} section`);
+  return found[1] ?? "";
+};
+
+/** The layer table, read from the page that documents it. */
+const layers = (): ReadonlyArray<Layer> => {
+  return architectureSection("layers").split("\n")
     .filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
     .map((line) => line.split("|").slice(1, -1).map((cell) => cell.trim()))
     .filter(([name]) => name !== "layer")
@@ -177,6 +185,29 @@ Deno.test("every library file belongs to a layer of docs/architecture.md", () =>
     layerOf(table, file) === undefined
   );
   assert.deepEqual(orphans, []);
+});
+
+/** The paths the file layout of docs/architecture.md lists, one per line. */
+const layout = (): ReadonlyArray<string> =>
+  [...architectureSection("layout").matchAll(/^- `([^`]+)`$/gm)]
+    .map((m) => m[1] ?? "");
+
+Deno.test("the file layout of docs/architecture.md lists every file under src/, and only those", () => {
+  const listed = layout();
+  const actual = fs.readdirSync(path.join(ROOT, "src"), {
+    recursive: true,
+    encoding: "utf8",
+  })
+    .map((file) => path.join("src", file).split(path.sep).join("/"))
+    .filter((file) => fs.statSync(path.join(ROOT, file)).isFile());
+  const missing = actual.filter((file) => !listed.includes(file));
+  const absent = listed.filter((file) => !actual.includes(file));
+  const repeated = listed.filter((file, i) => listed.indexOf(file) !== i);
+  assert.deepEqual({ missing, absent, repeated }, {
+    missing: [],
+    absent: [],
+    repeated: [],
+  });
 });
 
 Deno.test("each library file imports only what its layer may import, by relative path", () => {

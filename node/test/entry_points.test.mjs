@@ -26,7 +26,7 @@ test("the package is @palimpsest/session with the palimpsest bin", () => {
   assert.ok(manifest.dependencies.effect);
 });
 
-// The entry points the docs (README's Node section, docs/api) say need Node 22.
+// The entry points the docs (docs/node.md, docs/api) say need Node 22.
 const NEEDS_NODE_22 = ["./ai-sdk"];
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 const minimumMajor = (range) => Number(/^>=\s*(\d+)/.exec(range ?? "")?.[1] ?? 0);

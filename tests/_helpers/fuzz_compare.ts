@@ -39,10 +39,10 @@ import {
   checkLog,
 } from "./reference_checker.ts";
 
-/** The tags of `EventDecodeError`, from SPEC §2.3. */
+/** The tags of `EventDecodeError`, from docs/format.md. */
 export const DECODE_TAGS: ReadonlyArray<string> = EVENT_DECODE_ERROR_TAGS;
 
-/** The tags of `SurfaceError`, from SPEC §2.4. */
+/** The tags of `SurfaceError`, from docs/format.md. */
 export const FOLD_TAGS: ReadonlyArray<string> = SURFACE_ERROR_TAGS;
 
 /** Extra log-only types: the library's vocabulary and the checker's rules. */

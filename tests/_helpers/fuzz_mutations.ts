@@ -1,6 +1,6 @@
 /**
  * Single mutations of one event of a valid log, each aimed at one rule of
- * SPEC §2.3–§2.4. A mutation returns the mutated log and the tag it aims
+ * docs/format.md (The rules and their errors). A mutation returns the mutated log and the tag it aims
  * at; the fuzz tests assert that the library and the reference checker
  * agree on every mutated log, and that aimed mutations hit their rule.
  *

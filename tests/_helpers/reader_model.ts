@@ -1,6 +1,6 @@
 /**
  * A model of what the streaming reader must do with a byte string, written
- * from SPEC §4 and the reader's documented rules, for the fuzz tests: split
+ * from docs/persistence.md (Reading, torn tails and corruption) and the reader's documented rules, for the fuzz tests: split
  * on `\n` (a final piece without one is a torn tail), strip one `\r`, refuse
  * a line longer than the limit, then judge line 1 as the header and every
  * other line with the reference checker. It holds the whole input and reads

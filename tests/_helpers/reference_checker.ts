@@ -2,7 +2,7 @@
  * A second, deliberately simple implementation of the format's rules, used
  * only by the fuzz tests to cross-check the library.
  *
- * Written from SPEC §2.1–§2.4 alone, over plain values: the surface is a
+ * Written from docs/format.md alone, over plain values: the surface is a
  * plain array of seqs changed with `indexOf` and `splice`, events are kept
  * in a `Map`, and no data structure is shared with `src/`. It is slow on
  * purpose (O(surface length) per replace) and must stay obvious: when the
@@ -20,7 +20,7 @@
 
 /** A rule the checker found broken, with the fields the tests compare. */
 export interface CheckerError {
-  /** The error tag, as in SPEC §2.3–§2.4. */
+  /** The error tag, as in docs/format.md. */
   readonly tag: string;
   /** The event's seq when it had a valid one. */
   readonly seq: number | undefined;

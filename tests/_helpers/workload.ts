@@ -1,5 +1,5 @@
 /**
- * The standard workload of SPEC §7, generated deterministically from a seed
+ * The standard workload of docs/performance.md, generated deterministically from a seed
  * at any size.
  *
  * Cycles of four events, three on the surface: `user/message`,

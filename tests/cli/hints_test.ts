@@ -134,7 +134,7 @@ Deno.test("the cli task carries --allow-net: a PostgreSQL address gets past the 
   assert.equal(run.code, 2, run.stderr);
   assert.match(hintOf(run), /no server answered/);
   assert.doesNotMatch(run.stderr, /NotCapable|PermissionDenied|--allow-/);
-  for (const doc of ["README.md", "docs/postgres.md"]) {
+  for (const doc of ["README.md", "docs/cli.md", "docs/postgres.md"]) {
     const text = fs.readFileSync(path.join(root, doc), "utf8");
     for (const line of text.split("\n")) {
       if (!/deno run .*cli\/main\.ts|deno run .*session\/cli/.test(line)) {
@@ -164,7 +164,7 @@ Deno.test("only a broken format rule gets the format's hint", async () => {
   }
   assert.match(
     hintOf(rule),
-    /breaks the "[A-Za-z]+" rule of the format \(SPEC §2\)/,
+    /breaks the "[A-Za-z]+" rule of the format \(docs\/format\.md\)/,
   );
   const fold = await cliInProcess("verify", fixture("fold-error.jsonl"));
   assert.equal(fold.code, 1);

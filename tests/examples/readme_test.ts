@@ -52,11 +52,15 @@ const runBlocks = async (
 };
 
 Deno.test("every ts example of the README type-checks and runs", async (t) => {
-  await runBlocks(t, "README.md", 2);
+  await runBlocks(t, "README.md", 1);
 });
 
 Deno.test("every ts example of docs/model-integration.md type-checks and runs", async (t) => {
   await runBlocks(t, "docs/model-integration.md", 2);
+});
+
+Deno.test("every ts example of docs/format.md type-checks and runs", async (t) => {
+  await runBlocks(t, "docs/format.md", 1);
 });
 
 Deno.test("every ts example of docs/rewriting-history.md type-checks and runs", async (t) => {

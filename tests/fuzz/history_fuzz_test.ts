@@ -1,5 +1,5 @@
 /**
- * Fuzzing what is built on the fold (SPEC §3.5) with logs read from bytes:
+ * Fuzzing what is built on the fold (docs/rewriting-history.md) with logs read from bytes:
  * provenance over every seq, and compaction, pruning, system prompts and
  * forks with random arguments, valid or not. Every call returns a value or
  * a tagged failure: no throw, no defect, and a refused operation leaves the
