@@ -25,7 +25,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Effect, Exit, Fiber, Schedule, Stream } from "effect";
+import { Cause, Deferred, Effect, Exit, Fiber, Schedule, Stream } from "effect";
 import { Session, type SessionHandle } from "@palimpsest/session";
 import {
   makePostgresStore,
@@ -600,9 +600,12 @@ postgresTest(
         return random / 2147483648;
       };
       for (let round = 0; round < 24; round++) {
-        // Each round appends until its writer is terminated, a few ms in.
+        // Each round appends until its writer is terminated, a few ms after
+        // its first append: while appends run, not while it opens.
+        const appending = yield* Deferred.make<void>();
         const killer = yield* Effect.forkChild(Effect.gen(function* () {
-          yield* Effect.sleep(`${Math.floor(next() * 25)} millis`);
+          yield* Deferred.await(appending);
+          yield* Effect.sleep(`${Math.floor(next() * 10)} millis`);
           const killed = yield* Effect.promise(() =>
             sql(
               url,
@@ -624,6 +627,7 @@ postgresTest(
             );
             if (!Exit.isSuccess(result)) return { k, result };
             bump(tally.outcomes, "success");
+            yield* Deferred.succeed(appending, undefined);
           }
           return undefined;
         })).pipe(
@@ -662,6 +666,11 @@ postgresTest(
     })));
     printTally("pg_terminate_backend", tally);
     assert.ok(tally.faults > 0);
+    // The outcomes were tested: terminations broke appends, not only opens.
+    const broken = Object.entries(tally.outcomes)
+      .filter(([kind]) => kind !== "success")
+      .reduce((sum, [, n]) => sum + n, 0);
+    assert.ok(broken >= 6, `only ${broken} of 24 terminations broke an append`);
     assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
   },
 );
