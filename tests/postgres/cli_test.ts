@@ -9,8 +9,10 @@ import {
 import * as fs from "node:fs";
 import { cliInProcess } from "../cli/_cli.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
-import { turnBatches } from "../_helpers/build.ts";
+import { s, turnBatches } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
+import { surfaceNodes } from "@palimpsest/session/internal";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 
@@ -168,5 +170,78 @@ postgresTest(
     const missing = await cliInProcess("repair", at(url, "absent"));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /SessionNotFound/);
+  },
+);
+
+postgresTest(
+  "a log stored before the unanswered-call rule copies into PostgreSQL, reads back, and holds new appends to the rule",
+  async (url) => {
+    // tests/fixtures/stored/shadowed-unanswered-call.jsonl: a compaction
+    // over a call whose result came after it, as older versions wrote.
+    const fixture = new URL(
+      "../fixtures/stored/shadowed-unanswered-call.jsonl",
+      import.meta.url,
+    );
+    const root = tempDir();
+    const file = path.join(root, "shadowed.jsonl");
+    fs.copyFileSync(fixture, file);
+    await succeeds("copy", file, at(url, "shadowed"), "--json");
+    const verified = await succeeds("verify", at(url, "shadowed"), "--json");
+    assert.equal(JSON.parse(verified.stdout).ok, true);
+    // explain reads the stored log as the store does: the late result's
+    // lineage, and the compaction that shadows the call.
+    const explained = await succeeds(
+      "explain",
+      at(url, "shadowed"),
+      "1",
+      "--json",
+    );
+    const fromFile = await succeeds("explain", file, "1", "--json");
+    assert.deepEqual(JSON.parse(explained.stdout), JSON.parse(fromFile.stdout));
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        const store = yield* SessionStore;
+        const handle = yield* store.open("shadowed", { mode: "write" });
+        const nodes = [...surfaceNodes(handle.session.surface)];
+        const appended = yield* Effect.exit(store.append(handle, [{
+          type: "assistant/message",
+          surfaceOp: "append",
+          data: {
+            turn: 1,
+            step: 0,
+            message: {
+              id: "a7",
+              role: "assistant",
+              content: [{
+                type: "tool-call",
+                id: "c7",
+                name: "ls",
+                arguments: "{}",
+              }],
+              source: { kind: "model", provider: "p", model: "m" },
+            },
+            stream: [],
+          },
+        }]));
+        const refused = yield* Effect.exit(store.append(handle, [{
+          type: "user/message",
+          surfaceOp: { op: "replace", startSeq: s(7), endSeq: s(7) },
+          sourceEventSeqs: [s(7)],
+          data: {
+            id: "s8",
+            role: "user",
+            content: [{ type: "text", text: "summary" }],
+            source: { kind: "plugin", plugin: "compaction" },
+          },
+        }]));
+        return { nodes, appended, refused };
+      }).pipe(Effect.scoped, Effect.provide(layerPostgresStore({ url }))),
+    );
+    assert.deepEqual(outcome.nodes, [4, 6]);
+    assert.equal(outcome.appended._tag, "Success");
+    thenFails(failureOf(outcome.refused), "ReplaceShadowsUnansweredCall", {
+      callSeq: 7,
+      callIds: ["c7"],
+    });
   },
 );
