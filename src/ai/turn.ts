@@ -20,6 +20,11 @@
  *    runs), the handler run, the `tool/result` appended citing it.
  * 6. `step/end`, and `turn/end` when the turn is over.
  *
+ * Each of these is a named step over the turn's state record
+ * (`turn_state.ts`), runnable alone: the turn's start and a step's parts in
+ * `turn_steps.ts`, the request and its recovery in `turn_request.ts`;
+ * {@link runTurn} is the loop over them.
+ *
  * What a failure leaves (the whole policy: `docs/model-integration.md`):
  *
  * - **A model error** (a stream stalled past `idleTimeout` or ended without
