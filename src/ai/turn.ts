@@ -20,6 +20,11 @@
  *    runs), the handler run, the `tool/result` appended citing it.
  * 6. `step/end`, and `turn/end` when the turn is over.
  *
+ * Each of these is a named step over the turn's state record
+ * (`turn_state.ts`), runnable alone: the turn's start and a step's parts in
+ * `turn_steps.ts`, the request and its recovery in `turn_request.ts`;
+ * {@link runTurn} is the loop over them.
+ *
  * What a failure leaves (the whole policy: `docs/model-integration.md`):
  *
  * - **A model error** (a stream stalled past `idleTimeout` or ended without
@@ -65,63 +70,17 @@
  *
  * @module
  */
-import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import * as Exit from "effect/Exit";
-import * as Stream from "effect/Stream";
-import { LanguageModel, type Tool } from "effect/ai";
-import type { SessionSeq } from "../seq.ts";
-import type { SessionEvent, TurnEndReason } from "../event.ts";
-import { type EventDraft, knownEventAt, Session } from "../session.ts";
-import { heldEvents } from "../prior.ts";
-import { Draft } from "../drafts.ts";
-import { openWork, TOOL_NOT_STARTED } from "../repair.ts";
-import { SessionStore } from "../store/store.ts";
-import { holdTurn, liveWork } from "../store/live.ts";
-import { appendDrafts } from "./_store.ts";
+import type { LanguageModel, Tool } from "effect/ai";
+import type { SessionStore } from "../store/store.ts";
 import {
-  recordAnswer,
-  type RecordedAnswer,
-  sessionCallIds,
-  type TimedPart,
-} from "./record.ts";
-import {
-  compactIfNeeded,
-  type CompactionPolicy,
-  isContextOverflow,
-} from "./compaction.ts";
-import { CompactionInProgress, TurnInProgress } from "./errors.ts";
-import { makeRetrier, type Retrier } from "./retry.ts";
-import {
-  failureOf,
-  overflowVerdict,
-  pairedMessages,
-  retryEvent,
-} from "./turn_recovery.ts";
-import { estimateTokensByChars } from "../tokens.ts";
-import { toPrompt } from "./prompt.ts";
-import { setSystemPrompt } from "../history/system_prompt.ts";
-import {
-  addUsage,
-  chunkOf,
-  DEFAULT_IDLE_TIMEOUT,
-  endReasonOf,
-  executeTool,
-  nextTurn,
-  seqOfNext,
-  type UsageSums,
-  withIdleTimeout,
-} from "./turn_parts.ts";
-import type { StoreAppendError } from "./_store.ts";
-import type {
-  CompactionRefusal,
-  CompactionReport,
-  RequestRepairs,
-  RunTurnOptions,
-  TurnError,
-  TurnEvent,
-  TurnOutcome,
-} from "./turn_types.ts";
+  recoverOpenWork,
+  runStep,
+  startTurn,
+  stopAtStepLimit,
+} from "./turn_steps.ts";
+import type { ToolMap } from "./turn_state.ts";
+import type { RunTurnOptions, TurnError, TurnOutcome } from "./turn_types.ts";
 
 /**
  * Runs one turn of an agent: see the module doc for the steps, the events
@@ -180,421 +139,22 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
   | LanguageModel.LanguageModel
   | Tool.HandlerServices<Tools[keyof Tools]>
 > {
-  return Effect.scoped(Effect.gen(function* () {
-    const { handle, toolkit } = options;
-    const maxSteps = Math.max(1, Math.floor(options.maxSteps ?? 8));
-    const overflowTest = options.isContextOverflow ?? isContextOverflow;
-    const maxRetries = Math.max(0, options.maxOverflowRetries ?? 2);
-    const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
-    const source = {
-      kind: "model" as const,
-      provider: options.model.provider,
-      model: options.model.model,
-    };
-    const store = yield* SessionStore;
-    let recovered: ReadonlyArray<SessionEvent> = [];
-    {
-      const live = liveWork(handle);
-      const open = openWork(heldEvents(handle.session));
-      const running = open.turns.find((t) => live.turns.has(t.turn));
-      if (running !== undefined) {
-        return yield* new TurnInProgress({
-          turn: running.turn,
-          startSeq: running.startSeq,
-          live: true,
-        });
-      }
-      // Nothing of another running turn is in the log yet: holdTurn below
-      // refuses it.
-      const [turnLeft] = open.turns;
-      const [compactionLeft] = open.compactions.filter((c) =>
-        !live.compactions.has(c.compactionId)
-      );
-      if (options.onOpen === "refuse") {
-        if (turnLeft !== undefined) {
-          return yield* new TurnInProgress({
-            turn: turnLeft.turn,
-            startSeq: turnLeft.startSeq,
-            live: false,
-          });
-        }
-        if (compactionLeft !== undefined) {
-          return yield* new CompactionInProgress({
-            ...compactionLeft,
-            live: false,
-          });
-        }
-      } else if (turnLeft !== undefined || compactionLeft !== undefined) {
-        recovered = (yield* store.repair(handle)).closers;
-      }
-    }
-    const turn = nextTurn(handle.session);
-    const held = yield* holdTurn(handle, turn, seqOfNext(handle));
-    if (held !== undefined) {
-      return yield* new TurnInProgress({
-        turn: held.key,
-        startSeq: held.startSeq,
-        live: true,
-      });
-    }
-    const compactions: CompactionReport[] = [];
-    const repairs: RequestRepairs[] = [];
-    const inputAt = (seq: number): ReadonlyArray<EventDraft> =>
-      typeof options.input === "string"
-        ? [Draft.user(options.input, { id: `user-${seq}` })]
-        : options.input ?? [];
-    const system = options.system;
-    if (system === undefined) {
-      yield* appendDrafts(handle, [
-        Draft.turnStart(turn),
-        ...inputAt(Session.nextSeq(handle.session) + 1),
-      ]);
-    } else {
-      // One batch: turn/start, the prompt when it changed, the input; a
-      // refused prompt stores none of it.
-      yield* store.update(handle, (session) =>
-        Effect.gen(function* () {
-          const started = yield* Session.append(session, Draft.turnStart(turn));
-          const prompted = yield* setSystemPrompt(started, system);
-          return yield* Session.appendAll(
-            prompted,
-            inputAt(Session.nextSeq(prompted)),
-          );
-        })).pipe(
-          Effect.catchTag("NotAnAppend", (error) => Effect.die(error)),
-        );
-    }
-    const emit = (event: TurnEvent): Effect.Effect<void> =>
-      options.onEvent === undefined ? Effect.void : options.onEvent(event);
-    const usage: UsageSums = {};
-    let stepUsage: UsageSums = {};
-    yield* emit({ type: "turn-start", turn, recovered });
-
-    const endTurn = (
-      step: number,
-      reason: TurnEndReason["kind"],
-      error?: { readonly _tag: string; readonly message: string },
-    ) =>
-      appendDrafts(handle, [
-        Draft.stepEnd(turn, step),
-        Draft.turnEnd(
-          turn,
-          error === undefined
-            ? reason
-            : { kind: reason, error: failureOf(error) },
-        ),
-      ]);
-
-    /** Answers a cut answer's calls so the transcript stays whole. */
-    const closeCalls = (answer: RecordedAnswer, messageSeq: SessionSeq) =>
-      Effect.suspend(() => {
-        const first = Session.nextSeq(handle.session);
-        return appendDrafts(
-          handle,
-          answer.calls.map((call, i): EventDraft => ({
-            type: "tool/result",
-            surfaceOp: "append",
-            sourceEventSeqs: [messageSeq],
-            data: {
-              turn: answer.draft.data.turn,
-              step: answer.draft.data.step,
-              message: {
-                id: `tool-${first + i}`,
-                role: "user",
-                source: { kind: "tool", callId: call.id },
-                content: [{
-                  type: "tool-result",
-                  toolCallId: call.id,
-                  content: [{
-                    type: "text",
-                    text: "The answer was cut before this tool call could run.",
-                  }],
-                  isError: true,
-                }],
-              },
-              error: { name: "AnswerCut", code: TOOL_NOT_STARTED },
-            },
-          })),
-        );
-      });
-
-    /**
-     * Compacts when over budget (or forced); a refusal or a model error of
-     * the engine (recorded in the log by its `compaction/end`) means no
-     * compaction, not a failed turn, and is reported in the outcome.
-     */
-    const tryCompact = (
-      policy: CompactionPolicy,
-      step: number,
-      force: boolean,
-      refusedTokens?: number,
-    ): Effect.Effect<
-      CompactionReport | undefined,
-      StoreAppendError,
-      SessionStore | LanguageModel.LanguageModel
-    > => {
-      const report = (done: CompactionReport) =>
-        Effect.as(
-          Effect.andThen(
-            Effect.sync(() => compactions.push(done)),
-            emit({
-              type: done.compacted ? "compaction-done" : "compaction-refused",
-              turn,
-              step,
-              report: done,
-            }),
-          ),
-          done,
-        );
-      const refused = (error: CompactionRefusal) =>
-        report({
-          step,
-          forced: force,
-          compacted: false,
-          ...("compactionId" in error
-            ? { compactionId: error.compactionId }
-            : {}),
-          refused: error,
-        });
-      return compactIfNeeded({
-        handle,
-        tools: toolkit,
-        ...policy,
-        force,
-        ...(refusedTokens === undefined ? {} : { refusedTokens }),
-        ...(options.retry === undefined ? {} : { retry: options.retry }),
-        onRetry: (attempt) => emit(retryEvent(turn, step, "summary")(attempt)),
-        ...(options.onOpen === undefined ? {} : { onOpen: options.onOpen }),
-        onStart: (started) =>
-          emit({
-            type: "compaction-start",
-            turn,
-            step,
-            forced: force,
-            compactionId: started.compactionId,
-          }),
-      }).pipe(
-        Effect.flatMap((outcome) =>
-          force || outcome.tokensBefore > policy.maxTokens
-            ? report({
-              step,
-              forced: force,
-              compacted: outcome.compacted,
-              ...(outcome.compactionId === undefined
-                ? {}
-                : { compactionId: outcome.compactionId }),
-              tokensBefore: outcome.tokensBefore,
-              tokensAfter: outcome.tokensAfter,
-            })
-            : Effect.succeed(undefined)
-        ),
-        Effect.catchTags({
-          CompactionInProgress: refused,
-          EmptySummary: refused,
-          SummaryNotSmaller: refused,
-          CompactionRangeChanged: refused,
-          AiError: refused,
-        }),
-      );
-    };
-
-    /** One request: the answer recorded and appended, or the failure. */
-    const request = (step: number) =>
-      Effect.gen(function* () {
-        const parts: TimedPart[] = [];
-        let recorded = false;
-        const persist = (cut: boolean) =>
-          Effect.suspend(() => {
-            recorded = true;
-            const messageSeq = seqOfNext(handle);
-            const answer = recordAnswer(parts, {
-              turn,
-              step,
-              messageId: `assistant-${messageSeq}`,
-              source,
-              cut,
-              usedCallIds: sessionCallIds(handle.session),
-            });
-            return Effect.map(
-              appendDrafts(handle, [answer.draft]),
-              () => ({ answer, messageSeq }),
-            );
-          });
-        const messages = pairedMessages(handle.session, step, repairs);
-        const prompt = toPrompt(messages);
-        const exit = yield* LanguageModel.streamText({
-          prompt,
-          toolkit,
-          disableToolCallResolution: true,
-          toolCallValidation: "deferred",
-        }).pipe(
-          (answer) => withIdleTimeout(answer, idleTimeout),
-          Stream.runForEach((part) =>
-            Effect.flatMap(Clock.currentTimeMillis, (time) =>
-              Effect.flatMap(chunkOf(part), (chunk) => {
-                parts.push({ time, chunk });
-                switch (part.type) {
-                  case "text-delta":
-                  case "reasoning-delta":
-                    return emit({
-                      type: part.type,
-                      turn,
-                      step,
-                      id: part.id,
-                      delta: part.delta,
-                    });
-                  case "finish":
-                    addUsage(usage, part.usage);
-                    addUsage(stepUsage, part.usage);
-                    return Effect.void;
-                  default:
-                    return Effect.void;
-                }
-              }))
-          ),
-          Effect.onInterrupt(() =>
-            recorded ? Effect.void : Effect.ignore(persist(true))
-          ),
-          Effect.exit,
-        );
-        if (Exit.isSuccess(exit)) {
-          return { ...(yield* persist(false)), error: undefined };
-        }
-        const cut = yield* persist(true);
-        yield* closeCalls(cut.answer, cut.messageSeq);
-        const error = Exit.findErrorOption(exit);
-        if (error._tag === "None") {
-          return yield* Effect.failCause(exit.cause);
-        }
-        return { ...cut, error: error.value, messages };
-      });
-
-    let step = 0;
-    let steps = 0;
-    /** Reports the turn's end and returns its outcome. */
-    const ended = (
-      session: Session,
-      reason: TurnEndReason["kind"],
-      stoppedBy: TurnOutcome["stoppedBy"],
-    ) => {
-      const outcome: TurnOutcome = {
-        session,
-        turn,
-        steps,
-        reason,
-        stoppedBy,
-        recovered,
-        compactions,
-        repairs,
-        usage: { ...usage },
-      };
-      return Effect.as(emit({ type: "turn-end", outcome }), outcome);
-    };
-    for (; step < maxSteps; step++) {
-      yield* appendDrafts(handle, [Draft.stepStart(turn, step)]);
-      stepUsage = {};
-      yield* emit({ type: "step-start", turn, step });
-      if (options.compaction !== undefined) {
-        yield* tryCompact(options.compaction, step, false);
-      }
-      let result = yield* request(step);
-      let retrier: Retrier | undefined;
-      let overflows = 0;
-      while (result.error !== undefined) {
-        const error = result.error;
-        const told = retryEvent(turn, step, "answer");
-        retrier ??= makeRetrier(options.retry, (a) => emit(told(a)));
-        if ((yield* retrier(error)) !== undefined) {
-          result = yield* request(step);
-          continue;
-        }
-        const policy = options.compaction;
-        if (policy === undefined || maxRetries === 0 || !overflowTest(error)) {
-          yield* endTurn(step, "error", error);
-          return yield* Effect.fail(error);
-        }
-        // The provider's verdict beats the estimate: the refused request's
-        // estimate is the ceiling each forced compaction must get under.
-        const estimate = policy.estimate ?? estimateTokensByChars;
-        const refusedTokens = estimate(result.messages);
-        const done = overflows < maxRetries
-          ? yield* tryCompact(policy, step, true, refusedTokens)
-          : undefined;
-        const failure = overflowVerdict({
-          turn,
-          step,
-          overflows,
-          done,
-          refusedTokens,
-          error,
-        });
-        if (failure !== undefined) {
-          const told = { turn, step, error: failure };
-          yield* emit({ type: "overflow-not-recovered", ...told });
-          yield* endTurn(step, "error", failure);
-          return yield* Effect.fail(failure);
-        }
-        overflows++;
-        result = yield* request(step);
-      }
-      steps++;
-      const { answer } = result;
-      for (const [i, call] of answer.calls.entries()) {
-        const callSeq = seqOfNext(handle);
-        yield* appendDrafts(handle, answer.toolCallDrafts.slice(i, i + 1));
-        yield* emit({
-          type: "tool-call-start",
-          turn,
-          step,
-          callId: call.id,
-          name: call.name,
-          arguments: call.arguments,
-          seq: callSeq,
-        });
-        const outcome = yield* executeTool(toolkit, call);
-        const callEvent = knownEventAt(handle.session, callSeq);
-        if (callEvent?.type !== "tool/call") {
-          return yield* Effect.die("the tool/call just appended is missing");
-        }
-        const resultSeq = seqOfNext(handle);
-        yield* appendDrafts(handle, [
-          Draft.toolResult(callEvent, outcome.content, {
-            id: `tool-${resultSeq}`,
-            ...(outcome.error === undefined ? {} : { error: outcome.error }),
-          }),
-        ]);
-        yield* emit({
-          type: "tool-call-end",
-          turn,
-          step,
-          callId: call.id,
-          name: call.name,
-          seq: resultSeq,
-          isError: outcome.error !== undefined,
-          ...(outcome.error === undefined ? {} : { error: outcome.error }),
-        });
-      }
-      const stepEnd: TurnEvent = {
-        type: "step-end",
-        turn,
-        step,
-        ...(answer.finishReason === undefined
-          ? {}
-          : { finishReason: answer.finishReason }),
-        usage: { ...stepUsage },
-      };
-      if (answer.calls.length === 0) {
-        const reason = endReasonOf(answer.finishReason);
-        const session = yield* endTurn(step, reason);
-        yield* emit(stepEnd);
-        return yield* ended(session, reason, "model");
-      }
-      yield* appendDrafts(handle, [Draft.stepEnd(turn, step)]);
-      yield* emit(stepEnd);
-    }
-    const session = yield* appendDrafts(handle, [
-      Draft.turnEnd(turn, "aborted"),
-    ]);
-    return yield* ended(session, "aborted", "step-limit");
-  }));
+  return Effect.scoped(turnLoop(options));
 }
+
+/**
+ * The turn as a loop over its steps (`turn_steps.ts`): what a crash left
+ * open closed, the turn started, one step after another until one ends the
+ * turn or the step limit is reached.
+ */
+const turnLoop = Effect.fnUntraced(function* <Tools extends ToolMap>(
+  options: RunTurnOptions<Tools>,
+) {
+  const recovered = yield* recoverOpenWork(options.handle, options.onOpen);
+  const state = yield* startTurn(options, recovered);
+  for (let step = 0; step < state.maxSteps; step++) {
+    const outcome = yield* runStep(state, step);
+    if (outcome !== undefined) return outcome;
+  }
+  return yield* stopAtStepLimit(state);
+});
