@@ -91,7 +91,7 @@ Deno.test("view", async (t) => {
       fs.writeFileSync(out, "keep me");
       const refused = await viewTo("valid.jsonl", out, "--json");
       assert.equal(refused.code, 2);
-      assert.equal(errorTag(refused.stdout), "ViewTargetExists");
+      assert.equal(errorTag(refused.stdout), "TargetExists");
       assert.equal(fs.readFileSync(out, "utf8"), "keep me");
       const forced = await viewTo("valid.jsonl", out, "--force");
       assert.equal(forced.code, 0, forced.stderr);
