@@ -109,10 +109,7 @@ const LOCATION_TAGS: ReadonlySet<string> = new Set([
   "InvalidAddress",
   "InvalidSessionId",
   "CopyTargetName",
-  "ImportIoError",
-  "JsonlIoError",
-  "MigrationIoError",
-  "ViewIoError",
+  "FileIoError",
 ]);
 
 /** Wrappers of a rule that broke: their inner error is a format rule. */
@@ -226,7 +223,7 @@ export function failureKind(error: unknown): FailureKind {
   if (RULE_TAGS.has(tag)) return "format";
   if (LOCATION_TAGS.has(tag)) return "location";
   if (tag === "StorageError") {
-    const inner = chain.find((e) => tagOf(e) === "JsonlIoError");
+    const inner = chain.find((e) => tagOf(e) === "FileIoError");
     return inner !== undefined ? "location" : "io";
   }
   return "other";
@@ -273,14 +270,10 @@ const otherHints: Readonly<Record<string, string>> = {
     "the last write may or may not be stored; run verify to see what the session holds",
   WriterClaimLost:
     "the writer lost its claim on the session (its connection broke); run the command again",
-  MigrationTargetExists:
+  TargetExists:
     "the target already exists and is never overwritten; choose another --out",
   SessionLocked:
     "another process is writing this session; stop it or wait, then try again",
-  ViewTargetExists:
-    "the page already exists; choose another --out, or pass --force to replace it",
-  ImportTargetExists:
-    "the target already exists and is never overwritten; choose another --out",
   ImportNotASession:
     "check that --from names the tool that wrote FILE, and that FILE is one of its sessions",
 };
@@ -345,9 +338,15 @@ export function failureHint(error: unknown): string {
  *
  * @param file The file or address the failure is about.
  * @param error The failure.
+ * @param hint What to do, when the command knows better than
+ * {@link failureHint} (an option of its own that would help).
  * @returns Lines ending with a newline.
  */
-export function failureText(file: string, error: unknown): string {
+export function failureText(
+  file: string,
+  error: unknown,
+  hint: string = failureHint(error),
+): string {
   const report = describeFailure(error);
   const where = [
     report.line === undefined ? undefined : `line ${report.line}`,
@@ -358,7 +357,7 @@ export function failureText(file: string, error: unknown): string {
       where === "" ? "" : ` (${where})`
     }: ${report.tag}`,
     `  ${report.message}`,
-    `  hint: ${failureHint(error)}`,
+    `  hint: ${hint}`,
     "",
   ].join("\n");
 }

@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream";
 import * as fs from "node:fs";
 import {
   fileBytes,
-  type JsonlIoError,
+  type FileIoError,
   type LoadedLog,
   type LogReadError,
   type MigrationInput,
@@ -66,7 +66,7 @@ export function showProgress(io: CliIo, file: string): number | undefined {
 export type LoadError =
   | LogReadError
   | MigrationError
-  | JsonlIoError
+  | FileIoError
   | StorageError
   | InvalidAddress
   | InvalidSessionId
@@ -74,7 +74,7 @@ export type LoadError =
 
 /** Tags of the load errors that are about where the log is (exit 2). */
 export const storageTags: ReadonlySet<string> = new Set([
-  "JsonlIoError",
+  "FileIoError",
   "StorageError",
   "InvalidAddress",
   "InvalidSessionId",

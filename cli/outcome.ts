@@ -71,6 +71,7 @@ export function okOutcome(
  * @param file The file the failure is about.
  * @param error The tagged error.
  * @param extra Fields added to the JSON document before `error`.
+ * @param hint The hint of the text, when not the one the error's kind gives.
  * @returns The outcome.
  */
 export function failureOutcome(
@@ -78,13 +79,14 @@ export function failureOutcome(
   file: string,
   error: unknown,
   extra: Readonly<Record<string, unknown>> = {},
+  hint?: string,
 ): Outcome {
   const report = describeFailure(error);
   return {
     code,
     json: { ok: false, ...extra, error: report },
     text: "",
-    errText: failureText(file, error),
+    errText: failureText(file, error, hint),
   };
 }
 

@@ -23,6 +23,7 @@
 import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
 import { FormatTooNew } from "../src/log/errors.ts";
+import type { FileIoError, TargetExists } from "../src/fs/errors.ts";
 
 /** The header names a newer format version: the reader's own error. */
 export { FormatTooNew };
@@ -404,42 +405,6 @@ export class MigratedEventRejected extends Data.Error<{
     `Line ${this.line}: migrated event "${this.seq}" fails the v3 rules ("${this.tag}")`;
 }
 
-/**
- * The migrated file's path already exists; nothing is overwritten.
- *
- * Fields:
- * - `path`: the existing path
- */
-export class MigrationTargetExists extends Data.Error<{
-  readonly path: string;
-}> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "MigrationTargetExists" = "MigrationTargetExists";
-  /** A sentence for people; not the contract. */
-  override readonly message: string =
-    `Target "${this.path}" already exists; choose another path`;
-}
-
-/**
- * Reading the old file or writing the new one failed.
- *
- * Fields:
- * - `path`: the file
- * - `operation`: `"read"`, `"write"`, `"sync"`, `"link"`…
- * - `reason`: the system error code or message
- */
-export class MigrationIoError extends Data.Error<{
-  readonly path: string;
-  readonly operation: string;
-  readonly reason: string;
-}> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "MigrationIoError" = "MigrationIoError";
-  /** A sentence for people; not the contract. */
-  override readonly message: string =
-    `Could not ${this.operation} "${this.path}": ${this.reason}`;
-}
-
 /** What a frozen decoder of a released version refuses. */
 export type LegacyDecodeError =
   | InvalidLegacyEnvelope
@@ -472,5 +437,5 @@ export type MigrationError =
   | PromptChangeOutsideStep
   | SyntheticIdCollision
   | MigratedEventRejected
-  | MigrationTargetExists
-  | MigrationIoError;
+  | TargetExists
+  | FileIoError;

@@ -18,19 +18,16 @@
 import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import type { JsonlIoError } from "../src/fs/errors.ts";
+import { type FileIoError, TargetExists } from "../src/fs/errors.ts";
 import {
   attempt,
   closeQuietly,
   publishNewFile,
 } from "../src/fs/durable_file.ts";
-import { ioFields } from "../src/fs/io.ts";
 import {
   CorruptLegacyLine,
   InvalidLegacyHeader,
   type MigrationError,
-  MigrationIoError,
-  MigrationTargetExists,
 } from "./errors.ts";
 import {
   makeMigrator,
@@ -88,14 +85,6 @@ const excerptOf = (
   text: string,
 ): string => (text.length > 60 ? `${text.slice(0, 57)}...` : text);
 
-/** Runs `f`, turning a thrown system error into a tagged one. */
-const io = <A>(
-  file: string,
-  operation: string,
-  f: () => A,
-): Result.Result<A, MigrationIoError> =>
-  Result.mapError(attempt(operation, file, f), migrationIo);
-
 interface Writer {
   readonly fd: number;
   readonly file: string;
@@ -103,12 +92,12 @@ interface Writer {
   size: number;
 }
 
-const flush = (w: Writer): Result.Result<void, MigrationIoError> => {
+const flush = (w: Writer): Result.Result<void, FileIoError> => {
   if (w.buffer.length === 0) return Result.succeed(undefined);
   const text = w.buffer.join("");
   w.buffer = [];
   w.size = 0;
-  return io(w.file, "write", () => {
+  return attempt("write", w.file, () => {
     const bytes = new TextEncoder().encode(text);
     let offset = 0;
     while (offset < bytes.length) offset += fs.writeSync(w.fd, bytes, offset);
@@ -118,7 +107,7 @@ const flush = (w: Writer): Result.Result<void, MigrationIoError> => {
 const write = (
   w: Writer,
   line: string,
-): Result.Result<void, MigrationIoError> => {
+): Result.Result<void, FileIoError> => {
   w.buffer.push(line, "\n");
   w.size += line.length + 1;
   return w.size >= 1 << 16 ? flush(w) : Result.succeed(undefined);
@@ -173,9 +162,9 @@ const run = (
 
   /** Reads and migrates one chunk; `true` at the end of the source. */
   const step = (): Result.Result<boolean, MigrationError> => {
-    const read = io(
-      source,
+    const read = attempt(
       "read",
+      source,
       () => fs.readSync(input, chunk, 0, chunk.length, null),
     );
     if (Result.isFailure(read)) return Result.fail(read.failure);
@@ -236,13 +225,10 @@ const run = (
   return loop();
 };
 
-const migrationIo = (error: JsonlIoError): MigrationIoError =>
-  new MigrationIoError(ioFields(error));
-
 /**
  * Migrate a JSONL log file of any released version to a new current-version file beside it.
  * Never modifies the source and never overwrites anything: an existing target fails with
- * `MigrationTargetExists`. On any refusal the target is not created.
+ * `TargetExists`. On any refusal the target is not created.
  *
  * @param source The old file.
  * @param options `target` (default {@link defaultTarget}) and the catalog.
@@ -265,7 +251,7 @@ const migrationIo = (error: JsonlIoError): MigrationIoError =>
  * assert.equal(summary.target, `${dir}/s.v3.jsonl`);
  * assert.equal(Deno.readTextFileSync(summary.target).split("\n")[0], '{"type":"session","version":3,"id":"s","createdAt":0,"isSeeded":false}');
  * const again = Effect.runSync(Effect.flip(migrateFile(source)));
- * assert.equal(again._tag, "MigrationTargetExists");
+ * assert.equal(again._tag, "TargetExists");
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */
@@ -276,24 +262,18 @@ export function migrateFile(
   return Effect.suspend(() => {
     const target = options.target ?? defaultTarget(source);
     if (fs.existsSync(target)) {
-      return Effect.fail(new MigrationTargetExists({ path: target }));
+      return Effect.fail(new TargetExists({ path: target }));
     }
     // The source descriptor and the temporary file are released on
     // success, failure and interruption alike.
     return Effect.acquireUseRelease(
-      Effect.fromResult(io(source, "open", () => fs.openSync(source, "r"))),
+      Effect.fromResult(
+        attempt("open", source, () => fs.openSync(source, "r")),
+      ),
       (input) =>
-        Effect.mapError(
-          publishNewFile(
-            target,
-            (output, temp) => run(source, target, input, output, temp, options),
-          ),
-          (error): MigrationError =>
-            error._tag === "TargetExists"
-              ? new MigrationTargetExists({ path: target })
-              : error._tag === "JsonlIoError"
-              ? migrationIo(error)
-              : error,
+        publishNewFile(
+          target,
+          (output, temp) => run(source, target, input, output, temp, options),
         ),
       (input) => Effect.sync(() => closeQuietly(input)),
     );

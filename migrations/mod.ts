@@ -36,6 +36,7 @@ export {
 export { catalogMigration } from "./on_read.ts";
 export type { EdgeOutput, EdgeResult, EdgeRun, MigrationEdge } from "./edge.ts";
 export * from "./errors.ts";
+export { FileIoError, TargetExists } from "../src/fs/errors.ts";
 export {
   defaultTarget,
   migrateFile,

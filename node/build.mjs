@@ -2,7 +2,8 @@
 // Deno sources, in the shape JSR's npm compatibility layer gives a package:
 // ES modules and .d.ts files, an `exports` map with `types` and `default`
 // for every entry point of deno.json, and the npm dependencies at the
-// versions deno.json pins. The CLI is the `palimpsest` bin.
+// versions deno.json pins, but effect, a peer dependency from its pin to the
+// next major. The CLI is the `palimpsest` bin.
 //
 // Steps: copy mod.ts, src/, migrations/ and cli/ into build/src; put the
 // Node entry of the CLI (src/cli_main.ts) in place of cli/main.ts, whose
@@ -173,10 +174,21 @@ const built = walk(path.join(out, "dist"), [".js", ".d.ts"]);
 const runtime = packagesImportedBy(built.filter((f) => f.endsWith(".js")));
 const typesOnly = packagesImportedBy(built.filter((f) => f.endsWith(".d.ts")))
   .filter((name) => !runtime.includes(name));
-const dependencies = pinned(runtime);
-const peers = typesOnly.length === 0 ? {} : {
-  peerDependencies: pinned(typesOnly),
-  peerDependenciesMeta: Object.fromEntries(typesOnly.map((name) => [name, { optional: true }])),
+// effect is the user's own: the package's values (Effects, Exits, Schemas,
+// errors) mix with the program's, so there must be one copy of effect, the
+// program's. It is a peer dependency from the version deno.json pins up to
+// the next major (node/smoke.sh runs the tests on that version and on the
+// newest release the range admits).
+const SHARED = "effect";
+if (!runtime.includes(SHARED)) fail(`the built JavaScript does not import ${SHARED}`);
+const sharedPin = pinned([SHARED])[SHARED];
+if (!/^\d+\.\d+\.\d+$/.test(sharedPin)) fail(`deno.json pins ${SHARED} at ${sharedPin}, not an exact version`);
+const dependencies = pinned(runtime.filter((name) => name !== SHARED));
+const peers = {
+  peerDependencies: { [SHARED]: `^${sharedPin}`, ...pinned(typesOnly) },
+  ...(typesOnly.length === 0 ? {} : {
+    peerDependenciesMeta: Object.fromEntries(typesOnly.map((name) => [name, { optional: true }])),
+  }),
 };
 
 const manifest = {
@@ -201,6 +213,7 @@ const modules = walk(path.join(out, "dist"), [".js"]).length;
 console.log(
   `node build: ${SELF}@${denoJson.version} in node/package: ${modules} modules, ` +
     `${Object.keys(denoJson.exports).length} entry points, ${rewritten} self-imports made relative, ` +
-    `dependencies ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(", ")}` +
+    `dependencies ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(", ")}, ` +
+    `peer ${SHARED}@${peers.peerDependencies[SHARED]}` +
     (typesOnly.length === 0 ? "" : `, optional peers (types) ${typesOnly.join(", ")}`),
 );

@@ -18,6 +18,14 @@
  * closure. Together they take about a tenth off decoding a log through
  * `decodeEvent` (docs/performance.md).
  *
+ * Effect offers no supported way to do this: `Effect.runSync` skips the
+ * fiber only for its own `Exit`, and every lazy constructor it offers
+ * (`Effect.suspend`, `Effect.sync`) starts one, which measured 1.7 times
+ * this path. So this module copies the members of effect's `Exit`
+ * prototypes, a shape effect does not promise to keep. It was checked
+ * against effect {@link CHECKED_EFFECT_VERSION}; a test fails on any other
+ * version, and docs/architecture.md says what to do on an upgrade.
+ *
  * Internal: nothing here is exported from an entry point.
  *
  * @module
@@ -25,6 +33,13 @@
 import type * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import type * as Result from "effect/Result";
+
+/**
+ * The effect version whose `Exit` this module was checked against; the
+ * test of this module fails on any other.
+ * @internal
+ */
+export const CHECKED_EFFECT_VERSION: string = "4.1.0";
 
 class Lazy<A, E> {
   thunk: ((a?: unknown, b?: unknown) => Result.Result<A, E>) | undefined;

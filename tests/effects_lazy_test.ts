@@ -8,6 +8,29 @@ import {
 } from "@palimpsest/session";
 import { decodeEvent } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CHECKED_EFFECT_VERSION } from "../src/lazy_exit.ts";
+
+/** The version in the package.json of the effect these tests run on. */
+const loadedEffectVersion = (): string => {
+  let dir = path.dirname(fileURLToPath(import.meta.resolve("effect")));
+  for (;;) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) {
+      const json: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (
+        typeof json === "object" && json !== null && "name" in json &&
+        json.name === "effect" && "version" in json &&
+        typeof json.version === "string"
+      ) return json.version;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("no package.json of effect found");
+    dir = parent;
+  }
+};
 
 /** A turn/start value whose every read of `seq` is counted. */
 const counted = () => {
@@ -184,4 +207,11 @@ Deno.test("the lazy Effects behave as the Exit they stand for", async (t) => {
     );
     assert.ok(Exit.isFailure(suspended) && Cause.hasDies(suspended.cause));
   });
+});
+
+Deno.test("the lazy Exit runs only on the effect version it was checked against", () => {
+  // src/lazy_exit.ts copies the members of effect's private Exit prototypes:
+  // on another version, follow docs/architecture.md ("The lazy Exit") before
+  // changing the checked version.
+  assert.equal(loadedEffectVersion(), CHECKED_EFFECT_VERSION);
 });

@@ -23,8 +23,8 @@ import {
 import { fromOption, outOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
-  "ImportIoError",
-  "ImportTargetExists",
+  "FileIoError",
+  "TargetExists",
 ]);
 
 const usage = (message: string): Outcome =>

@@ -18,8 +18,8 @@ import { showProgress } from "../load.ts";
 import { outOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
-  "MigrationIoError",
-  "MigrationTargetExists",
+  "FileIoError",
+  "TargetExists",
 ]);
 
 /** The `migrate` command. */

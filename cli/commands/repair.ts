@@ -36,7 +36,7 @@ import { type OpenWork, openWork } from "@palimpsest/session";
 
 const ioTags: ReadonlySet<string> = new Set([
   "InvalidAddress",
-  "JsonlIoError",
+  "FileIoError",
   "StorageError",
   "AppendOutcomeUnknown",
   "SessionNotFound",

@@ -92,7 +92,7 @@ export const viewCommand: Command = {
         if (Result.isFailure(result)) {
           const error = result.failure;
           return failureOutcome(
-            error._tag === "ImportIoError" ? ExitCode.usage : ExitCode.invalid,
+            error._tag === "FileIoError" ? ExitCode.usage : ExitCode.invalid,
             file,
             error,
           );
@@ -116,7 +116,16 @@ export const viewCommand: Command = {
         }),
       );
       if (Result.isFailure(written)) {
-        return failureOutcome(ExitCode.usage, out, written.failure);
+        const error = written.failure;
+        return failureOutcome(
+          ExitCode.usage,
+          out,
+          error,
+          {},
+          error._tag === "TargetExists"
+            ? "the page already exists; choose another --out, or pass --force to replace it"
+            : undefined,
+        );
       }
       const surface = loaded.session.surface;
       return okOutcome(

@@ -23,7 +23,18 @@ test("the package is @palimpsest/session with the palimpsest bin", () => {
   assert.equal(manifest.name, "@palimpsest/session");
   assert.equal(manifest.type, "module");
   assert.equal(manifest.bin.palimpsest, "./dist/cli/bin.js");
-  assert.ok(manifest.dependencies.effect);
+});
+
+test("effect is the program's own: a peer dependency to the next major, one copy", () => {
+  assert.match(manifest.peerDependencies.effect, /^\^4\.\d+\.\d+$/);
+  assert.equal(manifest.dependencies?.effect, undefined);
+  assert.equal(manifest.peerDependenciesMeta?.effect, undefined);
+  // The package loads the program's effect, not a copy of its own.
+  const dir = path.dirname(manifestPath);
+  assert.equal(fs.existsSync(path.join(dir, "node_modules", "effect")), false);
+  const program = require.resolve("effect");
+  const fromPackage = createRequire(manifestPath).resolve("effect");
+  assert.equal(fromPackage, program);
 });
 
 // The entry points the docs (docs/node.md, docs/api) say need Node 22.

@@ -87,5 +87,5 @@ test("migrates a v2 log to a new v3 file under Node", async () => {
   const log = await Effect.runPromise(readSessionFile(summary.target));
   assert.equal(log.version, 3);
   const again = await Effect.runPromise(Effect.flip(migrateFile(source)));
-  assert.equal(again._tag, "MigrationTargetExists");
+  assert.equal(again._tag, "TargetExists");
 });

@@ -34,5 +34,5 @@ test("renders the page of a session under Node", async () => {
   const written = await Effect.runPromise(writeSessionHtmlFile(log.session, page, { title: "viewed" }));
   assert.equal(written.bytes, fs.statSync(page).size);
   const again = await Effect.runPromise(Effect.flip(writeSessionHtmlFile(log.session, page)));
-  assert.equal(again._tag, "ViewTargetExists");
+  assert.equal(again._tag, "TargetExists");
 });

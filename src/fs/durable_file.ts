@@ -30,7 +30,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import type { JsonlIoError } from "./errors.ts";
+import { type FileIoError, TargetExists } from "./errors.ts";
 import { errorCode, ioError } from "./io.ts";
 import { createOwnedTemp, releaseOwnedTemp, sweepStaleTemps } from "./owner.ts";
 
@@ -146,14 +146,6 @@ export const unlinkQuietly = (path: string): void => {
   }
 };
 
-/** The target name exists: {@link publishNewFile} replaced nothing. */
-export interface TargetExists {
-  /** The tag. */
-  readonly _tag: "TargetExists";
-  /** The target. */
-  readonly path: string;
-}
-
 /** A writer of the new file's content, given its descriptor. */
 export type FillFile<A, E> = (
   fd: number,
@@ -179,14 +171,14 @@ export interface PublishOptions {
  * @param target The file to create.
  * @param fill Writes the content through the descriptor.
  * @param options `replace` to rename over an existing target.
- * @returns `Effect<A, E | TargetExists | JsonlIoError>`; `TargetExists`
+ * @returns `Effect<A, E | TargetExists | FileIoError>`; `TargetExists`
  * only without `replace`.
  */
 export const publishNewFile = <A, E>(
   target: string,
   fill: FillFile<A, E>,
   options: PublishOptions = {},
-): Effect.Effect<A, E | TargetExists | JsonlIoError> => {
+): Effect.Effect<A, E | TargetExists | FileIoError> => {
   const replace = options.replace === true;
   const folder = nodePath.dirname(target);
   const base = nodePath.basename(target);
@@ -202,7 +194,7 @@ export const publishNewFile = <A, E>(
     (held) =>
       Effect.flatMap(
         fill(held.temp.fd, held.temp.path),
-        (value): Effect.Effect<A, TargetExists | JsonlIoError> => {
+        (value): Effect.Effect<A, TargetExists | FileIoError> => {
           const temp = held.temp.path;
           try {
             fs.fsyncSync(held.temp.fd);
@@ -216,7 +208,7 @@ export const publishNewFile = <A, E>(
             else fs.linkSync(temp, target);
           } catch (cause) {
             return !replace && errorCode(cause) === "EEXIST"
-              ? Effect.fail({ _tag: "TargetExists", path: target })
+              ? Effect.fail(new TargetExists({ path: target }))
               : Effect.fail(
                 ioError(replace ? "rename" : "link", target, cause),
               );
@@ -239,12 +231,12 @@ export const publishNewFile = <A, E>(
  *
  * @param target The file to create.
  * @param bytes Its content.
- * @returns `Effect<void, TargetExists | JsonlIoError>`.
+ * @returns `Effect<void, TargetExists | FileIoError>`.
  */
 export const publishBytes = (
   target: string,
   bytes: Uint8Array,
-): Effect.Effect<void, TargetExists | JsonlIoError> =>
+): Effect.Effect<void, TargetExists | FileIoError> =>
   publishNewFile(target, (fd, temp) =>
     Effect.suspend(() => {
       try {
@@ -260,7 +252,7 @@ export const attempt = <A>(
   operation: string,
   path: string,
   f: () => A,
-): Result.Result<A, JsonlIoError> => {
+): Result.Result<A, FileIoError> => {
   try {
     return Result.succeed(f());
   } catch (cause) {

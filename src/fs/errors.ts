@@ -1,19 +1,41 @@
 /**
- * The error of a failed file-system call, shared by every module that
- * touches files (the reader's file source, the durable file, the file store,
- * migrations, the importers and the viewer). Messages are for people;
- * callers narrow on `_tag` and fields.
+ * The errors of the file system, shared by every module that touches files
+ * (the reader's file source, the durable file, the file store, migrations,
+ * the importers and the viewer): {@link FileIoError} for a failed call and
+ * {@link TargetExists} for a new file whose name is taken. Messages are for
+ * people; callers narrow on `_tag` and fields.
  *
  * @module
  */
 import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
 
-/** A file-system call failed. */
-export class JsonlIoError extends Data.Error<{
-  /** What was being done (`open`, `read`, `write`, `fsync`, ...). */
+/** What a thrown value says, for a message: its own message, or itself. */
+const causeText = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : quote(cause);
+
+/**
+ * A file-system call failed.
+ *
+ * @example Narrowing on the tag
+ * ```ts
+ * import { FileIoError } from "@palimpsest/session/jsonl";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new FileIoError({
+ *   operation: "open",
+ *   path: "/no/such/file",
+ *   code: "ENOENT",
+ *   cause: undefined,
+ * });
+ * assert.equal(error._tag, "FileIoError");
+ * assert.equal(error.message, 'Could not open "/no/such/file" (ENOENT); check the path and its permissions');
+ * ```
+ */
+export class FileIoError extends Data.Error<{
+  /** What was being done (`open`, `read`, `write`, `fsync`, `link`, ...). */
   readonly operation: string;
-  /** The path involved. */
+  /** The path involved (for a write, the temporary file's). */
   readonly path: string;
   /**
    * The system error code, when there is one (`ENOENT`, `ENOSPC`, ...);
@@ -29,13 +51,43 @@ export class JsonlIoError extends Data.Error<{
   readonly permission?: string | undefined;
 }> {
   /** The tag. */
-  readonly _tag: "JsonlIoError" = "JsonlIoError";
+  readonly _tag: "FileIoError" = "FileIoError";
   /** A sentence for people. */
-  override readonly message: string = this.permission === undefined
-    ? `Could not ${this.operation} ${quote(this.path)}${
-      this.code === undefined ? "" : ` (${this.code})`
-    }; check the path and permissions`
-    : `Could not ${this.operation} ${
+  override readonly message: string = this.permission !== undefined
+    ? `Could not ${this.operation} ${
       quote(this.path)
-    }: the runtime refused it without ${this.permission}; run again with ${this.permission}`;
+    }: the runtime refused it without ${this.permission}; run again with ${this.permission}`
+    : `Could not ${this.operation} ${quote(this.path)}${
+      this.code !== undefined
+        ? ` (${this.code})`
+        : this.cause === undefined
+        ? ""
+        : `: ${causeText(this.cause)}`
+    }; check the path and its permissions`;
+}
+
+/**
+ * A new file's name is taken: the file there is left untouched and nothing
+ * is written.
+ *
+ * @example Narrowing on the tag
+ * ```ts
+ * import { TargetExists } from "@palimpsest/session/jsonl";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new TargetExists({ path: "s.v3.jsonl" });
+ * assert.equal(error._tag, "TargetExists");
+ * assert.equal(error.message, 'Expected "s.v3.jsonl" not to exist; choose another path');
+ * ```
+ */
+export class TargetExists extends Data.Error<{
+  /** The path that exists. */
+  readonly path: string;
+}> {
+  /** The tag. */
+  readonly _tag: "TargetExists" = "TargetExists";
+  /** A sentence for people. */
+  override readonly message: string = `Expected ${
+    quote(this.path)
+  } not to exist; choose another path`;
 }

@@ -1,11 +1,11 @@
 /**
  * Small file-system helpers shared by the reader and the store: the
- * conversion of thrown system errors to {@link JsonlIoError}.
+ * conversion of thrown system errors to {@link FileIoError}.
  *
  * @module
  * @internal
  */
-import { JsonlIoError } from "./errors.ts";
+import { FileIoError } from "./errors.ts";
 
 /** The `code` of a thrown system error (`ENOENT`, `EEXIST`, ...). */
 export const errorCode = (error: unknown): string | undefined => {
@@ -32,14 +32,14 @@ export const missingPermission = (error: unknown): string | undefined => {
   return kind === undefined ? undefined : `--allow-${kind}`;
 };
 
-/** Wraps a thrown value as a {@link JsonlIoError}. */
+/** Wraps a thrown value as a {@link FileIoError}. */
 export const ioError = (
   operation: string,
   path: string,
   cause: unknown,
-): JsonlIoError => {
+): FileIoError => {
   const permission = missingPermission(cause);
-  return new JsonlIoError({
+  return new FileIoError({
     operation,
     path,
     code: errorCode(cause) ??
@@ -48,17 +48,3 @@ export const ioError = (
     ...(permission === undefined ? {} : { permission }),
   });
 };
-
-/**
- * The `path`, `operation` and `reason` of a {@link JsonlIoError}, the
- * fields of the import, view and migration I/O errors; `reason` is the
- * system error code, or the thrown value's message when it has no code.
- */
-export const ioFields = (
-  error: JsonlIoError,
-): { path: string; operation: string; reason: string } => ({
-  path: error.path,
-  operation: error.operation,
-  reason: error.code ??
-    (error.cause instanceof Error ? error.cause.message : String(error.cause)),
-});

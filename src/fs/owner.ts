@@ -32,7 +32,7 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import process from "node:process";
-import type { JsonlIoError } from "./errors.ts";
+import type { FileIoError } from "./errors.ts";
 import { errorCode, ioError, missingPermission } from "./io.ts";
 
 /** A file open through Deno, holding or able to take an `flock`. */
@@ -328,7 +328,7 @@ const closeQuietly = (fd: number): void => quietly(() => fs.closeSync(fd));
 export const createOwnedTemp = (
   folder: string,
   base: string,
-): { readonly ok: OwnedTemp } | { readonly error: JsonlIoError } => {
+): { readonly ok: OwnedTemp } | { readonly error: FileIoError } => {
   const pidOwner: Owner = { pid: process.pid, start: ownStart, flock: false };
   const nameFor = (owner: Owner) =>
     nodePath.join(folder, `.${base}.${randomUUID()}.${ownerTag(owner)}.tmp`);

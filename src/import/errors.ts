@@ -1,12 +1,14 @@
 /**
  * The tagged errors of importing another tool's session file. Each names the
- * 1-based line of the source file it is about (or the path, for I/O).
+ * 1-based line of the source file it is about; I/O fails with the shared
+ * `FileIoError` and `TargetExists`.
  * Messages are for people; callers narrow on `_tag` and fields.
  *
  * @module
  */
 import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
+import type { FileIoError, TargetExists } from "../fs/errors.ts";
 import { formatHint, formatLabel, type SessionFormat } from "./sniff.ts";
 import type { SourceTool } from "./report.ts";
 
@@ -107,36 +109,6 @@ export class ImportEventRejected extends Data.Error<{
   } refused it: ${this.reason}`;
 }
 
-/** Reading the source or writing the new log failed. */
-export class ImportIoError extends Data.Error<{
-  /** The path. */
-  readonly path: string;
-  /** What was being done (`open`, `read`, `create`, `write`, `fsync`, `link`). */
-  readonly operation: string;
-  /** The system error code or message. */
-  readonly reason: string;
-}> {
-  /** The tag. */
-  readonly _tag: "ImportIoError" = "ImportIoError";
-  /** A sentence for people. */
-  override readonly message: string = `Could not ${this.operation} ${
-    quote(this.path)
-  }: ${this.reason}`;
-}
-
-/** The file to write exists already; it is left untouched. */
-export class ImportTargetExists extends Data.Error<{
-  /** The path. */
-  readonly path: string;
-}> {
-  /** The tag. */
-  readonly _tag: "ImportTargetExists" = "ImportTargetExists";
-  /** A sentence for people. */
-  override readonly message: string = `Expected ${
-    quote(this.path)
-  } not to exist; choose a new file name`;
-}
-
 /**
  * Under `recover`, nothing in the file was a record of a session of the tool
  * (every line skipped, or none of the kinds the tool writes): never an empty
@@ -188,7 +160,7 @@ export type ImportError =
   | ImportNotASession
   | ImportVersionUnsupported
   | ImportEventRejected
-  | ImportIoError
-  | ImportTargetExists
+  | FileIoError
+  | TargetExists
   | ImportNoSession
   | ImportNotThisFormat;

@@ -16,12 +16,9 @@
  */
 import * as fs from "node:fs";
 import * as Result from "effect/Result";
-import { ioError, ioFields } from "../fs/io.ts";
-import {
-  ImportIoError,
-  ImportLineNotJson,
-  ImportLineTooLong,
-} from "./errors.ts";
+import { ioError } from "../fs/io.ts";
+import type { FileIoError } from "../fs/errors.ts";
+import { ImportLineNotJson, ImportLineTooLong } from "./errors.ts";
 
 /** A line skipped under `recover`. */
 export interface SkippedLine {
@@ -66,13 +63,13 @@ export const forEachRecord = <E>(
   file: string,
   options: RecordReadOptions,
   f: (value: unknown, line: number) => Result.Result<void, E>,
-): Result.Result<RecordReadSummary, E | LineError | ImportIoError> => {
+): Result.Result<RecordReadSummary, E | LineError | FileIoError> => {
   let fd: number;
   try {
     fd = fs.openSync(file, "r");
   } catch (error) {
     return Result.fail(
-      new ImportIoError(ioFields(ioError("open", file, error))),
+      ioError("open", file, error),
     );
   }
   try {
@@ -87,7 +84,7 @@ const readAll = <E>(
   file: string,
   options: RecordReadOptions,
   f: (value: unknown, line: number) => Result.Result<void, E>,
-): Result.Result<RecordReadSummary, E | LineError | ImportIoError> => {
+): Result.Result<RecordReadSummary, E | LineError | FileIoError> => {
   const skipped: SkippedLine[] = [];
   const decoder = new TextDecoder();
   const chunk = new Uint8Array(1 << 16);
@@ -169,7 +166,7 @@ const readAll = <E>(
       read = fs.readSync(fd, chunk, 0, chunk.length, null);
     } catch (error) {
       return Result.fail(
-        new ImportIoError(ioFields(ioError("read", file, error))),
+        ioError("read", file, error),
       );
     }
     if (read === 0) break;

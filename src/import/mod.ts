@@ -83,6 +83,7 @@ import type { ImportReport, SourceTool } from "./report.ts";
 import { publishLog } from "./write.ts";
 
 export * from "./errors.ts";
+export { FileIoError, TargetExists } from "../fs/errors.ts";
 export {
   type SessionFormat,
   sessionFormatOf,
@@ -265,7 +266,7 @@ export interface ImportFileOptions extends ImportOptions {
 /**
  * Imports another tool's session file and publishes it as a new v3 log,
  * never overwriting: an existing `out` is refused with
- * {@link ImportTargetExists} and left untouched; on any refusal nothing is
+ * {@link TargetExists} and left untouched; on any refusal nothing is
  * written.
  *
  * @param file The source file (only read).
@@ -284,7 +285,7 @@ export interface ImportFileOptions extends ImportOptions {
  * assert.equal(imported.session.header.id, "c1");
  * assert.match(Deno.readTextFileSync(`${dir}/c.v3.jsonl`), /"version":3/);
  * const again = Effect.runSync(Effect.flip(importFile(`${dir}/c.jsonl`, { from: "claude-code", out: `${dir}/c.v3.jsonl` })));
- * assert.equal(again._tag, "ImportTargetExists");
+ * assert.equal(again._tag, "TargetExists");
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */

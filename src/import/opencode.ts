@@ -131,7 +131,7 @@ export const importOpencode: Importer = (file, options, b) => {
     // No JSON document, or too long: JSON lines of another tool, maybe.
     const failure = read.failure;
     return Result.fail(
-      failure._tag === "ImportIoError"
+      failure._tag === "FileIoError"
         ? failure
         : notThisFormat(file, "opencode", undefined, failure),
     );

@@ -10,10 +10,9 @@
  */
 import * as fs from "node:fs";
 import * as Result from "effect/Result";
-import { ioError, ioFields } from "../fs/io.ts";
+import { ioError } from "../fs/io.ts";
 import {
   type ImportError,
-  ImportIoError,
   ImportLineNotJson,
   ImportLineTooLong,
   ImportNotASession,
@@ -141,7 +140,7 @@ export const readDocument = (
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
     return Result.fail(
-      new ImportIoError(ioFields(ioError("read", file, error))),
+      ioError("read", file, error),
     );
   }
   try {

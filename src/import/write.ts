@@ -15,8 +15,8 @@ import type { SessionEvent } from "../event.ts";
 import type { SessionHeader } from "../session.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
-import { ioError, ioFields } from "../fs/io.ts";
-import { ImportIoError, ImportTargetExists } from "./errors.ts";
+import { ioError } from "../fs/io.ts";
+import { type FileIoError, TargetExists } from "../fs/errors.ts";
 
 /**
  * Writes `header` and `events` as a v3 JSONL file at `target`, refusing an
@@ -31,10 +31,10 @@ export const publishLog = (
   target: string,
   header: SessionHeader,
   events: ReadonlyArray<SessionEvent>,
-): Effect.Effect<void, ImportIoError | ImportTargetExists> =>
+): Effect.Effect<void, FileIoError | TargetExists> =>
   Effect.suspend(() => {
     if (fs.existsSync(target)) {
-      return Effect.fail(new ImportTargetExists({ path: target }));
+      return Effect.fail(new TargetExists({ path: target }));
     }
     return publishNewFile(target, (fd, temp) =>
       Effect.try({
@@ -61,11 +61,5 @@ export const publishLog = (
           flush(buffer.join(""));
         },
         catch: (cause) => ioError("write", temp, cause),
-      })).pipe(
-        Effect.mapError((error) =>
-          error._tag === "TargetExists"
-            ? new ImportTargetExists({ path: target })
-            : new ImportIoError(ioFields(error))
-        ),
-      );
+      }));
   });

@@ -17,7 +17,7 @@
  */
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
-import type { JsonlIoError } from "../fs/errors.ts";
+import type { FileIoError } from "../fs/errors.ts";
 import { errorCode, ioError } from "../fs/io.ts";
 import {
   closeQuietly,
@@ -51,13 +51,13 @@ const checkpointPathOf = (path: string): string =>
  *
  * @param path The session file.
  * @param maxLineBytes The open's `maxLineBytes`.
- * @returns `Effect<StoredCheckpoint, JsonlIoError>`.
+ * @returns `Effect<StoredCheckpoint, FileIoError>`.
  */
 export const readCheckpointFile = (
   path: string,
   maxLineBytes?: number,
-): Effect.Effect<StoredCheckpoint, JsonlIoError> =>
-  Effect.suspend((): Effect.Effect<StoredCheckpoint, JsonlIoError> => {
+): Effect.Effect<StoredCheckpoint, FileIoError> =>
+  Effect.suspend((): Effect.Effect<StoredCheckpoint, FileIoError> => {
     const sidecar = checkpointPathOf(path);
     let fd: number | undefined;
     try {
@@ -82,12 +82,12 @@ export const readCheckpointFile = (
  *
  * @param path The session file.
  * @param text The checkpoint's text.
- * @returns `Effect<void, JsonlIoError>`.
+ * @returns `Effect<void, FileIoError>`.
  */
 export const writeCheckpointFile = (
   path: string,
   text: string,
-): Effect.Effect<void, JsonlIoError> => {
+): Effect.Effect<void, FileIoError> => {
   const sidecar = checkpointPathOf(path);
   return Effect.andThen(
     Effect.sync(() => unlinkQuietly(`${sidecar}.tmp`)),
@@ -113,7 +113,7 @@ export const writeCheckpointFile = (
  * @param path The session file.
  * @returns Its byte log.
  */
-export const fileByteLog = (path: string): ByteLog<JsonlIoError> => ({
+export const fileByteLog = (path: string): ByteLog<FileIoError> => ({
   range: (offset, length) =>
     Effect.suspend(() => {
       let fd: number | undefined;

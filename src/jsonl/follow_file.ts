@@ -17,7 +17,7 @@
  *   about 1 MiB. The kept bytes must come back unchanged, and the file must
  *   be at least `consumed` long: else the lines already served are gone
  *   (a failed batch cut back, a file rewritten) and the look fails with a
- *   `JsonlIoError` of code `ETRUNCATED` rather than guess.
+ *   `FileIoError` of code `ETRUNCATED` rather than guess.
  * - A window during whose read the file changed is read a second time and
  *   served only when both reads agree; else it is left for the next look.
  *
@@ -27,7 +27,7 @@
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import type { SessionEvent } from "../event.ts";
-import { JsonlIoError } from "../fs/errors.ts";
+import { FileIoError } from "../fs/errors.ts";
 import type { FollowLineError, LineFollower } from "../log/follow.ts";
 import { ioError } from "../fs/io.ts";
 import { closeQuietly } from "../fs/durable_file.ts";
@@ -98,7 +98,7 @@ const nodeReadAt: ReadAt = (fd, buffer, offset, length, position) =>
   fs.readSync(fd, buffer, offset, length, position);
 
 /** Errors of a look at a followed file. */
-export type FileFollowError = FollowLineError | JsonlIoError;
+export type FileFollowError = FollowLineError | FileIoError;
 
 /** A follower of one file. */
 export interface FileFollower {
@@ -144,8 +144,8 @@ export const makeFileFollower = (
     return at === out.length ? out : out.subarray(0, at);
   };
 
-  const gone = (served: number): JsonlIoError =>
-    new JsonlIoError({
+  const gone = (served: number): FileIoError =>
+    new FileIoError({
       operation: `find the lines already served (up to byte ${served}) in`,
       path,
       code: "ETRUNCATED",

@@ -45,7 +45,7 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import process from "node:process";
-import type { JsonlIoError } from "../fs/errors.ts";
+import type { FileIoError } from "../fs/errors.ts";
 import { SessionLocked } from "../store/errors.ts";
 import { errorCode, ioError, missingPermission } from "../fs/io.ts";
 import {
@@ -91,9 +91,9 @@ export interface OwnClaim<H> {
  */
 export interface ClaimIo<H> {
   /** Publishes a new complete claim of this process under a new name. */
-  readonly publish: () => Result.Result<OwnClaim<H>, JsonlIoError>;
+  readonly publish: () => Result.Result<OwnClaim<H>, FileIoError>;
   /** The names of the session's claim files. */
-  readonly list: () => Result.Result<ReadonlyArray<string>, JsonlIoError>;
+  readonly list: () => Result.Result<ReadonlyArray<string>, FileIoError>;
   /** Judges the owner of a claim. */
   readonly judge: (name: string) => Judged;
   /** Removes a claim's name (a missing name is no error). */
@@ -123,17 +123,17 @@ export type ClaimStep<H> =
     readonly _tag: "Withdraw";
     readonly own: OwnClaim<H>;
     readonly blockers: ReadonlyArray<Blocker>;
-    readonly error: JsonlIoError | undefined;
+    readonly error: FileIoError | undefined;
   }
   | {
     readonly _tag: "Drop";
     readonly own: OwnClaim<H>;
     readonly blockers: ReadonlyArray<Blocker>;
-    readonly error: JsonlIoError | undefined;
+    readonly error: FileIoError | undefined;
   }
   | { readonly _tag: "Won"; readonly own: OwnClaim<H> }
   | { readonly _tag: "Lost"; readonly blockers: ReadonlyArray<Blocker> }
-  | { readonly _tag: "Failed"; readonly error: JsonlIoError }
+  | { readonly _tag: "Failed"; readonly error: FileIoError }
   | { readonly _tag: "Release"; readonly own: OwnClaim<H> }
   | { readonly _tag: "ReleaseDrop"; readonly own: OwnClaim<H> }
   | { readonly _tag: "Released" };
@@ -445,18 +445,18 @@ const lockedError = (
  * @param file The session file.
  * @param id The session id, for `SessionLocked`.
  * @param onHeld Keeps the claim (the caller releases it).
- * @returns `Effect<void, SessionLocked | JsonlIoError>`.
+ * @returns `Effect<void, SessionLocked | FileIoError>`.
  * @internal
  */
 export const acquireClaim = (
   file: string,
   id: string,
   onHeld: (claim: HeldClaim) => void,
-): Effect.Effect<void, SessionLocked | JsonlIoError> => {
+): Effect.Effect<void, SessionLocked | FileIoError> => {
   const io = fileClaimIo(file);
   const attempt = (
     left: number,
-  ): Effect.Effect<void, SessionLocked | JsonlIoError> =>
+  ): Effect.Effect<void, SessionLocked | FileIoError> =>
     Effect.flatMap(
       Effect.sync(() => {
         const end = settle(io, startAcquire);

@@ -21,7 +21,7 @@ import { interruptedTurnClosers } from "../repair.ts";
 import { replayResult } from "../surface/mod.ts";
 import type { SurfaceError } from "../errors.ts";
 import { sessionIdOfFileName } from "./names.ts";
-import type { JsonlIoError } from "../fs/errors.ts";
+import type { FileIoError } from "../fs/errors.ts";
 import {
   AppendOutcomeUnknown,
   type SessionLocked,
@@ -70,7 +70,7 @@ const viaStore = (
       })));
   });
 
-const storage = (error: JsonlIoError): StorageError =>
+const storage = (error: FileIoError): StorageError =>
   new StorageError({
     operation: "repair",
     id: undefined,
@@ -116,7 +116,7 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
     const log = yield* writableLog(
       yield* Effect.mapError(
         readSessionFile(file),
-        (error) => error._tag === "JsonlIoError" ? storage(error) : error,
+        (error) => error._tag === "FileIoError" ? storage(error) : error,
       ),
     );
     const closers = interruptedTurnClosers(log.events);

@@ -38,7 +38,7 @@
  *   `encodeSessionId`); no id can name a path outside the root.
  *
  * File-system failures are `StorageError`s whose `cause` is the
- * `JsonlIoError` naming the path.
+ * `FileIoError` naming the path.
  *
  * @module
  */
@@ -51,7 +51,7 @@ import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { knownEvents, Session } from "../session.ts";
-import type { JsonlIoError } from "../fs/errors.ts";
+import type { FileIoError } from "../fs/errors.ts";
 import {
   AppendOutcomeUnknown,
   type InvalidSessionId,
@@ -140,7 +140,7 @@ interface HandleState {
 const storageError = (
   operation: string,
   id: string | undefined,
-  error: JsonlIoError,
+  error: FileIoError,
 ): StorageError =>
   new StorageError({
     operation,
@@ -411,7 +411,7 @@ const makeCore = (
       ),
       (error) =>
         typeof error === "object" && error !== null && "_tag" in error &&
-          error._tag === "JsonlIoError"
+          error._tag === "FileIoError"
           ? error.code === "ENOENT"
             ? new SessionNotFound({ id })
             : storageError("open", id, error)
@@ -506,7 +506,7 @@ const makeCore = (
             if (Result.isSuccess(looked)) return Effect.succeed(looked.success);
             const error = looked.failure;
             return Effect.fail(
-              error._tag === "JsonlIoError"
+              error._tag === "FileIoError"
                 ? storageError("follow", id, error)
                 : error,
             );
@@ -530,7 +530,7 @@ const makeCore = (
           index,
         ),
         (error) =>
-          error._tag === "JsonlIoError"
+          error._tag === "FileIoError"
             ? storageError("read the events of", id, error)
             : error,
       );

@@ -1,7 +1,7 @@
 /**
  * The tagged errors of reading a JSONL log: a line that does not parse or
  * decode, a fold failure, a missing or too new header. A failed file call is
- * `JsonlIoError`, in `src/fs/errors.ts`.
+ * `FileIoError`, in `src/fs/errors.ts`.
  *
  * Reading errors name the 1-based line (the header is line 1) and, for a
  * line that does not parse or decode, the inner error that says why. The

@@ -71,7 +71,7 @@ import {
   MissingHeader,
 } from "./errors.ts";
 import { corrupt, decodeLineValue, makeRunBudget } from "./line.ts";
-import type { JsonlIoError } from "../fs/errors.ts";
+import type { FileIoError } from "../fs/errors.ts";
 import { ioError } from "../fs/io.ts";
 import {
   makeParser,
@@ -437,7 +437,7 @@ export function readSessionBytes<E = never>(
  *
  * @param path The file.
  * @param chunkBytes The size of each read.
- * @returns `Stream<Uint8Array, JsonlIoError>`.
+ * @returns `Stream<Uint8Array, FileIoError>`.
  *
  * @example Counting a file's bytes
  * ```ts
@@ -460,7 +460,7 @@ export function fileBytes(
   path: string,
   chunkBytes: number = CHUNK_BYTES,
   start: number = 0,
-): Stream.Stream<Uint8Array, JsonlIoError> {
+): Stream.Stream<Uint8Array, FileIoError> {
   let position = start;
   return Stream.unwrap(
     Effect.map(
@@ -503,9 +503,9 @@ export function fileBytes(
  *
  * @param path The file.
  * @param options Vocabulary, `recover`, `maxLineBytes`, `migrate`.
- * @returns `Effect<LoadedLog, LogReadError | JsonlIoError | E>`:
+ * @returns `Effect<LoadedLog, LogReadError | FileIoError | E>`:
  * `CorruptLine`, `FoldFailed`, `LineTooLong`, `MissingHeader`,
- * `FormatTooNew`, `FormatTooOld`, `JsonlIoError`, or the migration's error.
+ * `FormatTooNew`, `FormatTooOld`, `FileIoError`, or the migration's error.
  *
  * @example Reading a file written by hand
  * ```ts
@@ -526,7 +526,7 @@ export function fileBytes(
 export function readSessionFile<E = never>(
   path: string,
   options: ReadOptions<E> = {},
-): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
+): Effect.Effect<LoadedLog, LogReadError | FileIoError | E> {
   return readSessionStream(fileBytes(path), options);
 }
 
@@ -539,14 +539,14 @@ export function readSessionFile<E = never>(
  * @param path The file.
  * @param resume Where to start, and the state there.
  * @param options Vocabulary, line limit, `recover`.
- * @returns `Effect<LoadedLog, LogReadError | JsonlIoError>`.
+ * @returns `Effect<LoadedLog, LogReadError | FileIoError>`.
  * @internal
  */
 export function readSessionFileFrom<E = never>(
   path: string,
   resume: ResumePoint,
   options: ReadOptions<E> = {},
-): Effect.Effect<LoadedLog, LogReadError | JsonlIoError | E> {
+): Effect.Effect<LoadedLog, LogReadError | FileIoError | E> {
   return readStreamFrom(
     fileBytes(path, CHUNK_BYTES, resume.bytes),
     options,

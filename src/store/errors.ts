@@ -171,7 +171,7 @@ export class StorageError extends Data.Error<{
   readonly id: string | undefined;
   /** The storage's own code, when it has one (`ENOSPC`, a SQL state, ...). */
   readonly code: string | undefined;
-  /** The storage's own error (for JSONL a `JsonlIoError` with the path). */
+  /** The storage's own error (for JSONL a `FileIoError` with the path). */
   readonly cause: unknown;
   /**
    * The runtime permission whose absence made the runtime refuse the call

@@ -9,45 +9,15 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import * as Result from "effect/Result";
 import { eventsFrom, type Session } from "../session.ts";
 import type { EventsNotHeld } from "../errors.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
-import { ioError, ioFields } from "../fs/io.ts";
+import { ioError } from "../fs/io.ts";
+import { type FileIoError, TargetExists } from "../fs/errors.ts";
 import { type ViewOptions, writePage } from "./page.ts";
-
-/** The page's file exists already and replacing it was not asked for. */
-export class ViewTargetExists extends Data.Error<{
-  /** The path. */
-  readonly path: string;
-}> {
-  /** The tag. */
-  readonly _tag: "ViewTargetExists" = "ViewTargetExists";
-  /** A sentence for people. */
-  override readonly message: string = `Expected ${
-    JSON.stringify(this.path)
-  } not to exist; choose a new file name or ask to replace it`;
-}
-
-/** The file system refused an operation while writing the page. */
-export class ViewIoError extends Data.Error<{
-  /** The path. */
-  readonly path: string;
-  /** What was being done (`create`, `write`, `fsync`, `link`, `rename`). */
-  readonly operation: string;
-  /** The system error code or message. */
-  readonly reason: string;
-}> {
-  /** The tag. */
-  readonly _tag: "ViewIoError" = "ViewIoError";
-  /** A sentence for people. */
-  override readonly message: string = `Could not ${this.operation} ${
-    JSON.stringify(this.path)
-  }: ${this.reason}`;
-}
 
 /** Options of {@link writeSessionHtmlFile}. */
 export interface WriteFileOptions extends ViewOptions {
@@ -71,7 +41,7 @@ export interface WrittenPage {
  * @param target The page's path.
  * @param options `force` to replace an existing file, and the page's
  * options.
- * @returns `Effect<WrittenPage, ViewTargetExists | ViewIoError |
+ * @returns `Effect<WrittenPage, TargetExists | FileIoError |
  * EventsNotHeld>`: `EventsNotHeld`, before anything is written, when the
  * session does not hold its whole log (opened from a checkpoint: open it
  * with `wholeLog: true`, or write the page inside `store.withHistory`).
@@ -91,23 +61,23 @@ export interface WrittenPage {
  * const written = Effect.runSync(writeSessionHtmlFile(session, page));
  * assert.equal(written.bytes, fs.statSync(page).size);
  * const again = Effect.runSync(Effect.flip(writeSessionHtmlFile(session, page)));
- * assert.equal(again._tag, "ViewTargetExists");
+ * assert.equal(again._tag, "TargetExists");
  * ```
  */
 export function writeSessionHtmlFile(
   session: Session,
   target: string,
   options: WriteFileOptions = {},
-): Effect.Effect<WrittenPage, ViewTargetExists | ViewIoError | EventsNotHeld> {
+): Effect.Effect<WrittenPage, TargetExists | FileIoError | EventsNotHeld> {
   return Effect.suspend((): Effect.Effect<
     WrittenPage,
-    ViewTargetExists | ViewIoError | EventsNotHeld
+    TargetExists | FileIoError | EventsNotHeld
   > => {
     const held = eventsFrom(session, session.surface.baseSeq);
     if (Result.isFailure(held)) return Effect.fail(held.failure);
     const replace = options.force === true;
     if (!replace && fs.existsSync(target)) {
-      return Effect.fail(new ViewTargetExists({ path: target }));
+      return Effect.fail(new TargetExists({ path: target }));
     }
     return publishNewFile(
       target,
@@ -127,12 +97,6 @@ export function writeSessionHtmlFile(
           catch: (cause) => ioError("write", temp, cause),
         }),
       { replace },
-    ).pipe(
-      Effect.mapError((error) =>
-        error._tag === "TargetExists"
-          ? new ViewTargetExists({ path: target })
-          : new ViewIoError(ioFields(error))
-      ),
     );
   });
 }

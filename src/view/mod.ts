@@ -62,9 +62,8 @@ import type { EventsNotHeld } from "../errors.ts";
 import { type ViewOptions, writePage } from "./page.ts";
 
 export type { ViewOptions } from "./page.ts";
+export { FileIoError, TargetExists } from "../fs/errors.ts";
 export {
-  ViewIoError,
-  ViewTargetExists,
   type WriteFileOptions,
   writeSessionHtmlFile,
   type WrittenPage,

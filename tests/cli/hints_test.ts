@@ -14,7 +14,7 @@ import {
   SessionLocked,
   SessionNotFound,
 } from "@palimpsest/session";
-import { ImportIoError } from "@palimpsest/session/import";
+import { FileIoError } from "@palimpsest/session/import";
 import { InvalidAddress } from "@palimpsest/session/postgres";
 import { failureHint, failureKind } from "../../cli/failure.ts";
 import {
@@ -46,7 +46,7 @@ Deno.test("a location error's hint says what to do about the location", async ()
   assert.equal(missing.code, 2);
   assert.match(hintOf(missing), /no such file or folder; check the path/);
   const address = await cliInProcess("verify", "postgres://u@db/app");
-  assert.match(missing.stderr, /JsonlIoError/);
+  assert.match(missing.stderr, /FileIoError/);
   assert.match(address.stderr, /InvalidAddress/);
   assert.match(
     hintOf(address),
@@ -86,7 +86,12 @@ Deno.test("a location error's hint says what to do about the location", async ()
     new SessionNotFound({ id: "s" }),
     new SessionAlreadyExists({ id: "s" }),
     new InvalidAddress({ address: "postgres://db", problem: "not-a-url" }),
-    new ImportIoError({ path: "/x", operation: "open", reason: "ENOENT" }),
+    new FileIoError({
+      path: "/x",
+      operation: "open",
+      code: "ENOENT",
+      cause: undefined,
+    }),
     { _tag: "CopyTargetName", message: "m" },
   ];
   for (const error of errors) {

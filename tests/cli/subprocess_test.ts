@@ -79,7 +79,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
 
   await t.step("a missing file is an I/O error, exit 2", async () => {
     const report = await verifyJson("missing.jsonl", 2);
-    assert.equal(report.error.tag, "JsonlIoError");
+    assert.equal(report.error.tag, "FileIoError");
   });
 
   await t.step("text output goes to stdout, errors to stderr", async () => {
@@ -144,7 +144,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
     const written = fs.readFileSync(out);
     const again = await cli("migrate", source, "--out", out, "--json");
     assert.equal(again.code, 2);
-    assert.equal(json(again).error.tag, "MigrationTargetExists");
+    assert.equal(json(again).error.tag, "TargetExists");
     assert.deepEqual(fs.readFileSync(out), written);
     assert.deepEqual(fs.readFileSync(source), before);
   });

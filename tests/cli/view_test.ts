@@ -91,8 +91,12 @@ Deno.test("view", async (t) => {
       fs.writeFileSync(out, "keep me");
       const refused = await viewTo("valid.jsonl", out, "--json");
       assert.equal(refused.code, 2);
-      assert.equal(errorTag(refused.stdout), "ViewTargetExists");
+      assert.equal(errorTag(refused.stdout), "TargetExists");
       assert.equal(fs.readFileSync(out, "utf8"), "keep me");
+      // The text says what only this command offers.
+      const told = await viewTo("valid.jsonl", out);
+      assert.equal(told.code, 2);
+      assert.match(told.stderr, /hint: .*--force to replace it/);
       const forced = await viewTo("valid.jsonl", out, "--force");
       assert.equal(forced.code, 0, forced.stderr);
       assert.match(fs.readFileSync(out, "utf8"), /^<!DOCTYPE html>/);

@@ -91,13 +91,13 @@ Deno.test("publishNewFile()", async (t) => {
   );
 
   await t.step(
-    "given a folder that does not exist, when published, then it fails with JsonlIoError at create",
+    "given a folder that does not exist, when published, then it fails with FileIoError at create",
     () => {
       const target = path.join(folder(), "missing", "a.txt");
       const error = Effect.runSync(
         Effect.flip(publishNewFile(target, fillWith("x"))),
       );
-      thenFails(error, "JsonlIoError", { operation: "create", code: "ENOENT" });
+      thenFails(error, "FileIoError", { operation: "create", code: "ENOENT" });
     },
   );
 });

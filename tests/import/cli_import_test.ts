@@ -43,7 +43,7 @@ Deno.test("import writes a v3 log that verify accepts, and never overwrites it",
     const before = fs.readFileSync(out, "utf8");
     const again = await importPi("pi/aborted-calls.jsonl", out, "--json");
     assert.equal(again.code, 2);
-    assert.equal(JSON.parse(again.out).error.tag, "ImportTargetExists");
+    assert.equal(JSON.parse(again.out).error.tag, "TargetExists");
     assert.equal(fs.readFileSync(out, "utf8"), before);
   }));
 

@@ -92,10 +92,10 @@ Deno.test("forEachRecord refuses a file it cannot open with the system error cod
     const file = path.join(dir, "absent.jsonl");
     const { seen, result } = collect(file, false, 1000);
     assert.deepEqual(seen, []);
-    thenFails(failureOf(result), "ImportIoError", {
+    thenFails(failureOf(result), "FileIoError", {
       path: file,
       operation: "open",
-      reason: "ENOENT",
+      code: "ENOENT",
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -291,7 +291,7 @@ Deno.test("readSessionFile streams a file", async () => {
     Effect.result(readSessionFile(path.join(dir, "none.jsonl"))),
   );
   assert.ok(Result.isFailure(missing));
-  thenFails(missing.failure, "JsonlIoError", { code: "ENOENT" });
+  thenFails(missing.failure, "FileIoError", { code: "ENOENT" });
   fs.rmSync(dir, { recursive: true });
 });
 

@@ -311,27 +311,27 @@ Deno.test("MigratedEventRejected: opening a version-2 log whose replace starts o
   );
 });
 
-Deno.test("MigrationTargetExists: migrating to a path that is taken", () => {
+Deno.test("TargetExists: migrating to a path that is taken", () => {
   inTempDir((dir) => {
     Deno.writeTextFileSync(`${dir}/s.jsonl`, `${JSON.stringify(header(2))}\n`);
     Deno.writeTextFileSync(`${dir}/s.v3.jsonl`, "keep me");
     const error = Effect.runSync(Effect.flip(migrateFile(`${dir}/s.jsonl`)));
     assert.equal(
-      thenFails(error, "MigrationTargetExists").path,
+      thenFails(error, "TargetExists").path,
       `${dir}/s.v3.jsonl`,
     );
     assert.equal(Deno.readTextFileSync(`${dir}/s.v3.jsonl`), "keep me");
   });
 });
 
-Deno.test("MigrationIoError: migrating a file that does not exist", () => {
+Deno.test("FileIoError: migrating a file that does not exist", () => {
   inTempDir((dir) => {
     const error = thenFails(
       Effect.runSync(Effect.flip(migrateFile(`${dir}/missing.jsonl`))),
-      "MigrationIoError",
+      "FileIoError",
     );
     assert.deepEqual(
-      [error.path, error.operation, error.reason],
+      [error.path, error.operation, error.code],
       [`${dir}/missing.jsonl`, "open", "ENOENT"],
     );
   });

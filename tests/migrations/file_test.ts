@@ -80,13 +80,13 @@ Deno.test("migrateFile()", async (t) => {
     },
   );
   await t.step(
-    "never overwrites an existing target: MigrationTargetExists",
+    "never overwrites an existing target: TargetExists",
     () =>
       withSource(fixture("v2/system-prompts.jsonl"), (dir, source) => {
         Deno.writeTextFileSync(`${dir}/taken.jsonl`, "mine\n");
         thenFails(
           refusalOf(migrateFile(source, { target: `${dir}/taken.jsonl` })),
-          "MigrationTargetExists",
+          "TargetExists",
           { path: `${dir}/taken.jsonl` },
         );
         assert.equal(Deno.readTextFileSync(`${dir}/taken.jsonl`), "mine\n");
@@ -138,15 +138,15 @@ Deno.test("migrateFile()", async (t) => {
     () => refusedInPlace("", "InvalidLegacyHeader"),
   );
   await t.step(
-    "reports a missing source with MigrationIoError",
+    "reports a missing source with FileIoError",
     () =>
       inTemp((dir) => {
         thenFails(
           refusalOf(migrateFile(`${dir}/none.jsonl`)),
-          "MigrationIoError",
+          "FileIoError",
           {
             operation: "open",
-            reason: "ENOENT",
+            code: "ENOENT",
           },
         );
         assert.deepEqual(names(dir), []);
