@@ -1,0 +1,133 @@
+/**
+ * The names each entry point of deno.json exports, values and types, checked
+ * against a committed snapshot in tests/fixtures/entry_points/ (one file per
+ * entry point, named as its docs/api page). A change to the public API is
+ * then a reviewed diff of those files, not a number to stay under.
+ *
+ * `UPDATE_SNAPSHOTS=1 deno test -A tests/entry_points_test.ts` rewrites them.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SNAPSHOTS = path.join(ROOT, "tests/fixtures/entry_points");
+const UPDATE = Deno.env.get("UPDATE_SNAPSHOTS") === "1";
+const COMMAND = "UPDATE_SNAPSHOTS=1 deno test -A tests/entry_points_test.ts";
+
+/** `.` to `root`, `./ai-sdk` to `ai-sdk`: the name of its docs/api page. */
+const pageOf = (entry: string): string =>
+  entry === "." ? "root" : entry.slice(2);
+
+interface DocSymbol {
+  readonly name: string;
+  readonly declarations: ReadonlyArray<{ readonly kind: string }>;
+}
+
+/**
+ * One line per exported name with its kinds (`function`, `interface`,
+ * `variable`, ...), sorted: `deno doc` sees types as well as values, so an
+ * interface that disappears shows up as much as a function.
+ */
+const exportedNames = async (
+  file: string,
+): Promise<ReadonlyArray<string>> => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", file],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const doc: { nodes: Record<string, { symbols?: ReadonlyArray<DocSymbol> }> } =
+    JSON.parse(new TextDecoder().decode(out.stdout));
+  const nodes = Object.values(doc.nodes);
+  assert.equal(nodes.length, 1, `deno doc ${file} documents one module`);
+  return (nodes[0]?.symbols ?? [])
+    .map((symbol) => {
+      const kinds = [...new Set(symbol.declarations.map((d) => d.kind))].sort();
+      return `${symbol.name}: ${kinds.join(", ")}`;
+    })
+    .sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+};
+
+const header = (entry: string): string =>
+  `# Names exported by @palimpsest/session${
+    entry === "." ? "" : entry.slice(1)
+  }. Regenerate with ${COMMAND}`;
+
+const render = (entry: string, names: ReadonlyArray<string>): string =>
+  [header(entry), ...names, ""].join("\n");
+
+const parse = (text: string): ReadonlyArray<string> =>
+  text.split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+
+/** The lines only in `actual` (`+`) and only in `expected` (`-`). */
+const difference = (
+  expected: ReadonlyArray<string>,
+  actual: ReadonlyArray<string>,
+): ReadonlyArray<string> => {
+  const before = new Set(expected);
+  const after = new Set(actual);
+  return [
+    ...expected.filter((line) => !after.has(line)).map((line) => `- ${line}`),
+    ...actual.filter((line) => !before.has(line)).map((line) => `+ ${line}`),
+  ];
+};
+
+const config = JSON.parse(
+  fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"),
+);
+const entries: ReadonlyArray<[string, string]> = Object.entries(
+  config.exports,
+).flatMap(([entry, file]) => typeof file === "string" ? [[entry, file]] : []);
+
+Deno.test("every entry point exports exactly the names of its snapshot", async () => {
+  assert.ok(entries.length >= 10);
+  const actual = await Promise.all(
+    entries.map(async ([entry, file]) =>
+      [entry, await exportedNames(file)] as const
+    ),
+  );
+  if (UPDATE) {
+    fs.mkdirSync(SNAPSHOTS, { recursive: true });
+    for (const [entry, names] of actual) {
+      fs.writeFileSync(
+        path.join(SNAPSHOTS, `${pageOf(entry)}.txt`),
+        render(entry, names),
+      );
+    }
+  }
+  const report: string[] = [];
+  for (const [entry, names] of actual) {
+    const file = path.join(SNAPSHOTS, `${pageOf(entry)}.txt`);
+    const expected = fs.existsSync(file)
+      ? parse(fs.readFileSync(file, "utf8"))
+      : [];
+    const lines = difference(expected, names);
+    if (lines.length > 0) {
+      report.push(
+        `${entry} (tests/fixtures/entry_points/${pageOf(entry)}.txt):`,
+      );
+      report.push(...lines.map((line) => `  ${line}`));
+    }
+  }
+  assert.ok(
+    report.length === 0,
+    `The exported names differ from their snapshot (- in the snapshot, + exported now):\n${
+      report.join("\n")
+    }\nIf the change is meant, run ${COMMAND} and commit the snapshot with it.`,
+  );
+});
+
+Deno.test("every snapshot belongs to an entry point", () => {
+  const pages = new Set(entries.map(([entry]) => `${pageOf(entry)}.txt`));
+  const stale = fs.readdirSync(SNAPSHOTS).filter((file) => !pages.has(file));
+  if (UPDATE) {
+    for (const file of stale) fs.unlinkSync(path.join(SNAPSHOTS, file));
+    return;
+  }
+  assert.deepEqual(stale, [], `remove them or run ${COMMAND}`);
+});
