@@ -60,6 +60,19 @@ Deno.test("the command line loads the page and model modules only when view runs
   assert.deepEqual(found, []);
 });
 
+Deno.test("the command line does not import the internal entry point", () => {
+  // What the command line needs is either public or imported from its
+  // module: ./internal may move between minor versions, the command line
+  // ships with the package.
+  const found = sources("cli").filter((file) =>
+    allImports(file).some((specifier) =>
+      specifier === "@palimpsest/session/internal" ||
+      specifier.endsWith("src/internal.ts")
+    )
+  );
+  assert.deepEqual(found, []);
+});
+
 /**
  * Every module a file loads at run time, following relative imports and the
  * package's own entry points, with the bare specifiers it reaches.
