@@ -111,10 +111,12 @@ export type {
   SessionEvent,
   StepEndEvent,
   StepStartEvent,
+  StreamRecord,
   SurfaceEvent,
   SurfaceOp,
   SystemMessageEvent,
   ToolCallEvent,
+  ToolError,
   ToolResultEvent,
   TurnEndEvent,
   TurnEndReason,
@@ -122,9 +124,15 @@ export type {
   UserMessageEvent,
 } from "./src/event.ts";
 export { isSurfaceEvent } from "./src/event.ts";
-export type { EventDecodeError, SurfaceError } from "./src/errors.ts";
+export type {
+  EventDecodeError,
+  EventsNotHeld,
+  InvalidSessionSeq,
+  SurfaceError,
+} from "./src/errors.ts";
 export {
   decodeEvent,
+  type DecodeOptions,
   isExtensionEvent,
   makeVocabulary,
   type Vocabulary,
@@ -152,6 +160,7 @@ export {
   type ExtensionDraft,
   type ExtensionType,
   extensionType,
+  type HeldReadError,
   type LogOnlyDraft,
   type MakeOptions,
   Session,

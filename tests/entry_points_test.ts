@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SNAPSHOTS = path.join(ROOT, "tests/fixtures/entry_points");
@@ -25,14 +25,29 @@ interface DocSymbol {
   readonly declarations: ReadonlyArray<{ readonly kind: string }>;
 }
 
+/** The kinds of declaration that also declare a value. */
+const VALUE_KINDS = new Set([
+  "class",
+  "enum",
+  "function",
+  "namespace",
+  "variable",
+]);
+
 /**
  * One line per exported name with its kinds (`function`, `interface`,
  * `variable`, ...), sorted: `deno doc` sees types as well as values, so an
- * interface that disappears shows up as much as a function.
+ * interface that disappears shows up as much as a function. `deno doc` gives
+ * the kinds of the declaration, so a class or a schema the entry point
+ * exports with `export type` is marked `(type only)`, from the values the
+ * module has when imported.
  */
 const exportedNames = async (
   file: string,
 ): Promise<ReadonlyArray<string>> => {
+  const values = new Set(
+    Object.keys(await import(pathToFileURL(path.join(ROOT, file)).href)),
+  );
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["doc", "--json", file],
     cwd: ROOT,
@@ -48,7 +63,11 @@ const exportedNames = async (
   return (nodes[0]?.symbols ?? [])
     .map((symbol) => {
       const kinds = [...new Set(symbol.declarations.map((d) => d.kind))].sort();
-      return `${symbol.name}: ${kinds.join(", ")}`;
+      const typeOnly = kinds.some((kind) => VALUE_KINDS.has(kind)) &&
+        !values.has(symbol.name);
+      return `${symbol.name}: ${kinds.join(", ")}${
+        typeOnly ? " (type only)" : ""
+      }`;
     })
     .sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
 };
