@@ -34,6 +34,24 @@ const VALUE_KINDS = new Set([
   "variable",
 ]);
 
+/** Runs `deno doc` on one file: whether it succeeded, its stdout and stderr. */
+const denoDoc = async (
+  flag: "--json" | "--lint",
+  file: string,
+): Promise<{ success: boolean; stdout: string; stderr: string }> => {
+  const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", flag, file],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const [out = "", err = ""] = [stdout, stderr].map((bytes) =>
+    new TextDecoder().decode(bytes)
+  );
+  return { success, stdout: out, stderr: err };
+};
+
 /**
  * One line per exported name with its kinds (`function`, `interface`,
  * `variable`, ...), sorted: `deno doc` sees types as well as values, so an
@@ -48,16 +66,10 @@ const exportedNames = async (
   const values = new Set(
     Object.keys(await import(pathToFileURL(path.join(ROOT, file)).href)),
   );
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["doc", "--json", file],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const out = await denoDoc("--json", file);
+  assert.ok(out.success, out.stderr);
   const doc: { nodes: Record<string, { symbols?: ReadonlyArray<DocSymbol> }> } =
-    JSON.parse(new TextDecoder().decode(out.stdout));
+    JSON.parse(out.stdout);
   const nodes = Object.values(doc.nodes);
   assert.equal(nodes.length, 1, `deno doc ${file} documents one module`);
   return (nodes[0]?.symbols ?? [])
@@ -195,15 +207,8 @@ Deno.test("every type an entry point's names use is exported by a public entry p
   const found = await Promise.all(
     entries.filter(([entry]) => entry !== "./internal").map(
       async ([entry, file]) => {
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: ["doc", "--lint", file],
-          cwd: ROOT,
-          stdout: "piped",
-          stderr: "piped",
-          env: { NO_COLOR: "1" },
-        }).output();
-        const text = new TextDecoder().decode(out.stdout) +
-          new TextDecoder().decode(out.stderr);
+        const out = await denoDoc("--lint", file);
+        const text = out.stdout + out.stderr;
         return [
           ...text.matchAll(
             /public type '([^']+)' references private type '([^']+)'/g,
