@@ -111,10 +111,12 @@ export type {
   SessionEvent,
   StepEndEvent,
   StepStartEvent,
+  StreamRecord,
   SurfaceEvent,
   SurfaceOp,
   SystemMessageEvent,
   ToolCallEvent,
+  ToolError,
   ToolResultEvent,
   TurnEndEvent,
   TurnEndReason,
@@ -122,9 +124,15 @@ export type {
   UserMessageEvent,
 } from "./src/event.ts";
 export { isSurfaceEvent } from "./src/event.ts";
-export type { EventDecodeError, SurfaceError } from "./src/errors.ts";
+export type {
+  EventDecodeError,
+  EventsNotHeld,
+  InvalidSessionSeq,
+  SurfaceError,
+} from "./src/errors.ts";
 export {
   decodeEvent,
+  type DecodeOptions,
   isExtensionEvent,
   makeVocabulary,
   type Vocabulary,
@@ -132,7 +140,9 @@ export {
 export {
   applyEvent,
   emptySurface,
+  type FoldOptions,
   replay,
+  type ReplayFailure,
   replayResult,
   Surface,
 } from "./src/surface/mod.ts";
@@ -145,17 +155,22 @@ export {
 export {
   type AppendError,
   type AssistantMessageDraft,
+  type CitingSurfaceDraft,
   type EventDraft,
   type ExtensionDraft,
   type ExtensionType,
   extensionType,
+  type HeldReadError,
+  type LogOnlyDraft,
   type MakeOptions,
   Session,
+  type SessionApi,
   SessionHeader,
 } from "./src/session.ts";
 export {
   type AssistantInput,
   Draft,
+  type DraftApi,
   type DraftContent,
   type DraftToolCall,
   type StepEndDraft,
@@ -208,8 +223,20 @@ export {
   type SurfaceDiff,
   type SurfaceReplacement,
 } from "./src/history/provenance.ts";
-export { checkTranscript, type TranscriptViolation } from "./src/transcript.ts";
-export { type OpenWork, openWork } from "./src/repair.ts";
+export {
+  checkTranscript,
+  type DuplicateToolCall,
+  type DuplicateToolResult,
+  type TranscriptViolation,
+  type UnansweredToolCall,
+  type UnknownToolResult,
+} from "./src/transcript.ts";
+export {
+  type OpenCompaction,
+  type OpenTurn,
+  type OpenWork,
+  openWork,
+} from "./src/repair.ts";
 export {
   AppendOutcomeUnknown,
   HandleClosed,
@@ -217,9 +244,11 @@ export {
   NotAnAppend,
   ReadOnlyHandle,
   SessionAlreadyExists,
+  type SessionIdProblem,
   SessionLocked,
   SessionNotFound,
   StorageError,
+  type StoredLogDifference,
   StoredLogDiffers,
   WriterClaimLost,
 } from "./src/store/errors.ts";
@@ -228,6 +257,7 @@ export {
   type AppendResult,
   type CreateError,
   type CreateOptions,
+  type EventsOptions,
   type FollowError,
   type FollowOptions,
   type FollowUntil,
@@ -250,9 +280,16 @@ export {
   layerMemoryStore,
   makeMemoryStore,
   type MemoryStore,
+  type MemoryStoreOptions,
 } from "./src/store/memory.ts";
-export type { CheckpointPolicy } from "./src/store/checkpoints.ts";
-export type { CheckpointRejected } from "./src/log/checkpoint.ts";
+export type {
+  CheckpointOptions,
+  CheckpointPolicy,
+} from "./src/store/checkpoints.ts";
+export type {
+  CheckpointProblem,
+  CheckpointRejected,
+} from "./src/log/checkpoint.ts";
 export {
   type JsonlStoreOptions,
   layerJsonlStore,

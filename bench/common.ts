@@ -14,7 +14,8 @@ import {
   type SessionSeq,
   type Surface,
 } from "@palimpsest/session";
-import { replayResult, surfaceEvent } from "@palimpsest/session/internal";
+import { surfaceEvent } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
 /** Collects garbage when the process runs with `--v8-flags=--expose-gc`; otherwise does nothing. */

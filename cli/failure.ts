@@ -13,9 +13,9 @@
 import * as Predicate from "effect/Predicate";
 import {
   EVENT_DECODE_ERROR_TAGS,
-  redactAddress,
   SURFACE_ERROR_TAGS,
-} from "@palimpsest/session/internal";
+} from "@palimpsest/session/schema";
+import { redactAddress } from "../src/store/redact.ts";
 
 /** An object's fields, as `Predicate.isObject` narrows it. */
 type Fields = { readonly [x: PropertyKey]: unknown };

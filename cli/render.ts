@@ -7,9 +7,9 @@
  */
 import type { ContentBlock, Message } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
-import { projectEvent } from "@palimpsest/session/internal";
+import { projectEvent } from "../src/surface/project.ts";
 import { isSurfaceEvent } from "@palimpsest/session";
-import { messageChars } from "@palimpsest/session/internal";
+import { messageChars } from "../src/history/surface_nodes.ts";
 import type { OpenWork } from "@palimpsest/session";
 
 /**

@@ -7,7 +7,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { secretRedactor } from "@palimpsest/session/internal";
+import { secretRedactor } from "../src/store/redact.ts";
 import type { CliIo } from "./io.ts";
 import { runApp } from "./app.ts";
 import { commands } from "./commands.ts";

@@ -398,26 +398,8 @@ const decodeSources = (
  * @param input The parsed JSON line.
  * @param line Its 1-based line in the file.
  * @returns The event, or the first rule it breaks.
- *
- * @example Decoding with a tiny vocabulary
- * ```ts
- * import { decodeLegacyEvent, nat, struct } from "./legacy.ts";
- * import { Result } from "effect";
- * import assert from "node:assert/strict";
- *
- * const vocabulary = {
- *   version: 9,
- *   surface: new Set<string>(),
- *   noSources: new Set<string>(),
- *   data: new Map([["turn/start", struct({ turn: nat })]]),
- * };
- * const ok = decodeLegacyEvent(vocabulary, { type: "turn/start", seq: 0, time: 1, data: { turn: 0 } }, 2);
- * assert.equal(Result.isSuccess(ok), true);
- * const bad = decodeLegacyEvent(vocabulary, { type: "nope", seq: 0, time: 1, data: {} }, 2);
- * assert.equal(Result.isFailure(bad) && bad.failure._tag, "UnknownLegacyEventType");
- * ```
  */
-export function decodeLegacyEvent(
+function decodeLegacyEvent(
   vocabulary: LegacyVocabulary,
   input: unknown,
   line: number,
@@ -539,6 +521,8 @@ export type LegacyLineDecoder = (
  *   data: new Map([["turn/start", struct({ turn: nat })]]),
  * });
  * assert.equal(Result.isSuccess(decode({ type: "turn/start", seq: 0, time: 1, data: { turn: 0 } }, 2)), true);
+ * const bad = decode({ type: "nope", seq: 0, time: 1, data: {} }, 2);
+ * assert.equal(Result.isFailure(bad) && bad.failure._tag, "UnknownLegacyEventType");
  * ```
  */
 export function legacyDecoder(

@@ -46,6 +46,8 @@ export {
 export { decodeHeader, headerJson, type SessionHeaderJson } from "./header.ts";
 export type { Json, JsonObject } from "./json.ts";
 export type {
+  DataCheck,
+  DataIssue,
   LegacyEvent,
   LegacyLineDecoder,
   LegacyReplace,

@@ -36,6 +36,7 @@ export { isSessionSeq, seqInput, SessionSeq } from "./seq.ts";
 export * from "./message.ts";
 export * from "./event.ts";
 export * from "./errors.ts";
+export { EVENT_DECODE_ERROR_TAGS, SURFACE_ERROR_TAGS } from "./rule_tags.ts";
 export {
   decodeEvent,
   decodeEventResult,

@@ -2,11 +2,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
 import { emptySurface } from "@palimpsest/session";
-import {
-  applyEventResult,
-  emptySurfaceAt,
-  replayResult,
-} from "@palimpsest/session/internal";
+import { applyEventResult, emptySurfaceAt } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decodeEventResult, isOpaqueEvent } from "@palimpsest/session/schema";
 import { decodeDraftResult, ENVELOPE_KEYS } from "../src/decode.ts";
 import { decoded, s } from "./_helpers/build.ts";

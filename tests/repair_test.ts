@@ -13,10 +13,10 @@ import {
 import {
   COMPACTION_ABANDONED,
   interruptedTurnClosers,
-  replayResult,
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
 } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { pairToolCalls } from "@palimpsest/session/ai";
 import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";

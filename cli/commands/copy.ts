@@ -15,7 +15,7 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import { redactAddress } from "@palimpsest/session/internal";
+import { redactAddress } from "../../src/store/redact.ts";
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { redactAddress } from "@palimpsest/session/internal";
+import { redactAddress } from "../../src/store/redact.ts";
 import { deriveMessagesWithSources } from "@palimpsest/session";
 import { type Command, ExitCode } from "../outcome.ts";
 import { logCommand } from "../load.ts";

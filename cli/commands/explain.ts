@@ -21,7 +21,7 @@ import {
   applyEventResult,
   emptySurfaceAt,
   surfaceEvent,
-} from "@palimpsest/session/internal";
+} from "../../src/surface/mod.ts";
 import { lineage, type LineageNode } from "@palimpsest/session";
 import { type Command, okOutcome, usageOutcome } from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";

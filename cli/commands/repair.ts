@@ -14,12 +14,12 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { redactAddress } from "@palimpsest/session/internal";
+import { redactAddress } from "../../src/store/redact.ts";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { deriveMessages, Session } from "@palimpsest/session";
-import { interruptedTurnClosers } from "@palimpsest/session/internal";
-import { replayResult } from "@palimpsest/session/internal";
+import { interruptedTurnClosers } from "../../src/repair.ts";
+import { replayResult } from "@palimpsest/session";
 import { checkTranscript } from "@palimpsest/session";
 import type { Surface } from "@palimpsest/session";
 import { SessionStore } from "@palimpsest/session";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { redactAddress } from "@palimpsest/session/internal";
+import { redactAddress } from "../../src/store/redact.ts";
 import type { SessionSeq } from "@palimpsest/session";
 import type { SessionEvent } from "@palimpsest/session";
 import { isSurfaceEvent } from "@palimpsest/session";
@@ -19,14 +19,14 @@ import {
   applyEventResult,
   emptySurfaceAt,
   surfaceEvent,
-} from "@palimpsest/session/internal";
+} from "../../src/surface/mod.ts";
 import { type Command, okOutcome } from "../outcome.ts";
 import { logCommand } from "../load.ts";
+import { messageChars } from "../../src/history/surface_nodes.ts";
 import {
-  messageChars,
   type ReplacementKind,
   replacementKind,
-} from "@palimpsest/session/internal";
+} from "../../src/history/provenance.ts";
 import { count, eventChars, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
 

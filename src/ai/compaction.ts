@@ -68,7 +68,7 @@ import type { Message } from "../message.ts";
 import { interruptedTurnClosers, openWork } from "../repair.ts";
 import { deriveMessagesWithSources } from "../derive.ts";
 import { surfaceNodes } from "../surface/mod.ts";
-import { Session } from "../session.ts";
+import { type AppendError, Session } from "../session.ts";
 import { heldEvents } from "../prior.ts";
 import {
   type CompactableRange,
@@ -83,6 +83,7 @@ import {
   type AppendResult,
   type SessionHandle,
   SessionStore,
+  type WriteError,
 } from "../store/store.ts";
 import { holdCompaction, liveWork } from "../store/live.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
@@ -207,7 +208,8 @@ export type CompactionEngineError =
   | SummaryNotSmaller
   | CompactionRangeChanged
   | AiError.AiError
-  | StoreAppendError;
+  | AppendError
+  | WriteError;
 
 /** The default summary instructions. */
 export const DEFAULT_SUMMARY_INSTRUCTIONS: string =
@@ -527,7 +529,7 @@ export function compactIfNeeded(
  * own; this is the same step alone.
  *
  * @param handle A write handle on the session.
- * @returns `Effect<Session, StoreAppendError, SessionStore>`: the session,
+ * @returns `Effect<Session, AppendError | WriteError, SessionStore>`: the session,
  * unchanged when no compaction was open.
  *
  * @example Nothing to release
@@ -553,7 +555,7 @@ export function compactIfNeeded(
  */
 export function releaseStaleCompaction(
   handle: SessionHandle,
-): Effect.Effect<Session, StoreAppendError, SessionStore> {
+): Effect.Effect<Session, AppendError | WriteError, SessionStore> {
   return Effect.suspend(() =>
     abandonedCompactions(handle).length === 0
       ? Effect.succeed(handle.session)

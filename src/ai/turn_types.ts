@@ -11,9 +11,8 @@ import type * as Effect from "effect/Effect";
 import type { AiError, Response, Tool, Toolkit } from "effect/ai";
 import type { SessionSeq } from "../seq.ts";
 import type { SessionEvent, TurnEndReason } from "../event.ts";
-import type { EventDraft, Session } from "../session.ts";
-import type { SessionHandle } from "../store/store.ts";
-import type { StoreAppendError } from "./_store.ts";
+import type { AppendError, EventDraft, Session } from "../session.ts";
+import type { SessionHandle, WriteError } from "../store/store.ts";
 import type { PairingRepair } from "../providers/pairing.ts";
 import type { CompactionPolicy, OnOpen } from "./compaction.ts";
 import type {
@@ -299,6 +298,7 @@ export interface TurnOutcome {
 export type TurnError =
   | AiError.AiError
   | OverflowNotRecovered
-  | StoreAppendError
+  | AppendError
+  | WriteError
   | TurnInProgress
   | CompactionInProgress;

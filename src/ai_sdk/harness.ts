@@ -45,17 +45,26 @@ import type { ModelMessage, StepResult, ToolSet } from "ai";
 import type { Message } from "../message.ts";
 import type { TurnEndReason } from "../event.ts";
 import { Draft } from "../drafts.ts";
-import { type EventDraft, knownEventAt, Session } from "../session.ts";
+import {
+  type AppendError,
+  type EventDraft,
+  knownEventAt,
+  Session,
+} from "../session.ts";
 import { turnMarks } from "../prior.ts";
 import { jsonText } from "../json.ts";
 import { SessionSeq } from "../seq.ts";
-import type { SessionHandle, SessionStore } from "../store/store.ts";
+import type {
+  SessionHandle,
+  SessionStore,
+  WriteError,
+} from "../store/store.ts";
 import type { AdapterOptions } from "../providers/content.ts";
 import { toPrompt } from "../ai/prompt.ts";
 import { recordAnswer, sessionCallIds, type TimedPart } from "../ai/record.ts";
 import { TOOL_FAILED } from "../ai/turn_types.ts";
 import { endReasonOf } from "../ai/turn_parts.ts";
-import { appendDrafts, type StoreAppendError } from "../ai/_store.ts";
+import { appendDrafts } from "../ai/_store.ts";
 import { toProviderPrompt } from "./request.ts";
 import { counts } from "./response.ts";
 
@@ -247,7 +256,7 @@ const nextTurn = (session: Session): number => {
  * events.
  *
  * @param options The handle, the steps and the turn's input.
- * @returns `Effect<RecordedAiSdkTurn, StoreAppendError, SessionStore>`.
+ * @returns `Effect<RecordedAiSdkTurn, AppendError | WriteError, SessionStore>`.
  *
  * @example Recording a generateText result
  * ```ts
@@ -278,7 +287,11 @@ const nextTurn = (session: Session): number => {
  */
 export function recordAiSdkSteps<Tools extends ToolSet>(
   options: RecordAiSdkStepsOptions<Tools>,
-): Effect.Effect<RecordedAiSdkTurn, StoreAppendError, SessionStore> {
+): Effect.Effect<
+  RecordedAiSdkTurn,
+  AppendError | WriteError,
+  SessionStore
+> {
   return Effect.gen(function* () {
     const { handle } = options;
     const turn = nextTurn(handle.session);

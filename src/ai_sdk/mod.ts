@@ -33,3 +33,4 @@ export {
   type RecordedAiSdkTurn,
   toModelMessages,
 } from "./harness.ts";
+export type { AdapterOptions } from "../providers/content.ts";

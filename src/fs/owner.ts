@@ -78,9 +78,6 @@ const denoFiles: DenoFiles | undefined = (() => {
   return isDenoFiles(deno) ? deno : undefined;
 })();
 
-/** Whether this runtime can own files by `flock`. */
-export const canFlock: boolean = denoFiles !== undefined;
-
 /** The start time of a process from `/proc`, or null where unavailable. */
 const processStart = (pid: number): string | null => {
   try {
@@ -137,7 +134,7 @@ const unknown = (what: string, error: unknown): Liveness => {
 };
 
 /** Judges a pid owner: `process.kill(pid, 0)`, then the start time. */
-export const judgePid = (pid: number, start: string | null): Liveness => {
+const judgePid = (pid: number, start: string | null): Liveness => {
   if (pid === process.pid) {
     return start === null || ownStart === null || start === ownStart
       ? live
@@ -269,7 +266,7 @@ const TEMP_TAIL = new RegExp(`^(${UUID})\\.([fp])(\\d+)-(\\d+|x)\\.tmp$`);
  * @param base The target's file name.
  * @returns The owner, when the name is such a temporary file.
  */
-export const tempOwner = (name: string, base: string): Owner | undefined => {
+const tempOwner = (name: string, base: string): Owner | undefined => {
   const head = `.${base}.`;
   if (!name.startsWith(head)) return undefined;
   const match = TEMP_TAIL.exec(name.slice(head.length));

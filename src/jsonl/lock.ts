@@ -266,7 +266,7 @@ interface ClaimInfo {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Whether `name` is a claim file of the session file named `base`. */
-export const isClaimName = (name: string, base: string): boolean =>
+const isClaimName = (name: string, base: string): boolean =>
   name === `${base}.lock` ||
   (name.startsWith(`${base}.lock.`) &&
     UUID.test(name.slice(base.length + 6)));
@@ -304,7 +304,7 @@ const parseClaim = (text: string): ClaimInfo | undefined => {
  * @param file The session file.
  * @returns The calls.
  */
-export const fileClaimIo = (
+const fileClaimIo = (
   file: string,
 ): ClaimIo<LockableFile | undefined> => {
   const folder = nodePath.dirname(file);

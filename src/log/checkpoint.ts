@@ -66,8 +66,6 @@ import { isObject } from "../json.ts";
 import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
 import { decodeLine, makeRunBudget } from "./line.ts";
 
-export { decodeReferencedLine } from "./line.ts";
-
 /**
  * The version of the checkpoint body this library writes and reads (1 held
  * copies of the surface's events; 2 holds references into the log).
@@ -507,7 +505,8 @@ export interface ReferencedEvents {
  * @param candidate The candidate.
  * @param boundary What the stored log holds there.
  * @param events The lines it references, decoded by
- * {@link decodeReferencedLine} (undefined: one did not decode as its seq).
+ * `decodeReferencedLine` of `line.ts` (undefined: one did not decode as its
+ * seq).
  * @param vocabulary The vocabulary the session is read with.
  * @returns The session as of the checkpoint, or why it does not match.
  */

@@ -96,9 +96,8 @@ const CHARS_PER_CONTAINER = 16;
  *
  * @param text The line's text.
  * @returns `TooManyContainers`, or undefined when the line may be parsed.
- * @internal
  */
-export const denseLine = (text: string): TooManyContainers | undefined => {
+const denseLine = (text: string): TooManyContainers | undefined => {
   const length = text.length;
   if (length <= DENSE_SCAN_FROM) return undefined;
   const limit = Math.floor(length / CHARS_PER_CONTAINER);

@@ -31,12 +31,11 @@ import {
   checkHeader,
   type CheckpointRejected,
   decodeCheckpoint,
-  decodeReferencedLine,
   readsOfCheckpoint,
   type ReferencedEvents,
   sinceOf,
 } from "../log/checkpoint.ts";
-import { makeRunBudget } from "../log/line.ts";
+import { decodeReferencedLine, makeRunBudget } from "../log/line.ts";
 import type { Vocabulary } from "../decode.ts";
 import type { SessionEvent } from "../event.ts";
 import { decodeSessionHeader } from "../log/codec.ts";

@@ -79,11 +79,8 @@ const createCheckpoints: Effect.Effect<void, SqlError, SqlClient> = Effect.gen(
   },
 );
 
-/**
- * The store's migrations, by `<id>_<name>`.
- * @internal
- */
-export const storeMigrations: Record<
+/** The store's migrations, by `<id>_<name>`. */
+const storeMigrations: Record<
   string,
   Effect.Effect<void, SqlError, SqlClient>
 > = {

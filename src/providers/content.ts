@@ -255,9 +255,8 @@ export const textWithPlaceholders = (
 /**
  * The system prompt of the leading system messages (joined text) and the
  * index of the first message after them.
- * @internal
  */
-export const leadingSystem = (
+const leadingSystem = (
   messages: ReadonlyArray<Message>,
 ): { readonly system: string; readonly start: number } => {
   let start = 0;

@@ -25,11 +25,10 @@ import type { Vocabulary } from "../decode.ts";
 import type { SessionEvent } from "../event.ts";
 import {
   type CheckpointReads,
-  decodeReferencedLine,
   type ReferencedEvents,
   type StoredLines,
 } from "../log/checkpoint.ts";
-import { makeRunBudget } from "../log/line.ts";
+import { decodeReferencedLine, makeRunBudget } from "../log/line.ts";
 
 /** Reads `length` bytes from `offset` of a stored log, or fewer at its end. */
 export type ReadRange<EIO> = (

@@ -13,8 +13,8 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { SessionEvent } from "../event.ts";
-import { decodeReferencedLine, encodeCheckpoint } from "../log/checkpoint.ts";
-import { makeRunBudget } from "../log/line.ts";
+import { encodeCheckpoint } from "../log/checkpoint.ts";
+import { decodeReferencedLine, makeRunBudget } from "../log/line.ts";
 import { SessionSeq } from "../seq.ts";
 import type { Session } from "../session.ts";
 import { logEvent } from "../surface/mod.ts";

@@ -477,7 +477,7 @@ export interface ReplayFailure {
  * @example Folding until a broken rule
  * ```ts
  * import { emptySurface } from "@palimpsest/session";
- * import { replayResult } from "@palimpsest/session/internal";
+ * import { replayResult } from "@palimpsest/session";
  * import { decodeEventResult } from "@palimpsest/session/schema";
  * import { Result } from "effect";
  * import assert from "node:assert/strict";

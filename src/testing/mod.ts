@@ -60,7 +60,7 @@ import { layerJsonlStore } from "../jsonl/store.ts";
 import type { SessionStore } from "../store/store.ts";
 import type { StorageError } from "../store/errors.ts";
 
-export { layerMemoryStore } from "../store/memory.ts";
+export { layerMemoryStore, type MemoryStoreOptions } from "../store/memory.ts";
 
 /** One stream part as a script writes it: the encoded form. */
 export type ScriptedPart = Response.StreamPartEncoded;

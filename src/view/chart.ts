@@ -8,7 +8,7 @@
  * @module
  */
 import type { Analysis, ReplacementKind } from "./analyse.ts";
-import { formatCount } from "./escape.ts";
+import { formatCount } from "./format.ts";
 
 const W = 960;
 const H = 250;

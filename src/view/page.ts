@@ -36,15 +36,15 @@ import {
   type Replacement,
 } from "./analyse.ts";
 import { sizeChart } from "./chart.ts";
+import { escapeHtml as esc } from "./escape.ts";
 import {
   cutAt,
-  escapeHtml as esc,
   formatCount,
   isoTime,
   json,
   plural,
   savedText,
-} from "./escape.ts";
+} from "./format.ts";
 import { HEAD_SCRIPT, PAGE_SCRIPT, PAGE_STYLE } from "./assets.ts";
 
 /** Replacements nested deeper than this continue at the end of the page. */

@@ -18,11 +18,8 @@ import {
   type SurfaceError,
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
-import {
-  applyEventResult,
-  replayResult,
-  surfaceNodes,
-} from "@palimpsest/session/internal";
+import { applyEventResult, surfaceNodes } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decoded, type Raw, turnStart } from "./build.ts";
 
 /** What a `when` leads to. */

@@ -26,12 +26,14 @@ import {
 import {
   applyEventResult,
   emptySurfaceAt,
-  EVENT_DECODE_ERROR_TAGS,
   interruptedTurnClosers,
-  replayResult,
-  SURFACE_ERROR_TAGS,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
+import {
+  EVENT_DECODE_ERROR_TAGS,
+  SURFACE_ERROR_TAGS,
+} from "@palimpsest/session/schema";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
   type CheckerError,

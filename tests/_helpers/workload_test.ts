@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
-import { replayResult, surfaceNodes } from "@palimpsest/session/internal";
+import { surfaceNodes } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { workload } from "./workload.ts";
 

@@ -25,11 +25,8 @@ import {
 } from "../_helpers/fuzz_compare.ts";
 import { Schema } from "effect";
 import { makeVocabulary, type Surface } from "@palimpsest/session";
-import {
-  applyEventResult,
-  replayResult,
-  surfaceNodes,
-} from "@palimpsest/session/internal";
+import { applyEventResult, surfaceNodes } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { Result } from "effect";
 import { checkLog } from "../_helpers/reference_checker.ts";

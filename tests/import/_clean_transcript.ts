@@ -11,10 +11,8 @@ import {
   type Message,
   type SessionEvent,
 } from "@palimpsest/session";
-import {
-  interruptedTurnClosers,
-  replayResult,
-} from "@palimpsest/session/internal";
+import { interruptedTurnClosers } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import {
   pairToolCalls,
   toPrompt,

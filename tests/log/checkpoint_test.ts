@@ -34,14 +34,13 @@ import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   type CheckpointCandidate,
   decodeCheckpoint,
-  decodeReferencedLine,
   encodeCheckpoint,
   readsOfCheckpoint,
   type ReferencedEvents,
   restoreCheckpoint,
   type StoredLines,
 } from "../../src/log/checkpoint.ts";
-import { makeRunBudget } from "../../src/log/line.ts";
+import { decodeReferencedLine, makeRunBudget } from "../../src/log/line.ts";
 import { restoreSurface } from "../../src/surface/restore.ts";
 import { logEvent, surfaceNodes } from "@palimpsest/session/internal";
 import { turnMarks } from "../../src/prior.ts";

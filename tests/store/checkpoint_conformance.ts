@@ -33,10 +33,10 @@ import {
 } from "@palimpsest/session";
 import { renderSessionHtml } from "@palimpsest/session/view";
 import {
-  type CheckpointOptions,
   interruptedTurnClosers,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import type { CheckpointOptions } from "@palimpsest/session";
 import { Effect, type Layer, ManagedRuntime, Result, type Scope } from "effect";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { decoded } from "../_helpers/build.ts";

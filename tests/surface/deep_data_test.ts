@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { Result } from "effect";
 import type { SessionEvent } from "@palimpsest/session";
-import { applyEventResult, replayResult } from "@palimpsest/session/internal";
+import { applyEventResult } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 

@@ -10,9 +10,9 @@ import {
   applyEventResult,
   emptySurfaceAt,
   logEvent,
-  replayResult,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { decoded, replace, turnStart, user } from "../_helpers/build.ts";
 
 const log: ReadonlyArray<SessionEvent> = [

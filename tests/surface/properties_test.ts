@@ -16,10 +16,10 @@ import {
   applyEventResult,
   emptySurfaceAt,
   logEvent,
-  replayResult,
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import {
   assistant,

@@ -11,10 +11,10 @@ import {
   applyEventResult,
   emptySurfaceAt,
   logEvent,
-  replayResult,
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { fold, given } from "../_helpers/decider.ts";
 import {
   assistant,

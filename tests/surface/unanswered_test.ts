@@ -5,9 +5,9 @@ import { emptySurface, type SessionEvent } from "@palimpsest/session";
 import {
   applyEventResult,
   emptySurfaceAt,
-  replayResult,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { replayResult } from "@palimpsest/session";
 import { given } from "../_helpers/decider.ts";
 import {
   assistant,
