@@ -15,14 +15,14 @@ import {
   interruptedTurnClosers,
   replayResult,
 } from "@palimpsest/session/internal";
+import { toPrompt } from "@palimpsest/session/ai";
 import {
   pairToolCalls,
-  toPrompt,
   validateAnthropic,
   validateGemini,
   validateOpenAIChat,
   validateOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { Result } from "effect";
 import {
   anthropicBody,
