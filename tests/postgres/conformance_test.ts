@@ -13,7 +13,7 @@ import { Effect, Layer, Redacted } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { spawnDenoWriter, storeConformance } from "../store/conformance.ts";
+import { spawnDenoWriter, storeConformance } from "@palimpsest/session/testing";
 import { checkpointConformance } from "../store/checkpoint_conformance.ts";
 import { databaseUrl, postgresUrl } from "../_helpers/postgres.ts";
 

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { layerJsonlStore } from "@palimpsest/session";
-import { spawnDenoWriter, storeConformance } from "./conformance.ts";
+import { spawnDenoWriter, storeConformance } from "@palimpsest/session/testing";
 import { checkpointConformance } from "./checkpoint_conformance.ts";
 import { heldUnder } from "./held.ts";
 

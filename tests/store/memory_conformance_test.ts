@@ -11,7 +11,7 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { Effect, Layer } from "effect";
-import { storeConformance } from "./conformance.ts";
+import { storeConformance } from "@palimpsest/session/testing";
 import { checkpointConformance } from "./checkpoint_conformance.ts";
 
 storeConformance({ name: "layerMemoryStore", layer: () => layerMemoryStore() });
