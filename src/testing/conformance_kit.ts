@@ -346,7 +346,7 @@ export const makeSuite = (options: {
   readonly held?: () => ReadonlyArray<string>;
   readonly test?: RegisterTest;
 }): Suite => {
-  const register: RegisterTest = options.test ?? denoTest;
+  const register: RegisterTest = options.test ?? defaultTest;
   let counter = 0;
   // Each test builds the layer once and runs all its programs against that
   // store (a memory store lives as long as its runtime).
@@ -395,7 +395,7 @@ export const makeSuite = (options: {
 };
 
 /** `Deno.test`, or a refusal to guess under another runtime. */
-const denoTest: RegisterTest = (title, body) => {
+export const defaultTest: RegisterTest = (title, body) => {
   if (typeof Deno === "undefined") {
     throw new Error(
       `Pass a test function in the options (test of node:test) outside Deno`,

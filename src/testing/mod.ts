@@ -77,6 +77,11 @@ export {
   type WriterSignal,
 } from "./store_conformance.ts";
 export { runWriterProcess } from "./writer_process.ts";
+export {
+  checkpointConformance,
+  type CheckpointConformanceOptions,
+  type CheckpointStore,
+} from "./checkpoint_conformance.ts";
 
 /** One stream part as a script writes it: the encoded form. */
 export type ScriptedPart = Response.StreamPartEncoded;
