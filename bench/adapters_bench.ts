@@ -12,14 +12,14 @@
  * @module
  */
 import { deriveMessages, type Message } from "@palimpsest/session";
+import { toPrompt } from "@palimpsest/session/ai";
 import {
   pairToolCalls,
   toAnthropic,
   toGemini,
   toOpenAIChat,
   toOpenAIResponses,
-  toPrompt,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { workload } from "../tests/_helpers/workload.ts";
 import { fold, gc } from "./common.ts";
 

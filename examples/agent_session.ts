@@ -39,12 +39,8 @@ import {
   setSystemPrompt,
 } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
-import {
-  type CompactionPolicy,
-  runTurn,
-  toAnthropic,
-  toOpenAIChat,
-} from "@palimpsest/session/ai";
+import { type CompactionPolicy, runTurn } from "@palimpsest/session/ai";
+import { toAnthropic, toOpenAIChat } from "@palimpsest/session/providers";
 import { layerAiSdkModel } from "@palimpsest/session/ai-sdk";
 import {
   finish,

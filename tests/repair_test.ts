@@ -17,7 +17,7 @@ import {
   TOOL_OUTCOME_UNKNOWN,
 } from "@palimpsest/session/internal";
 import { replayResult } from "@palimpsest/session";
-import { pairToolCalls } from "@palimpsest/session/ai";
+import { pairToolCalls } from "@palimpsest/session/providers";
 import { encodeEventLine } from "@palimpsest/session/jsonl";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import {

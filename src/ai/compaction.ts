@@ -95,7 +95,8 @@ import {
 } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
 import { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
-import { requestTools, type ToolDefinition, type Tools } from "./tools.ts";
+import type { ToolDefinition } from "../providers/tool_definitions.ts";
+import { requestTools, type Tools } from "./tools.ts";
 import {
   type ModelRetry,
   type ModelRetryAttempt,

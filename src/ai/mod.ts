@@ -2,25 +2,14 @@
  * `@palimpsest/session/ai`: talking to a model through `effect/ai`, with
  * every tool call answered and every step of the conversation in the log.
  *
- * - {@link pairToolCalls} is the one pairing pass every adapter runs first:
- *   each call answered once, right after the message that made it, and the
- *   repairs reported as data.
  * - {@link toPrompt} builds an `effect/ai` `Prompt.Prompt`, for any
- *   `LanguageModel`.
- * - {@link toOpenAIChat}, {@link toOpenAIResponses}, {@link toAnthropic} and
- *   {@link toGemini} build each provider's request body (the message part of
- *   it: the caller adds model, limits and settings).
- * - {@link openAIChatTools}, {@link openAIResponsesTools},
- *   {@link anthropicTools} and {@link geminiTools} build each provider's
- *   `tools` and tool choice from an `effect/ai` `Toolkit` or plain
- *   {@link ToolDefinition}s ({@link toolDefinitions}), so a body the library
- *   builds is complete and valid by the provider's own request schema.
- * - {@link validateOpenAIChat}, {@link validateOpenAIResponses},
- *   {@link validateAnthropic} and {@link validateGemini} check a request
- *   against each provider's documented ordering rules and return what they
- *   find as data ({@link RequestViolation}).
- * - {@link parseToolArguments} and {@link resolveAttachment} are the
- *   policies the adapters share for tool arguments and attachments.
+ *   `LanguageModel`, after the same pairing pass as every provider's
+ *   converter.
+ * - {@link toolDefinitions} gives the definitions of an `effect/ai`
+ *   `Toolkit`'s tools, which each provider's tool converter in
+ *   `@palimpsest/session/providers` (`anthropicTools`, ...) takes, and
+ *   {@link requestTools} the tools a request with these messages must
+ *   define.
  * - {@link recordAnswer} turns the `effect/ai` stream parts of one answer
  *   into the events that keep it: an `assistant/message` embedding the
  *   stream (or an `assistant/attempt` when nothing came out) and one
@@ -37,15 +26,15 @@
  *   refused when empty or not smaller, a stability check, and overflow recovery in the turn loop
  *   ({@link isContextOverflow}).
  *
- * All adapters are pure functions of the messages, never throw, and produce
- * a request their validator accepts for every input. The converters, the
- * validators and the pairing pass are `@palimpsest/session/providers`,
- * re-exported here; a program that only builds requests imports that entry
- * point and never loads `effect/ai`.
+ * The provider request converters, their tools and validators, and the
+ * pairing pass are `@palimpsest/session/providers`, not re-exported here: a
+ * program that only builds requests imports that entry point and never
+ * loads `effect/ai`.
  *
  * @example Pair, then build the prompt
  * ```ts
- * import { pairToolCalls, toPrompt } from "@palimpsest/session/ai";
+ * import { toPrompt } from "@palimpsest/session/ai";
+ * import { pairToolCalls } from "@palimpsest/session/providers";
  * import type { Message } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *
@@ -59,33 +48,8 @@
  *
  * @module
  */
-export * from "../providers/mod.ts";
 export { toPrompt } from "./prompt.ts";
-export {
-  type AnthropicTool,
-  type AnthropicToolChoice,
-  type AnthropicTools,
-  anthropicTools,
-  CALLED_TOOL_DESCRIPTION,
-  calledToolDefinitions,
-  type GeminiFunctionDeclaration,
-  type GeminiToolConfig,
-  type GeminiTools,
-  geminiTools,
-  type OpenAIChatTool,
-  type OpenAIChatToolChoice,
-  type OpenAIChatTools,
-  openAIChatTools,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolChoice,
-  type OpenAIResponsesTools,
-  openAIResponsesTools,
-  requestTools,
-  type ToolChoice,
-  type ToolDefinition,
-  toolDefinitions,
-  type Tools,
-} from "./tools.ts";
+export { requestTools, toolDefinitions, type Tools } from "./tools.ts";
 export {
   type AssistantAttemptDraft,
   recordAnswer,

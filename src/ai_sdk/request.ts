@@ -18,7 +18,7 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import { sentToolName } from "../providers/content.ts";
-import { calledToolDefinitions } from "../ai/tools.ts";
+import { calledToolDefinitions } from "../providers/tool_definitions.ts";
 
 /** The module name `AiError`s carry. */
 export const MODULE = "AiSdk";

@@ -32,7 +32,7 @@ export const INVALID_ARGUMENTS_KEY = "invalid_json_arguments";
  *
  * @example Valid, empty and invalid arguments
  * ```ts
- * import { parseToolArguments } from "@palimpsest/session/ai";
+ * import { parseToolArguments } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(parseToolArguments('{"path":"a"}'), { path: "a" });
@@ -123,7 +123,7 @@ const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
  *
  * @example Inline bytes and a URL
  * ```ts
- * import { resolveAttachment } from "@palimpsest/session/ai";
+ * import { resolveAttachment } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(
@@ -194,7 +194,7 @@ export const dataUrl = (a: InlineAttachment): string =>
  *
  * @example A file the target cannot take
  * ```ts
- * import { omittedText } from "@palimpsest/session/ai";
+ * import { omittedText } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * assert.equal(omittedText({ type: "image", attachment: null }, undefined), "[image omitted]");

@@ -8,6 +8,12 @@
  * - {@link toOpenAIChat}, {@link toOpenAIResponses}, {@link toAnthropic} and
  *   {@link toGemini} build each provider's request body (the message part of
  *   it: the caller adds model, limits and settings).
+ * - {@link openAIChatTools}, {@link openAIResponsesTools},
+ *   {@link anthropicTools} and {@link geminiTools} build each provider's
+ *   `tools` and tool choice from plain {@link ToolDefinition}s (an
+ *   `effect/ai` `Toolkit` gives its definitions through `toolDefinitions`
+ *   in `@palimpsest/session/ai`), so a body the library builds is complete
+ *   and valid by the provider's own request schema.
  * - {@link validateOpenAIChat}, {@link validateOpenAIResponses},
  *   {@link validateAnthropic} and {@link validateGemini} check a request
  *   against each provider's documented ordering rules, and that a request
@@ -22,7 +28,13 @@
  * tools a request with tool blocks needs). The model
  * engine (the `effect/ai` prompt, the turn loop, recording, compaction, and
  * the tool definitions built from an `effect/ai` `Toolkit`) is
- * `@palimpsest/session/ai`, which also re-exports everything here.
+ * `@palimpsest/session/ai`, which builds on this entry point and does not
+ * re-export it.
+ *
+ * Each provider API is one folder, `src/providers/<api>/`: its request's
+ * wire types, converter and validator (`request.ts`) and its tools
+ * (`tools.ts`). What the converters share (content policies, the pairing
+ * pass, the tool definitions) sits beside the folders.
  *
  * @example Build and check an Anthropic request
  * ```ts
@@ -71,6 +83,12 @@ export {
   type UrlAttachment,
 } from "./content.ts";
 export {
+  CALLED_TOOL_DESCRIPTION,
+  calledToolDefinitions,
+  type ToolChoice,
+  type ToolDefinition,
+} from "./tool_definitions.ts";
+export {
   type AnthropicAssistantBlock,
   type AnthropicAssistantMessage,
   type AnthropicDocumentBlock,
@@ -86,7 +104,7 @@ export {
   type AnthropicUserMessage,
   toAnthropic,
   validateAnthropic,
-} from "./anthropic.ts";
+} from "./anthropic/request.ts";
 export {
   type OpenAIChatAssistantMessage,
   type OpenAIChatFilePart,
@@ -101,7 +119,7 @@ export {
   type OpenAIChatUserPart,
   toOpenAIChat,
   validateOpenAIChat,
-} from "./openai_chat.ts";
+} from "./openai_chat/request.ts";
 export {
   openAIResponsesCallId,
   type OpenAIResponsesCompaction,
@@ -117,7 +135,7 @@ export {
   type OpenAIResponsesUserMessage,
   toOpenAIResponses,
   validateOpenAIResponses,
-} from "./openai_responses.ts";
+} from "./openai_responses/request.ts";
 export {
   type GeminiContent,
   type GeminiFileDataPart,
@@ -129,4 +147,28 @@ export {
   type GeminiTextPart,
   toGemini,
   validateGemini,
-} from "./gemini.ts";
+} from "./gemini/request.ts";
+export {
+  type AnthropicTool,
+  type AnthropicToolChoice,
+  type AnthropicTools,
+  anthropicTools,
+} from "./anthropic/tools.ts";
+export {
+  type OpenAIChatTool,
+  type OpenAIChatToolChoice,
+  type OpenAIChatTools,
+  openAIChatTools,
+} from "./openai_chat/tools.ts";
+export {
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolChoice,
+  type OpenAIResponsesTools,
+  openAIResponsesTools,
+} from "./openai_responses/tools.ts";
+export {
+  type GeminiFunctionDeclaration,
+  type GeminiToolConfig,
+  type GeminiTools,
+  geminiTools,
+} from "./gemini/tools.ts";

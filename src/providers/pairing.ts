@@ -151,7 +151,7 @@ const synthetic = (assistantId: string, call: ToolCallBlock): Message => ({
  *
  * @example A crashed turn: the call never got its result
  * ```ts
- * import { pairToolCalls } from "@palimpsest/session/ai";
+ * import { pairToolCalls } from "@palimpsest/session/providers";
  * import type { Message } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *

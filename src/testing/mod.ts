@@ -12,6 +12,13 @@
  * - Store layers: {@link layerMemoryStore} (re-exported) and
  *   {@link layerTempJsonlStore}, a JSONL store in a fresh temporary folder
  *   removed when the layer is released.
+ * - Backend suites: {@link storeConformance} registers the store
+ *   conformance tests for any `SessionStore` layer (with
+ *   {@link runWriterProcess} and {@link spawnDenoWriter} for its writers in
+ *   other processes), and {@link checkpointConformance} the checkpoint
+ *   tests for a layer that keeps checkpoints; the memory, JSONL and
+ *   PostgreSQL stores pass both. They register `Deno.test`s (or the tests
+ *   of the `test` function given) and check with `node:assert/strict`.
  *
  * Nothing else in the package imports this module.
  *
@@ -61,6 +68,20 @@ import type { SessionStore } from "../store/store.ts";
 import type { StorageError } from "../store/errors.ts";
 
 export { layerMemoryStore, type MemoryStoreOptions } from "../store/memory.ts";
+export {
+  type RegisterTest,
+  spawnDenoWriter,
+  storeConformance,
+  type StoreConformanceOptions,
+  type WriterProcess,
+  type WriterSignal,
+} from "./store_conformance.ts";
+export { runWriterProcess } from "./writer_process.ts";
+export {
+  checkpointConformance,
+  type CheckpointConformanceOptions,
+  type CheckpointStore,
+} from "./checkpoint_conformance.ts";
 
 /** One stream part as a script writes it: the encoded form. */
 export type ScriptedPart = Response.StreamPartEncoded;

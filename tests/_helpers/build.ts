@@ -28,6 +28,7 @@ import {
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
+import { drafts as storeDrafts } from "../../src/testing/conformance_kit.ts";
 
 /** A raw event: a parsed JSON object. */
 export type Raw = Record<string, unknown>;
@@ -269,40 +270,13 @@ export const decoded = (
 
 /** Drafts at turn 0, step 0: the history tests' vocabulary. */
 export const drafts = {
-  /** A user message, appended; its text defaults to its id. */
-  user: (id: string, text: string = id): EventDraft => Draft.user(text, { id }),
+  ...storeDrafts,
   /** A system message by the plugin `test`, appended. */
   system: (id: string, text: string): EventDraft =>
     Draft.system(text, { id, plugin: "test" }),
-  /** An assistant message with text and `read` tool calls, appended. */
-  assistant: (
-    id: string,
-    text: string,
-    calls: ReadonlyArray<string> = [],
-  ): EventDraft =>
-    Draft.assistant({
-      id,
-      turn: 0,
-      step: 0,
-      provider: "p",
-      model: "m",
-      content: text === "" ? [] : text,
-      toolCalls: calls.map((callId) => ({
-        id: callId,
-        name: "read",
-        arguments: "{}",
-      })),
-    }),
   /** A `tool/call` of `read`. */
   toolCall: (callId: string): EventDraft =>
     Draft.toolCall({ turn: 0, step: 0, callId, name: "read", arguments: "{}" }),
-  /** A `tool/result` answering `callId`, appended, with `meta`. */
-  toolResult: (callId: string, text: string): EventDraft =>
-    toolResultMessageDraft(0, 0, `r-${callId}`, {
-      type: "tool-result",
-      toolCallId: callId,
-      content: [{ type: "text", text }],
-    }, { meta: { tool: "read" } }),
 } as const;
 
 /** A fresh session with the drafts appended. */

@@ -1,6 +1,6 @@
 /**
  * A child process spoken to line by line: the writers of the store tests
- * (`tests/store/writer_process.ts`, `tests/store/claim_writer.ts`), started
+ * (`tests/store/claim_writer.ts`; the conformance suite's writers have their own in `src/testing`), started
  * directly or under another command such as `strace`.
  *
  * @module

@@ -13,7 +13,8 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { Message } from "@palimpsest/session";
-import type { ToolChoice, Tools } from "@palimpsest/session/ai";
+import type { Tools } from "@palimpsest/session/ai";
+import type { ToolChoice } from "@palimpsest/session/providers";
 import {
   anthropicBody,
   geminiBody,

@@ -7,19 +7,18 @@
  * @module
  */
 import type { Message } from "@palimpsest/session";
+import { requestTools, type Tools } from "@palimpsest/session/ai";
 import {
   anthropicTools,
   geminiTools,
   openAIChatTools,
   openAIResponsesTools,
-  requestTools,
   toAnthropic,
   toGemini,
   type ToolChoice,
-  type Tools,
   toOpenAIChat,
   toOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 
 /**
  * A provider's body builder: its message converter's body with the tools

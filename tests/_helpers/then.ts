@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Exit, Result } from "effect";
+import { Exit } from "effect";
 
 /** The fields of the member of `E` tagged `T`. */
 export type FieldsOf<E, T> = {
@@ -43,36 +43,7 @@ const hasTag = <E extends { readonly _tag: string }, T extends E["_tag"]>(
   tag: T,
 ): error is Extract<E, { readonly _tag: T }> => error._tag === tag;
 
-/**
- * The typed failure of an exit or a result; throws when it succeeded or
- * when an exit holds a defect.
- */
-export const failureOf = <A, E>(
-  outcome: Exit.Exit<A, E> | Result.Result<A, E>,
-): E => {
-  if (!Exit.isExit(outcome)) {
-    if (Result.isSuccess(outcome)) {
-      throw new Error(`Expected a failure but the result is a success`);
-    }
-    return outcome.failure;
-  }
-  const exit = outcome;
-  if (Exit.isSuccess(exit)) {
-    throw new Error(`Expected a failure but the effect succeeded`);
-  }
-  if (Cause.hasDies(exit.cause)) {
-    throw new Error(
-      `Expected a typed failure but found a defect: ${
-        Cause.pretty(exit.cause)
-      }`,
-    );
-  }
-  const found = exit.cause.reasons.find((r) => r._tag === "Fail");
-  if (found === undefined || found._tag !== "Fail") {
-    throw new Error(`Expected a typed failure but found ${String(exit.cause)}`);
-  }
-  return found.error;
-};
+export { failureOf } from "../../src/testing/conformance_kit.ts";
 
 /** The value of a successful exit, or throws with its cause. */
 export const successOf = <A, E>(exit: Exit.Exit<A, E>): A => {

@@ -34,7 +34,8 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { interruptedTurnClosers } from "@palimpsest/session/internal";
-import { pairToolCalls, runTurn } from "@palimpsest/session/ai";
+import { runTurn } from "@palimpsest/session/ai";
+import { pairToolCalls } from "@palimpsest/session/providers";
 import {
   digest,
   handlers,

@@ -18,6 +18,7 @@
  * @module
  */
 import { Result } from "effect";
+import { mulberry32 as kitMulberry32 } from "../../src/testing/conformance_kit.ts";
 import * as fs from "node:fs";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
@@ -38,16 +39,7 @@ export interface WorkloadItem {
  * A small seeded PRNG (mulberry32), uniform in [0, 1): the same seed, the
  * same workload. The tests' seeded helpers use it too.
  */
-export const mulberry32 = (seed: number): () => number => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
+export const mulberry32: (seed: number) => () => number = kitMulberry32;
 
 /** The standard workload's vocabulary. */
 export const WORDS: ReadonlyArray<string> = [

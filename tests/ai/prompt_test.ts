@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { Schema } from "effect";
 import * as Prompt from "effect/ai/Prompt";
 import type { Message } from "@palimpsest/session";
-import { MISSING_RESULT_TEXT, toPrompt } from "@palimpsest/session/ai";
+import { toPrompt } from "@palimpsest/session/ai";
+import { MISSING_RESULT_TEXT } from "@palimpsest/session/providers";
 import {
   hostileMessagesArb,
   logCutsArb,

@@ -11,24 +11,23 @@ import fc from "fast-check";
 import { Schema } from "effect";
 import { Tool, Toolkit } from "effect/ai";
 import type { Message } from "@palimpsest/session";
+import { requestTools, type Tools } from "@palimpsest/session/ai";
 import {
   CALLED_TOOL_DESCRIPTION,
   EMPTY_CONVERSATION_TEXT,
   openAIResponsesCallId,
-  requestTools,
   type RequestViolation,
   toAnthropic,
   toGemini,
   type ToolChoice,
   type ToolDefinition,
-  type Tools,
   toOpenAIResponses,
   UNNAMED_TOOL,
   validateAnthropic,
   validateGemini,
   validateOpenAIChat,
   validateOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import {
   foreignLogCutsArb,
   foreignSessionCutsArb,

@@ -36,11 +36,8 @@ import {
   setSystemPrompt,
   StorageError,
 } from "@palimpsest/session";
-import {
-  compactIfNeeded,
-  pairToolCalls,
-  runTurn,
-} from "@palimpsest/session/ai";
+import { compactIfNeeded, runTurn } from "@palimpsest/session/ai";
+import { pairToolCalls } from "@palimpsest/session/providers";
 import { Cause, Effect, Exit, Layer, Result, Schedule, Stream } from "effect";
 import { AiError, LanguageModel, type Response, Toolkit } from "effect/ai";
 import fc from "fast-check";

@@ -21,7 +21,7 @@ import {
   toGemini,
   toOpenAIChat,
   toOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { transcript } from "../_helpers/ai_fixture.ts";
 
 /** `true` when every `T` is a `U`; `false` (a type error below) otherwise. */

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { Schema } from "effect";
 import { Tool, Toolkit } from "effect/ai";
+import { toolDefinitions } from "@palimpsest/session/ai";
 import {
   anthropicTools,
   geminiTools,
   openAIChatTools,
   openAIResponsesTools,
   type ToolChoice,
-  toolDefinitions,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import {
   fullBody,
   schemaChecks,
@@ -109,7 +109,10 @@ Deno.test("no tools send neither tools nor a choice", () => {
     ]
   ) {
     assert.deepEqual(convert([], "required"), {});
-    assert.deepEqual(convert(Toolkit.make(WebSearch), "auto"), {});
+    assert.deepEqual(
+      convert(toolDefinitions(Toolkit.make(WebSearch)), "auto"),
+      {},
+    );
   }
 });
 

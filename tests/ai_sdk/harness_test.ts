@@ -6,7 +6,8 @@ import {
   type SessionHandle,
   SessionStore,
 } from "@palimpsest/session";
-import { MISSING_RESULT_TEXT, TOOL_FAILED } from "@palimpsest/session/ai";
+import { TOOL_FAILED } from "@palimpsest/session/ai";
+import { MISSING_RESULT_TEXT } from "@palimpsest/session/providers";
 import { recordAiSdkSteps, toModelMessages } from "@palimpsest/session/ai-sdk";
 import { Effect, Result } from "effect";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";

@@ -10,11 +10,11 @@ import { APICallError } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { layerAiSdkModel, toAiError } from "@palimpsest/session/ai-sdk";
 import {
-  CALLED_TOOL_DESCRIPTION,
   isTransientError,
   retryAfterMillis,
   toPrompt,
 } from "@palimpsest/session/ai";
+import { CALLED_TOOL_DESCRIPTION } from "@palimpsest/session/providers";
 
 const generated = {
   content: [{ type: "text" as const, text: "ok" }],

@@ -25,7 +25,7 @@ import {
 } from "@palimpsest/session";
 import { interruptedTurnClosers } from "@palimpsest/session/internal";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
-import { pairToolCalls } from "@palimpsest/session/ai";
+import { pairToolCalls } from "@palimpsest/session/providers";
 import { checkLog } from "../_helpers/reference_checker.ts";
 import {
   assistantMessageDraft,

@@ -13,14 +13,14 @@ import {
 } from "@palimpsest/session";
 import { interruptedTurnClosers } from "@palimpsest/session/internal";
 import { replayResult } from "@palimpsest/session";
+import { toPrompt } from "@palimpsest/session/ai";
 import {
   pairToolCalls,
-  toPrompt,
   validateAnthropic,
   validateGemini,
   validateOpenAIChat,
   validateOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { Result } from "effect";
 import {
   anthropicBody,

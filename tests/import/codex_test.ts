@@ -14,7 +14,7 @@ import {
   toGemini,
   toOpenAIChat,
   toOpenAIResponses,
-} from "@palimpsest/session/ai";
+} from "@palimpsest/session/providers";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { blockLabel } from "./_labels.ts";

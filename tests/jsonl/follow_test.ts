@@ -21,7 +21,7 @@ import { makeFileFollower } from "../../src/jsonl/follow_file.ts";
 import { decoded, turnBatches, user } from "../_helpers/build.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { denoOk } from "../_helpers/deno_run.ts";
-import { spawnDenoWriter } from "../store/conformance.ts";
+import { spawnDenoWriter } from "@palimpsest/session/testing";
 
 const encoder = new TextEncoder();
 const repo = new URL("../../", import.meta.url).pathname;

@@ -17,7 +17,7 @@ import {
 } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionBytes } from "@palimpsest/session/jsonl";
-import { pairToolCalls } from "@palimpsest/session/ai";
+import { pairToolCalls } from "@palimpsest/session/providers";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
 

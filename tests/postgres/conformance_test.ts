@@ -9,12 +9,17 @@
  *
  * @module
  */
-import { Effect, Layer, Redacted } from "effect";
+import { Effect, Layer, Redacted, Result } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
+import type { Session } from "@palimpsest/session";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { spawnDenoWriter, storeConformance } from "../store/conformance.ts";
-import { checkpointConformance } from "../store/checkpoint_conformance.ts";
+import {
+  checkpointConformance,
+  spawnDenoWriter,
+  storeConformance,
+} from "@palimpsest/session/testing";
+import { renderSessionHtml } from "@palimpsest/session/view";
 import { databaseUrl, postgresUrl } from "../_helpers/postgres.ts";
 
 const writer = new URL("../store/postgres_writer.ts", import.meta.url)
@@ -39,7 +44,12 @@ if (postgresUrl !== undefined) {
   // Each store the checkpoint suite makes is empty and its own (it stores
   // the same id in two of them): a database each, dropped after the suite.
   const databases: string[] = [];
+  // The HTML view, asked of a session opened from a checkpoint as of the whole.
+  const readers = {
+    view: (session: Session) => Result.getOrThrow(renderSessionHtml(session)),
+  };
   checkpointConformance({
+    readers,
     name: "layerPostgresStore",
     make: (checkpoints) => {
       const name = `palimpsest_checkpoints_${

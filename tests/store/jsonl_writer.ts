@@ -1,11 +1,11 @@
 /**
  * `deno run -A jsonl_writer.ts ROOT MODE ID [N]`: the conformance suite's
- * other process over the JSONL store at ROOT (see `writer_process.ts`).
+ * other process over the JSONL store at ROOT (see `runWriterProcess` in `@palimpsest/session/testing`).
  *
  * @module
  */
 import { layerJsonlStore } from "@palimpsest/session";
-import { runWriterProcess } from "./writer_process.ts";
+import { runWriterProcess } from "@palimpsest/session/testing";
 
 const [root = ".", ...args] = Deno.args;
 await runWriterProcess(layerJsonlStore({ root }), args);

@@ -8,15 +8,24 @@
 import {
   layerMemoryStore,
   makeMemoryStore,
+  type Session,
   SessionStore,
 } from "@palimpsest/session";
-import { Effect, Layer } from "effect";
-import { storeConformance } from "./conformance.ts";
-import { checkpointConformance } from "./checkpoint_conformance.ts";
+import { Effect, Layer, Result } from "effect";
+import {
+  checkpointConformance,
+  storeConformance,
+} from "@palimpsest/session/testing";
+import { renderSessionHtml } from "@palimpsest/session/view";
 
 storeConformance({ name: "layerMemoryStore", layer: () => layerMemoryStore() });
 
+// The HTML view, asked of a session opened from a checkpoint as of the whole.
+const readers = {
+  view: (session: Session) => Result.getOrThrow(renderSessionHtml(session)),
+};
 checkpointConformance({
+  readers,
   name: "layerMemoryStore",
   make: (checkpoints) => {
     const made = Effect.runSync(makeMemoryStore({ checkpoints }));

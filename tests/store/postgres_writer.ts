@@ -1,11 +1,11 @@
 /**
  * `deno run -A postgres_writer.ts URL MODE ID [N]`: the conformance suite's
- * other process over the PostgreSQL store at URL (see `writer_process.ts`).
+ * other process over the PostgreSQL store at URL (see `runWriterProcess` in `@palimpsest/session/testing`).
  *
  * @module
  */
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { runWriterProcess } from "./writer_process.ts";
+import { runWriterProcess } from "@palimpsest/session/testing";
 
 const [url = "", ...args] = Deno.args;
 await runWriterProcess(layerPostgresStore({ url }), args);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock } from "../message.ts";
+import type { ContentBlock, Message, ToolResultBlock } from "../../message.ts";
 import {
   adapterInput,
   type AdapterOptions,
@@ -24,7 +24,7 @@ import {
   unansweredCalls,
   UNNAMED_TOOL,
   violation,
-} from "./content.ts";
+} from "../content.ts";
 
 /** A text part. */
 export interface GeminiTextPart {
@@ -140,7 +140,7 @@ const resultText = (
  *
  * @example A call and its response
  * ```ts
- * import { toGemini } from "@palimpsest/session/ai";
+ * import { toGemini } from "@palimpsest/session/providers";
  * import type { Message } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *
@@ -257,7 +257,7 @@ export function toGemini(
  *
  * @example A function call turn with no response turn
  * ```ts
- * import { validateGemini } from "@palimpsest/session/ai";
+ * import { validateGemini } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * const violations = validateGemini({

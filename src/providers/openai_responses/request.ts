@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Message, ToolResultContentBlock } from "../message.ts";
+import type { Message, ToolResultContentBlock } from "../../message.ts";
 import {
   adapterInput,
   type AdapterOptions,
@@ -21,8 +21,8 @@ import {
   type RequestViolation,
   textWithPlaceholders,
   violation,
-} from "./content.ts";
-import { fnv1a } from "../hash.ts";
+} from "../content.ts";
+import { fnv1a } from "../../hash.ts";
 
 /** A text part. */
 export interface OpenAIResponsesTextPart {
@@ -160,7 +160,7 @@ const MAX_CALL_ID = 64;
  *
  * @example A long id
  * ```ts
- * import { openAIResponsesCallId } from "@palimpsest/session/ai";
+ * import { openAIResponsesCallId } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * assert.equal(openAIResponsesCallId("call_1"), "call_1");
@@ -219,7 +219,7 @@ const part = (
  *
  * @example A call and its output
  * ```ts
- * import { toOpenAIResponses } from "@palimpsest/session/ai";
+ * import { toOpenAIResponses } from "@palimpsest/session/providers";
  * import type { Message } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *
@@ -326,7 +326,7 @@ export function toOpenAIResponses(
  *
  * @example A call without its output
  * ```ts
- * import { validateOpenAIResponses } from "@palimpsest/session/ai";
+ * import { validateOpenAIResponses } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * const violations = validateOpenAIResponses({

@@ -1,7 +1,9 @@
 /**
  * The other process of the store conformance suite: a writer that speaks a
- * line protocol, run against whatever layer its entry file provides (see
- * `jsonl_writer.ts`).
+ * line protocol, run against whatever layer its entry file provides. A
+ * backend's writer program is a few lines: read where the storage is from
+ * its first arguments, then call {@link runWriterProcess} with its layer
+ * and the rest.
  *
  * `try ID`: opens ID for writing, prints `opened` or the error tag, exits.
  * `hold ID`: opens ID for writing, prints `opened` (or the tag and exits),
@@ -12,10 +14,11 @@
  *
  * @module
  */
-import { Effect, type Layer } from "effect";
+import * as Effect from "effect/Effect";
+import type * as Layer from "effect/Layer";
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { SessionStore } from "@palimpsest/session";
+import { SessionStore } from "../store/store.ts";
 
 const nextLine = (
   lines: ReturnType<typeof createInterface>,
@@ -39,11 +42,20 @@ const nextLine = (
  * @param layer The store layer, over the same storage as the test's.
  * @param args The command line.
  * @returns A promise that settles when the process may exit.
+ *
+ * @example The writer program of a JSONL store (`my_writer.ts ROOT MODE ID [N]`)
+ * ```ts ignore
+ * import { layerJsonlStore } from "@palimpsest/session";
+ * import { runWriterProcess } from "@palimpsest/session/testing";
+ *
+ * const [root = ".", ...args] = Deno.args;
+ * await runWriterProcess(layerJsonlStore({ root }), args);
+ * ```
  */
-export const runWriterProcess = (
+export function runWriterProcess(
   layer: Layer.Layer<SessionStore, unknown>,
   args: ReadonlyArray<string>,
-): Promise<void> => {
+): Promise<void> {
   const [mode = "try", id = "s", countText = "0"] = args;
   const lines = createInterface({ input: process.stdin });
   const program = Effect.gen(function* () {
@@ -82,4 +94,4 @@ export const runWriterProcess = (
   return Effect.runPromise(
     Effect.scoped(program).pipe(Effect.provide(layer)),
   ).finally(() => lines.close());
-};
+}

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ContentBlock, Message } from "../message.ts";
+import type { ContentBlock, Message } from "../../message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,
@@ -21,8 +21,8 @@ import {
   resolverOf,
   textWithPlaceholders,
   violation,
-} from "./content.ts";
-import { pairToolCalls } from "./pairing.ts";
+} from "../content.ts";
+import { pairToolCalls } from "../pairing.ts";
 
 /** A text part. */
 export interface OpenAIChatTextPart {
@@ -167,7 +167,7 @@ const userPart = (
  *
  * @example A call and its result
  * ```ts
- * import { toOpenAIChat } from "@palimpsest/session/ai";
+ * import { toOpenAIChat } from "@palimpsest/session/providers";
  * import type { Message } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *
@@ -259,7 +259,7 @@ export function toOpenAIChat(
  *
  * @example A tool message without its call
  * ```ts
- * import { validateOpenAIChat } from "@palimpsest/session/ai";
+ * import { validateOpenAIChat } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * const violations = validateOpenAIChat({

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock } from "../message.ts";
+import type { ContentBlock, Message, ToolResultBlock } from "../../message.ts";
 import {
   adapterInput,
   type AdapterOptions,
@@ -24,8 +24,8 @@ import {
   sentToolName,
   unansweredCalls,
   violation,
-} from "./content.ts";
-import { fnv1a } from "../hash.ts";
+} from "../content.ts";
+import { fnv1a } from "../../hash.ts";
 
 /** A text block. */
 export interface AnthropicTextBlock {
@@ -145,7 +145,7 @@ const MAX_TOOL_NAME = 200;
  *
  * @example An id with a dot
  * ```ts
- * import { anthropicToolId } from "@palimpsest/session/ai";
+ * import { anthropicToolId } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * assert.equal(anthropicToolId("call_1"), "call_1");
@@ -273,7 +273,7 @@ const toolResult = (
  *
  * @example A crashed call: its result is synthesized, first in its turn
  * ```ts
- * import { toAnthropic } from "@palimpsest/session/ai";
+ * import { toAnthropic } from "@palimpsest/session/providers";
  * import type { Message } from "@palimpsest/session";
  * import assert from "node:assert/strict";
  *
@@ -412,7 +412,7 @@ export function toAnthropic(
  *
  * @example A call without its result
  * ```ts
- * import { validateAnthropic } from "@palimpsest/session/ai";
+ * import { validateAnthropic } from "@palimpsest/session/providers";
  * import assert from "node:assert/strict";
  *
  * const violations = validateAnthropic({
