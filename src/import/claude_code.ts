@@ -52,7 +52,7 @@ import {
 import { forEachLine, own } from "./records.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import type { Importer } from "./pi.ts";
+import type { Importer } from "./importer.ts";
 
 interface PendingAssistant {
   readonly id: string;

@@ -72,7 +72,7 @@ import {
   rollBack,
   sourceOf,
 } from "./codex_items.ts";
-import type { Importer } from "./pi.ts";
+import type { Importer } from "./importer.ts";
 
 interface PendingOutput {
   readonly line: number;

@@ -8,7 +8,7 @@
 import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
 import { formatHint, formatLabel, type SessionFormat } from "./sniff.ts";
-import type { SourceTool } from "./report.ts";
+import type { SourceTool } from "./importer.ts";
 
 /** A source line is not JSON (for example two records glued together). */
 export class ImportLineNotJson extends Data.Error<{
@@ -175,9 +175,9 @@ export class ImportNotThisFormat extends Data.Error<{
   readonly hint: string = formatHint(this.looksLike, this.file);
   /** A sentence for people. */
   override readonly message: string = `Expected ${quote(this.file)} to be ${
-    formatLabel[this.from]
+    formatLabel(this.from)
   }, but nothing in it is one: it looks like ${
-    formatLabel[this.looksLike]
+    formatLabel(this.looksLike)
   }; ${this.hint}`;
 }
 

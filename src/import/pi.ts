@@ -29,7 +29,6 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { SessionHeader } from "../session.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
@@ -72,25 +71,8 @@ import {
   ImportNotASession,
   ImportVersionUnsupported,
 } from "./errors.ts";
-import {
-  forEachRecord,
-  type RecordReadOptions,
-  type RecordReadSummary,
-} from "./lines.ts";
-
-/** What a format importer hands back. */
-export interface Converted {
-  readonly header: SessionHeader;
-  readonly formatVersion?: number | string;
-  readonly read: RecordReadSummary;
-}
-
-/** A format importer: reads `file` into the builder `b`. */
-export type Importer = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-) => Result.Result<Converted, ImportError>;
+import { forEachRecord } from "./lines.ts";
+import type { Importer } from "./importer.ts";
 
 /** Stops the first pass once a version 1 header is read. */
 class HeaderOnly {
