@@ -211,6 +211,19 @@ export const flush = (s: ClaudeState): Step => {
   return Result.succeed(undefined);
 };
 
+/** A line's `message`, or `undefined` when it has none (noted as not carried). */
+const messageOf = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+  type: "assistant" | "user",
+): Record<string, unknown> | undefined => {
+  const m = value.message;
+  if (isRecord(m)) return m;
+  notCarried(s.b, line, type, `${type} line without a message`);
+  return undefined;
+};
+
 /**
  * An `assistant` line: one content block of a message, joined with the
  * lines before it of the same `message.id` into the pending message.
@@ -220,11 +233,8 @@ export const assistantLine = (
   value: Record<string, unknown>,
   line: number,
 ): Step => {
-  const m = value.message;
-  if (!isRecord(m)) {
-    notCarried(s.b, line, "assistant", "assistant line without a message");
-    return Result.succeed(undefined);
-  }
+  const m = messageOf(s, value, line, "assistant");
+  if (m === undefined) return ok;
   const id = str(m.id) ?? str(value.uuid) ?? `claude-L${line}`;
   if (s.pending === undefined || s.pending.id !== id) {
     const flushed = flush(s);
@@ -299,11 +309,8 @@ export const userLine = (
   value: Record<string, unknown>,
   line: number,
 ): Step => {
-  const m = value.message;
-  if (!isRecord(m)) {
-    notCarried(s.b, line, "user", "user line without a message");
-    return Result.succeed(undefined);
-  }
+  const m = messageOf(s, value, line, "user");
+  if (m === undefined) return ok;
   const id = str(value.uuid) ?? `claude-L${line}`;
   const content: ContentBlock[] = [];
   let hadResults = false;
