@@ -45,7 +45,7 @@ export const emptyPiTree = (): PiTree => ({
 
 /** Stops the first pass once a version 1 header is read. */
 export class HeaderOnly {
-  readonly _tag = "HeaderOnly";
+  readonly _tag: "HeaderOnly" = "HeaderOnly";
 }
 const headerOnly = new HeaderOnly();
 
