@@ -4,10 +4,12 @@
  * which parses the arguments and prints help and completions; a command
  * module only declares its usage and reads its parsed arguments. The
  * options several commands share are made here ({@link outOption},
- * {@link fromOption}).
+ * {@link fromOption}); what they say of the tools `--from` takes comes from
+ * the importer list (`importers` of `@palimpsest/session/import`).
  *
  * @module
  */
+import { importers } from "@palimpsest/session/import";
 
 /** One `--option` of a command. */
 export interface OptionSpec {
@@ -70,8 +72,33 @@ export const outOption = (value: string, summary: string): OptionSpec => ({
 });
 
 /**
- * `--from TOOL`: FILE is a session file another tool wrote (pi,
- * claude-code, codex or opencode), read through the importer.
+ * `items` as a list in a sentence: `a, b or c`.
+ *
+ * @param items The items.
+ * @returns The list.
+ */
+export const orList = (items: ReadonlyArray<string>): string =>
+  items.length <= 1
+    ? items.join("")
+    : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
+
+/** The names `--from` takes, for a usage line: `pi|claude-code|...`. */
+export const fromValues: string = importers.map((i) => i.name).join("|");
+
+/** The tools `--from` reads, by name in a sentence: `pi, Claude Code, ...`. */
+export const fromTools: string = orList(importers.map((i) => i.tool));
+
+/** The names `--from` takes, in a sentence: `pi, claude-code, ... or opencode`. */
+export const fromNames: string = orList(importers.map((i) => i.name));
+
+/** One line per tool `--from` takes, indented, for a command's description. */
+export const fromList: string = importers.map((i) =>
+  `  ${i.name.padEnd(13)}${i.description}`
+).join("\n");
+
+/**
+ * `--from TOOL`: FILE is a session file another tool wrote (one of the
+ * importers' names), read through the importer.
  *
  * @param summary The line for `--help`.
  * @returns The option.

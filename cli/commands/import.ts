@@ -1,6 +1,5 @@
 /**
- * `import --from pi|claude-code|codex|opencode FILE --out NEW [--recover]`: writes a
- * v3 log from another agent tool's session file and prints the import
+ * `import --from TOOL FILE --out NEW [--recover]`: writes a v3 log from another agent tool's session file and prints the import
  * report. The work is `@palimpsest/session/import`'s; this command only
  * parses, calls `importFile` and renders.
  *
@@ -20,7 +19,14 @@ import {
   type Outcome,
   usageOutcome,
 } from "../outcome.ts";
-import { fromOption, outOption } from "../args.ts";
+import {
+  fromList,
+  fromNames,
+  fromOption,
+  fromTools,
+  fromValues,
+  outOption,
+} from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   "FileIoError",
@@ -30,29 +36,26 @@ const ioTags: ReadonlySet<string> = new Set([
 const usage = (message: string): Outcome =>
   usageOutcome(
     message,
-    "import --from pi|claude-code|codex|opencode FILE --out NEW [--recover] [--json]",
+    `import --from ${fromValues} FILE --out NEW [--recover] [--json]`,
   );
 
 /** The `import` command. */
 export const importCommand: Command = {
   spec: {
     name: "import",
-    summary:
-      "write a v3 log from a pi, Claude Code, Codex or opencode session file",
-    description:
-      "Reads FILE, a session file written by pi, Claude Code, Codex or opencode\n" +
-      "(--from; for opencode, what `opencode export` prints), and\n" +
+    summary: `write a v3 log from a ${fromTools} session file`,
+    description: `Reads FILE, a session file written by ${fromTools}\n` +
+      "(--from, listed below), and\n" +
       "writes a v3 log to NEW, never overwriting it (exit 2 if NEW exists). Prints\n" +
       "the import report: source kinds, what was synthesized, skipped, kept opaque or\n" +
       "not carried over, with line numbers. A line that is not JSON is a refusal\n" +
       "naming the line (exit 1); --recover skips and reports it instead. A file\n" +
       "of another tool's format is refused (exit 1), naming the --from that\n" +
-      "reads it (for opencode's storage folder: run `opencode export` first).",
+      "reads it (for opencode's storage folder: run `opencode export` first).\n" +
+      `--from TOOL is one of:\n${fromList}`,
     positionals: [{ name: "FILE", summary: "the other tool's session file" }],
     options: [
-      fromOption(
-        "the tool that wrote FILE: pi, claude-code, codex or opencode",
-      ),
+      fromOption(`the tool that wrote FILE: ${fromNames}`),
       outOption("NEW", "the new v3 file (must not exist)"),
       {
         name: "recover",

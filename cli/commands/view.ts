@@ -25,7 +25,7 @@ import {
   usageOutcome,
 } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
-import { fromOption, outOption } from "../args.ts";
+import { fromNames, fromOption, fromTools, outOption } from "../args.ts";
 
 const usage = (message: string): Outcome =>
   usageOutcome(
@@ -48,8 +48,8 @@ export const viewCommand: Command = {
     summary: "write the session as one self-contained HTML page",
     description:
       "Reads FILE (a log of any format version, migrated in memory, or a session at\n" +
-      "postgres://...?session=ID; with --from, a pi, Claude Code, Codex or\n" +
-      "opencode session file imported in memory) and writes PAGE.html: the\n" +
+      `postgres://...?session=ID; with --from, a ${fromTools}\n` +
+      "session file imported in memory) and writes PAGE.html: the\n" +
       "surface as the model sees it, each replacement with what it shadowed one\n" +
       "click away, lineage, the surface's size over the log, crash repairs and\n" +
       "interrupted turns, the header and the stats. The page loads nothing.\n" +
@@ -60,7 +60,7 @@ export const viewCommand: Command = {
     }],
     options: [
       outOption("PAGE", "the page to write (must not exist unless --force)"),
-      fromOption("FILE is a pi, claude-code, codex or opencode session file"),
+      fromOption(`FILE is a ${fromNames} session file`),
       {
         name: "force",
         kind: "boolean",

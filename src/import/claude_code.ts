@@ -38,7 +38,14 @@
  */
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
-import { done, importedHeader, ok, setTime, type Step } from "./builder.ts";
+import {
+  type Builder,
+  done,
+  importedHeader,
+  ok,
+  setTime,
+  type Step,
+} from "./builder.ts";
 import { keptOpaque, notCarried, skip } from "./notes.ts";
 import { closeAnsweredTurn, closeStep, closeTurn, userTurn } from "./turns.ts";
 import {
@@ -49,12 +56,14 @@ import {
   str,
   toolCallBlock,
 } from "./values.ts";
-import { forEachLine, own } from "./records.ts";
+import { forEachLine, own, type RecordTable } from "./records.ts";
+import type { RecordReadSummary } from "./lines.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import type { Importer } from "./pi.ts";
+import type { Converted, Importer } from "./importer.ts";
 
-interface PendingAssistant {
+/** An assistant message being joined from its lines. */
+export interface PendingAssistant {
   readonly id: string;
   readonly line: number;
   readonly time: unknown;
@@ -65,7 +74,8 @@ interface PendingAssistant {
   stop: string | undefined;
 }
 
-interface PendingResult {
+/** A tool result waiting for the assistant message to be complete. */
+export interface PendingResult {
   readonly line: number;
   readonly time: unknown;
   readonly callId: string;
@@ -112,6 +122,449 @@ const textOf = (u: unknown): string => {
 };
 
 /**
+ * What a Claude Code import knows besides the builder: the session's
+ * settings as first seen, the message being joined, the results waiting
+ * for it, a compact boundary waiting for its summary, and the lines of the
+ * uuids seen. The steps below read and change it.
+ */
+export interface ClaudeState {
+  /** The log being built. */
+  readonly b: Builder;
+  /** The first `sessionId`. */
+  sessionId: string | undefined;
+  /** The first line's time. */
+  createdAt: number | undefined;
+  /** The first `cwd`. */
+  cwd: unknown;
+  /** The first Claude Code `version`. */
+  version: string | undefined;
+  /** The assistant message being joined from its lines. */
+  pending: PendingAssistant | undefined;
+  /** Tool results waiting for the pending message to be complete. */
+  readonly results: PendingResult[];
+  /** A `compact_boundary` waiting for its summary. */
+  boundary: { line: number; id: string; auto: boolean } | undefined;
+  /** The line of each uuid seen. */
+  readonly lineOf: Map<string, number>;
+  /** The last uuid seen. */
+  lastUuid: string | undefined;
+  /**
+   * A subagent's own transcript (\`subagents/agent-*.jsonl\`) is sidechain
+   * from its first message on: there the sidechain is the conversation.
+   */
+  subagentFile: boolean | undefined;
+}
+
+/**
+ * The state of a Claude Code import that has read nothing yet.
+ *
+ * @param b The builder.
+ * @returns The state.
+ */
+export const claudeState = (b: Builder): ClaudeState => ({
+  b,
+  sessionId: undefined,
+  createdAt: undefined,
+  cwd: undefined,
+  version: undefined,
+  pending: undefined,
+  results: [],
+  boundary: undefined,
+  lineOf: new Map(),
+  lastUuid: undefined,
+  subagentFile: undefined,
+});
+
+/**
+ * Emits the pending assistant message, then the tool results that waited
+ * for it to be complete.
+ */
+export const flush = (s: ClaudeState): Step => {
+  if (s.pending !== undefined) {
+    const p = s.pending;
+    s.pending = undefined;
+    const saved = s.b.time;
+    setTime(s.b, p.time);
+    const made = assistantMessage(s.b, p.line, p.id, p.content, {
+      provider: "anthropic",
+      model: p.model,
+      ...(p.usage === undefined ? {} : { usage: p.usage }),
+      stream: p.stream,
+    });
+    if (Result.isFailure(made)) return Result.fail(made.failure);
+    if (p.stop === "max_tokens") s.b.reason = "max-tokens";
+    s.b.time = Math.max(saved, s.b.time);
+  }
+  for (const r of s.results.splice(0)) {
+    setTime(s.b, r.time);
+    const paired = toolResult(
+      s.b,
+      r.line,
+      "user/tool_result",
+      r.callId,
+      r.content,
+      r.isError,
+      r.meta,
+    );
+    if (Result.isFailure(paired)) return paired;
+  }
+  return Result.succeed(undefined);
+};
+
+/** A line's `message`, or `undefined` when it has none (noted as not carried). */
+const messageOf = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+  type: "assistant" | "user",
+): Record<string, unknown> | undefined => {
+  const m = value.message;
+  if (isRecord(m)) return m;
+  notCarried(s.b, line, type, `${type} line without a message`);
+  return undefined;
+};
+
+/**
+ * An `assistant` line: one content block of a message, joined with the
+ * lines before it of the same `message.id` into the pending message.
+ */
+export const assistantLine = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+): Step => {
+  const m = messageOf(s, value, line, "assistant");
+  if (m === undefined) return ok;
+  const id = str(m.id) ?? str(value.uuid) ?? `claude-L${line}`;
+  if (s.pending === undefined || s.pending.id !== id) {
+    const flushed = flush(s);
+    if (Result.isFailure(flushed)) return flushed;
+    s.pending = {
+      id,
+      line,
+      time: value.timestamp,
+      model: str(m.model) ?? "unknown",
+      content: [],
+      stream: [],
+      usage: undefined,
+      stop: undefined,
+    };
+  }
+  const p = s.pending;
+  if (m.usage !== undefined) p.usage = m.usage;
+  if (typeof m.stop_reason === "string") p.stop = m.stop_reason;
+  for (const block of blocksOf(m.content)) {
+    if (!isRecord(block)) continue;
+    switch (block.type) {
+      case "text":
+        p.content.push({ type: "text", text: str(block.text) ?? "" });
+        break;
+      case "thinking":
+        p.content.push({
+          type: "reasoning",
+          text: str(block.thinking) ?? "",
+        });
+        if (block.signature !== undefined) {
+          p.stream.push({
+            type: "thinking",
+            index: p.content.length - 1,
+            signature: block.signature,
+          });
+        }
+        break;
+      case "redacted_thinking":
+        p.stream.push(block);
+        keptOpaque(
+          s.b,
+          "assistant/redacted_thinking",
+          line,
+          "redacted thinking, in the assistant message's stream",
+        );
+        break;
+      case "tool_use":
+        p.content.push(
+          toolCallBlock(block.id, block.name, argumentsText(block.input)),
+        );
+        break;
+      default:
+        p.stream.push(block);
+        keptOpaque(
+          s.b,
+          `assistant/${String(block.type)}`,
+          line,
+          "a block with no v3 counterpart, in the assistant message's stream",
+        );
+    }
+  }
+  return Result.succeed(undefined);
+};
+
+/**
+ * A `user` line: tool results wait for the pending message; other content
+ * is a user message (a compaction summary, an interruption marker, a typed
+ * prompt opening a turn).
+ */
+export const userLine = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+): Step => {
+  const m = messageOf(s, value, line, "user");
+  if (m === undefined) return ok;
+  const id = str(value.uuid) ?? `claude-L${line}`;
+  const content: ContentBlock[] = [];
+  let hadResults = false;
+  for (const block of blocksOf(m.content)) {
+    if (!isRecord(block)) continue;
+    if (block.type === "tool_result") {
+      hadResults = true;
+      const inner: ToolResultContentBlock[] = typeof block.content === "string"
+        ? [{ type: "text", text: block.content }]
+        : Array.isArray(block.content)
+        ? block.content.flatMap((c): ToolResultContentBlock[] =>
+          !isRecord(c)
+            ? []
+            : c.type === "text"
+            ? [{ type: "text", text: str(c.text) ?? "" }]
+            : c.type === "image"
+            ? [{ type: "image", attachment: c.source ?? null }]
+            : [{ type: "text", text: JSON.stringify(c) }]
+        )
+        : [];
+      s.results.push({
+        line,
+        time: value.timestamp,
+        callId: str(block.tool_use_id) ?? "",
+        content: inner,
+        isError: block.is_error === true,
+        meta: value.toolUseResult === undefined
+          ? undefined
+          : { toolUseResult: value.toolUseResult },
+      });
+    } else if (block.type === "text") {
+      content.push({ type: "text", text: str(block.text) ?? "" });
+    } else if (block.type === "image") {
+      content.push(image(block.source));
+    } else {
+      content.push({ type: "text", text: JSON.stringify(block) });
+      notCarried(
+        s.b,
+        line,
+        "user",
+        `content block of type ${
+          JSON.stringify(block.type)
+        } kept as its JSON text`,
+      );
+    }
+  }
+  if (content.length === 0) {
+    // Only tool results: they wait for the assistant message to be complete.
+    return hadResults && s.pending === undefined
+      ? flush(s)
+      : Result.succeed(undefined);
+  }
+  const flushed = flush(s);
+  if (Result.isFailure(flushed)) return flushed;
+  setTime(s.b, value.timestamp);
+  const text = textOf(m.content);
+  if (value.isCompactSummary === true) {
+    const compactionId = s.boundary?.id ?? id;
+    if (s.boundary === undefined) {
+      notCarried(
+        s.b,
+        line,
+        "user/compact-summary",
+        "compaction summary without its compact_boundary line; everything before it is replaced",
+      );
+    }
+    // An automatic compaction while the model was still at work (its last
+    // message called tools, or the prompt has no answer yet) happens
+    // inside the turn, which goes on after it; any other ends the turn.
+    const midTurn = s.boundary?.auto === true && s.b.turn !== undefined &&
+      (!s.b.answered || s.b.reason === "interrupted");
+    s.boundary = undefined;
+    const closed = midTurn ? closeStep(s.b, line) : closeTurn(s.b, line);
+    if (Result.isFailure(closed)) return closed;
+    return done(compactBefore(s.b, line, {
+      compactionId,
+      summary: text,
+      content,
+      kind: "user/compact-summary",
+    }));
+  }
+  if (text.startsWith(INTERRUPTED) && s.b.turn !== undefined) {
+    // The turn ends first, so that error results for the calls the
+    // interruption cut off come right after the call, before the marker.
+    const closed = closeTurn(s.b, line, "interrupted");
+    if (Result.isFailure(closed)) return closed;
+    const made = userMessage(s.b, line, id, content, {
+      kind: "plugin",
+      plugin: "claude-code",
+    });
+    return done(made);
+  }
+  const opened = userTurn(s.b, line);
+  if (Result.isFailure(opened)) return opened;
+  const source = value.isMeta === true
+    ? { kind: "plugin", plugin: "claude-code" }
+    : { kind: "user" };
+  const made = userMessage(s.b, line, id, content, source);
+  return done(made);
+};
+
+/** The rules every line follows before its type's handler. */
+export const lineRules = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+  kind: string,
+  type: string,
+): Step | undefined => {
+  if (
+    s.sessionId === undefined && typeof value.sessionId === "string"
+  ) s.sessionId = value.sessionId;
+  if (s.cwd === undefined && value.cwd !== undefined) s.cwd = value.cwd;
+  if (s.version === undefined && typeof value.version === "string") {
+    s.version = value.version;
+  }
+  if (s.createdAt === undefined) s.createdAt = epochOf(value.timestamp);
+  const reason = own(noise, type);
+  if (reason !== undefined) {
+    skip(s.b, kind, line, reason);
+    return ok;
+  }
+  if (
+    s.subagentFile === undefined && (type === "user" || type === "assistant")
+  ) {
+    s.subagentFile = value.isSidechain === true;
+  }
+  if (value.isSidechain === true && s.subagentFile !== true) {
+    skip(
+      s.b,
+      `${kind} (sidechain)`,
+      line,
+      "a subagent's line, not part of this conversation",
+    );
+    return ok;
+  }
+  // A prompt that does not continue from the line before it was typed
+  // after a rewind or an edit: the file keeps both paths in line order.
+  const parent = str(value.parentUuid);
+  const uuid = str(value.uuid);
+  const parentLine = parent === undefined ? undefined : s.lineOf.get(parent);
+  if (
+    type === "user" && parentLine !== undefined && parent !== s.lastUuid &&
+    isRecord(value.message) && typeof value.message.content === "string"
+  ) {
+    notCarried(
+      s.b,
+      line,
+      kind,
+      `continues from line ${parentLine} (a rewind or an edit); the lines between stay on the surface in file order`,
+    );
+  }
+  if (uuid !== undefined) {
+    s.lineOf.set(uuid, line);
+    s.lastUuid = uuid;
+  }
+  return undefined;
+};
+
+/** A `system` line: a compact boundary is kept for the summary that follows; others are skipped. */
+export const systemLine = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+  kind: string,
+): Step => {
+  if (str(value.subtype) === "compact_boundary") {
+    const flushed = flush(s);
+    if (Result.isFailure(flushed)) return flushed;
+    const compact = isRecord(value.compactMetadata)
+      ? value.compactMetadata
+      : {};
+    s.boundary = {
+      line,
+      id: str(value.uuid) ?? `claude-L${line}`,
+      auto: compact.trigger === "auto",
+    };
+    return ok;
+  }
+  skip(s.b, kind, line, "a notice shown to the user, not sent to the model");
+  return ok;
+};
+
+/**
+ * How a transcript's lines are told apart and handled: by `type` (and a
+ * system line's `subtype`, for the report), after {@link lineRules}.
+ *
+ * @param s The import's state.
+ * @returns The table.
+ */
+export const claudeLines = (s: ClaudeState): RecordTable => ({
+  what: "line type",
+  kindOf: (value) => {
+    const type = str(value.type) ?? "unknown";
+    const subtype = type === "system" ? str(value.subtype) : undefined;
+    return {
+      type,
+      kind: subtype === undefined ? type : `${type}/${subtype}`,
+    };
+  },
+  before: (value, line, kind, type) => lineRules(s, value, line, kind, type),
+  handlers: {
+    assistant: (value, line) => assistantLine(s, value, line),
+    user: (value, line) => userLine(s, value, line),
+    system: (value, line, kind) => systemLine(s, value, line, kind),
+  },
+});
+
+/**
+ * Ends the import once every line is read: emits what is pending, reports
+ * a boundary whose summary never came, and closes a turn its answer
+ * completed.
+ *
+ * @param s The import's state.
+ * @returns Nothing, or the refusal.
+ */
+export const endClaude = (s: ClaudeState): Step => {
+  const flushed = flush(s);
+  if (Result.isFailure(flushed)) return flushed;
+  if (s.boundary !== undefined) {
+    notCarried(
+      s.b,
+      s.boundary.line,
+      "system/compact_boundary",
+      "compact boundary without the summary that should follow it",
+    );
+  }
+  return closeAnsweredTurn(s.b);
+};
+
+/**
+ * The header handed back, from the session's settings as first seen.
+ *
+ * @param s The import's state.
+ * @param file The path.
+ * @param read What the line reader saw.
+ * @returns What the importer hands back.
+ */
+export const claudeConverted = (
+  s: ClaudeState,
+  file: string,
+  read: RecordReadSummary,
+): Converted => ({
+  header: importedHeader(file, s.sessionId, s.createdAt, {
+    tool: "claude-code",
+    file: fileName(file),
+    ...(s.version === undefined ? {} : { version: s.version }),
+    ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+  }),
+  ...(s.version === undefined ? {} : { formatVersion: s.version }),
+  read,
+});
+
+/**
  * Imports a Claude Code transcript into the builder.
  *
  * @param file The path.
@@ -120,351 +573,10 @@ const textOf = (u: unknown): string => {
  * @returns The header and what the reader saw.
  */
 export const importClaudeCode: Importer = (file, options, b) => {
-  let sessionId: string | undefined;
-  let createdAt: number | undefined;
-  let cwd: unknown;
-  let version: string | undefined;
-  let pending: PendingAssistant | undefined;
-  const results: PendingResult[] = [];
-  let boundary: { line: number; id: string; auto: boolean } | undefined;
-  const lineOf = new Map<string, number>();
-  let lastUuid: string | undefined;
-  /**
-   * A subagent's own transcript (\`subagents/agent-*.jsonl\`) is sidechain
-   * from its first message on: there the sidechain is the conversation.
-   */
-  let subagentFile: boolean | undefined;
-
-  const flush = (): Step => {
-    if (pending !== undefined) {
-      const p = pending;
-      pending = undefined;
-      const saved = b.time;
-      setTime(b, p.time);
-      const made = assistantMessage(b, p.line, p.id, p.content, {
-        provider: "anthropic",
-        model: p.model,
-        ...(p.usage === undefined ? {} : { usage: p.usage }),
-        stream: p.stream,
-      });
-      if (Result.isFailure(made)) return Result.fail(made.failure);
-      if (p.stop === "max_tokens") b.reason = "max-tokens";
-      b.time = Math.max(saved, b.time);
-    }
-    for (const r of results.splice(0)) {
-      setTime(b, r.time);
-      const paired = toolResult(
-        b,
-        r.line,
-        "user/tool_result",
-        r.callId,
-        r.content,
-        r.isError,
-        r.meta,
-      );
-      if (Result.isFailure(paired)) return paired;
-    }
-    return Result.succeed(undefined);
-  };
-
-  const assistantLine = (
-    value: Record<string, unknown>,
-    line: number,
-  ): Step => {
-    const m = value.message;
-    if (!isRecord(m)) {
-      notCarried(b, line, "assistant", "assistant line without a message");
-      return Result.succeed(undefined);
-    }
-    const id = str(m.id) ?? str(value.uuid) ?? `claude-L${line}`;
-    if (pending === undefined || pending.id !== id) {
-      const flushed = flush();
-      if (Result.isFailure(flushed)) return flushed;
-      pending = {
-        id,
-        line,
-        time: value.timestamp,
-        model: str(m.model) ?? "unknown",
-        content: [],
-        stream: [],
-        usage: undefined,
-        stop: undefined,
-      };
-    }
-    const p = pending;
-    if (m.usage !== undefined) p.usage = m.usage;
-    if (typeof m.stop_reason === "string") p.stop = m.stop_reason;
-    for (const block of blocksOf(m.content)) {
-      if (!isRecord(block)) continue;
-      switch (block.type) {
-        case "text":
-          p.content.push({ type: "text", text: str(block.text) ?? "" });
-          break;
-        case "thinking":
-          p.content.push({
-            type: "reasoning",
-            text: str(block.thinking) ?? "",
-          });
-          if (block.signature !== undefined) {
-            p.stream.push({
-              type: "thinking",
-              index: p.content.length - 1,
-              signature: block.signature,
-            });
-          }
-          break;
-        case "redacted_thinking":
-          p.stream.push(block);
-          keptOpaque(
-            b,
-            "assistant/redacted_thinking",
-            line,
-            "redacted thinking, in the assistant message's stream",
-          );
-          break;
-        case "tool_use":
-          p.content.push(
-            toolCallBlock(block.id, block.name, argumentsText(block.input)),
-          );
-          break;
-        default:
-          p.stream.push(block);
-          keptOpaque(
-            b,
-            `assistant/${String(block.type)}`,
-            line,
-            "a block with no v3 counterpart, in the assistant message's stream",
-          );
-      }
-    }
-    return Result.succeed(undefined);
-  };
-
-  const userLine = (value: Record<string, unknown>, line: number): Step => {
-    const m = value.message;
-    if (!isRecord(m)) {
-      notCarried(b, line, "user", "user line without a message");
-      return Result.succeed(undefined);
-    }
-    const id = str(value.uuid) ?? `claude-L${line}`;
-    const content: ContentBlock[] = [];
-    let hadResults = false;
-    for (const block of blocksOf(m.content)) {
-      if (!isRecord(block)) continue;
-      if (block.type === "tool_result") {
-        hadResults = true;
-        const inner: ToolResultContentBlock[] =
-          typeof block.content === "string"
-            ? [{ type: "text", text: block.content }]
-            : Array.isArray(block.content)
-            ? block.content.flatMap((c): ToolResultContentBlock[] =>
-              !isRecord(c)
-                ? []
-                : c.type === "text"
-                ? [{ type: "text", text: str(c.text) ?? "" }]
-                : c.type === "image"
-                ? [{ type: "image", attachment: c.source ?? null }]
-                : [{ type: "text", text: JSON.stringify(c) }]
-            )
-            : [];
-        results.push({
-          line,
-          time: value.timestamp,
-          callId: str(block.tool_use_id) ?? "",
-          content: inner,
-          isError: block.is_error === true,
-          meta: value.toolUseResult === undefined
-            ? undefined
-            : { toolUseResult: value.toolUseResult },
-        });
-      } else if (block.type === "text") {
-        content.push({ type: "text", text: str(block.text) ?? "" });
-      } else if (block.type === "image") {
-        content.push(image(block.source));
-      } else {
-        content.push({ type: "text", text: JSON.stringify(block) });
-        notCarried(
-          b,
-          line,
-          "user",
-          `content block of type ${
-            JSON.stringify(block.type)
-          } kept as its JSON text`,
-        );
-      }
-    }
-    if (content.length === 0) {
-      // Only tool results: they wait for the assistant message to be complete.
-      return hadResults && pending === undefined
-        ? flush()
-        : Result.succeed(undefined);
-    }
-    const flushed = flush();
-    if (Result.isFailure(flushed)) return flushed;
-    setTime(b, value.timestamp);
-    const text = textOf(m.content);
-    if (value.isCompactSummary === true) {
-      const compactionId = boundary?.id ?? id;
-      if (boundary === undefined) {
-        notCarried(
-          b,
-          line,
-          "user/compact-summary",
-          "compaction summary without its compact_boundary line; everything before it is replaced",
-        );
-      }
-      // An automatic compaction while the model was still at work (its last
-      // message called tools, or the prompt has no answer yet) happens
-      // inside the turn, which goes on after it; any other ends the turn.
-      const midTurn = boundary?.auto === true && b.turn !== undefined &&
-        (!b.answered || b.reason === "interrupted");
-      boundary = undefined;
-      const closed = midTurn ? closeStep(b, line) : closeTurn(b, line);
-      if (Result.isFailure(closed)) return closed;
-      return done(compactBefore(b, line, {
-        compactionId,
-        summary: text,
-        content,
-        kind: "user/compact-summary",
-      }));
-    }
-    if (text.startsWith(INTERRUPTED) && b.turn !== undefined) {
-      // The turn ends first, so that error results for the calls the
-      // interruption cut off come right after the call, before the marker.
-      const closed = closeTurn(b, line, "interrupted");
-      if (Result.isFailure(closed)) return closed;
-      const made = userMessage(b, line, id, content, {
-        kind: "plugin",
-        plugin: "claude-code",
-      });
-      return done(made);
-    }
-    const opened = userTurn(b, line);
-    if (Result.isFailure(opened)) return opened;
-    const source = value.isMeta === true
-      ? { kind: "plugin", plugin: "claude-code" }
-      : { kind: "user" };
-    const made = userMessage(b, line, id, content, source);
-    return done(made);
-  };
-
-  /** The rules every line follows before its type's handler. */
-  const before = (
-    value: Record<string, unknown>,
-    line: number,
-    kind: string,
-    type: string,
-  ): Step | undefined => {
-    if (
-      sessionId === undefined && typeof value.sessionId === "string"
-    ) sessionId = value.sessionId;
-    if (cwd === undefined && value.cwd !== undefined) cwd = value.cwd;
-    if (version === undefined && typeof value.version === "string") {
-      version = value.version;
-    }
-    if (createdAt === undefined) createdAt = epochOf(value.timestamp);
-    const reason = own(noise, type);
-    if (reason !== undefined) {
-      skip(b, kind, line, reason);
-      return ok;
-    }
-    if (
-      subagentFile === undefined && (type === "user" || type === "assistant")
-    ) {
-      subagentFile = value.isSidechain === true;
-    }
-    if (value.isSidechain === true && subagentFile !== true) {
-      skip(
-        b,
-        `${kind} (sidechain)`,
-        line,
-        "a subagent's line, not part of this conversation",
-      );
-      return ok;
-    }
-    // A prompt that does not continue from the line before it was typed
-    // after a rewind or an edit: the file keeps both paths in line order.
-    const parent = str(value.parentUuid);
-    const uuid = str(value.uuid);
-    const parentLine = parent === undefined ? undefined : lineOf.get(parent);
-    if (
-      type === "user" && parentLine !== undefined && parent !== lastUuid &&
-      isRecord(value.message) && typeof value.message.content === "string"
-    ) {
-      notCarried(
-        b,
-        line,
-        kind,
-        `continues from line ${parentLine} (a rewind or an edit); the lines between stay on the surface in file order`,
-      );
-    }
-    if (uuid !== undefined) {
-      lineOf.set(uuid, line);
-      lastUuid = uuid;
-    }
-    return undefined;
-  };
-
-  const systemLine = (
-    value: Record<string, unknown>,
-    line: number,
-    kind: string,
-  ): Step => {
-    if (str(value.subtype) === "compact_boundary") {
-      const flushed = flush();
-      if (Result.isFailure(flushed)) return flushed;
-      const compact = isRecord(value.compactMetadata)
-        ? value.compactMetadata
-        : {};
-      boundary = {
-        line,
-        id: str(value.uuid) ?? `claude-L${line}`,
-        auto: compact.trigger === "auto",
-      };
-      return ok;
-    }
-    skip(b, kind, line, "a notice shown to the user, not sent to the model");
-    return ok;
-  };
-
-  const read = forEachLine(b, "claude-code", file, options, {
-    what: "line type",
-    kindOf: (value) => {
-      const type = str(value.type) ?? "unknown";
-      const subtype = type === "system" ? str(value.subtype) : undefined;
-      return {
-        type,
-        kind: subtype === undefined ? type : `${type}/${subtype}`,
-      };
-    },
-    before,
-    handlers: {
-      assistant: assistantLine,
-      user: userLine,
-      system: systemLine,
-    },
-  });
+  const s = claudeState(b);
+  const read = forEachLine(b, "claude-code", file, options, claudeLines(s));
   if (Result.isFailure(read)) return Result.fail(read.failure);
-  const flushed = flush();
-  if (Result.isFailure(flushed)) return Result.fail(flushed.failure);
-  if (boundary !== undefined) {
-    notCarried(
-      b,
-      boundary.line,
-      "system/compact_boundary",
-      "compact boundary without the summary that should follow it",
-    );
-  }
-  const closed = closeAnsweredTurn(b);
-  if (Result.isFailure(closed)) return Result.fail(closed.failure);
-  return Result.succeed({
-    header: importedHeader(file, sessionId, createdAt, {
-      tool: "claude-code",
-      file: fileName(file),
-      ...(version === undefined ? {} : { version }),
-      ...(cwd === undefined ? {} : { cwd }),
-    }),
-    ...(version === undefined ? {} : { formatVersion: version }),
-    read: read.success,
-  });
+  const ended = endClaude(s);
+  if (Result.isFailure(ended)) return Result.fail(ended.failure);
+  return Result.succeed(claudeConverted(s, file, read.success));
 };

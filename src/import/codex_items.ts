@@ -13,7 +13,7 @@ import { append, type Builder, type Step, uniqueId } from "./builder.ts";
 import { notCarried } from "./notes.ts";
 import { closeTurn } from "./turns.ts";
 import { isRecord } from "./values.ts";
-import { compactBefore, forgetShadowedCalls } from "./compaction.ts";
+import { compactBefore } from "./compaction.ts";
 import { userMessage } from "./messages.ts";
 
 /** A message's content as blocks. */
@@ -203,7 +203,6 @@ export const rollBack = (
     },
   }, line);
   if (Result.isFailure(made)) return Result.fail(made.failure);
-  forgetShadowedCalls(b, line, kind);
   notCarried(
     b,
     line,

@@ -140,7 +140,6 @@ export const compactBefore = (
       "compaction with nothing before it on the surface; its summary is appended",
     );
   }
-  forgetShadowedCalls(b, line, input.kind);
   b.compactions += 1;
   return Result.succeed(started.success.seq);
 };
@@ -158,33 +157,6 @@ const shadowsOpenCall = (b: Builder, input: CompactionInput): boolean => {
     if (messages.has(seq)) return true;
   }
   return false;
-};
-
-/**
- * Forgets the open calls whose message a replacement took off the surface:
- * no result can follow them any more (the source dropped them too).
- */
-export const forgetShadowedCalls = (
-  b: Builder,
-  line: number,
-  kind: string,
-): void => {
-  for (const callId of [...b.openCalls]) {
-    const call = b.calls.get(callId);
-    if (
-      call === undefined || surfaceEvent(b.surface, call.message) !== undefined
-    ) {
-      continue;
-    }
-    call.answered = true;
-    b.openCalls.delete(callId);
-    notCarried(
-      b,
-      line,
-      kind,
-      `call ${JSON.stringify(callId)} had no result when it was replaced`,
-    );
-  }
 };
 
 /** Whether a surface node came from a source line at or after `line`. */

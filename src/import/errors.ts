@@ -10,7 +10,7 @@ import * as Data from "effect/Data";
 import { quote } from "../quote.ts";
 import type { FileIoError, TargetExists } from "../fs/errors.ts";
 import { formatHint, formatLabel, type SessionFormat } from "./sniff.ts";
-import type { SourceTool } from "./report.ts";
+import type { SourceTool } from "./importer.ts";
 
 /** A source line is not JSON (for example two records glued together). */
 export class ImportLineNotJson extends Data.Error<{
@@ -147,9 +147,9 @@ export class ImportNotThisFormat extends Data.Error<{
   readonly hint: string = formatHint(this.looksLike, this.file);
   /** A sentence for people. */
   override readonly message: string = `Expected ${quote(this.file)} to be ${
-    formatLabel[this.from]
+    formatLabel(this.from)
   }, but nothing in it is one: it looks like ${
-    formatLabel[this.looksLike]
+    formatLabel(this.looksLike)
   }; ${this.hint}`;
 }
 

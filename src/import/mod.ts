@@ -75,11 +75,12 @@ import {
   ImportNotThisFormat,
 } from "./errors.ts";
 import { sniffSessionFormat } from "./sniff.ts";
-import { type Importer, importPi } from "./pi.ts";
+import { importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
 import { importOpencode } from "./opencode.ts";
-import type { ImportReport, SourceTool } from "./report.ts";
+import type { ImportReport } from "./report.ts";
+import { type Importer, importers, type SourceTool } from "./importer.ts";
 import { publishLog } from "./write.ts";
 
 export * from "./errors.ts";
@@ -96,16 +97,13 @@ export {
   lineRanges,
   type ReportEntry,
   type SkippedKind,
-  type SourceTool,
 } from "./report.ts";
+export { type ImporterInfo, importers, type SourceTool } from "./importer.ts";
 
-/** The tools whose session files can be imported. */
-export const sourceTools: ReadonlyArray<SourceTool> = [
-  "pi",
-  "claude-code",
-  "codex",
-  "opencode",
-];
+/** The tools whose session files can be imported: the names in {@link importers}. */
+export const sourceTools: ReadonlyArray<SourceTool> = importers.map((i) =>
+  i.name
+);
 
 /**
  * Whether a name is one of the {@link sourceTools}: how a command line or a
@@ -150,6 +148,7 @@ export interface ImportedSession {
   readonly report: ImportReport;
 }
 
+/** The function of each of the {@link importers}. */
 const converters: Readonly<Record<SourceTool, Importer>> = {
   "pi": importPi,
   "claude-code": importClaudeCode,

@@ -70,7 +70,7 @@ import { notThisFormat } from "./records.ts";
 import { sessionFormatOf } from "./sniff.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
 import { compactBefore } from "./compaction.ts";
-import type { Importer } from "./pi.ts";
+import type { Importer } from "./importer.ts";
 
 type Rec = Record<string, unknown>;
 type Part = Rec & { readonly id: string };

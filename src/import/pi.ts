@@ -25,11 +25,14 @@
  * - An assistant message that stopped with `aborted` or `error` ends its
  *   turn; calls it issued without results are closed by repair.
  *
+ * The import is a {@link PiState} and steps over it: one per entry type
+ * (a table handed to `handleRecord`), the message roles, the replay of kept
+ * messages after a compaction, and the end.
+ *
  * @module
  * @internal
  */
 import * as Result from "effect/Result";
-import type { SessionHeader } from "../session.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import {
   append,
@@ -50,10 +53,9 @@ import {
 import { closeTurn, userTurn } from "./turns.ts";
 import { epochOf, fileName, isRecord, str } from "./values.ts";
 import { compactBefore, fromLineOnward } from "./compaction.ts";
-import { sessionFormatOf } from "./sniff.ts";
 import {
+  type Handled,
   handleRecord,
-  notThisFormat,
   type RecordHandler,
   type RecordTable,
   skipping,
@@ -67,44 +69,367 @@ import {
   resultBlocks,
   stopReasons,
 } from "./pi_content.ts";
-import {
-  type ImportError,
-  ImportNotASession,
-  ImportVersionUnsupported,
-} from "./errors.ts";
+import { ImportVersionUnsupported } from "./errors.ts";
 import {
   forEachRecord,
   type RecordReadOptions,
   type RecordReadSummary,
 } from "./lines.ts";
+import type { Converted, Importer } from "./importer.ts";
+import { branchesOff, pathToRoot, type PiTree, readPiTree } from "./pi_tree.ts";
 
-/** What a format importer hands back. */
-export interface Converted {
-  readonly header: SessionHeader;
-  readonly formatVersion?: number | string;
-  readonly read: RecordReadSummary;
-}
-
-/** A format importer: reads `file` into the builder `b`. */
-export type Importer = (
-  file: string,
-  options: RecordReadOptions,
-  b: Builder,
-) => Result.Result<Converted, ImportError>;
-
-/** Stops the first pass once a version 1 header is read. */
-class HeaderOnly {
-  readonly _tag = "HeaderOnly";
-}
-const headerOnly = new HeaderOnly();
-
-interface TreeEntry {
-  readonly line: number;
-  readonly parent: string | null;
+/**
+ * What the second pass of a pi import knows besides the builder: the first
+ * pass's tree and the path it follows, the model in effect, and how the
+ * last answer stopped. The steps below read and change it.
+ */
+export interface PiState {
+  /** The log being built. */
+  readonly b: Builder;
+  /** The path, read again to replay kept messages after a compaction. */
+  readonly file: string;
+  /** How the file is read. */
+  readonly options: RecordReadOptions;
+  /** The header and the entry tree (the first pass). */
+  readonly tree: PiTree;
+  /** The ids on the path from the last entry to the root. */
+  readonly onPath: ReadonlySet<string>;
+  /** Version 1: no entry ids, a linear log whose compactions count entries. */
+  readonly linear: boolean;
+  /** The provider and model of an assistant message that names none. */
+  model: { provider: string; model: string };
+  /** True once the header line has gone by. */
+  seenHeader: boolean;
+  /** How the last assistant message stopped, while its turn is open. */
+  lastStop: string | undefined;
 }
 
 /**
- * Imports a pi session file into the builder.
+ * The state of the second pass over a file whose first pass read `tree`.
+ *
+ * @param b The builder.
+ * @param file The path.
+ * @param options Recover or refuse; the line bound.
+ * @param tree The header and the entry tree.
+ * @param version The header's format version (1 to 3).
+ * @returns The state.
+ */
+export const piState = (
+  b: Builder,
+  file: string,
+  options: RecordReadOptions,
+  tree: PiTree,
+  version: 1 | 2 | 3,
+): PiState => {
+  const h = tree.header ?? {};
+  return {
+    b,
+    file,
+    options,
+    tree,
+    onPath: pathToRoot(tree.tree, tree.lastId),
+    linear: version === 1,
+    model: {
+      provider: str(h.provider) ?? "unknown",
+      model: str(h.modelId) ?? "unknown",
+    },
+    seenHeader: false,
+    lastStop: undefined,
+  };
+};
+
+/** An entry type's step: the state, the entry, its line and its kind. */
+export type EntryStep = (
+  s: PiState,
+  value: Record<string, unknown>,
+  line: number,
+  kind: string,
+) => Handled;
+
+/**
+ * Imports again the messages on the path from \`from\` up to the
+ * compaction at \`to\`, after the summary that replaced them: pi sends the
+ * latest summary first, then the kept entries. Their calls, taken off the
+ * surface with them, are forgotten so that the copies pair again.
+ *
+ * @param s The import's state.
+ * @param from The line of the first kept entry.
+ * @param to The compaction's line.
+ * @param kind The compaction's kind.
+ * @returns Nothing, or the refusal.
+ */
+export const replayKept = (
+  s: PiState,
+  from: number,
+  to: number,
+  kind: string,
+): Handled => {
+  const b = s.b;
+  for (const [callId, call] of [...b.calls]) {
+    if (surfaceEvent(b.surface, call.message) === undefined) {
+      b.calls.delete(callId);
+    }
+  }
+  let copies = 0;
+  const replayed = forEachRecord(s.file, s.options, (value, at): Step => {
+    if (at < from || at >= to || !isRecord(value)) return ok;
+    if (value.type !== "message" || !isRecord(value.message)) return ok;
+    if (typeof value.id === "string" && !s.onPath.has(value.id)) return ok;
+    copies += 1;
+    const role = str(value.message.role) ?? "unknown";
+    return piMessage(
+      s,
+      at,
+      `message/${role}`,
+      str(value.id) ?? `pi-L${at}`,
+      value.message,
+    );
+  });
+  if (Result.isFailure(replayed)) return Result.fail(replayed.failure);
+  synthesized(
+    b,
+    to,
+    kind,
+    `the ${copies} kept messages follow the summary again, as pi sends the summary first`,
+  );
+  return ok;
+};
+
+/** A `compaction` entry: the surface before its first kept entry replaced by its summary. */
+export const compaction: EntryStep = (s, value, line, kind) => {
+  const b = s.b;
+  const summary = str(value.summary) ?? "";
+  let keptLine: number | undefined;
+  if (typeof value.firstKeptEntryId === "string") {
+    keptLine = s.tree.tree.get(value.firstKeptEntryId)?.line;
+  } else if (typeof value.firstKeptEntryIndex === "number") {
+    keptLine = s.tree.indexLine[value.firstKeptEntryIndex];
+  }
+  const compactionId = str(value.id) ?? `pi-L${line}`;
+  if (keptLine === undefined) {
+    notCarried(
+      b,
+      line,
+      kind,
+      "compaction whose first kept entry is not in the file; everything before it is replaced",
+    );
+  }
+  const keepFrom = keptLine === undefined
+    ? undefined
+    : fromLineOnward(b, keptLine);
+  const front = surfaceNodes(b.surface)[0];
+  if (
+    keptLine === undefined || keepFrom === undefined ||
+    front === undefined || !keepFrom(front)
+  ) {
+    return done(compactBefore(b, line, {
+      compactionId,
+      summary,
+      content: [{ type: "text", text: compactionText(summary) }],
+      kind,
+      ...(keepFrom === undefined ? {} : { keepFrom }),
+    }));
+  }
+  // Everything on the surface is kept, and pi sends the summary first:
+  // the summary replaces the kept messages, which follow it again.
+  const replaced = compactBefore(b, line, {
+    compactionId,
+    summary,
+    content: [{ type: "text", text: compactionText(summary) }],
+    kind,
+  });
+  if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
+  return replayKept(s, keptLine, line, kind);
+};
+
+/** A `message` entry: by its role ({@link piMessage}). */
+export const messageEntry: EntryStep = (s, value, line, kind) => {
+  const m = value.message;
+  if (!isRecord(m)) {
+    notCarried(s.b, line, kind, "message entry without a message");
+    return ok;
+  }
+  const id = str(value.id) ?? `pi-L${line}`;
+  if (value.timestamp === undefined) setTime(s.b, m.timestamp);
+  return piMessage(s, line, kind, id, m);
+};
+
+/** A `branch_summary` entry: a user message from a plugin, unless empty. */
+export const branchSummary: EntryStep = (s, value, line, kind) => {
+  const summary = str(value.summary) ?? "";
+  if (summary === "") {
+    skip(s.b, kind, line, "an empty branch summary, which pi does not send");
+    return ok;
+  }
+  const made = userMessage(s.b, line, str(value.id) ?? `pi-L${line}`, [{
+    type: "text",
+    text: branchText(summary),
+  }], {
+    kind: "plugin",
+    plugin: "pi/branch-summary",
+  });
+  return done(made);
+};
+
+/** A `custom_message` entry: a user message from its plugin. */
+export const customMessage: EntryStep = (s, value, line, kind) => {
+  const converted = convertBlocks(s.b, line, kind, value.content);
+  const made = userMessage(
+    s.b,
+    line,
+    str(value.id) ?? `pi-L${line}`,
+    converted.content,
+    {
+      kind: "plugin",
+      plugin: `pi/${str(value.customType) ?? "custom"}`,
+    },
+  );
+  return done(made);
+};
+
+/** A `model_change` entry: `request/context`, and the model of what follows. */
+export const modelChange: EntryStep = (s, value, line) => {
+  s.model = {
+    provider: str(value.provider) ?? s.model.provider,
+    model: str(value.modelId) ?? s.model.model,
+  };
+  const made = append(s.b, { type: "request/context", data: s.model }, line);
+  return done(made);
+};
+
+/** A `thinking_level_change` entry: an ignorable event. */
+export const thinkingLevelChange: EntryStep = (s, value, line) => {
+  const made = append(s.b, {
+    type: "pi/thinking_level_change",
+    ignorable: true,
+    data: { thinkingLevel: value.thinkingLevel ?? null },
+  }, line);
+  return done(made);
+};
+
+const harnessState = "harness state pi never sends to the model";
+
+/** An entry step as the handler of its type. */
+const bind =
+  (s: PiState, step: EntryStep): RecordHandler => (value, line, kind) =>
+    step(s, value, line, kind);
+
+/**
+ * How a pi file's entries are told apart and handled: by `type` (and a
+ * message's role, for the report); an entry off the path is on a branch,
+ * already reported as one.
+ *
+ * @param s The import's state.
+ * @returns The table.
+ */
+export const piEntries = (s: PiState): RecordTable => ({
+  what: "entry type",
+  kindOf: (value) => {
+    const type = str(value.type) ?? "unknown";
+    const role = type === "message" && isRecord(value.message)
+      ? str(value.message.role)
+      : undefined;
+    return { type, kind: role === undefined ? type : `${type}/${role}` };
+  },
+  before: (value) => {
+    if (
+      typeof value.id === "string" && s.tree.tree.size > 0 &&
+      !s.onPath.has(value.id)
+    ) {
+      return ok;
+    }
+    setTime(s.b, value.timestamp);
+    return undefined;
+  },
+  handlers: {
+    message: bind(s, messageEntry),
+    compaction: bind(s, compaction),
+    branch_summary: bind(s, branchSummary),
+    custom_message: bind(s, customMessage),
+    model_change: bind(s, modelChange),
+    thinking_level_change: bind(s, thinkingLevelChange),
+    custom: skipping(s.b, harnessState),
+    label: skipping(s.b, harnessState),
+    session_info: skipping(s.b, harnessState),
+  },
+});
+
+/**
+ * One record of the second pass: the header sets the clock, an entry goes
+ * to its step through `table`.
+ *
+ * @param s The import's state.
+ * @param table The entry table ({@link piEntries}).
+ * @param value The record.
+ * @param line Its 1-based line.
+ * @returns Nothing, or the refusal.
+ */
+export const entryRecord = (
+  s: PiState,
+  table: RecordTable,
+  value: unknown,
+  line: number,
+): Handled => {
+  if (s.linear) s.tree.indexLine.push(line);
+  if (!s.seenHeader) {
+    s.seenHeader = true;
+    setTime(s.b, s.tree.header?.timestamp);
+    return ok;
+  }
+  if (!isRecord(value)) {
+    notAnObject(s.b, line);
+    return ok;
+  }
+  return handleRecord(s.b, table, value, line);
+};
+
+/**
+ * Ends the import: a turn whose last answer ended it (stop, length, error,
+ * abort) is closed; one that stopped after tool results was cut off, and is
+ * left open for `repair`.
+ *
+ * @param s The import's state.
+ * @returns Nothing, or the refusal.
+ */
+export const endPi = (s: PiState): Step =>
+  s.lastStop !== undefined && s.lastStop !== "toolUse" && s.b.turn !== undefined
+    ? closeTurn(s.b, 0, stopReasons[s.lastStop])
+    : ok;
+
+/**
+ * The header handed back: the source's id, start and where it came from.
+ *
+ * @param s The import's state.
+ * @param version The format version.
+ * @param read What the second pass saw.
+ * @returns What the importer hands back.
+ */
+export const piConverted = (
+  s: PiState,
+  version: 1 | 2 | 3,
+  read: RecordReadSummary,
+): Converted => {
+  const h = s.tree.header ?? {};
+  return {
+    header: importedHeader(s.file, str(h.id), epochOf(h.timestamp), {
+      tool: "pi",
+      version,
+      file: fileName(s.file),
+      ...(h.id === undefined ? {} : { id: h.id }),
+      ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
+      ...(h.branchedFrom === undefined ? {} : { branchedFrom: h.branchedFrom }),
+      ...(h.parentSession === undefined
+        ? {}
+        : { parentSession: h.parentSession }),
+    }),
+    formatVersion: version,
+    read,
+  };
+};
+
+/**
+ * Imports a pi session file into the builder: a first pass reads the tree
+ * ({@link readPiTree}), a second imports the entries on the path.
  *
  * @param file The path.
  * @param options Recover or refuse; the line bound.
@@ -112,77 +437,10 @@ interface TreeEntry {
  * @returns The header and what the reader saw.
  */
 export const importPi: Importer = (file, options, b) => {
-  // Pass 1: the header and the entry tree (ids, parents, lines).
-  let header: Record<string, unknown> | undefined;
-  const tree = new Map<string, TreeEntry>();
-  const indexLine: number[] = [];
-  let lastId: string | undefined;
-  const first = forEachRecord(
-    file,
-    options,
-    (value, line): Result.Result<void, ImportError | HeaderOnly> => {
-      // Version 1 has no tree: its header is all this pass needs.
-      if (header !== undefined && header.version === undefined) {
-        return Result.fail(headerOnly);
-      }
-      if (header === undefined) {
-        const format = sessionFormatOf(value);
-        if (format !== "pi" || !isRecord(value) || value.type !== "session") {
-          return Result.fail(
-            notThisFormat(
-              file,
-              "pi",
-              format === "pi" ? undefined : format,
-              new ImportNotASession({
-                from: "pi",
-                line,
-                expected: 'a "session" header',
-              }),
-            ),
-          );
-        }
-        header = value;
-        indexLine.push(line);
-        return Result.succeed(undefined);
-      }
-      indexLine.push(line);
-      if (isRecord(value) && typeof value.id === "string") {
-        const parent = typeof value.parentId === "string"
-          ? value.parentId
-          : null;
-        tree.set(value.id, { line, parent });
-        lastId = value.id;
-      }
-      return Result.succeed(undefined);
-    },
-  );
-  if (Result.isFailure(first)) {
-    const failure = first.failure;
-    if (failure instanceof HeaderOnly) {
-      // The header is all the first pass of version 1 reads.
-    } else if (
-      header === undefined && (failure._tag === "ImportLineNotJson" ||
-        failure._tag === "ImportLineTooLong")
-    ) {
-      return Result.fail(notThisFormat(file, "pi", undefined, failure));
-    } else return Result.fail(failure);
-  }
-  if (header === undefined) {
-    return Result.fail(
-      notThisFormat(
-        file,
-        "pi",
-        undefined,
-        new ImportNotASession({
-          from: "pi",
-          line: 1,
-          expected: 'a "session" header',
-        }),
-      ),
-    );
-  }
-  const h = header;
-  const version = h.version === undefined ? 1 : h.version;
+  const tree = readPiTree(file, options);
+  if (Result.isFailure(tree)) return Result.fail(tree.failure);
+  const declared = tree.success.header.version;
+  const version = declared === undefined ? 1 : declared;
   if (version !== 1 && version !== 2 && version !== 3) {
     return Result.fail(
       new ImportVersionUnsupported({
@@ -192,310 +450,50 @@ export const importPi: Importer = (file, options, b) => {
       }),
     );
   }
-  // The path from the last entry to the root; everything else is a branch.
-  const onPath = new Set<string>();
-  for (let id = lastId; id !== undefined && !onPath.has(id);) {
-    onPath.add(id);
-    const parent = tree.get(id)?.parent;
-    id = parent === null || parent === undefined ? undefined : parent;
-  }
-  const branchOf = new Map<string, string>();
-  const rootOf = (id: string): string => {
-    const known = branchOf.get(id);
-    if (known !== undefined) return known;
-    const trail: string[] = [];
-    let current = id;
-    for (;;) {
-      trail.push(current);
-      const parent = tree.get(current)?.parent;
-      if (
-        parent === null || parent === undefined || onPath.has(parent) ||
-        !tree.has(parent)
-      ) break;
-      const cached = branchOf.get(parent);
-      if (cached !== undefined) {
-        current = cached;
-        break;
-      }
-      current = parent;
-    }
-    const root = branchOf.get(current) ?? current;
-    for (const t of trail) branchOf.set(t, root);
-    return root;
-  };
-  const branches = new Map<string, number[]>();
-  for (const [id, entry] of tree) {
-    if (onPath.has(id)) continue;
-    const root = rootOf(id);
-    const lines = branches.get(root);
-    if (lines === undefined) branches.set(root, [entry.line]);
-    else lines.push(entry.line);
-  }
-  b.branches = [...branches.entries()].map(([root, lines]) => {
-    const parent = tree.get(root)?.parent;
-    const fromLine = parent === null || parent === undefined
-      ? 0
-      : tree.get(parent)?.line ?? 0;
-    return { fromLine, lines: lines.sort((x, y) => x - y) };
-  }).sort((x, y) => (x.lines[0] ?? 0) - (y.lines[0] ?? 0));
-
-  // Pass 2: the entries on the path, in file order.
+  const s = piState(b, file, options, tree.success, version);
+  b.branches = branchesOff(tree.success.tree, s.onPath);
   b.closerText = "No result provided";
-  const fallbackProvider = str(h.provider) ?? "unknown";
-  let model = {
-    provider: fallbackProvider,
-    model: str(h.modelId) ?? "unknown",
-  };
-  let seenHeader = false;
-  let lastStop: string | undefined;
-  const linear = version === 1;
-  if (linear) indexLine.length = 0;
-  const piContext: PiContext = {
-    model: () => model,
-    stop: (s) => {
-      lastStop = s;
-    },
-  };
-  /**
-   * Imports again the messages on the path from \`from\` up to the
-   * compaction at \`to\`, after the summary that replaced them: pi sends the
-   * latest summary first, then the kept entries. Their calls, taken off the
-   * surface with them, are forgotten so that the copies pair again.
-   */
-  const replayKept = (
-    from: number,
-    to: number,
-    kind: string,
-  ): Result.Result<void, ImportError> => {
-    for (const [callId, call] of [...b.calls]) {
-      if (surfaceEvent(b.surface, call.message) === undefined) {
-        b.calls.delete(callId);
-      }
-    }
-    let copies = 0;
-    const replayed = forEachRecord(file, options, (value, at): Step => {
-      if (at < from || at >= to || !isRecord(value)) return ok;
-      if (value.type !== "message" || !isRecord(value.message)) return ok;
-      if (typeof value.id === "string" && !onPath.has(value.id)) return ok;
-      copies += 1;
-      const role = str(value.message.role) ?? "unknown";
-      return piMessage(
-        b,
-        at,
-        `message/${role}`,
-        str(value.id) ?? `pi-L${at}`,
-        value.message,
-        piContext,
-      );
-    });
-    if (Result.isFailure(replayed)) return Result.fail(replayed.failure);
-    synthesized(
-      b,
-      to,
-      kind,
-      `the ${copies} kept messages follow the summary again, as pi sends the summary first`,
-    );
-    return ok;
-  };
-  const harnessState = skipping(
-    b,
-    "harness state pi never sends to the model",
-  );
-  const compaction: RecordHandler = (value, line, kind) => {
-    const summary = str(value.summary) ?? "";
-    let keptLine: number | undefined;
-    if (typeof value.firstKeptEntryId === "string") {
-      keptLine = tree.get(value.firstKeptEntryId)?.line;
-    } else if (typeof value.firstKeptEntryIndex === "number") {
-      keptLine = indexLine[value.firstKeptEntryIndex];
-    }
-    const compactionId = str(value.id) ?? `pi-L${line}`;
-    if (keptLine === undefined) {
-      notCarried(
-        b,
-        line,
-        kind,
-        "compaction whose first kept entry is not in the file; everything before it is replaced",
-      );
-    }
-    const keepFrom = keptLine === undefined
-      ? undefined
-      : fromLineOnward(b, keptLine);
-    const front = surfaceNodes(b.surface)[0];
-    if (
-      keptLine === undefined || keepFrom === undefined ||
-      front === undefined || !keepFrom(front)
-    ) {
-      return done(compactBefore(b, line, {
-        compactionId,
-        summary,
-        content: [{ type: "text", text: compactionText(summary) }],
-        kind,
-        ...(keepFrom === undefined ? {} : { keepFrom }),
-      }));
-    }
-    // Everything on the surface is kept, and pi sends the summary first:
-    // the summary replaces the kept messages, which follow it again.
-    const replaced = compactBefore(b, line, {
-      compactionId,
-      summary,
-      content: [{ type: "text", text: compactionText(summary) }],
-      kind,
-    });
-    if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
-    return replayKept(keptLine, line, kind);
-  };
-  const entries: RecordTable = {
-    what: "entry type",
-    kindOf: (value) => {
-      const type = str(value.type) ?? "unknown";
-      const role = type === "message" && isRecord(value.message)
-        ? str(value.message.role)
-        : undefined;
-      return { type, kind: role === undefined ? type : `${type}/${role}` };
-    },
-    // An entry off the path is on a branch, reported as one.
-    before: (value) => {
-      if (
-        typeof value.id === "string" && tree.size > 0 && !onPath.has(value.id)
-      ) {
-        return ok;
-      }
-      setTime(b, value.timestamp);
-      return undefined;
-    },
-    handlers: {
-      message: (value, line, kind) => {
-        const m = value.message;
-        if (!isRecord(m)) {
-          notCarried(b, line, kind, "message entry without a message");
-          return ok;
-        }
-        const id = str(value.id) ?? `pi-L${line}`;
-        if (value.timestamp === undefined) setTime(b, m.timestamp);
-        return piMessage(b, line, kind, id, m, piContext);
-      },
-      compaction,
-      branch_summary: (value, line, kind) => {
-        const summary = str(value.summary) ?? "";
-        if (summary === "") {
-          skip(
-            b,
-            kind,
-            line,
-            "an empty branch summary, which pi does not send",
-          );
-          return ok;
-        }
-        const made = userMessage(b, line, str(value.id) ?? `pi-L${line}`, [{
-          type: "text",
-          text: branchText(summary),
-        }], {
-          kind: "plugin",
-          plugin: "pi/branch-summary",
-        });
-        return done(made);
-      },
-      custom_message: (value, line, kind) => {
-        const converted = convertBlocks(b, line, kind, value.content);
-        const made = userMessage(
-          b,
-          line,
-          str(value.id) ?? `pi-L${line}`,
-          converted.content,
-          {
-            kind: "plugin",
-            plugin: `pi/${str(value.customType) ?? "custom"}`,
-          },
-        );
-        return done(made);
-      },
-      model_change: (value, line) => {
-        model = {
-          provider: str(value.provider) ?? model.provider,
-          model: str(value.modelId) ?? model.model,
-        };
-        const made = append(
-          b,
-          { type: "request/context", data: model },
-          line,
-        );
-        return done(made);
-      },
-      thinking_level_change: (value, line) => {
-        const made = append(b, {
-          type: "pi/thinking_level_change",
-          ignorable: true,
-          data: { thinkingLevel: value.thinkingLevel ?? null },
-        }, line);
-        return done(made);
-      },
-      custom: harnessState,
-      label: harnessState,
-      session_info: harnessState,
-    },
-  };
-  const second = forEachRecord(
+  // Version 1 compactions count entries from the header: the second pass
+  // counts them again.
+  if (s.linear) tree.success.indexLine.length = 0;
+  const table = piEntries(s);
+  const read = forEachRecord(
     file,
     options,
-    (value, line): Result.Result<void, ImportError> => {
-      if (linear) indexLine.push(line);
-      if (!seenHeader) {
-        seenHeader = true;
-        setTime(b, h.timestamp);
-        return ok;
-      }
-      if (!isRecord(value)) {
-        notAnObject(b, line);
-        return ok;
-      }
-      return handleRecord(b, entries, value, line);
-    },
+    (value, line) => entryRecord(s, table, value, line),
   );
-  if (Result.isFailure(second)) return Result.fail(second.failure);
-  // A turn whose last answer ended it (stop, length, error, abort) is closed;
-  // one that stopped after tool results was cut off: `repair` closes it.
-  if (
-    lastStop !== undefined && lastStop !== "toolUse" && b.turn !== undefined
-  ) {
-    const closed = closeTurn(b, 0, stopReasons[lastStop]);
-    if (Result.isFailure(closed)) return Result.fail(closed.failure);
-  }
-  return Result.succeed({
-    header: importedHeader(file, str(h.id), epochOf(h.timestamp), {
-      tool: "pi",
-      version,
-      file: fileName(file),
-      ...(h.id === undefined ? {} : { id: h.id }),
-      ...(h.cwd === undefined ? {} : { cwd: h.cwd }),
-      ...(h.branchedFrom === undefined ? {} : { branchedFrom: h.branchedFrom }),
-      ...(h.parentSession === undefined
-        ? {}
-        : { parentSession: h.parentSession }),
-    }),
-    formatVersion: version,
-    read: second.success,
-  });
+  if (Result.isFailure(read)) return Result.fail(read.failure);
+  const ended = endPi(s);
+  if (Result.isFailure(ended)) return Result.fail(ended.failure);
+  return Result.succeed(piConverted(s, version, read.success));
 };
 
-interface PiContext {
-  readonly model: () => { provider: string; model: string };
-  readonly stop: (s: string | undefined) => void;
-}
-
-const piMessage = (
-  b: Builder,
+/**
+ * A pi message, by its role: a user message opens a turn, an assistant
+ * message is a step (its stop reason kept in the state), a tool result is
+ * paired with its call; commands, plugin messages and summaries become user
+ * messages as pi sends them.
+ *
+ * @param s The import's state.
+ * @param line The entry's line.
+ * @param kind The entry's kind.
+ * @param id The message id.
+ * @param m The message.
+ * @returns Nothing, or the refusal.
+ */
+export const piMessage = (
+  s: PiState,
   line: number,
   kind: string,
   id: string,
   m: Record<string, unknown>,
-  ctx: PiContext,
 ): Step => {
+  const b = s.b;
   switch (m.role) {
     case "user": {
       const opened = userTurn(b, line);
       if (Result.isFailure(opened)) return opened;
-      ctx.stop(undefined);
+      s.lastStop = undefined;
       const converted = convertBlocks(b, line, kind, m.content);
       return done(
         userMessage(b, line, id, converted.content, { kind: "user" }),
@@ -512,7 +510,7 @@ const piMessage = (
           errorMessage: m.errorMessage,
         });
       }
-      const fallback = ctx.model();
+      const fallback = s.model;
       const made = assistantMessage(b, line, id, converted.content, {
         provider: str(m.provider) ?? fallback.provider,
         model: str(m.model) ?? fallback.model,
@@ -521,7 +519,7 @@ const piMessage = (
         stream,
       });
       if (Result.isFailure(made)) return Result.fail(made.failure);
-      ctx.stop(stop);
+      s.lastStop = stop;
       const reason = stop === undefined ? undefined : stopReasons[stop];
       if (reason !== undefined) b.reason = reason;
       return Result.succeed(undefined);

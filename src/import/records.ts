@@ -25,7 +25,7 @@ import {
   ImportNotASession,
   ImportNotThisFormat,
 } from "./errors.ts";
-import type { SourceTool } from "./report.ts";
+import type { SourceTool } from "./importer.ts";
 import {
   formatLabel,
   type SessionFormat,
@@ -203,7 +203,7 @@ export const forEachLine = (
         line: 1,
         expected: records === 0
           ? "a JSON record"
-          : `${formatLabel[from]}'s record (no line of the file is one)`,
+          : `${formatLabel(from)}'s record (no line of the file is one)`,
       }),
     ),
   );

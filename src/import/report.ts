@@ -6,8 +6,9 @@
  * @module
  */
 
-/** A source tool the importer reads. */
-export type SourceTool = "pi" | "claude-code" | "codex" | "opencode";
+import type { SourceTool } from "./importer.ts";
+
+export type { SourceTool };
 
 /** One noted source line. */
 export interface ReportEntry {

@@ -30,15 +30,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isRecord } from "./values.ts";
+import { importers, type SourceTool } from "./importer.ts";
 
-/** The session formats a file can be told to be in. */
-export type SessionFormat =
-  | "pi"
-  | "claude-code"
-  | "codex"
-  | "opencode"
-  | "opencode-storage"
-  | "palimpsest";
+/**
+ * The session formats a file can be told to be in: an importer's, opencode's
+ * own storage (which `opencode export` turns into an importable document), or
+ * a palimpsest log (which needs no import).
+ */
+export type SessionFormat = SourceTool | "opencode-storage" | "palimpsest";
 
 const piEntries: ReadonlySet<string> = new Set([
   "compaction",
@@ -241,14 +240,22 @@ export function sniffSessionFormat(file: string): SessionFormat | undefined {
   }
 }
 
-/** What a file of each format is called in a sentence. */
-export const formatLabel: Readonly<Record<SessionFormat, string>> = {
-  "pi": "a pi session",
-  "claude-code": "a Claude Code transcript",
-  "codex": "a Codex rollout",
-  "opencode": "an `opencode export` document",
-  "opencode-storage": "opencode's own storage",
-  "palimpsest": "a palimpsest log",
+/**
+ * What a file of `format` is called in a sentence: the importer's label, or
+ * what the two formats no importer reads are.
+ *
+ * @param format The format.
+ * @returns A noun phrase ("a Codex rollout").
+ */
+export const formatLabel = (format: SessionFormat): string => {
+  switch (format) {
+    case "opencode-storage":
+      return "opencode's own storage";
+    case "palimpsest":
+      return "a palimpsest log";
+    default:
+      return importers.find((i) => i.name === format)?.label ?? format;
+  }
 };
 
 /**

@@ -24,6 +24,7 @@ import { readSessionFile } from "@palimpsest/session/jsonl";
 import {
   importFile,
   importSession,
+  isSourceTool,
   type SourceTool,
 } from "@palimpsest/session/import";
 import { Effect } from "effect";
@@ -45,10 +46,7 @@ import { opencodeOracle } from "./_opencode_oracle.ts";
 import { peerLogs, walk } from "./_peer_logs.ts";
 
 const toolOf = (rel: string): SourceTool | undefined =>
-  rel.split("/").find((part): part is SourceTool =>
-    part === "pi" || part === "claude-code" || part === "codex" ||
-    part === "opencode"
-  );
+  rel.split("/").find(isSourceTool);
 
 const records = (file: string): Array<[number, Record<string, unknown>]> =>
   fs.readFileSync(file, "utf8").split("\n").flatMap((text, i) => {
