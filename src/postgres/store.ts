@@ -56,74 +56,40 @@
  *   it, and streams only the rows after it, or reports it and replays the
  *   whole log when anything does not match.
  *
- * This module assembles the store; the parts sit beside it as the JSONL
- * store's do: `rows.ts` (the rows, pages and the write transaction),
- * `claim.ts` (the writer's connection and its claim, the check of an
- * unanswered `COMMIT`), `locks.ts` (the lock keys), `writer_end.ts` (the
- * wait of `resolveAppend` for a failed writer's server process), `follow.ts` (the shared `LISTEN` and the follow
- * loop), `read.ts` (the rows of an open to a session), `checkpoint.ts`
- * (the checkpoint row, written and opened from), `load.ts` (one session in
- * or out without a store), `schema.ts` (the tables and their migrations).
+ * This module assembles the store from named steps over one state record;
+ * the parts sit beside it as the JSONL store's do: `store_state.ts` (the
+ * record, the options resolved, the pool, a handle's state),
+ * `store_write.ts` (create and append, each a transaction and the reading
+ * of how it ended), `store_read.ts` (open, list, stat), `store_handle.ts`
+ * (a writer's scope, its checkpoints, close), `rows.ts` (the rows, pages
+ * and the transaction runner), `claim.ts` (the writer's connection and its
+ * claim, the check of an unanswered `COMMIT`), `locks.ts` (the lock keys),
+ * `writer_end.ts` (the wait of `resolveAppend` for a failed writer's
+ * server process), `follow.ts` (the shared `LISTEN` and the follow loop),
+ * `read.ts` (the rows of an open to a session), `checkpoint.ts` (the
+ * checkpoint row, written and opened from), `load.ts` (one session in or
+ * out without a store), `schema.ts` (the tables and their migrations).
  *
  * @module
  */
-import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
-import * as Exit from "effect/Exit";
-import * as Redacted from "effect/Redacted";
-import * as Result from "effect/Result";
-import * as Scope from "effect/Scope";
-import * as Semaphore from "effect/Semaphore";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { SqlClient } from "effect/sql/SqlClient";
-import { PgClient } from "@effect/sql-pg";
-import { makeHandleRegistry, writeNewEvents } from "../store/handles.ts";
-import {
-  createdFrom,
-  openWith,
-  wholeReport,
-  writableLog,
-} from "../store/open.ts";
-import { FORMAT_VERSION } from "../event.ts";
-import { knownEvents, type Session } from "../session.ts";
-import { encodeHeaderLine } from "../log/codec.ts";
+import type * as Scope from "effect/Scope";
 import { checkSessionId } from "../store/ids.ts";
-import {
-  SessionAlreadyExists,
-  SessionNotFound,
-  StorageError,
-  WriterClaimLost,
-} from "../store/errors.ts";
-import { SessionSeq } from "../seq.ts";
-import type { OpenOptions, SessionHandle, WriteError } from "../store/store.ts";
-import { makeSessionStore, type StoreCore } from "../store/core.ts";
+import type { StorageError } from "../store/errors.ts";
+import { openWith } from "../store/open.ts";
+import { makeSessionStore } from "../store/core.ts";
 import type { PostgresSessionStore, PostgresStoreOptions } from "./service.ts";
-import { type HandleState, makeClaims } from "./claim.ts";
-import { CLAIM_LOCKS, WRITE_KEY } from "./locks.ts";
 import { makeFollow } from "./follow.ts";
 import { readEventRange } from "./read.ts";
+import { connectStore } from "./store_state.ts";
+import { appendEvents, createSession } from "./store_write.ts";
 import {
-  appendRows,
-  brokeConnection,
-  byteLength,
-  DEFAULT_PAGE,
-  displayAddress,
-  failedAt,
-  insertRows,
-  MAX_MESSAGE_BYTES,
-  readEventPage,
-  readHeadRow,
-  rowsOf,
-  sqlState,
-  transact,
-} from "./rows.ts";
-import { loadStored, putCheckpoint } from "./checkpoint.ts";
-import { resolvePolicy } from "../store/checkpoints.ts";
-import {
-  makeCheckpointer,
-  writeCheckpoint,
-} from "../store/checkpoint_write.ts";
-import { migrateStore, SESSIONS_TABLE } from "./schema.ts";
+  listSessions,
+  openForRead,
+  openForWrite,
+  statSession,
+} from "./store_read.ts";
+import { checkpointNow, closeHandle } from "./store_handle.ts";
 
 /**
  * Makes the PostgreSQL store: connects a pool, runs the migrations, and
@@ -153,448 +119,28 @@ export function makePostgresStore(
   options: PostgresStoreOptions,
 ): Effect.Effect<PostgresSessionStore, StorageError, Scope.Scope> {
   return Effect.gen(function* () {
-    const url = typeof options.url === "string"
-      ? Redacted.make(options.url)
-      : options.url;
-    const address = displayAddress(Redacted.value(url));
-    const pageSize = Math.max(1, options.pageSize ?? DEFAULT_PAGE);
-    const pollInterval = Duration.fromInputUnsafe(
-      options.pollInterval ?? Duration.seconds(1),
-    );
-    const dead = Math.max(3, Math.round(options.deadWriterSeconds ?? 15));
-    const policy = resolvePolicy(options.checkpoints);
-    const checkpointer = makeCheckpointer(policy);
-    const failed = failedAt(address);
-    const readHead = (client: SqlClient, id: string) =>
-      readHeadRow(client, id, failed);
-    const storeScope = yield* Effect.scope;
-    const reactivity = yield* Reactivity.make;
-    const pool = yield* PgClient.make({
-      url,
-      maxConnections: options.maxConnections ?? 10,
-      applicationName: "palimpsest",
-      maxMessageSize: MAX_MESSAGE_BYTES,
-    }).pipe(
-      Effect.provideService(Reactivity.Reactivity, reactivity),
-      Effect.mapError(failed("connect to")),
-    );
-    yield* migrateStore.pipe(
-      Effect.provideService(SqlClient, pool),
-      Effect.mapError(failed("migrate")),
-    );
-
-    const { claim, release, settleUnanswered, writerEnded } = makeClaims({
-      url,
-      address,
-      dead,
-      reactivity,
-      failed,
-    });
-
-    const handles = makeHandleRegistry<HandleState>();
-
-    const makeHandle = handles.make;
-
-    /**
-     * Runs `f` with a fresh scope, closed unless `f` succeeds; a child of the
-     * store's scope, so closing the store closes every writer.
-     */
-    const withHandleScope = <A, E>(
-      f: (scope: Scope.Closeable) => Effect.Effect<A, E>,
-    ): Effect.Effect<A, E> =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(
-          Scope.fork(storeScope),
-          (scope) =>
-            restore(f(scope)).pipe(
-              Effect.onExit((exit) =>
-                Exit.isSuccess(exit) ? Effect.void : Scope.close(scope, exit)
-              ),
-            ),
-        )
-      );
-
-    /**
-     * Registers the handle's release with the caller's scope; an interrupted
-     * or failed acquisition has already closed its own scope.
-     */
-    const scoped = <E>(
-      acquire: Effect.Effect<SessionHandle, E>,
-    ): Effect.Effect<SessionHandle, E, Scope.Scope> =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.tap(
-          restore(acquire),
-          (handle) => Effect.addFinalizer(() => close(handle)),
-        )
-      );
-
-    const create: StoreCore["create"] = (init, createOptions) =>
-      Effect.suspend((): ReturnType<StoreCore["create"]> => {
-        const { header, session } = createdFrom(init, createOptions);
-        const checked = checkSessionId(header.id);
-        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        const text = encodeHeaderLine(header).slice(0, -1);
-        const { rows, bytes } = rowsOf(session, 0);
-        const total = byteLength(text) + 1 + bytes;
-        const next = session.surface.nextSeq;
-        return scoped(withHandleScope((scope) =>
-          Effect.gen(function* () {
-            const { client, backend } = yield* claim(header.id, scope);
-            const state: HandleState = {
-              session,
-              closed: false,
-              client,
-              backend,
-              scope,
-              semaphore: Semaphore.makeUnsafe(1),
-              mark: { seq: 0, since: undefined },
-            };
-            const handle = makeHandle(
-              header.id,
-              "write",
-              wholeReport(rows.length),
-              state,
-            );
-            // The head row and the events of a whole session in one
-            // transaction: a created session is whole or absent.
-            const ended = yield* transact(
-              client,
-              Effect.gen(function* () {
-                yield* client.unsafe(
-                  `SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(${WRITE_KEY})) AS l`,
-                  [header.id],
-                );
-                const made = yield* client.unsafe<{ id: string }>(
-                  `INSERT INTO ${SESSIONS_TABLE} (id, version, header, next_seq, bytes, created_at)
-                   VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
-                  [
-                    header.id,
-                    FORMAT_VERSION,
-                    text,
-                    next,
-                    total,
-                    header.createdAt,
-                  ],
-                );
-                if (made.length === 0) {
-                  return yield* new SessionAlreadyExists({ id: header.id });
-                }
-                yield* insertRows(client, rows);
-              }),
-            );
-            switch (ended._tag) {
-              case "Committed":
-                return handle;
-              case "NotCommitted": {
-                const error = ended.error;
-                return yield* error._tag === "SqlError"
-                  ? failed("create a session in", header.id)(error)
-                  : error;
-              }
-              case "CommitUnsettled": {
-                const { stored } = yield* settleUnanswered(
-                  state,
-                  header.id,
-                  ended.error,
-                  {
-                    header: text,
-                    from: 0,
-                    to: next,
-                    lines: rows.map((row) => row.line),
-                  },
-                  {
-                    events: rows.length,
-                    batch: knownEvents(session, SessionSeq.make(0)),
-                    header,
-                  },
-                );
-                // Stored: the session exists, but the handle cannot write.
-                if (stored) return handle;
-                return yield* new StorageError({
-                  operation:
-                    `create a session (the connection broke) in ${address}`,
-                  id: header.id,
-                  code: "connection",
-                  cause: ended.error,
-                });
-              }
-            }
-          })
-        ));
-      });
-
-    const read = <E>(
-      client: SqlClient,
-      id: string,
-      openOptions: OpenOptions<E>,
-      strict: boolean,
-    ) =>
-      Effect.gen(function* () {
-        const head = yield* readHead(client, id);
-        if (head === undefined) return yield* new SessionNotFound({ id });
-        return yield* loadStored(
-          client,
-          id,
-          head,
-          pageSize,
-          failed,
-          policy,
-          openOptions,
-          strict,
-        );
-      });
-
-    const open: StoreCore["open"] = openWith(
-      checkSessionId,
-      (id, _, openOptions) =>
-        Effect.map(
-          read(pool, id, openOptions, false),
-          (loaded) =>
-            makeHandle(id, "read", loaded.report, {
-              session: loaded.log.session,
-              closed: false,
-              client: undefined,
-              scope: undefined,
-              semaphore: Semaphore.makeUnsafe(1),
-              mark: loaded.mark,
-            }),
-        ),
-      (id, _, openOptions) =>
-        scoped(withHandleScope((scope) =>
-          Effect.gen(function* () {
-            const { client, backend } = yield* claim(id, scope);
-            const loaded = yield* read(client, id, openOptions, true);
-            const log = yield* writableLog(loaded.log);
-            return makeHandle(id, "write", loaded.report, {
-              session: log.session,
-              closed: false,
-              client,
-              backend,
-              scope,
-              semaphore: Semaphore.makeUnsafe(1),
-              mark: loaded.mark,
-            });
-          })
-        )),
-    );
-
-    /** Writes the events of `next` past the handle's session: one transaction. */
-    const commit: StoreCore["commit"] = handles.commit((handle, state, next) =>
-      Effect.tap(
-        writeNewEvents(
-          handle,
-          state,
-          next,
-          state.client,
-          (client, from, to): Effect.Effect<void, WriteError> => {
-            const { rows, bytes } = rowsOf(next, from);
-            const transaction = appendRows(client, {
-              id: handle.id,
-              from,
-              to,
-              rows,
-              bytes,
-              address,
-            });
-            return Effect.gen(function* () {
-              const ended = yield* transact(client, transaction);
-              switch (ended._tag) {
-                case "Committed":
-                  return;
-                case "NotCommitted": {
-                  // Nothing is stored. A broken connection took the claim
-                  // with it: the handle refuses further writes.
-                  const error = ended.error;
-                  if (error._tag !== "SqlError") return yield* error;
-                  if (brokeConnection(error)) {
-                    const lost = new WriterClaimLost({
-                      id: handle.id,
-                      cause: failed("append in", handle.id)(error),
-                    });
-                    state.lostClaim = lost;
-                    return yield* lost;
-                  }
-                  return yield* failed(
-                    sqlState(error) === "23505"
-                      ? "append (a seq is already taken) in"
-                      : "append in",
-                    handle.id,
-                  )(error);
-                }
-                case "CommitUnsettled": {
-                  const { stored, lost } = yield* settleUnanswered(
-                    state,
-                    handle.id,
-                    ended.error,
-                    {
-                      header: undefined,
-                      from,
-                      to,
-                      lines: rows.map((row) => row.line),
-                    },
-                    {
-                      events: to - from,
-                      batch: knownEvents(next, from),
-                      header: undefined,
-                    },
-                  );
-                  // Stored: the append succeeded; later writes are refused.
-                  if (stored) return;
-                  return yield* lost;
-                }
-              }
-            }).pipe(
-              // A writer whose append failed may have lost its claim or its
-              // connection: it stops, and the caller opens the session again.
-              Effect.onExit((exit) =>
-                Exit.isSuccess(exit) ? Effect.void : release(state)
-              ),
-            );
-          },
-        ),
-        () =>
-          // Derived data, once the batch is durable and the handle's session
-          // is `next` (an interruption here cannot make a stored batch look
-          // unstored): a failed checkpoint write costs the next open a longer
-          // replay only.
-          state.client === undefined || state.lostClaim !== undefined
-            ? Effect.void
-            : checkpointer.afterBatch(next, undefined, {
-              mark: state.mark,
-              put: put(state.client, next),
-              lineAt: lineAt(state.client, next),
-            }),
-      )
-    );
-
-    const list: StoreCore["list"] = () =>
-      Effect.map(
-        pool.unsafe<{ id: string }>(`SELECT id FROM ${SESSIONS_TABLE}`),
-        (rows) => rows.map((row) => row.id).sort(),
-      ).pipe(Effect.mapError(failed("list the sessions of")));
-
-    const stat: StoreCore["stat"] = (id) =>
-      Effect.suspend((): ReturnType<StoreCore["stat"]> => {
-        const checked = checkSessionId(id);
-        if (Result.isFailure(checked)) return Effect.fail(checked.failure);
-        return Effect.flatMap(
-          pool.unsafe<
-            { bytes: bigint | number; modified: number; locked: boolean }
-          >(
-            `SELECT s.bytes, (extract(epoch FROM s.updated_at) * 1000)::float8 AS modified,
-               EXISTS (SELECT 1 FROM pg_locks l WHERE ${CLAIM_LOCKS}) AS locked
-             FROM ${SESSIONS_TABLE} s WHERE s.id = $1`,
-            [id],
-          ).pipe(Effect.mapError(failed("stat a session in"))),
-          (rows) => {
-            const row = rows[0];
-            if (row === undefined) {
-              return Effect.fail(new SessionNotFound({ id }));
-            }
-            return Effect.succeed({
-              id,
-              bytes: Number(row.bytes),
-              modifiedAt: Math.round(Number(row.modified)),
-              locked: row.locked,
-            });
-          },
-        );
-      });
-
-    /** Stores a checkpoint of `session` through the writer's connection. */
-    const put = (client: SqlClient, session: Session) => (text: string) =>
-      putCheckpoint(
-        client,
-        session.header.id,
-        session.surface.nextSeq,
-        text,
-      ).pipe(
-        Effect.asVoid,
-        Effect.mapError(failed("write the checkpoint of", session.header.id)),
-      );
-
-    /** Reads the stored line of one event of `session` through `client`. */
-    const lineAt = (client: SqlClient, session: Session) => (seq: number) =>
-      Effect.map(
-        readEventPage(client, session.header.id, seq, seq + 1, 1, failed),
-        (rows) => rows[0]?.line,
-      );
-
-    /**
-     * Writes the checkpoint a closing writer owes by the policy's
-     * `onClose`, if any, as the checkpointer's `onClose` judges it (which
-     * writes synchronously; a row is written over the network). Derived
-     * data: a failure, or a connection that does not answer in 5 s, costs
-     * the next open a longer replay only.
-     */
-    const checkpointOnClose = (state: HandleState): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const client = state.client;
-        const since = state.session.surface.nextSeq - state.mark.seq;
-        if (
-          state.closed || client === undefined ||
-          state.lostClaim !== undefined || policy?.onClose === undefined ||
-          state.session.surface.nextSeq <= policy.holdLogUpTo || since <= 0 ||
-          since < policy.onClose
-        ) return Effect.void;
-        return Effect.ignore(
-          Effect.timeoutOption(
-            writeCheckpoint(state.session, undefined, {
-              mark: state.mark,
-              put: put(client, state.session),
-              lineAt: lineAt(client, state.session),
-            }),
-            "5 seconds",
-          ),
-        );
-      });
-
-    const close: StoreCore["close"] = handles.close((state) =>
-      Effect.andThen(checkpointOnClose(state), release(state))
-    );
-
-    const checkpoint: StoreCore["checkpoint"] = checkpointer.now(
-      handles,
-      (state) => ({
-        bytes: undefined,
-        target: {
-          mark: state.mark,
-          // A write handle always has its connection.
-          put: state.client === undefined
-            ? () =>
-              Effect.fail(
-                new StorageError({
-                  operation:
-                    `write the checkpoint (no connection) in ${address}`,
-                  id: state.session.header.id,
-                  code: "connection",
-                  cause: undefined,
-                }),
-              )
-            : put(state.client, state.session),
-          lineAt: state.client === undefined
-            ? undefined
-            : lineAt(state.client, state.session),
-        },
-      }),
-    );
-
-    const follow = yield* makeFollow({ pool, pollInterval, pageSize, failed });
-    const readRange: StoreCore["readRange"] = (id, from, to, vocabulary) =>
-      readEventRange(pool, id, [from, to], vocabulary, pageSize, failed);
-
-    const store: PostgresSessionStore = makeSessionStore({
-      create,
-      open,
-      commit,
+    const store = yield* connectStore(options);
+    const { pool, pageSize, failed } = store;
+    const follow = yield* makeFollow(store);
+    return makeSessionStore({
+      create: (init, createOptions) =>
+        createSession(store, init, createOptions),
+      open: openWith(
+        checkSessionId,
+        (id, _, openOptions) => openForRead(store, id, openOptions),
+        (id, _, openOptions) => openForWrite(store, id, openOptions),
+      ),
+      commit: store.handles.commit((handle, state, next) =>
+        appendEvents(store, handle, state, next)
+      ),
       follow,
-      readRange,
-      list,
-      stat,
-      close,
-      checkpoint,
-      writerEnded,
+      readRange: (id, from, to, vocabulary) =>
+        readEventRange(pool, id, [from, to], vocabulary, pageSize, failed),
+      list: () => listSessions(store),
+      stat: (id) => statSession(store, id),
+      close: closeHandle(store),
+      checkpoint: checkpointNow(store),
+      writerEnded: store.claims.writerEnded,
     });
-    return store;
   });
 }
