@@ -81,7 +81,7 @@
  *
  * @module
  */
-export { isSessionSeq, seqInput, SessionSeq } from "./src/seq.ts";
+export { isSessionSeq, seqInput, SessionSeq } from "./src/core/seq.ts";
 export type {
   ContentBlock,
   FileBlock,
@@ -94,7 +94,7 @@ export type {
   ToolCallBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from "./src/message.ts";
+} from "./src/core/message.ts";
 export type {
   AssistantAttemptEvent,
   AssistantMessageEvent,
@@ -122,21 +122,21 @@ export type {
   TurnEndReason,
   TurnStartEvent,
   UserMessageEvent,
-} from "./src/event.ts";
-export { isSurfaceEvent } from "./src/event.ts";
+} from "./src/core/event.ts";
+export { isSurfaceEvent } from "./src/core/event.ts";
 export type {
   EventDecodeError,
   EventsNotHeld,
   InvalidSessionSeq,
   SurfaceError,
-} from "./src/errors.ts";
+} from "./src/core/errors.ts";
 export {
   decodeEvent,
   type DecodeOptions,
   isExtensionEvent,
   makeVocabulary,
   type Vocabulary,
-} from "./src/decode.ts";
+} from "./src/core/decode.ts";
 export {
   applyEvent,
   emptySurface,
@@ -151,7 +151,7 @@ export {
   deriveMessages,
   deriveMessagesWithSources,
   type MessageWithSource,
-} from "./src/derive.ts";
+} from "./src/session/derive.ts";
 export {
   type AppendError,
   type AssistantMessageDraft,
@@ -166,7 +166,7 @@ export {
   Session,
   type SessionApi,
   SessionHeader,
-} from "./src/session.ts";
+} from "./src/session/session.ts";
 export {
   type AssistantInput,
   Draft,
@@ -185,7 +185,7 @@ export {
   type TurnStartDraft,
   type UserMessageDraft,
   type UserOptions,
-} from "./src/drafts.ts";
+} from "./src/session/drafts.ts";
 export {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
@@ -230,13 +230,13 @@ export {
   type TranscriptViolation,
   type UnansweredToolCall,
   type UnknownToolResult,
-} from "./src/transcript.ts";
+} from "./src/session/transcript.ts";
 export {
   type OpenCompaction,
   type OpenTurn,
   type OpenWork,
   openWork,
-} from "./src/repair.ts";
+} from "./src/session/repair.ts";
 export {
   AppendOutcomeUnknown,
   HandleClosed,

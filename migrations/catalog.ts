@@ -11,7 +11,7 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { FORMAT_VERSION } from "../src/event.ts";
+import { FORMAT_VERSION } from "../src/core/event.ts";
 import type { EdgeOutput, EdgeResult, EdgeRun, MigrationEdge } from "./edge.ts";
 import {
   DuplicateMigrationEdge,

@@ -21,7 +21,7 @@
  * @module
  */
 import * as Data from "effect/Data";
-import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
+import type { EventDecodeError, SurfaceError } from "../src/core/errors.ts";
 import { FormatTooNew } from "../src/log/errors.ts";
 import type { FileIoError, TargetExists } from "../src/fs/errors.ts";
 

@@ -23,7 +23,7 @@ import {
   SurfaceMetadataOnLegacyLogOnly,
   UnknownLegacyEventType,
 } from "./errors.ts";
-import { ENVELOPE_KEYS } from "../src/decode.ts";
+import { ENVELOPE_KEYS } from "../src/core/decode.ts";
 import { isJsonObject, isSafeInt, isSeq, type Json } from "./json.ts";
 
 /** A v0–v2 replace: the inclusive range `start`..`end` of surface seqs. */
@@ -56,7 +56,9 @@ export interface LegacyEvent {
 
 /** Where data failed its schema: a dotted path and what was expected there. */
 export interface DataIssue {
+  /** The dotted path of the value, from the event's `data`. */
   readonly path: string;
+  /** What was expected there. */
   readonly issue: string;
 }
 

@@ -12,10 +12,10 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
-import { decodeEventResult } from "../src/decode.ts";
-import { encodeEvent } from "../src/encode.ts";
-import type { SessionEvent } from "../src/event.ts";
-import type { EventDecodeError, SurfaceError } from "../src/errors.ts";
+import { decodeEventResult } from "../src/core/decode.ts";
+import { encodeEvent } from "../src/core/encode.ts";
+import type { SessionEvent } from "../src/core/event.ts";
+import type { EventDecodeError, SurfaceError } from "../src/core/errors.ts";
 import {
   applyEventResult,
   emptySurface,

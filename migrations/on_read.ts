@@ -10,8 +10,8 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
-import { encodeEvent } from "../src/encode.ts";
-import { SessionHeader } from "../src/session.ts";
+import { encodeEvent } from "../src/core/encode.ts";
+import { SessionHeader } from "../src/session/session.ts";
 import type {
   Migration,
   MigrationInput,

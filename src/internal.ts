@@ -51,5 +51,5 @@ export {
   type LiveWork,
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
-} from "./repair.ts";
+} from "./session/repair.ts";
 export { redactAddress, secretRedactor } from "./store/redact.ts";

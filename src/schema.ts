@@ -32,11 +32,14 @@
  *
  * @module
  */
-export { isSessionSeq, seqInput, SessionSeq } from "./seq.ts";
-export * from "./message.ts";
-export * from "./event.ts";
-export * from "./errors.ts";
-export { EVENT_DECODE_ERROR_TAGS, SURFACE_ERROR_TAGS } from "./rule_tags.ts";
+export { isSessionSeq, seqInput, SessionSeq } from "./core/seq.ts";
+export * from "./core/message.ts";
+export * from "./core/event.ts";
+export * from "./core/errors.ts";
+export {
+  EVENT_DECODE_ERROR_TAGS,
+  SURFACE_ERROR_TAGS,
+} from "./core/rule_tags.ts";
 export {
   decodeEvent,
   decodeEventResult,
@@ -44,7 +47,10 @@ export {
   isOpaqueEvent,
   makeVocabulary,
   type Vocabulary,
-} from "./decode.ts";
-export { encodeEvent, type EncodeOptions } from "./encode.ts";
-export { type HeldReadError, SessionHeader } from "./session.ts";
-export { eventJsonSchema, type JsonSchemaDocument } from "./json_schema.ts";
+} from "./core/decode.ts";
+export { encodeEvent, type EncodeOptions } from "./core/encode.ts";
+export { type HeldReadError, SessionHeader } from "./session/session.ts";
+export {
+  eventJsonSchema,
+  type JsonSchemaDocument,
+} from "./core/json_schema.ts";

@@ -18,7 +18,7 @@ import { redactAddress } from "../../src/store/redact.ts";
 import type { SessionEvent } from "@palimpsest/session";
 import { encodeEvent } from "@palimpsest/session/schema";
 import { deriveMessages, Session } from "@palimpsest/session";
-import { interruptedTurnClosers } from "../../src/repair.ts";
+import { interruptedTurnClosers } from "../../src/session/repair.ts";
 import { replayResult } from "@palimpsest/session";
 import { checkTranscript } from "@palimpsest/session";
 import type { Surface } from "@palimpsest/session";

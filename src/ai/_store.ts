@@ -10,7 +10,7 @@ import {
   SessionStore,
   type WriteError,
 } from "../store/store.ts";
-import type { AppendError, EventDraft, Session } from "../session.ts";
+import type { AppendError, EventDraft, Session } from "../session/session.ts";
 
 /** What a durable append can fail with. */
 export type StoreAppendError = AppendError | WriteError;

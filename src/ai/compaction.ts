@@ -62,14 +62,14 @@ import {
   Tool,
   type Toolkit,
 } from "effect/ai";
-import { SessionSeq } from "../seq.ts";
-import type { SessionEvent } from "../event.ts";
-import type { Message } from "../message.ts";
-import { interruptedTurnClosers, openWork } from "../repair.ts";
-import { deriveMessagesWithSources } from "../derive.ts";
+import { SessionSeq } from "../core/seq.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { Message } from "../core/message.ts";
+import { interruptedTurnClosers, openWork } from "../session/repair.ts";
+import { deriveMessagesWithSources } from "../session/derive.ts";
 import { surfaceNodes } from "../surface/mod.ts";
-import { type AppendError, Session } from "../session.ts";
-import { heldEvents } from "../prior.ts";
+import { type AppendError, Session } from "../session/session.ts";
+import { heldEvents } from "../session/prior.ts";
 import {
   type CompactableRange,
   selectCompactableRange,
@@ -94,7 +94,7 @@ import {
   SummaryNotSmaller,
 } from "./errors.ts";
 import { toPrompt } from "./prompt.ts";
-import { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
+import { estimateTokensByChars, type TokenEstimate } from "../core/tokens.ts";
 import type { ToolDefinition } from "../providers/tool_definitions.ts";
 import { requestTools, type Tools } from "./tools.ts";
 import {

@@ -10,8 +10,8 @@
  */
 import * as Data from "effect/Data";
 import type { AiError } from "effect/ai";
-import type { SessionSeq } from "../seq.ts";
-import { quote } from "../quote.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import { quote } from "../core/quote.ts";
 
 /**
  * The message of a refusal to start while `what`, started at `startSeq`, is

@@ -95,5 +95,5 @@ export {
   retryAfterMillis,
   retrySchedule,
 } from "./retry.ts";
-export { estimateTokensByChars, type TokenEstimate } from "../tokens.ts";
+export { estimateTokensByChars, type TokenEstimate } from "../core/tokens.ts";
 export * from "./errors.ts";

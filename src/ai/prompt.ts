@@ -10,7 +10,7 @@ import type {
   ImageBlock,
   Message,
   ToolResultBlock,
-} from "../message.ts";
+} from "../core/message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,

@@ -44,16 +44,20 @@ import type {
   Message,
   ModelSource,
   ToolCallBlock,
-} from "../message.ts";
+} from "../core/message.ts";
 import type {
   AssistantAttemptData,
   SessionEvent,
   StreamRecord,
-} from "../event.ts";
-import type { AssistantMessageDraft, EventDraft, Session } from "../session.ts";
-import { Draft } from "../drafts.ts";
-import { deriveMessages } from "../derive.ts";
-import { heldEvents } from "../prior.ts";
+} from "../core/event.ts";
+import type {
+  AssistantMessageDraft,
+  EventDraft,
+  Session,
+} from "../session/session.ts";
+import { Draft } from "../session/drafts.ts";
+import { deriveMessages } from "../session/derive.ts";
+import { heldEvents } from "../session/prior.ts";
 
 /** One stream part as the log keeps it: its time and its encoded JSON. */
 export interface TimedPart {

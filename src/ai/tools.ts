@@ -9,7 +9,7 @@
  */
 import * as Tool from "effect/ai/Tool";
 import type * as Toolkit from "effect/ai/Toolkit";
-import type { Message } from "../message.ts";
+import type { Message } from "../core/message.ts";
 import { type JsonObject, UNNAMED_TOOL } from "../providers/content.ts";
 import {
   calledToolDefinitions,

@@ -18,12 +18,12 @@ import * as Effect from "effect/Effect";
 import * as Schema from "effect/Schema";
 import * as Stream from "effect/Stream";
 import { AiError, Response, type Tool, type Toolkit } from "effect/ai";
-import { SessionSeq } from "../seq.ts";
-import type { ToolCallBlock, ToolResultContentBlock } from "../message.ts";
-import type { TurnEndReason } from "../event.ts";
-import { Session } from "../session.ts";
-import { turnMarks } from "../prior.ts";
-import { jsonText } from "../json.ts";
+import { SessionSeq } from "../core/seq.ts";
+import type { ToolCallBlock, ToolResultContentBlock } from "../core/message.ts";
+import type { TurnEndReason } from "../core/event.ts";
+import { Session } from "../session/session.ts";
+import { turnMarks } from "../session/prior.ts";
+import { jsonText } from "../core/json.ts";
 import type { SessionHandle } from "../store/store.ts";
 
 export const nextTurn = (session: Session): number => {

@@ -15,9 +15,9 @@ import type {
   RequestRepairs,
   TurnEvent,
 } from "./turn_types.ts";
-import type { Message } from "../message.ts";
-import type { Session } from "../session.ts";
-import { deriveMessages } from "../derive.ts";
+import type { Message } from "../core/message.ts";
+import type { Session } from "../session/session.ts";
+import { deriveMessages } from "../session/derive.ts";
 import { pairToolCalls } from "../providers/pairing.ts";
 
 /**

@@ -15,10 +15,10 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Stream from "effect/Stream";
 import { type AiError, LanguageModel } from "effect/ai";
-import type { SessionSeq } from "../seq.ts";
-import type { Message } from "../message.ts";
-import { type EventDraft, Session } from "../session.ts";
-import { TOOL_NOT_STARTED } from "../repair.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import type { Message } from "../core/message.ts";
+import { type EventDraft, Session } from "../session/session.ts";
+import { TOOL_NOT_STARTED } from "../session/repair.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import {
@@ -34,7 +34,7 @@ import {
   pairedMessages,
   retryEvent,
 } from "./turn_recovery.ts";
-import { estimateTokensByChars } from "../tokens.ts";
+import { estimateTokensByChars } from "../core/tokens.ts";
 import { toPrompt } from "./prompt.ts";
 import { addUsage, chunkOf, seqOfNext, withIdleTimeout } from "./turn_parts.ts";
 import type {

@@ -14,9 +14,9 @@
 import type * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import type { AiError, LanguageModel, Tool } from "effect/ai";
-import type { SessionEvent, TurnEndReason } from "../event.ts";
-import type { Session } from "../session.ts";
-import { Draft } from "../drafts.ts";
+import type { SessionEvent, TurnEndReason } from "../core/event.ts";
+import type { Session } from "../session/session.ts";
+import { Draft } from "../session/drafts.ts";
 import type { SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import { failureOf } from "./turn_recovery.ts";

@@ -17,18 +17,18 @@
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type { LanguageModel } from "effect/ai";
-import type { SessionSeq } from "../seq.ts";
-import type { SessionEvent } from "../event.ts";
-import { type EventDraft, knownEventAt, Session } from "../session.ts";
-import { heldEvents } from "../prior.ts";
-import { Draft } from "../drafts.ts";
-import { openWork } from "../repair.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import type { SessionEvent } from "../core/event.ts";
+import { type EventDraft, knownEventAt, Session } from "../session/session.ts";
+import { heldEvents } from "../session/prior.ts";
+import { Draft } from "../session/drafts.ts";
+import { openWork } from "../session/repair.ts";
 import {
   type SessionHandle,
   SessionStore,
   type WriteError,
 } from "../store/store.ts";
-import type { SurfaceError } from "../errors.ts";
+import type { SurfaceError } from "../core/errors.ts";
 import { holdTurn, liveWork } from "../store/live.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import type { RecordedAnswer } from "./record.ts";

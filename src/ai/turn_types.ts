@@ -9,9 +9,9 @@
 import type * as Duration from "effect/Duration";
 import type * as Effect from "effect/Effect";
 import type { AiError, Response, Tool, Toolkit } from "effect/ai";
-import type { SessionSeq } from "../seq.ts";
-import type { SessionEvent, TurnEndReason } from "../event.ts";
-import type { AppendError, EventDraft, Session } from "../session.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import type { SessionEvent, TurnEndReason } from "../core/event.ts";
+import type { AppendError, EventDraft, Session } from "../session/session.ts";
 import type { SessionHandle, WriteError } from "../store/store.ts";
 import type { PairingRepair } from "../providers/pairing.ts";
 import type { CompactionPolicy, OnOpen } from "./compaction.ts";

@@ -42,18 +42,18 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Response } from "effect/ai";
 import type { ModelMessage, StepResult, ToolSet } from "ai";
-import type { Message } from "../message.ts";
-import type { TurnEndReason } from "../event.ts";
-import { Draft } from "../drafts.ts";
+import type { Message } from "../core/message.ts";
+import type { TurnEndReason } from "../core/event.ts";
+import { Draft } from "../session/drafts.ts";
 import {
   type AppendError,
   type EventDraft,
   knownEventAt,
   Session,
-} from "../session.ts";
-import { turnMarks } from "../prior.ts";
-import { jsonText } from "../json.ts";
-import { SessionSeq } from "../seq.ts";
+} from "../session/session.ts";
+import { turnMarks } from "../session/prior.ts";
+import { jsonText } from "../core/json.ts";
+import { SessionSeq } from "../core/seq.ts";
 import type {
   SessionHandle,
   SessionStore,

@@ -8,7 +8,7 @@
  * @module
  */
 import * as Data from "effect/Data";
-import { quote } from "../quote.ts";
+import { quote } from "../core/quote.ts";
 
 /** What a thrown value says, for a message: its own message, or itself. */
 const causeText = (cause: unknown): string =>

@@ -20,19 +20,23 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { seqInput, SessionSeq } from "../seq.ts";
+import { seqInput, SessionSeq } from "../core/seq.ts";
 import {
   ReplaceEndNotOnSurface,
   ReplaceRangeInverted,
   ReplaceStartNotOnSurface,
-} from "../errors.ts";
+} from "../core/errors.ts";
 import {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
 } from "./errors.ts";
 import type { Surface } from "../surface/mod.ts";
-import type { UserMessage } from "../event.ts";
-import { type AppendError, type EventDraft, Session } from "../session.ts";
+import type { UserMessage } from "../core/event.ts";
+import {
+  type AppendError,
+  type EventDraft,
+  Session,
+} from "../session/session.ts";
 import {
   currentTurnStep,
   findSplit,

@@ -12,8 +12,8 @@
  * @module
  */
 import * as Data from "effect/Data";
-import type { SessionSeq } from "../seq.ts";
-import { quote } from "../quote.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import { quote } from "../core/quote.ts";
 
 /** A compaction range that would shadow the protected system head. */
 export class CompactionShadowsSystemHead extends Data.Error<{

@@ -12,16 +12,16 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { seqInput, SessionSeq } from "../seq.ts";
-import type { SessionEvent } from "../event.ts";
+import { seqInput, SessionSeq } from "../core/seq.ts";
+import type { SessionEvent } from "../core/event.ts";
 import { ForkPointOutOfRange } from "./errors.ts";
 import {
   type AppendError,
   eventsFrom,
   Session,
   type SessionHeader,
-} from "../session.ts";
-import type { EventsNotHeld } from "../errors.ts";
+} from "../session/session.ts";
+import type { EventsNotHeld } from "../core/errors.ts";
 
 /** Options of {@link fork}. */
 export interface ForkOptions {

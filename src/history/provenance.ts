@@ -12,9 +12,9 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { seqInput, SessionSeq } from "../seq.ts";
-import type { SessionEvent } from "../event.ts";
-import { isSurfaceEvent } from "../event.ts";
+import { seqInput, SessionSeq } from "../core/seq.ts";
+import type { SessionEvent } from "../core/event.ts";
+import { isSurfaceEvent } from "../core/event.ts";
 import {
   applyEventResult,
   emptySurfaceAt,
@@ -24,8 +24,8 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "../surface/mod.ts";
-import { type HeldReadError, Session } from "../session.ts";
-import { EventsNotHeld } from "../errors.ts";
+import { type HeldReadError, Session } from "../session/session.ts";
+import { EventsNotHeld } from "../core/errors.ts";
 
 /** A read of an event the session does not hold, carried to {@link reading}. */
 class Missing {

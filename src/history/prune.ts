@@ -7,19 +7,23 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { seqInput, SessionSeq } from "../seq.ts";
+import { seqInput, SessionSeq } from "../core/seq.ts";
 import type {
   TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from "../message.ts";
-import type { ToolResultEvent } from "../event.ts";
+} from "../core/message.ts";
+import type { ToolResultEvent } from "../core/event.ts";
 import {
   ReplaceStartNotOnSurface,
   ToolResultReplaceTargetNotToolResult,
-} from "../errors.ts";
+} from "../core/errors.ts";
 import { forEachNode, type Surface, surfaceEvent } from "../surface/mod.ts";
-import { type AppendError, type EventDraft, Session } from "../session.ts";
+import {
+  type AppendError,
+  type EventDraft,
+  Session,
+} from "../session/session.ts";
 
 /** Why {@link pruneToolResult} refused a node before appending anything. */
 export type PruneError =

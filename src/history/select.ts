@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { SessionSeq } from "../seq.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import type { Surface } from "../surface/mod.ts";
 import { projectEvent } from "../surface/project.ts";
 import {

@@ -6,16 +6,16 @@
  *
  * @module
  */
-import type { SessionSeq } from "../seq.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import type {
   ContentBlock,
   Message,
   ToolResultContentBlock,
-} from "../message.ts";
-import type { SurfaceEvent } from "../event.ts";
+} from "../core/message.ts";
+import type { SurfaceEvent } from "../core/event.ts";
 import { forEachNode, type Surface } from "../surface/mod.ts";
-import type { Session } from "../session.ts";
-import { turnMarks } from "../prior.ts";
+import type { Session } from "../session/session.ts";
+import { turnMarks } from "../session/prior.ts";
 
 export interface Node {
   readonly seq: SessionSeq;

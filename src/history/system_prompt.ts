@@ -9,10 +9,10 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import type { ContentBlock } from "../message.ts";
-import type { SystemMessageData } from "../event.ts";
+import type { ContentBlock } from "../core/message.ts";
+import type { SystemMessageData } from "../core/event.ts";
 import { surfaceEvent } from "../surface/mod.ts";
-import { type AppendError, Session } from "../session.ts";
+import { type AppendError, Session } from "../session/session.ts";
 import { currentTurnStep } from "./surface_nodes.ts";
 
 const sameContent = (

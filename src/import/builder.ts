@@ -21,10 +21,10 @@ import {
   type Surface,
   surfaceNodes,
 } from "../surface/mod.ts";
-import type { SessionEvent, SurfaceOp, TurnEndReason } from "../event.ts";
-import type { SessionHeader } from "../session.ts";
-import type { SessionSeq } from "../seq.ts";
-import { decodeEventResult } from "../decode.ts";
+import type { SessionEvent, SurfaceOp, TurnEndReason } from "../core/event.ts";
+import type { SessionHeader } from "../session/session.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import { decodeEventResult } from "../core/decode.ts";
 import { ImportEventRejected } from "./errors.ts";
 import type {
   BranchReport,

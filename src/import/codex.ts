@@ -35,7 +35,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolCallBlock } from "../message.ts";
+import type { ContentBlock, ToolCallBlock } from "../core/message.ts";
 import { done, ok, setTime, type Step } from "./builder.ts";
 import { keptOpaque, notCarried, skip } from "./notes.ts";
 import { closeAnsweredTurn, closeTurn, openTurn } from "./turns.ts";

@@ -7,7 +7,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import { append, type Builder, type Step, uniqueId } from "./builder.ts";
 import { notCarried } from "./notes.ts";

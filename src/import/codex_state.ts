@@ -7,8 +7,8 @@
  * @module
  * @internal
  */
-import type { ContentBlock } from "../message.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { ContentBlock } from "../core/message.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import {
   append,
   type Builder,

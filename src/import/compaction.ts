@@ -9,8 +9,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock } from "../message.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { ContentBlock } from "../core/message.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
 import { append, type Builder, type Step, uniqueId } from "./builder.ts";
 import { notCarried } from "./notes.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import * as Data from "effect/Data";
-import { quote } from "../quote.ts";
+import { quote } from "../core/quote.ts";
 import type { FileIoError, TargetExists } from "../fs/errors.ts";
 import { formatHint, formatLabel, type SessionFormat } from "./sniff.ts";
 import type { SourceTool } from "./importer.ts";

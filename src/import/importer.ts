@@ -14,7 +14,7 @@
  * @module
  */
 import type * as Result from "effect/Result";
-import type { SessionHeader } from "../session.ts";
+import type { SessionHeader } from "../session/session.ts";
 import type { Builder } from "./builder.ts";
 import type { ImportError } from "./errors.ts";
 import type { RecordReadOptions, RecordReadSummary } from "./lines.ts";

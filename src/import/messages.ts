@@ -8,12 +8,12 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
-import { Draft } from "../drafts.ts";
-import type { SessionEvent } from "../event.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
+import { Draft } from "../session/drafts.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import { surfaceEvent } from "../surface/mod.ts";
-import { TOOL_NOT_STARTED } from "../repair.ts";
+import { TOOL_NOT_STARTED } from "../session/repair.ts";
 import { append, type Builder, ok, type Step, uniqueId } from "./builder.ts";
 import { notCarried, synthesized } from "./notes.ts";
 import { openStep } from "./turns.ts";

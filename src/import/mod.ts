@@ -66,8 +66,8 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
-import type { Session } from "../session.ts";
-import type { SessionEvent } from "../event.ts";
+import type { Session } from "../session/session.ts";
+import type { SessionEvent } from "../core/event.ts";
 import { finish, makeBuilder } from "./builder.ts";
 import {
   type ImportError,

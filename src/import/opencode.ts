@@ -41,7 +41,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import {
   type Builder,
   done,

@@ -5,7 +5,7 @@
  * @module
  * @internal
  */
-import type { ContentBlock, ToolResultContentBlock } from "../message.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import type { Builder } from "./builder.ts";
 import { notCarried } from "./notes.ts";
 import { argumentsText, isRecord, str, toolCallBlock } from "./values.ts";

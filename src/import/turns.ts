@@ -8,10 +8,10 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { Draft } from "../drafts.ts";
-import { interruptedTurnClosers } from "../repair.ts";
-import type { SessionEvent, TurnEndReason } from "../event.ts";
-import type { ToolResultBlock } from "../message.ts";
+import { Draft } from "../session/drafts.ts";
+import { interruptedTurnClosers } from "../session/repair.ts";
+import type { SessionEvent, TurnEndReason } from "../core/event.ts";
+import type { ToolResultBlock } from "../core/message.ts";
 import {
   append,
   type Builder,

@@ -5,7 +5,7 @@
  * @module
  * @internal
  */
-import type { ToolCallBlock } from "../message.ts";
+import type { ToolCallBlock } from "../core/message.ts";
 
 /** A date string as epoch milliseconds, or `undefined`. */
 export const epochOf = (u: unknown): number | undefined => {

@@ -11,8 +11,8 @@
  */
 import * as fs from "node:fs";
 import * as Effect from "effect/Effect";
-import type { SessionEvent } from "../event.ts";
-import type { SessionHeader } from "../session.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { SessionHeader } from "../session/session.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
 import { ioError } from "../fs/io.ts";

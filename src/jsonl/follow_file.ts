@@ -26,7 +26,7 @@
  */
 import * as Result from "effect/Result";
 import * as fs from "node:fs";
-import type { SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../core/event.ts";
 import { FileIoError } from "../fs/errors.ts";
 import type { FollowLineError, LineFollower } from "../log/follow.ts";
 import { ioError } from "../fs/io.ts";

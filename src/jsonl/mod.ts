@@ -33,7 +33,7 @@
  *
  * @module
  */
-export { FORMAT_VERSION } from "../event.ts";
+export { FORMAT_VERSION } from "../core/event.ts";
 export {
   compressSourceSeqs,
   decodeEventLine,

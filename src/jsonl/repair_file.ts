@@ -15,11 +15,11 @@
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import type { SessionEvent } from "../event.ts";
-import type { Session } from "../session.ts";
-import { interruptedTurnClosers } from "../repair.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { Session } from "../session/session.ts";
+import { interruptedTurnClosers } from "../session/repair.ts";
 import { replayResult } from "../surface/mod.ts";
-import type { SurfaceError } from "../errors.ts";
+import type { SurfaceError } from "../core/errors.ts";
 import { sessionIdOfFileName } from "./names.ts";
 import type { FileIoError } from "../fs/errors.ts";
 import {

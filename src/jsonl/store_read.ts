@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import { SessionNotFound } from "../store/errors.ts";
 import type { OpenError, OpenOptions, SessionHandle } from "../store/store.ts";
 import type { StoreCore } from "../store/core.ts";
-import type { Vocabulary } from "../decode.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import type { LineIndex } from "../log/range.ts";
 import { scanByteRange } from "../store/history.ts";
 import { errorCode, ioError } from "../fs/io.ts";

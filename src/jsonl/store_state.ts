@@ -19,7 +19,7 @@ import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import type { Session } from "../session.ts";
+import type { Session } from "../session/session.ts";
 import type { FileIoError } from "../fs/errors.ts";
 import {
   type InvalidSessionId,

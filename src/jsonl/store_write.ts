@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
 import * as fs from "node:fs";
-import { knownEvents, Session } from "../session.ts";
+import { knownEvents, Session } from "../session/session.ts";
 import { AppendOutcomeUnknown, SessionAlreadyExists } from "../store/errors.ts";
 import type {
   OpenError,

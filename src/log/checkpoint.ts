@@ -52,17 +52,21 @@
 import { createHash } from "node:crypto";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
-import type { SessionEvent, SurfaceEvent } from "../event.ts";
-import { isSurfaceEvent } from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
-import { SessionSeq } from "../seq.ts";
-import { knownEvents, Session, type SessionHeader } from "../session.ts";
-import { openWork } from "../repair.ts";
-import { heldEvents, type LogPrior, turnMarks } from "../prior.ts";
+import type { SessionEvent, SurfaceEvent } from "../core/event.ts";
+import { isSurfaceEvent } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
+import { SessionSeq } from "../core/seq.ts";
+import {
+  knownEvents,
+  Session,
+  type SessionHeader,
+} from "../session/session.ts";
+import { openWork } from "../session/repair.ts";
+import { heldEvents, type LogPrior, turnMarks } from "../session/prior.ts";
 import { forEachNode, logEvent } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
 import { openCallsOf } from "../surface/calls.ts";
-import { isObject } from "../json.ts";
+import { isObject } from "../core/json.ts";
 import { encodeEventLine, encodeHeaderLine } from "./codec.ts";
 import { decodeLine, makeRunBudget } from "./line.ts";
 

@@ -15,23 +15,27 @@
  * @module
  */
 import * as Result from "effect/Result";
-import { isSessionSeq, type SessionSeq } from "../seq.ts";
-import { FORMAT_VERSION, isSurfaceType, type SessionEvent } from "../event.ts";
+import { isSessionSeq, type SessionSeq } from "../core/seq.ts";
+import {
+  FORMAT_VERSION,
+  isSurfaceType,
+  type SessionEvent,
+} from "../core/event.ts";
 import {
   decodeEventResult,
   isOpaqueEvent,
   type Vocabulary,
-} from "../decode.ts";
-import { encodeEvent, type EncodeOptions } from "../encode.ts";
-import type { EventDecodeError } from "../errors.ts";
-import type { SessionHeader } from "../session.ts";
+} from "../core/decode.ts";
+import { encodeEvent, type EncodeOptions } from "../core/encode.ts";
+import type { EventDecodeError } from "../core/errors.ts";
+import type { SessionHeader } from "../session/session.ts";
 import {
   InvalidHeader,
   InvalidJson,
   InvalidSourceRange,
   type LineError,
 } from "./errors.ts";
-import { isObject, stringifyJson } from "../json.ts";
+import { isObject, stringifyJson } from "../core/json.ts";
 
 // ---------------------------------------------------------------------------
 // Header

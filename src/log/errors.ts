@@ -12,8 +12,8 @@
  * @module
  */
 import * as Data from "effect/Data";
-import type { EventDecodeError, SurfaceError } from "../errors.ts";
-import { quote } from "../quote.ts";
+import type { EventDecodeError, SurfaceError } from "../core/errors.ts";
+import { quote } from "../core/quote.ts";
 
 // ---------------------------------------------------------------------------
 // Inner errors of one line

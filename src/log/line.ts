@@ -20,8 +20,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
-import { isOpaqueEvent, type Vocabulary } from "../decode.ts";
+import { FORMAT_VERSION, type SessionEvent } from "../core/event.ts";
+import { isOpaqueEvent, type Vocabulary } from "../core/decode.ts";
 import {
   decodeEventValue,
   decodeHeaderLine,

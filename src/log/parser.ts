@@ -10,11 +10,11 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { FORMAT_VERSION, type SessionEvent } from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+import { FORMAT_VERSION, type SessionEvent } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import { emptySurfaceAt, replayOwned, type Surface } from "../surface/mod.ts";
-import { type HeldTail, keepHeld, makeHeldTail } from "../prior.ts";
-import { Session, type SessionHeader } from "../session.ts";
+import { type HeldTail, keepHeld, makeHeldTail } from "../session/prior.ts";
+import { Session, type SessionHeader } from "../session/session.ts";
 import { decodeSessionHeader, type HeaderLine } from "./codec.ts";
 import {
   type CorruptLine,

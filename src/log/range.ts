@@ -17,8 +17,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import type { SessionEvent } from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import {
   type CorruptLine,
   type FormatTooNew,

@@ -54,14 +54,14 @@ import {
   FORMAT_VERSION,
   type SessionEvent,
   type SurfaceEvent,
-} from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+} from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import { forEachNode, replayResult, type Surface } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
 import { openCallsOf } from "../surface/calls.ts";
-import type { HeldTail } from "../prior.ts";
-import { SessionSeq } from "../seq.ts";
-import { Session, type SessionHeader } from "../session.ts";
+import type { HeldTail } from "../session/prior.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { Session, type SessionHeader } from "../session/session.ts";
 import {
   type CorruptLine,
   FoldFailed,

@@ -7,7 +7,7 @@
  * @module
  */
 import * as Data from "effect/Data";
-import { quote } from "../quote.ts";
+import { quote } from "../core/quote.ts";
 import { redactAddress } from "../store/redact.ts";
 
 /** A session in PostgreSQL: the connection URL and the session id. */

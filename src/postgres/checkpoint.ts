@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type * as Statement from "effect/sql/Statement";
-import { FORMAT_VERSION } from "../event.ts";
+import { FORMAT_VERSION } from "../core/event.ts";
 import {
   checkHeader,
   type CheckpointRejected,
@@ -36,14 +36,14 @@ import {
   sinceOf,
 } from "../log/checkpoint.ts";
 import { decodeReferencedLine, makeRunBudget } from "../log/line.ts";
-import type { Vocabulary } from "../decode.ts";
-import type { SessionEvent } from "../event.ts";
+import type { Vocabulary } from "../core/decode.ts";
+import type { SessionEvent } from "../core/event.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
 import { decodeHeaderText } from "../log/line.ts";
 import type { LoadedLog } from "../log/reader.ts";
 import type { LogReadError } from "../log/errors.ts";
-import type { SessionHeader } from "../session.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { SessionHeader } from "../session/session.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import type { StorageError } from "../store/errors.ts";
 import type { OpenOptions } from "../store/store.ts";
 import { readOptionsOf, reportOf } from "../store/open.ts";

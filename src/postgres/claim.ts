@@ -29,9 +29,9 @@ import type { StoreCore } from "../store/core.ts";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import { PgClient } from "@effect/sql-pg";
-import type { Session, SessionHeader } from "../session.ts";
+import type { Session, SessionHeader } from "../session/session.ts";
 import * as Result from "effect/Result";
-import type { SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../core/event.ts";
 import {
   AppendOutcomeUnknown,
   SessionLocked,

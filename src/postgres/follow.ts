@@ -21,7 +21,7 @@ import type * as Scope from "effect/Scope";
 import * as Stream from "effect/Stream";
 import { isSqlError } from "effect/sql/SqlError";
 import type { PgClient } from "@effect/sql-pg";
-import type { SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../core/event.ts";
 import type { CorruptLine } from "../log/errors.ts";
 import { corrupt, decodeLine, makeRunBudget } from "../log/line.ts";
 import { checkSessionId } from "../store/ids.ts";

@@ -12,7 +12,7 @@ import * as Redacted from "effect/Redacted";
 import * as Result from "effect/Result";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
-import type { Session } from "../session.ts";
+import type { Session } from "../session/session.ts";
 import type { LogReadError } from "../log/errors.ts";
 import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import { checkSessionId } from "../store/ids.ts";

@@ -33,8 +33,8 @@ import {
   FORMAT_VERSION,
   type SessionEvent,
   type SurfaceEvent,
-} from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+} from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import {
   emptySurfaceAt,
   forEachNode,
@@ -43,9 +43,9 @@ import {
 } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
 import { openCallsOf } from "../surface/calls.ts";
-import { type HeldTail, keepHeld, makeHeldTail } from "../prior.ts";
-import { SessionSeq } from "../seq.ts";
-import { Session } from "../session.ts";
+import { type HeldTail, keepHeld, makeHeldTail } from "../session/prior.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { Session } from "../session/session.ts";
 import { decodeSessionHeader } from "../log/codec.ts";
 import {
   type CorruptLine,

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Scope from "effect/Scope";
 import type { SqlClient } from "effect/sql/SqlClient";
-import type { Session } from "../session.ts";
+import type { Session } from "../session/session.ts";
 import { StorageError } from "../store/errors.ts";
 import type { SessionHandle } from "../store/store.ts";
 import type { StoreCore } from "../store/core.ts";

@@ -20,7 +20,7 @@ import * as Semaphore from "effect/Semaphore";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { SqlClient } from "effect/sql/SqlClient";
 import { PgClient } from "@effect/sql-pg";
-import type { Session } from "../session.ts";
+import type { Session } from "../session/session.ts";
 import type { StorageError } from "../store/errors.ts";
 import { type HandleRegistry, makeHandleRegistry } from "../store/handles.ts";
 import {

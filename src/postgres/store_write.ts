@@ -15,8 +15,12 @@ import * as Exit from "effect/Exit";
 import * as Result from "effect/Result";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
-import { FORMAT_VERSION } from "../event.ts";
-import { knownEvents, type Session, type SessionHeader } from "../session.ts";
+import { FORMAT_VERSION } from "../core/event.ts";
+import {
+  knownEvents,
+  type Session,
+  type SessionHeader,
+} from "../session/session.ts";
 import { encodeHeaderLine } from "../log/codec.ts";
 import { checkSessionId } from "../store/ids.ts";
 import {
@@ -25,7 +29,7 @@ import {
   StorageError,
   WriterClaimLost,
 } from "../store/errors.ts";
-import { SessionSeq } from "../seq.ts";
+import { SessionSeq } from "../core/seq.ts";
 import type { SessionHandle, WriteError } from "../store/store.ts";
 import type { StoreCore } from "../store/core.ts";
 import { writeNewEvents } from "../store/handles.ts";

@@ -19,7 +19,7 @@ import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import { AppendOutcomeUnknown, StorageError } from "../store/errors.ts";
 import type { StoreCore } from "../store/core.ts";
-import { quote } from "../quote.ts";
+import { quote } from "../core/quote.ts";
 import { CLAIM_LOCKS, type WriterBackend } from "./locks.ts";
 import type { Failed } from "./rows.ts";
 

@@ -10,8 +10,8 @@ import type {
   FileBlock,
   ImageBlock,
   Message,
-} from "../message.ts";
-import { fnv1a } from "../hash.ts";
+} from "../core/message.ts";
+import { fnv1a } from "../core/hash.ts";
 import { pairToolCalls } from "./pairing.ts";
 
 /** A JSON object, as providers that take tool arguments as an object want it. */

@@ -17,7 +17,7 @@ import type {
   Message,
   ToolCallBlock,
   ToolResultBlock,
-} from "../message.ts";
+} from "../core/message.ts";
 
 /** An unanswered call got a synthetic error result. */
 export interface SyntheticToolResult {

@@ -21,8 +21,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect";
-import type { Vocabulary } from "../decode.ts";
-import type { SessionEvent } from "../event.ts";
+import type { Vocabulary } from "../core/decode.ts";
+import type { SessionEvent } from "../core/event.ts";
 import {
   type CheckpointReads,
   type ReferencedEvents,

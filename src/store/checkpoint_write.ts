@@ -12,11 +12,11 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import type { SessionEvent } from "../event.ts";
+import type { SessionEvent } from "../core/event.ts";
 import { encodeCheckpoint } from "../log/checkpoint.ts";
 import { decodeReferencedLine, makeRunBudget } from "../log/line.ts";
-import { SessionSeq } from "../seq.ts";
-import type { Session } from "../session.ts";
+import { SessionSeq } from "../core/seq.ts";
+import type { Session } from "../session/session.ts";
 import { logEvent } from "../surface/mod.ts";
 import {
   makeLineTable,

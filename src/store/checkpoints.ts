@@ -21,8 +21,8 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { FORMAT_VERSION } from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+import { FORMAT_VERSION } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import {
   checkHeader,
   type CheckpointBoundary,
@@ -48,7 +48,7 @@ import {
   type ReadOptions,
 } from "../log/reader.ts";
 import type { ResumePoint } from "../log/parser.ts";
-import type { Session, SessionHeader } from "../session.ts";
+import type { Session, SessionHeader } from "../session/session.ts";
 import type { OpenOptions, OpenReport } from "./store.ts";
 import { readOptionsOf, reportOf } from "./open.ts";
 

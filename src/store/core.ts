@@ -9,14 +9,14 @@
  * @module
  */
 import * as Effect from "effect/Effect";
-import type { SessionEvent } from "../event.ts";
-import { knownEvents, Session } from "../session.ts";
-import { heldEvents } from "../prior.ts";
+import type { SessionEvent } from "../core/event.ts";
+import { knownEvents, Session } from "../session/session.ts";
+import { heldEvents } from "../session/prior.ts";
 import { logEvent } from "../surface/mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
-import { SessionSeq } from "../seq.ts";
-import { EventsNotHeld } from "../errors.ts";
-import { interruptedTurnClosers } from "../repair.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { EventsNotHeld } from "../core/errors.ts";
+import { interruptedTurnClosers } from "../session/repair.ts";
 import { followWithOptions } from "./follow.ts";
 import { makeHistoryReads } from "./history.ts";
 import { liveWork } from "./live.ts";
@@ -26,7 +26,7 @@ import {
   NotAnAppend,
   StoredLogDiffers,
 } from "./errors.ts";
-import type { Vocabulary } from "../decode.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import type { LineIndex } from "../log/range.ts";
 import type {
   AppendResolution,

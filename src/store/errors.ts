@@ -9,9 +9,9 @@
  * @module
  */
 import * as Data from "effect/Data";
-import type { SessionEvent } from "../event.ts";
-import type { SessionHeader } from "../session.ts";
-import { quote } from "../quote.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { SessionHeader } from "../session/session.ts";
+import { quote } from "../core/quote.ts";
 
 /** Why a session id is refused. */
 export type SessionIdProblem = "empty" | "not-well-formed" | "too-long";

@@ -9,9 +9,9 @@
  * @internal
  */
 import * as Stream from "effect/Stream";
-import type { SessionEvent } from "../event.ts";
-import { InvalidSessionSeq } from "../errors.ts";
-import { isSessionSeq } from "../seq.ts";
+import type { SessionEvent } from "../core/event.ts";
+import { InvalidSessionSeq } from "../core/errors.ts";
+import { isSessionSeq } from "../core/seq.ts";
 import type { FollowError, FollowOptions, FollowUntil } from "./store.ts";
 
 /** Whether `event` meets a stop condition other than a seq. */

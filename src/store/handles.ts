@@ -13,8 +13,8 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Result from "effect/Result";
 import type * as Semaphore from "effect/Semaphore";
-import type { Session } from "../session.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { Session } from "../session/session.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import {
   HandleClosed,
   ReadOnlyHandle,

@@ -30,12 +30,12 @@
  */
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { knownEvents, Session, withEarlierEvents } from "../session.ts";
-import { SessionSeq } from "../seq.ts";
-import { isSessionSeq } from "../seq.ts";
-import { EventsNotHeld, InvalidSessionSeq } from "../errors.ts";
-import type { SessionEvent } from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+import { knownEvents, Session, withEarlierEvents } from "../session/session.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { isSessionSeq } from "../core/seq.ts";
+import { EventsNotHeld, InvalidSessionSeq } from "../core/errors.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
 import {
   type LineIndex,

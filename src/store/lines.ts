@@ -10,10 +10,14 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
-import type { Vocabulary } from "../decode.ts";
-import type { SessionEvent } from "../event.ts";
-import { knownEvents, type Session, type SessionHeader } from "../session.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { Vocabulary } from "../core/decode.ts";
+import type { SessionEvent } from "../core/event.ts";
+import {
+  knownEvents,
+  type Session,
+  type SessionHeader,
+} from "../session/session.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { type LineFollower, makeLineFollower } from "../log/follow.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";

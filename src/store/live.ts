@@ -17,8 +17,8 @@
  */
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
-import type { LiveWork } from "../repair.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { LiveWork } from "../session/repair.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import type { SessionHandle } from "./store.ts";
 
 interface Held {

@@ -9,9 +9,9 @@
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
-import type { Vocabulary } from "../decode.ts";
-import { FORMAT_VERSION } from "../event.ts";
-import { Session, type SessionHeader } from "../session.ts";
+import type { Vocabulary } from "../core/decode.ts";
+import { FORMAT_VERSION } from "../core/event.ts";
+import { Session, type SessionHeader } from "../session/session.ts";
 import { FormatTooOld } from "../log/errors.ts";
 import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import type {

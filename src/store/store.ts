@@ -52,19 +52,19 @@ import type * as Duration from "effect/Duration";
 import type * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type * as Stream from "effect/Stream";
-import type { SessionEvent } from "../event.ts";
-import type { Vocabulary } from "../decode.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
 import type {
   EventsNotHeld,
   InvalidSessionSeq,
   SurfaceError,
-} from "../errors.ts";
+} from "../core/errors.ts";
 import type {
   AppendError,
   EventDraft,
   Session,
   SessionHeader,
-} from "../session.ts";
+} from "../session/session.ts";
 import type {
   CorruptLine,
   FoldFailed,
@@ -73,7 +73,7 @@ import type {
 } from "../log/errors.ts";
 import type { Migration, TornTail } from "../log/reader.ts";
 import type { CheckpointRejected } from "../log/checkpoint.ts";
-import type { SessionSeq } from "../seq.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import type {
   AppendOutcomeUnknown,
   HandleClosed,

@@ -9,7 +9,7 @@
  * @module
  * @internal
  */
-import type { SessionEvent, SurfaceEvent } from "../event.ts";
+import type { SessionEvent, SurfaceEvent } from "../core/event.ts";
 import { projectEvent } from "./project.ts";
 import { trackCalls } from "./calls.ts";
 import {
@@ -19,7 +19,7 @@ import {
   reroot,
   type Store,
   type Writes,
-} from "./store.ts";
+} from "./persistent_arrays.ts";
 import {
   basisFor,
   makeSurface,

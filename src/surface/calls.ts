@@ -17,10 +17,15 @@
  * @module
  * @internal
  */
-import type { SurfaceEvent } from "../event.ts";
-import type { Message } from "../message.ts";
-import type { SessionSeq } from "../seq.ts";
-import { NONE, seqOfSlot, type Store, type Writes } from "./store.ts";
+import type { SurfaceEvent } from "../core/event.ts";
+import type { Message } from "../core/message.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import {
+  NONE,
+  seqOfSlot,
+  type Store,
+  type Writes,
+} from "./persistent_arrays.ts";
 import {
   heldOf,
   originOf,

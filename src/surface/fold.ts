@@ -13,15 +13,15 @@
  */
 import type * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import type { SessionSeq } from "../seq.ts";
-import type { Message } from "../message.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import type { Message } from "../core/message.ts";
 import type {
   ReplaceOp,
   SessionEvent,
   SurfaceEvent,
   ToolResultEvent,
-} from "../event.ts";
-import { eventTypeName, isSurfaceEvent } from "../event.ts";
+} from "../core/event.ts";
+import { eventTypeName, isSurfaceEvent } from "../core/event.ts";
 import {
   NonContiguousSeq,
   ReplaceEndNotOnSurface,
@@ -35,9 +35,9 @@ import {
   ToolResultReplaceChangesMoreThanContent,
   ToolResultReplaceNotSingle,
   ToolResultReplaceTargetNotToolResult,
-} from "../errors.ts";
-import { jsonDiff, type JsonPath } from "../json_diff.ts";
-import { lazyCall, lazyExit } from "../lazy_exit.ts";
+} from "../core/errors.ts";
+import { jsonDiff, type JsonPath } from "../core/json_diff.ts";
+import { lazyCall, lazyExit } from "../core/lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import { advance, appendNode } from "./append_one.ts";
 import { trackCalls, unansweredIn } from "./calls.ts";
@@ -51,7 +51,7 @@ import {
   slotOf,
   type Store,
   type Writes,
-} from "./store.ts";
+} from "./persistent_arrays.ts";
 import {
   basisFor,
   emptySurface,

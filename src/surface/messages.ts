@@ -43,8 +43,8 @@
  * @module
  * @internal
  */
-import type { Message } from "../message.ts";
-import { NONE, type Store } from "./store.ts";
+import type { Message } from "../core/message.ts";
+import { NONE, type Store } from "./persistent_arrays.ts";
 import {
   basisOf,
   type Derived,

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Message } from "../message.ts";
-import type { SurfaceEvent } from "../event.ts";
+import type { Message } from "../core/message.ts";
+import type { SurfaceEvent } from "../core/event.ts";
 
 /**
  * The message one surface event derives on its own: a `user/message` its

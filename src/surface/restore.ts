@@ -20,11 +20,11 @@ import {
   isSurfaceEvent,
   type SessionEvent,
   type SurfaceEvent,
-} from "../event.ts";
-import type { SessionSeq } from "../seq.ts";
+} from "../core/event.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import { projectEvent } from "./project.ts";
 import { trackCalls } from "./calls.ts";
-import { type Held, newStore, NONE, Ref, slotOf } from "./store.ts";
+import { type Held, newStore, NONE, Ref, slotOf } from "./persistent_arrays.ts";
 import { makeSurface, seqUnchecked, type Surface } from "./surface.ts";
 
 /**

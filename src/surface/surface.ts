@@ -7,13 +7,13 @@
  *
  * @module
  */
-import type { SessionSeq } from "../seq.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import {
   isSurfaceEvent,
   type SessionEvent,
   type SurfaceEvent,
-} from "../event.ts";
-import type { Message } from "../message.ts";
+} from "../core/event.ts";
+import type { Message } from "../core/message.ts";
 import {
   type Held,
   NONE,
@@ -22,7 +22,7 @@ import {
   seqOfSlot,
   slotOf,
   type Store,
-} from "./store.ts";
+} from "./persistent_arrays.ts";
 
 let getRef: (surface: Surface) => Ref | undefined;
 let getDerived: (surface: Surface) => Derived | undefined;

@@ -24,8 +24,8 @@
 import assert from "node:assert/strict";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { interruptedTurnClosers } from "../repair.ts";
-import { Session } from "../session.ts";
+import { interruptedTurnClosers } from "../session/repair.ts";
+import { Session } from "../session/session.ts";
 import type { CheckpointOptions } from "../store/checkpoints.ts";
 import type { RegisterTest } from "./conformance_kit.ts";
 import { defaultTest } from "./conformance_kit.ts";

@@ -10,10 +10,10 @@
 import assert from "node:assert/strict";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
-import { deriveMessages } from "../derive.ts";
+import { deriveMessages } from "../session/derive.ts";
 import { fork } from "../history/fork.ts";
 import { lineage, shadowedBy, surfaceAt } from "../history/provenance.ts";
-import { Session } from "../session.ts";
+import { Session } from "../session/session.ts";
 import { surfaceNodes } from "../surface/surface.ts";
 import type { CheckpointSuite } from "./checkpoint_conformance.ts";
 import {

@@ -18,11 +18,11 @@ import type * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
-import { Draft } from "../drafts.ts";
-import type { EventDraft } from "../session.ts";
-import type { SessionEvent } from "../event.ts";
-import type { ContentBlock } from "../message.ts";
-import { Session } from "../session.ts";
+import { Draft } from "../session/drafts.ts";
+import type { EventDraft } from "../session/session.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { ContentBlock } from "../core/message.ts";
+import { Session } from "../session/session.ts";
 import { SessionStore } from "../store/store.ts";
 
 /**

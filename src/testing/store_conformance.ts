@@ -37,8 +37,8 @@ import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
 import * as Stream from "effect/Stream";
 import { compact } from "../history/compact.ts";
-import { SessionSeq } from "../seq.ts";
-import { Session } from "../session.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { Session } from "../session/session.ts";
 import { type SessionHandle, SessionStore } from "../store/store.ts";
 import {
   drafts,

@@ -12,9 +12,9 @@ import * as Effect from "effect/Effect";
 import * as Fiber from "effect/Fiber";
 import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
-import type { SessionEvent } from "../event.ts";
-import { SessionSeq } from "../seq.ts";
-import { Session } from "../session.ts";
+import type { SessionEvent } from "../core/event.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { Session } from "../session/session.ts";
 import { AppendOutcomeUnknown } from "../store/errors.ts";
 import { SessionStore } from "../store/store.ts";
 import {

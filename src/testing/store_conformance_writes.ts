@@ -16,8 +16,8 @@ import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
 import { compact } from "../history/compact.ts";
 import { fork } from "../history/fork.ts";
-import { SessionSeq } from "../seq.ts";
-import { Session } from "../session.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { Session } from "../session/session.ts";
 import { SessionStore } from "../store/store.ts";
 import {
   drafts,

@@ -32,8 +32,8 @@ import {
   isSurfaceEvent,
   type SessionEvent,
   type SurfaceEvent,
-} from "../event.ts";
-import type { Message } from "../message.ts";
+} from "../core/event.ts";
+import type { Message } from "../core/message.ts";
 import { messageChars } from "../history/surface_nodes.ts";
 import {
   type ReplacementKind,
@@ -44,10 +44,10 @@ import {
   openWork,
   TOOL_NOT_STARTED,
   TOOL_OUTCOME_UNKNOWN,
-} from "../repair.ts";
+} from "../session/repair.ts";
 import { projectEvent } from "../surface/project.ts";
-import type { SessionSeq } from "../seq.ts";
-import { estimateTokensByChars } from "../tokens.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import { estimateTokensByChars } from "../core/tokens.ts";
 
 export type { ReplacementKind } from "../history/provenance.ts";
 

@@ -12,8 +12,8 @@
 import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import * as Result from "effect/Result";
-import { eventsFrom, type Session } from "../session.ts";
-import type { EventsNotHeld } from "../errors.ts";
+import { eventsFrom, type Session } from "../session/session.ts";
+import type { EventsNotHeld } from "../core/errors.ts";
 import { nodeAppendIo, publishNewFile, writeAll } from "../fs/durable_file.ts";
 import { ioError } from "../fs/io.ts";
 import { type FileIoError, TargetExists } from "../fs/errors.ts";

@@ -57,8 +57,8 @@
  * @module
  */
 import * as Result from "effect/Result";
-import type { Session } from "../session.ts";
-import type { EventsNotHeld } from "../errors.ts";
+import type { Session } from "../session/session.ts";
+import type { EventsNotHeld } from "../core/errors.ts";
 import { type ViewOptions, writePage } from "./page.ts";
 
 export type { ViewOptions } from "./page.ts";

@@ -15,18 +15,18 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { ContentBlock, Message } from "../message.ts";
+import type { ContentBlock, Message } from "../core/message.ts";
 import {
   eventTypeName,
   isSurfaceEvent,
   type SessionEvent,
   type SurfaceEvent,
-} from "../event.ts";
+} from "../core/event.ts";
 import { projectEvent } from "../surface/project.ts";
 import * as Result from "effect/Result";
-import { eventsFrom, knownEventAt, type Session } from "../session.ts";
-import type { EventsNotHeld } from "../errors.ts";
-import { SessionSeq } from "../seq.ts";
+import { eventsFrom, knownEventAt, type Session } from "../session/session.ts";
+import type { EventsNotHeld } from "../core/errors.ts";
+import { SessionSeq } from "../core/seq.ts";
 import { surfaceNodes } from "../surface/mod.ts";
 import {
   analyse,

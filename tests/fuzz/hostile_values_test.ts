@@ -20,7 +20,7 @@ import {
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
 import { ENVELOPE_KEYS, jsonEqual } from "../_helpers/reference_checker.ts";
 import { genValidLog, jsonValue } from "../_helpers/fuzz_logs.ts";
-import { stringifyIteratively } from "../../src/json.ts";
+import { stringifyIteratively } from "../../src/core/json.ts";
 
 /** Parses lines, judges them, checks prototypes; returns the outcome tag. */
 const judge = (

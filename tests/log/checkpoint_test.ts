@@ -43,7 +43,7 @@ import {
 import { decodeReferencedLine, makeRunBudget } from "../../src/log/line.ts";
 import { restoreSurface } from "../../src/surface/restore.ts";
 import { logEvent, surfaceNodes } from "@palimpsest/session/internal";
-import { turnMarks } from "../../src/prior.ts";
+import { turnMarks } from "../../src/session/prior.ts";
 import { logArb } from "../_helpers/log_gen.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
 import { decoded, text } from "../_helpers/build.ts";

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Result } from "effect";
-import { decodeEventResult } from "../../src/decode.ts";
-import { deriveMessages } from "../../src/derive.ts";
+import { decodeEventResult } from "../../src/core/decode.ts";
+import { deriveMessages } from "../../src/session/derive.ts";
 import { replayResult } from "../../src/surface/mod.ts";
 import { makeMigrator, toJsonLine } from "../../migrations/mod.ts";
 import {

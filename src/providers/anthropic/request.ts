@@ -7,7 +7,11 @@
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock } from "../../message.ts";
+import type {
+  ContentBlock,
+  Message,
+  ToolResultBlock,
+} from "../../core/message.ts";
 import {
   adapterInput,
   type AdapterOptions,
@@ -25,7 +29,7 @@ import {
   unansweredCalls,
   violation,
 } from "../content.ts";
-import { fnv1a } from "../../hash.ts";
+import { fnv1a } from "../../core/hash.ts";
 
 /** A text block. */
 export interface AnthropicTextBlock {

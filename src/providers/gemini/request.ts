@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { ContentBlock, Message, ToolResultBlock } from "../../message.ts";
+import type {
+  ContentBlock,
+  Message,
+  ToolResultBlock,
+} from "../../core/message.ts";
 import {
   adapterInput,
   type AdapterOptions,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ContentBlock, Message } from "../../message.ts";
+import type { ContentBlock, Message } from "../../core/message.ts";
 import {
   type AdapterOptions,
   type AttachmentResolver,

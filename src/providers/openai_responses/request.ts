@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Message, ToolResultContentBlock } from "../../message.ts";
+import type { Message, ToolResultContentBlock } from "../../core/message.ts";
 import {
   adapterInput,
   type AdapterOptions,
@@ -22,7 +22,7 @@ import {
   textWithPlaceholders,
   violation,
 } from "../content.ts";
-import { fnv1a } from "../../hash.ts";
+import { fnv1a } from "../../core/hash.ts";
 
 /** A text part. */
 export interface OpenAIResponsesTextPart {

@@ -19,8 +19,8 @@ import {
   toolResult,
   turnStart,
   user,
-} from "./_helpers/build.ts";
-import { type FieldsOf, thenFails } from "./_helpers/then.ts";
+} from "../_helpers/build.ts";
+import { type FieldsOf, thenFails } from "../_helpers/then.ts";
 
 const decodeFails = <T extends EventDecodeError["_tag"]>(
   raw: unknown,

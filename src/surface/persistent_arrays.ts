@@ -19,8 +19,8 @@
  *
  * @module
  */
-import type { SessionEvent } from "../event.ts";
-import type { Message } from "../message.ts";
+import type { SessionEvent } from "../core/event.ts";
+import type { Message } from "../core/message.ts";
 
 /** The link and key of no node. */
 export const NONE = -1;

@@ -23,22 +23,22 @@
  *
  * @module
  */
-import { fnv1a } from "./hash.ts";
-import { jsonText } from "./json.ts";
+import { fnv1a } from "../core/hash.ts";
+import { jsonText } from "../core/json.ts";
 import type {
   ContentBlock,
   MessageSource,
   ToolCallBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from "./message.ts";
+} from "../core/message.ts";
 import type {
   SessionEvent,
   StreamRecord,
   ToolCallEvent,
   ToolError,
   TurnEndReason,
-} from "./event.ts";
+} from "../core/event.ts";
 import type {
   AssistantMessageDraft,
   CitingSurfaceDraft,

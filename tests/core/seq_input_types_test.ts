@@ -22,8 +22,8 @@ import {
 import type { HeldReadError } from "@palimpsest/session/schema";
 import { Effect, Exit, Result } from "effect";
 import assert from "node:assert/strict";
-import { thenFails } from "./_helpers/then.ts";
-import { toolResultMessageDraft } from "./_helpers/build.ts";
+import { thenFails } from "../_helpers/then.ts";
+import { toolResultMessageDraft } from "../_helpers/build.ts";
 
 const base = Effect.runSync(
   Session.appendAll(Session.make({ id: "s", createdAt: 0, isSeeded: false }), [

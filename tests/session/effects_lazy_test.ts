@@ -11,7 +11,7 @@ import { decodeEventResult } from "@palimpsest/session/schema";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHECKED_EFFECT_VERSION } from "../src/lazy_exit.ts";
+import { CHECKED_EFFECT_VERSION } from "../../src/core/lazy_exit.ts";
 
 /** The version in the package.json of the effect these tests run on. */
 const loadedEffectVersion = (): string => {
@@ -210,7 +210,7 @@ Deno.test("the lazy Effects behave as the Exit they stand for", async (t) => {
 });
 
 Deno.test("the lazy Exit runs only on the effect version it was checked against", () => {
-  // src/lazy_exit.ts copies the members of effect's private Exit prototypes:
+  // src/core/lazy_exit.ts copies the members of effect's private Exit prototypes:
   // on another version, follow docs/architecture.md ("The lazy Exit") before
   // changing the checked version.
   assert.equal(loadedEffectVersion(), CHECKED_EFFECT_VERSION);

@@ -14,7 +14,7 @@ import {
   Session,
   SessionSeq,
 } from "@palimpsest/session";
-import { thenFails } from "./_helpers/then.ts";
+import { thenFails } from "../_helpers/then.ts";
 
 const userData = {
   id: "u",

@@ -12,8 +12,8 @@ import {
 } from "@palimpsest/session";
 import { decodeEvent } from "@palimpsest/session/schema";
 import { surfaceNodes } from "@palimpsest/session/internal";
-import { thenFails } from "./_helpers/then.ts";
-import { drafts } from "./_helpers/build.ts";
+import { thenFails } from "../_helpers/then.ts";
+import { drafts } from "../_helpers/build.ts";
 
 const header = { id: "s1", createdAt: 0, isSeeded: false };
 const userDraft = (id: string): EventDraft => drafts.user(id);

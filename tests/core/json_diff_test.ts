@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { jsonDiff, jsonDiffWalk } from "../src/json_diff.ts";
+import { jsonDiff, jsonDiffWalk } from "../../src/core/json_diff.ts";
 
 // A small alphabet, so that equal and nearly equal pairs are common: keys
 // that the skipped paths name, leaves JSON tells apart (and `undefined`

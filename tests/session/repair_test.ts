@@ -28,7 +28,7 @@ import {
   toolCallDraft,
   toolResultDraft,
   turnBatches,
-} from "./_helpers/build.ts";
+} from "../_helpers/build.ts";
 
 /** Decodes drafts as a log: seq i, time 10 (i + 1). */
 const given = (

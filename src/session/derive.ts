@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { SessionSeq } from "./seq.ts";
-import type { Message } from "./message.ts";
-import { forEachMessage, messagesOf, type Surface } from "./surface/mod.ts";
+import type { SessionSeq } from "../core/seq.ts";
+import type { Message } from "../core/message.ts";
+import { forEachMessage, messagesOf, type Surface } from "../surface/mod.ts";
 
 /** A derived message and the surface node it came from. */
 export interface MessageWithSource {

@@ -29,25 +29,25 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import type * as Brand from "effect/Brand";
-import { isSessionSeq, type SessionSeq } from "./seq.ts";
+import { isSessionSeq, type SessionSeq } from "../core/seq.ts";
 import type {
   AssistantMessageData,
   LogOnlyEvent,
   SessionEvent,
   SurfaceOp,
   SurfaceType,
-} from "./event.ts";
-import type { SurfaceEvent } from "./event.ts";
-import type { Vocabulary } from "./decode.ts";
-import { encodeEvent } from "./encode.ts";
+} from "../core/event.ts";
+import type { SurfaceEvent } from "../core/event.ts";
+import type { Vocabulary } from "../core/decode.ts";
+import { encodeEvent } from "../core/encode.ts";
 import {
   type EventDecodeError,
   EventsNotHeld,
   InvalidSessionSeq,
   type SurfaceError,
-} from "./errors.ts";
+} from "../core/errors.ts";
 import { appendDraft } from "./append.ts";
-import { lazyExit } from "./lazy_exit.ts";
+import { lazyExit } from "../core/lazy_exit.ts";
 import {
   emptySurface,
   emptySurfaceAt,
@@ -55,7 +55,7 @@ import {
   logEventsFrom,
   replayResult,
   type Surface,
-} from "./surface/mod.ts";
+} from "../surface/mod.ts";
 
 /** The first line of a session file, and the identity of a session. */
 export interface SessionHeader {

@@ -25,8 +25,8 @@ import { layerTempJsonlStore } from "@palimpsest/session/testing";
 import { eventJsonSchema } from "@palimpsest/session/schema";
 import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
-import { thenFails } from "./_helpers/then.ts";
-import { user as userLine } from "./_helpers/build.ts";
+import { thenFails } from "../_helpers/then.ts";
+import { user as userLine } from "../_helpers/build.ts";
 
 const user = (seq: number, extra: object = {}) => ({
   ...userLine(seq, { time: 0 }),

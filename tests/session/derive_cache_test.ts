@@ -19,8 +19,8 @@ import {
   type Surface,
 } from "@palimpsest/session";
 import { applyEventResult, emptySurfaceAt } from "@palimpsest/session/internal";
-import { restored } from "./_helpers/checkpoints.ts";
-import { storeOf } from "../src/surface/surface.ts";
+import { restored } from "../_helpers/checkpoints.ts";
+import { storeOf } from "../../src/surface/surface.ts";
 import {
   decoded,
   replace,
@@ -28,7 +28,7 @@ import {
   system,
   turnStart,
   user,
-} from "./_helpers/build.ts";
+} from "../_helpers/build.ts";
 import {
   buildLog,
   type Command,
@@ -36,7 +36,7 @@ import {
   logArb,
   replaceCommandArb,
   stepAt,
-} from "./_helpers/log_gen.ts";
+} from "../_helpers/log_gen.ts";
 
 /** The messages of a surface by a walk that shares nothing with the cache. */
 const walked = (surface: Surface): ReadonlyArray<Message> =>

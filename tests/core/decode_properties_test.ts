@@ -5,10 +5,10 @@ import { emptySurface } from "@palimpsest/session";
 import { applyEventResult, emptySurfaceAt } from "@palimpsest/session/internal";
 import { replayResult } from "@palimpsest/session";
 import { decodeEventResult, isOpaqueEvent } from "@palimpsest/session/schema";
-import { decodeDraftResult, ENVELOPE_KEYS } from "../src/decode.ts";
-import { decoded, s } from "./_helpers/build.ts";
-import { logArb } from "./_helpers/log_gen.ts";
-import { DECODE_TAGS, FOLD_TAGS } from "./_helpers/fuzz_compare.ts";
+import { decodeDraftResult, ENVELOPE_KEYS } from "../../src/core/decode.ts";
+import { decoded, s } from "../_helpers/build.ts";
+import { logArb } from "../_helpers/log_gen.ts";
+import { DECODE_TAGS, FOLD_TAGS } from "../_helpers/fuzz_compare.ts";
 
 const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u);

@@ -25,21 +25,21 @@
  *
  * @module
  */
-import { SessionSeq } from "./seq.ts";
+import { SessionSeq } from "../core/seq.ts";
 import {
   emptySurfaceAt,
   forEachMessage,
   replayResult,
   type Surface,
   surfaceEvent,
-} from "./surface/mod.ts";
+} from "../surface/mod.ts";
 import type {
   CompactionEndEvent,
   SessionEvent,
   StepEndEvent,
   ToolResultEvent,
   TurnEndEvent,
-} from "./event.ts";
+} from "../core/event.ts";
 
 /** Error code of a closer for a call whose `tool/call` was logged: the tool may have run. */
 export const TOOL_OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN" as const;

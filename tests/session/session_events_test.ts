@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Effect, Result } from "effect";
 import { Session, SessionSeq } from "@palimpsest/session";
-import { decoded, replace, turnStart, user } from "./_helpers/build.ts";
+import { decoded, replace, turnStart, user } from "../_helpers/build.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 

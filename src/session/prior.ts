@@ -7,8 +7,8 @@
  * @module
  * @internal
  */
-import type { SessionEvent } from "./event.ts";
-import { isObject } from "./json.ts";
+import type { SessionEvent } from "../core/event.ts";
+import { isObject } from "../core/json.ts";
 import type { Session } from "./session.ts";
 import { makeWorkTracker } from "./repair.ts";
 import {
@@ -16,7 +16,7 @@ import {
   logEvent,
   logEventsFrom,
   seqUnchecked,
-} from "./surface/surface.ts";
+} from "../surface/surface.ts";
 
 /** What the log before a session's first held event tells its readers. */
 export interface LogPrior {

@@ -4,7 +4,7 @@ import {
   deriveMessagesWithSources,
   emptySurface,
 } from "@palimpsest/session";
-import { fold } from "./_helpers/decider.ts";
+import { fold } from "../_helpers/decider.ts";
 import {
   assistant,
   opaque,
@@ -14,7 +14,7 @@ import {
   toolResult,
   turnStart,
   user,
-} from "./_helpers/build.ts";
+} from "../_helpers/build.ts";
 
 Deno.test("deriveMessages of the empty surface is empty", () => {
   assert.deepEqual(deriveMessages(emptySurface), []);

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Message } from "./message.ts";
+import type { Message } from "../core/message.ts";
 
 /** A `tool-call` block with no `tool-result` before the next assistant message (or the end). */
 export interface UnansweredToolCall {

@@ -6,12 +6,12 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { decodeDraftResult } from "./decode.ts";
-import { InvalidEventData } from "./errors.ts";
-import { copyJsonValue, type JsonIssue, judgeJsonValue } from "./json.ts";
-import type { SessionSeq } from "./seq.ts";
+import { decodeDraftResult } from "../core/decode.ts";
+import { InvalidEventData } from "../core/errors.ts";
+import { copyJsonValue, type JsonIssue, judgeJsonValue } from "../core/json.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import type { AppendError, EventDraft, Session } from "./session.ts";
-import { applyEventResult, type Surface } from "./surface/mod.ts";
+import { applyEventResult, type Surface } from "../surface/mod.ts";
 
 // The event a draft becomes: envelope keys only, in the canonical order,
 // holding the data as judged (or its copy) and the log's own copies of

@@ -11,9 +11,9 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
-import { toolResultDraft } from "./_helpers/build.ts";
-import { exitWithStore, tempDir } from "./_helpers/store.ts";
-import { failureOf, thenFails } from "./_helpers/then.ts";
+import { toolResultDraft } from "../_helpers/build.ts";
+import { exitWithStore, tempDir } from "../_helpers/store.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 
