@@ -30,7 +30,7 @@ import { interruptedTurnClosers, openWork } from "../session/repair.ts";
 import { type EventDraft, Session } from "../session/session.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/surface.ts";
 import type { CheckpointOptions } from "../store/checkpoints.ts";
-import { SessionStore } from "../store/store.ts";
+import { type SessionHandle, SessionStore } from "../store/store.ts";
 import { mulberry32 } from "./conformance_kit.ts";
 
 /** A source of numbers uniform in [0, 1). */
@@ -446,7 +446,7 @@ export const seed = (
   events: ReadonlyArray<SessionEvent>,
   cut: number,
   sizes: ReadonlyArray<number> = [0],
-) =>
+): Effect.Effect<void, unknown, SessionStore> =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
     yield* Effect.scoped(Effect.gen(function* () {
@@ -458,7 +458,10 @@ export const seed = (
       assert.equal(at, cut === 0 ? undefined : cut);
     }));
   });
-export const whole = (id: string) =>
+/** Opens `id` by a whole replay, without its checkpoint. */
+export const whole = (
+  id: string,
+): Effect.Effect<SessionHandle, unknown, SessionStore> =>
   Effect.gen(function* () {
     const store = yield* SessionStore;
     return yield* Effect.scoped(store.open(id, { wholeLog: true }));
