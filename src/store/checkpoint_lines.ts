@@ -23,10 +23,10 @@
 import * as Effect from "effect/Effect";
 import type { Vocabulary } from "../core/decode.ts";
 import type { SessionEvent } from "../core/event.ts";
-import {
-  type CheckpointReads,
-  type ReferencedEvents,
-  type StoredLines,
+import type {
+  CheckpointReads,
+  ReferencedEvents,
+  StoredLines,
 } from "../log/checkpoint.ts";
 import { decodeReferencedLine, makeRunBudget } from "../log/line.ts";
 
