@@ -29,20 +29,25 @@ const assistant = (content: unknown[], stopReason: string) => ({
   stopReason,
 });
 
+/** The session header, a prompt and the assistant's call `c1` to `ls`. */
+const listFilesCall: ReadonlyArray<string> = [
+  '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
+  entry("u1", null, { role: "user", content: "list files" }),
+  entry(
+    "a1",
+    "u1",
+    assistant([{
+      type: "toolCall",
+      id: "c1",
+      name: "ls",
+      arguments: {},
+    }], "toolUse"),
+  ),
+];
+
 Deno.test("a compaction keeping everything from the first entry puts the summary first, then the kept entries", async () => {
   const lines = [
-    '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
-    entry("u1", null, { role: "user", content: "list files" }),
-    entry(
-      "a1",
-      "u1",
-      assistant([{
-        type: "toolCall",
-        id: "c1",
-        name: "ls",
-        arguments: {},
-      }], "toolUse"),
-    ),
+    ...listFilesCall,
     entry("r1", "a1", {
       role: "toolResult",
       toolCallId: "c1",
@@ -91,18 +96,7 @@ Deno.test("a compaction keeping everything from the first entry puts the summary
 
 Deno.test("a compaction over a call with no result closes the turn first: no replacement shadows an unanswered call", async () => {
   const lines = [
-    '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
-    entry("u1", null, { role: "user", content: "list files" }),
-    entry(
-      "a1",
-      "u1",
-      assistant([{
-        type: "toolCall",
-        id: "c1",
-        name: "ls",
-        arguments: {},
-      }], "toolUse"),
-    ),
+    ...listFilesCall,
     JSON.stringify({
       type: "compaction",
       id: "k1",
