@@ -40,6 +40,7 @@ import {
 import { tempDir } from "../_helpers/store.ts";
 import { layerJsonlStore } from "@palimpsest/session";
 import { tools } from "./_tools.ts";
+import { within } from "../_helpers/deadline.ts";
 
 const DIALECTS: ReadonlyArray<Dialect> = [
   "openai-responses",
@@ -433,44 +434,16 @@ const FAULTS: ReadonlyArray<Fault> = [
  * Waits for `promise`, failing (instead of hanging the suite) if it has not
  * settled after 10 s: a bound on a broken run, not a timing assertion.
  */
-const settled = async (promise: Promise<void>, what: string) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${what} did not happen`)),
-          10_000,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const settled = (promise: Promise<void>, what: string): Promise<void> =>
+  within(promise, 10_000, `${what} did not happen`);
 
 /**
  * `run`, failing if it has not settled after 60 s (a turn that waits
  * forever): a bound on a broken run, not a timing assertion. The run is
  * left behind; the suite fails.
  */
-const bounded = async (run: Promise<void>, what: string) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      run,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${what} did not end`)),
-          60_000,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const bounded = (run: Promise<void>, what: string): Promise<void> =>
+  within(run, 60_000, `${what} did not end`);
 
 /** The call ids and result ids of a request body, in order. */
 const pairsIn = (

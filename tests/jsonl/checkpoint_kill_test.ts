@@ -18,13 +18,8 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect, type Scope } from "effect";
-import {
-  deriveMessages,
-  layerJsonlStore,
-  Session,
-  SessionStore,
-} from "@palimpsest/session";
-import { surfaceNodes } from "@palimpsest/session/internal";
+import { layerJsonlStore, SessionStore } from "@palimpsest/session";
+import { assertSameSession } from "../_helpers/checkpoints.ts";
 import { tempDir } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
 
@@ -169,23 +164,7 @@ const assertOpenIsReplay = async (root: string) => {
   );
   assert.equal(opened.report.checkpointRejected, undefined);
   assert.equal(opened.report.tornTail, undefined);
-  assert.equal(
-    opened.session.surface.nextSeq,
-    whole.session.surface.nextSeq,
-  );
-  assert.deepEqual(
-    surfaceNodes(opened.session.surface),
-    surfaceNodes(whole.session.surface),
-  );
-  assert.deepEqual(
-    deriveMessages(opened.session.surface),
-    deriveMessages(whole.session.surface),
-  );
-  const from = Session.heldFrom(opened.session);
-  assert.deepEqual(
-    Session.events(opened.session, from),
-    Session.events(whole.session, from),
-  );
+  assertSameSession(opened.session, whole.session);
   return opened.report.checkpoint;
 };
 
