@@ -30,6 +30,7 @@ import type {
 import assert from "node:assert/strict";
 import {
   type Dialect,
+  DIALECTS,
   type Loopback,
   modelFor,
   serveLoopback,
@@ -41,12 +42,6 @@ import { newSession } from "../ai/_session.ts";
 import { toolLayer, tools } from "./_tools.ts";
 import { drafts, toolResultDraft } from "../_helpers/build.ts";
 import { within } from "../_helpers/deadline.ts";
-
-const DIALECTS: ReadonlyArray<Dialect> = [
-  "openai-responses",
-  "openai-chat",
-  "anthropic",
-];
 
 const long = (n: number) =>
   "lorem ipsum ".repeat(Math.ceil(n / 12)).slice(0, n);

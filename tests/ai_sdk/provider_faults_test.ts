@@ -31,6 +31,7 @@ import {
   abortWatch,
   answerEvents,
   type Dialect,
+  DIALECTS,
   type Loopback,
   modelFor,
   type ScriptedCall,
@@ -41,12 +42,6 @@ import { tempDir } from "../_helpers/store.ts";
 import { layerJsonlStore } from "@palimpsest/session";
 import { tools } from "./_tools.ts";
 import { within } from "../_helpers/deadline.ts";
-
-const DIALECTS: ReadonlyArray<Dialect> = [
-  "openai-responses",
-  "openai-chat",
-  "anthropic",
-];
 
 /** What one fault left, for its own checks. */
 interface FaultRun {

@@ -17,10 +17,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Effect, type Scope } from "effect";
-import { layerJsonlStore, SessionStore } from "@palimpsest/session";
-import { assertSameSession } from "../_helpers/checkpoints.ts";
-import { tempDir } from "../_helpers/store.ts";
+import { Effect } from "effect";
+import { SessionStore } from "@palimpsest/session";
+import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
+import { tempDir, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
 
 const child = new URL("../store/checkpoint_kill_child.ts", import.meta.url)
@@ -143,24 +143,11 @@ const killAt = async (
   return reached;
 };
 
-const inStore = <A, E>(
-  root: string,
-  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
-): Promise<A> =>
-  Effect.runPromise(
-    Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
-  );
-
 /** An ordinary open and a whole replay of the session, compared. */
 const assertOpenIsReplay = async (root: string) => {
-  const { opened, whole } = await inStore(
+  const { opened, whole } = await withStore(
     root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const opened = yield* store.open("s");
-      const whole = yield* store.open("s", { wholeLog: true });
-      return { opened, whole };
-    }),
+    openedAndWhole("s"),
   );
   assert.equal(opened.report.checkpointRejected, undefined);
   assert.equal(opened.report.tornTail, undefined);
@@ -196,7 +183,7 @@ Deno.test(`${KILLS} writers killed during JSONL checkpoint writes: every open is
     if ((await assertOpenIsReplay(root)) !== undefined) fromCheckpoint++;
   }
   // A last run to the end writes checkpoints and leaves nothing behind.
-  const events = await inStore(
+  const events = await withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;

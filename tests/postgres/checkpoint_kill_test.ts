@@ -13,9 +13,9 @@
  */
 import assert from "node:assert/strict";
 import { Effect, type Scope } from "effect";
-import { SessionStore } from "@palimpsest/session";
+import type { SessionStore } from "@palimpsest/session";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { assertSameSession } from "../_helpers/checkpoints.ts";
+import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
 import { Rng } from "../_helpers/fuzz.ts";
 
@@ -71,12 +71,7 @@ const inStore = <A, E>(
 const assertOpenIsReplay = async (url: string) => {
   const { opened, whole } = await inStore(
     url,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const opened = yield* store.open("s");
-      const whole = yield* store.open("s", { wholeLog: true });
-      return { opened, whole };
-    }),
+    openedAndWhole("s"),
   );
   assert.equal(opened.report.checkpointRejected, undefined);
   assertSameSession(opened.session, whole.session);
