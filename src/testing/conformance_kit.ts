@@ -256,9 +256,13 @@ export const drafts = {
     toolResult(0, callId, text, { meta: { tool: "read" } }),
 } as const;
 
-/** One complete turn, as batches the way a harness appends them. */
+/**
+ * One complete turn, as batches the way a harness appends them; the tool
+ * answers with `resultText`.
+ */
 export const turnBatches = (
   turn: number,
+  resultText = "contents",
 ): ReadonlyArray<ReadonlyArray<EventDraft>> => {
   const callId = `c${turn}`;
   return [
@@ -275,7 +279,7 @@ export const turnBatches = (
       type: "tool/call",
       data: { turn, step: 0, callId, name: "read", arguments: "{}" },
     }],
-    [toolResult(turn, callId, "contents")],
+    [toolResult(turn, callId, resultText)],
     [
       assistantMessage(turn, `a${turn}`, [{ type: "text", text: "done" }]),
       { type: "step/end", data: { turn, step: 0 } },

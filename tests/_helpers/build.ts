@@ -30,6 +30,9 @@ import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import { drafts as storeDrafts } from "../../src/testing/conformance_kit.ts";
 
+/** One complete turn of the workload, as batches the way a harness appends them. */
+export { turnBatches } from "../../src/testing/conformance_kit.ts";
+
 /** A raw event: a parsed JSON object. */
 export type Raw = Record<string, unknown>;
 
@@ -409,25 +412,11 @@ export const toolResultDraft = (
     content: [{ type: "text", text }],
   });
 
-/** One complete turn of the workload, as batches the way a harness appends them. */
-export const turnBatches = (
-  turn: number,
-  resultText = "contents",
-): ReadonlyArray<ReadonlyArray<EventDraft>> => {
-  const callId = `c${turn}`;
-  return [
-    [
-      { type: "turn/start", data: { turn } },
-      { type: "step/start", data: { turn, step: 0 } },
-      drafts.user(`u${turn}`, `question ${turn}`),
-    ],
-    [assistantCallDraft(turn, 0, callId)],
-    [toolCallDraft(turn, 0, callId)],
-    [toolResultDraft(turn, 0, callId, resultText)],
-    [
-      assistantTextDraft(turn, 0, `a${turn}`),
-      { type: "step/end", data: { turn, step: 0 } },
-      { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
-    ],
-  ];
-};
+/**
+ * A new `assistant/message` at turn 1 calling `ls` (`c7`), by provider `p`,
+ * with no result: what the tests over
+ * `tests/fixtures/stored/shadowed-unanswered-call.jsonl` append to it.
+ */
+export const unansweredLs: EventDraft = assistantMessageDraft(1, 0, "a7", [
+  { type: "tool-call", id: "c7", name: "ls", arguments: "{}" },
+], { kind: "model", provider: "p", model: "m" });
