@@ -30,7 +30,12 @@ import { interruptedTurnClosers, openWork } from "../session/repair.ts";
 import { type EventDraft, Session } from "../session/session.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/surface.ts";
 import type { CheckpointOptions } from "../store/checkpoints.ts";
-import { SessionStore } from "../store/store.ts";
+import {
+  type CreateError,
+  SessionStore,
+  type WriteError,
+} from "../store/store.ts";
+import type { SurfaceError } from "../core/errors.ts";
 import { mulberry32 } from "./conformance_kit.ts";
 
 /** A source of numbers uniform in [0, 1). */
@@ -439,6 +444,16 @@ export const use = <A, E>(
       return yield* f(yield* SessionStore);
     }),
   );
+/** Creates session `header.id` and appends `events` in one batch. */
+export const storeEvents = (
+  store: SessionStore,
+  header: Session["header"],
+  events: ReadonlyArray<SessionEvent>,
+): Effect.Effect<void, CreateError | SurfaceError | WriteError> =>
+  Effect.scoped(Effect.gen(function* () {
+    const writer = yield* store.create(header);
+    yield* store.appendEvents(writer, events);
+  }));
 /** Stores `events` as `id` in batches, with a checkpoint after `cut`. */
 export const seed = (
   id: string,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 
 /** A child process that reads lines on stdin and prints lines on stdout. */
 export interface LineProcess {
@@ -78,4 +79,22 @@ export const spawnLineProcess = (
     },
     status,
   };
+};
+
+/**
+ * The pid a child announces on its first line (`pid N`), read from its
+ * decoded stdout; the rest of the output stays in `reader`.
+ */
+export const readPid = async (
+  reader: ReadableStreamDefaultReader<string>,
+): Promise<number> => {
+  let out = "";
+  while (!out.includes("\n")) {
+    const next = await reader.read();
+    if (next.done) break;
+    out += next.value;
+  }
+  const pid = Number(/^pid (\d+)/.exec(out)?.[1]);
+  assert.ok(pid > 0, out);
+  return pid;
 };

@@ -22,6 +22,7 @@ import { SessionStore } from "@palimpsest/session";
 import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
+import { readPid } from "../_helpers/line_process.ts";
 
 const child = new URL("../store/checkpoint_kill_child.ts", import.meta.url)
   .pathname;
@@ -106,14 +107,7 @@ const killAt = async (
   );
   const reader = traced.stdout.pipeThrough(new TextDecoderStream())
     .getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const next = await reader.read();
-    if (next.done) break;
-    out += next.value;
-  }
-  const pid = Number(/^pid (\d+)/.exec(out)?.[1]);
-  assert.ok(pid > 0, out);
+  const pid = await readPid(reader);
   const deadline = Date.now() + 30_000;
   let reached = false;
   const exited = traced.status.then(() => true);
