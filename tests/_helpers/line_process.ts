@@ -98,3 +98,17 @@ export const readPid = async (
   assert.ok(pid > 0, out);
   return pid;
 };
+
+/**
+ * strace arguments that trace `calls` (comma-separated system call names)
+ * and delay each of them by `delayUs` microseconds on entry.
+ */
+export const delaying = (
+  calls: string,
+  delayUs: number,
+): ReadonlyArray<string> => [
+  "-e",
+  `trace=${calls}`,
+  "-e",
+  `inject=${calls}:delay_enter=${delayUs}`,
+];

@@ -22,7 +22,7 @@ import { spawnSync } from "node:child_process";
 import { publishBytes } from "../../src/fs/durable_file.ts";
 import { createOwnedTemp, releaseOwnedTemp } from "../../src/fs/owner.ts";
 import { tempDir } from "../_helpers/store.ts";
-import { readPid } from "../_helpers/line_process.ts";
+import { delaying, readPid } from "../_helpers/line_process.ts";
 
 const child = new URL("./publish_child.ts", import.meta.url).pathname;
 
@@ -64,10 +64,7 @@ const killMidPublish = async (op: string, dir: string): Promise<void> => {
       "-y",
       "-o",
       log,
-      "-e",
-      "trace=fsync,fdatasync",
-      "-e",
-      "inject=fsync,fdatasync:delay_enter=1000000",
+      ...delaying("fsync,fdatasync", 1_000_000),
       Deno.execPath(),
       "run",
       "-A",

@@ -22,7 +22,7 @@ import { SessionStore } from "@palimpsest/session";
 import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
-import { readPid } from "../_helpers/line_process.ts";
+import { delaying, readPid } from "../_helpers/line_process.ts";
 
 const child = new URL("../store/checkpoint_kill_child.ts", import.meta.url)
   .pathname;
@@ -85,10 +85,7 @@ const killAt = async (
       "-y",
       "-o",
       log,
-      "-e",
-      "trace=fsync,rename,renameat,renameat2",
-      "-e",
-      "inject=fsync,rename,renameat,renameat2:delay_enter=40000",
+      ...delaying("fsync,rename,renameat,renameat2", 40_000),
       Deno.execPath(),
       "run",
       "-A",
