@@ -112,3 +112,21 @@ export const delaying = (
   "-e",
   `inject=${calls}:delay_enter=${delayUs}`,
 ];
+
+/**
+ * strace arguments that follow every thread of the traced program, write
+ * the trace (with file descriptors' paths) to `log`, and delay each of
+ * `calls` as {@link delaying} does.
+ */
+export const tracingInto = (
+  log: string,
+  calls: string,
+  delayUs: number,
+): ReadonlyArray<string> => [
+  "-f",
+  "-qq",
+  "-y",
+  "-o",
+  log,
+  ...delaying(calls, delayUs),
+];

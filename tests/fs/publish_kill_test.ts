@@ -22,7 +22,7 @@ import { spawnSync } from "node:child_process";
 import { publishBytes } from "../../src/fs/durable_file.ts";
 import { createOwnedTemp, releaseOwnedTemp } from "../../src/fs/owner.ts";
 import { tempDir } from "../_helpers/store.ts";
-import { delaying, readPid } from "../_helpers/line_process.ts";
+import { readPid, tracingInto } from "../_helpers/line_process.ts";
 
 const child = new URL("./publish_child.ts", import.meta.url).pathname;
 
@@ -59,12 +59,7 @@ const killMidPublish = async (op: string, dir: string): Promise<void> => {
   const log = path.join(dir, `strace.${op}.${randomUUID()}.log`);
   const traced = new Deno.Command("strace", {
     args: [
-      "-f",
-      "-qq",
-      "-y",
-      "-o",
-      log,
-      ...delaying("fsync,fdatasync", 1_000_000),
+      ...tracingInto(log, "fsync,fdatasync", 1_000_000),
       Deno.execPath(),
       "run",
       "-A",

@@ -22,7 +22,7 @@ import { SessionStore } from "@palimpsest/session";
 import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
-import { delaying, readPid } from "../_helpers/line_process.ts";
+import { readPid, tracingInto } from "../_helpers/line_process.ts";
 
 const child = new URL("../store/checkpoint_kill_child.ts", import.meta.url)
   .pathname;
@@ -80,12 +80,7 @@ const killAt = async (
   const errors = path.join(path.dirname(root), "child.stderr");
   const traced = new Deno.Command("strace", {
     args: [
-      "-f",
-      "-qq",
-      "-y",
-      "-o",
-      log,
-      ...delaying("fsync,rename,renameat,renameat2", 40_000),
+      ...tracingInto(log, "fsync,rename,renameat,renameat2", 40_000),
       Deno.execPath(),
       "run",
       "-A",
