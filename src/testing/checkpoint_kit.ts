@@ -36,7 +36,7 @@ import {
   type WriteError,
 } from "../store/store.ts";
 import type { SurfaceError } from "../core/errors.ts";
-import { mulberry32 } from "./conformance_kit.ts";
+import { assistantMessageDraft, mulberry32 } from "./conformance_kit.ts";
 
 /** A source of numbers uniform in [0, 1). */
 export type Random = () => number;
@@ -129,29 +129,17 @@ export const planDrafts = (p: GenPlan, prefix = ""): EventDraft[] => {
     t.steps.forEach((s, step) => {
       const callId = (k: number) => `${prefix}c${turn}.${step}.${k}`;
       drafts.push(Draft.stepStart(turn, step));
-      drafts.push({
-        type: "assistant/message",
-        surfaceOp: "append",
-        data: {
-          turn,
-          step,
-          stream: [],
-          message: {
-            id: `${prefix}a${turn}.${step}`,
-            role: "assistant",
-            content: [
-              ...text(s.text),
-              ...s.calls.map((c, k) => ({
-                type: "tool-call" as const,
-                id: callId(k),
-                name: c.name,
-                arguments: "{}",
-              })),
-            ],
-            source: { kind: "model", provider: "p", model: "m" },
-          },
-        },
-      });
+      drafts.push(
+        assistantMessageDraft(turn, step, `${prefix}a${turn}.${step}`, [
+          ...text(s.text),
+          ...s.calls.map((c, k) => ({
+            type: "tool-call" as const,
+            id: callId(k),
+            name: c.name,
+            arguments: "{}",
+          })),
+        ], { kind: "model", provider: "p", model: "m" }),
+      );
       s.calls.forEach((c, k) => {
         drafts.push(Draft.toolCall({
           turn,

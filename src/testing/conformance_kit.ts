@@ -21,7 +21,7 @@ import type * as Scope from "effect/Scope";
 import { Draft } from "../session/drafts.ts";
 import type { EventDraft } from "../session/session.ts";
 import type { SessionEvent } from "../core/event.ts";
-import type { ContentBlock } from "../core/message.ts";
+import type { ContentBlock, MessageSource } from "../core/message.ts";
 import { Session } from "../session/session.ts";
 import { SessionStore } from "../store/store.ts";
 
@@ -181,24 +181,27 @@ export const failureOf = <A, E>(
   return found.error;
 };
 
-/** `assistant/message`, appended, by the test model, with an empty stream. */
-const assistantMessage = (
+/** The source of the suites' assistant messages. */
+const testModel = { kind: "model", provider: "test", model: "m" } as const;
+
+/**
+ * `assistant/message`, appended, with `content` by `source` (the test model
+ * unless given) and an empty stream.
+ */
+export const assistantMessageDraft = (
   turn: number,
+  step: number,
   id: string,
   content: ReadonlyArray<ContentBlock>,
+  source: Extract<MessageSource, { kind: "model" }> = testModel,
 ): EventDraft => ({
   type: "assistant/message",
   surfaceOp: "append",
   data: {
     turn,
-    step: 0,
+    step,
     stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content,
-      source: { kind: "model", provider: "test", model: "m" },
-    },
+    message: { id, role: "assistant", content, source },
   },
 });
 
@@ -271,7 +274,7 @@ export const turnBatches = (
       { type: "step/start", data: { turn, step: 0 } },
       drafts.user(`u${turn}`, `question ${turn}`),
     ],
-    [assistantMessage(turn, `a-${callId}`, [
+    [assistantMessageDraft(turn, 0, `a-${callId}`, [
       { type: "text", text: "let me look" },
       { type: "tool-call", id: callId, name: "read", arguments: "{}" },
     ])],
@@ -281,7 +284,10 @@ export const turnBatches = (
     }],
     [toolResult(turn, callId, resultText)],
     [
-      assistantMessage(turn, `a${turn}`, [{ type: "text", text: "done" }]),
+      assistantMessageDraft(turn, 0, `a${turn}`, [{
+        type: "text",
+        text: "done",
+      }]),
       { type: "step/end", data: { turn, step: 0 } },
       { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
     ],

@@ -17,10 +17,8 @@
 import { Effect, Result } from "effect";
 import {
   compact,
-  type ContentBlock,
   Draft,
   type EventDraft,
-  type MessageSource,
   Session,
   type SessionEvent,
   SessionSeq,
@@ -28,10 +26,16 @@ import {
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { drafts as storeDrafts } from "../../src/testing/conformance_kit.ts";
+import {
+  assistantMessageDraft,
+  drafts as storeDrafts,
+} from "../../src/testing/conformance_kit.ts";
 
 /** One complete turn of the workload, as batches the way a harness appends them. */
-export { turnBatches } from "../../src/testing/conformance_kit.ts";
+export {
+  assistantMessageDraft,
+  turnBatches,
+} from "../../src/testing/conformance_kit.ts";
 
 /** A raw event: a parsed JSON object. */
 export type Raw = Record<string, unknown>;
@@ -319,29 +323,6 @@ export const compacted = (
 
 // ---------------------------------------------------------------------------
 // Drafts of the standard workload
-
-const model = { kind: "model", provider: "test", model: "m" } as const;
-
-/**
- * `assistant/message`, appended, with `content` by `source` (the test model
- * unless given) and an empty stream.
- */
-export const assistantMessageDraft = (
-  turn: number,
-  step: number,
-  id: string,
-  content: ReadonlyArray<ContentBlock>,
-  source: Extract<MessageSource, { kind: "model" }> = model,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: { id, role: "assistant", content, source },
-  },
-});
 
 /** `assistant/message` with one `tool-call` block. */
 export const assistantCallDraft = (
