@@ -36,7 +36,11 @@ import {
   type WriteError,
 } from "../store/store.ts";
 import type { SurfaceError } from "../core/errors.ts";
-import { assistantMessageDraft, mulberry32 } from "./conformance_kit.ts";
+import {
+  assistantMessageDraft,
+  mulberry32,
+  toolResultMessageDraft,
+} from "./conformance_kit.ts";
 
 /** A source of numbers uniform in [0, 1). */
 export type Random = () => number;
@@ -148,29 +152,15 @@ export const planDrafts = (p: GenPlan, prefix = ""): EventDraft[] => {
           name: c.name,
           arguments: "{}",
         }));
-        drafts.push({
-          type: "tool/result",
-          surfaceOp: "append",
-          data: {
-            turn,
-            step,
-            message: {
-              id: `r${callId(k)}`,
-              role: "user",
-              content: [{
-                type: "tool-result",
-                toolCallId: callId(k),
-                content: c.result === ""
-                  ? []
-                  : [{ type: "text", text: c.result }],
-                ...(c.isError ? { isError: true } : {}),
-              }],
-              source: { kind: "tool", callId: callId(k) },
-            },
-            ...(c.isError ? { error: { name: "Failed", code: "E" } } : {}),
-            meta: { k },
-          },
-        });
+        drafts.push(toolResultMessageDraft(turn, step, `r${callId(k)}`, {
+          type: "tool-result",
+          toolCallId: callId(k),
+          content: c.result === "" ? [] : [{ type: "text", text: c.result }],
+          ...(c.isError ? { isError: true } : {}),
+        }, {
+          ...(c.isError ? { error: { name: "Failed", code: "E" } } : {}),
+          meta: { k },
+        }));
       });
       drafts.push(Draft.stepEnd(turn, step));
     });

@@ -21,7 +21,11 @@ import type * as Scope from "effect/Scope";
 import { Draft } from "../session/drafts.ts";
 import type { EventDraft } from "../session/session.ts";
 import type { SessionEvent } from "../core/event.ts";
-import type { ContentBlock, MessageSource } from "../core/message.ts";
+import type {
+  ContentBlock,
+  MessageSource,
+  ToolResultBlock,
+} from "../core/message.ts";
 import { Session } from "../session/session.ts";
 import { SessionStore } from "../store/store.ts";
 
@@ -205,31 +209,45 @@ export const assistantMessageDraft = (
   },
 });
 
+/**
+ * `tool/result`, appended: message `id` holding `block`, by the tool that
+ * `block` answers, with the `error` and `meta` of `extra` when given.
+ */
+export const toolResultMessageDraft = (
+  turn: number,
+  step: number,
+  id: string,
+  block: ToolResultBlock,
+  extra: { readonly error?: { name: string; code: string }; meta?: unknown } =
+    {},
+): EventDraft => ({
+  type: "tool/result",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
+    message: {
+      id,
+      role: "user",
+      content: [block],
+      source: { kind: "tool", callId: block.toolCallId },
+    },
+    ...extra,
+  },
+});
+
 /** `tool/result`, appended, answering `callId` with `text`. */
 const toolResult = (
   turn: number,
   callId: string,
   text: string,
   extra: { readonly meta?: unknown } = {},
-): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step: 0,
-    message: {
-      id: `r-${callId}`,
-      role: "user",
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text }],
-      }],
-      source: { kind: "tool", callId },
-    },
-    ...extra,
-  },
-});
+): EventDraft =>
+  toolResultMessageDraft(turn, 0, `r-${callId}`, {
+    type: "tool-result",
+    toolCallId: callId,
+    content: [{ type: "text", text }],
+  }, extra);
 
 /** The suite's drafts, at turn 0, step 0. */
 export const drafts = {

@@ -22,18 +22,19 @@ import {
   Session,
   type SessionEvent,
   SessionSeq,
-  type ToolResultBlock,
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   assistantMessageDraft,
   drafts as storeDrafts,
+  toolResultMessageDraft,
 } from "../../src/testing/conformance_kit.ts";
 
 /** One complete turn of the workload, as batches the way a harness appends them. */
 export {
   assistantMessageDraft,
+  toolResultMessageDraft,
   turnBatches,
 } from "../../src/testing/conformance_kit.ts";
 
@@ -351,33 +352,6 @@ export const toolCallDraft = (
 ): EventDraft => ({
   type: "tool/call",
   data: { turn, step, callId, name: "read", arguments: "{}" },
-});
-
-/**
- * `tool/result`, appended: message `id` holding `block`, by the tool that
- * `block` answers, with the `error` and `meta` of `extra` when given.
- */
-export const toolResultMessageDraft = (
-  turn: number,
-  step: number,
-  id: string,
-  block: ToolResultBlock,
-  extra: { readonly error?: { name: string; code: string }; meta?: unknown } =
-    {},
-): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    message: {
-      id,
-      role: "user",
-      content: [block],
-      source: { kind: "tool", callId: block.toolCallId },
-    },
-    ...extra,
-  },
 });
 
 /** `tool/result` answering `callId`. */
