@@ -20,7 +20,6 @@ import {
   openWork,
   Session,
   type SessionEvent,
-  SessionStore,
 } from "@palimpsest/session";
 import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
 import { makeAiSdkModel } from "@palimpsest/session/ai-sdk";
@@ -42,6 +41,7 @@ import { tempDir } from "../_helpers/store.ts";
 import { layerJsonlStore } from "@palimpsest/session";
 import { tools } from "./_tools.ts";
 import { within } from "../_helpers/deadline.ts";
+import { newSession } from "../ai/_session.ts";
 
 /** What one fault left, for its own checks. */
 interface FaultRun {
@@ -543,12 +543,7 @@ const runFault = async (fault: Fault, dialect: Dialect): Promise<void> => {
     const { exits, next, session, acknowledged, reopened } = await Effect
       .runPromise(
         Effect.gen(function* () {
-          const store = yield* SessionStore;
-          const handle = yield* store.create({
-            id: "s",
-            createdAt: 0,
-            isSeeded: false,
-          });
+          const { store, handle } = yield* newSession();
           const toolkit = yield* tools;
           // One request per turn: each fault is served once, and what the
           // turn does with it is the point (a passing failure would be sent
