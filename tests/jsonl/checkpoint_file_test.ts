@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { Draft, layerJsonlStore, SessionStore } from "@palimpsest/session";
+import { Draft, SessionStore } from "@palimpsest/session";
 import { tempDir, withStore } from "../_helpers/store.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
