@@ -94,6 +94,28 @@ const report = (
   return okOutcome(json, lines);
 };
 
+/**
+ * The report of a repair that was written: the work left open is that of
+ * the log before the closers. The session was opened with its whole log,
+ * so every event is held.
+ */
+const repairedReport = (
+  file: string,
+  closers: ReadonlyArray<SessionEvent>,
+  session: Session,
+  torn: { readonly offset: number; readonly bytes: number } | undefined,
+) => {
+  const all = Result.getOrThrow(Session.events(session));
+  return report(
+    file,
+    false,
+    closers,
+    session.surface,
+    torn,
+    openWork(all.slice(0, all.length - closers.length)),
+  );
+};
+
 /** The `repair` command. */
 export const repairCommand: Command = {
   spec: {
@@ -162,31 +184,13 @@ export const repairCommand: Command = {
           return failureOutcome(codeOf(error._tag), file, error);
         }
         const { closers, session } = repaired.success;
-        // Opened with its whole log: every event is held.
-        const events = Result.getOrThrow(Session.events(session));
-        return report(
-          file,
-          false,
-          closers,
-          session.surface,
-          undefined,
-          openWork(events.slice(0, events.length - closers.length)),
-        );
+        return repairedReport(file, closers, session, undefined);
       }
       const done = yield* Effect.result(repairFile(file));
       if (done._tag === "Failure") {
         return failureOutcome(codeOf(done.failure._tag), file, done.failure);
       }
       const { closers, session, cutTornTail } = done.success;
-      // repairFile reads the whole log: every event is held.
-      const all = Result.getOrThrow(Session.events(session));
-      return report(
-        file,
-        false,
-        closers,
-        session.surface,
-        cutTornTail,
-        openWork(all.slice(0, all.length - closers.length)),
-      );
+      return repairedReport(file, closers, session, cutTornTail);
     }),
 };

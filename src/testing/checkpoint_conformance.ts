@@ -44,6 +44,7 @@ import {
   nats,
   run,
   seed,
+  storeEvents,
   texts,
   use,
   whole,
@@ -213,13 +214,7 @@ export function checkpointConformance(
           const id = fresh("lean");
           const got = await use(made, (store) =>
             Effect.gen(function* () {
-              yield* Effect.scoped(Effect.gen(function* () {
-                const writer = yield* store.create({
-                  ...session.header,
-                  id,
-                });
-                yield* store.appendEvents(writer, events);
-              }));
+              yield* storeEvents(store, { ...session.header, id }, events);
               const reader = yield* store.open(id);
               const writer = yield* store.open(id, { mode: "write" });
               return {

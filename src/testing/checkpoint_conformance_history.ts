@@ -30,6 +30,7 @@ import {
   reforged,
   run,
   seed,
+  storeEvents,
   use,
 } from "./checkpoint_kit.ts";
 import { mulberry32 } from "./conformance_kit.ts";
@@ -206,13 +207,7 @@ export const historyTests = (suite: CheckpointSuite): void => {
           const id = fresh("late");
           const got = await use(made, (store) =>
             Effect.gen(function* () {
-              yield* Effect.scoped(Effect.gen(function* () {
-                const writer = yield* store.create({
-                  ...session.header,
-                  id,
-                });
-                yield* store.appendEvents(writer, events);
-              }));
+              yield* storeEvents(store, { ...session.header, id }, events);
               const before = yield* Effect.promise(() => made.get(id));
               const written = yield* Effect.scoped(Effect.gen(function* () {
                 const writer = yield* store.open(id, { mode: "write" });

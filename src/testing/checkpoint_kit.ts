@@ -30,8 +30,18 @@ import { interruptedTurnClosers, openWork } from "../session/repair.ts";
 import { type EventDraft, Session } from "../session/session.ts";
 import { surfaceEvent, surfaceNodes } from "../surface/surface.ts";
 import type { CheckpointOptions } from "../store/checkpoints.ts";
-import { type SessionHandle, SessionStore } from "../store/store.ts";
-import { mulberry32 } from "./conformance_kit.ts";
+import {
+  type CreateError,
+  type SessionHandle,
+  SessionStore,
+  type WriteError,
+} from "../store/store.ts";
+import type { SurfaceError } from "../core/errors.ts";
+import {
+  assistantMessageDraft,
+  mulberry32,
+  toolResultMessageDraft,
+} from "./conformance_kit.ts";
 
 /** A source of numbers uniform in [0, 1). */
 export type Random = () => number;
@@ -124,29 +134,17 @@ export const planDrafts = (p: GenPlan, prefix = ""): EventDraft[] => {
     t.steps.forEach((s, step) => {
       const callId = (k: number) => `${prefix}c${turn}.${step}.${k}`;
       drafts.push(Draft.stepStart(turn, step));
-      drafts.push({
-        type: "assistant/message",
-        surfaceOp: "append",
-        data: {
-          turn,
-          step,
-          stream: [],
-          message: {
-            id: `${prefix}a${turn}.${step}`,
-            role: "assistant",
-            content: [
-              ...text(s.text),
-              ...s.calls.map((c, k) => ({
-                type: "tool-call" as const,
-                id: callId(k),
-                name: c.name,
-                arguments: "{}",
-              })),
-            ],
-            source: { kind: "model", provider: "p", model: "m" },
-          },
-        },
-      });
+      drafts.push(
+        assistantMessageDraft(turn, step, `${prefix}a${turn}.${step}`, [
+          ...text(s.text),
+          ...s.calls.map((c, k) => ({
+            type: "tool-call" as const,
+            id: callId(k),
+            name: c.name,
+            arguments: "{}",
+          })),
+        ], { kind: "model", provider: "p", model: "m" }),
+      );
       s.calls.forEach((c, k) => {
         drafts.push(Draft.toolCall({
           turn,
@@ -155,29 +153,15 @@ export const planDrafts = (p: GenPlan, prefix = ""): EventDraft[] => {
           name: c.name,
           arguments: "{}",
         }));
-        drafts.push({
-          type: "tool/result",
-          surfaceOp: "append",
-          data: {
-            turn,
-            step,
-            message: {
-              id: `r${callId(k)}`,
-              role: "user",
-              content: [{
-                type: "tool-result",
-                toolCallId: callId(k),
-                content: c.result === ""
-                  ? []
-                  : [{ type: "text", text: c.result }],
-                ...(c.isError ? { isError: true } : {}),
-              }],
-              source: { kind: "tool", callId: callId(k) },
-            },
-            ...(c.isError ? { error: { name: "Failed", code: "E" } } : {}),
-            meta: { k },
-          },
-        });
+        drafts.push(toolResultMessageDraft(turn, step, `r${callId(k)}`, {
+          type: "tool-result",
+          toolCallId: callId(k),
+          content: c.result === "" ? [] : [{ type: "text", text: c.result }],
+          ...(c.isError ? { isError: true } : {}),
+        }, {
+          ...(c.isError ? { error: { name: "Failed", code: "E" } } : {}),
+          meta: { k },
+        }));
       });
       drafts.push(Draft.stepEnd(turn, step));
     });
@@ -439,6 +423,16 @@ export const use = <A, E>(
       return yield* f(yield* SessionStore);
     }),
   );
+/** Creates session `header.id` and appends `events` in one batch. */
+export const storeEvents = (
+  store: SessionStore,
+  header: Session["header"],
+  events: ReadonlyArray<SessionEvent>,
+): Effect.Effect<void, CreateError | SurfaceError | WriteError> =>
+  Effect.scoped(Effect.gen(function* () {
+    const writer = yield* store.create(header);
+    yield* store.appendEvents(writer, events);
+  }));
 /** Stores `events` as `id` in batches, with a checkpoint after `cut`. */
 export const seed = (
   id: string,

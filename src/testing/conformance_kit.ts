@@ -21,7 +21,11 @@ import type * as Scope from "effect/Scope";
 import { Draft } from "../session/drafts.ts";
 import type { EventDraft } from "../session/session.ts";
 import type { SessionEvent } from "../core/event.ts";
-import type { ContentBlock } from "../core/message.ts";
+import type {
+  ContentBlock,
+  MessageSource,
+  ToolResultBlock,
+} from "../core/message.ts";
 import { Session } from "../session/session.ts";
 import { SessionStore } from "../store/store.ts";
 
@@ -181,24 +185,54 @@ export const failureOf = <A, E>(
   return found.error;
 };
 
-/** `assistant/message`, appended, by the test model, with an empty stream. */
-const assistantMessage = (
+/** The source of the suites' assistant messages. */
+const testModel = { kind: "model", provider: "test", model: "m" } as const;
+
+/**
+ * `assistant/message`, appended, with `content` by `source` (the test model
+ * unless given) and an empty stream.
+ */
+export const assistantMessageDraft = (
   turn: number,
+  step: number,
   id: string,
   content: ReadonlyArray<ContentBlock>,
+  source: Extract<MessageSource, { kind: "model" }> = testModel,
 ): EventDraft => ({
   type: "assistant/message",
   surfaceOp: "append",
   data: {
     turn,
-    step: 0,
+    step,
     stream: [],
+    message: { id, role: "assistant", content, source },
+  },
+});
+
+/**
+ * `tool/result`, appended: message `id` holding `block`, by the tool that
+ * `block` answers, with the `error` and `meta` of `extra` when given.
+ */
+export const toolResultMessageDraft = (
+  turn: number,
+  step: number,
+  id: string,
+  block: ToolResultBlock,
+  extra: { readonly error?: { name: string; code: string }; meta?: unknown } =
+    {},
+): EventDraft => ({
+  type: "tool/result",
+  surfaceOp: "append",
+  data: {
+    turn,
+    step,
     message: {
       id,
-      role: "assistant",
-      content,
-      source: { kind: "model", provider: "test", model: "m" },
+      role: "user",
+      content: [block],
+      source: { kind: "tool", callId: block.toolCallId },
     },
+    ...extra,
   },
 });
 
@@ -208,25 +242,12 @@ const toolResult = (
   callId: string,
   text: string,
   extra: { readonly meta?: unknown } = {},
-): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step: 0,
-    message: {
-      id: `r-${callId}`,
-      role: "user",
-      content: [{
-        type: "tool-result",
-        toolCallId: callId,
-        content: [{ type: "text", text }],
-      }],
-      source: { kind: "tool", callId },
-    },
-    ...extra,
-  },
-});
+): EventDraft =>
+  toolResultMessageDraft(turn, 0, `r-${callId}`, {
+    type: "tool-result",
+    toolCallId: callId,
+    content: [{ type: "text", text }],
+  }, extra);
 
 /** The suite's drafts, at turn 0, step 0. */
 export const drafts = {
@@ -256,9 +277,13 @@ export const drafts = {
     toolResult(0, callId, text, { meta: { tool: "read" } }),
 } as const;
 
-/** One complete turn, as batches the way a harness appends them. */
+/**
+ * One complete turn, as batches the way a harness appends them; the tool
+ * answers with `resultText`.
+ */
 export const turnBatches = (
   turn: number,
+  resultText = "contents",
 ): ReadonlyArray<ReadonlyArray<EventDraft>> => {
   const callId = `c${turn}`;
   return [
@@ -267,7 +292,7 @@ export const turnBatches = (
       { type: "step/start", data: { turn, step: 0 } },
       drafts.user(`u${turn}`, `question ${turn}`),
     ],
-    [assistantMessage(turn, `a-${callId}`, [
+    [assistantMessageDraft(turn, 0, `a-${callId}`, [
       { type: "text", text: "let me look" },
       { type: "tool-call", id: callId, name: "read", arguments: "{}" },
     ])],
@@ -275,9 +300,12 @@ export const turnBatches = (
       type: "tool/call",
       data: { turn, step: 0, callId, name: "read", arguments: "{}" },
     }],
-    [toolResult(turn, callId, "contents")],
+    [toolResult(turn, callId, resultText)],
     [
-      assistantMessage(turn, `a${turn}`, [{ type: "text", text: "done" }]),
+      assistantMessageDraft(turn, 0, `a${turn}`, [{
+        type: "text",
+        text: "done",
+      }]),
       { type: "step/end", data: { turn, step: 0 } },
       { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
     ],

@@ -17,18 +17,26 @@
 import { Effect, Result } from "effect";
 import {
   compact,
-  type ContentBlock,
   Draft,
   type EventDraft,
-  type MessageSource,
   Session,
   type SessionEvent,
   SessionSeq,
-  type ToolResultBlock,
 } from "@palimpsest/session";
 import type { DecodeOptions } from "@palimpsest/session/schema";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { drafts as storeDrafts } from "../../src/testing/conformance_kit.ts";
+import {
+  assistantMessageDraft,
+  drafts as storeDrafts,
+  toolResultMessageDraft,
+} from "../../src/testing/conformance_kit.ts";
+
+/** One complete turn of the workload, as batches the way a harness appends them. */
+export {
+  assistantMessageDraft,
+  toolResultMessageDraft,
+  turnBatches,
+} from "../../src/testing/conformance_kit.ts";
 
 /** A raw event: a parsed JSON object. */
 export type Raw = Record<string, unknown>;
@@ -317,29 +325,6 @@ export const compacted = (
 // ---------------------------------------------------------------------------
 // Drafts of the standard workload
 
-const model = { kind: "model", provider: "test", model: "m" } as const;
-
-/**
- * `assistant/message`, appended, with `content` by `source` (the test model
- * unless given) and an empty stream.
- */
-export const assistantMessageDraft = (
-  turn: number,
-  step: number,
-  id: string,
-  content: ReadonlyArray<ContentBlock>,
-  source: Extract<MessageSource, { kind: "model" }> = model,
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    stream: [],
-    message: { id, role: "assistant", content, source },
-  },
-});
-
 /** `assistant/message` with one `tool-call` block. */
 export const assistantCallDraft = (
   turn: number,
@@ -369,33 +354,6 @@ export const toolCallDraft = (
   data: { turn, step, callId, name: "read", arguments: "{}" },
 });
 
-/**
- * `tool/result`, appended: message `id` holding `block`, by the tool that
- * `block` answers, with the `error` and `meta` of `extra` when given.
- */
-export const toolResultMessageDraft = (
-  turn: number,
-  step: number,
-  id: string,
-  block: ToolResultBlock,
-  extra: { readonly error?: { name: string; code: string }; meta?: unknown } =
-    {},
-): EventDraft => ({
-  type: "tool/result",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step,
-    message: {
-      id,
-      role: "user",
-      content: [block],
-      source: { kind: "tool", callId: block.toolCallId },
-    },
-    ...extra,
-  },
-});
-
 /** `tool/result` answering `callId`. */
 export const toolResultDraft = (
   turn: number,
@@ -409,25 +367,11 @@ export const toolResultDraft = (
     content: [{ type: "text", text }],
   });
 
-/** One complete turn of the workload, as batches the way a harness appends them. */
-export const turnBatches = (
-  turn: number,
-  resultText = "contents",
-): ReadonlyArray<ReadonlyArray<EventDraft>> => {
-  const callId = `c${turn}`;
-  return [
-    [
-      { type: "turn/start", data: { turn } },
-      { type: "step/start", data: { turn, step: 0 } },
-      drafts.user(`u${turn}`, `question ${turn}`),
-    ],
-    [assistantCallDraft(turn, 0, callId)],
-    [toolCallDraft(turn, 0, callId)],
-    [toolResultDraft(turn, 0, callId, resultText)],
-    [
-      assistantTextDraft(turn, 0, `a${turn}`),
-      { type: "step/end", data: { turn, step: 0 } },
-      { type: "turn/end", data: { turn, reason: { kind: "completed" } } },
-    ],
-  ];
-};
+/**
+ * A new `assistant/message` at turn 1 calling `ls` (`c7`), by provider `p`,
+ * with no result: what the tests over
+ * `tests/fixtures/stored/shadowed-unanswered-call.jsonl` append to it.
+ */
+export const unansweredLs: EventDraft = assistantMessageDraft(1, 0, "a7", [
+  { type: "tool-call", id: "c7", name: "ls", arguments: "{}" },
+], { kind: "model", provider: "p", model: "m" });

@@ -5,9 +5,13 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { Effect, type Scope } from "effect";
 import {
+  type OpenError,
   type SessionEvent,
+  type SessionHandle,
   SessionSeq,
+  SessionStore,
   type Surface,
 } from "@palimpsest/session";
 import {
@@ -48,3 +52,19 @@ export const restored = (surface: Surface, heldFrom: number): Surface => {
     undefined,
   ) ?? assert.fail("the surface does not restore");
 };
+
+/**
+ * Session `id` opened the ordinary way (from its checkpoint, if any) and
+ * replayed whole, in the store of the context.
+ */
+export const openedAndWhole = (id: string): Effect.Effect<
+  { readonly opened: SessionHandle; readonly whole: SessionHandle },
+  OpenError,
+  SessionStore | Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore;
+    const opened = yield* store.open(id);
+    const whole = yield* store.open(id, { wholeLog: true });
+    return { opened, whole };
+  });

@@ -31,7 +31,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { makeJsonlStore, Session } from "@palimpsest/session";
 import { readSessionFile } from "@palimpsest/session/jsonl";
-import { type LineProcess, spawnLineProcess } from "./line_process.ts";
+import {
+  delaying,
+  type LineProcess,
+  spawnLineProcess,
+} from "./line_process.ts";
 
 const writerScript = new URL("../store/storm_writer.ts", import.meta.url)
   .pathname;
@@ -148,10 +152,7 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
         "-qq",
         "-o",
         "/dev/null",
-        "-e",
-        `trace=${CLAIM_CALLS}`,
-        "-e",
-        `inject=${CLAIM_CALLS}:delay_enter=${options.delayUs}`,
+        ...delaying(CLAIM_CALLS, options.delayUs),
         ...writer,
       ]
       : writer;

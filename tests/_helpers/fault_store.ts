@@ -170,6 +170,31 @@ export const bump = (record: Record<string, number>, key: string) => {
   record[key] = (record[key] ?? 0) + 1;
 };
 
+/**
+ * Counts one faulted run in `tally`: the faults it fired and its outcome.
+ * A defect is counted and fails the test, naming the fault point `at` and
+ * the cause.
+ *
+ * @returns The outcome's kind (`kindOf`).
+ */
+export const tallyRun = (
+  tally: Tally,
+  fired: number,
+  result: Exit.Exit<unknown, unknown>,
+  at: string,
+): string => {
+  tally.faults += fired;
+  const kind = kindOf(result);
+  bump(tally.outcomes, kind);
+  if (kind === "defect") {
+    tally.defects++;
+    assert.fail(
+      `${at}: ${kind}: ${Exit.isFailure(result) && Cause.pretty(result.cause)}`,
+    );
+  }
+  return kind;
+};
+
 /** The kind of an outcome: success, a failure's tag, or `defect`. */
 export const kindOf = (exit: Exit.Exit<unknown, unknown>): string => {
   if (Exit.isSuccess(exit)) return "success";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 
 /** A child process that reads lines on stdin and prints lines on stdout. */
 export interface LineProcess {
@@ -79,3 +80,53 @@ export const spawnLineProcess = (
     status,
   };
 };
+
+/**
+ * The pid a child announces on its first line (`pid N`), read from its
+ * decoded stdout; the rest of the output stays in `reader`.
+ */
+export const readPid = async (
+  reader: ReadableStreamDefaultReader<string>,
+): Promise<number> => {
+  let out = "";
+  while (!out.includes("\n")) {
+    const next = await reader.read();
+    if (next.done) break;
+    out += next.value;
+  }
+  const pid = Number(/^pid (\d+)/.exec(out)?.[1]);
+  assert.ok(pid > 0, out);
+  return pid;
+};
+
+/**
+ * strace arguments that trace `calls` (comma-separated system call names)
+ * and delay each of them by `delayUs` microseconds on entry.
+ */
+export const delaying = (
+  calls: string,
+  delayUs: number,
+): ReadonlyArray<string> => [
+  "-e",
+  `trace=${calls}`,
+  "-e",
+  `inject=${calls}:delay_enter=${delayUs}`,
+];
+
+/**
+ * strace arguments that follow every thread of the traced program, write
+ * the trace (with file descriptors' paths) to `log`, and delay each of
+ * `calls` as {@link delaying} does.
+ */
+export const tracingInto = (
+  log: string,
+  calls: string,
+  delayUs: number,
+): ReadonlyArray<string> => [
+  "-f",
+  "-qq",
+  "-y",
+  "-o",
+  log,
+  ...delaying(calls, delayUs),
+];

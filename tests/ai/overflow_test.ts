@@ -11,6 +11,7 @@ import { AiError, LanguageModel, type Prompt, Toolkit } from "effect/ai";
 import {
   checkTranscript,
   deriveMessages,
+  Draft,
   type EventDraft,
   layerMemoryStore,
   Session,
@@ -73,17 +74,6 @@ const denseProvider = (window: number) => {
 
 const cjk = (n: number): string => "漢字仮名交じり文".repeat(n / 8);
 
-const user = (id: string, t: string): EventDraft => ({
-  type: "user/message",
-  surfaceOp: "append",
-  data: {
-    id,
-    role: "user",
-    content: [{ type: "text", text: t }],
-    source: { kind: "user" },
-  },
-});
-
 const overflowTurn = (
   window: number,
   history: ReadonlyArray<EventDraft>,
@@ -113,7 +103,7 @@ const overflowTurn = (
 
 const history = Array.from(
   { length: 12 },
-  (_, i) => user(`u${i}`, cjk(2000)),
+  (_, i) => Draft.user(cjk(2000), { id: `u${i}` }),
 );
 
 Deno.test("an overflow of dense text under the estimate's budget compacts until the provider accepts", async () => {

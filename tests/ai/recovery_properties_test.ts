@@ -65,6 +65,19 @@ type Reply =
   | "overloaded";
 /** One reply to a summary request. */
 type Summary = "good" | "empty" | "blank" | "huge" | "fail" | "overloaded";
+/** Up to `maxLength` replies to summary requests, of every kind. */
+const summariesArb = (maxLength: number): fc.Arbitrary<Array<Summary>> =>
+  fc.array(
+    fc.constantFrom<Summary>(
+      "good",
+      "empty",
+      "blank",
+      "huge",
+      "fail",
+      "overloaded",
+    ),
+    { maxLength },
+  );
 
 const partsOf = (
   reply: Reply,
@@ -223,17 +236,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
         ),
         { maxLength: 4 },
       ),
-      summaries: fc.array(
-        fc.constantFrom<Summary>(
-          "good",
-          "empty",
-          "blank",
-          "huge",
-          "fail",
-          "overloaded",
-        ),
-        { maxLength: 3 },
-      ),
+      summaries: summariesArb(3),
       budget: fc.boolean(),
       cut: cutArb,
     }),
@@ -241,17 +244,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   fc.record({
     kind: fc.constant("compact" as const),
-    summaries: fc.array(
-      fc.constantFrom<Summary>(
-        "good",
-        "empty",
-        "blank",
-        "huge",
-        "fail",
-        "overloaded",
-      ),
-      { maxLength: 2 },
-    ),
+    summaries: summariesArb(2),
     cut: cutArb,
   }),
   fc.constant({ kind: "prune" as const }),

@@ -24,6 +24,13 @@ import { schemaChecks, type Target } from "../_helpers/provider_schemas.ts";
 /** The three wire formats served. */
 export type Dialect = "openai-responses" | "openai-chat" | "anthropic";
 
+/** Every dialect, each test runs against all of them. */
+export const DIALECTS: ReadonlyArray<Dialect> = [
+  "openai-responses",
+  "openai-chat",
+  "anthropic",
+];
+
 /**
  * The real AI SDK client of `dialect`, pointed at `baseURL`, sending its
  * requests through `fetch` (the global one by default).

@@ -258,32 +258,36 @@ Deno.test("a generateText loop keeps its log: steps, parallel calls, results, us
   assert.deepEqual(callsAndResults(fromLog), callsAndResults(sent));
 });
 
+/** A model whose one stream sends `parts`, then ends. */
+const streamingModel = (
+  parts: ReadonlyArray<LanguageModelV4StreamPart>,
+): MockLanguageModelV4 =>
+  new MockLanguageModelV4({
+    doStream: {
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    },
+  });
+
 Deno.test("a streamText result is recorded from its steps", async () => {
   const finish: LanguageModelV4StreamPart = {
     type: "finish",
     finishReason: { unified: "stop", raw: "stop" },
     usage,
   };
-  const model = new MockLanguageModelV4({
-    doStream: {
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          for (
-            const part of [
-              { type: "reasoning-start", id: "r" },
-              { type: "reasoning-delta", id: "r", delta: "thinking" },
-              { type: "reasoning-end", id: "r" },
-              { type: "text-start", id: "t" },
-              { type: "text-delta", id: "t", delta: "Hi there." },
-              { type: "text-end", id: "t" },
-              finish,
-            ] satisfies LanguageModelV4StreamPart[]
-          ) controller.enqueue(part);
-          controller.close();
-        },
-      }),
-    },
-  });
+  const model = streamingModel([
+    { type: "reasoning-start", id: "r" },
+    { type: "reasoning-delta", id: "r", delta: "thinking" },
+    { type: "reasoning-end", id: "r" },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "Hi there." },
+    { type: "text-end", id: "t" },
+    finish,
+  ]);
   const { session } = await withSession((handle) =>
     Effect.gen(function* () {
       const result = streamText({ model, prompt: "hi" });
@@ -388,26 +392,15 @@ Deno.test("a call id reused across steps is recorded under a fresh id with its o
 });
 
 Deno.test("a streamText step that ended without the provider's end is recorded as cut", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: {
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        start(controller) {
-          for (
-            const part of [
-              { type: "text-start", id: "t" },
-              { type: "text-delta", id: "t", delta: "Half an" },
-              {
-                type: "finish",
-                finishReason: { unified: "interrupted", raw: undefined },
-                usage,
-              },
-            ] satisfies LanguageModelV4StreamPart[]
-          ) controller.enqueue(part);
-          controller.close();
-        },
-      }),
+  const model = streamingModel([
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "Half an" },
+    {
+      type: "finish",
+      finishReason: { unified: "interrupted", raw: undefined },
+      usage,
     },
-  });
+  ]);
   const { session, recorded } = await withSession((handle) =>
     Effect.gen(function* () {
       const result = streamText({ model, prompt: "hi" });

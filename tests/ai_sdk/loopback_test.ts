@@ -30,6 +30,7 @@ import type {
 import assert from "node:assert/strict";
 import {
   type Dialect,
+  DIALECTS,
   type Loopback,
   modelFor,
   serveLoopback,
@@ -40,12 +41,7 @@ import { schemaChecks } from "../_helpers/provider_schemas.ts";
 import { newSession } from "../ai/_session.ts";
 import { toolLayer, tools } from "./_tools.ts";
 import { drafts, toolResultDraft } from "../_helpers/build.ts";
-
-const DIALECTS: ReadonlyArray<Dialect> = [
-  "openai-responses",
-  "openai-chat",
-  "anthropic",
-];
+import { within } from "../_helpers/deadline.ts";
 
 const long = (n: number) =>
   "lorem ipsum ".repeat(Math.ceil(n / 12)).slice(0, n);
@@ -163,22 +159,8 @@ const runOn = async (
  * Waits for `promise`, failing (instead of hanging the suite) if it has not
  * settled after 10 s: a bound on a broken run, not a timing assertion.
  */
-const settled = async (promise: Promise<void>, what: string) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${what} did not happen`)),
-          10_000,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const settled = (promise: Promise<void>, what: string): Promise<void> =>
+  within(promise, 10_000, `${what} did not happen`);
 
 /** The number of tool results the provider body carries back. */
 /**

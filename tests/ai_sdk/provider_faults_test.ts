@@ -20,7 +20,6 @@ import {
   openWork,
   Session,
   type SessionEvent,
-  SessionStore,
 } from "@palimpsest/session";
 import { runTurn, type TurnOutcome } from "@palimpsest/session/ai";
 import { makeAiSdkModel } from "@palimpsest/session/ai-sdk";
@@ -31,6 +30,7 @@ import {
   abortWatch,
   answerEvents,
   type Dialect,
+  DIALECTS,
   type Loopback,
   modelFor,
   type ScriptedCall,
@@ -40,12 +40,8 @@ import {
 import { tempDir } from "../_helpers/store.ts";
 import { layerJsonlStore } from "@palimpsest/session";
 import { tools } from "./_tools.ts";
-
-const DIALECTS: ReadonlyArray<Dialect> = [
-  "openai-responses",
-  "openai-chat",
-  "anthropic",
-];
+import { within } from "../_helpers/deadline.ts";
+import { newSession } from "../ai/_session.ts";
 
 /** What one fault left, for its own checks. */
 interface FaultRun {
@@ -433,44 +429,16 @@ const FAULTS: ReadonlyArray<Fault> = [
  * Waits for `promise`, failing (instead of hanging the suite) if it has not
  * settled after 10 s: a bound on a broken run, not a timing assertion.
  */
-const settled = async (promise: Promise<void>, what: string) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${what} did not happen`)),
-          10_000,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const settled = (promise: Promise<void>, what: string): Promise<void> =>
+  within(promise, 10_000, `${what} did not happen`);
 
 /**
  * `run`, failing if it has not settled after 60 s (a turn that waits
  * forever): a bound on a broken run, not a timing assertion. The run is
  * left behind; the suite fails.
  */
-const bounded = async (run: Promise<void>, what: string) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      run,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${what} did not end`)),
-          60_000,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const bounded = (run: Promise<void>, what: string): Promise<void> =>
+  within(run, 60_000, `${what} did not end`);
 
 /** The call ids and result ids of a request body, in order. */
 const pairsIn = (
@@ -575,12 +543,7 @@ const runFault = async (fault: Fault, dialect: Dialect): Promise<void> => {
     const { exits, next, session, acknowledged, reopened } = await Effect
       .runPromise(
         Effect.gen(function* () {
-          const store = yield* SessionStore;
-          const handle = yield* store.create({
-            id: "s",
-            createdAt: 0,
-            isSeeded: false,
-          });
+          const { store, handle } = yield* newSession();
           const toolkit = yield* tools;
           // One request per turn: each fault is served once, and what the
           // turn does with it is the point (a passing failure would be sent

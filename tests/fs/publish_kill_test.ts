@@ -22,6 +22,7 @@ import { spawnSync } from "node:child_process";
 import { publishBytes } from "../../src/fs/durable_file.ts";
 import { createOwnedTemp, releaseOwnedTemp } from "../../src/fs/owner.ts";
 import { tempDir } from "../_helpers/store.ts";
+import { readPid, tracingInto } from "../_helpers/line_process.ts";
 
 const child = new URL("./publish_child.ts", import.meta.url).pathname;
 
@@ -58,15 +59,7 @@ const killMidPublish = async (op: string, dir: string): Promise<void> => {
   const log = path.join(dir, `strace.${op}.${randomUUID()}.log`);
   const traced = new Deno.Command("strace", {
     args: [
-      "-f",
-      "-qq",
-      "-y",
-      "-o",
-      log,
-      "-e",
-      "trace=fsync,fdatasync",
-      "-e",
-      "inject=fsync,fdatasync:delay_enter=1000000",
+      ...tracingInto(log, "fsync,fdatasync", 1_000_000),
       Deno.execPath(),
       "run",
       "-A",
@@ -79,14 +72,7 @@ const killMidPublish = async (op: string, dir: string): Promise<void> => {
   }).spawn();
   const reader = traced.stdout.pipeThrough(new TextDecoderStream())
     .getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const next = await reader.read();
-    if (next.done) break;
-    out += next.value;
-  }
-  const pid = Number(/^pid (\d+)/.exec(out)?.[1]);
-  assert.ok(pid > 0, out);
+  const pid = await readPid(reader);
   const deadline = Date.now() + 60_000;
   for (;;) {
     const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";

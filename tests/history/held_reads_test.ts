@@ -8,7 +8,7 @@
 import {
   compact,
   diffSurfaces,
-  type EventDraft,
+  Draft,
   fork,
   layerMemoryStore,
   lineage,
@@ -28,17 +28,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-const user = (id: string): EventDraft => ({
-  type: "user/message",
-  surfaceOp: "append",
-  data: {
-    id,
-    role: "user",
-    content: [{ type: "text", text: id }],
-    source: { kind: "user" },
-  },
-});
-
 /**
  * Given a log of two messages compacted into a summary (seq 4) and a
  * checkpoint after it, the reader opened from the checkpoint and the
@@ -54,7 +43,10 @@ const opened = () =>
           createdAt: 0,
           isSeeded: false,
         });
-        yield* store.append(writer, [user("a"), user("b")]);
+        yield* store.append(writer, [
+          Draft.user("a", { id: "a" }),
+          Draft.user("b", { id: "b" }),
+        ]);
         yield* store.update(writer, (s) =>
           compact(s, {
             startSeq: 0,

@@ -3,7 +3,10 @@
  * first, as pi builds its context; summaries are wrapped as pi sends them.
  */
 import { deriveMessages } from "@palimpsest/session";
-import { importSession } from "@palimpsest/session/import";
+import {
+  type ImportedSession,
+  importSession,
+} from "@palimpsest/session/import";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
@@ -29,20 +32,39 @@ const assistant = (content: unknown[], stopReason: string) => ({
   stopReason,
 });
 
+/** `lines` written to a pi session file and imported. */
+const importLines = async (
+  lines: ReadonlyArray<string>,
+): Promise<ImportedSession> => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = `${dir}/pi.jsonl`;
+    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+    return await Effect.runPromise(importSession(file, { from: "pi" }));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+};
+
+/** The session header, a prompt and the assistant's call `c1` to `ls`. */
+const listFilesCall: ReadonlyArray<string> = [
+  '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
+  entry("u1", null, { role: "user", content: "list files" }),
+  entry(
+    "a1",
+    "u1",
+    assistant([{
+      type: "toolCall",
+      id: "c1",
+      name: "ls",
+      arguments: {},
+    }], "toolUse"),
+  ),
+];
+
 Deno.test("a compaction keeping everything from the first entry puts the summary first, then the kept entries", async () => {
   const lines = [
-    '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
-    entry("u1", null, { role: "user", content: "list files" }),
-    entry(
-      "a1",
-      "u1",
-      assistant([{
-        type: "toolCall",
-        id: "c1",
-        name: "ls",
-        arguments: {},
-      }], "toolUse"),
-    ),
+    ...listFilesCall,
     entry("r1", "a1", {
       role: "toolResult",
       toolCallId: "c1",
@@ -63,46 +85,26 @@ Deno.test("a compaction keeping everything from the first entry puts the summary
     entry("u2", "k1", { role: "user", content: "thanks" }),
     entry("a3", "u2", assistant([{ type: "text", text: "welcome" }], "stop")),
   ];
-  const dir = Deno.makeTempDirSync();
-  try {
-    const file = `${dir}/pi.jsonl`;
-    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
-    const { session, events, report } = await Effect.runPromise(
-      importSession(file, { from: "pi" }),
-    );
-    const texts = deriveMessages(session.surface).map((m) =>
-      m.content.map((c) => blockLabel(c)).join("|")
-    );
-    assert.deepEqual(texts, [
-      "The conversation history before this point was compacted into the following summary:\n\n<summary>\nlisted files\n</summary>",
-      "list files",
-      "call c1",
-      "result c1",
-      "one file",
-      "thanks",
-      "welcome",
-    ]);
-    assert.equal(report.compactions, 1);
-    assertRepairsClean(events);
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
+  const { session, events, report } = await importLines(lines);
+  const texts = deriveMessages(session.surface).map((m) =>
+    m.content.map((c) => blockLabel(c)).join("|")
+  );
+  assert.deepEqual(texts, [
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\nlisted files\n</summary>",
+    "list files",
+    "call c1",
+    "result c1",
+    "one file",
+    "thanks",
+    "welcome",
+  ]);
+  assert.equal(report.compactions, 1);
+  assertRepairsClean(events);
 });
 
 Deno.test("a compaction over a call with no result closes the turn first: no replacement shadows an unanswered call", async () => {
   const lines = [
-    '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}',
-    entry("u1", null, { role: "user", content: "list files" }),
-    entry(
-      "a1",
-      "u1",
-      assistant([{
-        type: "toolCall",
-        id: "c1",
-        name: "ls",
-        arguments: {},
-      }], "toolUse"),
-    ),
+    ...listFilesCall,
     JSON.stringify({
       type: "compaction",
       id: "k1",
@@ -113,28 +115,19 @@ Deno.test("a compaction over a call with no result closes the turn first: no rep
     }),
     entry("u2", "k1", { role: "user", content: "thanks" }),
   ];
-  const dir = Deno.makeTempDirSync();
-  try {
-    const file = `${dir}/pi.jsonl`;
-    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
-    const { session, events, report } = await Effect.runPromise(
-      importSession(file, { from: "pi" }),
-    );
-    assert.equal(report.compactions, 1);
-    // The call is answered (an error result) before the compaction starts.
-    const result = events.find((e) => e.type === "tool/result");
-    const start = events.find((e) => e.type === "compaction/start");
-    assert.ok(result !== undefined && start !== undefined);
-    assert.ok(result.seq < start.seq);
-    assert.ok(report.synthesized.some((n) => n.note.includes('"c1"')));
-    assert.deepEqual(
-      deriveMessages(session.surface).map((m) =>
-        m.content.map((c) => blockLabel(c)).join("|")
-      ).slice(-1),
-      ["thanks"],
-    );
-    assertRepairsClean(events);
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
+  const { session, events, report } = await importLines(lines);
+  assert.equal(report.compactions, 1);
+  // The call is answered (an error result) before the compaction starts.
+  const result = events.find((e) => e.type === "tool/result");
+  const start = events.find((e) => e.type === "compaction/start");
+  assert.ok(result !== undefined && start !== undefined);
+  assert.ok(result.seq < start.seq);
+  assert.ok(report.synthesized.some((n) => n.note.includes('"c1"')));
+  assert.deepEqual(
+    deriveMessages(session.surface).map((m) =>
+      m.content.map((c) => blockLabel(c)).join("|")
+    ).slice(-1),
+    ["thanks"],
+  );
+  assertRepairsClean(events);
 });

@@ -10,23 +10,15 @@ import { randomUUID } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Effect, type Scope } from "effect";
-import { Draft, layerJsonlStore, SessionStore } from "@palimpsest/session";
-import { tempDir } from "../_helpers/store.ts";
+import { Effect } from "effect";
+import { Draft, SessionStore } from "@palimpsest/session";
+import { tempDir, withStore } from "../_helpers/store.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 
-const inStore = <A, E>(
-  root: string,
-  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
-): Promise<A> =>
-  Effect.runPromise(
-    Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
-  );
-
 /** A session `s` of two events under `root`, with a checkpoint. */
 const stored = (root: string) =>
-  inStore(
+  withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;
@@ -47,7 +39,7 @@ Deno.test("a sidecar larger than any checkpoint of its log is unreadable without
   const fd = fs.openSync(sidecar, "w");
   fs.ftruncateSync(fd, 1536 * 1024 * 1024);
   fs.closeSync(fd);
-  const report = await inStore(
+  const report = await withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;
@@ -76,7 +68,7 @@ Deno.test("a checkpoint write removes the temporary files a killed write left", 
   );
   fs.writeFileSync(legacy, "partial");
   fs.writeFileSync(owned, "partial");
-  const at = await inStore(
+  const at = await withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;
@@ -90,7 +82,7 @@ Deno.test("a checkpoint write removes the temporary files a killed write left", 
     fs.readdirSync(root).filter((name) => name.endsWith(".tmp")),
     [],
   );
-  const reader = await inStore(
+  const reader = await withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;

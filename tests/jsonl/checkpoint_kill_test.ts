@@ -17,16 +17,12 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Effect, type Scope } from "effect";
-import {
-  deriveMessages,
-  layerJsonlStore,
-  Session,
-  SessionStore,
-} from "@palimpsest/session";
-import { surfaceNodes } from "@palimpsest/session/internal";
-import { tempDir } from "../_helpers/store.ts";
+import { Effect } from "effect";
+import { SessionStore } from "@palimpsest/session";
+import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
+import { tempDir, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
+import { readPid, tracingInto } from "../_helpers/line_process.ts";
 
 const child = new URL("../store/checkpoint_kill_child.ts", import.meta.url)
   .pathname;
@@ -84,15 +80,7 @@ const killAt = async (
   const errors = path.join(path.dirname(root), "child.stderr");
   const traced = new Deno.Command("strace", {
     args: [
-      "-f",
-      "-qq",
-      "-y",
-      "-o",
-      log,
-      "-e",
-      "trace=fsync,rename,renameat,renameat2",
-      "-e",
-      "inject=fsync,rename,renameat,renameat2:delay_enter=40000",
+      ...tracingInto(log, "fsync,rename,renameat,renameat2", 40_000),
       Deno.execPath(),
       "run",
       "-A",
@@ -111,14 +99,7 @@ const killAt = async (
   );
   const reader = traced.stdout.pipeThrough(new TextDecoderStream())
     .getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const next = await reader.read();
-    if (next.done) break;
-    out += next.value;
-  }
-  const pid = Number(/^pid (\d+)/.exec(out)?.[1]);
-  assert.ok(pid > 0, out);
+  const pid = await readPid(reader);
   const deadline = Date.now() + 30_000;
   let reached = false;
   const exited = traced.status.then(() => true);
@@ -148,44 +129,15 @@ const killAt = async (
   return reached;
 };
 
-const inStore = <A, E>(
-  root: string,
-  program: Effect.Effect<A, E, SessionStore | Scope.Scope>,
-): Promise<A> =>
-  Effect.runPromise(
-    Effect.scoped(program).pipe(Effect.provide(layerJsonlStore({ root }))),
-  );
-
 /** An ordinary open and a whole replay of the session, compared. */
 const assertOpenIsReplay = async (root: string) => {
-  const { opened, whole } = await inStore(
+  const { opened, whole } = await withStore(
     root,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const opened = yield* store.open("s");
-      const whole = yield* store.open("s", { wholeLog: true });
-      return { opened, whole };
-    }),
+    openedAndWhole("s"),
   );
   assert.equal(opened.report.checkpointRejected, undefined);
   assert.equal(opened.report.tornTail, undefined);
-  assert.equal(
-    opened.session.surface.nextSeq,
-    whole.session.surface.nextSeq,
-  );
-  assert.deepEqual(
-    surfaceNodes(opened.session.surface),
-    surfaceNodes(whole.session.surface),
-  );
-  assert.deepEqual(
-    deriveMessages(opened.session.surface),
-    deriveMessages(whole.session.surface),
-  );
-  const from = Session.heldFrom(opened.session);
-  assert.deepEqual(
-    Session.events(opened.session, from),
-    Session.events(whole.session, from),
-  );
+  assertSameSession(opened.session, whole.session);
   return opened.report.checkpoint;
 };
 
@@ -217,7 +169,7 @@ Deno.test(`${KILLS} writers killed during JSONL checkpoint writes: every open is
     if ((await assertOpenIsReplay(root)) !== undefined) fromCheckpoint++;
   }
   // A last run to the end writes checkpoints and leaves nothing behind.
-  const events = await inStore(
+  const events = await withStore(
     root,
     Effect.gen(function* () {
       const store = yield* SessionStore;

@@ -20,6 +20,7 @@ import { readSessionBytes } from "@palimpsest/session/jsonl";
 import { pairToolCalls } from "@palimpsest/session/providers";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
+import { unansweredLs } from "../_helpers/build.ts";
 
 const fixture = new URL(
   "../fixtures/stored/shadowed-unanswered-call.jsonl",
@@ -71,26 +72,7 @@ Deno.test("a store opens such a log for writing and holds new appends to the rul
         const store = yield* SessionStore;
         const handle = yield* store.open(id, { mode: "write" });
         // A new call with no result, then a compaction over it.
-        yield* store.append(handle, [{
-          type: "assistant/message",
-          surfaceOp: "append",
-          data: {
-            turn: 1,
-            step: 0,
-            message: {
-              id: "a7",
-              role: "assistant",
-              content: [{
-                type: "tool-call",
-                id: "c7",
-                name: "ls",
-                arguments: "{}",
-              }],
-              source: { kind: "model", provider: "p", model: "m" },
-            },
-            stream: [],
-          },
-        }]);
+        yield* store.append(handle, [unansweredLs]);
         const refused = yield* Effect.exit(
           store.update(handle, (session) =>
             compact(session, {

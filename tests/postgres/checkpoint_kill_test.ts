@@ -13,9 +13,9 @@
  */
 import assert from "node:assert/strict";
 import { Effect, type Scope } from "effect";
-import { deriveMessages, Session, SessionStore } from "@palimpsest/session";
+import type { SessionStore } from "@palimpsest/session";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { surfaceNodes } from "@palimpsest/session/internal";
+import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
 import { Rng } from "../_helpers/fuzz.ts";
 
@@ -71,31 +71,10 @@ const inStore = <A, E>(
 const assertOpenIsReplay = async (url: string) => {
   const { opened, whole } = await inStore(
     url,
-    Effect.gen(function* () {
-      const store = yield* SessionStore;
-      const opened = yield* store.open("s");
-      const whole = yield* store.open("s", { wholeLog: true });
-      return { opened, whole };
-    }),
+    openedAndWhole("s"),
   );
   assert.equal(opened.report.checkpointRejected, undefined);
-  assert.equal(
-    opened.session.surface.nextSeq,
-    whole.session.surface.nextSeq,
-  );
-  assert.deepEqual(
-    surfaceNodes(opened.session.surface),
-    surfaceNodes(whole.session.surface),
-  );
-  assert.deepEqual(
-    deriveMessages(opened.session.surface),
-    deriveMessages(whole.session.surface),
-  );
-  const from = Session.heldFrom(opened.session);
-  assert.deepEqual(
-    Session.events(opened.session, from),
-    Session.events(whole.session, from),
-  );
+  assertSameSession(opened.session, whole.session);
   return {
     checkpoint: opened.report.checkpoint,
     events: opened.session.surface.nextSeq,

@@ -9,7 +9,7 @@ import {
 import * as fs from "node:fs";
 import { cliInProcess } from "../cli/_cli.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
-import { s, turnBatches } from "../_helpers/build.ts";
+import { s, turnBatches, unansweredLs } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { surfaceNodes } from "@palimpsest/session/internal";
@@ -203,26 +203,9 @@ postgresTest(
         const store = yield* SessionStore;
         const handle = yield* store.open("shadowed", { mode: "write" });
         const nodes = [...surfaceNodes(handle.session.surface)];
-        const appended = yield* Effect.exit(store.append(handle, [{
-          type: "assistant/message",
-          surfaceOp: "append",
-          data: {
-            turn: 1,
-            step: 0,
-            message: {
-              id: "a7",
-              role: "assistant",
-              content: [{
-                type: "tool-call",
-                id: "c7",
-                name: "ls",
-                arguments: "{}",
-              }],
-              source: { kind: "model", provider: "p", model: "m" },
-            },
-            stream: [],
-          },
-        }]));
+        const appended = yield* Effect.exit(
+          store.append(handle, [unansweredLs]),
+        );
         const refused = yield* Effect.exit(store.append(handle, [{
           type: "user/message",
           surfaceOp: { op: "replace", startSeq: s(7), endSeq: s(7) },

@@ -25,7 +25,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Cause, Deferred, Effect, Exit, Fiber, Schedule, Stream } from "effect";
+import { Deferred, Effect, Exit, Fiber, Schedule, Stream } from "effect";
 import { Session, type SessionHandle } from "@palimpsest/session";
 import {
   makePostgresStore,
@@ -59,6 +59,7 @@ import {
   stalled,
   storedMarks,
   storedTurns,
+  tallyRun,
   TRIALS,
   unknownOf,
   withProxiedStore,
@@ -227,20 +228,11 @@ postgresTest(
             }));
             const fired = proxy.fired() - before;
             assert.ok(fired >= 1, `${point}: no fault fired`);
-            tally.faults += fired;
-            const kind = kindOf(result);
-            bump(tally.outcomes, kind);
+            const at = `${op.name} ${point} (${size})`;
+            const kind = tallyRun(tally, fired, result, at);
+            const where = `${at}: ${kind}`;
             const marks = await storedMarks(url, id);
             const copies = op.copies(marks, k, size);
-            const where = `${op.name} ${point} (${size}): ${kind}`;
-            if (kind === "defect") {
-              tally.defects++;
-              assert.fail(
-                `${where}: ${
-                  Exit.isFailure(result) && Cause.pretty(result.cause)
-                }`,
-              );
-            }
             assert.equal(kindOf(after), "WriterClaimLost", `${where}: after`);
             tally.refusedAfter++;
             assert.equal(
@@ -343,18 +335,8 @@ postgresTest(
           }));
           const fired = proxy.fired() - before;
           assert.ok(fired >= 1, `${point}: no fault fired`);
-          tally.faults += fired;
-          const kind = kindOf(result);
-          bump(tally.outcomes, kind);
+          const kind = tallyRun(tally, fired, result, point);
           const where = `${point}: ${kind}`;
-          if (kind === "defect") {
-            tally.defects++;
-            assert.fail(
-              `${where}: ${
-                Exit.isFailure(result) && Cause.pretty(result.cause)
-              }`,
-            );
-          }
           const turns = await storedTurns(url, id);
           const exists = (await sql(
             url,
@@ -458,18 +440,8 @@ postgresTest(
             return { result, second };
           }));
           const fired = proxy.fired() - before;
-          tally.faults += fired;
-          const kind = kindOf(result);
-          bump(tally.outcomes, kind);
+          const kind = tallyRun(tally, fired, result, point);
           const where = `${point}: ${kind}`;
-          if (kind === "defect") {
-            tally.defects++;
-            assert.fail(
-              `${where}: ${
-                Exit.isFailure(result) && Cause.pretty(result.cause)
-              }`,
-            );
-          }
           // A cut open fails, typed. The driver may still take a cut
           // connection's answer: an open that succeeds must then hold the
           // one claim. A server process the last point stalled may still
@@ -535,18 +507,8 @@ postgresTest(
           }));
           const fired = proxy.fired() - before;
           assert.ok(fired >= 1, `${point}: no fault fired`);
-          tally.faults += fired;
-          const kind = kindOf(result);
-          bump(tally.outcomes, kind);
+          const kind = tallyRun(tally, fired, result, point);
           const where = `${point}: ${kind}`;
-          if (kind === "defect") {
-            tally.defects++;
-            assert.fail(
-              `${where}: ${
-                Exit.isFailure(result) && Cause.pretty(result.cause)
-              }`,
-            );
-          }
           if (Exit.isSuccess(result)) {
             const rows = await sql(
               url,

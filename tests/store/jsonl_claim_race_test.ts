@@ -28,6 +28,7 @@ import {
   spawnWriter,
   type Writer,
 } from "../_helpers/claim_writers.ts";
+import { delaying } from "../_helpers/line_process.ts";
 
 /** The turn (the writer's pid) of each stored event, by seq. */
 const turnsBySeq = (file: string): Map<number, number> => {
@@ -158,14 +159,6 @@ const runForced = async (forced: Forced) => {
   };
 };
 
-/** strace's `-e` arguments that trace `calls` and delay each by `delayUs`. */
-const slowed = (calls: string, delayUs: number): ReadonlyArray<string> => [
-  "-e",
-  `trace=${calls}`,
-  "-e",
-  `inject=${calls}:delay_enter=${delayUs}`,
-];
-
 /** A race forced by slowing B's system calls, and the label of its report. */
 interface ForcedCase extends Forced {
   readonly name: string;
@@ -180,7 +173,7 @@ const forcedCases: ReadonlyArray<ForcedCase> = [
     name:
       "a writer slowed by strace between reclaim steps never lets two writers in",
     label: "link, rename",
-    trace: slowed("rename,renameat,renameat2,link,linkat", 1_000_000),
+    trace: delaying("rename,renameat,renameat2,link,linkat", 1_000_000),
     counts: (line) => line.includes(".lock"),
     stages: [2, 3],
   },
@@ -191,7 +184,7 @@ const forcedCases: ReadonlyArray<ForcedCase> = [
     name:
       "a writer slowed by strace while it lists the claims never lets two writers in",
     label: "directory reads",
-    trace: slowed("getdents64", 300_000),
+    trace: delaying("getdents64", 300_000),
     counts: (line) => line.includes("claim-forced-"),
     stages: [1, 3],
   },

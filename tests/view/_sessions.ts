@@ -18,6 +18,7 @@ import {
   surfaceNodes,
 } from "@palimpsest/session/internal";
 import { Effect, Result } from "effect";
+import { assistantMessageDraft } from "../_helpers/build.ts";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
@@ -33,26 +34,11 @@ const assistant = (
   t: string,
   call?: { id: string; name: string; arguments: string },
   provider = "scripted",
-): EventDraft => ({
-  type: "assistant/message",
-  surfaceOp: "append",
-  data: {
-    turn,
-    step: 0,
-    stream: [],
-    message: {
-      id,
-      role: "assistant",
-      content: [
-        ...text(t),
-        ...(call === undefined
-          ? []
-          : [{ type: "tool-call" as const, ...call }]),
-      ],
-      source: { kind: "model", provider, model: "demo-1" },
-    },
-  },
-});
+): EventDraft =>
+  assistantMessageDraft(turn, 0, id, [
+    ...text(t),
+    ...(call === undefined ? [] : [{ type: "tool-call" as const, ...call }]),
+  ], { kind: "model", provider, model: "demo-1" });
 
 const toolCall = (
   turn: number,
