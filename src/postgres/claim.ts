@@ -1,74 +1,89 @@
 /**
- * One writer per session, across machines: the writer's dedicated
- * connection (with TCP keepalive, so a vanished machine loses its claim
- * within about `deadWriterSeconds`), the session-level advisory lock it
- * holds for its whole life, its release, and the check on a fresh
- * connection that settles a `COMMIT` left without an answer. The claim
- * records its server process (`pg_backend_pid()`), which an
- * `AppendOutcomeUnknown` carries so that `resolveAppend` can wait for it
- * (`writer_end.ts`); a refused claim names the holder's.
+ * One writer per session, across machines, through transaction poolers
+ * and on engines without session advisory locks: the writer's lease in the
+ * session's head row (`lease.ts`), claimed by one `UPDATE` that only
+ * matches a free or run-out lease, renewed by every append and by a
+ * heartbeat while the writer is idle, given back on close. A writer holds
+ * no connection of its own: its writes take one of the store's pool for
+ * one statement (or, for a large batch, one transaction), so a
+ * transaction pooler can carry them, and its fencing token, checked under
+ * the row lock by every write, keeps a writer whose lease was taken over
+ * (a long pause, a partition) from ever committing again.
+ *
+ * A write left without an answer is settled on a pool connection that
+ * waits for the head row (so for any write in flight), replaces the
+ * writer's token (so a late copy of the write can never commit), and
+ * compares what is stored; the writer then stops and gives its lease back,
+ * so that the next writer starts from what is stored.
  *
  * Each is a step of its own ({@link claimSession}, {@link releaseWriter},
- * {@link settleWrite}, {@link settleUnanswered}, and the connections
- * {@link writerConnection} and {@link checkConnection}) over one
- * {@link ClaimContext}; {@link makeClaims} assembles them into the
- * {@link Claims} a store calls, so another kind of claim replaces these
- * steps without touching the store's.
+ * {@link renewLease}, {@link settleWrite}, {@link settleUnanswered}) over
+ * one {@link ClaimContext}; {@link makeClaims} assembles them into the
+ * {@link Claims} a store calls.
  *
  * @module
  * @internal
  */
+import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
-import type * as Redacted from "effect/Redacted";
+import * as Result from "effect/Result";
 import * as Scope from "effect/Scope";
 import type * as Semaphore from "effect/Semaphore";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import type { CheckpointMark } from "../store/checkpoints.ts";
-import type { StoreCore } from "../store/core.ts";
 import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
-import { PgClient } from "@effect/sql-pg";
+import type { CheckpointMark } from "../store/checkpoints.ts";
+import type { StoreCore } from "../store/core.ts";
 import type { Session, SessionHeader } from "../session/session.ts";
-import * as Result from "effect/Result";
 import type { SessionEvent } from "../core/event.ts";
 import {
   AppendOutcomeUnknown,
   SessionLocked,
+  SessionNotFound,
   StorageError,
   WriterClaimLost,
 } from "../store/errors.ts";
-import { type Failed, MAX_MESSAGE_BYTES } from "./rows.ts";
-import { EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+import { type Failed, onOneConnection, sqlState } from "./rows.ts";
+import { EVENTS_TABLE } from "./schema.ts";
 import { makeWriterEnded } from "./writer_end.ts";
 import {
-  CLAIM_KEY,
-  CLAIM_LOCKS,
-  WRITE_KEY,
-  type WriterBackend,
-} from "./locks.ts";
+  claimStatement,
+  HOLDER_STATEMENT,
+  parseWriter,
+  PROBE_CREATE_STATEMENT,
+  RELEASE_STATEMENT,
+  RENEW_STATEMENT,
+  ROTATE_STATEMENT,
+  SETTLE_HEAD_STATEMENT,
+} from "./lease.ts";
 
-/** A writer's connection, with the claim, and its server process. */
+/** A claimed session: the writer's token and the head it found. */
 export interface Claimed {
-  readonly client: SqlClient;
-  readonly backend: WriterBackend;
+  /** The writer's fencing token. */
+  readonly token: string;
 }
 
-/** A handle's state: its session, and a writer's connection and scope. */
+/** A handle's state: its session, and a writer's pool, token and scope. */
 export interface HandleState {
   session: Session;
   closed: boolean;
   lostClaim?: WriterClaimLost | undefined;
+  /** The pool a writer writes through; undefined for a reader. */
   readonly client: SqlClient | undefined;
-  /** The server process of the writer's connection. */
-  readonly backend?: WriterBackend | undefined;
+  /**
+   * The writer's fencing token; replaced after a write left without an
+   * answer, so that a late copy of that write cannot commit.
+   */
+  token: string | undefined;
+  /** When this process last renewed the lease (its clock, ms). */
+  renewedAt: number;
   readonly scope: Scope.Closeable | undefined;
   readonly semaphore: Semaphore.Semaphore;
   /** The newest checkpoint of the session, as the handle knows it. */
   readonly mark: CheckpointMark;
 }
 
-/** A write whose `COMMIT` went unanswered, as {@link Claims.settle} checks it. */
+/** A write left without an answer, as {@link settleWrite} checks it. */
 export interface UnsettledWrite {
   /** The header line a create wrote, or undefined for an append. */
   readonly header: string | undefined;
@@ -78,49 +93,6 @@ export interface UnsettledWrite {
   readonly to: number;
   /** The lines written, without `\n`. */
   readonly lines: ReadonlyArray<string>;
-}
-
-/** The claims of one store. */
-export interface Claims {
-  /**
-   * A writer's connection with the session's claim, and its server
-   * process; or `SessionLocked`, naming the holder's.
-   */
-  readonly claim: (
-    id: string,
-    scope: Scope.Scope,
-  ) => Effect.Effect<Claimed, SessionLocked | StorageError>;
-  /** Gives the claim back and closes the writer's connection. */
-  readonly release: (state: HandleState) => Effect.Effect<void>;
-  /** Whether a write whose `COMMIT` went unanswered is stored. */
-  readonly settle: (
-    id: string,
-    batch: UnsettledWrite,
-  ) => Effect.Effect<boolean, StorageError>;
-  /**
-   * After a `COMMIT` left without an answer (`cause`): the claim went with
-   * the connection, so the writer stops (`state.lostClaim`). Settles
-   * whether `write` is stored; when that cannot be told, fails with
-   * `AppendOutcomeUnknown` over `batch` (its events and header).
-   */
-  readonly settleUnanswered: (
-    state: HandleState,
-    id: string,
-    cause: unknown,
-    write: UnsettledWrite,
-    batch: UnansweredBatch,
-  ) => Effect.Effect<
-    { readonly stored: boolean; readonly lost: WriterClaimLost },
-    AppendOutcomeUnknown
-  >;
-  /**
-   * For `resolveAppend`: succeeds once the server process of the failed
-   * writer (`error.writer`) has ended, or no longer holds the claim nor a
-   * transaction, waiting up to `options.writerWait` and then, when
-   * `options.terminateWriter` allows, ending it; else fails with the
-   * outcome still unknown.
-   */
-  readonly writerEnded: NonNullable<StoreCore["writerEnded"]>;
 }
 
 /** What an `AppendOutcomeUnknown` reports of a write left unsettled. */
@@ -133,133 +105,316 @@ export interface UnansweredBatch {
   readonly header: SessionHeader | undefined;
 }
 
+/** How a write left without an answer was settled. */
+export interface Settled {
+  /** Whether the write is stored. */
+  readonly stored: boolean;
+  /** The writer's token now; undefined when its lease was taken over. */
+  readonly token: string | undefined;
+}
+
+/** The claims of one store. */
+export interface Claims {
+  /**
+   * Claims session `id` for a new writer with `token` (a free or run-out
+   * lease); `SessionLocked` naming the holder, or `SessionNotFound`.
+   */
+  readonly claim: (
+    id: string,
+    token: string,
+  ) => Effect.Effect<Claimed, SessionLocked | SessionNotFound | StorageError>;
+  /** Keeps the lease of a writer alive while its scope is open. */
+  readonly keepAlive: (
+    id: string,
+    state: HandleState,
+    scope: Scope.Scope,
+  ) => Effect.Effect<void>;
+  /**
+   * Gives the lease of `token` (or of the writer's state, once there is
+   * one) back when `scope` closes, unless the writer was released: so a
+   * claim interrupted at any point leaves nothing held. Register it before
+   * the statement that claims.
+   */
+  readonly guard: (
+    id: string,
+    token: string,
+    state: () => HandleState | undefined,
+    scope: Scope.Scope,
+  ) => Effect.Effect<void>;
+  /** Gives the lease back and closes the writer's scope. Idempotent. */
+  readonly release: (id: string, state: HandleState) => Effect.Effect<void>;
+  /**
+   * After a write left without an answer (`cause`): settles whether
+   * `write` is stored and fences any late copy of it; the writer stops and
+   * gives its lease back. When that cannot be told, fails with
+   * `AppendOutcomeUnknown` over `batch`.
+   */
+  readonly settleUnanswered: (
+    state: HandleState,
+    id: string,
+    cause: unknown,
+    write: UnsettledWrite,
+    batch: UnansweredBatch,
+  ) => Effect.Effect<Settled, AppendOutcomeUnknown>;
+  /**
+   * For `resolveAppend`: succeeds once no write of the failed writer can
+   * be in flight (the head row is free) and its lease is revoked.
+   */
+  readonly writerEnded: NonNullable<StoreCore["writerEnded"]>;
+  /** The lease, in seconds. */
+  readonly leaseSeconds: number;
+}
+
 /** What {@link makeClaims} needs of its store. */
 export interface ClaimOptions {
-  /** The connection URL. */
-  readonly url: Redacted.Redacted<string>;
+  /** The writers' pool: claims, renewals, writes, releases. */
+  readonly pool: SqlClient;
+  /**
+   * The checks' pool: the settling of a write left without an answer, and
+   * `resolveAppend`'s wait (apart, so that a check never queues behind
+   * the writes it checks).
+   */
+  readonly checks: SqlClient;
   /** The address without secrets, for messages. */
   readonly address: string;
-  /** Seconds until the server drops a vanished writer's claim. */
-  readonly dead: number;
-  /** The store's reactivity service, for its connections. */
-  readonly reactivity: Reactivity.Reactivity;
+  /** The lease, in seconds. */
+  readonly leaseSeconds: number;
+  /** This process's name as a writer (`lease.ts`'s `thisWriter`). */
+  readonly writer: string;
   /** How a failed SQL call is reported. */
   readonly failed: Failed;
 }
 
-/** What the claim steps of one store share: its connections and its reporting. */
-export interface ClaimContext {
-  /** The address without secrets, for messages. */
-  readonly address: string;
-  /** How a failed SQL call is reported. */
-  readonly failed: Failed;
-  /** Opens a writer's dedicated connection, closed with the scope. */
-  readonly writerConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope>;
-  /** Opens the connection that settles an unanswered `COMMIT`. */
-  readonly checkConnection: Effect.Effect<SqlClient, SqlError, Scope.Scope>;
-  /** How long, in ms, that check waits for the writer's transaction. */
+/** What the claim steps of one store share. */
+export interface ClaimContext extends ClaimOptions {
+  /** How long, in ms, a check waits for a write in flight. */
   readonly settleWait: number;
 }
 
 /**
- * A writer's dedicated connection: keepalive settings the server applies
- * to it, so that a vanished writer machine loses its claim within `dead`
- * seconds.
- *
- * @param options The URL, the dead-writer delay and the reactivity.
- * @returns Opens the connection, closed with the scope.
+ * How long, in ms, a check waits for a write in flight: a lease, and a
+ * margin (a write cannot outlive its writer's lease by more than the
+ * server takes to see a vanished client).
  */
-export const writerConnection = (
-  options: ClaimOptions,
-): Effect.Effect<SqlClient, SqlError, Scope.Scope> => {
-  const { url, dead, reactivity } = options;
-  const idle = Math.max(1, Math.floor(dead / 3));
-  const interval = Math.max(1, Math.floor(dead / 6));
-  return PgClient.makeClient({
-    url,
-    applicationName: "palimpsest writer",
-    maxMessageSize: MAX_MESSAGE_BYTES,
-    startupParameters: {
-      tcp_keepalives_idle: String(idle),
-      tcp_keepalives_interval: String(interval),
-      tcp_keepalives_count: "3",
-      tcp_user_timeout: String(dead * 1000),
-    },
-  }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
-};
+const settleWaitOf = (leaseSeconds: number): number =>
+  (leaseSeconds + 5) * 1000;
+
+/** A new fencing token. */
+export const newToken = (): string => crypto.randomUUID();
+
+/** The claim of a free or run-out lease. */
+const CLAIM_STATEMENT = claimStatement(false);
 
 /**
- * How long, in ms, a check waits for a writer's transaction to end: the
- * time the server takes to drop a vanished writer, and a margin.
- */
-const settleWaitOf = (dead: number): number => (dead + 5) * 1000;
-
-/**
- * The connection that settles an unanswered `COMMIT`: it waits, up to the
- * time the server takes to drop a vanished writer, for the transaction to
- * end, then reads what it left.
- *
- * @param options The URL, the dead-writer delay and the reactivity.
- * @returns Opens the connection, closed with the scope.
- */
-export const checkConnection = (
-  options: ClaimOptions,
-): Effect.Effect<SqlClient, SqlError, Scope.Scope> => {
-  const settleWait = settleWaitOf(options.dead);
-  return PgClient.makeClient({
-    url: options.url,
-    applicationName: "palimpsest check",
-    maxMessageSize: MAX_MESSAGE_BYTES,
-    startupParameters: {
-      lock_timeout: String(settleWait),
-      statement_timeout: String(settleWait + 1000),
-    },
-  }).pipe(Effect.provideService(Reactivity.Reactivity, options.reactivity));
-};
-
-/**
- * Whether the batch whose COMMIT went unanswered is stored: on a fresh
- * connection, waits for the transaction that sent it to end (it holds the
- * head row, or for a create the write lock), then compares the stored head
- * and lines with the batch's. The writer's connection must be closed
- * first, so that the server ends that transaction.
+ * `SessionLocked` for session `id`, naming the lease's holder; or
+ * `SessionNotFound` when it has no head row.
  *
  * @param context The store's claim context.
  * @param id The session.
- * @param batch The write left unanswered.
- * @returns Whether it is stored.
+ * @returns The refusal.
+ */
+export const refusalOf = (
+  context: ClaimContext,
+  id: string,
+): Effect.Effect<SessionLocked | SessionNotFound, StorageError> =>
+  Effect.map(
+    context.checks.unsafe<
+      { writer: string | null; until: number | null; live: boolean }
+    >(HOLDER_STATEMENT, [id]),
+    (rows): SessionLocked | SessionNotFound => {
+      const row = rows[0];
+      if (row === undefined) return new SessionNotFound({ id });
+      const holder = parseWriter(row.writer);
+      return new SessionLocked({
+        id,
+        pid: holder.pid,
+        application: holder.application,
+        client: holder.host,
+        leaseUntil: row.until === null ? undefined : Number(row.until),
+      });
+    },
+  ).pipe(Effect.mapError(context.failed("read the writer of", id)));
+
+/**
+ * Claims session `id` for a new writer: one `UPDATE` that sets its token
+ * and lease when the lease is free or has run out.
+ *
+ * @param context The store's claim context.
+ * @param id The session.
+ * @param token The new writer's token.
+ * @returns The writer's token; or who holds the session.
+ */
+export const claimSession = (
+  context: ClaimContext,
+  id: string,
+  token: string,
+): Effect.Effect<Claimed, SessionLocked | SessionNotFound | StorageError> =>
+  Effect.gen(function* () {
+    const rows = yield* context.pool.unsafe<{ next_seq: bigint | number }>(
+      CLAIM_STATEMENT,
+      [id, token, context.writer, context.leaseSeconds],
+    ).pipe(Effect.mapError(context.failed("claim a session in", id)));
+    if (rows.length === 0) return yield* yield* refusalOf(context, id);
+    return { token };
+  });
+
+/**
+ * Renews the writer's lease when it was not renewed for a third of it;
+ * a lease found taken over stops the writer (`state.lostClaim`). A failed
+ * renewal is tried again at the next beat.
+ *
+ * @param context The store's claim context.
+ * @param id The session.
+ * @param state The writer's state.
+ * @returns Whether the writer still holds its lease.
+ */
+export const renewLease = (
+  context: ClaimContext,
+  id: string,
+  state: HandleState,
+): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const token = state.token;
+    if (state.closed || token === undefined || state.lostClaim !== undefined) {
+      return false;
+    }
+    const now = yield* Clock.currentTimeMillis;
+    if (now - state.renewedAt < (context.leaseSeconds * 1000) / 3) return true;
+    const renewed = yield* Effect.result(
+      context.pool.unsafe<{ ok: number }>(RENEW_STATEMENT, [
+        id,
+        token,
+        context.leaseSeconds,
+      ]),
+    );
+    if (Result.isFailure(renewed)) return true;
+    if (renewed.success.length === 0 && state.token === token) {
+      state.lostClaim = new WriterClaimLost({
+        id,
+        cause: "its lease was taken over by another writer",
+      });
+      return false;
+    }
+    state.renewedAt = now;
+    return true;
+  });
+
+/**
+ * The writer's heartbeat: renews its lease every sixth of it while the
+ * scope is open (a renewal skips when an append renewed it lately).
+ *
+ * @param context The store's claim context.
+ * @param id The session.
+ * @param state The writer's state.
+ * @param scope The writer's scope: the beat stops with it.
+ * @returns Starts the beat.
+ */
+export const keepLeaseAlive = (
+  context: ClaimContext,
+  id: string,
+  state: HandleState,
+  scope: Scope.Scope,
+): Effect.Effect<void> => {
+  const beat = Math.max(50, Math.floor((context.leaseSeconds * 1000) / 6));
+  const loop: Effect.Effect<void> = Effect.flatMap(
+    Effect.andThen(Effect.sleep(beat), renewLease(context, id, state)),
+    (holds) => holds ? loop : Effect.void,
+  );
+  return Effect.asVoid(Effect.forkIn(loop, scope));
+};
+
+/**
+ * Gives the lease back (so that it is free when `close` returns), then
+ * closes the writer's scope. A lease taken over is left to its holder.
+ * Idempotent.
+ *
+ * @param context The store's claim context.
+ * @param id The session.
+ * @param state The handle's state.
+ * @returns Never fails.
+ */
+export const releaseWriter = (
+  context: ClaimContext,
+  id: string,
+  state: HandleState,
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (state.closed) return Effect.void;
+    state.closed = true;
+    const scope = state.scope;
+    if (scope === undefined) return Effect.void;
+    const token = state.token;
+    const release = token === undefined ? Effect.void : Effect.ignore(
+      context.pool.unsafe(RELEASE_STATEMENT, [id, token]),
+    );
+    return Effect.andThen(
+      Effect.timeoutOption(release, "2 seconds"),
+      Scope.close(scope, Exit.void),
+    );
+  });
+
+/**
+ * Whether a write left without an answer is stored. On one pool
+ * connection, in a transaction bounded by `lock_timeout`: waits for any
+ * write of the session in flight (it holds the head row; for a create,
+ * its key), replaces the writer's token by a new one (so that a late copy
+ * of the write can never commit), and compares the stored head and lines
+ * with the write's.
+ *
+ * @param context The store's claim context.
+ * @param id The session.
+ * @param write The write left unanswered.
+ * @param token The writer's token.
+ * @returns Whether it is stored, and the writer's new token (undefined
+ * when its lease was taken over).
  */
 export const settleWrite = (
   context: ClaimContext,
   id: string,
-  batch: UnsettledWrite,
-): Effect.Effect<boolean, StorageError> =>
-  Effect.scoped(Effect.gen(function* () {
-    const client = yield* context.checkConnection;
-    yield* client.unsafe("BEGIN");
-    yield* client.unsafe(
-      `SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(${WRITE_KEY})) AS l`,
-      [id],
-    );
-    const head = yield* client.unsafe<
-      { header: string; next_seq: bigint | number }
-    >(
-      `SELECT header, next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR SHARE`,
-      [id],
-    );
-    const row = head[0];
-    if (row === undefined || Number(row.next_seq) < batch.to) return false;
-    if (batch.header !== undefined && row.header !== batch.header) {
-      return false;
-    }
-    const stored = yield* client.unsafe<{ line: string }>(
-      `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
-      [id, batch.from, batch.to],
-    );
-    yield* Effect.ignore(client.unsafe("ROLLBACK"));
-    return stored.length === batch.lines.length &&
-      stored.every((r, i) => r.line === batch.lines[i]);
-  })).pipe(
+  write: UnsettledWrite,
+  token: string | undefined,
+): Effect.Effect<Settled, StorageError> =>
+  onOneConnection(
+    context.checks,
+    Effect.gen(function* () {
+      const sql = context.checks;
+      yield* sql.unsafe("BEGIN");
+      yield* sql.unsafe(`SET LOCAL lock_timeout = ${context.settleWait}`);
+      yield* sql.unsafe(
+        `SET LOCAL statement_timeout = ${context.settleWait + 1000}`,
+      );
+      if (write.header !== undefined) {
+        const probed = yield* sql.unsafe<{ id: string }>(
+          PROBE_CREATE_STATEMENT,
+          [id],
+        );
+        if (probed.length > 0) {
+          yield* sql.unsafe("ROLLBACK");
+          return { stored: false, token };
+        }
+      }
+      const head = yield* sql.unsafe<
+        {
+          header: string;
+          next_seq: bigint | number;
+          writer_token: string | null;
+        }
+      >(SETTLE_HEAD_STATEMENT, [id]);
+      const row = head[0];
+      let next: string | undefined;
+      if (
+        row !== undefined && token !== undefined && row.writer_token === token
+      ) {
+        next = newToken();
+        yield* sql.unsafe(ROTATE_STATEMENT, [id, token, next]);
+      }
+      const stored = row !== undefined && Number(row.next_seq) >= write.to &&
+        (write.header === undefined || row.header === write.header) &&
+        (yield* storedLines(sql, id, write));
+      yield* sql.unsafe("COMMIT");
+      return { stored, token: next };
+    }),
+  ).pipe(
     Effect.timeout(context.settleWait + 5000),
     Effect.mapError((error) =>
       error._tag === "SqlError"
@@ -273,125 +428,37 @@ export const settleWrite = (
     ),
   );
 
-/**
- * Gives the claim back on the connection before it closes, so that it is
- * free when `close` returns (the server would otherwise drop it a moment
- * later, when it reads the closed socket), then closes the writer's
- * scope. A broken connection has lost the claim already. Idempotent.
- *
- * @param state The handle's state.
- * @returns Never fails.
- */
-export const releaseWriter = (state: HandleState): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    if (state.closed) return Effect.void;
-    state.closed = true;
-    const scope = state.scope;
-    if (scope === undefined) return Effect.void;
-    const unlock = state.client === undefined ? Effect.void : Effect.ignore(
-      state.client.unsafe("SELECT pg_advisory_unlock_all()"),
-    );
-    return Effect.andThen(
-      Effect.timeoutOption(unlock, "2 seconds"),
-      Scope.close(scope, Exit.void),
-    );
-  });
-
-/**
- * Who holds the claim on `id`, read on the refused writer's `client`.
- *
- * @param client The refused writer's connection.
- * @param id The session.
- * @returns `SessionLocked`, naming the holder when the server says.
- */
-export const holderOf = (
-  client: SqlClient,
+/** Whether the lines of `write` are the stored ones. */
+const storedLines = (
+  sql: SqlClient,
   id: string,
-): Effect.Effect<SessionLocked> =>
-  client.unsafe<
-    {
-      pid: number;
-      application: string | null;
-      host: string | null;
-      port: number | null;
-    }
-  >(
-    `SELECT l.pid, a.application_name AS application,
-       host(a.client_addr) AS host, a.client_port AS port
-     FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE ${CLAIM_LOCKS} LIMIT 1`,
-    [id],
-  ).pipe(
-    Effect.map((rows): SessionLocked => {
-      const row = rows[0];
-      const client = row === undefined || row.port === null
-        ? undefined
-        : row.port < 0 || row.host === null
-        ? "local"
-        : row.host.includes(":")
-        ? `[${row.host}]:${row.port}`
-        : `${row.host}:${row.port}`;
-      return new SessionLocked({
-        id,
-        pid: row?.pid,
-        application: row?.application || undefined,
-        client,
-      });
-    }),
-    // The holder may be gone already, or the server may not say.
-    Effect.orElseSucceed(() => new SessionLocked({ id, pid: undefined })),
+  write: UnsettledWrite,
+): Effect.Effect<boolean, SqlError> =>
+  Effect.map(
+    sql.unsafe<{ line: string }>(
+      `SELECT line FROM ${EVENTS_TABLE} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
+      [id, write.from, write.to],
+    ),
+    (stored) =>
+      stored.length === write.lines.length &&
+      stored.every((r, i) => r.line === write.lines[i]),
   );
 
 /**
- * A writer's connection, opened in `scope`, with the session's claim and
- * its server process; or `SessionLocked` naming the holder's.
- *
- * @param context The store's claim context.
- * @param id The session.
- * @param scope The writer's scope: the claim lives as long as it.
- * @returns The connection and its server process.
- */
-export const claimSession = (
-  context: ClaimContext,
-  id: string,
-  scope: Scope.Scope,
-): Effect.Effect<Claimed, SessionLocked | StorageError> =>
-  Effect.gen(function* () {
-    const client = yield* Scope.provide(context.writerConnection, scope).pipe(
-      Effect.mapError(context.failed("connect a writer to")),
-    );
-    const rows = yield* client.unsafe<
-      { ok: boolean; pid: number; started: string | null }
-    >(
-      `SELECT pg_try_advisory_lock(${CLAIM_KEY}) AS ok, pg_backend_pid() AS pid,
-         (SELECT extract(epoch FROM backend_start)::text FROM pg_stat_activity
-          WHERE pid = pg_backend_pid()) AS started`,
-      [id],
-    ).pipe(Effect.mapError(context.failed("claim a session in")));
-    const row = rows[0];
-    if (row?.ok !== true) {
-      const locked = yield* holderOf(client, id);
-      return yield* locked;
-    }
-    return {
-      client,
-      backend: { pid: row.pid, startedAt: row.started ?? undefined },
-    };
-  });
-
-/**
- * After a `COMMIT` left without an answer (`cause`): the claim went with
- * the connection, so the writer stops (`state.lostClaim`). Settles whether
- * `write` is stored; when that cannot be told, fails with
- * `AppendOutcomeUnknown` over `batch` (its events and header).
+ * After a write left without an answer (`cause`): settles whether `write`
+ * is stored and fences any late copy of it; the writer stops
+ * (`state.lostClaim`: its later writes fail with `WriterClaimLost`) and
+ * gives its lease back. When the outcome cannot be told, the error is
+ * `AppendOutcomeUnknown` over `batch`, carrying the writer's token for
+ * `resolveAppend` to revoke.
  *
  * @param context The store's claim context.
  * @param state The writer's state.
  * @param id The session.
- * @param cause Why the `COMMIT` is unsettled.
+ * @param cause Why the write is unsettled.
  * @param write The write, as stored rows.
  * @param batch The write, as events.
- * @returns Whether it is stored, and the claim lost.
+ * @returns Whether it is stored, and the writer's token now.
  */
 export const settleUnanswered = (
   context: ClaimContext,
@@ -400,54 +467,68 @@ export const settleUnanswered = (
   cause: unknown,
   write: UnsettledWrite,
   batch: UnansweredBatch,
-): Effect.Effect<
-  { readonly stored: boolean; readonly lost: WriterClaimLost },
-  AppendOutcomeUnknown
-> =>
+): Effect.Effect<Settled, AppendOutcomeUnknown> =>
   Effect.gen(function* () {
-    yield* releaseWriter(state);
-    const lost = new WriterClaimLost({ id, cause });
-    state.lostClaim = lost;
-    const stored = yield* Effect.result(settleWrite(context, id, write));
-    if (Result.isFailure(stored)) {
+    const token = state.token;
+    const settled = yield* Effect.result(
+      settleWrite(context, id, write, token),
+    );
+    if (Result.isFailure(settled)) {
+      state.lostClaim = new WriterClaimLost({ id, cause });
       return yield* new AppendOutcomeUnknown({
         id,
         fromSeq: write.from,
         ...batch,
         cause,
-        undo: stored.failure,
-        writer: state.backend,
+        undo: settled.failure,
+        writerToken: token,
       });
     }
-    return { stored: stored.success, lost };
+    // The writer stops, as after any write it could not see through, and
+    // gives its lease back (under its new token) for the next writer.
+    state.lostClaim = new WriterClaimLost({ id, cause });
+    state.token = settled.success.token;
+    yield* releaseWriter(context, id, state);
+    return settled.success;
   });
 
+/** Whether a failed call was a `lock_timeout` (`55P03`). */
+export const timedOutOnLock = (error: SqlError): boolean =>
+  sqlState(error) === "55P03";
+
 /**
- * The claims of a store over `options.url`: the steps above over one
- * context.
+ * The claims of a store: the steps above over one context.
  *
- * @param options The URL, the dead-writer delay and the reporting.
- * @returns The claim, its release and the check of an unanswered commit.
+ * @param options The pool, the lease and the reporting.
+ * @returns The claim, its heartbeat, its release and the checks.
  */
 export const makeClaims = (options: ClaimOptions): Claims => {
   const context: ClaimContext = {
-    address: options.address,
-    failed: options.failed,
-    writerConnection: writerConnection(options),
-    checkConnection: checkConnection(options),
-    settleWait: settleWaitOf(options.dead),
+    ...options,
+    settleWait: settleWaitOf(options.leaseSeconds),
   };
   return {
-    claim: (id, scope) => claimSession(context, id, scope),
-    release: releaseWriter,
-    settle: (id, batch) => settleWrite(context, id, batch),
+    claim: (id, token) => claimSession(context, id, token),
+    guard: (id, token, state, scope) =>
+      Scope.addFinalizer(
+        scope,
+        Effect.suspend(() => {
+          const current = state();
+          if (current?.closed === true) return Effect.void;
+          return Effect.ignore(Effect.timeoutOption(
+            context.pool.unsafe(RELEASE_STATEMENT, [
+              id,
+              current?.token ?? token,
+            ]),
+            "2 seconds",
+          ));
+        }),
+      ),
+    keepAlive: (id, state, scope) => keepLeaseAlive(context, id, state, scope),
+    release: (id, state) => releaseWriter(context, id, state),
     settleUnanswered: (state, id, cause, write, batch) =>
       settleUnanswered(context, state, id, cause, write, batch),
-    writerEnded: makeWriterEnded(
-      context.checkConnection,
-      context.settleWait,
-      context.failed,
-      context.address,
-    ),
+    writerEnded: makeWriterEnded(context),
+    leaseSeconds: options.leaseSeconds,
   };
 };

@@ -1,7 +1,11 @@
 /**
  * The PostgreSQL store's `follow`: one `LISTEN` connection shared by every
- * follower of the store (opened with the first, closed with the last), the
- * append's `NOTIFY` as the wake-up, polling as the fallback, and each row
+ * follower of the store (opened with the first, closed with the last; on
+ * the store's URL or a direct address given for it), the append's `NOTIFY`
+ * as the wake-up, polling as the fallback; without `LISTEN` (behind a
+ * transaction pooler, or on an engine without notifications), polling by
+ * seq that quickens after a change (50 ms) and backs off to 400 ms while
+ * nothing comes. Each row
  * decoded by the log's one line decoder with the reader's bounds. A read
  * whose connection broke is tried again every poll interval from the same
  * cursor, so nothing is skipped or served twice.
@@ -9,7 +13,7 @@
  * @module
  * @internal
  */
-import type * as Duration from "effect/Duration";
+import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as PubSub from "effect/PubSub";
@@ -19,8 +23,8 @@ import * as Result from "effect/Result";
 import * as Schedule from "effect/Schedule";
 import type * as Scope from "effect/Scope";
 import * as Stream from "effect/Stream";
-import { isSqlError } from "effect/sql/SqlError";
-import type { PgClient } from "@effect/sql-pg";
+import { isSqlError, type SqlError } from "effect/sql/SqlError";
+import type { PgClient, PgConnection } from "@effect/sql-pg";
 import type { SessionEvent } from "../core/event.ts";
 import type { CorruptLine } from "../log/errors.ts";
 import { corrupt, decodeLine, makeRunBudget } from "../log/line.ts";
@@ -35,11 +39,30 @@ import {
 } from "./rows.ts";
 import { EVENTS_CHANNEL } from "./schema.ts";
 
+/** The first wait of a polling follower after a change, in ms. */
+const FASTEST_POLL = 50;
+
+/** The longest wait of a polling follower, in ms (unless `pollInterval` is less). */
+const SLOWEST_POLL = 400;
+
 /** What {@link makeFollow} needs of its store. */
 export interface FollowSource {
   /** The store's pool. */
   readonly pool: PgClient.PgClient;
-  /** How long a follower waits for a notification before it polls. */
+  /**
+   * Listens on a channel (the pool's own, or a connection to a direct
+   * address); undefined when followers poll only.
+   */
+  readonly listener:
+    | ((
+      channel: string,
+    ) => Effect.Effect<
+      Queue.Dequeue<PgConnection.Notification, SqlError>,
+      SqlError,
+      Scope.Scope
+    >)
+    | undefined;
+  /** The longest a follower waits between two reads of the head. */
   readonly pollInterval: Duration.Duration;
   /** Rows read per query. */
   readonly pageSize: number;
@@ -65,7 +88,10 @@ export const makeFollow = (
   Scope.Scope
 > =>
   Effect.gen(function* () {
-    const { pool, pollInterval, pageSize, failed } = source;
+    const { pool, listener, pollInterval, pageSize, failed } = source;
+    // Without notifications a follower polls by seq, soon after a change
+    // and less often while nothing comes.
+    const slowest = Math.min(Duration.toMillis(pollInterval), SLOWEST_POLL);
     const readHead = (id: string) => readHeadRow(pool, id, failed);
     const readPage = (id: string, from: number) =>
       readEventPage(pool, id, from, undefined, pageSize, failed);
@@ -74,7 +100,8 @@ export const makeFollow = (
     const notifications = yield* RcRef.make({
       acquire: Effect.gen(function* () {
         const hub = yield* PubSub.unbounded<string>();
-        const queue = yield* pool.listen(EVENTS_CHANNEL);
+        if (listener === undefined) return yield* Effect.fail("no LISTEN");
+        const queue = yield* listener(EVENTS_CHANNEL);
         yield* Effect.forkScoped(
           Effect.forever(
             Effect.flatMap(
@@ -103,8 +130,14 @@ export const makeFollow = (
           ? undefined
           : { vocabulary: followOptions.vocabulary };
         const runs = makeRunBudget();
+        let delay = FASTEST_POLL;
         const wake: Effect.Effect<void> = Option.match(subscription, {
-          onNone: () => Effect.sleep(pollInterval),
+          onNone: () =>
+            Effect.suspend(() => {
+              const now = delay;
+              delay = Math.min(slowest, delay * 2);
+              return Effect.sleep(now);
+            }),
           onSome: (sub) =>
             Effect.raceFirst(
               Effect.asVoid(
@@ -156,6 +189,7 @@ export const makeFollow = (
                 events.push(decoded.success);
               }
               const last = rows[rows.length - 1];
+              if (last !== undefined) delay = FASTEST_POLL;
               return [
                 events,
                 Option.some({

@@ -7,7 +7,6 @@
  * @module
  * @internal
  */
-import * as Arr from "effect/Array";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Result from "effect/Result";
@@ -21,8 +20,13 @@ import { encodeEventLine } from "../log/codec.ts";
 import { errorCode } from "../fs/io.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
 import { redactAddress } from "../store/redact.ts";
-import { StorageError } from "../store/errors.ts";
-import { EVENTS_CHANNEL, EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+import { StorageError, WriterClaimLost } from "../store/errors.ts";
+import { EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+import {
+  appendStatement,
+  MISMATCH_STATEMENT,
+  MORE_ROWS_STATEMENT,
+} from "./lease.ts";
 
 /**
  * The longest message from the server the store's connections accept: an
@@ -263,22 +267,7 @@ export const rowsOf = (
   return { rows, bytes };
 };
 
-/** Inserts event rows, in chunks of a thousand. */
-export const insertRows = (
-  client: SqlClient,
-  rows: ReadonlyArray<EventRow>,
-): Effect.Effect<void, SqlError> =>
-  Effect.gen(function* () {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK);
-      if (!Arr.isArrayNonEmpty(chunk)) continue;
-      yield* client`INSERT INTO ${client(EVENTS_TABLE)} ${
-        client.insert(chunk)
-      }`;
-    }
-  });
-
-/** An append's batch, as {@link appendRows} writes it. */
+/** An append's batch, as {@link appendBatch} writes it. */
 export interface AppendBatch {
   /** The session id. */
   readonly id: string;
@@ -294,39 +283,193 @@ export interface AppendBatch {
   readonly address: string;
 }
 
+/** How a writer writes: its token and lease, and whether appends notify. */
+export interface WriteLease {
+  /** The writer's fencing token. */
+  readonly token: string;
+  /** The lease each write renews, in seconds. */
+  readonly leaseSeconds: number;
+  /** Whether an append signals followers with `pg_notify`. */
+  readonly notify: boolean;
+}
+
 /**
- * The body of an append's transaction: locks the head row, checks that it
- * is at `from` (else a `conflict`), inserts the rows, moves the head and
- * notifies the followers (delivered when the transaction commits).
- *
- * @param client The writer's connection, in a transaction.
- * @param batch The batch.
- * @returns The statements, to run in {@link transact}.
+ * Runs `body` with every statement of `pool` on one connection of it
+ * (taken for the body, given back after), so that a transaction run by
+ * hand stays on its connection. A body that fails leaves no transaction
+ * open on the connection it gives back.
  */
-export const appendRows = (
-  client: SqlClient,
-  batch: AppendBatch,
-): Effect.Effect<void, StorageError | SqlError> =>
-  Effect.gen(function* () {
-    const { id, from, to, rows, bytes, address } = batch;
-    const head = yield* client.unsafe<{ next_seq: bigint | number }>(
-      `SELECT next_seq FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`,
-      [id],
-    );
-    const actual = head[0] === undefined ? undefined : Number(head[0].next_seq);
-    if (actual !== from) {
-      return yield* new StorageError({
-        operation:
-          `append at seq ${from} (the head says ${actual}) in ${address}`,
-        id,
-        code: "conflict",
-        cause: undefined,
-      });
+export const onOneConnection = <A, E, R>(
+  pool: SqlClient,
+  body: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | SqlError, R> =>
+  Effect.scoped(
+    Effect.flatMap(pool.reserve, (connection) =>
+      Effect.provideService(
+        Effect.onExit(body, (exit) =>
+          exit._tag === "Success" ? Effect.void : Effect.ignore(
+            Effect.timeoutOption(pool.unsafe("ROLLBACK"), 2000),
+          )),
+        pool.transactionService,
+        [connection, 0],
+      )),
+  );
+
+/** The rows' seqs and lines as the two arrays a statement takes. */
+const columnsOf = (
+  rows: ReadonlyArray<EventRow>,
+): readonly [ReadonlyArray<number>, ReadonlyArray<string>] => [
+  rows.map((row) => row.seq),
+  rows.map((row) => row.line),
+];
+
+/**
+ * Rows, in chunks a statement carries: at most {@link INSERT_CHUNK} rows
+ * or about 32 MiB of lines each.
+ */
+export const chunksOf = (
+  rows: ReadonlyArray<EventRow>,
+): ReadonlyArray<ReadonlyArray<EventRow>> => {
+  const chunks: Array<ReadonlyArray<EventRow>> = [];
+  let start = 0;
+  let size = 0;
+  for (let i = 0; i < rows.length; i++) {
+    size += rows[i]?.line.length ?? 0;
+    if (i + 1 - start >= INSERT_CHUNK || size >= CHUNK_CHARS) {
+      chunks.push(rows.slice(start, i + 1));
+      start = i + 1;
+      size = 0;
     }
-    yield* insertRows(client, rows);
-    yield* client.unsafe(
-      `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
-      [id, to, bytes],
-    );
-    yield* client.unsafe(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, id]);
+  }
+  if (start < rows.length || chunks.length === 0) {
+    chunks.push(rows.slice(start));
+  }
+  return chunks;
+};
+
+/** About how many characters of lines one statement carries. */
+const CHUNK_CHARS = 32 * 1024 * 1024;
+
+/**
+ * A write as one statement, or as a transaction when its rows take more
+ * than one: the first statement is `first` (with the first chunk), the
+ * others insert `MORE_ROWS_STATEMENT` chunks. `first` answers with no row
+ * when it wrote nothing; then `refused` says why.
+ */
+export const writeRows = <E>(
+  pool: SqlClient,
+  rows: ReadonlyArray<EventRow>,
+  first: (
+    chunk: readonly [ReadonlyArray<number>, ReadonlyArray<string>],
+  ) => Effect.Effect<ReadonlyArray<unknown>, SqlError>,
+  more: string,
+  id: string,
+  refused: Effect.Effect<never, E | SqlError>,
+): Effect.Effect<Transacted<void, E>> => {
+  const [head, ...rest] = chunksOf(rows);
+  const body = Effect.gen(function* () {
+    const answered = yield* first(columnsOf(head ?? []));
+    if (answered.length === 0) return yield* refused;
+    for (const chunk of rest) {
+      yield* pool.unsafe(more, [id, ...columnsOf(chunk)]);
+    }
   });
+  return onOneConnection(
+    pool,
+    rest.length === 0 ? single(body) : transact(pool, body),
+  ).pipe(
+    // The connection could not be had: nothing was sent.
+    Effect.catch((error) =>
+      Effect.succeed({ _tag: "NotCommitted", error } as const)
+    ),
+  );
+};
+
+/**
+ * How one statement run outside a transaction ended: its own commit. A
+ * failure the server answered stored nothing; a connection lost on the
+ * way leaves the outcome to be settled.
+ */
+const single = <E>(
+  body: Effect.Effect<void, E | SqlError>,
+): Effect.Effect<Transacted<void, E>> =>
+  Effect.map(Effect.result(body), (ran): Transacted<void, E> => {
+    if (Result.isSuccess(ran)) return { _tag: "Committed", value: undefined };
+    const error = ran.failure;
+    return isSqlFailure(error) && brokeConnection(error)
+      ? { _tag: "CommitUnsettled", error }
+      : { _tag: "NotCommitted", error };
+  });
+
+/** Whether a failure is the driver's. */
+const isSqlFailure = (error: unknown): error is SqlError =>
+  typeof error === "object" && error !== null && "_tag" in error &&
+  error._tag === "SqlError";
+
+/**
+ * An append: moves the head from `from` to `to` under the writer's token,
+ * renews its lease and inserts the rows, in one statement (or one
+ * transaction for a large batch). A refusal says why: the head moved
+ * (`StorageError` `conflict`), or another writer holds the lease
+ * (`WriterClaimLost`).
+ *
+ * @param pool The store's pool.
+ * @param batch The batch.
+ * @param lease The writer's token and lease.
+ * @returns How the write ended.
+ */
+export const appendBatch = (
+  pool: SqlClient,
+  batch: AppendBatch,
+  lease: WriteLease,
+): Effect.Effect<Transacted<void, StorageError | WriterClaimLost>> => {
+  const { id, from, to, bytes, address } = batch;
+  const statement = lease.notify ? APPEND_NOTIFY : APPEND_QUIET;
+  return writeRows(
+    pool,
+    batch.rows,
+    ([seqs, lines]) =>
+      pool.unsafe(statement, [
+        id,
+        from,
+        to,
+        bytes,
+        lease.token,
+        lease.leaseSeconds,
+        seqs,
+        lines,
+      ]),
+    MORE_ROWS_STATEMENT,
+    id,
+    Effect.flatMap(
+      pool.unsafe<{ next_seq: bigint | number; mine: boolean }>(
+        MISMATCH_STATEMENT,
+        [id, lease.token],
+      ),
+      (rows): Effect.Effect<never, StorageError | WriterClaimLost> => {
+        const row = rows[0];
+        if (row !== undefined && !row.mine) {
+          return Effect.fail(
+            new WriterClaimLost({
+              id,
+              cause: "its lease was taken over by another writer",
+            }),
+          );
+        }
+        const actual = row === undefined ? undefined : Number(row.next_seq);
+        return Effect.fail(
+          new StorageError({
+            operation:
+              `append at seq ${from} (the head says ${actual}) in ${address}`,
+            id,
+            code: "conflict",
+            cause: undefined,
+          }),
+        );
+      },
+    ),
+  );
+};
+
+const APPEND_NOTIFY = appendStatement(true);
+const APPEND_QUIET = appendStatement(false);

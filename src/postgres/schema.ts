@@ -7,7 +7,8 @@
  *   header line exactly as the JSONL codec writes it (without `\n`);
  *   `next_seq` is the seq the next event takes, moved only by an append
  *   transaction that holds the row lock; `bytes` is the size the session
- *   has as a JSONL file, kept so `stat` reads one row.
+ *   has as a JSONL file, kept so `stat` reads one row. `writer_token`,
+ *   `lease_until` and `writer` are the writer's lease (`lease.ts`).
  * - `palimpsest_events`: one row per event, keyed by `(session_id, seq)`;
  *   `line` is the event's canonical JSONL line (without `\n`), so a
  *   session holds the same bytes in either store. Seqs come from the head
@@ -40,6 +41,9 @@ export const EVENTS_TABLE = "palimpsest_events";
 
 /** The checkpoint rows, one per session at most. */
 export const CHECKPOINTS_TABLE = "palimpsest_checkpoints";
+
+/** The trigger (and its function) that refuses writes without a lease. */
+export const LEASE_GUARD = "palimpsest_require_lease";
 
 /** The `NOTIFY` channel an append signals, with the session id as payload. */
 export const EVENTS_CHANNEL = "palimpsest_events";
@@ -79,6 +83,48 @@ const createCheckpoints: Effect.Effect<void, SqlError, SqlClient> = Effect.gen(
   },
 );
 
+/**
+ * Writer leases: the claim moves from a session-level advisory lock (which
+ * neither a transaction pooler nor a distributed engine keeps) into the
+ * head row. `writer_token` is the fencing token of the writer that holds
+ * the session, `lease_until` when its lease runs out (server time), and
+ * `writer` who it is, for `SessionLocked`. The trigger refuses a write
+ * that moves the head without renewing a lease: a writer of a release
+ * before leases (which knows nothing of the token) can still read a
+ * migrated database, but every write of its is refused with SQL state
+ * `55000` and a message that says so, so that it never writes beside a
+ * leased writer.
+ */
+const addWriterLeases: Effect.Effect<void, SqlError, SqlClient> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient;
+    yield* sql.unsafe(`ALTER TABLE ${SESSIONS_TABLE}
+  ADD COLUMN IF NOT EXISTS writer_token text,
+  ADD COLUMN IF NOT EXISTS lease_until timestamptz,
+  ADD COLUMN IF NOT EXISTS writer text`);
+    yield* sql.unsafe(
+      `CREATE OR REPLACE FUNCTION ${LEASE_GUARD}() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.writer_token IS NULL OR NEW.lease_until IS NULL OR (
+    TG_OP = 'UPDATE' AND NEW.lease_until IS NOT DISTINCT FROM OLD.lease_until
+  ) THEN
+    RAISE EXCEPTION 'palimpsest: session % is written under a writer lease since this database was migrated; this writer predates leases (upgrade it)', NEW.id
+      USING ERRCODE = '55000';
+  END IF;
+  RETURN NEW;
+END $$`,
+    );
+    yield* sql.unsafe(
+      `DROP TRIGGER IF EXISTS ${LEASE_GUARD} ON ${SESSIONS_TABLE}`,
+    );
+    yield* sql.unsafe(`CREATE TRIGGER ${LEASE_GUARD}
+  BEFORE INSERT OR UPDATE OF next_seq ON ${SESSIONS_TABLE}
+  FOR EACH ROW
+  EXECUTE FUNCTION ${LEASE_GUARD}()`);
+  },
+);
+
 /** The store's migrations, by `<id>_<name>`. */
 const storeMigrations: Record<
   string,
@@ -86,6 +132,7 @@ const storeMigrations: Record<
 > = {
   "1_create_sessions_and_events": createTables,
   "2_create_checkpoints": createCheckpoints,
+  "3_writer_leases": addWriterLeases,
 };
 
 const runMigrator = Migrator.make({});

@@ -11,7 +11,11 @@ import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import type * as Redacted from "effect/Redacted";
 import type { CheckpointOptions } from "../store/checkpoints.ts";
-import type { StorageError } from "../store/errors.ts";
+import type {
+  InvalidSessionId,
+  SessionNotFound,
+  StorageError,
+} from "../store/errors.ts";
 import { type FollowOptions, SessionStore } from "../store/store.ts";
 import { makePostgresStore } from "./store.ts";
 
@@ -25,16 +29,38 @@ export interface PostgresStoreOptions {
    * An open of a current session streams its rows through one query.
    */
   readonly pageSize?: number;
-  /** How long `follow` waits for a notification before it polls; 1 s. */
+  /**
+   * The longest `follow` waits between two reads of a session's head when
+   * no notification comes; 1 s. Without notifications (`listen: false`,
+   * or an engine without `pg_notify`) a follower polls adaptively: every
+   * 50 ms after a change, backing off to at most the smaller of this and
+   * 400 ms.
+   */
   readonly pollInterval?: Duration.Input;
-  /** Connections of the shared pool (readers, list, stat); 10. */
+  /** Connections of the shared pool (writers, readers, list, stat); 10. */
   readonly maxConnections?: number;
   /**
-   * About how long, in seconds, the server takes to drop the claim of a
-   * writer whose machine vanished (TCP keepalive on the writer's
-   * connection); 15 by default.
+   * The writer's lease: how long a writer holds its session without
+   * renewing it (each append renews it, and a heartbeat while idle); 15
+   * seconds by default. A writer that dies without closing holds its
+   * session until the lease runs out.
    */
+  readonly lease?: Duration.Input;
+  /** Deprecated: the lease in seconds; `lease` replaces it. */
   readonly deadWriterSeconds?: number;
+  /**
+   * Whether appends signal followers with `pg_notify`: by default, when
+   * the server has it (detected on start; engines such as CockroachDB do
+   * not).
+   */
+  readonly notify?: boolean;
+  /**
+   * Where followers `LISTEN`: `true` (the default) on the store's URL;
+   * another URL, for a store behind a transaction pooler (which cannot
+   * carry `LISTEN`) that can reach the server directly; `false` for
+   * never (followers poll).
+   */
+  readonly listen?: boolean | string | Redacted.Redacted<string>;
   /**
    * When to write checkpoints (a row of `palimpsest_checkpoints` per
    * session): once a log passes `holdLogUpTo` (10,000) events, every
@@ -49,9 +75,22 @@ export type { FollowOptions };
 
 /**
  * The PostgreSQL store: the {@link SessionStore} operations (`follow`
- * included, as every store has it).
+ * included, as every store has it), and {@link PostgresSessionStore.breakLease}.
  */
-export type PostgresSessionStore = SessionStore;
+export interface PostgresSessionStore extends SessionStore {
+  /**
+   * Gives up the lease of session `id`, live or not, for a caller who
+   * knows its writer is gone (its machine is down): the next writer
+   * claims it at once. A writer that lives after all is fenced: none of
+   * its writes commits again. Succeeds with whether the lease was live.
+   */
+  readonly breakLease: (
+    id: string,
+  ) => Effect.Effect<
+    boolean,
+    InvalidSessionId | SessionNotFound | StorageError
+  >;
+}
 
 /**
  * The requirement {@link PostgresStore} stands for: a brand of its own, not
@@ -78,8 +117,8 @@ export const PostgresStore: Context.Service<
 
 /**
  * The PostgreSQL layer of {@link SessionStore} (and of
- * {@link PostgresStore}, which adds `follow`): a pool, the migrations run
- * on start, one dedicated connection per writer.
+ * {@link PostgresStore}, which adds `breakLease`): a pool shared by
+ * readers and writers, the migrations run on start, a lease per writer.
  *
  * @param options The connection URL and tuning.
  * @returns `Layer<SessionStore | PostgresStore, StorageError>`.

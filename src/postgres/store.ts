@@ -84,6 +84,7 @@ import { readEventRange } from "./read.ts";
 import { connectStore } from "./store_state.ts";
 import { appendEvents, createSession } from "./store_write.ts";
 import {
+  breakLease,
   listSessions,
   openForRead,
   openForWrite,
@@ -122,7 +123,7 @@ export function makePostgresStore(
     const store = yield* connectStore(options);
     const { pool, pageSize, failed } = store;
     const follow = yield* makeFollow(store);
-    return makeSessionStore({
+    const core = makeSessionStore({
       create: (init, createOptions) =>
         createSession(store, init, createOptions),
       open: openWith(
@@ -142,5 +143,6 @@ export function makePostgresStore(
       checkpoint: checkpointNow(store),
       writerEnded: store.claims.writerEnded,
     });
+    return { ...core, breakLease: (id) => breakLease(store, id) };
   });
 }

@@ -175,15 +175,18 @@ export const checkpointOnClose = (
   });
 
 /**
- * The store's `close`: the checkpoint a writer owes, then the claim given
- * back and the writer's connection closed.
+ * The store's `close`: the checkpoint a writer owes, then the lease given
+ * back and the writer's scope closed.
  *
  * @param store The store.
  * @returns The layer's `close`.
  */
 export const closeHandle = (store: PostgresStoreState): StoreCore["close"] =>
   store.handles.close((state) =>
-    Effect.andThen(checkpointOnClose(store, state), store.claims.release(state))
+    Effect.andThen(
+      checkpointOnClose(store, state),
+      store.claims.release(state.session.header.id, state),
+    )
   );
 
 /**

@@ -13,13 +13,18 @@ import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
 import type { SqlClient } from "effect/sql/SqlClient";
+import { BREAK_STATEMENT } from "./lease.ts";
+import { type HandleState, newToken } from "./claim.ts";
 import { writableLog } from "../store/open.ts";
 import { checkSessionId } from "../store/ids.ts";
-import { SessionNotFound } from "../store/errors.ts";
+import {
+  type InvalidSessionId,
+  SessionNotFound,
+  type StorageError,
+} from "../store/errors.ts";
 import type { LoadedFrom } from "../store/checkpoints.ts";
 import type { OpenError, OpenOptions, SessionHandle } from "../store/store.ts";
 import type { StoreCore } from "../store/core.ts";
-import { CLAIM_LOCKS } from "./locks.ts";
 import { readHeadRow } from "./rows.ts";
 import { loadStored } from "./checkpoint.ts";
 import { SESSIONS_TABLE } from "./schema.ts";
@@ -90,8 +95,8 @@ export const openForRead = <E>(
   );
 
 /**
- * The write half of the store's `open`: claims the session on a writer's
- * connection and reads it strictly through that connection.
+ * The write half of the store's `open`: claims the session's lease, then
+ * reads it strictly; the lease is renewed while the handle lives.
  *
  * @param store The store.
  * @param id The session.
@@ -107,21 +112,28 @@ export const openForWrite = <E>(
     store,
     withHandleScope(store, (scope) =>
       Effect.gen(function* () {
-        const claimed = yield* store.claims.claim(id, scope);
+        const token = newToken();
+        const held: { state?: HandleState } = {};
+        yield* store.claims.guard(id, token, () => held.state, scope);
+        yield* store.claims.claim(id, token);
         const loaded = yield* readStored(
           store,
-          claimed.client,
+          store.pool,
           id,
           options,
           true,
         );
         const log = yield* writableLog(loaded.log);
-        return store.handles.make(
-          id,
-          "write",
-          loaded.report,
-          writerState(claimed, scope, log.session, loaded.mark),
+        const writer = writerState(
+          store,
+          token,
+          scope,
+          log.session,
+          loaded.mark,
         );
+        held.state = writer;
+        yield* store.claims.keepAlive(id, writer, scope);
+        return store.handles.make(id, "write", loaded.report, writer);
       })),
   );
 
@@ -140,8 +152,8 @@ export const listSessions = (
   ).pipe(Effect.mapError(store.failed("list the sessions of")));
 
 /**
- * The store's `stat`: the head row's bytes and time, and whether a writer
- * holds the claim.
+ * The store's `stat`: the head row's bytes and time, and whether a
+ * writer's lease is live.
  *
  * @param store The store.
  * @param id The session.
@@ -159,7 +171,7 @@ export const statSession = (
         { bytes: bigint | number; modified: number; locked: boolean }
       >(
         `SELECT s.bytes, (extract(epoch FROM s.updated_at) * 1000)::float8 AS modified,
-           EXISTS (SELECT 1 FROM pg_locks l WHERE ${CLAIM_LOCKS}) AS locked
+           (s.lease_until IS NOT NULL AND s.lease_until >= now()) AS locked
          FROM ${SESSIONS_TABLE} s WHERE s.id = $1`,
         [id],
       ).pipe(Effect.mapError(store.failed("stat a session in"))),
@@ -174,6 +186,39 @@ export const statSession = (
           modifiedAt: Math.round(Number(row.modified)),
           locked: row.locked,
         });
+      },
+    );
+  });
+
+/**
+ * The store's `breakLease`: gives up session `id`'s lease, live or not.
+ *
+ * @param store The store.
+ * @param id The session.
+ * @returns Whether the lease was live.
+ */
+export const breakLease = (
+  store: PostgresStoreState,
+  id: string,
+): Effect.Effect<
+  boolean,
+  InvalidSessionId | SessionNotFound | StorageError
+> =>
+  Effect.suspend((): Effect.Effect<
+    boolean,
+    InvalidSessionId | SessionNotFound | StorageError
+  > => {
+    const checked = checkSessionId(id);
+    if (Result.isFailure(checked)) return Effect.fail(checked.failure);
+    return Effect.flatMap(
+      store.pool.unsafe<{ live: boolean }>(BREAK_STATEMENT, [id]).pipe(
+        Effect.mapError(store.failed("break the lease of a session in", id)),
+      ),
+      (rows) => {
+        const row = rows[0];
+        return row === undefined
+          ? Effect.fail(new SessionNotFound({ id }))
+          : Effect.succeed(row.live);
       },
     );
   });

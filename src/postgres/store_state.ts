@@ -33,12 +33,9 @@ import {
   makeCheckpointer,
 } from "../store/checkpoint_write.ts";
 import type { PostgresStoreOptions } from "./service.ts";
-import {
-  type Claimed,
-  type Claims,
-  type HandleState,
-  makeClaims,
-} from "./claim.ts";
+import { type Claims, type HandleState, makeClaims } from "./claim.ts";
+import { thisWriter } from "./lease.ts";
+import type { FollowSource } from "./follow.ts";
 import {
   DEFAULT_PAGE,
   displayAddress,
@@ -56,10 +53,14 @@ export interface PostgresSettings {
   readonly address: string;
   /** Rows read per query. */
   readonly pageSize: number;
-  /** How long a follower waits for a notification before it polls. */
+  /** The longest a follower waits between two reads of the head. */
   readonly pollInterval: Duration.Duration;
-  /** Seconds until the server drops a vanished writer's claim. */
-  readonly dead: number;
+  /** The writer's lease, in seconds. */
+  readonly leaseSeconds: number;
+  /** Whether appends notify: as asked, or detected on start. */
+  readonly notifyOption: boolean | undefined;
+  /** Where followers `LISTEN`: the store's URL, another one, or nowhere. */
+  readonly listen: Redacted.Redacted<string> | undefined;
   /** Connections of the shared pool. */
   readonly maxConnections: number;
   /** When checkpoints are written (undefined: never on their own). */
@@ -72,8 +73,16 @@ export interface PostgresSettings {
 export interface PostgresStoreState extends PostgresSettings {
   /** The shared pool: readers, list, stat, follow. */
   readonly pool: PgClient.PgClient;
-  /** The writers' claims and their connections. */
+  /** The writers' pool, shared by every writer of the store. */
+  readonly writers: PgClient.PgClient;
+  /** The writers' leases. */
   readonly claims: Claims;
+  /** This process's name as a writer, recorded in its leases. */
+  readonly writer: string;
+  /** Whether appends signal followers with `pg_notify`. */
+  readonly notify: boolean;
+  /** How followers `LISTEN`; undefined when they poll only. */
+  readonly listener: FollowSource["listener"];
   /** Writes checkpoints under `policy`. */
   readonly checkpointer: Checkpointer;
   /** The store's handles and the state behind each. */
@@ -102,12 +111,71 @@ export const resolveSettings = (
     pollInterval: Duration.fromInputUnsafe(
       options.pollInterval ?? Duration.seconds(1),
     ),
-    dead: Math.max(3, Math.round(options.deadWriterSeconds ?? 15)),
+    leaseSeconds: leaseSecondsOf(options),
+    notifyOption: options.notify,
+    listen: options.listen === false || options.notify === false
+      ? undefined
+      : options.listen === undefined || options.listen === true
+      ? url
+      : typeof options.listen === "string"
+      ? Redacted.make(options.listen)
+      : options.listen,
     maxConnections: options.maxConnections ?? 10,
     policy: resolvePolicy(options.checkpoints),
     failed: failedAt(address),
   };
 };
+
+/** The lease of the options, in seconds: 15 by default, at least 1. */
+const leaseSecondsOf = (options: PostgresStoreOptions): number => {
+  const lease = options.lease ?? options.deadWriterSeconds;
+  if (lease === undefined) return 15;
+  const seconds = typeof lease === "number"
+    ? lease
+    : Duration.toMillis(Duration.fromInputUnsafe(lease)) / 1000;
+  return Math.max(1, seconds);
+};
+
+/**
+ * Whether `pg_notify` can be called: it is missing on some engines that
+ * speak PostgreSQL's protocol (CockroachDB, YugabyteDB).
+ */
+const canNotify = (
+  pool: SqlClient,
+): Effect.Effect<boolean> =>
+  Effect.match(pool.unsafe(`SELECT pg_notify('palimpsest_probe', '')`), {
+    onFailure: () => false,
+    onSuccess: () => true,
+  });
+
+/**
+ * A pool of the store's: no prepared statements and no startup parameters,
+ * since a transaction pooler hands each transaction to any server
+ * connection; its `application_name` tells its part (readers, writers,
+ * checks) in `pg_stat_activity`.
+ *
+ * @param settings The store's settings.
+ * @param reactivity The store's reactivity service.
+ * @param name The pool's `application_name`.
+ * @param connections Its most connections.
+ * @returns The pool, closed with the scope.
+ */
+export const poolOf = (
+  settings: PostgresSettings,
+  reactivity: Reactivity.Reactivity,
+  name: string,
+  connections: number,
+): Effect.Effect<PgClient.PgClient, StorageError, Scope.Scope> =>
+  PgClient.make({
+    url: settings.url,
+    maxConnections: connections,
+    applicationName: name,
+    maxMessageSize: MAX_MESSAGE_BYTES,
+    prepare: false,
+  }).pipe(
+    Effect.provideService(Reactivity.Reactivity, reactivity),
+    Effect.mapError(settings.failed("connect to")),
+  );
 
 /**
  * Connects the shared pool and runs the migrations on it.
@@ -121,14 +189,11 @@ export const connectPool = (
   reactivity: Reactivity.Reactivity,
 ): Effect.Effect<PgClient.PgClient, StorageError, Scope.Scope> =>
   Effect.gen(function* () {
-    const pool = yield* PgClient.make({
-      url: settings.url,
-      maxConnections: settings.maxConnections,
-      applicationName: "palimpsest",
-      maxMessageSize: MAX_MESSAGE_BYTES,
-    }).pipe(
-      Effect.provideService(Reactivity.Reactivity, reactivity),
-      Effect.mapError(settings.failed("connect to")),
+    const pool = yield* poolOf(
+      settings,
+      reactivity,
+      "palimpsest",
+      settings.maxConnections,
     );
     yield* migrateStore.pipe(
       Effect.provideService(SqlClient, pool),
@@ -153,17 +218,44 @@ export const connectStore = (
     const scope = yield* Effect.scope;
     const reactivity = yield* Reactivity.make;
     const pool = yield* connectPool(settings, reactivity);
-    const claims = makeClaims({
-      url: settings.url,
-      address: settings.address,
-      dead: settings.dead,
+    const writers = yield* poolOf(
+      settings,
       reactivity,
+      "palimpsest writer",
+      settings.maxConnections,
+    );
+    const checks = yield* poolOf(settings, reactivity, "palimpsest check", 2);
+    const writer = thisWriter("palimpsest");
+    const claims = makeClaims({
+      pool: writers,
+      checks,
+      address: settings.address,
+      leaseSeconds: settings.leaseSeconds,
+      writer,
       failed: settings.failed,
     });
+    const notify = settings.notifyOption ?? (yield* canNotify(pool));
+    const listen = notify ? settings.listen : undefined;
     return {
       ...settings,
+      listen,
+      listener: listen === undefined
+        ? undefined
+        : listen === settings.url
+        ? (channel) => pool.listen(channel)
+        : (channel) =>
+          Effect.flatMap(
+            PgClient.makeClient({
+              url: listen,
+              applicationName: "palimpsest follow",
+            }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity)),
+            (client) => client.listen(channel),
+          ),
       pool,
+      writers,
       claims,
+      writer,
+      notify,
       checkpointer: makeCheckpointer(settings.policy),
       handles: makeHandleRegistry<HandleState>(),
       scope,
@@ -184,31 +276,36 @@ export const readerState = (
   session,
   closed: false,
   client: undefined,
+  token: undefined,
+  renewedAt: 0,
   scope: undefined,
   semaphore: Semaphore.makeUnsafe(1),
   mark,
 });
 
 /**
- * The state behind a write handle: the writer's connection with its claim,
- * and the scope that closes it.
+ * The state behind a write handle: the pool it writes through, its lease's
+ * token, and the scope that ends it.
  *
- * @param claimed The connection and its server process.
+ * @param store The store.
+ * @param token The writer's fencing token.
  * @param scope The writer's scope.
  * @param session The session as written.
  * @param mark The newest checkpoint of the session.
  * @returns The state.
  */
 export const writerState = (
-  claimed: Claimed,
+  store: PostgresStoreState,
+  token: string,
   scope: Scope.Closeable,
   session: Session,
   mark: CheckpointMark,
 ): HandleState => ({
   session,
   closed: false,
-  client: claimed.client,
-  backend: claimed.backend,
+  client: store.writers,
+  token,
+  renewedAt: 0,
   scope,
   semaphore: Semaphore.makeUnsafe(1),
   mark,

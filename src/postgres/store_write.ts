@@ -1,19 +1,19 @@
 /**
- * The writing steps of the PostgreSQL store, each a transaction on the
- * writer's own connection and the reading of how it ended:
- * {@link createSession} ({@link createTransaction}, {@link createEnded})
- * and {@link appendEvents} ({@link appendTransaction},
- * {@link appendEnded}). The claim the writer holds is `claim.ts`'s; the
- * transaction runner and the statements are `rows.ts`'s. Each step takes
- * the store's state record (`store_state.ts`).
+ * The writing steps of the PostgreSQL store, each one statement on a
+ * connection of the pool (one transaction for a large batch) and the
+ * reading of how it ended: {@link createSession} ({@link createRows},
+ * {@link createEnded}) and {@link appendEvents} ({@link appendBatch} of
+ * `rows.ts`, {@link appendEnded}). The lease the writer holds is
+ * `claim.ts`'s; the statements are `lease.ts`'s. Each step takes the
+ * store's state record (`store_state.ts`).
  *
  * @module
  * @internal
  */
+import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Result from "effect/Result";
-import type { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
 import { FORMAT_VERSION } from "../core/event.ts";
 import {
@@ -34,20 +34,17 @@ import type { SessionHandle, WriteError } from "../store/store.ts";
 import type { StoreCore } from "../store/core.ts";
 import { writeNewEvents } from "../store/handles.ts";
 import { createdFrom, wholeReport } from "../store/open.ts";
-import type { HandleState } from "./claim.ts";
-import { WRITE_KEY } from "./locks.ts";
+import { type HandleState, newToken } from "./claim.ts";
 import {
   type AppendBatch,
-  appendRows,
-  brokeConnection,
+  appendBatch,
   byteLength,
-  insertRows,
   rowsOf,
   sqlState,
-  transact,
   type Transacted,
+  writeRows,
 } from "./rows.ts";
-import { SESSIONS_TABLE } from "./schema.ts";
+import { CREATE_STATEMENT, MORE_ROWS_STATEMENT } from "./lease.ts";
 import { type PostgresStoreState, writerState } from "./store_state.ts";
 import {
   checkpointAfterBatch,
@@ -67,44 +64,44 @@ export interface CreatedRows extends AppendBatch {
 }
 
 /**
- * The create transaction: under the session's write lock, the head row
- * (unless one exists: `SessionAlreadyExists`) and the events, together, so
- * that a created session is whole or absent.
+ * The create: the head row with the writer's lease (unless one with the id
+ * exists: `SessionAlreadyExists`) and the events, in one statement (one
+ * transaction for a large session), so that a created session is whole or
+ * absent.
  *
- * @param client The writer's connection.
+ * @param store The store.
  * @param created The session's rows.
- * @returns How the transaction ended.
+ * @param token The writer's token.
+ * @returns How the write ended.
  */
-export const createTransaction = (
-  client: SqlClient,
+export const createRows = (
+  store: PostgresStoreState,
   created: CreatedRows,
-): Effect.Effect<Transacted<void, SessionAlreadyExists>> =>
-  transact(
-    client,
-    Effect.gen(function* () {
-      const { header } = created;
-      yield* client.unsafe(
-        `SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(${WRITE_KEY})) AS l`,
-        [header.id],
-      );
-      const made = yield* client.unsafe<{ id: string }>(
-        `INSERT INTO ${SESSIONS_TABLE} (id, version, header, next_seq, bytes, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [
-          header.id,
-          FORMAT_VERSION,
-          created.text,
-          created.to,
-          created.bytes,
-          header.createdAt,
-        ],
-      );
-      if (made.length === 0) {
-        return yield* new SessionAlreadyExists({ id: header.id });
-      }
-      yield* insertRows(client, created.rows);
-    }),
+  token: string,
+): Effect.Effect<Transacted<void, SessionAlreadyExists>> => {
+  const { header } = created;
+  return writeRows(
+    store.writers,
+    created.rows,
+    ([seqs, lines]) =>
+      store.writers.unsafe(CREATE_STATEMENT, [
+        header.id,
+        FORMAT_VERSION,
+        created.text,
+        created.to,
+        created.bytes,
+        header.createdAt,
+        token,
+        store.writer,
+        store.claims.leaseSeconds,
+        seqs,
+        lines,
+      ]),
+    MORE_ROWS_STATEMENT,
+    header.id,
+    Effect.fail(new SessionAlreadyExists({ id: header.id })),
   );
+};
 
 /**
  * What a create whose transaction `ended` so comes to: the handle when the
@@ -205,19 +202,20 @@ export const createSession = (
       store,
       withHandleScope(store, (scope) =>
         Effect.gen(function* () {
-          const claimed = yield* store.claims.claim(header.id, scope);
-          const state = writerState(claimed, scope, session, {
+          const token = newToken();
+          const state = writerState(store, token, scope, session, {
             seq: 0,
             since: undefined,
           });
+          yield* store.claims.guard(header.id, token, () => state, scope);
           const handle = store.handles.make(
             header.id,
             "write",
             wholeReport(rows.length),
             state,
           );
-          const ended = yield* createTransaction(claimed.client, created);
-          return yield* createEnded(
+          const ended = yield* createRows(store, created, token);
+          const made = yield* createEnded(
             store,
             state,
             handle,
@@ -225,29 +223,17 @@ export const createSession = (
             created,
             session,
           );
+          yield* store.claims.keepAlive(header.id, state, scope);
+          return made;
         })),
     );
   });
 
 /**
- * The append transaction: locks the head row, checks it is at the batch's
- * first seq, inserts the rows, moves the head and notifies followers.
- *
- * @param client The writer's connection.
- * @param batch The batch.
- * @returns How the transaction ended.
- */
-export const appendTransaction = (
-  client: SqlClient,
-  batch: AppendBatch,
-): Effect.Effect<Transacted<void, StorageError>> =>
-  transact(client, appendRows(client, batch));
-
-/**
- * What an append whose transaction `ended` so comes to. Before `COMMIT`
- * nothing is stored: a broken connection took the claim with it, and the
- * handle refuses further writes (`state.lostClaim`). A `COMMIT` left
- * without an answer is settled on a fresh connection (`claim.ts`).
+ * What an append whose write `ended` so comes to. A failure the server
+ * answered stored nothing; a lease taken over stops the writer
+ * (`state.lostClaim`). A write left without an answer is settled on a
+ * fresh connection (`claim.ts`), and the writer stops.
  *
  * @param store The store (its reporting and its claims).
  * @param state The writer's state.
@@ -256,9 +242,9 @@ export const appendTransaction = (
  * @returns Succeeds when the batch is stored.
  */
 export const appendEnded = (
-  store: Pick<PostgresStoreState, "failed" | "claims">,
+  store: Pick<PostgresStoreState, "failed" | "claims" | "address">,
   state: HandleState,
-  ended: Transacted<void, StorageError>,
+  ended: Transacted<void, StorageError | WriterClaimLost>,
   batch: AppendBatch & { readonly from: SessionSeq; readonly next: Session },
 ): Effect.Effect<void, WriteError> =>
   Effect.gen(function* () {
@@ -268,19 +254,12 @@ export const appendEnded = (
         return;
       case "NotCommitted": {
         const error = ended.error;
+        if (error._tag === "WriterClaimLost") state.lostClaim = error;
         if (error._tag !== "SqlError") return yield* error;
-        if (brokeConnection(error)) {
-          const lost = new WriterClaimLost({
-            id,
-            cause: store.failed("append in", id)(error),
-          });
-          state.lostClaim = lost;
-          return yield* lost;
-        }
         return yield* store.failed(appendFailure(error), id)(error);
       }
       case "CommitUnsettled": {
-        const { stored, lost } = yield* store.claims.settleUnanswered(
+        const { stored } = yield* store.claims.settleUnanswered(
           state,
           id,
           ended.error,
@@ -298,7 +277,8 @@ export const appendEnded = (
         );
         // Stored: the append succeeded; later writes are refused.
         if (stored) return;
-        return yield* lost;
+        return yield* state.lostClaim ??
+          new WriterClaimLost({ id, cause: ended.error });
       }
     }
   });
@@ -311,9 +291,9 @@ const appendFailure = (error: SqlError): string =>
 
 /**
  * The write of the store's `commit`: the events of `next` past the
- * handle's session in one transaction on the writer's connection; a writer
- * whose append failed may have lost its claim or its connection, so it
- * stops (the caller opens the session again). Once the batch is durable
+ * handle's session in one statement under the writer's lease (which it
+ * renews); a writer whose lease was taken over stops (the caller opens the
+ * session again). Once the batch is durable
  * and the handle's session is `next`, the checkpoint the policy asks for
  * (an interruption there cannot make a stored batch look unstored).
  *
@@ -336,6 +316,12 @@ export const appendEvents = (
       next,
       state.client,
       (client, from, to): Effect.Effect<void, WriteError> => {
+        const token = state.token;
+        if (token === undefined) {
+          return Effect.fail(
+            new WriterClaimLost({ id: handle.id, cause: undefined }),
+          );
+        }
         const { rows, bytes } = rowsOf(next, from);
         const batch = {
           id: handle.id,
@@ -346,11 +332,25 @@ export const appendEvents = (
           address: store.address,
         };
         return Effect.flatMap(
-          appendTransaction(client, batch),
+          appendBatch(client, batch, {
+            token,
+            leaseSeconds: store.claims.leaseSeconds,
+            notify: store.notify,
+          }),
           (ended) => appendEnded(store, state, ended, { ...batch, next }),
         ).pipe(
+          Effect.tap(() =>
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              state.renewedAt = now;
+            })
+          ),
+          // A writer whose append failed stops: its view of the head may
+          // be wrong, or its lease gone (the caller opens the session
+          // again).
           Effect.onExit((exit) =>
-            Exit.isSuccess(exit) ? Effect.void : store.claims.release(state)
+            Exit.isSuccess(exit)
+              ? Effect.void
+              : store.claims.release(handle.id, state)
           ),
         );
       },

@@ -68,19 +68,22 @@ export class SessionLocked extends Data.Error<{
   /** The id. */
   readonly id: string;
   /**
-   * The pid recorded in the lock, when readable (PostgreSQL: the holder's
-   * server process, its backend).
+   * The holder's process id, when recorded (JSONL: in the lock file;
+   * PostgreSQL: in the lease, the writer process on its machine).
    */
   readonly pid: number | undefined;
-  /**
-   * PostgreSQL: the holder's `application_name`, when the server shows it.
-   */
+  /** PostgreSQL: the holder's program, as its lease records it. */
   readonly application?: string | undefined;
   /**
-   * PostgreSQL: the holder's client address and port (`10.0.0.5:53122`),
-   * or `local` for a Unix socket, when the server shows it.
+   * PostgreSQL: the holder's host name, when its lease records it (a
+   * writer without the permission to read it records none).
    */
   readonly client?: string | undefined;
+  /**
+   * PostgreSQL: when the holder's lease runs out (epoch ms, server time)
+   * unless it renews it; a writer that died holds the session until then.
+   */
+  readonly leaseUntil?: number | undefined;
   /**
    * `"unknown"` when this process could not tell whether the holder is
    * alive (see `reason` and `permission`); absent or `"live"` when it is.
@@ -107,8 +110,12 @@ export class SessionLocked extends Data.Error<{
         ? "close that writer, or remove its claim by hand if it is dead"
         : `run again with ${this.permission} so that a dead writer's claim can be reclaimed`
     }`
-    : `Session ${quote(this.id)} is open for writing by ${
-      holderOf(this)
+    : `Session ${quote(this.id)} is open for writing by ${holderOf(this)}${
+      this.leaseUntil === undefined
+        ? ""
+        : `, whose lease runs until ${
+          new Date(this.leaseUntil).toISOString()
+        } unless renewed`
     }; close that writer or open for reading`;
 }
 
@@ -126,10 +133,10 @@ const holderOf = (
   }
   const named = [
     application === undefined ? [] : [`application ${quote(application)}`],
-    client === undefined ? [] : [`client ${quote(client)}`],
+    client === undefined ? [] : [`host ${quote(client)}`],
   ].flat().join(", ");
   return `${
-    pid === undefined ? "a server process" : `server process ${quote(pid)}`
+    pid === undefined ? "a writer" : `process ${quote(pid)}`
   } (${named})`;
 };
 
@@ -220,15 +227,11 @@ export class AppendOutcomeUnknown extends Data.Error<{
   /** The error of what was to settle the outcome (the undo, or the check). */
   readonly undo: unknown;
   /**
-   * PostgreSQL: the server process (backend) of the failed writer's
-   * connection, its `pg_backend_pid()` and start time (epoch seconds, as
-   * text), recorded when the claim was taken. While it runs, its
-   * transaction can still commit; `resolveAppend` answers only once it
-   * has ended.
+   * PostgreSQL: the fencing token of the failed writer's lease, which
+   * `resolveAppend` revokes (once no write is in flight) so that a late
+   * copy of the write can never commit.
    */
-  readonly writer?:
-    | { readonly pid: number; readonly startedAt: string | undefined }
-    | undefined;
+  readonly writerToken?: string | undefined;
   /** Why the outcome is still unknown, for people. */
   readonly reason?: string | undefined;
 }> {
@@ -245,8 +248,9 @@ export class AppendOutcomeUnknown extends Data.Error<{
 }
 
 /**
- * The write handle lost the session's writer claim (PostgreSQL: the
- * connection that held it broke), so nothing more is written through it:
+ * The write handle lost the session's writer claim (PostgreSQL: another
+ * writer took its lease over, or the outcome of a write of its could not be
+ * told), so nothing more is written through it:
  * another writer may hold the session now. The write that failed with this
  * error stored nothing; open the session again to go on.
  */
@@ -261,7 +265,7 @@ export class WriterClaimLost extends Data.Error<{
   /** A sentence for people. */
   override readonly message: string = `The writer of session ${
     quote(this.id)
-  } lost its claim (its connection broke); open the session again to write`;
+  } lost its claim (its lease was taken over, or its connection broke); open the session again to write`;
 }
 
 /** What differs between a stored log and a batch of unknown outcome. */

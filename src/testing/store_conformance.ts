@@ -31,6 +31,7 @@ import assert from "node:assert/strict";
 import * as Cause from "effect/Cause";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
 import * as Exit from "effect/Exit";
 import * as Fiber from "effect/Fiber";
 import * as Result from "effect/Result";
@@ -82,6 +83,14 @@ export interface StoreConformanceOptions {
    * whose cross-process tests are then not registered.
    */
   readonly spawnWriter?: (args: ReadonlyArray<string>) => WriterProcess;
+  /**
+   * How long, in ms, the claim of a writer process killed with SIGKILL may
+   * outlive it: 0 (the default) for a claim that goes with the process (a
+   * lock the kernel or the server drops at once); a lease's length for a
+   * store whose claim is a lease (the writer processes' lease, which
+   * should be short in the suite).
+   */
+  readonly claimOutlivesWriter?: number;
   /**
    * The layer's resources in use (descriptors, lock files, connections),
    * as descriptions; empty when nothing is held. Checked after every
@@ -325,9 +334,18 @@ export function storeConformance(options: StoreConformanceOptions): void {
       }
       holder.kill("SIGKILL");
       await holder.status;
+      const outlives = options.claimOutlivesWriter ?? 0;
       const events = await run(Effect.gen(function* () {
         const store = yield* SessionStore;
-        const writer = yield* store.open(id, { mode: "write" });
+        // A claim that outlives its writer (a lease) is refused until it
+        // runs out, and no longer.
+        const writer = yield* store.open(id, { mode: "write" }).pipe(
+          Effect.retry({
+            while: (error) => error._tag === "SessionLocked",
+            schedule: Schedule.spaced("100 millis"),
+            times: Math.ceil((outlives + 2000) / 100),
+          }),
+        );
         const { events } = yield* store.append(writer, [drafts.user("u", "x")]);
         assert.deepEqual(seqsOf(events), [TURN + 3]);
         return Result.getOrThrow(Session.events(writer.session));

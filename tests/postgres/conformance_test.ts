@@ -27,10 +27,18 @@ const writer = new URL("../store/postgres_writer.ts", import.meta.url)
 
 if (postgresUrl !== undefined) {
   const url = postgresUrl;
+  // The writers' lease is short here, so that a killed writer's session
+  // is free again soon (the suite waits that long for it).
   storeConformance({
     name: "layerPostgresStore",
-    layer: () => layerPostgresStore({ url, pollInterval: "50 millis" }),
+    layer: () =>
+      layerPostgresStore({
+        url,
+        pollInterval: "50 millis",
+        lease: "2 seconds",
+      }),
     spawnWriter: (args) => spawnDenoWriter(writer, [url], args),
+    claimOutlivesWriter: 2000,
   });
 
   /** Runs raw SQL on the database at `at`. */

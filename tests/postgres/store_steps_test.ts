@@ -1,13 +1,13 @@
 /**
  * Steps of the PostgreSQL store that need no server: the options resolved,
- * and how an append whose transaction ended before `COMMIT` is reported.
+ * and how an append the server refused is reported.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { Duration, Effect, Redacted } from "effect";
 import { SqlError, UnknownError } from "effect/sql/SqlError";
-import { Session, SessionSeq } from "@palimpsest/session";
+import { Session, SessionSeq, WriterClaimLost } from "@palimpsest/session";
 import { failedAt } from "../../src/postgres/rows.ts";
 import type { Claims } from "../../src/postgres/claim.ts";
 import { appendEnded } from "../../src/postgres/store_write.ts";
@@ -21,7 +21,7 @@ Deno.test("resolveSettings applies the defaults and keeps the password out of th
   const settings = resolveSettings({
     url: "postgres://me:secret@db.example:5432/app",
     pageSize: 0,
-    deadWriterSeconds: 1,
+    lease: "500 millis",
   });
   assert.equal(
     Redacted.value(settings.url),
@@ -29,7 +29,17 @@ Deno.test("resolveSettings applies the defaults and keeps the password out of th
   );
   assert.ok(!settings.address.includes("secret"));
   assert.equal(settings.pageSize, 1);
-  assert.equal(settings.dead, 3);
+  assert.equal(settings.leaseSeconds, 1);
+  assert.equal(resolveSettings({ url: "postgres://db" }).leaseSeconds, 15);
+  assert.equal(
+    resolveSettings({ url: "postgres://db", deadWriterSeconds: 7 })
+      .leaseSeconds,
+    7,
+  );
+  assert.equal(
+    resolveSettings({ url: "postgres://db", lease: "30 seconds" }).leaseSeconds,
+    30,
+  );
   assert.equal(settings.maxConnections, 10);
   assert.equal(Duration.toMillis(settings.pollInterval), 1000);
   assert.notEqual(settings.policy, undefined);
@@ -42,13 +52,19 @@ Deno.test("resolveSettings applies the defaults and keeps the password out of th
 // An append that ended before COMMIT settles nothing: the claims are not asked.
 const unasked: Claims = {
   claim: () => Effect.die("claim"),
+  guard: () => Effect.die("guard"),
+  keepAlive: () => Effect.die("keepAlive"),
   release: () => Effect.die("release"),
-  settle: () => Effect.die("settle"),
   settleUnanswered: () => Effect.die("settleUnanswered"),
   writerEnded: () => Effect.die("writerEnded"),
+  leaseSeconds: 15,
 };
 
-const store = { failed: failedAt("postgres://db"), claims: unasked };
+const store = {
+  failed: failedAt("postgres://db"),
+  claims: unasked,
+  address: "postgres://db",
+};
 const session = Session.make({ id: "s", createdAt: 0, isSeeded: false });
 const batch = {
   id: "s",
@@ -60,20 +76,25 @@ const batch = {
   next: session,
 };
 
-/** A writer's state and how `appendEnded` reports a failure with `code`. */
-const notCommitted = (code: string) => {
+/** A writer's state and how `appendEnded` reports a refusal `error`. */
+const refused = (error: SqlError | WriterClaimLost) => {
   const state = readerState(session, { seq: 0, since: undefined });
-  const error = failureOf(Effect.runSyncExit(appendEnded(store, state, {
+  const failure = failureOf(Effect.runSyncExit(appendEnded(store, state, {
     _tag: "NotCommitted",
-    error: new SqlError({ reason: new UnknownError({ cause: { code } }) }),
+    error,
   }, batch)));
-  return { state, error };
+  return { state, error: failure };
 };
 
-Deno.test("appendEnded: a connection broken before COMMIT loses the claim for good", () => {
-  const { state, error } = notCommitted("57P01");
-  assert.equal(error._tag, "WriterClaimLost");
-  assert.equal(state.lostClaim, error);
+/** A writer's state and how `appendEnded` reports a failure with `code`. */
+const notCommitted = (code: string) =>
+  refused(new SqlError({ reason: new UnknownError({ cause: { code } }) }));
+
+Deno.test("appendEnded: a lease taken over stops the writer for good", () => {
+  const lost = new WriterClaimLost({ id: "s", cause: "taken over" });
+  const { state, error } = refused(lost);
+  assert.equal(error, lost);
+  assert.equal(state.lostClaim, lost);
 });
 
 Deno.test("appendEnded: a taken seq is a StorageError and the writer keeps its claim", () => {

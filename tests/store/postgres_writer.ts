@@ -8,6 +8,7 @@ import { layerPostgresStore } from "@palimpsest/session/postgres";
 import { runWriterProcess } from "@palimpsest/session/testing";
 
 const [url = "", ...args] = Deno.args;
-await runWriterProcess(layerPostgresStore({ url }), args);
+// A short lease: the suite waits for a killed writer's to run out.
+await runWriterProcess(layerPostgresStore({ url, lease: "2 seconds" }), args);
 // The pool's idle connections would keep the process alive.
 Deno.exit(0);
