@@ -43,7 +43,7 @@ import {
   StorageError,
   WriterClaimLost,
 } from "../store/errors.ts";
-import { type Failed, onOneConnection, sqlState } from "./rows.ts";
+import type { Failed } from "./rows.ts";
 import { EVENTS_TABLE } from "./schema.ts";
 import { makeWriterEnded } from "./writer_end.ts";
 import {
@@ -170,11 +170,11 @@ export interface ClaimOptions {
   /** The writers' pool: claims, renewals, writes, releases. */
   readonly pool: SqlClient;
   /**
-   * The checks' pool: the settling of a write left without an answer, and
-   * `resolveAppend`'s wait (apart, so that a check never queues behind
-   * the writes it checks).
+   * Opens a connection of its own for a check: the settling of a write
+   * left without an answer, and `resolveAppend`'s wait (never one of the
+   * writers', which may be what broke), closed with the scope.
    */
-  readonly checks: SqlClient;
+  readonly checks: Effect.Effect<SqlClient, SqlError, Scope.Scope>;
   /** The address without secrets, for messages. */
   readonly address: string;
   /** The lease, in seconds. */
@@ -218,7 +218,7 @@ export const refusalOf = (
   id: string,
 ): Effect.Effect<SessionLocked | SessionNotFound, StorageError> =>
   Effect.map(
-    context.checks.unsafe<
+    context.pool.unsafe<
       { writer: string | null; until: number | null; live: boolean }
     >(HOLDER_STATEMENT, [id]),
     (rows): SessionLocked | SessionNotFound => {
@@ -374,10 +374,9 @@ export const settleWrite = (
   write: UnsettledWrite,
   token: string | undefined,
 ): Effect.Effect<Settled, StorageError> =>
-  onOneConnection(
-    context.checks,
+  Effect.scoped(
     Effect.gen(function* () {
-      const sql = context.checks;
+      const sql = yield* context.checks;
       yield* sql.unsafe("BEGIN");
       yield* sql.unsafe(`SET LOCAL lock_timeout = ${context.settleWait}`);
       yield* sql.unsafe(
@@ -491,10 +490,6 @@ export const settleUnanswered = (
     yield* releaseWriter(context, id, state);
     return settled.success;
   });
-
-/** Whether a failed call was a `lock_timeout` (`55P03`). */
-export const timedOutOnLock = (error: SqlError): boolean =>
-  sqlState(error) === "55P03";
 
 /**
  * The claims of a store: the steps above over one context.

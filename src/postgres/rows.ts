@@ -351,10 +351,14 @@ export const chunksOf = (
 const CHUNK_CHARS = 32 * 1024 * 1024;
 
 /**
- * A write as one statement, or as a transaction when its rows take more
- * than one: the first statement is `first` (with the first chunk), the
- * others insert `MORE_ROWS_STATEMENT` chunks. `first` answers with no row
- * when it wrote nothing; then `refused` says why.
+ * A write as one statement (when `alone` allows it), or as a transaction
+ * when its rows take more than one: the first statement is `first` (with
+ * the first chunk), the others insert `MORE_ROWS_STATEMENT` chunks.
+ * `first` answers with no row when it wrote nothing; then `refused` says
+ * why. A statement alone must be fenced by what it matches (an append's
+ * token): one held on its way may arrive after its writer gave up on it,
+ * where a transaction's statement arrives to a transaction that can no
+ * longer commit.
  */
 export const writeRows = <E>(
   pool: SqlClient,
@@ -365,6 +369,7 @@ export const writeRows = <E>(
   more: string,
   id: string,
   refused: Effect.Effect<never, E | SqlError>,
+  alone: boolean,
 ): Effect.Effect<Transacted<void, E>> => {
   const [head, ...rest] = chunksOf(rows);
   const body = Effect.gen(function* () {
@@ -376,7 +381,7 @@ export const writeRows = <E>(
   });
   return onOneConnection(
     pool,
-    rest.length === 0 ? single(body) : transact(pool, body),
+    alone && rest.length === 0 ? single(body) : transact(pool, body),
   ).pipe(
     // The connection could not be had: nothing was sent.
     Effect.catch((error) =>
@@ -468,6 +473,7 @@ export const appendBatch = (
         );
       },
     ),
+    true,
   );
 };
 

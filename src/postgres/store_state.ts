@@ -224,7 +224,12 @@ export const connectStore = (
       "palimpsest writer",
       settings.maxConnections,
     );
-    const checks = yield* poolOf(settings, reactivity, "palimpsest check", 2);
+    const checks = PgClient.makeClient({
+      url: settings.url,
+      applicationName: "palimpsest check",
+      maxMessageSize: MAX_MESSAGE_BYTES,
+      prepare: false,
+    }).pipe(Effect.provideService(Reactivity.Reactivity, reactivity));
     const writer = thisWriter("palimpsest");
     const claims = makeClaims({
       pool: writers,

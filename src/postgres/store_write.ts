@@ -65,9 +65,8 @@ export interface CreatedRows extends AppendBatch {
 
 /**
  * The create: the head row with the writer's lease (unless one with the id
- * exists: `SessionAlreadyExists`) and the events, in one statement (one
- * transaction for a large session), so that a created session is whole or
- * absent.
+ * exists: `SessionAlreadyExists`) and the events, in one transaction, so
+ * that a created session is whole or absent.
  *
  * @param store The store.
  * @param created The session's rows.
@@ -100,6 +99,9 @@ export const createRows = (
     MORE_ROWS_STATEMENT,
     header.id,
     Effect.fail(new SessionAlreadyExists({ id: header.id })),
+    // Always a transaction: a new row has no token to fence a late copy
+    // of its statement with.
+    false,
   );
 };
 

@@ -21,10 +21,11 @@ import type { StoreCore } from "../store/core.ts";
 import type { ClaimContext } from "./claim.ts";
 import {
   HOLDING_PROCESS_STATEMENT,
+  PROBE_CREATE_STATEMENT,
   RELEASE_STATEMENT,
   SETTLE_HEAD_STATEMENT,
 } from "./lease.ts";
-import { onOneConnection, sqlState } from "./rows.ts";
+import { sqlState } from "./rows.ts";
 
 /** How long a process ended by `pg_terminate_backend` is given to go. */
 const TERMINATED_MILLIS = 5000;
@@ -57,16 +58,28 @@ const revokeWithin = (
   id: string,
   token: string,
   millis: number,
+  create: boolean,
 ): Effect.Effect<boolean, SqlError> =>
-  onOneConnection(
-    context.checks,
+  Effect.scoped(
     Effect.gen(function* () {
-      const sql = context.checks;
+      const sql = yield* context.checks;
       yield* sql.unsafe("BEGIN");
       yield* sql.unsafe(`SET LOCAL lock_timeout = ${Math.max(1, millis)}`);
-      const locked = yield* Effect.result(
-        sql.unsafe(SETTLE_HEAD_STATEMENT, [id]),
+      // A create in flight holds its new row's key, which a probe of the
+      // same key waits for (its row is not there to lock yet); a probe
+      // that inserts shows no session, and is rolled back.
+      const probed = yield* Effect.result(
+        create
+          ? sql.unsafe<{ id: string }>(PROBE_CREATE_STATEMENT, [id])
+          : Effect.succeed([]),
       );
+      if (probed._tag === "Success" && probed.success.length > 0) {
+        yield* sql.unsafe("ROLLBACK");
+        return true;
+      }
+      const locked = probed._tag === "Failure"
+        ? probed
+        : yield* Effect.result(sql.unsafe(SETTLE_HEAD_STATEMENT, [id]));
       if (locked._tag === "Failure") {
         yield* Effect.ignore(sql.unsafe("ROLLBACK"));
         if (sqlState(locked.failure) === "55P03") return false;
@@ -96,13 +109,18 @@ export const makeWriterEnded = (
     : Duration.toMillis(Duration.fromInputUnsafe(options.writerWait));
   const terminate = options?.terminateWriter === true;
   return Effect.gen(function* () {
-    if (yield* revokeWithin(context, id, token, wait)) return true;
+    const create = error.header !== undefined;
+    if (yield* revokeWithin(context, id, token, wait, create)) return true;
     if (!terminate) return false;
-    yield* context.checks.unsafe(
-      `SELECT pg_terminate_backend(pid) FROM (${HOLDING_PROCESS_STATEMENT}) AS p`,
-      [id],
-    );
-    return yield* revokeWithin(context, id, token, TERMINATED_MILLIS);
+    yield* Effect.scoped(Effect.flatMap(
+      context.checks,
+      (sql) =>
+        sql.unsafe(
+          `SELECT pg_terminate_backend(pid) FROM (${HOLDING_PROCESS_STATEMENT}) AS p`,
+          [id],
+        ),
+    ));
+    return yield* revokeWithin(context, id, token, TERMINATED_MILLIS, create);
   }).pipe(
     // A server that stops answering cannot hold the caller forever.
     Effect.timeout(wait + TERMINATED_MILLIS + 10_000),

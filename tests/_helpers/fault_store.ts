@@ -51,6 +51,7 @@ export const stalled = (fault: Fault, k: number): Fault => ({
 });
 
 export const WRITER = "palimpsest writer";
+export const READER = "palimpsest";
 export const CHECK = "palimpsest check";
 export const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 

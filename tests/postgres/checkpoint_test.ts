@@ -233,7 +233,8 @@ const damages: ReadonlyArray<Damage> = [
       );
       await sql(
         url,
-        "UPDATE palimpsest_sessions SET next_seq = 2000 WHERE id = 'cut'",
+        // By hand, as a writer would: under a lease (one run out already).
+        "UPDATE palimpsest_sessions SET next_seq = 2000, writer_token = 'by-hand', lease_until = now() - interval '1 second' WHERE id = 'cut'",
       );
     },
     problem: "stale",
@@ -303,7 +304,7 @@ postgresTest(
     await sql(url, "DROP TABLE palimpsest_checkpoints");
     await sql(
       url,
-      "DELETE FROM palimpsest_migrations WHERE migration_id = 2",
+      "DELETE FROM palimpsest_migrations WHERE migration_id >= 2",
     );
     const seen = await withPg(url, (store) =>
       Effect.gen(function* () {

@@ -1,23 +1,27 @@
 /**
  * The PostgreSQL store under connection faults, through a relay on loopback
- * that cuts or stalls the writer's connection at each step of the protocol
- * of an append, `update` and `repair`, a `create`, a writer's claim and a
- * checkpoint write (`tests/_helpers/fault_proxy.ts`): before `BEGIN`, after
- * each statement, an answer dropped, before and after `COMMIT`, with the
- * check's connection refused, and each message stalled (held while the
- * client's side is closed, then delivered). {@link TRIALS} trials per point
- * (20 in the normal suite, 40 under `FUZZ_PROFILE=long`). Writers are also ended by
+ * that cuts or stalls the writers' connections at each step of the
+ * protocol of an append, `update` and `repair` (one statement each), a
+ * `create`, a writer's claim and a checkpoint write
+ * (`tests/_helpers/fault_proxy.ts`): the statement lost, delivered then
+ * cut, its answer dropped, with the check's connection refused, and each
+ * statement stalled (held while the client's side is closed, then
+ * delivered). {@link TRIALS} trials per point (20 in the normal suite, 40
+ * under `FUZZ_PROFILE=long`). Writers' connections are also ended by
  * `pg_terminate_backend` at random moments. Each outcome is compared with
  * what the server holds, read through a connection of its own:
  *
  * - success: the batch is stored, once;
- * - a typed failure: nothing of the batch is stored;
- * - `AppendOutcomeUnknown`: `resolveAppend` says which, as the server holds
- *   it once the writer's server process has ended, and a retry guided by
- *   it stores the batch once;
- * - never a defect; and a handle whose connection was cut refuses the next
+ * - a typed failure: nothing of the batch is stored, then or later (a
+ *   stalled statement that arrives after the check is fenced by the
+ *   token the check replaced);
+ * - `AppendOutcomeUnknown`: `resolveAppend` says which, once no write is
+ *   in flight and the writer's lease is revoked, and a retry guided by it
+ *   stores the batch once;
+ * - never a defect; and a handle whose write was cut refuses the next
  *   write with `WriterClaimLost`; a cut claim leaves the session free for
- *   the next writer; a cut checkpoint leaves every checkpoint valid.
+ *   the next writer (at once, or when a stalled claim's lease runs out);
+ *   a cut checkpoint leaves every checkpoint valid.
  *
  * After the retries every batch is in the log exactly once (none lost, none
  * duplicated). The figures are printed.
@@ -54,6 +58,7 @@ import {
   openWriter,
   point,
   printTally,
+  READER,
   run,
   sql,
   stalled,
@@ -66,62 +71,45 @@ import {
   WRITER,
 } from "../_helpers/fault_store.ts";
 
-const EVENTS_INSERT = /^INSERT INTO "?palimpsest_events/;
-const HEAD_LOCK = /^SELECT next_seq FROM palimpsest_sessions/;
+/** A write: one statement that moves the head (or makes it) and inserts. */
+const WRITE = /^WITH h AS/;
 
 /**
- * The cut and stall points at COMMIT, alike for an append and a create: the
- * COMMIT lost, delivered then cut, its answer dropped (with the check's
- * connection refused too, which leaves the outcome to `resolveAppend`), and
- * the COMMIT stalled (held while the client's side is closed).
+ * The cut and stall points of a write, alike for an append and a create:
+ * the statement lost on its way, delivered then cut, its answer dropped
+ * (each also with the check's connection refused, which leaves the
+ * outcome to `resolveAppend`), and the statement stalled (held while the
+ * client's side is closed, then delivered: fenced by the check, it must
+ * never commit).
  */
-const commitPoints: ReadonlyArray<FaultPoint> = [
-  point("COMMIT lost on its way", onStatement(WRITER, /^COMMIT/, "drop")),
+const writePoints: ReadonlyArray<FaultPoint> = [
+  point("the write lost on its way", onStatement(WRITER, WRITE, "drop")),
   point(
-    "COMMIT delivered, then cut",
-    onStatement(WRITER, /^COMMIT/, "deliver"),
+    "the write delivered, then cut",
+    onStatement(WRITER, WRITE, "deliver"),
   ),
-  point("COMMIT's answer dropped", onAnswer(WRITER, /^COMMIT/)),
+  ["the write's answer dropped", () => [onAnswerTo(WRITER, WRITE)]],
   point(
-    "COMMIT lost, the check refused",
-    onStatement(WRITER, /^COMMIT/, "drop"),
+    "the write lost, the check refused",
+    onStatement(WRITER, WRITE, "drop"),
     onConnect(CHECK),
   ),
-  point(
-    "COMMIT's answer dropped, the check refused",
-    onAnswer(WRITER, /^COMMIT/),
+  ["the write's answer dropped, the check refused", () => [
+    onAnswerTo(WRITER, WRITE),
     onConnect(CHECK),
-  ),
+  ]],
   [
-    "COMMIT stalled",
-    (k) => [stalled(onStatement(WRITER, /^COMMIT/, "drop"), k)],
+    "the write stalled",
+    (k) => [stalled(onStatement(WRITER, WRITE, "drop"), k)],
   ],
-  ["COMMIT stalled, the check refused", (k) => [
-    stalled(onStatement(WRITER, /^COMMIT/, "drop"), k),
+  ["the write stalled, the check refused", (k) => [
+    stalled(onStatement(WRITER, WRITE, "drop"), k),
     onConnect(CHECK),
   ]],
 ];
 
 /** The cut and stall points of an append. */
-const appendPoints: ReadonlyArray<FaultPoint> = [
-  point("before BEGIN", onStatement(WRITER, /^BEGIN/, "drop")),
-  point("after BEGIN", onStatement(WRITER, HEAD_LOCK, "drop")),
-  point("the head lock's answer dropped", onAnswer(WRITER, /^SELECT/)),
-  point("after the head lock", onStatement(WRITER, EVENTS_INSERT, "drop")),
-  point("the insert's answer dropped", onAnswer(WRITER, /^INSERT/)),
-  point(
-    "after the insert",
-    onStatement(WRITER, /^UPDATE palimpsest_sessions/, "drop"),
-  ),
-  point("after the head update", onStatement(WRITER, /pg_notify/, "drop")),
-  ["the head lock stalled", (k) => [
-    stalled(onStatement(WRITER, HEAD_LOCK, "drop"), k),
-  ]],
-  ["the insert stalled", (k) => [
-    stalled(onStatement(WRITER, EVENTS_INSERT, "drop"), k),
-  ]],
-  ...commitPoints,
-];
+const appendPoints = writePoints;
 
 /** A write under test: its batch `k`, and how many copies are stored. */
 interface Operation {
@@ -284,29 +272,35 @@ postgresTest(
 );
 
 /** The cut and stall points of a create from a whole session. */
+/**
+ * The cut and stall points of a create, which is a transaction: its
+ * statement's, then its COMMIT's.
+ */
 const createPoints: ReadonlyArray<FaultPoint> = [
+  ...writePoints,
+  point("COMMIT lost on its way", onStatement(WRITER, /^COMMIT/, "drop")),
   point(
-    "before the claim",
-    onStatement(WRITER, /pg_try_advisory_lock/, "drop"),
+    "COMMIT delivered, then cut",
+    onStatement(WRITER, /^COMMIT/, "deliver"),
   ),
-  ["the claim's answer dropped", () => [
-    onAnswerTo(WRITER, /pg_try_advisory_lock/),
+  ["COMMIT's answer dropped", () => [onAnswerTo(WRITER, /^COMMIT/)]],
+  point(
+    "COMMIT lost, the check refused",
+    onStatement(WRITER, /^COMMIT/, "drop"),
+    onConnect(CHECK),
+  ),
+  ["COMMIT's answer dropped, the check refused", () => [
+    onAnswerTo(WRITER, /^COMMIT/),
+    onConnect(CHECK),
   ]],
-  point("before BEGIN", onStatement(WRITER, /^BEGIN/, "drop")),
-  point(
-    "after BEGIN",
-    onStatement(WRITER, /pg_advisory_xact_lock/, "drop"),
-  ),
-  point(
-    "after the write lock",
-    onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"),
-  ),
-  point("after the head row", onStatement(WRITER, EVENTS_INSERT, "drop")),
-  point("the events' answer dropped", onAnswer(WRITER, /^INSERT 0 3/)),
-  ["the head row stalled", (k) => [
-    stalled(onStatement(WRITER, /^INSERT INTO palimpsest_sessions/, "drop"), k),
+  [
+    "COMMIT stalled",
+    (k) => [stalled(onStatement(WRITER, /^COMMIT/, "drop"), k)],
+  ],
+  ["COMMIT stalled, the check refused", (k) => [
+    stalled(onStatement(WRITER, /^COMMIT/, "drop"), k),
+    onConnect(CHECK),
   ]],
-  ...commitPoints,
 ];
 
 postgresTest(
@@ -391,25 +385,18 @@ postgresTest(
 );
 
 /** The cut and stall points of a writer's open: its connection and claim. */
+const CLAIM = /^UPDATE palimpsest_sessions\s+SET writer_token/;
 const claimPoints: ReadonlyArray<FaultPoint> = [
-  point("the writer's connection refused", onConnect(WRITER)),
-  point(
-    "before the claim",
-    onStatement(WRITER, /pg_try_advisory_lock/, "drop"),
-  ),
-  point(
-    "the claim delivered, then cut",
-    onStatement(WRITER, /pg_try_advisory_lock/, "deliver"),
-  ),
-  ["the claim's answer dropped", () => [
-    onAnswerTo(WRITER, /pg_try_advisory_lock/),
-  ]],
-  ["the claim stalled", (k) => [
-    stalled(onStatement(WRITER, /pg_try_advisory_lock/, "drop"), k),
-  ]],
+  point("before the claim", onStatement(WRITER, CLAIM, "drop")),
+  point("the claim delivered, then cut", onStatement(WRITER, CLAIM, "deliver")),
+  ["the claim's answer dropped", () => [onAnswerTo(WRITER, CLAIM)]],
+  [
+    "the claim stalled",
+    (k) => [stalled(onStatement(WRITER, CLAIM, "drop"), k)],
+  ],
   point(
     "after the claim",
-    onStatement(WRITER, /FROM palimpsest_sessions/, "drop"),
+    onStatement(READER, /FROM palimpsest_sessions/, "drop"),
   ),
 ];
 
@@ -672,9 +659,9 @@ interface AppendFaultCase {
 const appendFaultCases: ReadonlyArray<AppendFaultCase> = [
   {
     name:
-      "a batch whose COMMIT answer is lost is reported stored, never as not stored",
+      "a batch whose answer is lost is reported stored, never as not stored",
     id: "answer-lost",
-    fault: onAnswer(WRITER, /^COMMIT/),
+    fault: onAnswerTo(WRITER, WRITE),
     // The server committed: the store finds it out and says so.
     then: (exit, stored) => {
       assert.equal(kindOf(exit), "success");
@@ -683,9 +670,9 @@ const appendFaultCases: ReadonlyArray<AppendFaultCase> = [
   },
   {
     name:
-      "a connection cut inside the append's transaction is a typed failure, not a defect",
+      "a connection cut under the append's statement is a typed failure, not a defect",
     id: "cut-inside",
-    fault: onStatement(WRITER, /^INSERT INTO "?palimpsest_events/, "drop"),
+    fault: onStatement(WRITER, WRITE, "drop"),
     then: (exit, stored) => {
       thenFails(failureOf(exit), "WriterClaimLost", { id: "cut-inside" });
       assert.deepEqual(stored, []);

@@ -21,8 +21,9 @@ const storeRows = (
       Effect.gen(function* () {
         const header = HEADER.replace('"id":"a"', `"id":${JSON.stringify(id)}`);
         yield* sql.unsafe(
-          `INSERT INTO palimpsest_sessions (id, version, header, next_seq, bytes, created_at)
-           VALUES ($1, 3, $2, $3, 0, 0)`,
+          // As a writer would (under a lease, run out already).
+          `INSERT INTO palimpsest_sessions (id, version, header, next_seq, bytes, created_at, writer_token, lease_until)
+           VALUES ($1, 3, $2, $3, 0, 0, 'by-hand', now() - interval '1 second')`,
           [id, header, lines.length],
         );
         // One row per line, its seq its position (as the store writes them).

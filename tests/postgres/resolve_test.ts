@@ -1,11 +1,14 @@
 /**
- * `resolveAppend` on PostgreSQL while the failed writer's server process
- * still runs: a relay holds the writer's `COMMIT`, closes the client's side
- * only, and delivers the `COMMIT` later, so that the process that can
- * still commit the batch holds the session's claim meanwhile. The answer
- * is never `"absent"` for a batch that is then stored: it waits for the
- * process to end, says the outcome is still unknown past its bound, or
- * ends the process when the caller allows it.
+ * `resolveAppend` on PostgreSQL while a failed writer's write may still be
+ * on its way or running: a relay holds the writer's statement (closing the
+ * client's side only) and delivers it later. A write that has not reached
+ * the server is fenced: the check (or `resolveAppend`) replaces or revokes
+ * the writer's token under the head row's lock, so the late statement can
+ * never commit, and the answer is final at once. A large batch's
+ * transaction whose `COMMIT` is held holds the head row meanwhile: the
+ * answer is never `"absent"` for a batch that is then stored; it waits,
+ * says the outcome is still unknown past its bound, or ends the server
+ * process that holds the row when the caller allows it.
  *
  * @module
  */
@@ -13,7 +16,7 @@ import assert from "node:assert/strict";
 import { Effect } from "effect";
 import type { PostgresSessionStore } from "../../src/postgres/mod.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
-import { failureOf } from "../_helpers/then.ts";
+import { failureOf, thenFails } from "../_helpers/then.ts";
 import {
   type Fault,
   type FaultProxy,
@@ -33,60 +36,111 @@ import {
 } from "../_helpers/fault_store.ts";
 import { AppendOutcomeUnknown } from "@palimpsest/session";
 
+/** The writer's write statement held for `millis`, its client side closed. */
+const heldWrite = (millis: number): Fault => ({
+  ...onStatement(WRITER, /^WITH h AS/, "hold"),
+  holdMillis: millis,
+});
+
 /** A `COMMIT` of the writer held for `millis`, its client side closed. */
 const heldCommit = (millis: number): Fault => ({
   ...onStatement(WRITER, /^COMMIT/, "hold"),
   holdMillis: millis,
 });
 
+/** Events of a batch large enough to be written as a transaction. */
+const LARGE = 1001;
+
 /**
- * Creates session `id`, then appends turns 10 and 11 with `faults` armed;
- * returns the append's `AppendOutcomeUnknown`.
+ * Creates session `id`, then appends batch 1 (`size` turns from 10 on)
+ * with `faults` armed; returns the append's exit.
  */
+const faultedAppend = async (
+  store: PostgresSessionStore,
+  proxy: FaultProxy,
+  id: string,
+  size: number,
+  ...faults: ReadonlyArray<Fault>
+) => {
+  await run(Effect.flatMap(store.create(header(id)), store.close));
+  return await run(Effect.gen(function* () {
+    const writer = yield* store.open(id, { mode: "write" });
+    proxy.arm(...faults);
+    return yield* Effect.exit(store.append(writer, batch(1, size)));
+  }));
+};
+
+/** As {@link faultedAppend}, whose outcome must be unknown. */
 const unknownAppend = async (
   store: PostgresSessionStore,
   proxy: FaultProxy,
   id: string,
+  size: number,
   ...faults: ReadonlyArray<Fault>
 ) => {
-  await run(Effect.flatMap(store.create(header(id)), store.close));
-  const exit = await run(Effect.gen(function* () {
-    const writer = yield* store.open(id, { mode: "write" });
-    proxy.arm(...faults);
-    return yield* Effect.exit(store.append(writer, batch(1, 2)));
-  }));
+  const exit = await faultedAppend(store, proxy, id, size, ...faults);
   assert.equal(kindOf(exit), "AppendOutcomeUnknown");
   return unknownOf(exit);
 };
+
+/** Turns 10 to 10 + size - 1: batch 1 of `size` events. */
+const turnsOf = (size: number) =>
+  Array.from({ length: size }, (_, i) => 10 + i);
 
 const sleep = (millis: number) =>
   new Promise((resolve) => setTimeout(resolve, millis));
 
 postgresTest(
-  "a COMMIT held past the append's own check is resolved as what its server process then does, never absent before it ends",
+  "a write held past the append's check is fenced: reported not stored, and never stored when it arrives",
   async (url) => {
     await withProxiedStore(url, async (store, proxy) => {
-      // The check waits deadWriterSeconds + 5 = 8 s for the head row; the
-      // COMMIT arrives 10 s after it was sent.
-      const started = Date.now();
-      const error = await unknownAppend(
+      const exit = await faultedAppend(
         store,
         proxy,
         "held",
-        heldCommit(10_000),
+        2,
+        heldWrite(1500),
       );
-      assert.ok(error.writer !== undefined, "the writer's process is known");
-      const resolution = await Effect.runPromise(store.resolveAppend(error));
-      await sleep(Math.max(0, 11_000 - (Date.now() - started)));
-      const stored = await storedTurns(url, "held");
-      assert.equal(resolution, stored.length === 0 ? "absent" : "stored");
-      assert.deepEqual(stored, resolution === "stored" ? [10, 11] : []);
+      thenFails(failureOf(exit), "WriterClaimLost", { id: "held" });
+      assert.deepEqual(await storedTurns(url, "held"), []);
+      // The held statement arrives with the replaced token: refused.
+      await sleep(2500);
+      assert.deepEqual(await storedTurns(url, "held"), []);
+      await run(store.withSession("held", (w) => store.append(w, batch(1, 2))));
+      assert.deepEqual(await storedTurns(url, "held"), [10, 11]);
     });
   },
 );
 
 postgresTest(
-  "past its wait, resolveAppend says the outcome is still unknown while the writer's server process runs, and answers once it ends",
+  "when the check cannot look, resolveAppend revokes the writer's lease and answers at once: a write still on its way is fenced",
+  async (url) => {
+    await withProxiedStore(url, async (store, proxy) => {
+      const error = await unknownAppend(
+        store,
+        proxy,
+        "blind",
+        2,
+        heldWrite(1500),
+        onConnect(CHECK),
+      );
+      assert.ok(error.writerToken !== undefined, "the writer's token is known");
+      const resolution = await Effect.runPromise(
+        store.resolveAppend(error, { writerWait: "200 millis" }),
+      );
+      assert.equal(resolution, "absent");
+      await sleep(2500);
+      assert.deepEqual(await storedTurns(url, "blind"), []);
+      await run(
+        store.withSession("blind", (w) => store.append(w, batch(1, 2))),
+      );
+      assert.deepEqual(await storedTurns(url, "blind"), [10, 11]);
+    });
+  },
+);
+
+postgresTest(
+  "past its wait, resolveAppend says the outcome is still unknown while a large batch's transaction holds the head row, and answers once it ends",
   async (url) => {
     await withProxiedStore(url, async (store, proxy) => {
       // The check is refused: the append's outcome is unknown at once.
@@ -94,6 +148,7 @@ postgresTest(
         store,
         proxy,
         "running",
+        LARGE,
         heldCommit(3000),
         onConnect(CHECK),
       );
@@ -104,44 +159,45 @@ postgresTest(
       assert.ok(still instanceof AppendOutcomeUnknown, kindOf(early));
       assert.equal(still.id, "running");
       assert.equal(still.fromSeq, error.fromSeq);
-      assert.deepEqual(still.writer, error.writer);
-      assert.match(still.message, /server process "\d+" still runs/);
+      assert.equal(still.writerToken, error.writerToken);
+      assert.match(still.message, /still runs after 200 ms/);
       // A check that cannot look answers nothing either.
       proxy.arm(onConnect(CHECK));
       const blind = failureOf(
         await Effect.runPromise(Effect.exit(store.resolveAppend(still))),
       );
       assert.ok(blind instanceof AppendOutcomeUnknown);
-      assert.deepEqual([blind.fromSeq, blind.writer], [
+      assert.deepEqual([blind.fromSeq, blind.writerToken], [
         error.fromSeq,
-        error.writer,
+        error.writerToken,
       ]);
-      assert.equal(proxy.fired(), 3);
       // The COMMIT arrives: the batch is stored, and so said.
       const resolution = await Effect.runPromise(store.resolveAppend(still));
       assert.equal(resolution, "stored");
-      assert.deepEqual(await storedTurns(url, "running"), [10, 11]);
+      assert.deepEqual(await storedTurns(url, "running"), turnsOf(LARGE));
     });
   },
 );
 
 postgresTest(
-  "with terminateWriter, resolveAppend ends the writer's server process and the batch stays absent",
+  "with terminateWriter, resolveAppend ends the server process that holds the head row and the batch stays absent",
   async (url) => {
     await withProxiedStore(url, async (store, proxy) => {
       const error = await unknownAppend(
         store,
         proxy,
         "terminated",
-        heldCommit(1500),
+        LARGE,
+        heldCommit(6000),
         onConnect(CHECK),
       );
+      const started = Date.now();
       const resolution = await Effect.runPromise(
         store.resolveAppend(error, { writerWait: 0, terminateWriter: true }),
       );
       assert.equal(resolution, "absent");
       // The held COMMIT finds its process gone.
-      await sleep(2000);
+      await sleep(Math.max(0, 6500 - (Date.now() - started)));
       assert.deepEqual(await storedTurns(url, "terminated"), []);
       // Written again, the batch is stored once.
       await run(

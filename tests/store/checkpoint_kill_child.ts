@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { Effect, type Layer } from "effect";
+import { Effect, type Layer, Schedule } from "effect";
 import {
   Draft,
   layerJsonlStore,
@@ -29,7 +29,14 @@ const checkpoints = {
   holdLogUpTo: 0,
 } as const;
 const layer: Layer.Layer<SessionStore, unknown> = kind === "postgres"
-  ? layerPostgresStore({ url: where, maxConnections: 2, checkpoints })
+  // A short lease: the writer before this one was killed, and holds the
+  // session until its lease runs out.
+  ? layerPostgresStore({
+    url: where,
+    maxConnections: 2,
+    checkpoints,
+    lease: "1 second",
+  })
   : layerJsonlStore({ root: where, checkpoints });
 const write = (line: string) =>
   Deno.stdout.writeSync(new TextEncoder().encode(`${line}\n`));
@@ -40,7 +47,13 @@ await Effect.runPromise(
     const store = yield* SessionStore;
     const list = yield* store.list();
     const writer = list.includes(id)
-      ? yield* store.open(id, { mode: "write" })
+      ? yield* store.open(id, { mode: "write" }).pipe(
+        Effect.retry({
+          while: (error) => error._tag === "SessionLocked",
+          schedule: Schedule.spaced("100 millis"),
+          times: 50,
+        }),
+      )
       : yield* store.create({ id, createdAt: 0, isSeeded: false });
     for (;;) {
       const next = writer.session.surface.nextSeq;
