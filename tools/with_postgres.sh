@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command with PALIMPSEST_PG_URL naming a PostgreSQL server, for the
-# PostgreSQL store's tests and benchmark. When the variable is already set,
+# PostgreSQL store's tests and benchmark (PALIMPSEST_PG_VIA chooses how it
+# is reached: directly, through PgBouncer, or as a distributed engine). When the variable is already set,
 # the command runs against that server. Otherwise a throwaway cluster is
 # created with Debian's pg_virtualenv (installing the postgresql package
 # with apt-get when it is missing and we are root) and dropped afterwards.
@@ -21,6 +22,8 @@ if ! command -v pg_virtualenv >/dev/null 2>&1 ||
 fi
 # -t keeps the cluster in a temp folder even as root; 20+ writer processes
 # and their pools need more than the default 100 connections.
-exec pg_virtualenv -t -o max_connections=300 bash -c \
-  'export PALIMPSEST_PG_URL="postgres://${PGUSER}:${PGPASSWORD}@${PGHOST/#localhost/127.0.0.1}:${PGPORT}/${PGDATABASE}"; exec "$@"' \
-  bash "$@"
+# PALIMPSEST_PG_VIA=pgbouncer puts Debian's PgBouncer in transaction mode
+# in front of it, and =distributed takes away what distributed engines
+# lack (tools/pg_mode.sh).
+exec pg_virtualenv -t -o max_connections=400 \
+  bash "$(dirname "$0")/pg_mode.sh" "$@"
