@@ -32,6 +32,8 @@ export interface ProxyMessage {
   readonly tag: string | undefined;
   /** The connection's application name. */
   readonly app: string;
+  /** The connection, numbered by the relay from 1 (a pool has several). */
+  readonly connection: number;
 }
 
 /** One cut of a connection, armed once and spent when it fires. */
@@ -162,6 +164,7 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
   url.port = String(listener.addr.port);
   let armed: Fault[] = [];
   let fired = 0;
+  let connections = 0;
   let refusing = false;
   const open = new Set<() => void>();
   // The relay's waits, each cut short when the relay closes.
@@ -213,6 +216,7 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
       }
     };
     open.add(cutBoth);
+    const connection = ++connections;
     let app = "";
     const statements = new Map<string, string>();
 
@@ -270,6 +274,7 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
             sql: undefined,
             tag: undefined,
             app,
+            connection,
           };
         } else {
           const type = String.fromCharCode(bytes[0] ?? 0);
@@ -283,7 +288,14 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
             const [, next] = cstring(bytes, 5);
             sql = statements.get(cstring(bytes, next)[0]);
           }
-          message = { from: "client", type, sql, tag: undefined, app };
+          message = {
+            from: "client",
+            type,
+            sql,
+            tag: undefined,
+            app,
+            connection,
+          };
         }
         if (holding !== undefined) {
           held.push(bytes);
@@ -332,6 +344,7 @@ export function startFaultProxy(targetUrl: string): FaultProxy {
           sql: undefined,
           tag: type === "C" ? cstring(bytes, 5)[0] : undefined,
           app,
+          connection,
         };
         const fault = trigger(message);
         if (fault?.action === "drop") {
@@ -428,24 +441,30 @@ export const onAnswer = (app: string, pattern: RegExp): Fault => ({
 
 /**
  * A fault that drops the answer (`CommandComplete`) to the first statement
- * matching `statement` that a connection named `app` sends: unlike
- * {@link onAnswer}, no earlier answer of the same tag (a driver's own query
- * while it connects) can take it. Make one per trial: it keeps whether the
- * statement went by.
+ * matching `statement` that a connection named `app` sends, on that
+ * connection: unlike {@link onAnswer}, no earlier answer of the same tag (a
+ * driver's own query while it connects), nor another connection's of the
+ * same pool, can take it. Make one per trial: it keeps where the statement
+ * went by.
  *
  * @param app The connection's application name.
  * @param statement What the statement's SQL matches.
  * @returns The fault.
  */
 export const onAnswerTo = (app: string, statement: RegExp): Fault => {
-  let sent = false;
+  let sentOn: number | undefined;
   return {
     when: (m) => {
       if (m.app !== app) return false;
-      if (m.from === "client" && m.sql !== undefined && statement.test(m.sql)) {
-        sent = true;
+      if (
+        sentOn === undefined && m.from === "client" && m.sql !== undefined &&
+        statement.test(m.sql)
+      ) {
+        sentOn = m.connection;
       }
-      return sent && m.from === "server" && m.type === "C";
+      // The answer on the statement's own connection, not another of the
+      // pool's (a heartbeat's, say).
+      return sentOn === m.connection && m.from === "server" && m.type === "C";
     },
     action: "drop",
   };

@@ -23,6 +23,22 @@ export const postgresUrl: string | undefined =
 
 const inCi = Deno.env.get("CI") === "true";
 
+/**
+ * `url` on the server itself when the tests reach it through a pooler
+ * (`PALIMPSEST_PG_DIRECT_URL`, set by `tools/with_postgres.sh`): for tests
+ * of what the server answers itself, such as the logins of roles they make
+ * (a pooler knows only the users of its own file).
+ */
+export const serverUrl = (url: string): string => {
+  const direct = Deno.env.get("PALIMPSEST_PG_DIRECT_URL");
+  if (direct === undefined) return url;
+  const parsed = new URL(url);
+  const server = new URL(direct);
+  parsed.hostname = server.hostname;
+  parsed.port = server.port;
+  return parsed.toString();
+};
+
 /** The URL of another database on the same server. */
 export const databaseUrl = (url: string, database: string): string => {
   const parsed = new URL(url);

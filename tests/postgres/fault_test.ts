@@ -619,7 +619,13 @@ postgresTest(
     const broken = Object.entries(tally.outcomes)
       .filter(([kind]) => kind !== "success")
       .reduce((sum, [, n]) => sum + n, 0);
-    assert.ok(broken >= 6, `only ${broken} of 24 terminations broke an append`);
+    // Behind a pooler a terminated server process is often not the one the
+    // next append gets: fewer appends break.
+    const least = Deno.env.get("PALIMPSEST_PG_VIA") === "pgbouncer" ? 1 : 6;
+    assert.ok(
+      broken >= least,
+      `only ${broken} of 24 terminations broke an append`,
+    );
     assert.deepEqual([tally.defects, tally.lost, tally.duplicated], [0, 0, 0]);
   },
 );

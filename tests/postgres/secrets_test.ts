@@ -11,7 +11,7 @@ import { Effect, Redacted } from "effect";
 import fc from "fast-check";
 import { PgClient } from "@effect/sql-pg";
 import * as Reactivity from "effect/reactivity/Reactivity";
-import { postgresTest } from "../_helpers/postgres.ts";
+import { postgresTest, serverUrl } from "../_helpers/postgres.ts";
 import { config } from "../_helpers/fuzz.ts";
 import { cliInProcess } from "../cli/_cli.ts";
 import {
@@ -48,7 +48,9 @@ const RUNS = Math.max(3, Math.round(config.runs / 25));
 
 postgresTest(
   "no command shows a password that logs in, whatever the address form",
-  async (url) => {
+  async (pooled) => {
+    // The roles are made on the server, and logged in to there.
+    const url = serverUrl(pooled);
     const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
     let loggedIn = 0;
     let role = 0;
@@ -92,7 +94,9 @@ postgresTest(
 
 postgresTest(
   "a wrong password is an authentication failure, a missing session a location one",
-  async (url) => {
+  async (pooled) => {
+    // What the server answers a wrong password, not a pooler.
+    const url = serverUrl(pooled);
     const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
     const right = new URL(url);
     const wrongPw = `${decodeURIComponent(right.password)}-Wr0ng@:/?#`;
