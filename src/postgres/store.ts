@@ -6,34 +6,30 @@
  * - **Same bytes.** Each event is stored as the canonical line the JSONL
  *   codec writes (`encodeEventLine`, without `\n`) and the head row keeps
  *   the header line, so a session copied between stores keeps its bytes.
- * - **Durable, all-or-nothing appends.** An append is one transaction: it
- *   locks the session's head row (`SELECT … FOR UPDATE`), checks that the
- *   row's `next_seq` is the seq the writer expects, inserts the batch,
- *   moves `next_seq` and sends `NOTIFY`. It resolves once `COMMIT` has
- *   returned. The `(session_id, seq)` key is the backstop: a duplicate seq
- *   is a conflict, never a second copy.
- * - **Honest outcomes.** The transaction is run by hand, never as a defect:
- *   a failure before `COMMIT` is sent stored nothing (`StorageError`, or
- *   `WriterClaimLost` when the connection broke); a `COMMIT` left without
- *   an answer (or with an error) is settled on a fresh connection that
- *   waits for the writer's transaction to end and compares what is stored,
- *   and only a check that fails too makes the outcome
- *   `AppendOutcomeUnknown`, which `resolveAppend` answers only once the
- *   writer's server process has ended. `create` works the same way.
- * - **One writer per session, across machines.** A writer holds a
- *   session-level advisory lock (`pg_try_advisory_lock`) on its own
- *   dedicated connection, and appends through that same connection. The
- *   claim lives exactly as long as the connection: closing the handle (or
- *   its scope) ends it; a writer process that dies has its socket closed
- *   by the kernel and the server drops the lock at once; a machine that
- *   vanishes (power, network) is detected by TCP keepalive, which the
- *   writer's connection asks the server to run every few seconds
- *   (`tcp_keepalives_*`, `tcp_user_timeout`), so its claim is gone within
- *   about {@link PostgresStoreOptions.deadWriterSeconds} seconds. A writer
- *   whose connection broke cannot append anymore (the lock went with the
- *   connection, which never reconnects): its handle refuses every later
- *   write with `WriterClaimLost`, so a stale writer never writes after a
- *   takeover.
+ * - **Durable, all-or-nothing appends.** An append is one statement (its
+ *   own transaction; a batch of more than 1,000 rows is one transaction):
+ *   it moves the head row only when the head is at the writer's seq and
+ *   the writer's token holds the lease, renews the lease, inserts the
+ *   batch and sends `NOTIFY` (where the server has `pg_notify`). The
+ *   `(session_id, seq)` key is the backstop: a duplicate seq is a
+ *   conflict, never a second copy.
+ * - **Honest outcomes.** A failure the server answered stored nothing
+ *   (`StorageError`, or `WriterClaimLost` when the lease was taken over);
+ *   a write left without an answer is settled on a connection of its own
+ *   that waits for the head row, replaces the writer's token (so a late
+ *   copy of the write can never commit) and compares what is stored; only
+ *   a check that fails too makes the outcome `AppendOutcomeUnknown`,
+ *   which `resolveAppend` answers once no write is in flight and the
+ *   writer's lease is revoked. `create` works the same way.
+ * - **One writer per session, across machines, through poolers.** A
+ *   writer holds a lease in the session's head row (`lease.ts`): a
+ *   fencing token and a time it runs out, claimed by one `UPDATE`,
+ *   renewed by every append and by a heartbeat, given back on close. A
+ *   writer that dies holds its session until the lease runs out
+ *   ({@link PostgresStoreOptions.lease}, 15 s), or `breakLease`. No
+ *   connection holds state across transactions, so a transaction pooler
+ *   can carry every connection, and writers share the store's writers'
+ *   pool.
  * - **Readers see only committed events**, as of one snapshot: a reader
  *   reads `next_seq` and then the rows below it, streamed by one statement
  *   (the driver pauses the socket when the reader falls behind, so a
@@ -62,8 +58,8 @@
  * `store_write.ts` (create and append, each a transaction and the reading
  * of how it ended), `store_read.ts` (open, list, stat), `store_handle.ts`
  * (a writer's scope, its checkpoints, close), `rows.ts` (the rows, pages
- * and the transaction runner), `claim.ts` (the writer's connection and its
- * claim, the check of an unanswered `COMMIT`), `locks.ts` (the lock keys),
+ * and the write runner), `claim.ts` (the writer's lease: claim, heartbeat,
+ * release, the check of a write left unanswered), `lease.ts` (its SQL),
  * `writer_end.ts` (the wait of `resolveAppend` for a failed writer's
  * server process), `follow.ts` (the shared `LISTEN` and the follow loop),
  * `read.ts` (the rows of an open to a session), `checkpoint.ts` (the
@@ -93,8 +89,8 @@ import {
 import { checkpointNow, closeHandle } from "./store_handle.ts";
 
 /**
- * Makes the PostgreSQL store: connects a pool, runs the migrations, and
- * returns the store. Writers open their own connections. Everything closes
+ * Makes the PostgreSQL store: connects its pools, runs the migrations, and
+ * returns the store. Writers share the writers' pool. Everything closes
  * with the scope.
  *
  * @param options The connection URL and tuning.
