@@ -346,9 +346,10 @@ export function makeShardedPostgresStore(
  * if (url !== undefined) {
  *   const servers = [{ name: "a", url }];
  *   const names = await Effect.runPromise(
- *     Effect.map(ShardedPostgresStore.asEffect(), (store) => store.servers).pipe(
- *       Effect.provide(layerShardedPostgresStore({ servers })),
- *     ),
+ *     Effect.gen(function* () {
+ *       const store = yield* ShardedPostgresStore;
+ *       return store.servers;
+ *     }).pipe(Effect.provide(layerShardedPostgresStore({ servers }))),
  *   );
  *   assert.deepEqual(names, ["a"]);
  * }
