@@ -33,7 +33,9 @@
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
-import type * as Scope from "effect/Scope";
+import * as Scope from "effect/Scope";
+import * as Semaphore from "effect/Semaphore";
+import type { PgClient } from "@effect/sql-pg";
 import * as Stream from "effect/Stream";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import type { Session, SessionHeader } from "../session/session.ts";
@@ -176,15 +178,48 @@ const checkServers = (servers: ReadonlyArray<ShardServer>): void => {
   }
 };
 
-/** One server: its store and a pool of two connections for moves. */
+/**
+ * The pool of two connections a server's moves use, connected on the first
+ * move and kept for the store's life: a process that never moves a session
+ * (every writer process of an application) never opens it.
+ */
+const lazyAdmin = (
+  server: ShardServer,
+  scope: Scope.Scope,
+): Effect.Effect<PgClient.PgClient, StorageError> => {
+  // The one mutable cell of the store: the pool once it is connected. A
+  // failed connection is not kept, so the next move tries again.
+  let pool: PgClient.PgClient | undefined;
+  const permit = Semaphore.makeUnsafe(1);
+  return permit.withPermits(1)(Effect.suspend(() => {
+    if (pool !== undefined) return Effect.succeed(pool);
+    const settings = resolveSettings({ ...server, maxConnections: 2 });
+    return Effect.flatMap(
+      Reactivity.make,
+      (reactivity) => connectPool(settings, reactivity),
+    ).pipe(
+      Scope.provide(scope),
+      Effect.tap((connected) =>
+        Effect.sync(() => {
+          pool = connected;
+        })
+      ),
+    );
+  }));
+};
+
+/** One server: its store, and the pool its moves use. */
 const connectShard = (
   server: ShardServer,
 ): Effect.Effect<Shard, StorageError, Scope.Scope> =>
   Effect.gen(function* () {
     const store = yield* makePostgresStore(server);
-    const settings = resolveSettings({ ...server, maxConnections: 2 });
-    const admin = yield* connectPool(settings, yield* Reactivity.make);
-    return { name: server.name, store, admin, failed: settings.failed };
+    return {
+      name: server.name,
+      store,
+      admin: lazyAdmin(server, yield* Effect.scope),
+      failed: resolveSettings(server).failed,
+    };
   });
 
 const idOf = (init: SessionHeader | Session): string =>
@@ -285,7 +320,8 @@ const routed = (shards: Shards): ShardedSessionStore => {
 
 /**
  * Makes the sharded store: a PostgreSQL store per server (each runs its
- * migrations) and a pool of two connections per server for moves.
+ * migrations), and per server a pool of two connections that its first move
+ * opens.
  * Everything closes with the scope. Server names must be unique and
  * non-empty, and there must be at least one (a defect otherwise).
  *

@@ -138,22 +138,23 @@ const digestOf = (
   upTo: number | undefined,
 ): Effect.Effect<Digest | undefined, StorageError> =>
   Effect.map(
-    shard.admin.unsafe<{
-      header: string;
-      next_seq: bigint | number;
-      rows: bigint | number;
-      lines: string | null;
-      checkpointed: boolean;
-    }>(
-      `SELECT s.header, s.next_seq,
+    Effect.flatMap(shard.admin, (admin) =>
+      admin.unsafe<{
+        header: string;
+        next_seq: bigint | number;
+        rows: bigint | number;
+        lines: string | null;
+        checkpointed: boolean;
+      }>(
+        `SELECT s.header, s.next_seq,
          (SELECT count(*) FROM ${EVENTS_TABLE} e
            WHERE e.session_id = s.id AND e.seq < coalesce($2, s.next_seq)) AS rows,
          (SELECT md5(string_agg(md5(e.line), '' ORDER BY e.seq)) FROM ${EVENTS_TABLE} e
            WHERE e.session_id = s.id AND e.seq < coalesce($2, s.next_seq)) AS lines,
          EXISTS (SELECT 1 FROM ${CHECKPOINTS_TABLE} c WHERE c.session_id = s.id) AS checkpointed
        FROM ${SESSIONS_TABLE} s WHERE s.id = $1`,
-      [id, upTo ?? null],
-    ),
+        [id, upTo ?? null],
+      ).pipe(Effect.mapError(shard.failed("compare the copy of", id)))),
     (rows): Digest | undefined => {
       const row = rows[0];
       return row === undefined ? undefined : {
@@ -164,7 +165,7 @@ const digestOf = (
         checkpointed: row.checkpointed,
       };
     },
-  ).pipe(Effect.mapError(shard.failed("compare the copy of", id)));
+  );
 
 /** Whether two digests hold the same lines under the same header. */
 const sameLines = (a: Digest | undefined, b: Digest | undefined): boolean =>
@@ -181,12 +182,13 @@ const removeCopy = (
   nextSeq: number,
 ): Effect.Effect<boolean, StorageError> =>
   Effect.map(
-    shard.admin.unsafe<{ id: string }>(
-      `DELETE FROM ${SESSIONS_TABLE} WHERE id = $1 AND next_seq = $2 RETURNING id`,
-      [id, nextSeq],
-    ),
+    Effect.flatMap(shard.admin, (admin) =>
+      admin.unsafe<{ id: string }>(
+        `DELETE FROM ${SESSIONS_TABLE} WHERE id = $1 AND next_seq = $2 RETURNING id`,
+        [id, nextSeq],
+      ).pipe(Effect.mapError(shard.failed("remove the moved copy of", id)))),
     (rows) => rows.length === 1,
-  ).pipe(Effect.mapError(shard.failed("remove the moved copy of", id)));
+  );
 
 const shardNamed = (
   shards: Shards,

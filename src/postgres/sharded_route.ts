@@ -1,7 +1,7 @@
 /**
  * Where the sharded PostgreSQL store finds a session: its servers (each a
- * PostgreSQL store and a small pool of its own for the rows a move checks
- * and removes), ranked for an id by rendezvous hashing (`rendezvous.ts`),
+ * PostgreSQL store and a small pool of its own, connected on first use, for
+ * the rows a move checks and removes), ranked for an id by rendezvous hashing (`rendezvous.ts`),
  * and the search that tries them in that order. A session lives on the
  * first server of its ranking that holds it: its own server, unless it was
  * stored before a server was added and not moved since.
@@ -12,7 +12,7 @@
 import * as Effect from "effect/Effect";
 import type { PgClient } from "@effect/sql-pg";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
-import type { SessionNotFound } from "../store/errors.ts";
+import type { SessionNotFound, StorageError } from "../store/errors.ts";
 import type { Failed } from "./rows.ts";
 import { rankServers } from "./rendezvous.ts";
 
@@ -22,8 +22,11 @@ export interface Shard {
   readonly name: string;
   /** The PostgreSQL store on it. */
   readonly store: SessionStore;
-  /** A small pool for the rows a move compares and removes. */
-  readonly admin: PgClient.PgClient;
+  /**
+   * A small pool for the rows a move compares and removes, connected on
+   * first use.
+   */
+  readonly admin: Effect.Effect<PgClient.PgClient, StorageError>;
   /** How a failed SQL call on it is reported. */
   readonly failed: Failed;
 }
