@@ -7,6 +7,10 @@
  *   {@link PostgresStore}, which adds `follow`) over a server URL: a pool,
  *   the tables created by `effect/sql`'s `Migrator`, one dedicated
  *   connection per writer holding the session's claim.
+ * - {@link layerShardedPostgresStore} provides the same store over several
+ *   servers: each session on the server that rendezvous hashing of its id
+ *   picks ({@link serverOfSession}), `list` over all of them, and
+ *   {@link ShardedPostgresStore} with `moveSession` and `rebalanceSessions`.
  * - {@link parseSessionAddress} reads `postgres://…?session=ID` addresses,
  *   as the command line takes them.
  *
@@ -67,3 +71,25 @@ export {
   MIGRATIONS_TABLE,
   SESSIONS_TABLE,
 } from "./schema.ts";
+export {
+  layerShardedPostgresStore,
+  makeShardedPostgresStore,
+  ShardedPostgresStore,
+  type ShardedPostgresStoreOptions,
+  type ShardedSessionStore,
+  type ShardServer,
+} from "./sharded.ts";
+export {
+  type MovedSession,
+  type MoveError,
+  type MoveProblem,
+  type MoveSessionOptions,
+  type RebalanceOptions,
+  type RebalanceReport,
+  SessionMoveFailed,
+} from "./sharded_move.ts";
+export {
+  rankServers,
+  rendezvousWeight,
+  serverOfSession,
+} from "./rendezvous.ts";
