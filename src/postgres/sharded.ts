@@ -93,7 +93,7 @@ export interface ShardedPostgresStoreOptions {
  * The sharded PostgreSQL store: the {@link SessionStore} operations, routed,
  * and what only a sharded store has.
  */
-export interface ShardedSessionStore extends SessionStore {
+export interface ShardedSessionStore extends PostgresSessionStore {
   /** The servers' names, as given. */
   readonly servers: ReadonlyArray<string>;
   /**
@@ -306,6 +306,8 @@ const routed = (shards: Shards): ShardedSessionStore => {
         Effect.map(holderStore(id), (store) => store.follow(id, options)),
       ),
     stat: (id) => onFirstHolder(shards, id, (shard) => shard.store.stat(id)),
+    breakLease: (id) =>
+      onFirstHolder(shards, id, (shard) => shard.store.breakLease(id)),
     list: () =>
       Effect.map(
         Effect.forEach(

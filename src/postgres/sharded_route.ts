@@ -9,6 +9,7 @@
  * @module
  * @internal
  */
+import type { PostgresSessionStore } from "./service.ts";
 import * as Effect from "effect/Effect";
 import type { PgClient } from "@effect/sql-pg";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
@@ -21,7 +22,7 @@ export interface Shard {
   /** Its name, hashed with session ids. */
   readonly name: string;
   /** The PostgreSQL store on it. */
-  readonly store: SessionStore;
+  readonly store: PostgresSessionStore;
   /**
    * A small pool for the rows a move compares and removes, connected on
    * first use.
