@@ -26,7 +26,10 @@ import { type Fault, type FaultProxy, startFaultProxy } from "./fault_proxy.ts";
  * Trials per fault point: 20 in the normal suite, 40 under
  * `FUZZ_PROFILE=long`.
  */
-export const TRIALS: number = Deno.env.get("FUZZ_PROFILE") === "long" ? 40 : 20;
+export const TRIALS: number = Number(
+  Deno.env.get("PALIMPSEST_FAULT_TRIALS") ??
+    (Deno.env.get("FUZZ_PROFILE") === "long" ? 40 : 20),
+);
 
 /** A fault point: its name, and the faults of trial `k` armed together. */
 export type FaultPoint = readonly [
