@@ -72,6 +72,19 @@ export const outOption = (value: string, summary: string): OptionSpec => ({
 });
 
 /**
+ * `--NAME`: a boolean flag.
+ *
+ * @param name The flag's name, without `--`.
+ * @param summary The line for `--help`.
+ * @returns The option.
+ */
+export const flagOption = (name: string, summary: string): OptionSpec => ({
+  name,
+  kind: "boolean",
+  summary,
+});
+
+/**
  * `items` as a list in a sentence: `a, b or c`.
  *
  * @param items The items.

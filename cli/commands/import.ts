@@ -20,6 +20,7 @@ import {
   usageOutcome,
 } from "../outcome.ts";
 import {
+  flagOption,
   fromList,
   fromNames,
   fromOption,
@@ -57,11 +58,7 @@ export const importCommand: Command = {
     options: [
       fromOption(`the tool that wrote FILE: ${fromNames}`),
       outOption("NEW", "the new v3 file (must not exist)"),
-      {
-        name: "recover",
-        kind: "boolean",
-        summary: "skip and report lines that are not JSON",
-      },
+      flagOption("recover", "skip and report lines that are not JSON"),
     ],
   },
   run: (args) =>
