@@ -13,6 +13,7 @@ import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
 import { copyCommand } from "./commands/copy.ts";
+import { exportCommand } from "./commands/export.ts";
 import { viewCommand } from "./commands/view.ts";
 
 /** Every command. */
@@ -23,6 +24,7 @@ export const commands: ReadonlyArray<Command> = [
   explainCommand,
   migrateCommand,
   importCommand,
+  exportCommand,
   copyCommand,
   viewCommand,
   repairCommand,
