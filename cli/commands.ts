@@ -14,6 +14,8 @@ import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
 import { copyCommand } from "./commands/copy.ts";
 import { exportCommand } from "./commands/export.ts";
+import { bundleCommand } from "./commands/bundle.ts";
+import { unbundleCommand } from "./commands/unbundle.ts";
 import { viewCommand } from "./commands/view.ts";
 
 /** Every command. */
@@ -26,6 +28,8 @@ export const commands: ReadonlyArray<Command> = [
   importCommand,
   exportCommand,
   copyCommand,
+  bundleCommand,
+  unbundleCommand,
   viewCommand,
   repairCommand,
   schemaCommand,
