@@ -20,7 +20,10 @@ import { outOption, toList, toTools, toValues } from "../args.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 
 const usage = (message: string): Outcome =>
-  usageOutcome(message, `export FILE --to ${toValues} --out OUT [--json]`);
+  usageOutcome(
+    message,
+    `export FILE --to ${toValues} --out OUT [--cwd DIR] [--json]`,
+  );
 
 /** The `export` command. */
 export const exportCommand: Command = {
@@ -46,6 +49,12 @@ export const exportCommand: Command = {
         }`,
       },
       outOption("OUT", "the new file, or the tool's home folder"),
+      {
+        name: "cwd",
+        kind: "string",
+        value: "DIR",
+        summary: "the working folder to resume in (default: the session's own)",
+      },
     ],
   },
   run: (args, io) =>
@@ -53,6 +62,7 @@ export const exportCommand: Command = {
       const file = args.positionals[0] ?? "";
       const to = args.values.get("to");
       const out = args.values.get("out");
+      const cwd = args.values.get("cwd");
       if (to === undefined) return usage('missing "--to TOOL"');
       if (!isTargetTool(to)) {
         return usage(`unknown tool ${JSON.stringify(to)}`);
@@ -61,7 +71,11 @@ export const exportCommand: Command = {
       const loaded = yield* loadOrFail(file, io);
       if (loaded._tag === "Failure") return loaded.failure;
       const result = yield* Effect.result(
-        exportFile(loaded.success.session, { to, out }),
+        exportFile(loaded.success.session, {
+          to,
+          out,
+          ...(cwd === undefined ? {} : { cwd }),
+        }),
       );
       if (result._tag === "Failure") {
         return classifiedFailure(fileWriteTags, out, result.failure);

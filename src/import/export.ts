@@ -65,6 +65,11 @@ const writers: Readonly<Record<TargetTool, Exporter>> = {
 export interface ExportOptions {
   /** The tool whose file to write. */
   readonly to: TargetTool;
+  /**
+   * The working folder the tool resumes the session in (default: the one
+   * the session's header names, else `/`): the tools file sessions by it.
+   */
+  readonly cwd?: string;
 }
 
 /** A session as another tool's session file. */
@@ -84,7 +89,10 @@ export interface ExportedSession {
 }
 
 const run = (session: Session, options: ExportOptions): ExportedSession => {
-  const conversation = conversationOf(session);
+  const read = conversationOf(session);
+  const conversation = options.cwd === undefined
+    ? read
+    : { ...read, cwd: options.cwd };
   const file = writers[options.to](conversation);
   return {
     to: options.to,

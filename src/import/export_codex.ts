@@ -4,7 +4,9 @@
  * `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-ID.jsonl`.
  *
  * - `session_meta` first: the id, the start, the working folder, the
- *   provider of the last answer, and the system message as
+ *   model provider (a session Codex wrote keeps its own; any other names
+ *   Codex's default, `openai`, since Codex resumes a thread only with a
+ *   provider of its configuration), and the system message as
  *   `base_instructions`.
  * - Each message is a `response_item`: user and developer messages
  *   (`input_text`, `input_image`), an assistant message as its items in
@@ -247,6 +249,20 @@ export const exportCodex: Exporter = (c: Conversation) => {
       lines.push({ time: item.time, type: "response_item", payload });
     }
   }
+  // Codex resumes a thread only with the provider it names, as a provider
+  // id of its own configuration: a session Codex wrote keeps its own; any
+  // other names Codex's default.
+  const from = isRecord(c.header.meta) ? c.header.meta.importedFrom : undefined;
+  const fromCodex = isRecord(from) && from.tool === "codex";
+  const provider = fromCodex ? c.model?.provider ?? "openai" : "openai";
+  if (!fromCodex && c.model !== undefined && c.model.provider !== "openai") {
+    notCarried.push({
+      messageId: "",
+      note: `the provider ${
+        JSON.stringify(c.model.provider)
+      } is no Codex provider: the rollout names Codex's default, "openai"`,
+    });
+  }
   const meta = {
     id,
     timestamp: started,
@@ -254,7 +270,7 @@ export const exportCodex: Exporter = (c: Conversation) => {
     originator: "codex_cli_rs",
     cli_version: CODEX_VERSION,
     source: "exec",
-    model_provider: c.model?.provider ?? "openai",
+    model_provider: provider,
     ...(instructions === undefined
       ? {}
       : { base_instructions: { text: instructions } }),
