@@ -212,7 +212,11 @@ export interface AtSummary {
  * @returns The messages before the last summary, the summary and after it.
  */
 export const atLastSummary = (items: ReadonlyArray<ExportItem>): AtSummary => {
-  const last = items.findLastIndex((i) => i.kind === "summary");
+  // A loop, not `findLastIndex`: the Node build targets ES2022.
+  let last = -1;
+  items.forEach((i, at) => {
+    if (i.kind === "summary") last = at;
+  });
   const plain = (i: ExportItem): ExportItem =>
     i.kind === "summary"
       ? {
