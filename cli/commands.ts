@@ -13,6 +13,9 @@ import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
 import { copyCommand } from "./commands/copy.ts";
+import { exportCommand } from "./commands/export.ts";
+import { bundleCommand } from "./commands/bundle.ts";
+import { unbundleCommand } from "./commands/unbundle.ts";
 import { viewCommand } from "./commands/view.ts";
 
 /** Every command. */
@@ -23,7 +26,10 @@ export const commands: ReadonlyArray<Command> = [
   explainCommand,
   migrateCommand,
   importCommand,
+  exportCommand,
   copyCommand,
+  bundleCommand,
+  unbundleCommand,
   viewCommand,
   repairCommand,
   schemaCommand,

@@ -15,6 +15,7 @@ import {
 import {
   classifiedFailure,
   type Command,
+  fileWriteTags,
   okOutcome,
   type Outcome,
   usageOutcome,
@@ -28,11 +29,6 @@ import {
   fromValues,
   outOption,
 } from "../args.ts";
-
-const ioTags: ReadonlySet<string> = new Set([
-  "FileIoError",
-  "TargetExists",
-]);
 
 const usage = (message: string): Outcome =>
   usageOutcome(
@@ -83,7 +79,7 @@ export const importCommand: Command = {
         importFile(file, { from, out, recover: args.flags.has("recover") }),
       );
       if (result._tag === "Failure") {
-        return classifiedFailure(ioTags, file, result.failure);
+        return classifiedFailure(fileWriteTags, file, result.failure);
       }
       const { report } = result.success;
       return okOutcome(
