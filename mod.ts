@@ -190,6 +190,7 @@ export {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
   ForkPointOutOfRange,
+  RewindDropsUnexpectedTurns,
   SystemPromptNotAtHead,
 } from "./src/history/errors.ts";
 export {
@@ -214,6 +215,15 @@ export {
 } from "./src/history/prune.ts";
 export { setSystemPrompt } from "./src/history/system_prompt.ts";
 export { fork, type ForkOptions } from "./src/history/fork.ts";
+export {
+  type Branch,
+  branches,
+  rewind,
+  type RewindError,
+  type RewindEventDraft,
+  type RewindExpectation,
+  type RewindOptions,
+} from "./src/history/rewind.ts";
 export {
   diffSurfaces,
   lineage,

@@ -41,11 +41,26 @@ export interface ReplaceOp {
 }
 
 /**
+ * Return the surface to what it was right after event `toSeq`, then append
+ * the event at the tail (a `user/message` only: the new or edited message
+ * the session goes on from). The events after `toSeq` stay in the log, as a
+ * branch; the event's `sourceEventSeqs` cite exactly the nodes it takes off.
+ */
+export interface RewindOp {
+  /** The operation. */
+  readonly op: "rewind";
+  /** The event right after which the surface is taken back. */
+  readonly toSeq: SessionSeq;
+}
+
+/**
  * Where a surface event goes: at the tail (`"append"`), in place of a range
  * (a {@link ReplaceOp}), or, for a `system/message` only, before the head
- * (`"prepend"`: a system prompt given to a surface whose head is not one).
+ * (`"prepend"`: a system prompt given to a surface whose head is not one),
+ * or, for a `user/message` only, at the tail of the surface as it was right
+ * after an earlier event (a {@link RewindOp}).
  */
-export type SurfaceOp = "append" | "prepend" | ReplaceOp;
+export type SurfaceOp = "append" | "prepend" | ReplaceOp | RewindOp;
 
 /** Schema of {@link ReplaceOp}. */
 export const ReplaceOp: Schema.Codec<ReplaceOp, unknown> = Schema.Struct({
@@ -54,11 +69,18 @@ export const ReplaceOp: Schema.Codec<ReplaceOp, unknown> = Schema.Struct({
   endSeq: SessionSeq,
 });
 
+/** Schema of {@link RewindOp}. */
+export const RewindOp: Schema.Codec<RewindOp, unknown> = Schema.Struct({
+  op: Schema.Literal("rewind"),
+  toSeq: SessionSeq,
+});
+
 /** Schema of {@link SurfaceOp}. */
 export const SurfaceOp: Schema.Codec<SurfaceOp, unknown> = Schema.Union([
   Schema.Literal("append"),
   Schema.Literal("prepend"),
   ReplaceOp,
+  RewindOp,
 ]);
 
 /** A turn or step number: a non-negative safe integer. */
