@@ -1,5 +1,5 @@
 import { checkTranscript, deriveMessages, Session } from "@palimpsest/session";
-import { isContextOverflow, runTurn } from "@palimpsest/session/ai";
+import { isContextOverflow } from "@palimpsest/session/ai";
 import {
   fromStreamPart,
   layerAiSdkModel,
@@ -18,7 +18,7 @@ import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
-import { newSession } from "../ai/_session.ts";
+import { turnOnNewSession } from "../ai/_session.ts";
 import { toolLayer, tools } from "./_tools.ts";
 
 const usage = (input: number, output: number): LanguageModelV4Usage => ({
@@ -214,14 +214,11 @@ Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a
     ],
   });
   const program = Effect.gen(function* () {
-    const { store, handle } = yield* newSession();
-    const toolkit = yield* tools;
-    const outcome = yield* runTurn({
-      handle,
-      toolkit,
+    const { store, handle, turn } = yield* turnOnNewSession(tools, {
       model: { provider: model.provider, model: model.modelId },
       input: "read a and b",
     });
+    const outcome = yield* turn;
     yield* store.close(handle);
     return outcome;
   });
@@ -404,14 +401,11 @@ Deno.test("runTurn records a stream that ended without the provider's end as cut
   });
   const runs: string[] = [];
   const program = Effect.gen(function* () {
-    const { store, handle } = yield* newSession();
-    const toolkit = yield* tools;
-    const exit = yield* Effect.exit(runTurn({
-      handle,
-      toolkit,
+    const { store, handle, turn } = yield* turnOnNewSession(tools, {
       model: { provider: model.provider, model: model.modelId },
       input: "read",
-    }));
+    });
+    const exit = yield* Effect.exit(turn);
     const session = handle.session;
     yield* store.close(handle);
     return { exit, session };
