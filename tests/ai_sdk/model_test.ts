@@ -43,15 +43,30 @@ const streamOf = (chunks: LanguageModelV4StreamPart[]) => ({
   stream: simulateReadableStream({ chunks }),
 });
 
-/** The error a `streamText` call over `model` fails with. */
-const streamFailure = (model: MockLanguageModelV4) =>
-  Effect.runPromise(
+/** What a mock model answers a stream request with. */
+type DoStream = NonNullable<
+  NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>["doStream"]
+>;
+
+/**
+ * The error a `streamText` call fails with over a model answering with
+ * `doStream`, asserted to be an `AiError` with the reason `tag`.
+ */
+const streamFailsWith = async (
+  doStream: DoStream,
+  tag: AiError.AiError["reason"]["_tag"],
+): Promise<AiError.AiError> => {
+  const error = await Effect.runPromise(
     LanguageModel.streamText({ prompt: "hi" }).pipe(
       Stream.runCollect,
       Effect.flip,
-      Effect.provide(layerAiSdkModel(model)),
+      Effect.provide(layerAiSdkModel(new MockLanguageModelV4({ doStream }))),
     ),
   );
+  assert.ok(AiError.isAiError(error));
+  assert.equal(error.reason._tag, tag);
+  return error;
+};
 
 Deno.test("streamText maps text, reasoning, tool input, tool calls, usage and finish", async () => {
   const model = new MockLanguageModelV4({
@@ -347,42 +362,32 @@ Deno.test("provider errors become effect/ai errors; an overflow is recognisable"
 });
 
 Deno.test("an error part in the stream fails the request with the mapped error", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: streamOf([
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "partial" },
-      {
-        type: "error",
-        error: { type: "overloaded_error", message: "Overloaded" },
-      },
-    ]),
-  });
-  const exit = await streamFailure(model);
-  assert.ok(AiError.isAiError(exit));
-  assert.equal(exit.reason._tag, "InternalProviderError");
+  const partial = streamOf([
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "partial" },
+    {
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    },
+  ]);
+  await streamFailsWith(partial, "InternalProviderError");
 });
 
 Deno.test("a stream that ends without the provider's end fails as a connection reset", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: streamOf([
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "partial" },
-      finish("interrupted"),
-    ]),
-  });
-  const error = await streamFailure(model);
-  assert.ok(AiError.isAiError(error));
-  assert.equal(error.reason._tag, "NetworkError");
+  const cut = streamOf([
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "partial" },
+    finish("interrupted"),
+  ]);
+  const error = await streamFailsWith(cut, "NetworkError");
   assert.equal(error.isRetryable, true);
 });
 
 Deno.test("a stream that ends with no finish part at all fails as a connection reset", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: streamOf([{ type: "stream-start", warnings: [] }]),
-  });
-  const error = await streamFailure(model);
-  assert.ok(AiError.isAiError(error));
-  assert.equal(error.reason._tag, "NetworkError");
+  await streamFailsWith(
+    streamOf([{ type: "stream-start", warnings: [] }]),
+    "NetworkError",
+  );
 });
 
 Deno.test("runTurn records a stream that ended without the provider's end as cut and runs none of its calls", async () => {
@@ -439,19 +444,16 @@ Deno.test("runTurn records a stream that ended without the provider's end as cut
 });
 
 Deno.test("a failed request (doStream rejects) fails with the mapped error", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: () =>
-      Promise.reject(
-        new APICallError({
-          message: "prompt is too long",
-          url: "u",
-          requestBodyValues: {},
-          statusCode: 400,
-        }),
-      ),
+  const rejected = new APICallError({
+    message: "prompt is too long",
+    url: "u",
+    requestBodyValues: {},
+    statusCode: 400,
   });
-  const error = await streamFailure(model);
-  assert.ok(AiError.isAiError(error));
+  const error = await streamFailsWith(
+    () => Promise.reject(rejected),
+    "InvalidRequestError",
+  );
   assert.equal(isContextOverflow(error), true);
 });
 
