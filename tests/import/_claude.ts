@@ -5,17 +5,23 @@
  * @module
  */
 
+/** A record's keys and values, as JSON gives them. */
+type Fields = Record<string, unknown>;
+
+/** A record of `type` and `uuid` holding `message`, with `extra` keys. */
+const record = (
+  type: "user" | "assistant",
+  uuid: string,
+  message: Fields,
+  extra: Fields,
+): Fields => ({ type, uuid, message, ...extra });
+
 /** A Claude Code `user` record `uuid` saying `content`, with `extra` keys. */
 export const claudeUser = (
   uuid: string,
   content: string,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> => ({
-  type: "user",
-  uuid,
-  message: { role: "user", content },
-  ...extra,
-});
+  extra = {},
+): Fields => record("user", uuid, { role: "user", content }, extra);
 
 /**
  * A Claude Code `assistant` record `uuid`: message `m1` of model `m`
@@ -24,15 +30,11 @@ export const claudeUser = (
 export const claudeAssistant = (
   uuid: string,
   text: string,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> => ({
-  type: "assistant",
-  uuid,
-  message: {
+  extra = {},
+): Fields =>
+  record("assistant", uuid, {
     id: "m1",
     role: "assistant",
     model: "m",
     content: [{ type: "text", text }],
-  },
-  ...extra,
-});
+  }, extra);
