@@ -111,6 +111,28 @@ const upTo = (
   return index + after;
 };
 
+/**
+ * A script answering `answer` cut `after` events past its first event that
+ * `match`es: a clean close, or with `reset` a connection reset.
+ */
+const cutAt = (
+  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
+  match: (event: string, dialect: Dialect) => boolean,
+  after: number,
+  reset = false,
+) =>
+(dialect: Dialect): ReadonlyArray<StreamAnswer> => [{
+  ...answer,
+  cut: upTo(dialect, answer, (e) => match(e, dialect), after),
+  ...(reset ? { reset } : {}),
+}];
+
+/** No tool ran, and the call's result says its arguments were invalid. */
+const invalidArguments = (run: FaultRun): void => {
+  assert.deepEqual(run.runs, []);
+  assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
+};
+
 const FINISH: Record<Dialect, string> = {
   "openai-responses": "response.completed",
   "openai-chat": '"finish_reason":"',
@@ -233,59 +255,45 @@ const FAULTS: ReadonlyArray<Fault> = [
   },
   {
     name: "a clean close in the middle of the text",
-    script: (d) => [{
-      text: "A long answer, cut",
-      cut: upTo(
-        d,
-        { text: "A long answer, cut" },
-        (e) => e.includes("A long"),
-        1,
-      ),
-    }],
+    script: cutAt(
+      { text: "A long answer, cut" },
+      (e) => e.includes("A long"),
+      1,
+    ),
     check: cut,
   },
   {
     name: "a clean close in the middle of a call's arguments",
-    script: (d) => [{
-      calls: [partialCall],
-      cut: upTo(d, { calls: [partialCall] }, (e) => e.includes("partial"), 1),
-    }],
+    script: cutAt({ calls: [partialCall] }, (e) => e.includes("partial"), 1),
     check: cut,
   },
   {
     name: "a clean close after a whole call, before the finish",
-    script: (d) => [{
-      text: "Reading.",
-      calls: [read("call_w", "whole.txt")],
-      cut: upTo(
-        d,
-        { text: "Reading.", calls: [read("call_w", "whole.txt")] },
-        (e) => e.includes(FINISH[d]),
-      ),
-    }],
+    script: cutAt(
+      { text: "Reading.", calls: [read("call_w", "whole.txt")] },
+      (e, d) => e.includes(FINISH[d]),
+      0,
+    ),
     check: cut,
   },
   {
     name: "a connection reset in the middle of the text",
-    script: (d) => [{
-      text: "A long answer, cut",
-      cut: upTo(
-        d,
-        { text: "A long answer, cut" },
-        (e) => e.includes("A long"),
-        1,
-      ),
-      reset: true,
-    }],
+    script: cutAt(
+      { text: "A long answer, cut" },
+      (e) => e.includes("A long"),
+      1,
+      true,
+    ),
     check: cut,
   },
   {
     name: "a connection reset in the middle of a call's arguments",
-    script: (d) => [{
-      calls: [partialCall],
-      cut: upTo(d, { calls: [partialCall] }, (e) => e.includes("partial"), 1),
-      reset: true,
-    }],
+    script: cutAt(
+      { calls: [partialCall] },
+      (e) => e.includes("partial"),
+      1,
+      true,
+    ),
     check: cut,
   },
   {
@@ -340,29 +348,20 @@ const FAULTS: ReadonlyArray<Fault> = [
     script: () => [{
       calls: [{ id: "call_bad", name: "read", args: '{"path":' }],
     }],
-    check: (run) => {
-      assert.deepEqual(run.runs, []);
-      assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
-    },
+    check: invalidArguments,
   },
   {
     name: "tool arguments that are not an object",
     script:
       () => [{ calls: [{ id: "call_arr", name: "read", args: "[1,2]" }] }],
-    check: (run) => {
-      assert.deepEqual(run.runs, []);
-      assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
-    },
+    check: invalidArguments,
   },
   {
     name: "tool arguments of the wrong shape",
     script: () => [{
       calls: [{ id: "call_shape", name: "read", args: '{"file":1}' }],
     }],
-    check: (run) => {
-      assert.deepEqual(run.runs, []);
-      assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
-    },
+    check: invalidArguments,
   },
   {
     name: "a call to an unknown tool",
