@@ -439,51 +439,58 @@ const settled = (promise: Promise<void>, what: string): Promise<void> =>
 const bounded = (run: Promise<void>, what: string): Promise<void> =>
   within(run, 60_000, `${what} did not end`);
 
+type Item = Record<string, unknown>;
+
+/** The objects of a list in a request body (none when it is no list). */
+const items = (v: unknown): Item[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is Item => typeof x === "object" && x !== null)
+    : [];
+
+/**
+ * Where each dialect's request body keeps its calls and results: the list
+ * they are in, and the call ids and result ids one item of it holds.
+ */
+const ID_READERS: Record<Dialect, {
+  readonly list: string;
+  readonly calls: (item: Item) => unknown[];
+  readonly results: (item: Item) => unknown[];
+}> = {
+  "openai-responses": {
+    list: "input",
+    calls: (i) => i["type"] === "function_call" ? [i["call_id"]] : [],
+    results: (i) => i["type"] === "function_call_output" ? [i["call_id"]] : [],
+  },
+  "openai-chat": {
+    list: "messages",
+    calls: (m) => items(m["tool_calls"]).map((call) => call["id"]),
+    results: (m) => m["role"] === "tool" ? [m["tool_call_id"]] : [],
+  },
+  "anthropic": {
+    list: "messages",
+    calls: (m) =>
+      items(m["content"]).flatMap((b) =>
+        b["type"] === "tool_use" ? [b["id"]] : []
+      ),
+    results: (m) =>
+      items(m["content"]).flatMap((b) =>
+        b["type"] === "tool_result" ? [b["tool_use_id"]] : []
+      ),
+  },
+};
+
 /** The call ids and result ids of a request body, in order. */
 const pairsIn = (
   dialect: Dialect,
   body: Record<string, unknown>,
 ): { calls: string[]; results: string[] } => {
-  const calls: string[] = [];
-  const results: string[] = [];
+  const { list, calls, results } = ID_READERS[dialect];
   const str = (v: unknown) => (typeof v === "string" ? v : "?");
-  const items = (v: unknown): Record<string, unknown>[] =>
-    Array.isArray(v)
-      ? v.filter((x): x is Record<string, unknown> =>
-        typeof x === "object" && x !== null
-      )
-      : [];
-  switch (dialect) {
-    case "openai-responses":
-      for (const item of items(body["input"])) {
-        if (item["type"] === "function_call") calls.push(str(item["call_id"]));
-        if (item["type"] === "function_call_output") {
-          results.push(str(item["call_id"]));
-        }
-      }
-      break;
-    case "openai-chat":
-      for (const message of items(body["messages"])) {
-        for (const call of items(message["tool_calls"])) {
-          calls.push(str(call["id"]));
-        }
-        if (message["role"] === "tool") {
-          results.push(str(message["tool_call_id"]));
-        }
-      }
-      break;
-    case "anthropic":
-      for (const message of items(body["messages"])) {
-        for (const block of items(message["content"])) {
-          if (block["type"] === "tool_use") calls.push(str(block["id"]));
-          if (block["type"] === "tool_result") {
-            results.push(str(block["tool_use_id"]));
-          }
-        }
-      }
-      break;
-  }
-  return { calls, results };
+  const all = items(body[list]);
+  return {
+    calls: all.flatMap(calls).map(str),
+    results: all.flatMap(results).map(str),
+  };
 };
 
 /** Figures across the campaign, printed by the last test. */
