@@ -19,7 +19,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
 import { turnOnNewSession } from "../ai/_session.ts";
-import { toolLayer, tools } from "./_tools.ts";
+import { mockModel, toolLayer, tools } from "./_tools.ts";
 
 const usage = (input: number, output: number): LanguageModelV4Usage => ({
   inputTokens: {
@@ -201,9 +201,7 @@ Deno.test("generateText maps the content and the finish", async () => {
 });
 
 Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a clean transcript", async () => {
-  const model = new MockLanguageModelV4({
-    provider: "mock",
-    modelId: "mock-1",
+  const model = mockModel({
     doStream: [
       streamOf([
         {
