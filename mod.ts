@@ -109,6 +109,8 @@ export type {
   RequestContextEvent,
   RequestHeaderEvent,
   SessionEvent,
+  SessionMetadataData,
+  SessionMetadataEvent,
   StepEndEvent,
   StepStartEvent,
   StreamRecord,
@@ -213,6 +215,18 @@ export {
   pruneToolResult,
 } from "./src/history/prune.ts";
 export { setSystemPrompt } from "./src/history/system_prompt.ts";
+export {
+  setMetadata,
+  setTitle,
+  tagSession,
+  untagSession,
+} from "./src/history/metadata.ts";
+export {
+  applyMetadata,
+  EMPTY_METADATA,
+  type SessionMetadata,
+} from "./src/session/metadata_fold.ts";
+export { sessionMetadata } from "./src/session/metadata.ts";
 export { fork, type ForkOptions } from "./src/history/fork.ts";
 export {
   diffSurfaces,
