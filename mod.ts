@@ -254,6 +254,7 @@ export {
 export {
   AppendOutcomeUnknown,
   HandleClosed,
+  InvalidListQuery,
   InvalidSessionId,
   NotAnAppend,
   ReadOnlyHandle,
@@ -276,10 +277,12 @@ export {
   type FollowOptions,
   type FollowUntil,
   type HistoryOperation,
+  type ListError,
   type OpenError,
   type OpenMode,
   type OpenOptions,
   type OpenReport,
+  type RemoveError,
   type RepairResult,
   type ResolveError,
   type ResolveOptions,
@@ -290,6 +293,19 @@ export {
   type UpdateValue,
   type WriteError,
 } from "./src/store/store.ts";
+export type {
+  CatalogueEntry,
+  ListFilter,
+  ListOrder,
+  ListOrderKey,
+  ListPage,
+  ListQuery,
+} from "./src/store/catalogue.ts";
+export {
+  type RetainOptions,
+  type RetainResult,
+  retainSessions,
+} from "./src/store/retention.ts";
 export {
   layerMemoryStore,
   makeMemoryStore,
