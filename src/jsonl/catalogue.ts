@@ -17,8 +17,11 @@
  *
  * - the folder's modification time differs from the one recorded: a file
  *   was created, removed or renamed there (a session created or removed
- *   by another program, copied in by hand, a journal line lost to a crash);
- *   the folder is listed again, new logs are read, gone ones dropped;
+ *   by another program, copied in by hand, a journal line lost to a crash,
+ *   a writer's claim file); the folder is listed again, new logs are
+ *   read, gone ones dropped, and the time recorded is the one after the
+ *   index's own files are written (a file another program creates in
+ *   that instant waits for the folder's next change);
  * - a record on the page being returned is checked against its log's size
  *   and time, and read again (only its new bytes, when the log grew) if
  *   they differ, before the page is answered;
@@ -460,6 +463,27 @@ const writeSnapshot = (
     unlinkQuietly(temp);
   }
   if (rotated) unlinkQuietly(old);
+  settleFolder(root, cache, []);
+};
+
+/**
+ * Journals `lines` and the folder's time as it is after this store's own
+ * changes to the folder (the journal's creation, a snapshot's rename), so
+ * that they do not read as another program's. The journal exists before
+ * the time is read: appending to it then changes nothing of the folder.
+ */
+const settleFolder = (
+  root: string,
+  cache: CatalogueCache,
+  lines: ReadonlyArray<unknown>,
+): void => {
+  try {
+    fs.closeSync(fs.openSync(nodePath.join(root, JOURNAL_NAME), "a"));
+    cache.folder = fs.statSync(root).mtimeMs;
+  } catch {
+    // The next list lists the folder again.
+  }
+  journal(root, [...lines, { folder: cache.folder }]);
 };
 
 /** Reads the snapshot, or undefined when missing or unreadable. */
@@ -596,10 +620,11 @@ const loadIndex = (
     if (rebuilt || added.length > 1000) {
       writeSnapshot(root, cache, entries, rebuilt);
     } else {
-      journal(root, [
-        ...added.map((record) => ({ put: encodeRecord(record) })),
-        { folder },
-      ]);
+      settleFolder(
+        root,
+        cache,
+        added.map((record) => ({ put: encodeRecord(record) })),
+      );
     }
   } else if (cache.journalLines > Math.max(1000, entries.size)) {
     writeSnapshot(root, cache, entries, true);
