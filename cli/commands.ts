@@ -14,6 +14,10 @@ import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
 import { copyCommand } from "./commands/copy.ts";
 import { viewCommand } from "./commands/view.ts";
+import { listCommand } from "./commands/list.ts";
+import { rmCommand } from "./commands/rm.ts";
+import { titleCommand } from "./commands/title.ts";
+import { tagCommand } from "./commands/tag.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -24,6 +28,10 @@ export const commands: ReadonlyArray<Command> = [
   migrateCommand,
   importCommand,
   copyCommand,
+  listCommand,
+  titleCommand,
+  tagCommand,
+  rmCommand,
   viewCommand,
   repairCommand,
   schemaCommand,

@@ -57,7 +57,7 @@ import {
 } from "../store/catalogue.ts";
 import { StorageError } from "../store/errors.ts";
 import { ioError } from "../fs/io.ts";
-import { unlinkQuietly } from "../fs/durable_file.ts";
+import { closeQuietly, unlinkQuietly } from "../fs/durable_file.ts";
 import { SESSION_FILE_EXTENSION, sessionIdOfFileName } from "./names.ts";
 import { encodeSessionId } from "../store/ids.ts";
 import * as Result from "effect/Result";
@@ -251,16 +251,26 @@ const applyLine = (
   return false;
 };
 
-/** Appends journal lines; a failure only leaves the index to be checked. */
+/**
+ * Appends journal lines. Only to a journal that exists: a folder whose
+ * index was never built gets none (its first `list` reads the logs), and
+ * the index's own writes create it. A failure only leaves the index to be
+ * checked.
+ */
 const journal = (root: string, lines: ReadonlyArray<unknown>): void => {
   if (lines.length === 0) return;
+  let fd: number | undefined;
   try {
-    fs.appendFileSync(
+    fd = fs.openSync(
       nodePath.join(root, JOURNAL_NAME),
-      lines.map((line) => `${JSON.stringify(line)}\n`).join(""),
+      fs.constants.O_WRONLY | fs.constants.O_APPEND,
     );
+    fs.writeSync(fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
   } catch {
-    // Derived data: the folder's time or the page's check finds the change.
+    // No index, or derived data: the folder's time or the page's check
+    // finds the change.
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
   }
 };
 
@@ -435,10 +445,12 @@ const writeSnapshot = (
   try {
     fs.renameSync(journalPath, old);
     rotated = true;
-    readJournal(old, cache, entries);
   } catch {
     // No journal yet.
   }
+  // At once, so that a writer's next line has a journal to go to.
+  ensureJournal(root);
+  if (rotated) readJournal(old, cache, entries);
   if (verify) {
     for (const record of [...entries.values()]) {
       refresh(root, entries, record);
@@ -466,6 +478,15 @@ const writeSnapshot = (
   settleFolder(root, cache, []);
 };
 
+/** Creates the journal when missing. */
+const ensureJournal = (root: string): void => {
+  try {
+    fs.closeSync(fs.openSync(nodePath.join(root, JOURNAL_NAME), "a"));
+  } catch {
+    // Derived data: the next list tries again.
+  }
+};
+
 /**
  * Journals `lines` and the folder's time as it is after this store's own
  * changes to the folder (the journal's creation, a snapshot's rename), so
@@ -477,8 +498,8 @@ const settleFolder = (
   cache: CatalogueCache,
   lines: ReadonlyArray<unknown>,
 ): void => {
+  ensureJournal(root);
   try {
-    fs.closeSync(fs.openSync(nodePath.join(root, JOURNAL_NAME), "a"));
     cache.folder = fs.statSync(root).mtimeMs;
   } catch {
     // The next list lists the folder again.
