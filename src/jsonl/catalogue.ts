@@ -39,7 +39,7 @@ import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { randomUUID } from "node:crypto";
-import type { SessionEvent } from "../core/event.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import { isObject } from "../core/json.ts";
 import { knownEvents, type Session } from "../session/session.ts";
 import type { SessionMetadata } from "../session/metadata_fold.ts";
@@ -257,15 +257,24 @@ const applyLine = (
  * the index's own writes create it. A failure only leaves the index to be
  * checked.
  */
-const journal = (root: string, lines: ReadonlyArray<unknown>): void => {
-  if (lines.length === 0) return;
+const journal = (
+  root: string,
+  lines: ReadonlyArray<unknown> | (() => ReadonlyArray<unknown>),
+): void => {
   let fd: number | undefined;
   try {
     fd = fs.openSync(
       nodePath.join(root, JOURNAL_NAME),
       fs.constants.O_WRONLY | fs.constants.O_APPEND,
     );
-    fs.writeSync(fd, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+    // Made only once there is a journal to take them.
+    const made = typeof lines === "function" ? lines() : lines;
+    if (made.length > 0) {
+      fs.writeSync(
+        fd,
+        made.map((line) => `${JSON.stringify(line)}\n`).join(""),
+      );
+    }
   } catch {
     // No index, or derived data: the folder's time or the page's check
     // finds the change.
@@ -285,58 +294,55 @@ export const journalCreated = (
   root: string,
   session: Session,
   path: string,
-): void => {
-  const info = statOrUndefined(path);
-  if (info === undefined) return;
-  const entry = entryOfSession(
-    session,
-    knownEvents(session, session.surface.baseSeq),
-    info.mtimeMs,
-  );
-  journal(root, [{
-    put: encodeRecord({ ...entry, size: info.size, scanned: info.size }),
-  }]);
-};
+): void =>
+  journal(root, () => {
+    const info = statOrUndefined(path);
+    if (info === undefined) return [];
+    const entry = entryOfSession(
+      session,
+      knownEvents(session, session.surface.baseSeq),
+      info.mtimeMs,
+    );
+    return [{
+      put: encodeRecord({ ...entry, size: info.size, scanned: info.size }),
+    }];
+  });
 
 /**
  * Journals what a stored batch changed in its session's entry.
  *
  * @param root The store's folder.
  * @param next The session after the batch.
- * @param batch The batch's events.
+ * @param from The batch's first seq.
  * @param fd The log's descriptor (for its time).
  * @param size The log's size after the batch.
  */
 export const journalBatch = (
   root: string,
   next: Session,
-  batch: ReadonlyArray<SessionEvent>,
+  from: SessionSeq,
   fd: number,
   size: number,
-): void => {
-  let updatedAt: number;
-  try {
-    updatedAt = fs.fstatSync(fd).mtimeMs;
-  } catch {
-    return;
-  }
-  const change = catalogueChange(next, batch);
-  journal(root, [{
-    patch: {
-      id: next.header.id,
-      size,
-      updatedAt,
-      change: {
-        ...change,
-        metadata: change.metadata === undefined ? undefined : {
-          ...change.metadata,
-          title: change.metadata.title ?? null,
-          cwd: change.metadata.cwd ?? null,
+): void =>
+  journal(root, () => {
+    const updatedAt = fs.fstatSync(fd).mtimeMs;
+    const change = catalogueChange(next, knownEvents(next, from));
+    return [{
+      patch: {
+        id: next.header.id,
+        size,
+        updatedAt,
+        change: {
+          ...change,
+          metadata: change.metadata === undefined ? undefined : {
+            ...change.metadata,
+            title: change.metadata.title ?? null,
+            cwd: change.metadata.cwd ?? null,
+          },
         },
       },
-    },
-  }]);
-};
+    }];
+  });
 
 /**
  * Journals a removed session.

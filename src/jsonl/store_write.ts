@@ -158,13 +158,7 @@ export const appendEvents = (
       switch (outcome._tag) {
         case "Written":
           state.length += bytes.length;
-          journalBatch(
-            store.root,
-            next,
-            knownEvents(next, from),
-            fd,
-            state.length,
-          );
+          journalBatch(store.root, next, from, fd, state.length);
           // Derived data, after the batch is durable: a failed
           // checkpoint write costs the next open a longer replay only.
           return store.checkpointer.afterBatch(
