@@ -17,6 +17,10 @@ import { exportCommand } from "./commands/export.ts";
 import { bundleCommand } from "./commands/bundle.ts";
 import { unbundleCommand } from "./commands/unbundle.ts";
 import { viewCommand } from "./commands/view.ts";
+import { listCommand } from "./commands/list.ts";
+import { rmCommand } from "./commands/rm.ts";
+import { titleCommand } from "./commands/title.ts";
+import { tagCommand } from "./commands/tag.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -30,6 +34,10 @@ export const commands: ReadonlyArray<Command> = [
   copyCommand,
   bundleCommand,
   unbundleCommand,
+  listCommand,
+  titleCommand,
+  tagCommand,
+  rmCommand,
   viewCommand,
   repairCommand,
   schemaCommand,

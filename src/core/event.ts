@@ -402,6 +402,26 @@ export interface CompactionEndData {
   readonly error?: unknown;
 }
 
+/**
+ * Data of `session/metadata`: a change to what people call and file the
+ * session under. Each key present changes its field, the last write winning:
+ * `title` and `cwd` are replaced (`null` clears them), `tags` replaces the
+ * whole set, and `labels` and `values` are merged key by key (a `null`
+ * removes the key). Keys absent leave their field as it was.
+ */
+export interface SessionMetadataData {
+  /** The title; `null` clears it. */
+  readonly title?: string | null;
+  /** The tags, the whole set. */
+  readonly tags?: ReadonlyArray<string>;
+  /** Labels to set (a string) or remove (`null`), by key. */
+  readonly labels?: { readonly [key: string]: string | null };
+  /** The working directory; `null` clears it. */
+  readonly cwd?: string | null;
+  /** Free values to set or remove (`null`), by key, opaque JSON. */
+  readonly values?: { readonly [key: string]: unknown };
+}
+
 /** Schema of {@link TurnStartData}. */
 export const TurnStartData: Schema.Codec<TurnStartData> = Schema.Struct({
   turn: Counter,
@@ -508,6 +528,18 @@ export const CompactionEndData: Schema.Codec<CompactionEndData> = Schema
     turn: Schema.optionalKey(Schema.NullOr(Counter)),
     sourceCommandId: Schema.optionalKey(Schema.NonEmptyString),
     error: Schema.optionalKey(Schema.Unknown),
+  });
+
+/** Schema of {@link SessionMetadataData}. */
+export const SessionMetadataData: Schema.Codec<SessionMetadataData> = Schema
+  .Struct({
+    title: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    tags: Schema.optionalKey(Schema.Array(Schema.NonEmptyString)),
+    labels: Schema.optionalKey(
+      Schema.Record(Schema.String, Schema.NullOr(Schema.String)),
+    ),
+    cwd: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    values: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   });
 
 // ---------------------------------------------------------------------------
@@ -618,6 +650,12 @@ export type CompactionEndEvent = LogOnlyEnvelope<
   CompactionEndData
 >;
 
+/** `session/metadata`: a title, tags, labels, a folder or values set. */
+export type SessionMetadataEvent = LogOnlyEnvelope<
+  "session/metadata",
+  SessionMetadataData
+>;
+
 /** The core log-only events. */
 export type LogOnlyEvent =
   | TurnStartEvent
@@ -632,7 +670,8 @@ export type LogOnlyEvent =
   | CompactionStartEvent
   | CompactionSummaryEvent
   | CompactionPruneEvent
-  | CompactionEndEvent;
+  | CompactionEndEvent
+  | SessionMetadataEvent;
 
 /** Every event of the core vocabulary. */
 export type CoreEvent = SurfaceEvent | LogOnlyEvent;
@@ -741,6 +780,7 @@ export const logOnlyDataSchemas: {
   "compaction/summary": CompactionSummaryData,
   "compaction/prune": CompactionPruneData,
   "compaction/end": CompactionEndData,
+  "session/metadata": SessionMetadataData,
 };
 
 // Typed `unknown` so that an event's type, core or foreign, is looked up

@@ -23,6 +23,8 @@ import { DEFAULT_MAX_LINE_BYTES } from "../log/reader.ts";
 import { redactAddress } from "../store/redact.ts";
 import { StorageError } from "../store/errors.ts";
 import { EVENTS_CHANNEL, EVENTS_TABLE, SESSIONS_TABLE } from "./schema.ts";
+import { writeCatalogue } from "./catalogue.ts";
+import type { CatalogueChange } from "../store/catalogue.ts";
 
 /**
  * The longest message from the server the store's connections accept: an
@@ -292,6 +294,8 @@ export interface AppendBatch {
   readonly bytes: number;
   /** The store's address without secrets, for messages. */
   readonly address: string;
+  /** What the batch changes in the session's catalogue columns. */
+  readonly catalogue?: CatalogueChange | undefined;
 }
 
 /**
@@ -328,5 +332,6 @@ export const appendRows = (
       `UPDATE ${SESSIONS_TABLE} SET next_seq = $2, bytes = bytes + $3, updated_at = now() WHERE id = $1`,
       [id, to, bytes],
     );
+    yield* writeCatalogue(client, id, batch.catalogue);
     yield* client.unsafe(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, id]);
   });

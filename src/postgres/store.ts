@@ -64,7 +64,7 @@
  * (a writer's scope, its checkpoints, close), `rows.ts` (the rows, pages
  * and the transaction runner), `claim.ts` (the writer's connection and its
  * claim, the check of an unanswered `COMMIT`), `locks.ts` (the lock keys),
- * `writer_end.ts` (the wait of `resolveAppend` for a failed writer's
+ * `catalogue.ts` (`list` with a query, `remove`), `writer_end.ts` (the wait of `resolveAppend` for a failed writer's
  * server process), `follow.ts` (the shared `LISTEN` and the follow loop),
  * `read.ts` (the rows of an open to a session), `checkpoint.ts` (the
  * checkpoint row, written and opened from), `load.ts` (one session in or
@@ -90,6 +90,7 @@ import {
   statSession,
 } from "./store_read.ts";
 import { checkpointNow, closeHandle } from "./store_handle.ts";
+import { queryCatalogue, removeSession } from "./catalogue.ts";
 
 /**
  * Makes the PostgreSQL store: connects a pool, runs the migrations, and
@@ -137,6 +138,8 @@ export function makePostgresStore(
       readRange: (id, from, to, vocabulary) =>
         readEventRange(pool, id, [from, to], vocabulary, pageSize, failed),
       list: () => listSessions(store),
+      catalogue: (query) => queryCatalogue(store, query),
+      remove: (id) => removeSession(store, id),
       stat: (id) => statSession(store, id),
       close: closeHandle(store),
       checkpoint: checkpointNow(store),

@@ -48,6 +48,8 @@ import {
   type Transacted,
 } from "./rows.ts";
 import { SESSIONS_TABLE } from "./schema.ts";
+import { writeCatalogue } from "./catalogue.ts";
+import { catalogueChange } from "../store/catalogue.ts";
 import { type PostgresStoreState, writerState } from "./store_state.ts";
 import {
   checkpointAfterBatch,
@@ -103,6 +105,7 @@ export const createTransaction = (
         return yield* new SessionAlreadyExists({ id: header.id });
       }
       yield* insertRows(client, created.rows);
+      yield* writeCatalogue(client, header.id, created.catalogue);
     }),
   );
 
@@ -200,6 +203,10 @@ export const createSession = (
       address: store.address,
       header,
       text,
+      catalogue: catalogueChange(
+        session,
+        knownEvents(session, SessionSeq.make(0)),
+      ),
     };
     return scopedHandle(
       store,
@@ -344,6 +351,7 @@ export const appendEvents = (
           rows,
           bytes,
           address: store.address,
+          catalogue: catalogueChange(next, knownEvents(next, from)),
         };
         return Effect.flatMap(
           appendTransaction(client, batch),

@@ -69,6 +69,7 @@ const LOG_ONLY_TYPES = [
   "compaction/summary",
   "compaction/prune",
   "compaction/end",
+  "session/metadata",
 ];
 /** The `kind`s a `turn/end` reason may have. */
 export const TURN_END_REASONS: ReadonlyArray<string> = [
@@ -274,6 +275,16 @@ const DATA_RULES: Record<string, (d: unknown) => boolean> = {
     isObj(d) && isNonEmptyStr(d.compactionId) &&
     (!has(d, "turn") || d.turn === null || isCounter(d.turn)) &&
     (!has(d, "sourceCommandId") || isNonEmptyStr(d.sourceCommandId)),
+  "session/metadata": (d) =>
+    isObj(d) &&
+    (!has(d, "title") || d.title === null || isStr(d.title)) &&
+    (!has(d, "cwd") || d.cwd === null || isStr(d.cwd)) &&
+    (!has(d, "tags") ||
+      (Array.isArray(d.tags) && d.tags.every(isNonEmptyStr))) &&
+    (!has(d, "labels") ||
+      (isObj(d.labels) &&
+        Object.values(d.labels).every((v) => v === null || isStr(v)))) &&
+    (!has(d, "values") || isObj(d.values)),
 };
 
 // ---------------------------------------------------------------------------

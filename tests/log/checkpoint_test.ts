@@ -300,13 +300,13 @@ Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
   // version field: not read, whatever it holds.
   const reversioned = (version: number) => {
     const json = record.text.slice(65, -1).replace(
-      '"checkpoint":2',
+      '"checkpoint":3',
       `"checkpoint":${version}`,
     );
     return `${createHash("sha256").update(json).digest("hex")}\n${json}\n`;
   };
-  assert.equal(problem(reversioned(1)), "unreadable");
-  assert.equal(problem(reversioned(3)), "unreadable");
+  assert.equal(problem(reversioned(2)), "unreadable");
+  assert.equal(problem(reversioned(4)), "unreadable");
   // A checkpoint that names a node twice (its order rehashed): invalid,
   // whether the node is pinned or held.
   const json = record.text.slice(65, -1);
