@@ -109,6 +109,8 @@ export type {
   RequestContextEvent,
   RequestHeaderEvent,
   SessionEvent,
+  SessionMetadataData,
+  SessionMetadataEvent,
   StepEndEvent,
   StepStartEvent,
   StreamRecord,
@@ -190,6 +192,7 @@ export {
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
   ForkPointOutOfRange,
+  RewindDropsUnexpectedTurns,
   SystemPromptNotAtHead,
 } from "./src/history/errors.ts";
 export {
@@ -213,7 +216,28 @@ export {
   pruneToolResult,
 } from "./src/history/prune.ts";
 export { setSystemPrompt } from "./src/history/system_prompt.ts";
+export {
+  setMetadata,
+  setTitle,
+  tagSession,
+  untagSession,
+} from "./src/history/metadata.ts";
+export {
+  applyMetadata,
+  EMPTY_METADATA,
+  type SessionMetadata,
+} from "./src/session/metadata_fold.ts";
+export { sessionMetadata } from "./src/session/metadata.ts";
 export { fork, type ForkOptions } from "./src/history/fork.ts";
+export {
+  type Branch,
+  branches,
+  rewind,
+  type RewindError,
+  type RewindEventDraft,
+  type RewindExpectation,
+  type RewindOptions,
+} from "./src/history/rewind.ts";
 export {
   diffSurfaces,
   lineage,
@@ -240,6 +264,7 @@ export {
 export {
   AppendOutcomeUnknown,
   HandleClosed,
+  InvalidListQuery,
   InvalidSessionId,
   NotAnAppend,
   ReadOnlyHandle,
@@ -262,10 +287,12 @@ export {
   type FollowOptions,
   type FollowUntil,
   type HistoryOperation,
+  type ListError,
   type OpenError,
   type OpenMode,
   type OpenOptions,
   type OpenReport,
+  type RemoveError,
   type RepairResult,
   type ResolveError,
   type ResolveOptions,
@@ -276,6 +303,19 @@ export {
   type UpdateValue,
   type WriteError,
 } from "./src/store/store.ts";
+export type {
+  CatalogueEntry,
+  ListFilter,
+  ListOrder,
+  ListOrderKey,
+  ListPage,
+  ListQuery,
+} from "./src/store/catalogue.ts";
+export {
+  type RetainOptions,
+  type RetainResult,
+  retainSessions,
+} from "./src/store/retention.ts";
 export {
   layerMemoryStore,
   makeMemoryStore,

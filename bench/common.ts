@@ -18,11 +18,9 @@ import { surfaceEvent } from "@palimpsest/session/internal";
 import { replayResult } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
 
-/** Collects garbage when the process runs with `--v8-flags=--expose-gc`; otherwise does nothing. */
-export const gc = (): void => {
-  const collect: unknown = Reflect.get(globalThis, "gc");
-  if (typeof collect === "function") collect();
-};
+import { gc } from "./timing.ts";
+
+export { gc };
 
 /**
  * The least time in ms of `runs` calls of `f`: the least disturbed run of

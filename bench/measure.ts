@@ -42,6 +42,7 @@ import {
   gc,
   pruneOf,
 } from "./common.ts";
+import { median, timeEach } from "./timing.ts";
 
 const [name = "", sizeText = "100000"] = Deno.args;
 const size = Number(sizeText);
@@ -203,16 +204,12 @@ switch (name) {
     let bestMean = Infinity;
     for (let chain = 0; chain < 3; chain++) {
       sink += surfaceNodes(base).length;
-      gc();
-      const times: number[] = [];
-      let surface = base;
-      for (const op of ops) {
-        const start = performance.now();
-        surface = Result.getOrThrow(applyEventResult(surface, op));
-        times.push(performance.now() - start);
-      }
-      times.sort((a, b) => a - b);
-      bestMedian = Math.min(bestMedian, times[times.length >> 1] ?? 0);
+      const { times } = timeEach(
+        base,
+        ops,
+        (surface, op) => Result.getOrThrow(applyEventResult(surface, op)),
+      );
+      bestMedian = Math.min(bestMedian, median(times));
       const mean = times.reduce((a, b) => a + b, 0) / times.length;
       bestMean = Math.min(bestMean, mean);
     }
@@ -242,19 +239,15 @@ switch (name) {
     let bestMedian = Infinity;
     for (let chain = 0; chain < 3; chain++) {
       sink += surfaceNodes(base.surface).length;
-      gc();
-      const times: number[] = [];
-      let session = base;
-      for (const draft of drafts) {
-        const start = performance.now();
-        session = Effect.runSync(Session.append(session, draft));
-        times.push(performance.now() - start);
-      }
-      if (session.surface.replacements !== base.surface.replacements + 1000) {
+      const { last, times } = timeEach(
+        base,
+        drafts,
+        (session, draft) => Effect.runSync(Session.append(session, draft)),
+      );
+      if (last.surface.replacements !== base.surface.replacements + 1000) {
         throw new Error("Expected every replace to land");
       }
-      times.sort((a, b) => a - b);
-      bestMedian = Math.min(bestMedian, times[times.length >> 1] ?? 0);
+      bestMedian = Math.min(bestMedian, median(times));
     }
     report(bestMedian * 1000, "us/op", {
       nodes: base.surface.length,
@@ -416,15 +409,11 @@ switch (name) {
     const ops = prunes(fold(events), 1000).map((event) =>
       baselineDecode(JSON.parse(JSON.stringify(event)))
     );
-    gc();
-    const times: number[] = [];
-    for (const op of ops) {
-      const start = performance.now();
-      baselineApply(state, op);
-      times.push(performance.now() - start);
-    }
-    times.sort((a, b) => a - b);
-    report((times[times.length >> 1] ?? 0) * 1000, "us/op", {
+    const { times } = timeEach(state, ops, (s, op) => {
+      baselineApply(s, op);
+      return s;
+    });
+    report(median(times) * 1000, "us/op", {
       nodes: state.surface.length,
     });
     break;

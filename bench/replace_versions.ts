@@ -31,6 +31,7 @@ import {
   mulberry32,
   wordsFrom,
 } from "../tests/_helpers/workload.ts";
+import { median, timeEach } from "./timing.ts";
 
 interface Figures {
   readonly prune: number;
@@ -50,14 +51,6 @@ interface Api {
 }
 
 type Raw = Record<string, unknown>;
-
-const median = (xs: ReadonlyArray<number>): number =>
-  [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
-
-const gc = (): void => {
-  const collect: unknown = Reflect.get(globalThis, "gc");
-  if (typeof collect === "function") collect();
-};
 
 const replacementsOf = (session: unknown): number =>
   Number(Object(Object(session).surface).replacements);
@@ -135,15 +128,12 @@ const measureChild = async (events: number, root: string): Promise<void> => {
   const chain = (drafts: ReadonlyArray<Raw>): number => {
     // Going back to the built session (rerooting its store) is not timed.
     Session.eventAt(base, 0);
-    gc();
-    const times: number[] = [];
-    let session = base;
-    for (const draft of drafts) {
-      const start = performance.now();
-      session = Effect.runSync(Session.append(session, draft));
-      times.push(performance.now() - start);
-    }
-    if (replacementsOf(session) !== replacementsOf(base) + drafts.length) {
+    const { last, times } = timeEach(
+      base,
+      drafts,
+      (session, draft) => Effect.runSync(Session.append(session, draft)),
+    );
+    if (replacementsOf(last) !== replacementsOf(base) + drafts.length) {
       throw new Error("Expected every replace to land");
     }
     return median(times) * 1000;

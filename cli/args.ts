@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { importers } from "@palimpsest/session/import";
+import { exporters, importers } from "@palimpsest/session/import";
 
 /** One `--option` of a command. */
 export interface OptionSpec {
@@ -72,6 +72,19 @@ export const outOption = (value: string, summary: string): OptionSpec => ({
 });
 
 /**
+ * `--NAME`: a boolean flag.
+ *
+ * @param name The flag's name, without `--`.
+ * @param summary The line for `--help`.
+ * @returns The option.
+ */
+export const flagOption = (name: string, summary: string): OptionSpec => ({
+  name,
+  kind: "boolean",
+  summary,
+});
+
+/**
  * `items` as a list in a sentence: `a, b or c`.
  *
  * @param items The items.
@@ -109,3 +122,16 @@ export const fromOption = (summary: string): OptionSpec => ({
   value: "TOOL",
   summary,
 });
+
+/** The names `--to` takes, for a usage line: `pi|claude-code|codex`. */
+export const toValues: string = exporters.map((e) => e.name).join("|");
+
+/** The tools `--to` writes for, by name in a sentence. */
+export const toTools: string = orList(exporters.map((e) => e.tool));
+
+/** One line per tool `--to` takes, indented, for a command's description. */
+export const toList: string = exporters.map((e) =>
+  `  ${e.name.padEnd(13)}${e.description}\n  ${
+    "".padEnd(13)
+  }resumed with \`${e.resume}\``
+).join("\n");

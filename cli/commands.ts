@@ -13,7 +13,14 @@ import { explainCommand } from "./commands/explain.ts";
 import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
 import { copyCommand } from "./commands/copy.ts";
+import { exportCommand } from "./commands/export.ts";
+import { bundleCommand } from "./commands/bundle.ts";
+import { unbundleCommand } from "./commands/unbundle.ts";
 import { viewCommand } from "./commands/view.ts";
+import { listCommand } from "./commands/list.ts";
+import { rmCommand } from "./commands/rm.ts";
+import { titleCommand } from "./commands/title.ts";
+import { tagCommand } from "./commands/tag.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -23,7 +30,14 @@ export const commands: ReadonlyArray<Command> = [
   explainCommand,
   migrateCommand,
   importCommand,
+  exportCommand,
   copyCommand,
+  bundleCommand,
+  unbundleCommand,
+  listCommand,
+  titleCommand,
+  tagCommand,
+  rmCommand,
   viewCommand,
   repairCommand,
   schemaCommand,

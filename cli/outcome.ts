@@ -135,3 +135,9 @@ export function classifiedFailure(
     error,
   );
 }
+
+/** The tags of a failure to read a file or write a new one: about where, exit 2. */
+export const fileWriteTags: ReadonlySet<string> = new Set([
+  "FileIoError",
+  "TargetExists",
+]);

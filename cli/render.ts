@@ -84,6 +84,8 @@ export function eventLine(event: SessionEvent, max: number): string {
   if (isSurfaceEvent(event)) {
     const op = typeof event.surfaceOp === "string"
       ? event.surfaceOp
+      : event.surfaceOp.op === "rewind"
+      ? `rewind to ${event.surfaceOp.toSeq}`
       : `replace ${event.surfaceOp.startSeq}..${event.surfaceOp.endSeq}`;
     const message = projectEvent(event);
     return `${head} (${op})${

@@ -34,6 +34,14 @@
  */
 export { makeSessionStore, type StoreCore } from "./store/core.ts";
 export {
+  applyCatalogueChange,
+  type CatalogueChange,
+  catalogueChange,
+  entryOfSession,
+  queryEntries,
+  type ResolvedQuery,
+} from "./store/catalogue.ts";
+export {
   applyEventResult,
   emptySurfaceAt,
   type EmptySurfaceOptions,

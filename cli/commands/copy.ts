@@ -71,7 +71,11 @@ const jsonlTarget = (
     : Result.succeed({ root: path.dirname(target), id: named });
 };
 
-const store = (
+/**
+ * Creates `session` at `target` (a JSONL folder or session file name, or a
+ * PostgreSQL address), never replacing one; gives the id it took there.
+ */
+export const storeSession = (
   target: string,
   session: Session,
 ): Effect.Effect<string, StoreError> => {
@@ -130,7 +134,7 @@ export const copyCommand: Command = {
       const loaded = yield* loadOrFail(source, io);
       if (loaded._tag === "Failure") return loaded.failure;
       const log = loaded.success;
-      const stored = yield* Effect.result(store(target, log.session));
+      const stored = yield* Effect.result(storeSession(target, log.session));
       if (stored._tag === "Failure") {
         return failureOutcome(ExitCode.usage, target, stored.failure);
       }

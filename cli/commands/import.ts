@@ -15,11 +15,13 @@ import {
 import {
   classifiedFailure,
   type Command,
+  fileWriteTags,
   okOutcome,
   type Outcome,
   usageOutcome,
 } from "../outcome.ts";
 import {
+  flagOption,
   fromList,
   fromNames,
   fromOption,
@@ -27,11 +29,6 @@ import {
   fromValues,
   outOption,
 } from "../args.ts";
-
-const ioTags: ReadonlySet<string> = new Set([
-  "FileIoError",
-  "TargetExists",
-]);
 
 const usage = (message: string): Outcome =>
   usageOutcome(
@@ -57,11 +54,7 @@ export const importCommand: Command = {
     options: [
       fromOption(`the tool that wrote FILE: ${fromNames}`),
       outOption("NEW", "the new v3 file (must not exist)"),
-      {
-        name: "recover",
-        kind: "boolean",
-        summary: "skip and report lines that are not JSON",
-      },
+      flagOption("recover", "skip and report lines that are not JSON"),
     ],
   },
   run: (args) =>
@@ -86,7 +79,7 @@ export const importCommand: Command = {
         importFile(file, { from, out, recover: args.flags.has("recover") }),
       );
       if (result._tag === "Failure") {
-        return classifiedFailure(ioTags, file, result.failure);
+        return classifiedFailure(fileWriteTags, file, result.failure);
       }
       const { report } = result.success;
       return okOutcome(

@@ -30,6 +30,7 @@ import {
   okOutcome,
 } from "../outcome.ts";
 import { loadOrFail, onPostgres } from "../load.ts";
+import { flagOption } from "../args.ts";
 import { repairFile } from "@palimpsest/session/jsonl";
 import { count, eventLine, openJson, openPhrases } from "../render.ts";
 import { type OpenWork, openWork } from "@palimpsest/session";
@@ -132,11 +133,7 @@ export const repairCommand: Command = {
       name: "FILE",
       summary: "the session log (JSONL, or postgres://…?session=ID)",
     }],
-    options: [{
-      name: "dry-run",
-      kind: "boolean",
-      summary: "print the closers, write nothing",
-    }],
+    options: [flagOption("dry-run", "print the closers, write nothing")],
   },
   run: (args, io) =>
     Effect.gen(function* () {

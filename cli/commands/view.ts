@@ -25,7 +25,13 @@ import {
   usageOutcome,
 } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
-import { fromNames, fromOption, fromTools, outOption } from "../args.ts";
+import {
+  flagOption,
+  fromNames,
+  fromOption,
+  fromTools,
+  outOption,
+} from "../args.ts";
 
 const usage = (message: string): Outcome =>
   usageOutcome(
@@ -61,11 +67,7 @@ export const viewCommand: Command = {
     options: [
       outOption("PAGE", "the page to write (must not exist unless --force)"),
       fromOption(`FILE is a ${fromNames} session file`),
-      {
-        name: "force",
-        kind: "boolean",
-        summary: "replace PAGE if it exists",
-      },
+      flagOption("force", "replace PAGE if it exists"),
     ],
   },
   run: (args, io) =>

@@ -1,6 +1,25 @@
-// One Node writer of the claim storm (tests/_helpers/claim_storm.ts in the
-// repository): the same loop and lines as tests/store/storm_writer.ts, on
-// the installed package. `node _storm_writer.mjs ROOT ID`.
+// One writer of the claim storm (tests/_helpers/claim_storm.ts in the
+// repository), the same program under both runtimes: `node
+// _storm_writer.mjs ROOT ID` on the installed package, and `deno run -A
+// --config deno.json node/test/_storm_writer.mjs ROOT ID` on the checkout
+// (the repository's deno.json maps the package to its sources). It loops
+// until killed: open session ID under ROOT for writing (a refusal: wait a few
+// milliseconds, try again); once it holds the claim, mark it (`HELD/<pid>`,
+// created exclusively) and check that no other live process has a mark;
+// append 1 to 3 events, one at a time; remove the mark, then release the
+// claim. It prints one line per step:
+//
+// - `pid PID` first (a writer run under `strace` is killed by this pid);
+// - `held`, then `overlap PID` for every other live process marked as
+//   holding (two writers at once);
+// - `ack SEQ TURN` once an append resolved (its event is `turn/start` with
+//   that turn: this pid times 100,000 plus a counter, unique in the storm);
+// - `released`; `refused TAG` for a refused open, `failed TAG` for a failed
+//   append.
+//
+// The mark is made after the claim is won and removed before it is
+// released, so two live marks at once are two claims at once. A killed
+// writer's mark stays; its pid is dead, so it is not counted.
 import { Effect, Exit, Scope } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -8,10 +8,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Effect, Layer } from "effect";
-import { deriveMessages, layerJsonlStore, SessionStore } from "@palimpsest/session";
-import { runTurn } from "@palimpsest/session/ai";
+import { deriveMessages, layerJsonlStore } from "@palimpsest/session";
 import { layerAiSdkModel, toModelMessages } from "@palimpsest/session/ai-sdk";
+import { turnAndReopen } from "./_turn.mjs";
 
 const usage = {
   inputTokens: { total: 7, noCache: 7, cacheRead: 0, cacheWrite: 0 },
@@ -54,22 +53,11 @@ const providerModel = () => {
 test("runs a turn on an AI SDK provider model and gives back ModelMessage[]", async () => {
   const provider = providerModel();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-node-ai-sdk-"));
-  const program = Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const handle = yield* store.create({ id: "sdk", createdAt: 0, isSeeded: false });
-    const outcome = yield* runTurn({
-      handle,
-      model: { provider: "loopback", model: "m-1" },
-      input: "Say hello.",
-    });
-    const reopened = yield* store.open("sdk");
-    return { outcome, session: reopened.session };
-  });
-  const { outcome, session } = await Effect.runPromise(
-    Effect.scoped(program).pipe(Effect.provide(Layer.mergeAll(
-      layerAiSdkModel(provider.model),
-      layerJsonlStore({ root }),
-    ))),
+  const { outcome, session } = await turnAndReopen(
+    "sdk",
+    { model: { provider: "loopback", model: "m-1" }, input: "Say hello." },
+    layerAiSdkModel(provider.model),
+    layerJsonlStore({ root }),
   );
   assert.equal(outcome.reason, "completed");
   assert.equal(provider.calls.length, 1);

@@ -3,10 +3,10 @@
 // and `runTurn` records the turn in a temporary JSONL store.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Effect, Layer, Schema } from "effect";
+import { Effect, Schema } from "effect";
 import { Tool, Toolkit } from "effect/ai";
-import { checkTranscript, deriveMessages, SessionStore } from "@palimpsest/session";
-import { runTurn } from "@palimpsest/session/ai";
+import { checkTranscript, deriveMessages } from "@palimpsest/session";
+import { turnAndReopen } from "./_turn.mjs";
 import {
   finish,
   layerTempJsonlStore,
@@ -23,24 +23,16 @@ test("runs a turn with the scripted test model under Node", async () => {
       ? [...text("It is noon."), finish()]
       : [toolCall("c1", "clock"), finish("tool-calls")]
   );
-  const program = Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const handle = yield* store.create({ id: "t", createdAt: 0, isSeeded: false });
-    const outcome = yield* runTurn({
-      handle,
-      toolkit: yield* tools,
+  const { outcome, session } = await turnAndReopen(
+    "t",
+    {
+      toolkit: tools,
       model: { provider: "scripted", model: "m" },
       input: "What time is it?",
-    });
-    const reopened = yield* store.open("t");
-    return { outcome, session: reopened.session };
-  });
-  const { outcome, session } = await Effect.runPromise(
-    Effect.scoped(program).pipe(Effect.provide(Layer.mergeAll(
-      model.layer,
-      layerTempJsonlStore(),
-      tools.toLayer({ clock: () => Effect.succeed("12:00") }),
-    ))),
+    },
+    model.layer,
+    layerTempJsonlStore(),
+    tools.toLayer({ clock: () => Effect.succeed("12:00") }),
   );
   assert.equal(outcome.reason, "completed");
   assert.equal(model.requests.length, 2);

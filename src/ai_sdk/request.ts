@@ -18,7 +18,10 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import { sentToolName } from "../providers/content.ts";
-import { calledToolDefinitions } from "../providers/tool_definitions.ts";
+import {
+  calledToolDefinitions,
+  namedTool,
+} from "../providers/tool_definitions.ts";
 
 /** The module name `AiError`s carry. */
 export const MODULE = "AiSdk";
@@ -272,8 +275,7 @@ const toolsAndChoice = (
   return {
     tools: called.map((d) => ({
       type: "function",
-      name: d.name,
-      ...(d.description === undefined ? {} : { description: d.description }),
+      ...namedTool(d),
       inputSchema: d.parameters,
     })),
     toolChoice: { type: "none" },

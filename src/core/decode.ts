@@ -40,6 +40,8 @@ import {
   PrependNotSystemMessage,
   ReplaceEndpointNotEarlier,
   RetiredHeaderSystem,
+  RewindNotUserMessage,
+  RewindPointNotEarlier,
   SourceNotEarlier,
   SourcesOnAssistantMessage,
   SurfaceMetadataOnLogOnlyEvent,
@@ -308,6 +310,7 @@ const checkSurfaceOp = (op: unknown): op is SurfaceOp => {
   if (!isObject(op)) return false;
   let keys = 0;
   for (const _ in op) keys++;
+  if (keys === 2) return op.op === "rewind" && isSessionSeq(op.toSeq);
   return keys === 3 && op.op === "replace" && isSessionSeq(op.startSeq) &&
     isSessionSeq(op.endSeq);
 };
@@ -506,6 +509,11 @@ const decodeChecked = (
     if (op === "prepend" && type !== "system/message") {
       return fail(new PrependNotSystemMessage({ seq, type }));
     }
+    if (
+      typeof op === "object" && op.op === "rewind" && type !== "user/message"
+    ) {
+      return fail(new RewindNotUserMessage({ seq, type }));
+    }
     if ("sourceEventSeqs" in input) {
       if (type === "assistant/message") {
         return fail(new SourcesOnAssistantMessage({ seq }));
@@ -513,7 +521,11 @@ const decodeChecked = (
       const sourceError = checkSources(seq, type, input.sourceEventSeqs);
       if (sourceError !== undefined) return fail(sourceError);
     }
-    if (typeof op === "object") {
+    if (typeof op === "object" && op.op === "rewind") {
+      if (op.toSeq >= seq) {
+        return fail(new RewindPointNotEarlier({ seq, toSeq: op.toSeq }));
+      }
+    } else if (typeof op === "object") {
       for (const endpoint of REPLACE_ENDPOINTS) {
         if (op[endpoint] >= seq) {
           return fail(
@@ -562,10 +574,10 @@ const decodeChecked = (
  * @returns `Effect<SessionEvent, EventDecodeError>`: fails with the first
  * broken rule's tag (`InvalidEnvelope`, `InvalidSessionSeq`,
  * `UnknownEventType`, `InvalidEventData`, `SurfaceOpMissing`,
- * `InvalidSurfaceOp`, `PrependNotSystemMessage`,
+ * `InvalidSurfaceOp`, `PrependNotSystemMessage`, `RewindNotUserMessage`,
  * `SurfaceMetadataOnLogOnlyEvent`, `SourcesOnAssistantMessage`,
  * `InvalidSourceList`, `EmptySourceList`, `DuplicateSource`,
- * `SourceNotEarlier`, `ReplaceEndpointNotEarlier`,
+ * `SourceNotEarlier`, `ReplaceEndpointNotEarlier`, `RewindPointNotEarlier`,
  * `ToolErrorWithoutIsError`, `RetiredHeaderSystem`).
  *
  * @example Decoding a user message and catching a rule

@@ -54,9 +54,11 @@ export function encodeEvent(
   if (event.ignorable === true) out.ignorable = true;
   if (event.surfaceOp !== undefined) {
     const op = event.surfaceOp;
-    out.surfaceOp = isObject(op)
-      ? { op: "replace", startSeq: op.startSeq, endSeq: op.endSeq }
-      : op;
+    out.surfaceOp = !isObject(op)
+      ? op
+      : op.op === "rewind"
+      ? { op: "rewind", toSeq: op.toSeq }
+      : { op: "replace", startSeq: op.startSeq, endSeq: op.endSeq };
   }
   if (event.sourceEventSeqs !== undefined) {
     out.sourceEventSeqs = event.sourceEventSeqs;

@@ -148,7 +148,10 @@ export class SurfaceOpMissing extends Data.Error<{
   } to carry surfaceOp; surface events are never implicit appends`;
 }
 
-/** `surfaceOp` is neither `"append"`, `"prepend"` nor an exact replace object. */
+/**
+ * `surfaceOp` is neither `"append"`, `"prepend"`, an exact replace object
+ * nor an exact rewind object.
+ */
 export class InvalidSurfaceOp extends Data.Error<{
   /** The event seq. */
   readonly seq: SessionSeq;
@@ -161,7 +164,7 @@ export class InvalidSurfaceOp extends Data.Error<{
   readonly _tag: "InvalidSurfaceOp" = "InvalidSurfaceOp";
   /** A sentence for people. */
   override readonly message: string =
-    `Expected surfaceOp to be "append", "prepend" or {"op":"replace","startSeq","endSeq"} but found ${
+    `Expected surfaceOp to be "append", "prepend", {"op":"replace","startSeq","endSeq"} or {"op":"rewind","toSeq"} but found ${
       quote(this.surfaceOp)
     }${at(this.seq)}`;
 }
@@ -180,6 +183,37 @@ export class PrependNotSystemMessage extends Data.Error<{
     `Expected only a system/message to prepend but found ${quote(this.type)}${
       at(this.seq)
     }; append it or replace a range instead`;
+}
+
+/** A rewind carried by an event that is not a `user/message`. */
+export class RewindNotUserMessage extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The event type. */
+  readonly type: string;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindNotUserMessage" = "RewindNotUserMessage";
+  /** A sentence for people. */
+  override readonly message: string =
+    `Expected only a user/message to carry a rewind but found ${
+      quote(this.type)
+    }${at(this.seq)}; rewind with the user message the session goes on from`;
+}
+
+/** A rewind's point is not earlier than the event that carries it. */
+export class RewindPointNotEarlier extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The point the rewind names. */
+  readonly toSeq: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindPointNotEarlier" = "RewindPointNotEarlier";
+  /** A sentence for people. */
+  override readonly message: string = `Rewind toSeq ${
+    quote(this.toSeq)
+  } is not earlier than the event${at(this.seq)}`;
 }
 
 /** A known log-only type carries `surfaceOp` or `sourceEventSeqs`. */
@@ -349,7 +383,9 @@ export type EventDecodeError =
   | ReplaceEndpointNotEarlier
   | ToolErrorWithoutIsError
   | RetiredHeaderSystem
-  | PrependNotSystemMessage;
+  | PrependNotSystemMessage
+  | RewindNotUserMessage
+  | RewindPointNotEarlier;
 
 // ---------------------------------------------------------------------------
 // Relational rules
@@ -550,6 +586,119 @@ export class ReplaceShadowsUnansweredCall extends Data.Error<{
   } no tool/result answered yet; append the results first, or end the range before that node`;
 }
 
+/**
+ * A rewind on a surface that does not hold the log it needs: one restored
+ * from a checkpoint (it holds its nodes and the events from `heldFrom` on),
+ * one that keeps only its nodes' events, or a window starting after the
+ * point. The session's `rewind` reads the log through the store and folds
+ * it whole first; an open from a checkpoint replays the whole log instead.
+ */
+export class RewindNotHeld extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The point the rewind names. */
+  readonly toSeq: SessionSeq;
+  /** The first seq whose event the surface holds. */
+  readonly heldFrom: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindNotHeld" = "RewindNotHeld";
+  /** A sentence for people. */
+  override readonly message: string = `The rewind${at(this.seq)} to seq ${
+    quote(this.toSeq)
+  } needs the whole log but the surface holds it from seq ${
+    quote(this.heldFrom)
+  } on; fold the whole log (open the session with wholeLog: true)`;
+}
+
+/** What a rewind point may not leave open. */
+export type OpenWork = "turn" | "step" | "compaction";
+
+/** A rewind to a point where a turn, a step or a compaction is open. */
+export class RewindPointInsideWork extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The point the rewind names. */
+  readonly toSeq: SessionSeq;
+  /** What is open there. */
+  readonly work: OpenWork;
+  /** The event that opened it (`turn/start`, `step/start`, `compaction/start`). */
+  readonly openedAt: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindPointInsideWork" = "RewindPointInsideWork";
+  /** A sentence for people. */
+  override readonly message: string = `The rewind${at(this.seq)} to seq ${
+    quote(this.toSeq)
+  } lands inside the ${this.work} opened at seq ${
+    quote(this.openedAt)
+  }; rewind to a point before it starts or after it ends`;
+}
+
+/** A rewind whose restored surface has no system head where the surface had one. */
+export class RewindDropsSystemHead extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The point the rewind names. */
+  readonly toSeq: SessionSeq;
+  /** The current system head. */
+  readonly head: SessionSeq;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindDropsSystemHead" = "RewindDropsSystemHead";
+  /** A sentence for people. */
+  override readonly message: string = `The rewind${at(this.seq)} to seq ${
+    quote(this.toSeq)
+  } would take the system head ${
+    quote(this.head)
+  } off and leave no system prompt; rewind to a point after the prompt was set`;
+}
+
+/**
+ * A rewind whose restored surface holds a tool call without its result
+ * after it, or a result without its call before it.
+ */
+export class RewindBreaksToolPair extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The point the rewind names. */
+  readonly toSeq: SessionSeq;
+  /** The unpaired node: an `assistant/message` or a `tool/result`. */
+  readonly node: SessionSeq;
+  /** The call id without its partner. */
+  readonly callId: string;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindBreaksToolPair" = "RewindBreaksToolPair";
+  /** A sentence for people. */
+  override readonly message: string = `The rewind${at(this.seq)} to seq ${
+    quote(this.toSeq)
+  } would leave tool call ${quote(this.callId)} of node ${
+    quote(this.node)
+  } unpaired on the surface; rewind to a point where its call and result are both on the surface, or neither`;
+}
+
+/** A rewind whose `sourceEventSeqs` are not exactly the nodes it takes off. */
+export class RewindSourcesMismatch extends Data.Error<{
+  /** The event seq. */
+  readonly seq: SessionSeq;
+  /** The point the rewind names. */
+  readonly toSeq: SessionSeq;
+  /** Nodes it takes off but does not cite. */
+  readonly missing: ReadonlyArray<SessionSeq>;
+  /** Seqs it cites but does not take off. */
+  readonly extra: ReadonlyArray<SessionSeq>;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindSourcesMismatch" = "RewindSourcesMismatch";
+  /** A sentence for people. */
+  override readonly message: string = `The rewind${at(this.seq)} to seq ${
+    quote(this.toSeq)
+  } must cite exactly the nodes it takes off; missing ${
+    quote(this.missing)
+  }, extra ${quote(this.extra)} in sourceEventSeqs`;
+}
+
 /** Every error of the fold. */
 export type SurfaceError =
   | NonContiguousSeq
@@ -562,4 +711,9 @@ export type SurfaceError =
   | ToolResultReplaceChangesMoreThanContent
   | SystemHeadProtected
   | SystemHeadExists
-  | ReplaceShadowsUnansweredCall;
+  | ReplaceShadowsUnansweredCall
+  | RewindNotHeld
+  | RewindPointInsideWork
+  | RewindDropsSystemHead
+  | RewindBreaksToolPair
+  | RewindSourcesMismatch;

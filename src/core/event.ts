@@ -41,11 +41,26 @@ export interface ReplaceOp {
 }
 
 /**
+ * Return the surface to what it was right after event `toSeq`, then append
+ * the event at the tail (a `user/message` only: the new or edited message
+ * the session goes on from). The events after `toSeq` stay in the log, as a
+ * branch; the event's `sourceEventSeqs` cite exactly the nodes it takes off.
+ */
+export interface RewindOp {
+  /** The operation. */
+  readonly op: "rewind";
+  /** The event right after which the surface is taken back. */
+  readonly toSeq: SessionSeq;
+}
+
+/**
  * Where a surface event goes: at the tail (`"append"`), in place of a range
  * (a {@link ReplaceOp}), or, for a `system/message` only, before the head
- * (`"prepend"`: a system prompt given to a surface whose head is not one).
+ * (`"prepend"`: a system prompt given to a surface whose head is not one),
+ * or, for a `user/message` only, at the tail of the surface as it was right
+ * after an earlier event (a {@link RewindOp}).
  */
-export type SurfaceOp = "append" | "prepend" | ReplaceOp;
+export type SurfaceOp = "append" | "prepend" | ReplaceOp | RewindOp;
 
 /** Schema of {@link ReplaceOp}. */
 export const ReplaceOp: Schema.Codec<ReplaceOp, unknown> = Schema.Struct({
@@ -54,11 +69,18 @@ export const ReplaceOp: Schema.Codec<ReplaceOp, unknown> = Schema.Struct({
   endSeq: SessionSeq,
 });
 
+/** Schema of {@link RewindOp}. */
+export const RewindOp: Schema.Codec<RewindOp, unknown> = Schema.Struct({
+  op: Schema.Literal("rewind"),
+  toSeq: SessionSeq,
+});
+
 /** Schema of {@link SurfaceOp}. */
 export const SurfaceOp: Schema.Codec<SurfaceOp, unknown> = Schema.Union([
   Schema.Literal("append"),
   Schema.Literal("prepend"),
   ReplaceOp,
+  RewindOp,
 ]);
 
 /** A turn or step number: a non-negative safe integer. */
@@ -380,6 +402,26 @@ export interface CompactionEndData {
   readonly error?: unknown;
 }
 
+/**
+ * Data of `session/metadata`: a change to what people call and file the
+ * session under. Each key present changes its field, the last write winning:
+ * `title` and `cwd` are replaced (`null` clears them), `tags` replaces the
+ * whole set, and `labels` and `values` are merged key by key (a `null`
+ * removes the key). Keys absent leave their field as it was.
+ */
+export interface SessionMetadataData {
+  /** The title; `null` clears it. */
+  readonly title?: string | null;
+  /** The tags, the whole set. */
+  readonly tags?: ReadonlyArray<string>;
+  /** Labels to set (a string) or remove (`null`), by key. */
+  readonly labels?: { readonly [key: string]: string | null };
+  /** The working directory; `null` clears it. */
+  readonly cwd?: string | null;
+  /** Free values to set or remove (`null`), by key, opaque JSON. */
+  readonly values?: { readonly [key: string]: unknown };
+}
+
 /** Schema of {@link TurnStartData}. */
 export const TurnStartData: Schema.Codec<TurnStartData> = Schema.Struct({
   turn: Counter,
@@ -486,6 +528,18 @@ export const CompactionEndData: Schema.Codec<CompactionEndData> = Schema
     turn: Schema.optionalKey(Schema.NullOr(Counter)),
     sourceCommandId: Schema.optionalKey(Schema.NonEmptyString),
     error: Schema.optionalKey(Schema.Unknown),
+  });
+
+/** Schema of {@link SessionMetadataData}. */
+export const SessionMetadataData: Schema.Codec<SessionMetadataData> = Schema
+  .Struct({
+    title: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    tags: Schema.optionalKey(Schema.Array(Schema.NonEmptyString)),
+    labels: Schema.optionalKey(
+      Schema.Record(Schema.String, Schema.NullOr(Schema.String)),
+    ),
+    cwd: Schema.optionalKey(Schema.NullOr(Schema.String)),
+    values: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   });
 
 // ---------------------------------------------------------------------------
@@ -596,6 +650,12 @@ export type CompactionEndEvent = LogOnlyEnvelope<
   CompactionEndData
 >;
 
+/** `session/metadata`: a title, tags, labels, a folder or values set. */
+export type SessionMetadataEvent = LogOnlyEnvelope<
+  "session/metadata",
+  SessionMetadataData
+>;
+
 /** The core log-only events. */
 export type LogOnlyEvent =
   | TurnStartEvent
@@ -610,7 +670,8 @@ export type LogOnlyEvent =
   | CompactionStartEvent
   | CompactionSummaryEvent
   | CompactionPruneEvent
-  | CompactionEndEvent;
+  | CompactionEndEvent
+  | SessionMetadataEvent;
 
 /** Every event of the core vocabulary. */
 export type CoreEvent = SurfaceEvent | LogOnlyEvent;
@@ -719,6 +780,7 @@ export const logOnlyDataSchemas: {
   "compaction/summary": CompactionSummaryData,
   "compaction/prune": CompactionPruneData,
   "compaction/end": CompactionEndData,
+  "session/metadata": SessionMetadataData,
 };
 
 // Typed `unknown` so that an event's type, core or foreign, is looked up

@@ -80,6 +80,21 @@ export function eventJsonSchema(): JsonSchemaDocument {
     required: ["op", "startSeq", "endSeq"],
     additionalProperties: false,
   };
+  const rewindOp = {
+    type: "object",
+    properties: {
+      op: { const: "rewind" },
+      toSeq: ref("SessionSeq"),
+    },
+    required: ["op", "toSeq"],
+    additionalProperties: false,
+  };
+  const surfaceOpOf = (type: string): string =>
+    type === "system/message"
+      ? "SystemSurfaceOp"
+      : type === "user/message"
+      ? "UserSurfaceOp"
+      : "SurfaceOp";
   const branch = (
     type: string,
     data: unknown,
@@ -93,9 +108,7 @@ export function eventJsonSchema(): JsonSchemaDocument {
       data,
       ignorable: { const: true },
       ...(metadata === "log-only" ? {} : {
-        surfaceOp: ref(
-          type === "system/message" ? "SystemSurfaceOp" : "SurfaceOp",
-        ),
+        surfaceOp: ref(surfaceOpOf(type)),
       }),
       ...(metadata === "surface" ? { sourceEventSeqs: ref("Sources") } : {}),
     },
@@ -151,6 +164,8 @@ export function eventJsonSchema(): JsonSchemaDocument {
       SystemSurfaceOp: {
         anyOf: [{ const: "append" }, { const: "prepend" }, replaceOp],
       },
+      // Only a user message may carry a rewind.
+      UserSurfaceOp: { anyOf: [{ const: "append" }, replaceOp, rewindOp] },
       Sources: sources,
     },
   };

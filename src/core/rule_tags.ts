@@ -24,6 +24,8 @@ const decodeTags = [
   "ToolErrorWithoutIsError",
   "RetiredHeaderSystem",
   "PrependNotSystemMessage",
+  "RewindNotUserMessage",
+  "RewindPointNotEarlier",
 ] as const satisfies ReadonlyArray<EventDecodeError["_tag"]>;
 
 /** Every `_tag` of {@link EventDecodeError}, the event-local rules (docs/format.md). */
@@ -42,6 +44,11 @@ const surfaceTags = [
   "SystemHeadProtected",
   "SystemHeadExists",
   "ReplaceShadowsUnansweredCall",
+  "RewindNotHeld",
+  "RewindPointInsideWork",
+  "RewindDropsSystemHead",
+  "RewindBreaksToolPair",
+  "RewindSourcesMismatch",
 ] as const satisfies ReadonlyArray<SurfaceError["_tag"]>;
 
 /** Every `_tag` of {@link SurfaceError}, the relational rules (docs/format.md). */

@@ -105,3 +105,29 @@ export class ForkPointOutOfRange extends Data.Error<{
     quote(this.nextSeq)
   }`;
 }
+
+/**
+ * A rewind that would drop other turns than its caller declared: a turn
+ * numbered at least `expectedFrom` kept, or one below it dropped.
+ */
+export class RewindDropsUnexpectedTurns extends Data.Error<{
+  /** The point of the rewind. */
+  readonly toSeq: SessionSeq;
+  /** The first turn the caller expected it to drop. */
+  readonly expectedFrom: number;
+  /** The last turn the point keeps, if any. */
+  readonly keptThrough: number | undefined;
+  /** The first turn it would drop, if any. */
+  readonly droppedFrom: number | undefined;
+}> {
+  /** The tag. */
+  readonly _tag: "RewindDropsUnexpectedTurns" = "RewindDropsUnexpectedTurns";
+  /** A sentence for people. */
+  override readonly message: string = `The rewind to seq ${
+    quote(this.toSeq)
+  } was expected to drop the turns from ${
+    quote(this.expectedFrom)
+  } on, and no other, but it keeps turns through ${
+    quote(this.keptThrough)
+  } and drops turns from ${quote(this.droppedFrom)}`;
+}

@@ -56,7 +56,7 @@ import {
   str,
   toolCallBlock,
 } from "./values.ts";
-import { forEachLine, own, type RecordTable } from "./records.ts";
+import { lineImporter, own, type RecordTable } from "./records.ts";
 import type { RecordReadSummary } from "./lines.ts";
 import { compactBefore } from "./compaction.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
@@ -572,11 +572,10 @@ export const claudeConverted = (
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importClaudeCode: Importer = (file, options, b) => {
-  const s = claudeState(b);
-  const read = forEachLine(b, "claude-code", file, options, claudeLines(s));
-  if (Result.isFailure(read)) return Result.fail(read.failure);
-  const ended = endClaude(s);
-  if (Result.isFailure(ended)) return Result.fail(ended.failure);
-  return Result.succeed(claudeConverted(s, file, read.success));
-};
+export const importClaudeCode: Importer = lineImporter({
+  from: "claude-code",
+  state: claudeState,
+  lines: claudeLines,
+  end: endClaude,
+  converted: claudeConverted,
+});

@@ -41,7 +41,7 @@ import { keptOpaque, notCarried, skip } from "./notes.ts";
 import { closeAnsweredTurn, closeTurn, openTurn } from "./turns.ts";
 import { argumentsText, isRecord, str, toolCallBlock } from "./values.ts";
 import {
-  forEachLine,
+  lineImporter,
   own,
   type RecordHandler,
   type RecordTable,
@@ -502,12 +502,11 @@ export const endCodex = (s: CodexState): Step => {
  * @param b The builder.
  * @returns The header and what the reader saw.
  */
-export const importCodex: Importer = (file, options, b) => {
-  b.closerText = "aborted";
-  const s = codexState(b);
-  const read = forEachLine(b, "codex", file, options, codexLines(s));
-  if (Result.isFailure(read)) return Result.fail(read.failure);
-  const ended = endCodex(s);
-  if (Result.isFailure(ended)) return Result.fail(ended.failure);
-  return Result.succeed(codexConverted(s, file, read.success));
-};
+export const importCodex: Importer = lineImporter({
+  from: "codex",
+  closerText: "aborted",
+  state: codexState,
+  lines: codexLines,
+  end: endCodex,
+  converted: codexConverted,
+});

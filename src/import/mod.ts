@@ -99,6 +99,21 @@ export {
   type SkippedKind,
 } from "./report.ts";
 export { type ImporterInfo, importers, type SourceTool } from "./importer.ts";
+export {
+  type ExporterInfo,
+  exporters,
+  type ExportNote,
+  type TargetTool,
+} from "./exporter.ts";
+export {
+  type ExportedSession,
+  exportFile,
+  type ExportFileOptions,
+  type ExportOptions,
+  exportSession,
+  isTargetTool,
+  targetTools,
+} from "./export.ts";
 
 /** The tools whose session files can be imported: the names in {@link importers}. */
 export const sourceTools: ReadonlyArray<SourceTool> = importers.map((i) =>

@@ -17,7 +17,7 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { type Builder, ok } from "./builder.ts";
+import { type Builder, ok, type Step } from "./builder.ts";
 import { count, notAnObject, skip, unknownType } from "./notes.ts";
 import { isRecord } from "./values.ts";
 import {
@@ -25,7 +25,7 @@ import {
   ImportNotASession,
   ImportNotThisFormat,
 } from "./errors.ts";
-import type { SourceTool } from "./importer.ts";
+import type { Converted, Importer, SourceTool } from "./importer.ts";
 import {
   formatLabel,
   type SessionFormat,
@@ -208,3 +208,45 @@ export const forEachLine = (
     ),
   );
 };
+
+/**
+ * A line-by-line importer (Claude Code, Codex) as its steps over its state
+ * `S`; {@link lineImporter} runs them.
+ */
+export interface LineImport<S> {
+  /** The tool the file is read as. */
+  readonly from: SourceTool;
+  /** The text of the closers of calls the source never answered. */
+  readonly closerText?: string;
+  /** The import's state over the builder. */
+  readonly state: (b: Builder) => S;
+  /** The format's table, over the state. */
+  readonly lines: (s: S) => RecordTable;
+  /** The steps after the last line: what the source left open. */
+  readonly end: (s: S) => Step;
+  /** The header and report, from the pass summary. */
+  readonly converted: (
+    s: S,
+    file: string,
+    read: RecordReadSummary,
+  ) => Converted;
+}
+
+/**
+ * The importer of a line-by-line format: every record through its table
+ * ({@link forEachLine}), then its end steps, then its header and report;
+ * the first refusal stops it.
+ *
+ * @param steps The format's steps.
+ * @returns The importer.
+ */
+export const lineImporter =
+  <S>(steps: LineImport<S>): Importer => (file, options, b) => {
+    if (steps.closerText !== undefined) b.closerText = steps.closerText;
+    const s = steps.state(b);
+    const read = forEachLine(b, steps.from, file, options, steps.lines(s));
+    if (Result.isFailure(read)) return Result.fail(read.failure);
+    const ended = steps.end(s);
+    if (Result.isFailure(ended)) return Result.fail(ended.failure);
+    return Result.succeed(steps.converted(s, file, read.success));
+  };

@@ -1,10 +1,10 @@
 /**
- * Publishing an imported log as a new file without overwriting anything,
+ * Publishing an imported log or an exported file as a new file without overwriting anything,
  * through the library's durable-file module: written under a temporary name
  * created with `wx`, fsynced, then linked to the target name (a link fails
  * rather than replace an existing file), the temporary name removed and the
  * folder fsynced. So the target either does not exist or holds the whole
- * log. Lines are written in 64 KiB batches.
+ * file. Lines are written in 64 KiB batches.
  *
  * @module
  * @internal
@@ -32,6 +32,24 @@ export const publishLog = (
   header: SessionHeader,
   events: ReadonlyArray<SessionEvent>,
 ): Effect.Effect<void, FileIoError | TargetExists> =>
+  publishLines(target, function* () {
+    yield encodeHeaderLine(header);
+    for (const event of events) yield encodeEventLine(event);
+  });
+
+/**
+ * Writes lines (each ending in a newline) as a new file at `target`,
+ * refusing an existing target: the file either does not exist or holds
+ * every line.
+ *
+ * @param target The new file.
+ * @param lines The lines, made as they are written.
+ * @returns Nothing, or why the file was not published.
+ */
+export const publishLines = (
+  target: string,
+  lines: () => Iterable<string>,
+): Effect.Effect<void, FileIoError | TargetExists> =>
   Effect.suspend(() => {
     if (fs.existsSync(target)) {
       return Effect.fail(new TargetExists({ path: target }));
@@ -46,10 +64,9 @@ export const publishLog = (
             writeAll(nodeAppendIo, fd, bytes, position);
             position += bytes.length;
           };
-          let buffer: string[] = [encodeHeaderLine(header)];
+          let buffer: string[] = [];
           let size = 0;
-          for (const event of events) {
-            const line = encodeEventLine(event);
+          for (const line of lines()) {
             buffer.push(line);
             size += line.length;
             if (size >= 1 << 16) {

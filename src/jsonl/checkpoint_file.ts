@@ -42,7 +42,7 @@ const CHECKPOINT_SUFFIX = ".checkpoint";
  * @param path The session file.
  * @returns Its sidecar's path.
  */
-const checkpointPathOf = (path: string): string =>
+export const checkpointPathOf = (path: string): string =>
   `${path}${CHECKPOINT_SUFFIX}`;
 
 /**

@@ -63,6 +63,17 @@ export {
 } from "../log/reader.ts";
 export { decodeSessionId, encodeSessionId } from "../store/ids.ts";
 export {
+  type Bundle,
+  BUNDLE_VERSION,
+  bundleFile,
+  BundleInvalid,
+  type BundleManifest,
+  readBundle,
+  type Unbundled,
+  unbundleToFolder,
+  writeBundle,
+} from "./bundle.ts";
+export {
   type RepairDone,
   repairFile,
   type RepairFileError,

@@ -43,8 +43,9 @@
  * This module assembles the store from named steps over one state record,
  * each in a module beside it: `store_state.ts` (the record, a handle's
  * state, its claim, descriptor, release and checkpoints), `store_write.ts`
- * (create, open for write, append) and `store_read.ts` (open for read,
- * follow, ranges, list, stat).
+ * (create, open for write, append), `store_read.ts` (open for read,
+ * follow, ranges, list, stat), `store_remove.ts` (remove) and
+ * `catalogue.ts` (the catalogue index and `list` with a query).
  *
  * @module
  */
@@ -69,6 +70,8 @@ import {
   storageError,
 } from "./store_state.ts";
 import { appendEvents, createSession, openForWrite } from "./store_write.ts";
+import { removeSession } from "./store_remove.ts";
+import { queryCatalogue } from "./catalogue.ts";
 import {
   followSession,
   listSessions,
@@ -210,5 +213,7 @@ const makeCore = (store: JsonlStoreState): StoreCore => ({
   readRange: (id, from, to, vocabulary, index) =>
     readEventRange(store, id, from, to, vocabulary, index),
   list: () => listSessions(store),
+  catalogue: (query) => queryCatalogue(store.root, store.catalogue, query),
+  remove: (id) => removeSession(store, id),
   stat: (id) => statSession(store, id),
 });

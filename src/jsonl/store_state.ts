@@ -41,6 +41,7 @@ import {
   makeCheckpointer,
 } from "../store/checkpoint_write.ts";
 import { SESSION_FILE_EXTENSION } from "./names.ts";
+import { type CatalogueCache, makeCatalogueCache } from "./catalogue.ts";
 import { acquireClaim, type HeldClaim, releaseClaim } from "./lock.ts";
 import { fileByteLog, writeCheckpointFile } from "./checkpoint_file.ts";
 
@@ -58,6 +59,8 @@ export interface JsonlStoreState {
   readonly checkpointer: Checkpointer;
   /** The store's handles and the state behind each. */
   readonly handles: HandleRegistry<JsonlHandleState>;
+  /** The catalogue index as this process holds it. */
+  readonly catalogue: CatalogueCache;
 }
 
 /** The state behind one handle of the JSONL store. */
@@ -101,6 +104,7 @@ export const makeJsonlStoreState = (
   policy,
   checkpointer: makeCheckpointer(policy),
   handles: makeHandleRegistry<JsonlHandleState>(),
+  catalogue: makeCatalogueCache(),
 });
 
 /**

@@ -39,6 +39,7 @@ import {
   takeClaim,
 } from "./store_state.ts";
 import { readStored } from "./store_read.ts";
+import { journalBatch, journalCreated } from "./catalogue.ts";
 
 /**
  * The store's `create`: under the new session's claim, publishes its file
@@ -79,6 +80,7 @@ export const createSession = (
         );
         yield* openDescriptor(state, id, undefined);
         state.length = bytes.length;
+        journalCreated(store.root, session, state.path);
         const events = session.surface.nextSeq - session.surface.baseSeq;
         return store.handles.make(id, "write", wholeReport(events), state);
       }),
@@ -156,6 +158,7 @@ export const appendEvents = (
       switch (outcome._tag) {
         case "Written":
           state.length += bytes.length;
+          journalBatch(store.root, next, from, fd, state.length);
           // Derived data, after the batch is durable: a failed
           // checkpoint write costs the next open a longer replay only.
           return store.checkpointer.afterBatch(

@@ -62,7 +62,13 @@ import {
   type SessionHeader,
 } from "../session/session.ts";
 import { openWork } from "../session/repair.ts";
-import { heldEvents, type LogPrior, turnMarks } from "../session/prior.ts";
+import {
+  heldEvents,
+  type LogPrior,
+  metadataBefore,
+  turnMarks,
+} from "../session/prior.ts";
+import type { SessionMetadata } from "../session/metadata_fold.ts";
 import { forEachNode, logEvent } from "../surface/mod.ts";
 import { restoreSurface } from "../surface/restore.ts";
 import { openCallsOf } from "../surface/calls.ts";
@@ -72,9 +78,11 @@ import { decodeLine, makeRunBudget } from "./line.ts";
 
 /**
  * The version of the checkpoint body this library writes and reads (1 held
- * copies of the surface's events; 2 holds references into the log).
+ * copies of the surface's events; 2 holds references into the log; 3 also
+ * what the metadata events before the held ones set, which a version 2
+ * checkpoint, written by a release that skipped those events, lacks).
  */
-export const CHECKPOINT_VERSION = 2;
+export const CHECKPOINT_VERSION = 3;
 
 /** Why a checkpoint was not used. */
 export type CheckpointProblem =
@@ -199,6 +207,13 @@ const BodyFields = Schema.Struct({
     turnStep: Schema.NullOr(
       Schema.Struct({ turn: Count, step: Count }),
     ),
+    metadata: Schema.Struct({
+      title: Schema.NullOr(Schema.String),
+      tags: Schema.Array(Schema.String),
+      labels: Schema.Record(Schema.String, Schema.String),
+      cwd: Schema.NullOr(Schema.String),
+      values: Schema.Record(Schema.String, Schema.Unknown),
+    }),
   }),
 });
 /** The body of a checkpoint, as stored. */
@@ -307,6 +322,7 @@ export function encodeCheckpoint(
     : file.length(seq - 1);
   if (lastBytes === undefined) return undefined;
   const marks = turnMarks(session, heldFrom, since);
+  const metadata = metadataBefore(session, heldFrom, since);
   const body: Body = {
     checkpoint: CHECKPOINT_VERSION,
     id: session.header.id,
@@ -324,6 +340,11 @@ export function encodeCheckpoint(
     prior: {
       lastTurn: marks.lastTurn ?? null,
       turnStep: marks.turnStep ?? null,
+      metadata: {
+        ...metadata,
+        title: metadata.title ?? null,
+        cwd: metadata.cwd ?? null,
+      },
     },
   };
   const json = JSON.stringify(body);
@@ -337,6 +358,15 @@ export function encodeCheckpoint(
 const priorOfBody = (body: Body): LogPrior => ({
   lastTurn: body.prior.lastTurn ?? undefined,
   turnStep: body.prior.turnStep ?? undefined,
+  metadata: metadataOfBody(body.prior.metadata),
+});
+
+const metadataOfBody = (
+  stored: Body["prior"]["metadata"],
+): SessionMetadata => ({
+  ...stored,
+  title: stored.title ?? undefined,
+  cwd: stored.cwd ?? undefined,
 });
 
 const rejected = (

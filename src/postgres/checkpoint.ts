@@ -55,6 +55,7 @@ import {
   oversized,
   type ResolvedPolicy,
   restoreAndRead,
+  wholeUnlessRewound,
 } from "../store/checkpoints.ts";
 import {
   type Failed,
@@ -381,16 +382,14 @@ export const loadStored = <E>(
     // Without `wholeLog`, a long log's session holds only its surface and
     // the work still open, as with a checkpoint.
     const read = readOptionsOf(options, strict);
-    const log = yield* readStoredSession(
-      client,
-      id,
-      head,
-      pageSize,
-      failed,
-      options.wholeLog === true
-        ? read
-        : { ...read, holdLogUpTo: policy?.holdLogUpTo ?? HOLD_LOG_UP_TO },
-    );
+    const readWith = (with_: typeof read) =>
+      readStoredSession(client, id, head, pageSize, failed, with_);
+    const log =
+      yield* (options.wholeLog === true ? readWith(read) : wholeUnlessRewound(
+        readWith,
+        read,
+        policy?.holdLogUpTo ?? HOLD_LOG_UP_TO,
+      ));
     return {
       log,
       report: rejected === undefined

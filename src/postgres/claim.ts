@@ -141,6 +141,10 @@ export interface Claims {
     state: () => HandleState | undefined,
     scope: Scope.Scope,
   ) => Effect.Effect<void>;
+  /** Why session `id` cannot be claimed: who holds it, or that it is missing. */
+  readonly refusal: (
+    id: string,
+  ) => Effect.Effect<SessionLocked | SessionNotFound, StorageError>;
   /** Gives the lease back and closes the writer's scope. Idempotent. */
   readonly release: (id: string, state: HandleState) => Effect.Effect<void>;
   /**
@@ -504,6 +508,7 @@ export const makeClaims = (options: ClaimOptions): Claims => {
   };
   return {
     claim: (id, token) => claimSession(context, id, token),
+    refusal: (id) => refusalOf(context, id),
     guard: (id, token, state, scope) =>
       Scope.addFinalizer(
         scope,

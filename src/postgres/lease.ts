@@ -74,8 +74,9 @@ export const BREAK_STATEMENT = `UPDATE ${SESSIONS_TABLE} s
 /**
  * An append as one statement: moves the head of session `$1` from seq
  * `$2` to `$3` (adding `$4` bytes) only when token `$5` holds its lease,
- * renews the lease for `$6` seconds, and inserts the rows (`$7` seqs,
- * `$8` lines) only when the head moved; with `notify`, signals the
+ * renews the lease for `$6` seconds, keeps `$9` as the session's first
+ * user text unless it has one (the catalogue's), and inserts the rows
+ * (`$7` seqs, `$8` lines) only when the head moved; with `notify`, signals the
  * followers (delivered at commit). One row (`n` rows inserted) when the
  * append is stored; none when the head or the token did not match.
  */
@@ -83,7 +84,7 @@ export const appendStatement = (notify: boolean): string =>
   `WITH h AS (
    UPDATE ${SESSIONS_TABLE}
    SET next_seq = $3, bytes = bytes + $4, updated_at = now(),
-     lease_until = ${leaseFrom(6)}
+     lease_until = ${leaseFrom(6)}, first_text = COALESCE(first_text, $9::text)
    WHERE id = $1 AND next_seq = $2 AND writer_token = $5
    RETURNING id
  ), ins AS (

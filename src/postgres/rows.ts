@@ -27,6 +27,8 @@ import {
   MISMATCH_STATEMENT,
   MORE_ROWS_STATEMENT,
 } from "./lease.ts";
+import { writeCatalogue } from "./catalogue.ts";
+import type { CatalogueChange } from "../store/catalogue.ts";
 
 /**
  * The longest message from the server the store's connections accept: an
@@ -281,6 +283,8 @@ export interface AppendBatch {
   readonly bytes: number;
   /** The store's address without secrets, for messages. */
   readonly address: string;
+  /** What the batch changes in the session's catalogue columns. */
+  readonly catalogue?: CatalogueChange | undefined;
 }
 
 /** How a writer writes: its token and lease, and whether appends notify. */
@@ -355,10 +359,11 @@ const CHUNK_CHARS = 32 * 1024 * 1024;
  * when its rows take more than one: the first statement is `first` (with
  * the first chunk), the others insert `MORE_ROWS_STATEMENT` chunks.
  * `first` answers with no row when it wrote nothing; then `refused` says
- * why. A statement alone must be fenced by what it matches (an append's
- * token): one held on its way may arrive after its writer gave up on it,
- * where a transaction's statement arrives to a transaction that can no
- * longer commit.
+ * why; `after` runs last in the same transaction (a batch's catalogue
+ * columns). A statement alone must be fenced by what it matches (an
+ * append's token): one held on its way may arrive after its writer gave
+ * up on it, where a transaction's statement arrives to a transaction that
+ * can no longer commit.
  */
 export const writeRows = <E>(
   pool: SqlClient,
@@ -370,6 +375,7 @@ export const writeRows = <E>(
   id: string,
   refused: Effect.Effect<never, E | SqlError>,
   alone: boolean,
+  after?: Effect.Effect<void, SqlError>,
 ): Effect.Effect<Transacted<void, E>> => {
   const [head, ...rest] = chunksOf(rows);
   const body = Effect.gen(function* () {
@@ -378,10 +384,13 @@ export const writeRows = <E>(
     for (const chunk of rest) {
       yield* pool.unsafe(more, [id, ...columnsOf(chunk)]);
     }
+    if (after !== undefined) yield* after;
   });
   return onOneConnection(
     pool,
-    alone && rest.length === 0 ? single(body) : transact(pool, body),
+    alone && rest.length === 0 && after === undefined
+      ? single(body)
+      : transact(pool, body),
   ).pipe(
     // The connection could not be had: nothing was sent.
     Effect.catch((error) =>
@@ -443,6 +452,7 @@ export const appendBatch = (
         lease.leaseSeconds,
         seqs,
         lines,
+        batch.catalogue?.firstText ?? null,
       ]),
     MORE_ROWS_STATEMENT,
     id,
@@ -474,6 +484,11 @@ export const appendBatch = (
       },
     ),
     true,
+    // A batch that sets metadata writes its catalogue columns in the same
+    // transaction (the first user text goes in the statement itself).
+    batch.catalogue?.metadata === undefined
+      ? undefined
+      : writeCatalogue(pool, id, { ...batch.catalogue, firstText: undefined }),
   );
 };
 

@@ -19,6 +19,8 @@
  *   to; replaced in one statement (an upsert), so a reader sees the old
  *   checkpoint or the new one. Derived data: deleting rows costs the next
  *   open a whole replay and loses nothing; it goes with its session.
+ * - The catalogue's columns of the head row (`title`, `tags`, `labels`,
+ *   `cwd`, `metadata`, `first_text`) and their indexes: `catalogue.ts`.
  *
  * Migrations are append-only: a released one is never edited; a change is
  * a new entry in {@link storeMigrations}.
@@ -29,6 +31,7 @@ import * as Effect from "effect/Effect";
 import * as Migrator from "effect/sql/Migrator";
 import { SqlClient } from "effect/sql/SqlClient";
 import type { SqlError } from "effect/sql/SqlError";
+import { FIRST_TEXT_CHARS } from "../store/catalogue.ts";
 
 /** The table `Migrator` records applied migrations in. */
 export const MIGRATIONS_TABLE = "palimpsest_migrations";
@@ -125,6 +128,52 @@ END $$`,
   },
 );
 
+/**
+ * The migration that adds the catalogue's columns and indexes to the head
+ * rows, and fills `first_text` from the events a database already holds
+ * (no release before it wrote metadata events).
+ */
+const addCatalogue: Effect.Effect<void, SqlError, SqlClient> = Effect
+  .gen(function* () {
+    const sql = yield* SqlClient;
+    yield* sql.unsafe(`ALTER TABLE ${SESSIONS_TABLE}
+  ADD COLUMN IF NOT EXISTS title text,
+  ADD COLUMN IF NOT EXISTS tags text[] NOT NULL DEFAULT '{}',
+  ADD COLUMN IF NOT EXISTS labels jsonb NOT NULL DEFAULT '{}',
+  ADD COLUMN IF NOT EXISTS cwd text,
+  ADD COLUMN IF NOT EXISTS metadata jsonb,
+  ADD COLUMN IF NOT EXISTS first_text text`);
+    yield* sql.unsafe(
+      `CREATE INDEX IF NOT EXISTS ${SESSIONS_TABLE}_updated ON ${SESSIONS_TABLE} (updated_at, id)`,
+    );
+    yield* sql.unsafe(
+      `CREATE INDEX IF NOT EXISTS ${SESSIONS_TABLE}_created ON ${SESSIONS_TABLE} (created_at, id)`,
+    );
+    yield* sql.unsafe(
+      `CREATE INDEX IF NOT EXISTS ${SESSIONS_TABLE}_tags ON ${SESSIONS_TABLE} USING gin (tags)`,
+    );
+    yield* sql.unsafe(
+      `CREATE INDEX IF NOT EXISTS ${SESSIONS_TABLE}_labels ON ${SESSIONS_TABLE} USING gin (labels jsonb_path_ops)`,
+    );
+    yield* sql.unsafe(`UPDATE ${SESSIONS_TABLE} s SET first_text = f.text
+FROM (
+  SELECT DISTINCT ON (e.session_id) e.session_id, left(x.text, ${FIRST_TEXT_CHARS}) AS text
+  FROM ${EVENTS_TABLE} e
+  CROSS JOIN LATERAL (
+    SELECT string_agg(b->>'text', E'\\n') AS text
+    FROM jsonb_array_elements(
+      CASE WHEN jsonb_typeof(e.line::jsonb#>'{data,content}') = 'array'
+        THEN e.line::jsonb#>'{data,content}' ELSE '[]'::jsonb END) b
+    WHERE b->>'type' = 'text'
+  ) x
+  WHERE e.line LIKE '{"type":"user/message"%'
+    AND e.line::jsonb#>>'{data,source,kind}' = 'user'
+    AND x.text IS NOT NULL
+  ORDER BY e.session_id, e.seq
+) f
+WHERE f.session_id = s.id`);
+  });
+
 /** The store's migrations, by `<id>_<name>`. */
 const storeMigrations: Record<
   string,
@@ -133,6 +182,7 @@ const storeMigrations: Record<
   "1_create_sessions_and_events": createTables,
   "2_create_checkpoints": createCheckpoints,
   "3_writer_leases": addWriterLeases,
+  "4_add_catalogue": addCatalogue,
 };
 
 const runMigrator = Migrator.make({});

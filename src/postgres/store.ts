@@ -60,6 +60,7 @@
  * (a writer's scope, its checkpoints, close), `rows.ts` (the rows, pages
  * and the write runner), `claim.ts` (the writer's lease: claim, heartbeat,
  * release, the check of a write left unanswered), `lease.ts` (its SQL),
+ * `catalogue.ts` (`list` with a query, `remove`),
  * `writer_end.ts` (the wait of `resolveAppend` for a failed writer's
  * server process), `follow.ts` (the shared `LISTEN` and the follow loop),
  * `read.ts` (the rows of an open to a session), `checkpoint.ts` (the
@@ -87,6 +88,7 @@ import {
   statSession,
 } from "./store_read.ts";
 import { checkpointNow, closeHandle } from "./store_handle.ts";
+import { queryCatalogue, removeSession } from "./catalogue.ts";
 
 /**
  * Makes the PostgreSQL store: connects its pools, runs the migrations, and
@@ -134,6 +136,8 @@ export function makePostgresStore(
       readRange: (id, from, to, vocabulary) =>
         readEventRange(pool, id, [from, to], vocabulary, pageSize, failed),
       list: () => listSessions(store),
+      catalogue: (query) => queryCatalogue(store, query),
+      remove: (id) => removeSession(store, id),
       stat: (id) => statSession(store, id),
       close: closeHandle(store),
       checkpoint: checkpointNow(store),

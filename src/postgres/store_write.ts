@@ -45,6 +45,8 @@ import {
   writeRows,
 } from "./rows.ts";
 import { CREATE_STATEMENT, MORE_ROWS_STATEMENT } from "./lease.ts";
+import { writeCatalogue } from "./catalogue.ts";
+import { catalogueChange } from "../store/catalogue.ts";
 import { type PostgresStoreState, writerState } from "./store_state.ts";
 import {
   checkpointAfterBatch,
@@ -102,6 +104,7 @@ export const createRows = (
     // Always a transaction: a new row has no token to fence a late copy
     // of its statement with.
     false,
+    writeCatalogue(store.writers, header.id, created.catalogue),
   );
 };
 
@@ -199,6 +202,10 @@ export const createSession = (
       address: store.address,
       header,
       text,
+      catalogue: catalogueChange(
+        session,
+        knownEvents(session, SessionSeq.make(0)),
+      ),
     };
     return scopedHandle(
       store,
@@ -332,6 +339,7 @@ export const appendEvents = (
           rows,
           bytes,
           address: store.address,
+          catalogue: catalogueChange(next, knownEvents(next, from)),
         };
         return Effect.flatMap(
           appendBatch(client, batch, {

@@ -82,3 +82,35 @@ export function calledToolDefinitions(
   });
   return seen.size === 0 ? [stub(UNNAMED_TOOL)] : [...seen].map(stub);
 }
+
+/**
+ * A definition's name, and its description when it has one: the part of a
+ * tool that Anthropic, both OpenAI APIs and the AI SDK write the same way.
+ * @internal
+ */
+export const namedTool = (
+  definition: ToolDefinition,
+): { name: string; description?: string } => ({
+  name: definition.name,
+  ...(definition.description === undefined
+    ? {}
+    : { description: definition.description }),
+});
+
+/**
+ * The `tools` and `tool_choice` of a request whose API names them so
+ * (Anthropic, both OpenAI APIs): each definition as `tool` writes it, the
+ * choice as `chosen` writes it. With no tools both are left out: OpenAI
+ * refuses a `tool_choice` without tools.
+ * @internal
+ */
+export const toolFields = <Tool, Choice>(
+  tools: ReadonlyArray<ToolDefinition>,
+  choice: ToolChoice | undefined,
+  tool: (definition: ToolDefinition) => Tool,
+  chosen: (choice: ToolChoice) => Choice,
+): { tools?: Array<Tool>; tool_choice?: Choice } =>
+  tools.length === 0 ? {} : {
+    tools: tools.map(tool),
+    ...(choice === undefined ? {} : { tool_choice: chosen(choice) }),
+  };

@@ -12,6 +12,11 @@ import { isObject } from "../core/json.ts";
 import type { Session } from "./session.ts";
 import { makeWorkTracker } from "./repair.ts";
 import {
+  applyMetadata,
+  EMPTY_METADATA,
+  type SessionMetadata,
+} from "./metadata_fold.ts";
+import {
   heldOf,
   logEvent,
   logEventsFrom,
@@ -26,6 +31,11 @@ export interface LogPrior {
   readonly turnStep:
     | { readonly turn: number; readonly step: number }
     | undefined;
+  /**
+   * What its `session/metadata` events set; absent in a prior written
+   * before metadata events existed, which then set nothing.
+   */
+  readonly metadata?: SessionMetadata | undefined;
 }
 
 /** What a log says about its turns, read backwards from a seq. */
@@ -48,7 +58,7 @@ const counter = (u: unknown): number =>
  * @param session The session.
  * @returns Its prior.
  */
-const priorOf = (session: Session): LogPrior | undefined => {
+export const priorOf = (session: Session): LogPrior | undefined => {
   const prior = heldOf(session.surface)?.prior;
   return isObject(prior) ? prior as unknown as LogPrior : undefined;
 };
@@ -101,6 +111,41 @@ export const turnMarks = (
 };
 
 /**
+ * What the `session/metadata` events of the log before `beforeSeq` set:
+ * the prior's metadata, then the held events up to `beforeSeq`.
+ *
+ * @param session The session.
+ * @param beforeSeq The first seq not to read.
+ * @param since Read no further back than `heldFrom`, then take `prior`
+ * (what a checkpoint at `heldFrom` recorded), when the session holds the
+ * events from there; the session's own prior otherwise.
+ * @returns The metadata.
+ */
+export const metadataBefore = (
+  session: Session,
+  beforeSeq: number,
+  since?: { readonly heldFrom: number; readonly prior: LogPrior | undefined },
+): SessionMetadata => {
+  const surface = session.surface;
+  const fromSince = since !== undefined && since.heldFrom >= surface.heldFrom;
+  const floor = fromSince ? since.heldFrom : surface.heldFrom;
+  let metadata =
+    (fromSince ? since.prior?.metadata : priorOf(session)?.metadata) ??
+      EMPTY_METADATA;
+  const end = Math.min(beforeSeq, surface.nextSeq);
+  for (let seq = floor; seq < end; seq++) {
+    const event: SessionEvent | undefined = logEvent(
+      surface,
+      seqUnchecked(seq),
+    );
+    if (event?.type === "session/metadata") {
+      metadata = applyMetadata(metadata, event.data);
+    }
+  }
+  return metadata;
+};
+
+/**
  * The events a session holds from its first held seq on: for a session
  * opened from a checkpoint, every event of the work it left open (a
  * checkpoint holds from the start of the oldest open turn or compaction),
@@ -124,7 +169,7 @@ export interface HeldTail {
   readonly push: (event: SessionEvent) => void;
   /** The events from the start of the oldest work still open on. */
   readonly held: () => ReadonlyArray<SessionEvent>;
-  /** The turn marks of the log before the held events. */
+  /** The turn marks and metadata of the log before the held events. */
   readonly prior: () => LogPrior;
 }
 
@@ -141,8 +186,13 @@ export const makeHeldTail = (): HeldTail => {
   // The marks as of the last quiescent point: what comes before the tail.
   let priorTurn: number | undefined;
   let priorStep: { turn: number; step: number } | undefined;
+  let metadata: SessionMetadata = EMPTY_METADATA;
+  let priorMetadata: SessionMetadata = EMPTY_METADATA;
   const push = (event: SessionEvent): void => {
     work.push(event);
+    if (event.type === "session/metadata") {
+      metadata = applyMetadata(metadata, event.data);
+    }
     if (event.type === "turn/start") {
       lastTurn = event.data.turn;
       turnStep = { turn: event.data.turn, step: 0 };
@@ -157,11 +207,16 @@ export const makeHeldTail = (): HeldTail => {
     if (tail.length > 0) tail = [];
     priorTurn = lastTurn;
     priorStep = turnStep;
+    priorMetadata = metadata;
   };
   return {
     push,
     held: () => tail,
-    prior: () => ({ lastTurn: priorTurn, turnStep: priorStep }),
+    prior: () => ({
+      lastTurn: priorTurn,
+      turnStep: priorStep,
+      metadata: priorMetadata,
+    }),
   };
 };
 

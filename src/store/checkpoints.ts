@@ -48,6 +48,7 @@ import {
   type ReadOptions,
 } from "../log/reader.ts";
 import type { ResumePoint } from "../log/parser.ts";
+import { FoldFailed } from "../log/errors.ts";
 import type { Session, SessionHeader } from "../session/session.ts";
 import type { OpenOptions, OpenReport } from "./store.ts";
 import { readOptionsOf, reportOf } from "./open.ts";
@@ -369,6 +370,31 @@ export interface LoadedFrom {
 }
 
 /**
+ * Reads a log with a bound on the events its session holds, or whole when
+ * it holds a rewind: a fold that lets go of the events it has passed
+ * cannot bring shadowed nodes back (`RewindNotHeld`), so such a log is
+ * read again without the bound.
+ *
+ * @param whole Reads the whole log with these reader options.
+ * @param read The reader options.
+ * @param holdLogUpTo The bound.
+ * @returns The load.
+ */
+export const wholeUnlessRewound = <E, EW>(
+  whole: (read: ReadOptions<E>) => Effect.Effect<LoadedLog, EW>,
+  read: ReadOptions<E>,
+  holdLogUpTo: number,
+): Effect.Effect<LoadedLog, EW> =>
+  Effect.catchIf(
+    whole({ ...read, holdLogUpTo }),
+    (error) => rewindNotHeld(error),
+    () => whole(read),
+  );
+
+const rewindNotHeld = (error: unknown): boolean =>
+  error instanceof FoldFailed && error.innerTag === "RewindNotHeld";
+
+/**
  * A layer's load at open: from the checkpoint when the layer keeps them
  * and the open allows it and it matches, else the whole log (`whole`),
  * with a rejected checkpoint in the report.
@@ -426,11 +452,12 @@ export const loadWithCheckpoint = <EIO, E, EW>(
       if (outcome._tag === "Rejected") rejected = outcome.rejected;
     }
     const read = readOptionsOf(options, strict);
-    const loaded = yield* whole(
-      options.wholeLog === true
-        ? read
-        : { ...read, holdLogUpTo: policy?.holdLogUpTo ?? HOLD_LOG_UP_TO },
-    );
+    const loaded =
+      yield* (options.wholeLog === true ? whole(read) : wholeUnlessRewound(
+        whole,
+        read,
+        policy?.holdLogUpTo ?? HOLD_LOG_UP_TO,
+      ));
     return {
       log: loaded,
       report: rejected === undefined

@@ -24,14 +24,23 @@ import { readOptionsOf } from "./open.ts";
 import {
   type AppendOutcomeUnknown,
   NotAnAppend,
+  type StorageError,
   StoredLogDiffers,
 } from "./errors.ts";
+import {
+  type ListPage,
+  type ListQuery,
+  type ResolvedQuery,
+  resolveQuery,
+} from "./catalogue.ts";
+import * as Result from "effect/Result";
 import type { Vocabulary } from "../core/decode.ts";
 import type { LineIndex } from "../log/range.ts";
 import type {
   AppendResolution,
   AppendResult,
   HistoryOperation,
+  ListError,
   OpenError,
   ResolveOptions,
   SessionHandle,
@@ -83,8 +92,14 @@ export interface StoreCore {
     vocabulary: Vocabulary | undefined,
     index: LineIndex,
   ) => Effect.Effect<ReadonlyArray<SessionEvent>, OpenError>;
-  /** See {@link SessionStore} `list`. */
-  readonly list: SessionStore["list"];
+  /** See {@link SessionStore} `list`, without a query. */
+  readonly list: () => Effect.Effect<ReadonlyArray<string>, StorageError>;
+  /** See {@link SessionStore} `list`, with a query (already resolved). */
+  readonly catalogue: (
+    query: ResolvedQuery,
+  ) => Effect.Effect<ListPage, ListError>;
+  /** See {@link SessionStore} `remove`. */
+  readonly remove: SessionStore["remove"];
   /** See {@link SessionStore} `stat`. */
   readonly stat: SessionStore["stat"];
   /** See {@link SessionStore} `close`. */
@@ -308,6 +323,20 @@ export function makeSessionStore(core: StoreCore): SessionStore {
     return core.create(init, options);
   };
 
+  function list(): Effect.Effect<ReadonlyArray<string>, StorageError>;
+  function list(query: ListQuery): Effect.Effect<ListPage, ListError>;
+  function list(
+    query?: ListQuery,
+  ): Effect.Effect<ReadonlyArray<string> | ListPage, ListError> {
+    if (query === undefined) return core.list();
+    return Effect.suspend(() => {
+      const resolved = resolveQuery(query);
+      return Result.isFailure(resolved)
+        ? Effect.fail(resolved.failure)
+        : core.catalogue(resolved.success);
+    });
+  }
+
   return {
     create,
     open: core.open,
@@ -332,7 +361,8 @@ export function makeSessionStore(core: StoreCore): SessionStore {
     update,
     repair,
     follow,
-    list: core.list,
+    list,
+    remove: core.remove,
     stat: core.stat,
     close: core.close,
   };

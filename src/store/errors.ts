@@ -329,3 +329,20 @@ export class NotAnAppend extends Data.Error<{
       quote(this.id)
     } (its ${this.problem} differs); use store.create to persist a new session such as a fork`;
 }
+
+/** A `store.list` query the store refuses: a bad limit, a foreign cursor. */
+export class InvalidListQuery extends Data.Error<{
+  /** The field refused: `limit` or `cursor`. */
+  readonly field: "limit" | "cursor";
+  /** The value given, as text. */
+  readonly value: string;
+}> {
+  /** The tag. */
+  readonly _tag: "InvalidListQuery" = "InvalidListQuery";
+  /** A sentence for people. */
+  override readonly message: string = this.field === "limit"
+    ? `Expected the list limit to be an integer from 1 to 1000 but found ${this.value}`
+    : `Expected a cursor given by a previous page of this store but found ${
+      quote(this.value)
+    }`;
+}

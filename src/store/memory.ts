@@ -20,7 +20,8 @@ import * as Layer from "effect/Layer";
 import * as Result from "effect/Result";
 import * as Semaphore from "effect/Semaphore";
 import type { SessionEvent } from "../core/event.ts";
-import { Session } from "../session/session.ts";
+import { knownEvents, Session } from "../session/session.ts";
+import * as Catalogue from "./catalogue.ts";
 import { checkSessionId } from "./ids.ts";
 import { readSessionBytes, readSessionBytesFrom } from "../log/reader.ts";
 import * as Checkpoints from "./checkpoints.ts";
@@ -41,6 +42,8 @@ import { scanByteRange } from "./history.ts";
 
 interface Stored {
   readonly chunks: Uint8Array[];
+  /** What the catalogue tells of it. */
+  entry: Catalogue.CatalogueEntry;
   /** The newest checkpoint's text. */
   checkpoint: string | undefined;
   bytes: number;
@@ -256,6 +259,11 @@ const makeCore = (
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const stored: Stored = {
           chunks: [bytes],
+          entry: Catalogue.entryOfSession(
+            session,
+            knownEvents(session, session.surface.baseSeq),
+            now,
+          ),
           checkpoint: undefined,
           bytes: bytes.length,
           modifiedAt: now,
@@ -365,6 +373,11 @@ const makeCore = (
             stored.chunks.push(bytes);
             stored.bytes += bytes.length;
             stored.modifiedAt = now;
+            stored.entry = Catalogue.applyCatalogueChange(
+              stored.entry,
+              Catalogue.catalogueChange(next, knownEvents(next, from)),
+              now,
+            );
             notify(stored);
             Effect.runSync(
               checkpointer.afterBatch(next, stored.bytes, target(state)),
@@ -445,10 +458,33 @@ const makeCore = (
       });
     });
 
+  const catalogue: StoreCore["catalogue"] = (query) =>
+    Effect.sync(() =>
+      Catalogue.queryEntries(
+        Array.from(sessions.values(), (stored) => stored.entry),
+        query,
+      )
+    );
+
+  // Nothing else can hold a memory session: taking the claim and deleting
+  // the entry are one step, so a removal is never seen half done.
+  const remove: StoreCore["remove"] = (id) =>
+    Effect.suspend((): ReturnType<StoreCore["remove"]> => {
+      const located = locate(id);
+      if (Result.isFailure(located)) return Effect.fail(located.failure);
+      const writer = located.success.writer;
+      if (writer !== undefined && !writer.closed) {
+        return Effect.fail(new SessionLocked({ id, pid: undefined }));
+      }
+      sessions.delete(id);
+      notify(located.success);
+      return Effect.void;
+    });
+
   const close: StoreCore["close"] = handles.close((state) =>
     Effect.sync(() => release(state))
   );
 
-  const reads = { follow, readRange, list, stat };
+  const reads = { follow, readRange, list, catalogue, remove, stat };
   return { create, open, commit, close, checkpoint, ...reads };
 };

@@ -74,9 +74,11 @@ import type {
 import type { Migration, TornTail } from "../log/reader.ts";
 import type { CheckpointRejected } from "../log/checkpoint.ts";
 import type { SessionSeq } from "../core/seq.ts";
+import type { ListPage, ListQuery } from "./catalogue.ts";
 import type {
   AppendOutcomeUnknown,
   HandleClosed,
+  InvalidListQuery,
   InvalidSessionId,
   NotAnAppend,
   ReadOnlyHandle,
@@ -287,6 +289,16 @@ export type ResolveError =
   | StoredLogDiffers
   | AppendOutcomeUnknown;
 
+/** Errors of a catalogue query. */
+export type ListError = InvalidListQuery | StorageError;
+
+/** Errors of removing a session. */
+export type RemoveError =
+  | InvalidSessionId
+  | SessionNotFound
+  | SessionLocked
+  | StorageError;
+
 /** Errors of following a session. */
 export type FollowError =
   | InvalidSessionId
@@ -456,11 +468,50 @@ export interface SessionStore {
     options?: FollowOptions,
   ) => Stream.Stream<SessionEvent, FollowError>;
   /**
-   * The ids of the stored sessions, sorted.
+   * Without a query, the ids of the stored sessions, sorted. With one, a
+   * page of the catalogue: each session's metadata, first user text, event
+   * count and times, filtered (tags, labels, working directory, time),
+   * searched (title, tags, first user text, ignoring case), sorted (last
+   * change, creation or id) and paged (`limit`, and the page's `cursor`
+   * for the next one).
    *
-   * @returns `Effect<ReadonlyArray<string>, StorageError>`.
+   * @example A page of the sessions tagged `ci`
+   * ```ts
+   * import { layerMemoryStore, SessionStore, tagSession } from "@palimpsest/session";
+   * import { Effect } from "effect";
+   * import assert from "node:assert/strict";
+   *
+   * const program = Effect.gen(function* () {
+   *   const store = yield* SessionStore;
+   *   for (const id of ["a", "b"]) {
+   *     const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
+   *     if (id === "b") yield* store.update(writer, (s) => tagSession(s, ["ci"]));
+   *   }
+   *   return yield* store.list({ filter: { tags: ["ci"] } });
+   * });
+   * const page = Effect.runSync(Effect.scoped(program).pipe(Effect.provide(layerMemoryStore())));
+   * assert.deepEqual(page.sessions.map((entry) => entry.id), ["b"]);
+   * ```
+   *
+   * @param query The filter, search, order, cursor and limit.
+   * @returns `Effect<ReadonlyArray<string>, StorageError>`, or with a query
+   * `Effect<ListPage, InvalidListQuery | StorageError>`.
    */
-  readonly list: () => Effect.Effect<ReadonlyArray<string>, StorageError>;
+  readonly list: {
+    (): Effect.Effect<ReadonlyArray<string>, StorageError>;
+    (query: ListQuery): Effect.Effect<ListPage, ListError>;
+  };
+  /**
+   * Removes a session: its log, its checkpoint, its catalogue entry and
+   * whatever else the store keeps beside it, together. It takes the
+   * session's writer claim first, so a session with a live writer is not
+   * removed (`SessionLocked`). A removal cut short (a crash, a kill) leaves
+   * the session whole or gone, never part of it.
+   *
+   * @param id The session id.
+   * @returns `Effect<void, RemoveError>`.
+   */
+  readonly remove: (id: string) => Effect.Effect<void, RemoveError>;
   /**
    * The size, time and writer state of a stored session.
    *

@@ -17,6 +17,7 @@ import type { SessionSeq } from "../core/seq.ts";
 import type { Message } from "../core/message.ts";
 import type {
   ReplaceOp,
+  RewindOp,
   SessionEvent,
   SurfaceEvent,
   ToolResultEvent,
@@ -28,6 +29,7 @@ import {
   ReplaceRangeInverted,
   ReplaceShadowsUnansweredCall,
   ReplaceStartNotOnSurface,
+  RewindNotHeld,
   ShadowedNodeNotCited,
   type SurfaceError,
   SystemHeadExists,
@@ -41,6 +43,7 @@ import { lazyCall, lazyExit } from "../core/lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import { advance, appendNode } from "./append_one.ts";
 import { trackCalls, unansweredIn } from "./calls.ts";
+import { checkCited, planOn } from "./rewind.ts";
 import {
   type Held,
   newStore,
@@ -78,6 +81,12 @@ interface Cursor {
   tail: number;
   /** Accept a replacement that shadows an open call (a stored log's). */
   stored: boolean;
+  /**
+   * Set once a rewind is folded: the messages derived before it are no
+   * basis for the surface after it (nodes came back that the order keys
+   * of those messages cannot place).
+   */
+  rewound: boolean;
 }
 
 /** How a fold treats its events. */
@@ -125,6 +134,7 @@ const cursorOf = (
     head: surface.head === undefined ? NONE : slotOf(held, base, surface.head),
     tail: surface.tail === undefined ? NONE : slotOf(held, base, surface.tail),
     stored,
+    rewound: false,
   };
 };
 
@@ -157,7 +167,7 @@ const finish = (surface: Surface, cursor: Cursor): Surface => {
     cursor.tail === NONE ? undefined : seqAt(cursor, cursor.tail),
     surface.keepsLog,
     cursor.held,
-    basisFor(surface),
+    cursor.rewound ? undefined : basisFor(surface),
   );
 };
 
@@ -261,6 +271,80 @@ const checkReplace = (
   return range;
 };
 
+/**
+ * Folds an event carrying a rewind: checks the plan (`rewind.ts`) and the
+ * cited sources, then relinks the restored nodes, takes the others off and
+ * appends the event at the tail. Restored nodes get fresh order keys from
+ * the base up (below every seq after the point), in surface order.
+ */
+const rewind = (
+  cursor: Cursor,
+  event: SurfaceEvent,
+  op: RewindOp,
+): SurfaceError | undefined => {
+  const { store, base } = cursor;
+  if (cursor.held !== undefined || !cursor.keepLog || op.toSeq < base) {
+    return new RewindNotHeld({
+      seq: event.seq,
+      toSeq: op.toSeq,
+      heldFrom: seqUnchecked(
+        cursor.keepLog ? cursor.held?.from ?? base : cursor.next,
+      ),
+    });
+  }
+  const plan = planOn(
+    {
+      store,
+      base,
+      head: cursor.head,
+      length: cursor.length,
+      next: cursor.next,
+    },
+    event.seq,
+    op.toSeq,
+  );
+  if (!("restored" in plan)) return plan;
+  const mismatch = checkCited(event, op.toSeq, plan.takenOff);
+  if (mismatch !== undefined) return mismatch;
+  for (const seq of plan.takenOff) write(cursor, store.key, seq - base, NONE);
+  const index = cursor.next - base;
+  let before = NONE;
+  for (let j = 0; j < plan.restored.length; j++) {
+    const slot = (plan.restored[j] ?? 0) - base;
+    write(cursor, store.key, slot, base + j);
+    write(cursor, store.prev, slot, before);
+    if (before !== NONE) write(cursor, store.next, before, slot);
+    before = slot;
+  }
+  write(cursor, store.events, index, event);
+  const message = projectEvent(event) ?? null;
+  write(cursor, store.messages, index, message);
+  write(cursor, store.key, index, index + base);
+  write(cursor, store.prev, index, before);
+  write(cursor, store.next, index, NONE);
+  if (before === NONE) cursor.head = index;
+  else {
+    write(cursor, store.next, before, index);
+    cursor.head = (plan.restored[0] ?? 0) - base;
+  }
+  cursor.tail = index;
+  // The restored surface pairs every call: none is open.
+  for (const [id, slot] of store.calls) {
+    if (cursor.writes !== undefined) cursor.writes.push(store.calls, id, slot);
+  }
+  store.calls.clear();
+  write(cursor, store.pendingAt, 1, 0);
+  writeCall(cursor, event, message, index);
+  write(cursor, store.tips, index, plan.current);
+  const count = store.rewindCount[0] ?? 0;
+  write(cursor, store.rewinds, count, event.seq);
+  write(cursor, store.rewindCount, 0, count + 1);
+  cursor.length = plan.restored.length + 1;
+  cursor.rewound = true;
+  cursor.next++;
+  return undefined;
+};
+
 /** Applies one event to the cursor; returns an error and changes nothing on failure. */
 const step = (
   cursor: Cursor,
@@ -326,6 +410,7 @@ const step = (
     cursor.next++;
     return undefined;
   }
+  if (op.op === "rewind") return rewind(cursor, event, op);
   const checked = checkReplace(cursor, event, op);
   if (!Array.isArray(checked)) return checked;
   const first = slotOf(cursor.held, cursor.base, op.startSeq);
@@ -353,6 +438,12 @@ const step = (
   if (after === NONE) cursor.tail = index;
   else write(cursor, store.prev, after, index);
   writeCall(cursor, event, message, index);
+  write(
+    cursor,
+    store.ranges,
+    index,
+    checked.map((slot) => seqOfSlot(cursor.held, cursor.base, slot)),
+  );
   cursor.length += 1 - checked.length;
   cursor.replacements++;
   cursor.next++;

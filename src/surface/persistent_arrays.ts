@@ -108,6 +108,22 @@ export interface Store {
   readonly pendingIds: Array<string | null>;
   /** `[slot, count]`: that message's slot and how many ids are pending. */
   readonly pendingAt: Array<number>;
+  /**
+   * The range a replacement node took the place of, as seqs in surface
+   * order (set only at a replacement's slot): what a rewind to a point
+   * before the replacement puts back, without a scan of the log.
+   */
+  readonly ranges: Array<ReadonlyArray<number> | undefined>;
+  /**
+   * The surface a rewind left, as seqs in surface order (set only at the
+   * slot of an event carrying a rewind): the tip of the branch it left,
+   * from which a rewind to a point on that branch expands.
+   */
+  readonly tips: Array<ReadonlyArray<number> | undefined>;
+  /** The seqs of the events carrying a rewind, ascending, the first `rewindCount[0]`. */
+  readonly rewinds: Array<number>;
+  /** `[count]`: how many entries of `rewinds` this version has. */
+  readonly rewindCount: Array<number>;
 }
 
 /**
@@ -187,4 +203,8 @@ export const newStore = (): Store => ({
   calls: new Map(),
   pendingIds: [],
   pendingAt: [NONE, 0],
+  ranges: [],
+  tips: [],
+  rewinds: [],
+  rewindCount: [0],
 });

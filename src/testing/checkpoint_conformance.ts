@@ -35,9 +35,8 @@ import {
   batches,
   type CheckpointStore,
   flip,
-  forSamples,
+  forHistories,
   header,
-  historySession,
   lines,
   manual,
   nat,
@@ -136,17 +135,14 @@ export function checkpointConformance(
   test(
     `an open from any checkpoint, then the rest, gives a whole replay's session`,
     async () => {
-      await forSamples(
+      await forHistories(
         runs,
         seedOf(1),
         (random) => ({
-          session: historySession(random),
           at: nat(random),
           sizes: nats(random, 0, 6),
         }),
-        async ({ session, at, sizes }) => {
-          const events = Result.getOrThrow(Session.events(session));
-          if (events.length === 0) return;
+        async (session, events, { at, sizes }) => {
           const cut = 1 + (at % events.length);
           const made = options.make(manual);
           const id = fresh("any");
@@ -199,17 +195,14 @@ export function checkpointConformance(
   test(
     `a long log opened without a checkpoint holds its surface and open work, and folds as the whole log`,
     async () => {
-      await forSamples(
+      await forHistories(
         runs,
         seedOf(2),
         (random) => ({
-          session: historySession(random),
           bound: nat(random, 40),
           probes: nats(random, 0, 6),
         }),
-        async ({ session, bound, probes }) => {
-          const events = Result.getOrThrow(Session.events(session));
-          if (events.length === 0) return;
+        async (session, events, { bound, probes }) => {
           const made = options.make({ ...manual, holdLogUpTo: bound });
           const id = fresh("lean");
           const got = await use(made, (store) =>

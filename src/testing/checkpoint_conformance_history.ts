@@ -20,6 +20,7 @@ import {
   assertSameFold,
   decoded,
   flip,
+  forHistories,
   forSamples,
   header,
   historySession,
@@ -42,17 +43,14 @@ export const historyTests = (suite: CheckpointSuite): void => {
   test(
     `history functions on a session opened from a checkpoint read what they need through the store`,
     async () => {
-      await forSamples(
+      await forHistories(
         runs,
         seedOf(3),
         (random) => ({
-          session: historySession(random),
           at: nat(random),
           probes: nats(random, 1, 4),
         }),
-        async ({ session, at, probes }) => {
-          const events = Result.getOrThrow(Session.events(session));
-          if (events.length === 0) return;
+        async (session, events, { at, probes }) => {
           const cut = 1 + (at % events.length);
           const seqs = probes.map((p) => p % cut);
           const made = options.make(manual);
@@ -190,17 +188,14 @@ export const historyTests = (suite: CheckpointSuite): void => {
   test(
     `store.checkpoint on a write handle opened without a checkpoint writes one the next open starts from`,
     async () => {
-      await forSamples(
+      await forHistories(
         runs,
         seedOf(4),
         (random) => ({
-          session: historySession(random),
           bound: nat(random, 20),
           probes: nats(random, 0, 6),
         }),
-        async ({ session, bound, probes }) => {
-          const events = Result.getOrThrow(Session.events(session));
-          if (events.length === 0) return;
+        async (session, events, { bound, probes }) => {
           // A log written without checkpoints (an older release, an
           // import, a copy), then opened for writing the ordinary way.
           const made = options.make({ ...manual, holdLogUpTo: bound });

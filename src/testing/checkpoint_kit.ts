@@ -256,6 +256,31 @@ export const forSamples = async <A>(
   }
 };
 
+/**
+ * {@link forSamples} over generated histories ({@link historySession}) that
+ * hold events: `check` gets each session, its events, and what `sample`
+ * drew after it.
+ */
+export const forHistories = <A>(
+  runs: number,
+  seed: number,
+  sample: (random: Random) => A,
+  check: (
+    session: Session,
+    events: ReadonlyArray<SessionEvent>,
+    value: A,
+  ) => Promise<void>,
+): Promise<void> =>
+  forSamples(
+    runs,
+    seed,
+    (random) => ({ session: historySession(random), value: sample(random) }),
+    async ({ session, value }) => {
+      const events = Result.getOrThrow(Session.events(session));
+      if (events.length > 0) await check(session, events, value);
+    },
+  );
+
 /** A valid event from its stored form; throws on a wrong one. */
 export const decoded = (raw: unknown): SessionEvent =>
   Result.getOrThrow(decodeEventResult(raw));

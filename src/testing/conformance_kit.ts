@@ -27,7 +27,7 @@ import type {
   ToolResultBlock,
 } from "../core/message.ts";
 import { Session } from "../session/session.ts";
-import { SessionStore } from "../store/store.ts";
+import { type SessionHandle, SessionStore } from "../store/store.ts";
 
 /**
  * Registers one test: `Deno.test` by default; `test` of `node:test` has the
@@ -361,6 +361,18 @@ export interface Suite {
     id: string,
     turns?: number,
   ) => Effect.Effect<void, unknown, SessionStore>;
+  /**
+   * Creates `id` with `turns` complete turns, then runs `f` with it open
+   * for writing.
+   */
+  readonly writeSeeded: <A, E>(
+    id: string,
+    turns: number,
+    f: (
+      writer: SessionHandle,
+      store: SessionStore,
+    ) => Effect.Effect<A, E, SessionStore>,
+  ) => Effect.Effect<A, unknown, SessionStore>;
   /** Every event stored for `id`. */
   readonly readAll: (
     id: string,
@@ -383,6 +395,17 @@ export const makeSuite = (options: {
     assert.ok(runtime !== undefined, "run outside a test");
     return runtime;
   };
+  const seeded: Suite["seeded"] = (id, turns = 1) =>
+    withStore((store) =>
+      Effect.scoped(Effect.gen(function* () {
+        const writer = yield* store.create(header(id));
+        for (let turn = 0; turn < turns; turn++) {
+          for (const batch of turnBatches(turn)) {
+            yield* store.append(writer, batch);
+          }
+        }
+      }))
+    );
   return {
     test: (title, body) =>
       register(`${options.name}: ${title}`, async () => {
@@ -401,16 +424,13 @@ export const makeSuite = (options: {
     assertNothingHeld: (when) => {
       assert.deepEqual(options.held?.() ?? [], [], `${when}: still held`);
     },
-    seeded: (id, turns = 1) =>
+    seeded,
+    writeSeeded: (id, turns, f) =>
       withStore((store) =>
-        Effect.scoped(Effect.gen(function* () {
-          const writer = yield* store.create(header(id));
-          for (let turn = 0; turn < turns; turn++) {
-            for (const batch of turnBatches(turn)) {
-              yield* store.append(writer, batch);
-            }
-          }
-        }))
+        Effect.andThen(
+          seeded(id, turns),
+          store.withSession(id, (writer) => f(writer, store)),
+        )
       ),
     readAll: (id) =>
       withStore((store) =>

@@ -23,7 +23,10 @@
  *   with `waitForSession` it waits for a session to be created; with
  *   `until` it ends after the event that meets it (a turn's end, a seq, a
  *   predicate); a seq given that is not a non-negative integer is
- *   `InvalidSessionSeq`.
+ *   `InvalidSessionSeq`;
+ * - `list` with a query filters, searches, orders and pages the catalogue;
+ *   `remove` takes a session away whole and never one a writer holds, nor
+ *   does `retainSessions`.
  *
  * @module
  */
@@ -62,6 +65,7 @@ import {
 } from "./conformance_kit.ts";
 import { writeTests } from "./store_conformance_writes.ts";
 import { followTests } from "./store_conformance_follow.ts";
+import { catalogueTests } from "./store_conformance_catalogue.ts";
 import process from "node:process";
 import type * as Layer from "effect/Layer";
 
@@ -160,6 +164,7 @@ export function storeConformance(options: StoreConformanceOptions): void {
     suite;
   writeTests(suite);
   followTests(suite);
+  catalogueTests(suite);
 
   const operations: ReadonlyArray<{
     readonly name: string;

@@ -33,7 +33,8 @@ import {
 
 /** Registers the write and read tests on `suite`. */
 export const writeTests = (suite: Suite): void => {
-  const { test, run, fresh, assertNothingHeld, seeded, readAll } = suite;
+  const { test, run, fresh, assertNothingHeld, seeded, writeSeeded, readAll } =
+    suite;
 
   test(
     `create never replaces a stored session`,
@@ -74,49 +75,44 @@ export const writeTests = (suite: Suite): void => {
     `a batch is all or nothing`,
     async () => {
       const id = fresh("batch");
-      const result = await run(Effect.gen(function* () {
-        const store = yield* SessionStore;
-        yield* seeded(id);
-        return yield* store.withSession(
-          id,
-          (writer) =>
-            Effect.gen(function* () {
-              const follower = yield* Effect.forkChild(
-                Stream.runCollect(
-                  Stream.take(store.follow(id, { fromSeq: TURN }), 1),
-                ),
-              );
-              const before = writer.session;
-              const refused = yield* Effect.exit(store.append(writer, [
-                drafts.user("ok", "fine"),
-                // A replacement of seq 0 (turn/start, never on the surface):
-                // the fold refuses it after the first draft was accepted.
-                {
-                  type: "user/message",
-                  surfaceOp: {
-                    op: "replace",
-                    startSeq: SessionSeq.make(0),
-                    endSeq: SessionSeq.make(0),
-                  },
-                  sourceEventSeqs: [SessionSeq.make(0)],
-                  data: {
-                    id: "bad",
-                    role: "user",
-                    content: [],
-                    source: { kind: "user" },
-                  },
+      const result = await run(
+        writeSeeded(id, 1, (writer, store) =>
+          Effect.gen(function* () {
+            const follower = yield* Effect.forkChild(
+              Stream.runCollect(
+                Stream.take(store.follow(id, { fromSeq: TURN }), 1),
+              ),
+            );
+            const before = writer.session;
+            const refused = yield* Effect.exit(store.append(writer, [
+              drafts.user("ok", "fine"),
+              // A replacement of seq 0 (turn/start, never on the surface):
+              // the fold refuses it after the first draft was accepted.
+              {
+                type: "user/message",
+                surfaceOp: {
+                  op: "replace",
+                  startSeq: SessionSeq.make(0),
+                  endSeq: SessionSeq.make(0),
                 },
-              ]));
-              const unchanged = writer.session === before;
-              const reader = yield* readAll(id);
-              const stored = yield* store.append(writer, [
-                drafts.user("next", "x"),
-              ]);
-              const followed = yield* Fiber.join(follower);
-              return { refused, unchanged, reader, stored, followed };
-            }),
-        );
-      }));
+                sourceEventSeqs: [SessionSeq.make(0)],
+                data: {
+                  id: "bad",
+                  role: "user",
+                  content: [],
+                  source: { kind: "user" },
+                },
+              },
+            ]));
+            const unchanged = writer.session === before;
+            const reader = yield* readAll(id);
+            const stored = yield* store.append(writer, [
+              drafts.user("next", "x"),
+            ]);
+            const followed = yield* Fiber.join(follower);
+            return { refused, unchanged, reader, stored, followed };
+          })),
+      );
       thenFails(failureOf(result.refused), "ReplaceStartNotOnSurface");
       assert.ok(result.unchanged);
       assert.equal(result.reader.length, TURN);
@@ -132,42 +128,37 @@ export const writeTests = (suite: Suite): void => {
     `a compaction over a call no result answered is refused, and nothing is stored`,
     async () => {
       const id = fresh("unanswered");
-      const result = await run(Effect.gen(function* () {
-        const store = yield* SessionStore;
-        yield* seeded(id);
-        return yield* store.withSession(
-          id,
-          (writer) =>
-            Effect.gen(function* () {
-              const { events } = yield* store.append(writer, [
-                drafts.assistant("open", "", ["c-open"]),
-              ]);
-              const call = events[0]?.seq ?? SessionSeq.make(0);
-              const refused = yield* Effect.exit(
-                store.update(writer, (session) =>
-                  compact(session, {
-                    startSeq: call,
-                    endSeq: call,
-                    summary: "s",
-                    compactionId: "k",
-                  })),
-              );
-              // Once answered, the call compacts with its result.
-              const answered = yield* store.append(writer, [
-                drafts.toolResult("c-open", "done"),
-              ]);
-              const result = answered.events[0]?.seq ?? call;
-              const compacted = yield* store.update(writer, (session) =>
+      const result = await run(
+        writeSeeded(id, 1, (writer, store) =>
+          Effect.gen(function* () {
+            const { events } = yield* store.append(writer, [
+              drafts.assistant("open", "", ["c-open"]),
+            ]);
+            const call = events[0]?.seq ?? SessionSeq.make(0);
+            const refused = yield* Effect.exit(
+              store.update(writer, (session) =>
                 compact(session, {
                   startSeq: call,
-                  endSeq: result,
+                  endSeq: call,
                   summary: "s",
                   compactionId: "k",
-                }));
-              return { call, refused, compacted, reader: yield* readAll(id) };
-            }),
-        );
-      }));
+                })),
+            );
+            // Once answered, the call compacts with its result.
+            const answered = yield* store.append(writer, [
+              drafts.toolResult("c-open", "done"),
+            ]);
+            const result = answered.events[0]?.seq ?? call;
+            const compacted = yield* store.update(writer, (session) =>
+              compact(session, {
+                startSeq: call,
+                endSeq: result,
+                summary: "s",
+                compactionId: "k",
+              }));
+            return { call, refused, compacted, reader: yield* readAll(id) };
+          })),
+      );
       thenFails(failureOf(result.refused), "ReplaceShadowsUnansweredCall", {
         callSeq: result.call,
         callIds: ["c-open"],
@@ -212,32 +203,27 @@ export const writeTests = (suite: Suite): void => {
     async () => {
       const id = fresh("update");
       const other = fresh("other");
-      const { compacted, events, foreign } = await run(Effect.gen(function* () {
-        const store = yield* SessionStore;
-        yield* seeded(id, 2);
-        return yield* store.withSession(
-          id,
-          (writer) =>
-            Effect.gen(function* () {
-              const before = Session.nextSeq(writer.session);
-              const compacted = yield* store.update(writer, (s) =>
-                compact(s, {
-                  startSeq: SessionSeq.make(2),
-                  endSeq: SessionSeq.make(5),
-                  summary: "earlier",
-                  compactionId: "c1",
-                }));
-              assert.equal(compacted.events[0]?.seq, before);
-              const foreign = yield* Effect.exit(
-                store.update(
-                  writer,
-                  () => Effect.succeed(Session.make(header(other))),
-                ),
-              );
-              return { compacted, events: yield* readAll(id), foreign };
-            }),
-        );
-      }));
+      const { compacted, events, foreign } = await run(
+        writeSeeded(id, 2, (writer, store) =>
+          Effect.gen(function* () {
+            const before = Session.nextSeq(writer.session);
+            const compacted = yield* store.update(writer, (s) =>
+              compact(s, {
+                startSeq: SessionSeq.make(2),
+                endSeq: SessionSeq.make(5),
+                summary: "earlier",
+                compactionId: "c1",
+              }));
+            assert.equal(compacted.events[0]?.seq, before);
+            const foreign = yield* Effect.exit(
+              store.update(
+                writer,
+                () => Effect.succeed(Session.make(header(other))),
+              ),
+            );
+            return { compacted, events: yield* readAll(id), foreign };
+          })),
+      );
       assert.deepEqual(
         compacted.events.map((e) => e.type),
         [

@@ -202,9 +202,10 @@ export function analyse(
       tokens[at(event.seq)] = cost;
       if (isRepairCloser(event)) repairs.add(event.seq);
       const op = event.surfaceOp;
-      if (op === "append" || op === "prepend") {
+      if (op === "append" || op === "prepend" || op.op === "rewind") {
+        // A rewind's event goes at the tail of the surface it restores.
         // A prepended system prompt stands before every node.
-        rank[at(event.seq)] = op === "append" ? nextRank++ : firstRank--;
+        rank[at(event.seq)] = op === "prepend" ? firstRank-- : nextRank++;
         total += weight;
         totalTokens += cost;
       } else {

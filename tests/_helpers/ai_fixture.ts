@@ -6,16 +6,16 @@
  * a late system message and a final assistant answer with trailing space.
  */
 import type { Message } from "@palimpsest/session";
-
-const model = { kind: "model", provider: "p", model: "m" } as const;
+import {
+  fromModel,
+  fromPlugin,
+  fromTool,
+  fromUser,
+} from "../providers/_messages.ts";
 
 /** A system message with one text block, set by the plugin `prompt`. */
-const prompt = (id: string, text: string): Message => ({
-  id,
-  role: "system",
-  source: { kind: "plugin", plugin: "prompt" },
-  content: [{ type: "text", text }],
-});
+const prompt = (id: string, text: string): Message =>
+  fromPlugin(id, "prompt", text);
 
 /** The transcript. */
 export const transcript: ReadonlyArray<Message> = [
@@ -40,41 +40,17 @@ export const transcript: ReadonlyArray<Message> = [
       { type: "file", attachment: { path: "local.txt" } },
     ],
   },
-  {
-    id: "a1",
-    role: "assistant",
-    source: model,
-    content: [
-      { type: "reasoning", text: "think" },
-      { type: "text", text: "reading" },
-      { type: "tool-call", id: "c.1", name: "read", arguments: '{"path":"a"}' },
-      { type: "tool-call", id: "c2", name: "grep", arguments: "{bad" },
-    ],
-  },
-  {
-    id: "u2",
-    role: "user",
-    source: { kind: "user" },
-    content: [{ type: "text", text: "hurry" }],
-  },
-  {
-    id: "r3",
-    role: "user",
-    source: { kind: "tool", callId: "c.1" },
-    content: [{
-      type: "tool-result",
-      toolCallId: "c.1",
-      content: [
-        { type: "text", text: "contents" },
-        { type: "image", attachment: "https://example.com/shot.png" },
-      ],
-    }],
-  },
+  fromModel("a1", [
+    { type: "reasoning", text: "think" },
+    { type: "text", text: "reading" },
+    { type: "tool-call", id: "c.1", name: "read", arguments: '{"path":"a"}' },
+    { type: "tool-call", id: "c2", name: "grep", arguments: "{bad" },
+  ]),
+  fromUser("u2", "hurry"),
+  fromTool("r3", "c.1", [
+    { type: "text", text: "contents" },
+    { type: "image", attachment: "https://example.com/shot.png" },
+  ]),
   prompt("s4", "now answer"),
-  {
-    id: "a5",
-    role: "assistant",
-    source: model,
-    content: [{ type: "text", text: "done  " }],
-  },
+  fromModel("a5", [{ type: "text", text: "done  " }]),
 ];

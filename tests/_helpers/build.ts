@@ -46,6 +46,9 @@ export type RawOp = "append" | "prepend" | {
   readonly op: "replace";
   readonly startSeq: number;
   readonly endSeq: number;
+} | {
+  readonly op: "rewind";
+  readonly toSeq: number;
 };
 
 /** Options shared by surface builders. */
@@ -67,6 +70,9 @@ export const replace = (startSeq: number, endSeq: number): RawOp => ({
   startSeq,
   endSeq,
 });
+
+/** A rewind op to the point right after `toSeq`. */
+export const rewindTo = (toSeq: number): RawOp => ({ op: "rewind", toSeq });
 
 const envelope = (
   type: string,

@@ -5,9 +5,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Effect, type Scope } from "effect";
+import { Effect, Result, type Scope } from "effect";
 import {
   type OpenError,
+  type Session,
   type SessionEvent,
   type SessionHandle,
   SessionSeq,
@@ -19,6 +20,7 @@ import {
   surfaceEvent,
   surfaceNodes,
 } from "@palimpsest/session/internal";
+import { renderSessionHtml } from "@palimpsest/session/view";
 import { restoreSurface } from "../../src/surface/restore.ts";
 
 export {
@@ -26,6 +28,16 @@ export {
   assertSameSession,
   lines,
 } from "../../src/testing/checkpoint_kit.ts";
+
+/**
+ * The checkpoint suite's readers for a store test: the HTML view, asked of a
+ * session opened from a checkpoint as of the whole.
+ */
+export const viewReaders: {
+  readonly view: (session: Session) => string;
+} = {
+  view: (session) => Result.getOrThrow(renderSessionHtml(session)),
+};
 
 /**
  * The surface rebuilt from its nodes and the events from `heldFrom` on, as

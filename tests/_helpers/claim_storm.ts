@@ -1,7 +1,7 @@
 /**
- * The claim storm: writers of one JSONL session (`tests/store/storm_writer.ts`
- * under Deno, and `node/test/_storm_writer.mjs` under Node when a Node
- * writer is given) take the writer claim, append and release it in a loop,
+ * The claim storm: writers of one JSONL session (`node/test/_storm_writer.mjs`,
+ * run by Deno on this checkout, and by Node on the installed package when a
+ * Node writer is given) take the writer claim, append and release it in a loop,
  * some under `strace` with a delay on every claim system call (`link`,
  * `rename`, `unlink`, directory reads, `flock`); every 1.5 s one of them,
  * the holder when there is one, is killed with SIGKILL and replaced; dead
@@ -37,8 +37,13 @@ import {
   spawnLineProcess,
 } from "./line_process.ts";
 
-const writerScript = new URL("../store/storm_writer.ts", import.meta.url)
-  .pathname;
+// One writer program for both runtimes: under Deno, the checkout's deno.json
+// (not node/package.json beside the script) resolves its imports.
+const writerScript = new URL(
+  "../../node/test/_storm_writer.mjs",
+  import.meta.url,
+).pathname;
+const denoConfig = new URL("../../deno.json", import.meta.url).pathname;
 
 /** The claim system calls the slowed writers are delayed on. */
 const CLAIM_CALLS =
@@ -140,9 +145,16 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
     const index = started++;
     const node = options.node !== undefined && index % 2 === 1;
     const traced = index % 3 === 0;
-    const writer = node
-      ? [...(options.node ?? []), root, "s"]
-      : [Deno.execPath(), "run", "-A", writerScript, root, "s"];
+    const writer = node ? [...(options.node ?? []), root, "s"] : [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--config",
+      denoConfig,
+      writerScript,
+      root,
+      "s",
+    ];
     if (node) nodeWriters++;
     if (traced) slowed++;
     const [command = "", ...args] = traced

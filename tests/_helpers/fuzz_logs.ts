@@ -13,6 +13,7 @@ import {
   type CheckerState,
   checkerState,
   checkRelational,
+  judgeRewind,
   TURN_END_REASONS,
 } from "./reference_checker.ts";
 
@@ -416,6 +417,25 @@ const systemReplace = (g: GenState): Obj | undefined => {
   };
 };
 
+/** A user message returning to a random earlier point where a rewind holds. */
+const userRewind = (g: GenState): Obj | undefined => {
+  const state = g.surface;
+  if (state.next - state.base < 2) return undefined;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const toSeq = g.rng.int(state.base, state.next - 1);
+    const judged = judgeRewind(state, state.next, toSeq, undefined);
+    if ("tag" in judged) continue;
+    g.openCalls.length = 0;
+    const event: Obj = {
+      ...envelope(g, "user/message", userData(g, false)),
+      surfaceOp: { op: "rewind", toSeq },
+    };
+    if (judged.takenOff.length > 0) event.sourceEventSeqs = judged.takenOff;
+    return event;
+  }
+  return undefined;
+};
+
 const nextEvent = (g: GenState): Obj => {
   const rng = g.rng;
   if (g.surface.nodes.length === 0 && g.events.length < 3 && rng.chance(0.5)) {
@@ -460,8 +480,13 @@ const nextEvent = (g: GenState): Obj => {
       if (e !== undefined) return e;
       continue;
     }
-    if (r < 97) {
+    if (r < 95) {
       const e = systemReplace(g);
+      if (e !== undefined) return e;
+      continue;
+    }
+    if (r < 97) {
+      const e = userRewind(g);
       if (e !== undefined) return e;
       continue;
     }

@@ -17,7 +17,13 @@ import {
   jsonValue,
   type Obj,
 } from "./fuzz_logs.ts";
-import { checkLog } from "./reference_checker.ts";
+import {
+  type CheckerState,
+  checkerState,
+  checkLog,
+  checkRelational,
+  judgeRewind,
+} from "./reference_checker.ts";
 
 /** A mutated log and the rule it aims at. */
 export interface Mutant {
@@ -147,7 +153,94 @@ const userMessage = (id: string): Obj => ({
   source: { kind: "user" },
 });
 
+/** Picks an event carrying a rewind. */
+const isRewind = (e: Obj): boolean => opOf(e)?.op === "rewind";
+
+/** The checker's state just before event `at`. */
+const stateBefore = (log: GenLog, at: number): CheckerState => {
+  const state = checkerState(log.base);
+  for (const e of log.events.slice(0, at)) checkRelational(state, e);
+  return state;
+};
+
+/**
+ * Retargets a rewind to a point where the checker finds `tag` (its sources
+ * kept), when there is one.
+ */
+const rewindTo = (tag: string): Mutation => (rng, log) => {
+  const at = pickIndex(rng, log, isRewind);
+  const e = at === undefined ? undefined : log.events[at];
+  if (at === undefined || e === undefined) return undefined;
+  const state = stateBefore(log, at);
+  const seq = Number(e.seq);
+  const points: number[] = [];
+  for (let x = log.base; x < seq; x++) {
+    const judged = judgeRewind(state, seq, x, sourcesOf(e));
+    if ("tag" in judged && judged.tag === tag) points.push(x);
+  }
+  if (points.length === 0) return undefined;
+  const toSeq = rng.pick(points);
+  return edit(log, `rewindTo${tag}`, at, tag, (copy) => {
+    copy.surfaceOp = { op: "rewind", toSeq };
+  });
+};
+
 const MUTATIONS: Record<string, Mutation> = {
+  rewindBySystem: picked(
+    "rewindBySystem",
+    isRewind,
+    "RewindNotUserMessage",
+    (e) => {
+      e.type = "system/message";
+      e.data = {
+        turn: 0,
+        step: 0,
+        message: {
+          id: "sm",
+          role: "system",
+          content: [],
+          source: { kind: "plugin", plugin: "p" },
+        },
+      };
+    },
+  ),
+  rewindNotEarlier: picked(
+    "rewindNotEarlier",
+    isRewind,
+    "RewindPointNotEarlier",
+    (e, rng) => {
+      e.surfaceOp = { op: "rewind", toSeq: Number(e.seq) + rng.int(0, 3) };
+    },
+  ),
+  rewindBelowBase: (rng, log) => {
+    if (log.base === 0) return undefined;
+    const at = pickIndex(rng, log, isRewind);
+    if (at === undefined) return undefined;
+    return edit(log, "rewindBelowBase", at, "RewindNotHeld", (e) => {
+      e.surfaceOp = { op: "rewind", toSeq: rng.int(0, log.base - 1) };
+    });
+  },
+  rewindInsideWork: rewindTo("RewindPointInsideWork"),
+  rewindDropsHead: rewindTo("RewindDropsSystemHead"),
+  rewindBreaksPair: rewindTo("RewindBreaksToolPair"),
+  rewindMiscites: (rng, log) => {
+    const at = pickIndex(rng, log, isRewind);
+    const e = at === undefined ? undefined : log.events[at];
+    if (at === undefined || e === undefined) return undefined;
+    const cited = sourcesOf(e);
+    return edit(log, "rewindMiscites", at, "RewindSourcesMismatch", (copy) => {
+      if (cited.length > 0 && rng.chance(0.5)) {
+        const dropped = rng.pick(cited);
+        const rest = cited.filter((n) => n !== dropped);
+        if (rest.length > 0) copy.sourceEventSeqs = rest;
+        else delete copy.sourceEventSeqs;
+        return;
+      }
+      // Cite an earlier seq it does not take off: one of the point's own.
+      const toSeq = Number(opOf(copy)?.toSeq);
+      if (!cited.includes(toSeq)) copy.sourceEventSeqs = [...cited, toSeq];
+    });
+  },
   // ---- relational rules (§2.4)
   dropCitedSource: (rng, log) => {
     const at = pickIndex(rng, log, isReplace);

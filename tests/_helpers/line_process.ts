@@ -85,7 +85,7 @@ export const spawnLineProcess = (
  * The pid a child announces on its first line (`pid N`), read from its
  * decoded stdout; the rest of the output stays in `reader`.
  */
-export const readPid = async (
+const readPid = async (
   reader: ReadableStreamDefaultReader<string>,
 ): Promise<number> => {
   let out = "";
@@ -130,3 +130,40 @@ export const tracingInto = (
   log,
   ...delaying(calls, delayUs),
 ];
+
+/** A Deno program running under strace, as {@link spawnTraced} starts it. */
+export interface Traced {
+  readonly traced: Deno.ChildProcess;
+  /** Its decoded stdout, past the first line. */
+  readonly reader: ReadableStreamDefaultReader<string>;
+  /** The pid the program announced on its first line (`pid N`). */
+  readonly pid: number;
+}
+
+/**
+ * Runs `deno run -A` with `args` (the script and its arguments) under strace,
+ * tracing into `log` as {@link tracingInto} does, and reads the pid the
+ * program announces first: the process to kill, not strace's.
+ */
+export const spawnTraced = async (
+  log: string,
+  calls: string,
+  delayUs: number,
+  args: ReadonlyArray<string>,
+  stderr: "null" | "piped",
+): Promise<Traced> => {
+  const traced = new Deno.Command("strace", {
+    args: [
+      ...tracingInto(log, calls, delayUs),
+      Deno.execPath(),
+      "run",
+      "-A",
+      ...args,
+    ],
+    stdout: "piped",
+    stderr,
+  }).spawn();
+  const reader = traced.stdout.pipeThrough(new TextDecoderStream())
+    .getReader();
+  return { traced, reader, pid: await readPid(reader) };
+};

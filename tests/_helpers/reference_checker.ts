@@ -69,6 +69,7 @@ const LOG_ONLY_TYPES = [
   "compaction/summary",
   "compaction/prune",
   "compaction/end",
+  "session/metadata",
 ];
 /** The `kind`s a `turn/end` reason may have. */
 export const TURN_END_REASONS: ReadonlyArray<string> = [
@@ -274,6 +275,16 @@ const DATA_RULES: Record<string, (d: unknown) => boolean> = {
     isObj(d) && isNonEmptyStr(d.compactionId) &&
     (!has(d, "turn") || d.turn === null || isCounter(d.turn)) &&
     (!has(d, "sourceCommandId") || isNonEmptyStr(d.sourceCommandId)),
+  "session/metadata": (d) =>
+    isObj(d) &&
+    (!has(d, "title") || d.title === null || isStr(d.title)) &&
+    (!has(d, "cwd") || d.cwd === null || isStr(d.cwd)) &&
+    (!has(d, "tags") ||
+      (Array.isArray(d.tags) && d.tags.every(isNonEmptyStr))) &&
+    (!has(d, "labels") ||
+      (isObj(d.labels) &&
+        Object.values(d.labels).every((v) => v === null || isStr(v)))) &&
+    (!has(d, "values") || isObj(d.values)),
 };
 
 // ---------------------------------------------------------------------------
@@ -343,10 +354,16 @@ export function checkLocal(
   const op = v.surfaceOp;
   const opOk = op === "append" || op === "prepend" ||
     (isObj(op) && Object.keys(op).length === 3 && op.op === "replace" &&
-      isSeq(op.startSeq) && isSeq(op.endSeq));
+      isSeq(op.startSeq) && isSeq(op.endSeq)) ||
+    (isObj(op) && Object.keys(op).length === 2 && op.op === "rewind" &&
+      isSeq(op.toSeq));
   if (!opOk) return err("InvalidSurfaceOp", seq);
   if (op === "prepend" && type !== "system/message") {
     return err("PrependNotSystemMessage", seq);
+  }
+  const rewind = isObj(op) && op.op === "rewind";
+  if (rewind && type !== "user/message") {
+    return err("RewindNotUserMessage", seq);
   }
   if (has(v, "sourceEventSeqs")) {
     if (type === "assistant/message") {
@@ -371,7 +388,11 @@ export function checkLocal(
       if (s >= seq) return err("SourceNotEarlier", seq, { source: s });
     }
   }
-  if (isObj(op)) {
+  if (rewind) {
+    if (Number(op.toSeq) >= seq) {
+      return err("RewindPointNotEarlier", seq, { toSeq: op.toSeq });
+    }
+  } else if (isObj(op)) {
     if (Number(op.startSeq) >= seq) {
       return err("ReplaceEndpointNotEarlier", seq, { endpoint: "startSeq" });
     }
@@ -466,6 +487,13 @@ export interface CheckerState {
   stored?: boolean;
 }
 
+/** What is open right after an event: the seq that opened it. */
+interface Work {
+  readonly turn?: number | undefined;
+  readonly step?: number | undefined;
+  readonly compaction?: number | undefined;
+}
+
 /**
  * A fresh checker surface.
  *
@@ -473,7 +501,13 @@ export interface CheckerState {
  * @returns An empty state expecting `base`.
  */
 export function checkerState(base = 0): CheckerState {
-  return { nodes: [], events: new Map(), base, next: base, replacements: 0 };
+  return {
+    nodes: [],
+    events: new Map(),
+    base,
+    next: base,
+    replacements: 0,
+  };
 }
 
 function callIdsOf(event: Obj | undefined): string[] {
@@ -531,6 +565,73 @@ export function checkRelational(
   state: CheckerState,
   v: Obj,
 ): CheckerError | undefined {
+  return checkRelationalStep(state, v);
+}
+
+/** The parent of an event in the log's tree: a rewind's point, else the event before. */
+function parentOf(state: CheckerState, seq: number): number {
+  const event = state.events.get(seq);
+  const op = event?.type === "user/message" ? event.surfaceOp : undefined;
+  return isObj(op) && op.op === "rewind" ? Number(op.toSeq) : seq - 1;
+}
+
+/**
+ * The surface and the open work right after `x`, found the slow way: the
+ * path from the base to `x` in the log's tree, replayed from nothing.
+ */
+function pointOf(
+  state: CheckerState,
+  x: number,
+): { nodes: number[]; work: Work } | undefined {
+  if (x < state.base || x >= state.next) return undefined;
+  const path: number[] = [];
+  for (let at = x; at >= state.base; at = parentOf(state, at)) path.push(at);
+  path.reverse();
+  const nodes: number[] = [];
+  let work: Work = {};
+  for (const seq of path) {
+    const v = state.events.get(seq);
+    if (v === undefined) return undefined;
+    // Only surface types place a node (an opaque event keeps its op as read).
+    const op = SURFACE_TYPES.indexOf(String(v.type)) === -1
+      ? undefined
+      : v.surfaceOp;
+    if (op === "append" || (isObj(op) && op.op === "rewind")) nodes.push(seq);
+    else if (op === "prepend") nodes.unshift(seq);
+    else if (isObj(op)) {
+      const s = nodes.indexOf(Number(op.startSeq));
+      const e = nodes.indexOf(Number(op.endSeq));
+      nodes.splice(s, e - s + 1, seq);
+    }
+    work = workAfter(work, v);
+  }
+  return { nodes, work };
+}
+
+/** The open work after `v`, given the open work before it. */
+function workAfter(prior: Work, v: Obj): Work {
+  const seq = Number(v.seq);
+  switch (v.type) {
+    case "turn/start":
+      return { ...prior, turn: seq };
+    case "turn/end":
+      return {};
+    case "step/start":
+      return { ...prior, step: seq };
+    case "step/end":
+      return { ...prior, step: undefined };
+    case "compaction/start":
+      return { ...prior, compaction: seq };
+    case "compaction/end":
+      return { ...prior, compaction: undefined };
+  }
+  return prior;
+}
+
+function checkRelationalStep(
+  state: CheckerState,
+  v: Obj,
+): CheckerError | undefined {
   const seq = Number(v.seq);
   if (seq !== state.next) {
     return err("NonContiguousSeq", seq, {
@@ -564,6 +665,7 @@ export function checkRelational(
     return undefined;
   }
   if (!isObj(op)) throw new Error("checker: replace op expected");
+  if (op.op === "rewind") return checkRewind(state, v, Number(op.toSeq));
   const startSeq = Number(op.startSeq);
   const endSeq = Number(op.endSeq);
   const s = state.nodes.indexOf(startSeq);
@@ -620,6 +722,109 @@ export function checkRelational(
   state.events.set(seq, v);
   state.nodes.splice(s, e - s + 1, seq);
   state.replacements++;
+  state.next++;
+  return undefined;
+}
+
+/**
+ * Judges a rewind to `toSeq` by an event at `seq` citing `cited`, in the
+ * order of docs/format.md, without changing the state: the first broken
+ * rule, or the nodes it restores and takes off.
+ *
+ * @param state The checker state.
+ * @param seq The seq of the event carrying the rewind.
+ * @param toSeq The point.
+ * @param cited The event's sources, or undefined to skip comparing them.
+ * @returns The broken rule, or what the rewind does.
+ */
+export function judgeRewind(
+  state: CheckerState,
+  seq: number,
+  toSeq: number,
+  cited: ReadonlyArray<unknown> | undefined,
+): CheckerError | { restored: number[]; takenOff: number[] } {
+  const point = pointOf(state, toSeq);
+  if (point === undefined) return err("RewindNotHeld", seq, { toSeq });
+  const { nodes: restored, work } = point;
+  // The innermost: the latest opened.
+  let open: [string, number] | undefined;
+  for (const kind of ["turn", "step", "compaction"] as const) {
+    const openedAt = work[kind];
+    if (openedAt !== undefined && (open === undefined || openedAt > open[1])) {
+      open = [kind, openedAt];
+    }
+  }
+  if (open !== undefined) {
+    return err("RewindPointInsideWork", seq, {
+      toSeq,
+      work: open[0],
+      openedAt: open[1],
+    });
+  }
+  const head = state.nodes[0];
+  const typeOf = (n: number | undefined) =>
+    n === undefined ? undefined : state.events.get(n)?.type;
+  if (
+    typeOf(head) === "system/message" &&
+    typeOf(restored[0]) !== "system/message"
+  ) {
+    return err("RewindDropsSystemHead", seq, { toSeq, head });
+  }
+  const calls: Array<[string, number]> = [];
+  for (const n of restored) {
+    const event = state.events.get(n);
+    for (const id of callIdsOf(event)) {
+      // A later message issuing an open id takes it over.
+      const i = calls.findIndex(([known]) => known === id);
+      if (i !== -1) calls.splice(i, 1);
+      calls.push([id, n]);
+    }
+    const answered = resultIdOf(event);
+    if (answered !== undefined) {
+      const i = calls.findIndex(([id]) => id === answered);
+      if (i === -1) {
+        return err("RewindBreaksToolPair", seq, {
+          toSeq,
+          node: n,
+          callId: answered,
+        });
+      }
+      calls.splice(i, 1);
+    }
+  }
+  const left = calls[0];
+  if (left !== undefined) {
+    return err("RewindBreaksToolPair", seq, {
+      toSeq,
+      node: left[1],
+      callId: left[0],
+    });
+  }
+  const takenOff = state.nodes.filter((n) => restored.indexOf(n) === -1);
+  if (cited !== undefined) {
+    const missing = takenOff.filter((n) => cited.indexOf(n) === -1);
+    const extra = cited.filter((n) => takenOff.indexOf(Number(n)) === -1);
+    if (missing.length > 0 || extra.length > 0) {
+      return err("RewindSourcesMismatch", seq, { toSeq, missing, extra });
+    }
+  }
+  return { restored, takenOff };
+}
+
+/** The rewind rules, then the rewind. */
+function checkRewind(
+  state: CheckerState,
+  v: Obj,
+  toSeq: number,
+): CheckerError | undefined {
+  const seq = Number(v.seq);
+  const cited: unknown[] = Array.isArray(v.sourceEventSeqs)
+    ? v.sourceEventSeqs
+    : [];
+  const judged = judgeRewind(state, seq, toSeq, cited);
+  if ("tag" in judged) return judged;
+  state.events.set(seq, v);
+  state.nodes.splice(0, state.nodes.length, ...judged.restored, seq);
   state.next++;
   return undefined;
 }

@@ -20,7 +20,6 @@ import {
   type CompactionOutcome,
   estimateTokensByChars,
   releaseStaleCompaction,
-  runTurn,
   type RunTurnOptions,
 } from "@palimpsest/session/ai";
 import { Deferred, Effect, Fiber, Result } from "effect";
@@ -37,7 +36,7 @@ import {
   type TextReply,
 } from "./_scripted.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
-import { newSession } from "./_session.ts";
+import { newSession, turnOnNewSession } from "./_session.ts";
 import { drafts, toolResultDraft } from "../_helpers/build.ts";
 
 const long = (n: number) => "x".repeat(n);
@@ -460,17 +459,14 @@ const overflowTurn = (
   const scripted = scriptedModel({ stream, text: summaries });
   return Effect.runPromise(
     Effect.gen(function* () {
-      const { store, handle } = yield* newSession(drafts);
-      const toolkit = yield* Toolkit.empty;
+      const { store, handle, turn } = yield* turnOnNewSession(Toolkit.empty, {
+        model: { provider: "scripted", model: "m" },
+        input: "go on",
+        compaction: { maxTokens, keepTokens: 50 },
+        ...more,
+      }, drafts);
       const result = yield* Effect.result(
-        runTurn({
-          handle,
-          toolkit,
-          model: { provider: "scripted", model: "m" },
-          input: "go on",
-          compaction: { maxTokens, keepTokens: 50 },
-          ...more,
-        }).pipe(Effect.provide(scripted.layer)),
+        turn.pipe(Effect.provide(scripted.layer)),
       );
       yield* store.close(handle);
       return { result, scripted, session: handle.session };

@@ -16,13 +16,9 @@ import {
   layerMemoryStore,
   Session,
 } from "@palimpsest/session";
-import {
-  estimateTokensByChars,
-  runTurn,
-  type TurnEvent,
-} from "@palimpsest/session/ai";
+import { estimateTokensByChars, type TurnEvent } from "@palimpsest/session/ai";
 import { finish, text } from "./_scripted.ts";
-import { newSession } from "./_session.ts";
+import { turnOnNewSession } from "./_session.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 
 /** Characters of a prompt's text: the tokens this provider counts. */
@@ -83,18 +79,15 @@ const overflowTurn = (
   const events: TurnEvent[] = [];
   return Effect.runPromise(
     Effect.gen(function* () {
-      const { handle } = yield* newSession(history);
-      const toolkit = yield* Toolkit.empty;
+      const { handle, turn } = yield* turnOnNewSession(Toolkit.empty, {
+        model: { provider: "dense", model: "m" },
+        input,
+        // The default keepTokens: half of maxTokens.
+        compaction: { maxTokens: 100_000 },
+        onEvent: (event) => Effect.sync(() => events.push(event)),
+      }, history);
       const result = yield* Effect.result(
-        runTurn({
-          handle,
-          toolkit,
-          model: { provider: "dense", model: "m" },
-          input,
-          // The default keepTokens: half of maxTokens.
-          compaction: { maxTokens: 100_000 },
-          onEvent: (event) => Effect.sync(() => events.push(event)),
-        }).pipe(Effect.provide(provider.layer)),
+        turn.pipe(Effect.provide(provider.layer)),
       );
       return { result, events, session: handle.session, sent: provider.sent };
     }).pipe(Effect.scoped, Effect.provide(layerMemoryStore())),

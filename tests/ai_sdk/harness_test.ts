@@ -20,6 +20,7 @@ import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
 import { newSession } from "../ai/_session.ts";
 import { fromModel, fromUser } from "../providers/_messages.ts";
+import { mockModel } from "./_tools.ts";
 
 const usage: LanguageModelV4GenerateResult["usage"] = {
   inputTokens: {
@@ -150,9 +151,7 @@ Deno.test("toModelMessages resolves attachments: an image becomes a file part", 
 });
 
 Deno.test("a generateText loop keeps its log: steps, parallel calls, results, usage, and the next prompt from the log", async () => {
-  const model = new MockLanguageModelV4({
-    provider: "mock",
-    modelId: "mock-1",
+  const model = mockModel({
     doGenerate: [
       answer([
         { type: "text", text: "Reading." },

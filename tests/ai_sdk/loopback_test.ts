@@ -14,11 +14,10 @@ import {
   type EventDraft,
   Session,
 } from "@palimpsest/session";
-import {
-  type ModelRetry,
-  runTurn,
-  type TurnEvent,
-  type TurnOutcome,
+import type {
+  ModelRetry,
+  TurnEvent,
+  TurnOutcome,
 } from "@palimpsest/session/ai";
 import { layerAiSdkModel, makeAiSdkModel } from "@palimpsest/session/ai-sdk";
 import { Effect, Exit, Fiber, Layer, Result, Schedule, Stream } from "effect";
@@ -38,7 +37,7 @@ import {
 } from "./_loopback.ts";
 import { tempStore } from "../ai/_scripted.ts";
 import { schemaChecks } from "../_helpers/provider_schemas.ts";
-import { newSession } from "../ai/_session.ts";
+import { turnOnNewSession } from "../ai/_session.ts";
 import { toolLayer, tools } from "./_tools.ts";
 import { drafts, toolResultDraft } from "../_helpers/build.ts";
 import { within } from "../_helpers/deadline.ts";
@@ -127,11 +126,7 @@ const runOn = async (
     );
     const { outcome, session } = await Effect.runPromise(
       Effect.gen(function* () {
-        const { store, handle } = yield* newSession(options.drafts);
-        const toolkit = yield* tools;
-        const outcome = yield* Effect.exit(runTurn({
-          handle,
-          toolkit,
+        const { store, handle, turn } = yield* turnOnNewSession(tools, {
           model: { provider: model.provider, model: model.modelId },
           input: options.input ?? "go on",
           ...(options.compaction === undefined
@@ -139,7 +134,8 @@ const runOn = async (
             : { compaction: options.compaction }),
           ...(options.retry === undefined ? {} : { retry: options.retry }),
           onEvent: (event) => Effect.sync(() => events.push(event)),
-        }));
+        }, options.drafts);
+        const outcome = yield* Effect.exit(turn);
         const session = handle.session;
         yield* store.close(handle);
         return { outcome, session };
@@ -270,14 +266,11 @@ for (const dialect of DIALECTS) {
       );
       const { session, closers } = await Effect.runPromise(
         Effect.gen(function* () {
-          const { store, handle } = yield* newSession();
-          const toolkit = yield* tools;
-          const fiber = yield* Effect.forkChild(runTurn({
-            handle,
-            toolkit,
+          const { store, handle, turn } = yield* turnOnNewSession(tools, {
             model: { provider: model.provider, model: model.modelId },
             input: "write a long answer",
-          }));
+          });
+          const fiber = yield* Effect.forkChild(turn);
           yield* Effect.promise(() => delivered);
           yield* Fiber.interrupt(fiber);
           const repaired = yield* store.repair(handle);

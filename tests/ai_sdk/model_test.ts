@@ -1,5 +1,5 @@
 import { checkTranscript, deriveMessages, Session } from "@palimpsest/session";
-import { isContextOverflow, runTurn } from "@palimpsest/session/ai";
+import { isContextOverflow } from "@palimpsest/session/ai";
 import {
   fromStreamPart,
   layerAiSdkModel,
@@ -18,8 +18,8 @@ import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import assert from "node:assert/strict";
 import { tempStore } from "../ai/_scripted.ts";
-import { newSession } from "../ai/_session.ts";
-import { toolLayer, tools } from "./_tools.ts";
+import { turnOnNewSession } from "../ai/_session.ts";
+import { mockModel, toolLayer, tools } from "./_tools.ts";
 
 const usage = (input: number, output: number): LanguageModelV4Usage => ({
   inputTokens: {
@@ -43,15 +43,30 @@ const streamOf = (chunks: LanguageModelV4StreamPart[]) => ({
   stream: simulateReadableStream({ chunks }),
 });
 
-/** The error a `streamText` call over `model` fails with. */
-const streamFailure = (model: MockLanguageModelV4) =>
-  Effect.runPromise(
+/** What a mock model answers a stream request with. */
+type DoStream = NonNullable<
+  NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>["doStream"]
+>;
+
+/**
+ * The error a `streamText` call fails with over a model answering with
+ * `doStream`, asserted to be an `AiError` with the reason `tag`.
+ */
+const streamFailsWith = async (
+  doStream: DoStream,
+  tag: AiError.AiError["reason"]["_tag"],
+): Promise<AiError.AiError> => {
+  const error = await Effect.runPromise(
     LanguageModel.streamText({ prompt: "hi" }).pipe(
       Stream.runCollect,
       Effect.flip,
-      Effect.provide(layerAiSdkModel(model)),
+      Effect.provide(layerAiSdkModel(new MockLanguageModelV4({ doStream }))),
     ),
   );
+  assert.ok(AiError.isAiError(error));
+  assert.equal(error.reason._tag, tag);
+  return error;
+};
 
 Deno.test("streamText maps text, reasoning, tool input, tool calls, usage and finish", async () => {
   const model = new MockLanguageModelV4({
@@ -186,9 +201,7 @@ Deno.test("generateText maps the content and the finish", async () => {
 });
 
 Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a clean transcript", async () => {
-  const model = new MockLanguageModelV4({
-    provider: "mock",
-    modelId: "mock-1",
+  const model = mockModel({
     doStream: [
       streamOf([
         {
@@ -214,14 +227,11 @@ Deno.test("runTurn runs on an AI SDK model: parallel calls, results sent back, a
     ],
   });
   const program = Effect.gen(function* () {
-    const { store, handle } = yield* newSession();
-    const toolkit = yield* tools;
-    const outcome = yield* runTurn({
-      handle,
-      toolkit,
+    const { store, handle, turn } = yield* turnOnNewSession(tools, {
       model: { provider: model.provider, model: model.modelId },
       input: "read a and b",
     });
+    const outcome = yield* turn;
     yield* store.close(handle);
     return outcome;
   });
@@ -350,42 +360,32 @@ Deno.test("provider errors become effect/ai errors; an overflow is recognisable"
 });
 
 Deno.test("an error part in the stream fails the request with the mapped error", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: streamOf([
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "partial" },
-      {
-        type: "error",
-        error: { type: "overloaded_error", message: "Overloaded" },
-      },
-    ]),
-  });
-  const exit = await streamFailure(model);
-  assert.ok(AiError.isAiError(exit));
-  assert.equal(exit.reason._tag, "InternalProviderError");
+  const partial = streamOf([
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "partial" },
+    {
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    },
+  ]);
+  await streamFailsWith(partial, "InternalProviderError");
 });
 
 Deno.test("a stream that ends without the provider's end fails as a connection reset", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: streamOf([
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "partial" },
-      finish("interrupted"),
-    ]),
-  });
-  const error = await streamFailure(model);
-  assert.ok(AiError.isAiError(error));
-  assert.equal(error.reason._tag, "NetworkError");
+  const cut = streamOf([
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "partial" },
+    finish("interrupted"),
+  ]);
+  const error = await streamFailsWith(cut, "NetworkError");
   assert.equal(error.isRetryable, true);
 });
 
 Deno.test("a stream that ends with no finish part at all fails as a connection reset", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: streamOf([{ type: "stream-start", warnings: [] }]),
-  });
-  const error = await streamFailure(model);
-  assert.ok(AiError.isAiError(error));
-  assert.equal(error.reason._tag, "NetworkError");
+  await streamFailsWith(
+    streamOf([{ type: "stream-start", warnings: [] }]),
+    "NetworkError",
+  );
 });
 
 Deno.test("runTurn records a stream that ended without the provider's end as cut and runs none of its calls", async () => {
@@ -404,14 +404,11 @@ Deno.test("runTurn records a stream that ended without the provider's end as cut
   });
   const runs: string[] = [];
   const program = Effect.gen(function* () {
-    const { store, handle } = yield* newSession();
-    const toolkit = yield* tools;
-    const exit = yield* Effect.exit(runTurn({
-      handle,
-      toolkit,
+    const { store, handle, turn } = yield* turnOnNewSession(tools, {
       model: { provider: model.provider, model: model.modelId },
       input: "read",
-    }));
+    });
+    const exit = yield* Effect.exit(turn);
     const session = handle.session;
     yield* store.close(handle);
     return { exit, session };
@@ -445,19 +442,16 @@ Deno.test("runTurn records a stream that ended without the provider's end as cut
 });
 
 Deno.test("a failed request (doStream rejects) fails with the mapped error", async () => {
-  const model = new MockLanguageModelV4({
-    doStream: () =>
-      Promise.reject(
-        new APICallError({
-          message: "prompt is too long",
-          url: "u",
-          requestBodyValues: {},
-          statusCode: 400,
-        }),
-      ),
+  const rejected = new APICallError({
+    message: "prompt is too long",
+    url: "u",
+    requestBodyValues: {},
+    statusCode: 400,
   });
-  const error = await streamFailure(model);
-  assert.ok(AiError.isAiError(error));
+  const error = await streamFailsWith(
+    () => Promise.reject(rejected),
+    "InvalidRequestError",
+  );
   assert.equal(isContextOverflow(error), true);
 });
 

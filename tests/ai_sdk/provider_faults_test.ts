@@ -111,6 +111,28 @@ const upTo = (
   return index + after;
 };
 
+/**
+ * A script answering `answer` cut `after` events past its first event that
+ * `match`es: a clean close, or with `reset` a connection reset.
+ */
+const cutAt = (
+  answer: { text?: string; calls?: ReadonlyArray<ScriptedCall> },
+  match: (event: string, dialect: Dialect) => boolean,
+  after: number,
+  reset = false,
+) =>
+(dialect: Dialect): ReadonlyArray<StreamAnswer> => [{
+  ...answer,
+  cut: upTo(dialect, answer, (e) => match(e, dialect), after),
+  ...(reset ? { reset } : {}),
+}];
+
+/** No tool ran, and the call's result says its arguments were invalid. */
+const invalidArguments = (run: FaultRun): void => {
+  assert.deepEqual(run.runs, []);
+  assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
+};
+
 const FINISH: Record<Dialect, string> = {
   "openai-responses": "response.completed",
   "openai-chat": '"finish_reason":"',
@@ -233,59 +255,45 @@ const FAULTS: ReadonlyArray<Fault> = [
   },
   {
     name: "a clean close in the middle of the text",
-    script: (d) => [{
-      text: "A long answer, cut",
-      cut: upTo(
-        d,
-        { text: "A long answer, cut" },
-        (e) => e.includes("A long"),
-        1,
-      ),
-    }],
+    script: cutAt(
+      { text: "A long answer, cut" },
+      (e) => e.includes("A long"),
+      1,
+    ),
     check: cut,
   },
   {
     name: "a clean close in the middle of a call's arguments",
-    script: (d) => [{
-      calls: [partialCall],
-      cut: upTo(d, { calls: [partialCall] }, (e) => e.includes("partial"), 1),
-    }],
+    script: cutAt({ calls: [partialCall] }, (e) => e.includes("partial"), 1),
     check: cut,
   },
   {
     name: "a clean close after a whole call, before the finish",
-    script: (d) => [{
-      text: "Reading.",
-      calls: [read("call_w", "whole.txt")],
-      cut: upTo(
-        d,
-        { text: "Reading.", calls: [read("call_w", "whole.txt")] },
-        (e) => e.includes(FINISH[d]),
-      ),
-    }],
+    script: cutAt(
+      { text: "Reading.", calls: [read("call_w", "whole.txt")] },
+      (e, d) => e.includes(FINISH[d]),
+      0,
+    ),
     check: cut,
   },
   {
     name: "a connection reset in the middle of the text",
-    script: (d) => [{
-      text: "A long answer, cut",
-      cut: upTo(
-        d,
-        { text: "A long answer, cut" },
-        (e) => e.includes("A long"),
-        1,
-      ),
-      reset: true,
-    }],
+    script: cutAt(
+      { text: "A long answer, cut" },
+      (e) => e.includes("A long"),
+      1,
+      true,
+    ),
     check: cut,
   },
   {
     name: "a connection reset in the middle of a call's arguments",
-    script: (d) => [{
-      calls: [partialCall],
-      cut: upTo(d, { calls: [partialCall] }, (e) => e.includes("partial"), 1),
-      reset: true,
-    }],
+    script: cutAt(
+      { calls: [partialCall] },
+      (e) => e.includes("partial"),
+      1,
+      true,
+    ),
     check: cut,
   },
   {
@@ -340,29 +348,20 @@ const FAULTS: ReadonlyArray<Fault> = [
     script: () => [{
       calls: [{ id: "call_bad", name: "read", args: '{"path":' }],
     }],
-    check: (run) => {
-      assert.deepEqual(run.runs, []);
-      assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
-    },
+    check: invalidArguments,
   },
   {
     name: "tool arguments that are not an object",
     script:
       () => [{ calls: [{ id: "call_arr", name: "read", args: "[1,2]" }] }],
-    check: (run) => {
-      assert.deepEqual(run.runs, []);
-      assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
-    },
+    check: invalidArguments,
   },
   {
     name: "tool arguments of the wrong shape",
     script: () => [{
       calls: [{ id: "call_shape", name: "read", args: '{"file":1}' }],
     }],
-    check: (run) => {
-      assert.deepEqual(run.runs, []);
-      assert.deepEqual(resultCodes(run.session), ["INVALID_ARGUMENTS"]);
-    },
+    check: invalidArguments,
   },
   {
     name: "a call to an unknown tool",
@@ -440,51 +439,58 @@ const settled = (promise: Promise<void>, what: string): Promise<void> =>
 const bounded = (run: Promise<void>, what: string): Promise<void> =>
   within(run, 60_000, `${what} did not end`);
 
+type Item = Record<string, unknown>;
+
+/** The objects of a list in a request body (none when it is no list). */
+const items = (v: unknown): Item[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is Item => typeof x === "object" && x !== null)
+    : [];
+
+/**
+ * Where each dialect's request body keeps its calls and results: the list
+ * they are in, and the call ids and result ids one item of it holds.
+ */
+const ID_READERS: Record<Dialect, {
+  readonly list: string;
+  readonly calls: (item: Item) => unknown[];
+  readonly results: (item: Item) => unknown[];
+}> = {
+  "openai-responses": {
+    list: "input",
+    calls: (i) => i["type"] === "function_call" ? [i["call_id"]] : [],
+    results: (i) => i["type"] === "function_call_output" ? [i["call_id"]] : [],
+  },
+  "openai-chat": {
+    list: "messages",
+    calls: (m) => items(m["tool_calls"]).map((call) => call["id"]),
+    results: (m) => m["role"] === "tool" ? [m["tool_call_id"]] : [],
+  },
+  "anthropic": {
+    list: "messages",
+    calls: (m) =>
+      items(m["content"]).flatMap((b) =>
+        b["type"] === "tool_use" ? [b["id"]] : []
+      ),
+    results: (m) =>
+      items(m["content"]).flatMap((b) =>
+        b["type"] === "tool_result" ? [b["tool_use_id"]] : []
+      ),
+  },
+};
+
 /** The call ids and result ids of a request body, in order. */
 const pairsIn = (
   dialect: Dialect,
   body: Record<string, unknown>,
 ): { calls: string[]; results: string[] } => {
-  const calls: string[] = [];
-  const results: string[] = [];
+  const { list, calls, results } = ID_READERS[dialect];
   const str = (v: unknown) => (typeof v === "string" ? v : "?");
-  const items = (v: unknown): Record<string, unknown>[] =>
-    Array.isArray(v)
-      ? v.filter((x): x is Record<string, unknown> =>
-        typeof x === "object" && x !== null
-      )
-      : [];
-  switch (dialect) {
-    case "openai-responses":
-      for (const item of items(body["input"])) {
-        if (item["type"] === "function_call") calls.push(str(item["call_id"]));
-        if (item["type"] === "function_call_output") {
-          results.push(str(item["call_id"]));
-        }
-      }
-      break;
-    case "openai-chat":
-      for (const message of items(body["messages"])) {
-        for (const call of items(message["tool_calls"])) {
-          calls.push(str(call["id"]));
-        }
-        if (message["role"] === "tool") {
-          results.push(str(message["tool_call_id"]));
-        }
-      }
-      break;
-    case "anthropic":
-      for (const message of items(body["messages"])) {
-        for (const block of items(message["content"])) {
-          if (block["type"] === "tool_use") calls.push(str(block["id"]));
-          if (block["type"] === "tool_result") {
-            results.push(str(block["tool_use_id"]));
-          }
-        }
-      }
-      break;
-  }
-  return { calls, results };
+  const all = items(body[list]);
+  return {
+    calls: all.flatMap(calls).map(str),
+    results: all.flatMap(results).map(str),
+  };
 };
 
 /** Figures across the campaign, printed by the last test. */

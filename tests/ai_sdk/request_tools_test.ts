@@ -15,6 +15,7 @@ import {
   toPrompt,
 } from "@palimpsest/session/ai";
 import { CALLED_TOOL_DESCRIPTION } from "@palimpsest/session/providers";
+import { fromModel, fromTool, fromUser } from "../providers/_messages.ts";
 
 const generated = {
   content: [{ type: "text" as const, text: "ok" }],
@@ -32,34 +33,12 @@ const generated = {
 };
 
 const history = toPrompt([
-  {
-    id: "u0",
-    role: "user",
-    source: { kind: "user" },
-    content: [{ type: "text", text: "list" }],
-  },
-  {
-    id: "a1",
-    role: "assistant",
-    source: { kind: "model", provider: "p", model: "m" },
-    content: [{ type: "tool-call", id: "c1", name: "ls", arguments: "{}" }],
-  },
-  {
-    id: "r2",
-    role: "user",
-    source: { kind: "tool", callId: "c1" },
-    content: [{
-      type: "tool-result",
-      toolCallId: "c1",
-      content: [{ type: "text", text: "a.txt" }],
-    }],
-  },
-  {
-    id: "u3",
-    role: "user",
-    source: { kind: "user" },
-    content: [{ type: "text", text: "summarize" }],
-  },
+  fromUser("u0", "list"),
+  fromModel("a1", [
+    { type: "tool-call", id: "c1", name: "ls", arguments: "{}" },
+  ]),
+  fromTool("r2", "c1", [{ type: "text", text: "a.txt" }]),
+  fromUser("u3", "summarize"),
 ]);
 
 Deno.test("a request with tool calls and no tools defines each tool it names, with tool choice none", async () => {

@@ -62,14 +62,22 @@ const replacement = fc.oneof(
   fc.constantFrom(-0, NaN, 1.5, 2 ** 53, -1, 0, 1, "", [], {}, null, true),
 );
 
+/**
+ * A generated log, a line of it (`at` modulo its length) and a mutation of
+ * that line: the path to a field and what goes there.
+ */
+const mutationArb = fc.tuple(
+  logArb(30),
+  fc.nat(),
+  fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+  replacement,
+);
+
 Deno.test("mutated valid lines decode or fail with a tag, and fold or fail with a tag", () => {
   fc.assert(
     fc.property(
-      logArb(30),
-      fc.nat(),
-      fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
-      replacement,
-      (log, at, path, value) => {
+      mutationArb,
+      ([log, at, path, value]) => {
         if (log.lines.length === 0) return;
         const index = at % log.lines.length;
         const before = log.lines.slice(0, index).map((l) => decoded(l));
@@ -104,13 +112,10 @@ Deno.test("an appended draft is judged as its line is, and becomes the event", (
   let refused = 0;
   fc.assert(
     fc.property(
-      logArb(30),
-      fc.nat(),
-      fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
-      replacement,
+      mutationArb,
       fc.boolean(),
       fc.option(fc.tuple(fc.constantFrom(...CANONICAL), replacement)),
-      (log, at, path, value, mutated, field) => {
+      ([log, at, path, value], mutated, field) => {
         if (log.lines.length === 0) return;
         const original = log.lines[at % log.lines.length];
         let input = mutated ? mutate(original, path, value) : original;

@@ -65,6 +65,7 @@ const describe = (event: SessionEvent): string => {
     case "compaction/summary":
     case "compaction/prune":
     case "compaction/end":
+    case "session/metadata":
       return event.type;
     default: {
       // Every core type is handled above: what is left is foreign.

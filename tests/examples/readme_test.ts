@@ -64,5 +64,5 @@ Deno.test("every ts example of docs/format.md type-checks and runs", async (t) =
 });
 
 Deno.test("every ts example of docs/rewriting-history.md type-checks and runs", async (t) => {
-  await runBlocks(t, "docs/rewriting-history.md", 1);
+  await runBlocks(t, "docs/rewriting-history.md", 2);
 });

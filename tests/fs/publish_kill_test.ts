@@ -22,7 +22,7 @@ import { spawnSync } from "node:child_process";
 import { publishBytes } from "../../src/fs/durable_file.ts";
 import { createOwnedTemp, releaseOwnedTemp } from "../../src/fs/owner.ts";
 import { tempDir } from "../_helpers/store.ts";
-import { readPid, tracingInto } from "../_helpers/line_process.ts";
+import { spawnTraced } from "../_helpers/line_process.ts";
 
 const child = new URL("./publish_child.ts", import.meta.url).pathname;
 
@@ -57,22 +57,13 @@ const prepare = (dir: string): void => {
 /** Runs `op` under strace and kills it stalled in its temp file's fsync. */
 const killMidPublish = async (op: string, dir: string): Promise<void> => {
   const log = path.join(dir, `strace.${op}.${randomUUID()}.log`);
-  const traced = new Deno.Command("strace", {
-    args: [
-      ...tracingInto(log, "fsync,fdatasync", 1_000_000),
-      Deno.execPath(),
-      "run",
-      "-A",
-      child,
-      op,
-      dir,
-    ],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = traced.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  const pid = await readPid(reader);
+  const { traced, reader, pid } = await spawnTraced(
+    log,
+    "fsync,fdatasync",
+    1_000_000,
+    [child, op, dir],
+    "null",
+  );
   const deadline = Date.now() + 60_000;
   for (;;) {
     const text = fs.existsSync(log) ? fs.readFileSync(log, "utf8") : "";

@@ -2,23 +2,17 @@
  * The Claude Code importer's steps one at a time: given a state, when a
  * line, then the state and the events the builder holds.
  */
-import { Result } from "effect";
 import assert from "node:assert/strict";
 import { makeBuilder } from "../../src/import/builder.ts";
 import {
   assistantLine,
-  type ClaudeState,
   claudeState,
   flush,
   lineRules,
   systemLine,
   userLine,
 } from "../../src/import/claude_code.ts";
-
-const T = "2026-01-01T00:00:01.000Z";
-
-const types = (s: ClaudeState): ReadonlyArray<string> =>
-  s.b.events.map((e) => `${e.type}`);
+import { succeeds, T, types } from "./_steps.ts";
 
 /** A line of the message `msg_1`, holding one content block. */
 const part = (block: unknown) => ({
@@ -26,10 +20,6 @@ const part = (block: unknown) => ({
   timestamp: T,
   message: { id: "msg_1", model: "claude", content: [block] },
 });
-
-const succeeds = (step: Result.Result<unknown, unknown>): void => {
-  assert.equal(Result.isSuccess(step), true);
-};
 
 Deno.test("claude-code steps: lines of one message id are joined, results wait for it", () => {
   const s = claudeState(makeBuilder());

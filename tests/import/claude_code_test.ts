@@ -7,6 +7,8 @@
 import { formatImportReport, importSession } from "@palimpsest/session/import";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
+import { withTempFile } from "../_helpers/temp_file.ts";
+import { claudeAssistant, claudeUser } from "./_claude.ts";
 
 Deno.test("known lines the model never saw are counted by kind, not listed as not carried over", async () => {
   const line = (value: Record<string, unknown>) =>
@@ -18,35 +20,14 @@ Deno.test("known lines the model never saw are counted by kind, not listed as no
   const lines = [
     line({ type: "ai-title", title: "t" }),
     line({ type: "permission-mode", mode: "default" }),
-    line({
-      type: "user",
-      uuid: "u1",
-      message: { role: "user", content: "hi" },
-    }),
+    line(claudeUser("u1", "hi")),
     line({ type: "attachment", attachment: { type: "file" } }),
     ...[1, 2, 3].map((i) =>
-      line({
-        type: "user",
-        isSidechain: true,
-        uuid: `s${i}`,
-        message: { role: "user", content: "sub" },
-      })
+      line(claudeUser(`s${i}`, "sub", { isSidechain: true }))
     ),
-    line({
-      type: "assistant",
-      uuid: "a1",
-      message: {
-        id: "m1",
-        role: "assistant",
-        model: "m",
-        content: [{ type: "text", text: "hello" }],
-      },
-    }),
+    line(claudeAssistant("a1", "hello")),
   ];
-  const dir = Deno.makeTempDirSync();
-  try {
-    const file = `${dir}/c.jsonl`;
-    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+  await withTempFile("c.jsonl", `${lines.join("\n")}\n`, async (file) => {
     const { report } = await Effect.runPromise(
       importSession(file, { from: "claude-code" }),
     );
@@ -64,42 +45,21 @@ Deno.test("known lines the model never saw are counted by kind, not listed as no
       formatImportReport(report),
       /user \(sidechain\) x3 .*lines 5-7/,
     );
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a subagent's own transcript, sidechain from its first message, is imported as its conversation", async () => {
   const lines = [
-    {
-      type: "user",
-      uuid: "s1",
-      message: { role: "user", content: "summarise" },
-    },
-    {
-      type: "assistant",
-      uuid: "s2",
-      parentUuid: "s1",
-      message: {
-        id: "m1",
-        role: "assistant",
-        model: "m",
-        content: [{ type: "text", text: "summary" }],
-      },
-    },
+    claudeUser("s1", "summarise"),
+    claudeAssistant("s2", "summary", { parentUuid: "s1" }),
   ].map((l) =>
     JSON.stringify({ sessionId: "c1", isSidechain: true, agentId: "a", ...l })
   );
-  const dir = Deno.makeTempDirSync();
-  try {
-    const file = `${dir}/agent-a.jsonl`;
-    Deno.writeTextFileSync(file, `${lines.join("\n")}\n`);
+  await withTempFile("agent-a.jsonl", `${lines.join("\n")}\n`, async (file) => {
     const { report } = await Effect.runPromise(
       importSession(file, { from: "claude-code" }),
     );
     assert.equal(report.surface, 2);
     assert.deepEqual(report.skipped, []);
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
+  });
 });

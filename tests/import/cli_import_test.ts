@@ -2,37 +2,21 @@
  * `palimpsest import`: exit codes, the JSON report, no overwrite, and a
  * written log that `verify` accepts (an opencode export too).
  */
-import { recordingIo, runCli } from "@palimpsest/session/cli";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { run, withDir } from "./_cli_run.ts";
 import assert from "node:assert/strict";
 
 const fixture = (name: string): string =>
   fileURLToPath(new URL(`../fixtures/import/${name}`, import.meta.url));
 
-const run = async (...args: string[]) => {
-  const io = recordingIo();
-  const code = await runCli(args, io);
-  return { code, out: io.out(), err: io.err() };
-};
-
 /** `import --from pi FIXTURE --out OUT` with more flags. */
 const importPi = (name: string, out: string, ...flags: string[]) =>
   run("import", "--from", "pi", fixture(name), "--out", out, ...flags);
 
-const withDir = async (f: (dir: string) => Promise<void>): Promise<void> => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-cli-"));
-  try {
-    await f(dir);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-};
-
 Deno.test("import writes a v3 log that verify accepts, and never overwrites it", () =>
-  withDir(async (dir) => {
+  withDir("import-cli-", async (dir) => {
     const out = path.join(dir, "s.jsonl");
     const first = await importPi("pi/aborted-calls.jsonl", out, "--json");
     assert.equal(first.code, 0);
@@ -48,7 +32,7 @@ Deno.test("import writes a v3 log that verify accepts, and never overwrites it",
   }));
 
 Deno.test("import refuses a line that is not JSON with its line, unless --recover", () =>
-  withDir(async (dir) => {
+  withDir("import-cli-", async (dir) => {
     const out = path.join(dir, "g.jsonl");
     const refused = await importPi("pi/glued-line.jsonl", out, "--json");
     assert.equal(refused.code, 1);
@@ -81,7 +65,7 @@ Deno.test("import without --from or with an unknown tool is a usage error", asyn
 });
 
 Deno.test("import of another tool's file is refused, naming the --from that reads it, and writes nothing", () =>
-  withDir(async (dir) => {
+  withDir("import-cli-", async (dir) => {
     const out = path.join(dir, "c.jsonl");
     const rollout = fixture("codex/turns.jsonl");
     const text = await run(
@@ -114,7 +98,7 @@ Deno.test("import of another tool's file is refused, naming the --from that read
   }));
 
 Deno.test("explain --line gives the events a source line became, and where they are", () =>
-  withDir(async (dir) => {
+  withDir("import-cli-", async (dir) => {
     const out = path.join(dir, "s.jsonl");
     assert.equal((await importPi("pi/aborted-calls.jsonl", out)).code, 0);
     const user = await run("explain", out, "--line", "2", "--json");
@@ -149,7 +133,7 @@ Deno.test("explain --line gives the events a source line became, and where they 
   }));
 
 Deno.test("import --from opencode reads an opencode export; verify accepts the log and explain maps its lines", () =>
-  withDir(async (dir) => {
+  withDir("import-cli-", async (dir) => {
     const source = path.join(dir, "export.json");
     const doc = {
       info: { id: "ses_1", version: "1.1.34", time: { created: 1 } },

@@ -2,7 +2,6 @@
  * The Codex importer's steps one at a time: given a state, when a payload,
  * then the state and the events the builder holds.
  */
-import { Result } from "effect";
 import assert from "node:assert/strict";
 import { makeBuilder } from "../../src/import/builder.ts";
 import { eventMsg, flush, responseItem } from "../../src/import/codex.ts";
@@ -11,11 +10,7 @@ import {
   codexState,
   turnContext,
 } from "../../src/import/codex_state.ts";
-
-const T = "2026-01-01T00:00:01.000Z";
-
-const types = (s: CodexState): ReadonlyArray<string> =>
-  s.b.events.map((e) => `${e.type}`);
+import { succeeds, T, types } from "./_steps.ts";
 
 /** Codex's `function_call` `c1` at `line`. */
 const callC1 = (s: CodexState, line: number) =>
@@ -31,10 +26,6 @@ const callC1 = (s: CodexState, line: number) =>
     T,
     "response_item/function_call",
   );
-
-const succeeds = (step: Result.Result<unknown, unknown>): void => {
-  assert.equal(Result.isSuccess(step), true);
-};
 
 Deno.test("codex steps: output items gather into one pending message that flush emits", () => {
   const s = codexState(makeBuilder());

@@ -22,6 +22,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import assert from "node:assert/strict";
 import { peerLogs, walk } from "./_peer_logs.ts";
+import { claudeAssistant, claudeUser } from "./_claude.ts";
 
 const attempt = (file: string, from: SourceTool, recover = false) =>
   Effect.runPromise(Effect.result(importSession(file, { from, recover })));
@@ -221,17 +222,8 @@ Deno.test("a damaged file of the right format imports as before: its bad first l
       "pi": [],
       "opencode": [],
       "claude-code": [
-        { type: "user", uuid: "u1", message: { role: "user", content: "hi" } },
-        {
-          type: "assistant",
-          uuid: "a1",
-          message: {
-            id: "m1",
-            role: "assistant",
-            model: "m",
-            content: [{ type: "text", text: "hello" }],
-          },
-        },
+        claudeUser("u1", "hi"),
+        claudeAssistant("a1", "hello"),
       ],
       "codex": [
         { type: "session_meta", payload: { id: "cx" } },

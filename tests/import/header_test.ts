@@ -5,11 +5,9 @@
  */
 import { importSession, type SourceTool } from "@palimpsest/session/import";
 import { Effect } from "effect";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
+import { withTempFile } from "../_helpers/temp_file.ts";
 
 const fixture = (tool: SourceTool, name: string): string =>
   fileURLToPath(
@@ -68,13 +66,9 @@ Deno.test("each importer's header carries the source's id, start and identity", 
 });
 
 Deno.test("a source without a session id or a start gives the file's name and 0", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-header-"));
-  try {
-    const file = path.join(dir, "anonymous.jsonl");
-    fs.writeFileSync(
-      file,
-      '{"type":"user","timestamp":"not a date","message":{"role":"user","content":"hi"}}\n',
-    );
+  const line =
+    '{"type":"user","timestamp":"not a date","message":{"role":"user","content":"hi"}}\n';
+  await withTempFile("anonymous.jsonl", line, async (file) => {
     assert.deepEqual(await headerOf(file, "claude-code"), {
       id: "anonymous.jsonl",
       createdAt: 0,
@@ -83,7 +77,5 @@ Deno.test("a source without a session id or a start gives the file's name and 0"
         importedFrom: { tool: "claude-code", file: "anonymous.jsonl" },
       },
     });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -11,10 +11,8 @@ import {
 } from "@palimpsest/session/import";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
 import { Effect } from "effect";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import assert from "node:assert/strict";
+import { withTempFile } from "../_helpers/temp_file.ts";
 
 Deno.test("the importer list holds pi, claude-code, codex and opencode", () => {
   assert.deepEqual(importers.map((i) => i.name), [
@@ -28,15 +26,10 @@ Deno.test("the importer list holds pi, claude-code, codex and opencode", () => {
 });
 
 Deno.test("importSession dispatches every listed importer to its own reader", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "importer-list-"));
-  try {
-    // A palimpsest log is no importer's format: each refuses it as such,
-    // which only the importer of the named tool can do.
-    const file = path.join(dir, "log.jsonl");
-    fs.writeFileSync(
-      file,
-      '{"type":"session","version":3,"id":"s","createdAt":0}\n',
-    );
+  // A palimpsest log is no importer's format: each refuses it as such,
+  // which only the importer of the named tool can do.
+  const log = '{"type":"session","version":3,"id":"s","createdAt":0}\n';
+  withTempFile("log.jsonl", log, (file) => {
     for (const { name } of importers) {
       const refused = Effect.runSync(
         Effect.flip(importSession(file, { from: name })),
@@ -47,9 +40,7 @@ Deno.test("importSession dispatches every listed importer to its own reader", ()
         assert.equal(refused.looksLike, "palimpsest");
       }
     }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 Deno.test("import --help and its usage error list every importer", async () => {

@@ -4,22 +4,12 @@
  */
 import { Result } from "effect";
 import assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
+import { withTempFile } from "../_helpers/temp_file.ts";
 import { forEachRecord } from "../../src/import/lines.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 
-const withFile = (text: string, f: (file: string) => void): void => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-lines-"));
-  try {
-    const file = path.join(dir, "s.jsonl");
-    fs.writeFileSync(file, text);
-    f(file);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-};
+const withFile = (text: string, f: (file: string) => void): void =>
+  withTempFile("s.jsonl", text, f);
 
 const collect = (
   file: string,
@@ -87,9 +77,7 @@ Deno.test("forEachRecord accepts a complete final line without a newline", () =>
 });
 
 Deno.test("forEachRecord refuses a file it cannot open with the system error code", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "import-lines-"));
-  try {
-    const file = path.join(dir, "absent.jsonl");
+  withTempFile("absent.jsonl", undefined, (file) => {
     const { seen, result } = collect(file, false, 1000);
     assert.deepEqual(seen, []);
     thenFails(failureOf(result), "FileIoError", {
@@ -97,7 +85,5 @@ Deno.test("forEachRecord refuses a file it cannot open with the system error cod
       operation: "open",
       code: "ENOENT",
     });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

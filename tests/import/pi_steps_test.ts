@@ -19,6 +19,7 @@ import {
   type PiTree,
   treeRecord,
 } from "../../src/import/pi_tree.ts";
+import { types } from "./_steps.ts";
 
 /** A tree read from `entries` (id, parent) after a version 3 header. */
 const treeOf = (
@@ -44,9 +45,6 @@ const stateOf = (t: PiTree): PiState =>
     t,
     3,
   );
-
-const types = (s: PiState): ReadonlyArray<string> =>
-  s.b.events.map((e) => `${e.type}`);
 
 Deno.test("pi steps: the first pass refuses a file whose first record is no header", () => {
   const t = emptyPiTree();

@@ -22,7 +22,7 @@ import { SessionStore } from "@palimpsest/session";
 import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
-import { readPid, tracingInto } from "../_helpers/line_process.ts";
+import { spawnTraced } from "../_helpers/line_process.ts";
 
 const child = new URL("../store/checkpoint_kill_child.ts", import.meta.url)
   .pathname;
@@ -78,28 +78,17 @@ const killAt = async (
 ): Promise<boolean> => {
   const log = path.join(path.dirname(root), `strace.${randomUUID()}.log`);
   const errors = path.join(path.dirname(root), "child.stderr");
-  const traced = new Deno.Command("strace", {
-    args: [
-      ...tracingInto(log, "fsync,rename,renameat,renameat2", 40_000),
-      Deno.execPath(),
-      "run",
-      "-A",
-      child,
-      "jsonl",
-      root,
-      "s",
-      "100000",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const { traced, reader, pid } = await spawnTraced(
+    log,
+    "fsync,rename,renameat,renameat2",
+    40_000,
+    [child, "jsonl", root, "s", "100000"],
+    "piped",
+  );
   const stderr = traced.stderr.pipeTo(
     (await Deno.open(errors, { write: true, create: true, truncate: true }))
       .writable,
   );
-  const reader = traced.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  const pid = await readPid(reader);
   const deadline = Date.now() + 30_000;
   let reached = false;
   const exited = traced.status.then(() => true);

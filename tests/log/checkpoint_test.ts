@@ -30,7 +30,6 @@ import {
 } from "@palimpsest/session";
 import { encodeEventLine, readSessionFile } from "@palimpsest/session/jsonl";
 import { catalogMigration } from "@palimpsest/session/migrations";
-import { decodeEventResult } from "@palimpsest/session/schema";
 import {
   type CheckpointCandidate,
   decodeCheckpoint,
@@ -208,35 +207,29 @@ Deno.test("a checkpoint inside turns, compactions and prunes, then the rest, is 
   );
 });
 
+/** A `turn/start` of `turn` at `seq` (time 0), or its completed `turn/end`. */
+const turnEvent = (
+  kind: "start" | "end",
+  seq: number,
+  turn: number,
+): SessionEvent =>
+  decoded({
+    type: `turn/${kind}`,
+    seq,
+    time: 0,
+    data: kind === "start" ? { turn } : { turn, reason: { kind: "completed" } },
+  });
+
 Deno.test("a session opened from a checkpoint refuses to hand out events it does not hold", () => {
-  const events = [0, 1, 2, 3].map((seq) =>
-    decoded({
-      type: "turn/start",
-      seq,
-      time: 0,
-      data: { turn: seq },
-    })
-  ).concat([4, 5].map((seq) =>
-    decoded({
-      type: "turn/end",
-      seq,
-      time: 0,
-      data: { turn: 7 - seq, reason: { kind: "completed" } },
-    })
-  ));
+  const events = [0, 1, 2, 3].map((seq) => turnEvent("start", seq, seq))
+    .concat([4, 5].map((seq) => turnEvent("end", seq, 7 - seq)));
   const prefix = Effect.runSync(Session.fromEvents(header, events));
   const restored = roundTrip(prefix);
   // Turns 0 and 1 are still open: held from the first one's start.
   assert.equal(Session.heldFrom(restored), 0);
   const closed = Effect.runSync(Session.fromEvents(
     header,
-    events.slice(0, 1)
-      .concat([decoded({
-        type: "turn/end",
-        seq: 1,
-        time: 0,
-        data: { turn: 0, reason: { kind: "completed" } },
-      })]),
+    events.slice(0, 1).concat([turnEvent("end", 1, 0)]),
   ));
   const after = roundTrip(closed);
   assert.equal(Session.heldFrom(after), 2);
@@ -307,13 +300,13 @@ Deno.test("a checkpoint is refused when damaged, foreign or stale", () => {
   // version field: not read, whatever it holds.
   const reversioned = (version: number) => {
     const json = record.text.slice(65, -1).replace(
-      '"checkpoint":2',
+      '"checkpoint":3',
       `"checkpoint":${version}`,
     );
     return `${createHash("sha256").update(json).digest("hex")}\n${json}\n`;
   };
-  assert.equal(problem(reversioned(1)), "unreadable");
-  assert.equal(problem(reversioned(3)), "unreadable");
+  assert.equal(problem(reversioned(2)), "unreadable");
+  assert.equal(problem(reversioned(4)), "unreadable");
   // A checkpoint that names a node twice (its order rehashed): invalid,
   // whether the node is pinned or held.
   const json = record.text.slice(65, -1);
@@ -385,22 +378,8 @@ Deno.test("a checkpoint of an empty log, or of nothing new, is not written", () 
   const empty = Session.make(header);
   assert.equal(encodeCheckpoint(empty), undefined);
   const one = Effect.runSync(Session.fromEvents(header, [
-    Result.getOrThrow(
-      decodeEventResult({
-        type: "turn/start",
-        seq: 0,
-        time: 0,
-        data: { turn: 0 },
-      }),
-    ),
-    Result.getOrThrow(
-      decodeEventResult({
-        type: "turn/end",
-        seq: 1,
-        time: 0,
-        data: { turn: 0, reason: { kind: "completed" } },
-      }),
-    ),
+    turnEvent("start", 0, 0),
+    turnEvent("end", 1, 0),
   ]));
   const restored = roundTrip(one);
   // It holds neither its last event nor a node: the writer reads the last

@@ -455,20 +455,21 @@ const rewriteRefs = (
   return out;
 };
 
+/** The value at `path` of keys into `value`, or undefined where one is missing. */
+const at = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>(
+    (v, key) =>
+      typeof v === "object" && v !== null && key in v
+        ? Reflect.get(v, key)
+        : undefined,
+    value,
+  );
+
 const contentText = (e: Obj): string => {
-  const data = e["data"];
-  const message = typeof data === "object" && data !== null && "message" in data
-    ? data.message
-    : undefined;
-  const content =
-    typeof message === "object" && message !== null && "content" in message
-      ? message.content
-      : [];
+  const content = at(e, "data", "message", "content");
   const first = Array.isArray(content) ? content[0] : undefined;
-  return typeof first === "object" && first !== null && "text" in first &&
-      typeof first.text === "string"
-    ? first.text
-    : "";
+  const text = at(first, "text");
+  return typeof text === "string" ? text : "";
 };
 
 /**
@@ -657,14 +658,7 @@ export function headerPrompts(events: ReadonlyArray<Obj>): Array<string> {
   const out = [""];
   for (const e of events) {
     if (e["type"] !== "request/header") continue;
-    const data = e["data"];
-    const header = typeof data === "object" && data !== null && "header" in data
-      ? data.header
-      : undefined;
-    const system =
-      typeof header === "object" && header !== null && "system" in header
-        ? header.system
-        : "";
+    const system = at(e, "data", "header", "system");
     const p = typeof system === "string" ? system : "";
     if (p !== out[out.length - 1]) out.push(p);
   }

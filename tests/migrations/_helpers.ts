@@ -202,6 +202,9 @@ export const ev = {
     type: "assistant/chunk",
     data: { turn, step, chunk },
   }),
+  /** One `assistant/chunk` per text, of turn 0, step 0. */
+  chunks: (...texts: ReadonlyArray<string>): Array<Record<string, unknown>> =>
+    texts.map((text) => ev.chunk(text)),
   assistantV1: (
     id: string,
     sources?: ReadonlyArray<number>,

@@ -107,8 +107,7 @@ Deno.test("v1ToV2", async (t) => {
     "embeds cited chunks as the stream, with each chunk's time, and drops the sources",
     () => {
       const out = emitted(v1ToV2, [
-        ev.chunk("a"),
-        ev.chunk("b"),
+        ...ev.chunks("a", "b"),
         ev.assistantV1("m", [0, 1]),
       ]);
       assert.equal(out.length, 1);
@@ -141,9 +140,7 @@ Deno.test("v1ToV2", async (t) => {
     "unclaimed chunks become one attempt before the message that claims the others",
     () => {
       const out = emitted(v1ToV2, [
-        ev.chunk("a"),
-        ev.chunk("b"),
-        ev.chunk("c"),
+        ...ev.chunks("a", "b", "c"),
         ev.assistantV1("m", [1]),
       ]);
       assert.deepEqual(

@@ -300,7 +300,9 @@ postgresTest(
   "a database of an earlier release gains the checkpoint table and keeps its sessions",
   async (url) => {
     await stored(url, "old");
-    // As an earlier release left it: no checkpoint table, no record of it.
+    // As an earlier release left it: no checkpoint table, no record of it
+    // nor of the migrations after it (the migrator runs only those past the
+    // newest it recorded; the catalogue's columns are added again as is).
     await sql(url, "DROP TABLE palimpsest_checkpoints");
     await sql(
       url,

@@ -1,6 +1,6 @@
 /**
  * Messages for the provider mapping tests, by who says them: the user, a
- * plugin's system prompt, or the model `m` of provider `p`.
+ * plugin's system prompt, the model `m` of provider `p`, or a tool.
  *
  * @module
  */
@@ -35,4 +35,19 @@ export const fromModel = (
   role: "assistant",
   source: { kind: "model", provider: "p", model: "m" },
   content,
+});
+
+/** The result message `id` of the call `callId`, its block holding `content`. */
+export const fromTool = (
+  id: string,
+  callId: string,
+  content: Extract<
+    Message["content"][number],
+    { readonly type: "tool-result" }
+  >["content"],
+): Message => ({
+  id,
+  role: "user",
+  source: { kind: "tool", callId },
+  content: [{ type: "tool-result", toolCallId: callId, content }],
 });

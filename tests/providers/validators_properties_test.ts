@@ -25,29 +25,35 @@ import {
   openAIResponsesBody,
 } from "../_helpers/request_bodies.ts";
 
-const targets: ReadonlyArray<
-  readonly [
-    string,
-    (messages: ReadonlyArray<Message>) => ReadonlyArray<RequestViolation>,
-  ]
-> = [
-  ["OpenAI Chat", (m) => validateOpenAIChat(openAIChatBody(m))],
-  ["OpenAI Responses", (m) => validateOpenAIResponses(openAIResponsesBody(m))],
-  ["Anthropic", (m) => validateAnthropic(anthropicBody(m))],
-  ["Gemini", (m) => validateGemini(geminiBody(m))],
-];
+type Check = (
+  messages: ReadonlyArray<Message>,
+) => ReadonlyArray<RequestViolation>;
 
-/** Each target's body of the messages alone: no tools. */
-const withoutTools: ReadonlyArray<
-  readonly [
-    string,
-    (messages: ReadonlyArray<Message>) => ReadonlyArray<RequestViolation>,
-  ]
-> = [
-  ["OpenAI Chat", (m) => validateOpenAIChat(toOpenAIChat(m))],
-  ["OpenAI Responses", (m) => validateOpenAIResponses(toOpenAIResponses(m))],
-  ["Anthropic", (m) => validateAnthropic(toAnthropic(m))],
-  ["Gemini", (m) => validateGemini(toGemini(m))],
+/**
+ * A provider's validator over its body of the messages: `withTools` as a
+ * request with tools defined, `bare` the messages alone.
+ */
+const target = <B>(
+  name: string,
+  validate: (body: B) => ReadonlyArray<RequestViolation>,
+  withTools: (messages: ReadonlyArray<Message>) => B,
+  bare: (messages: ReadonlyArray<Message>) => B,
+): { name: string; check: Check; checkBare: Check } => ({
+  name,
+  check: (m) => validate(withTools(m)),
+  checkBare: (m) => validate(bare(m)),
+});
+
+const targets = [
+  target("OpenAI Chat", validateOpenAIChat, openAIChatBody, toOpenAIChat),
+  target(
+    "OpenAI Responses",
+    validateOpenAIResponses,
+    openAIResponsesBody,
+    toOpenAIResponses,
+  ),
+  target("Anthropic", validateAnthropic, anthropicBody, toAnthropic),
+  target("Gemini", validateGemini, geminiBody, toGemini),
 ];
 
 const calls = (messages: ReadonlyArray<Message>): number =>
@@ -59,7 +65,7 @@ const calls = (messages: ReadonlyArray<Message>): number =>
     0,
   );
 
-for (const [name, check] of targets) {
+for (const { name, check } of targets) {
   const valid = (messages: ReadonlyArray<Message>): void =>
     assert.deepEqual(check(messages), [], JSON.stringify(messages));
 
@@ -100,7 +106,7 @@ const holdsToolBlocks = (messages: ReadonlyArray<Message>): boolean =>
     m.content.some((b) => b.type === "tool-call" || b.type === "tool-result")
   );
 
-for (const [name, check] of withoutTools) {
+for (const { name, checkBare: check } of targets) {
   Deno.test(`${name}: a body with tool calls or results and no tools is refused, and only then`, () => {
     let refused = 0;
     fc.assert(

@@ -29,6 +29,31 @@ const user: Message = {
   content: [{ type: "text", text: "q" }],
 };
 
+/** The violation of a call (the message's block 1) left unanswered. */
+const unanswered = (
+  messageIndex: number,
+  nextAssistantIndex: number | undefined,
+) => ({
+  _tag: "UnansweredToolCall",
+  callId: "c1",
+  messageIndex,
+  blockIndex: 1,
+  nextAssistantIndex,
+});
+
+/** The violation of a result (the message's block 0) no earlier call asked for. */
+const unknownResult = (
+  callId: string,
+  messageIndex: number,
+  late: boolean,
+) => ({
+  _tag: "UnknownToolResult",
+  callId,
+  messageIndex,
+  blockIndex: 0,
+  late,
+});
+
 Deno.test("checkTranscript names each call and result that is not paired", async (t) => {
   await t.step("a paired transcript is clean", () => {
     assert.deepEqual(
@@ -47,23 +72,13 @@ Deno.test("checkTranscript names each call and result that is not paired", async
   await t.step("a call unanswered before the next assistant message", () => {
     assert.deepEqual(
       checkTranscript([assistant("a0", "c1"), user, assistant("a1")]),
-      [{
-        _tag: "UnansweredToolCall",
-        callId: "c1",
-        messageIndex: 0,
-        blockIndex: 1,
-        nextAssistantIndex: 2,
-      }],
+      [unanswered(0, 2)],
     );
   });
   await t.step("a call unanswered at the end", () => {
-    assert.deepEqual(checkTranscript([user, assistant("a0", "c1")]), [{
-      _tag: "UnansweredToolCall",
-      callId: "c1",
-      messageIndex: 1,
-      blockIndex: 1,
-      nextAssistantIndex: undefined,
-    }]);
+    assert.deepEqual(checkTranscript([user, assistant("a0", "c1")]), [
+      unanswered(1, undefined),
+    ]);
   });
   await t.step("a second result for one call", () => {
     assert.deepEqual(
@@ -78,13 +93,9 @@ Deno.test("checkTranscript names each call and result that is not paired", async
     );
   });
   await t.step("a result for an unknown call", () => {
-    assert.deepEqual(checkTranscript([user, result("zz")]), [{
-      _tag: "UnknownToolResult",
-      callId: "zz",
-      messageIndex: 1,
-      blockIndex: 0,
-      late: false,
-    }]);
+    assert.deepEqual(checkTranscript([user, result("zz")]), [
+      unknownResult("zz", 1, false),
+    ]);
   });
   await t.step("a result after the next assistant message is late", () => {
     const violations = checkTranscript([
@@ -92,19 +103,10 @@ Deno.test("checkTranscript names each call and result that is not paired", async
       assistant("a1"),
       result("c1"),
     ]);
-    assert.deepEqual(violations, [{
-      _tag: "UnansweredToolCall",
-      callId: "c1",
-      messageIndex: 0,
-      blockIndex: 1,
-      nextAssistantIndex: 1,
-    }, {
-      _tag: "UnknownToolResult",
-      callId: "c1",
-      messageIndex: 2,
-      blockIndex: 0,
-      late: true,
-    }]);
+    assert.deepEqual(violations, [
+      unanswered(0, 1),
+      unknownResult("c1", 2, true),
+    ]);
   });
   await t.step("a call id used twice", () => {
     const violations = checkTranscript([

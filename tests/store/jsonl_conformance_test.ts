@@ -7,14 +7,13 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { layerJsonlStore, type Session } from "@palimpsest/session";
+import { layerJsonlStore } from "@palimpsest/session";
 import {
   checkpointConformance,
   spawnDenoWriter,
   storeConformance,
 } from "@palimpsest/session/testing";
-import { renderSessionHtml } from "@palimpsest/session/view";
-import { Result } from "effect";
+import { viewReaders } from "../_helpers/checkpoints.ts";
 import { heldUnder } from "./held.ts";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "conformance-jsonl-"));
@@ -27,12 +26,8 @@ storeConformance({
   held: () => heldUnder(root),
 });
 
-// The HTML view, asked of a session opened from a checkpoint as of the whole.
-const readers = {
-  view: (session: Session) => Result.getOrThrow(renderSessionHtml(session)),
-};
 checkpointConformance({
-  readers,
+  readers: viewReaders,
   name: "layerJsonlStore",
   make: (checkpoints) => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoints-jsonl-"));

@@ -8,24 +8,19 @@
 import {
   layerMemoryStore,
   makeMemoryStore,
-  type Session,
   SessionStore,
 } from "@palimpsest/session";
-import { Effect, Layer, Result } from "effect";
+import { Effect, Layer } from "effect";
 import {
   checkpointConformance,
   storeConformance,
 } from "@palimpsest/session/testing";
-import { renderSessionHtml } from "@palimpsest/session/view";
+import { viewReaders } from "../_helpers/checkpoints.ts";
 
 storeConformance({ name: "layerMemoryStore", layer: () => layerMemoryStore() });
 
-// The HTML view, asked of a session opened from a checkpoint as of the whole.
-const readers = {
-  view: (session: Session) => Result.getOrThrow(renderSessionHtml(session)),
-};
 checkpointConformance({
-  readers,
+  readers: viewReaders,
   name: "layerMemoryStore",
   make: (checkpoints) => {
     const made = Effect.runSync(makeMemoryStore({ checkpoints }));

@@ -16,16 +16,42 @@ export const CHROMIUM = "/usr/bin/chromium";
 /** The URL a page is served at. */
 export const PAGE_URL = "http://palimpsest.test/page.html";
 
+/** A page open in a tab, with what it asked for and the errors it met. */
+export interface Opened {
+  readonly page: Page;
+  /** Every URL the page asked for but its own. */
+  readonly requests: string[];
+  readonly errors: string[];
+}
+
 /** A browser with a fresh profile, and a way to open a page in it. */
 export interface Browser {
   /** Opens `html` in a new tab; `requests` gets every other URL asked for. */
   readonly open: (
     html: string,
     options?: { readonly javaScript?: boolean },
-  ) => Promise<{ page: Page; requests: string[]; errors: string[] }>;
+  ) => Promise<Opened>;
   /** Closes the browser and removes its profile. */
   readonly close: () => Promise<void>;
 }
+
+/**
+ * Opens `html` in a new tab of `browser`, runs `check` on it and closes the
+ * tab, also when the check fails.
+ */
+export const onPage = async (
+  browser: Browser,
+  html: string,
+  check: (opened: Opened) => Promise<void>,
+  options?: { readonly javaScript?: boolean },
+): Promise<void> => {
+  const opened = await browser.open(html, options);
+  try {
+    await check(opened);
+  } finally {
+    await opened.page.close();
+  }
+};
 
 /**
  * Launches chromium (on first use) headless with no sandbox, no background networking and

@@ -304,78 +304,48 @@ export function toAnthropic(
 ): AnthropicRequest {
   const { resolve, paired, system, start } = adapterInput(messages, options);
   const out: AnthropicMessage[] = [];
-  let user: AnthropicUserMessage | undefined;
-  let assistant: AnthropicAssistantMessage | undefined;
-  const userTurn = (): AnthropicUserMessage => {
-    if (user === undefined) {
-      assistant = undefined;
-      user = { role: "user", content: [] };
-      out.push(user);
-    }
-    return user;
-  };
-  const assistantTurn = (): AnthropicAssistantMessage => {
-    if (assistant === undefined) {
-      user = undefined;
-      assistant = { role: "assistant", content: [] };
-      out.push(assistant);
-    }
-    return assistant;
-  };
+  // The open turn is the last one: a block of the other role opens a new
+  // one, so consecutive messages of one role merge into one turn.
+  function turn(role: "user"): AnthropicUserMessage;
+  function turn(role: "assistant"): AnthropicAssistantMessage;
+  function turn(role: "user" | "assistant"): AnthropicMessage;
+  function turn(role: "user" | "assistant"): AnthropicMessage {
+    const last = out[out.length - 1];
+    if (last?.role === role) return last;
+    const opened: AnthropicMessage = { role, content: [] };
+    out.push(opened);
+    return opened;
+  }
   for (let i = start; i < paired.length; i++) {
     const message = paired[i];
     if (message === undefined) continue;
-    if (message.role === "assistant") {
-      for (const block of message.content) {
-        switch (block.type) {
-          case "text":
-            if (!blank(block.text)) {
-              assistantTurn().content.push({ type: "text", text: block.text });
-            }
-            break;
-          case "image":
-          case "file":
-            assistantTurn().content.push({
-              type: "text",
-              text: omittedText(block, resolve(block)),
-            });
-            break;
-          case "tool-call":
-            assistantTurn().content.push({
-              type: "tool_use",
-              id: anthropicToolId(block.id),
-              name: sentToolName(block.name, MAX_TOOL_NAME),
-              input: parseToolArguments(block.arguments),
-            });
-            break;
-          default:
-            break;
-        }
-      }
-      continue;
-    }
+    const role = message.role === "assistant" ? "assistant" : "user";
     for (const block of message.content) {
-      switch (block.type) {
-        case "text":
-          if (!blank(block.text)) {
-            userTurn().content.push({ type: "text", text: block.text });
-          }
-          break;
-        case "image":
-        case "file":
-          userTurn().content.push(media(block, resolve));
-          break;
-        case "tool-result": {
-          const turn = userTurn();
-          // Results go first in their turn; after pairing they already are,
-          // unless a turn merged text before them.
-          let at = 0;
-          while (turn.content[at]?.type === "tool_result") at++;
-          turn.content.splice(at, 0, toolResult(block, resolve));
-          break;
+      if (block.type === "text") {
+        if (!blank(block.text)) {
+          turn(role).content.push({ type: "text", text: block.text });
         }
-        default:
-          break;
+      } else if (block.type === "image" || block.type === "file") {
+        if (role === "assistant") {
+          turn(role).content.push({
+            type: "text",
+            text: omittedText(block, resolve(block)),
+          });
+        } else turn(role).content.push(media(block, resolve));
+      } else if (block.type === "tool-call" && role === "assistant") {
+        turn(role).content.push({
+          type: "tool_use",
+          id: anthropicToolId(block.id),
+          name: sentToolName(block.name, MAX_TOOL_NAME),
+          input: parseToolArguments(block.arguments),
+        });
+      } else if (block.type === "tool-result" && role === "user") {
+        const results = turn(role).content;
+        // Results go first in their turn; after pairing they already are,
+        // unless a turn merged text before them.
+        let at = 0;
+        while (results[at]?.type === "tool_result") at++;
+        results.splice(at, 0, toolResult(block, resolve));
       }
     }
   }

@@ -5,7 +5,12 @@
  * @module
  */
 import type { JsonObject } from "../content.ts";
-import type { ToolChoice, ToolDefinition } from "../tool_definitions.ts";
+import {
+  namedTool,
+  type ToolChoice,
+  type ToolDefinition,
+  toolFields,
+} from "../tool_definitions.ts";
 
 /** An Anthropic tool. */
 export interface AnthropicTool {
@@ -63,19 +68,18 @@ export function anthropicTools(
   tools: ReadonlyArray<ToolDefinition>,
   choice?: ToolChoice,
 ): AnthropicTools {
-  if (tools.length === 0) return {};
-  return {
-    tools: tools.map((d) => ({
-      name: d.name,
-      ...(d.description === undefined ? {} : { description: d.description }),
+  return toolFields(
+    tools,
+    choice,
+    (d) => ({
+      ...namedTool(d),
       input_schema: { ...d.parameters, type: "object" },
-    })),
-    ...(choice === undefined ? {} : {
-      tool_choice: choice === "required"
-        ? { type: "any" }
-        : typeof choice === "string"
-        ? { type: choice }
-        : { type: "tool", name: choice.tool },
     }),
-  };
+    (c): AnthropicToolChoice =>
+      c === "required"
+        ? { type: "any" }
+        : typeof c === "string"
+        ? { type: c }
+        : { type: "tool", name: c.tool },
+  );
 }

@@ -5,7 +5,12 @@
  * @module
  */
 import type { JsonObject } from "../content.ts";
-import type { ToolChoice, ToolDefinition } from "../tool_definitions.ts";
+import {
+  namedTool,
+  type ToolChoice,
+  type ToolDefinition,
+  toolFields,
+} from "../tool_definitions.ts";
 
 /** An OpenAI Chat Completions function tool. */
 export interface OpenAIChatTool {
@@ -58,20 +63,16 @@ export function openAIChatTools(
   tools: ReadonlyArray<ToolDefinition>,
   choice?: ToolChoice,
 ): OpenAIChatTools {
-  if (tools.length === 0) return {};
-  return {
-    tools: tools.map((d) => ({
+  return toolFields(
+    tools,
+    choice,
+    (d) => ({
       type: "function",
-      function: {
-        name: d.name,
-        ...(d.description === undefined ? {} : { description: d.description }),
-        parameters: d.parameters,
-      },
-    })),
-    ...(choice === undefined ? {} : {
-      tool_choice: typeof choice === "string"
-        ? choice
-        : { type: "function", function: { name: choice.tool } },
+      function: { ...namedTool(d), parameters: d.parameters },
     }),
-  };
+    (c): OpenAIChatToolChoice =>
+      typeof c === "string"
+        ? c
+        : { type: "function", function: { name: c.tool } },
+  );
 }

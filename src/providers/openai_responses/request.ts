@@ -345,15 +345,10 @@ export function validateOpenAIResponses(
   request.input.forEach((item, i) => {
     switch (item.type) {
       case "function_call":
-        if (firstTool < 0) firstTool = i;
-        calls.call(item.call_id, i);
-        if (item.call_id.length > MAX_CALL_ID) {
-          found.push(violation("InvalidToolCallId", i, item.call_id));
-        }
-        break;
       case "function_call_output":
         if (firstTool < 0) firstTool = i;
-        calls.answer(item.call_id, i);
+        if (item.type === "function_call") calls.call(item.call_id, i);
+        else calls.answer(item.call_id, i);
         if (item.call_id.length > MAX_CALL_ID) {
           found.push(violation("InvalidToolCallId", i, item.call_id));
         }

@@ -5,7 +5,12 @@
  * @module
  */
 import type { JsonObject } from "../content.ts";
-import type { ToolChoice, ToolDefinition } from "../tool_definitions.ts";
+import {
+  namedTool,
+  type ToolChoice,
+  type ToolDefinition,
+  toolFields,
+} from "../tool_definitions.ts";
 
 /** An OpenAI Responses function tool. */
 export interface OpenAIResponsesTool {
@@ -67,19 +72,16 @@ export function openAIResponsesTools(
   tools: ReadonlyArray<ToolDefinition>,
   choice?: ToolChoice,
 ): OpenAIResponsesTools {
-  if (tools.length === 0) return {};
-  return {
-    tools: tools.map((d) => ({
+  return toolFields(
+    tools,
+    choice,
+    (d) => ({
       type: "function",
-      name: d.name,
-      ...(d.description === undefined ? {} : { description: d.description }),
+      ...namedTool(d),
       parameters: d.parameters,
       strict: false,
-    })),
-    ...(choice === undefined ? {} : {
-      tool_choice: typeof choice === "string"
-        ? choice
-        : { type: "function", name: choice.tool },
     }),
-  };
+    (c): OpenAIResponsesToolChoice =>
+      typeof c === "string" ? c : { type: "function", name: c.tool },
+  );
 }
