@@ -36,7 +36,15 @@ import * as Layer from "effect/Layer";
 import * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import type { PgClient } from "@effect/sql-pg";
+import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
+import type { ListError } from "../store/store.ts";
+import {
+  type ListPage,
+  type ListQuery,
+  queryEntries,
+  resolveQuery,
+} from "../store/catalogue.ts";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import type { Session, SessionHeader } from "../session/session.ts";
 import {
@@ -237,6 +245,33 @@ const routed = (shards: Shards): ShardedSessionStore => {
   const holderStore = (id: string) =>
     Effect.map(locateShard(shards, id), (shard) => (shard ?? home(id)).store);
 
+  // Every server's page after the cursor, merged: the first `limit` of
+  // their union are the page (the cursor is a key, alike on every server).
+  function list(): Effect.Effect<ReadonlyArray<string>, StorageError>;
+  function list(query: ListQuery): Effect.Effect<ListPage, ListError>;
+  function list(
+    query?: ListQuery,
+  ): Effect.Effect<ReadonlyArray<string> | ListPage, ListError> {
+    const all = [...shards.byName.values()];
+    if (query === undefined) {
+      return Effect.map(
+        Effect.forEach(all, (shard) => shard.store.list(), {
+          concurrency: "unbounded",
+        }),
+        (lists) => [...new Set(lists.flat())].sort(),
+      );
+    }
+    const resolved = resolveQuery(query);
+    if (Result.isFailure(resolved)) return Effect.fail(resolved.failure);
+    return Effect.map(
+      Effect.forEach(all, (shard) => shard.store.list(query), {
+        concurrency: "unbounded",
+      }),
+      (pages) =>
+        queryEntries(pages.flatMap((page) => page.sessions), resolved.success),
+    );
+  }
+
   const open: SessionStore["open"] = <E = never>(
     id: string,
     options?: OpenOptions<E>,
@@ -308,15 +343,9 @@ const routed = (shards: Shards): ShardedSessionStore => {
     stat: (id) => onFirstHolder(shards, id, (shard) => shard.store.stat(id)),
     breakLease: (id) =>
       onFirstHolder(shards, id, (shard) => shard.store.breakLease(id)),
-    list: () =>
-      Effect.map(
-        Effect.forEach(
-          [...shards.byName.values()],
-          (shard) => shard.store.list(),
-          { concurrency: "unbounded" },
-        ),
-        (lists) => [...new Set(lists.flat())].sort(),
-      ),
+    list,
+    remove: (id) =>
+      onFirstHolder(shards, id, (shard) => shard.store.remove(id)),
   };
 };
 

@@ -52,6 +52,7 @@ Deno.test("resolveSettings applies the defaults and keeps the password out of th
 // An append that ended before COMMIT settles nothing: the claims are not asked.
 const unasked: Claims = {
   claim: () => Effect.die("claim"),
+  refusal: () => Effect.die("refusal"),
   guard: () => Effect.die("guard"),
   keepAlive: () => Effect.die("keepAlive"),
   release: () => Effect.die("release"),
