@@ -123,6 +123,30 @@ export const storedMarks = async (
   });
 };
 
+/**
+ * Whether a session's head row is stored, and the turns of its stored
+ * `turn/start` events, read in one snapshot (a create still in flight is
+ * seen whole or not at all).
+ */
+export const storedSession = async (
+  url: string,
+  id: string,
+): Promise<{ readonly exists: boolean; readonly turns: number[] }> => {
+  const rows = await sql(
+    url,
+    `SELECT e.line FROM palimpsest_sessions s
+     LEFT JOIN palimpsest_events e ON e.session_id = s.id
+     WHERE s.id = $1 ORDER BY e.seq`,
+    [id],
+  );
+  const turns = rows.flatMap((row) => {
+    if (row.line === null) return [];
+    const event = JSON.parse(String(row.line));
+    return event.type === "turn/start" ? [Number(event.data.turn)] : [];
+  });
+  return { exists: rows.length > 0, turns };
+};
+
 /** The turns of the `turn/start` events stored for a session, in order. */
 export const storedTurns = async (url: string, id: string): Promise<number[]> =>
   (await storedMarks(url, id)).filter(([type]) => type === "turn/start").map((
