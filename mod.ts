@@ -98,6 +98,7 @@ export type {
 export type {
   AssistantAttemptEvent,
   AssistantMessageEvent,
+  AssistantPartialEvent,
   CompactionEndEvent,
   CompactionPruneEvent,
   CompactionStartEvent,

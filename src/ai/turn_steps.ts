@@ -59,6 +59,7 @@ import {
   type TurnState,
 } from "./turn_state.ts";
 import { answerStep, tryCompact } from "./turn_request.ts";
+import { partialSettings } from "./turn_partial.ts";
 
 /**
  * Before `turn/start`: fails while another turn runs on the handle; an
@@ -172,6 +173,7 @@ export const startTurn: <Tools extends ToolMap>(
     overflowTest: options.isContextOverflow ?? isContextOverflow,
     maxOverflowRetries: Math.max(0, options.maxOverflowRetries ?? 2),
     idleTimeout: options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT,
+    partial: partialSettings(options.partial),
     source: {
       kind: "model",
       provider: options.model.provider,

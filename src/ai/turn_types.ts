@@ -32,6 +32,19 @@ export const INVALID_ARGUMENTS = "INVALID_ARGUMENTS" as const;
 /** Error code of a tool result for a tool that failed. */
 export const TOOL_FAILED = "TOOL_FAILED" as const;
 
+/**
+ * How the turn loop batches a streaming answer's parts into
+ * `assistant/partial` events: a batch is written once the parts waiting
+ * reach `maxBytes` of JSON, or `interval` after the first of them arrived,
+ * whichever comes first. Each batch is one durable store append.
+ */
+export interface PartialOptions {
+  /** The longest a streamed part waits before it is written; 100 ms by default. */
+  readonly interval?: Duration.Input;
+  /** The JSON bytes of waiting parts that make a batch; 4096 by default. */
+  readonly maxBytes?: number;
+}
+
 /** Options of {@link runTurn}. */
 export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
   /** A write handle on the session. */
@@ -79,6 +92,13 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    * (`TransportError`). Timed with the `Clock`; 5 minutes by default.
    */
   readonly idleTimeout?: Duration.Input;
+  /**
+   * The partial answer: while a request streams, its parts are appended in
+   * batches as `assistant/partial` events (log-only), so a crash keeps what
+   * streamed and a follower sees it as it comes ({@link PartialOptions}:
+   * every 100 ms or 4 KB, whichever comes first); `false` writes none.
+   */
+  readonly partial?: PartialOptions | false;
   /**
    * A turn or a compaction a crash left open: `close` it first, as
    * `store.repair` records it (the default), or `refuse`

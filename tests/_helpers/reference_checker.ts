@@ -61,6 +61,7 @@ const LOG_ONLY_TYPES = [
   "step/start",
   "step/end",
   "assistant/attempt",
+  "assistant/partial",
   "tool/call",
   "request/header",
   "request/context",
@@ -250,6 +251,8 @@ const DATA_RULES: Record<string, (d: unknown) => boolean> = {
   "step/start": (d) => isObj(d) && turnStep(d),
   "step/end": (d) => isObj(d) && turnStep(d),
   "assistant/attempt": (d) => isObj(d) && turnStep(d) && isStream(d.stream),
+  "assistant/partial": (d) =>
+    isObj(d) && turnStep(d) && isCounter(d.offset) && isStream(d.stream),
   "tool/call": (d) =>
     isObj(d) && turnStep(d) && isNonEmptyStr(d.callId) && isStr(d.name) &&
     isStr(d.arguments),

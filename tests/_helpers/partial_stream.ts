@@ -1,0 +1,94 @@
+/**
+ * What a stream of `effect/ai` parts says, for comparing a partial answer's
+ * batches with the stream they came from: consecutive deltas of one part
+ * (text, reasoning, tool arguments) joined into one, times dropped.
+ *
+ * @module
+ */
+import type { AssistantPartialEvent, SessionEvent } from "@palimpsest/session";
+
+/** One part of what a stream says. */
+export type Said =
+  | { readonly type: string; readonly id: string; readonly delta: string }
+  | { readonly chunk: unknown };
+
+const DELTAS = new Set(["text-delta", "reasoning-delta", "tool-params-delta"]);
+
+const deltaOf = (chunk: unknown) => {
+  if (typeof chunk !== "object" || chunk === null) return undefined;
+  const type = Reflect.get(chunk, "type");
+  const id = Reflect.get(chunk, "id");
+  const delta = Reflect.get(chunk, "delta");
+  return typeof type === "string" && DELTAS.has(type) &&
+      typeof id === "string" && typeof delta === "string"
+    ? { type, id, delta }
+    : undefined;
+};
+
+/** The stream's chunks with consecutive deltas of one part joined. */
+export const said = (chunks: Iterable<unknown>): Said[] => {
+  const out: Said[] = [];
+  for (const chunk of chunks) {
+    const delta = deltaOf(chunk);
+    const last = out[out.length - 1];
+    if (
+      delta !== undefined && last !== undefined && "delta" in last &&
+      last.type === delta.type && last.id === delta.id
+    ) {
+      out[out.length - 1] = { ...last, delta: last.delta + delta.delta };
+    } else {
+      out.push(delta ?? { chunk });
+    }
+  }
+  return out;
+};
+
+/**
+ * Whether `partial` says a prefix of what `full` says: the same parts in
+ * the same order, but the last one of `partial`, which may be the start of
+ * its delta.
+ */
+export const isPrefixOf = (
+  partial: ReadonlyArray<Said>,
+  full: ReadonlyArray<Said>,
+): boolean => {
+  if (partial.length > full.length) return false;
+  for (let i = 0; i < partial.length; i++) {
+    const p = partial[i];
+    const f = full[i];
+    if (p === undefined || f === undefined) return false;
+    if ("delta" in p) {
+      if (!("delta" in f) || p.type !== f.type || p.id !== f.id) return false;
+      const whole = p.delta === f.delta;
+      if (
+        !whole && (i !== partial.length - 1 || !f.delta.startsWith(p.delta))
+      ) {
+        return false;
+      }
+    } else if (JSON.stringify(p) !== JSON.stringify(f)) return false;
+  }
+  return true;
+};
+
+/** The partial batches of a log. */
+export const partialsOf = (
+  events: ReadonlyArray<SessionEvent>,
+): AssistantPartialEvent[] =>
+  events.flatMap((e) => e.type === "assistant/partial" ? [e] : []);
+
+/**
+ * The partial batches of the last request in a log's events (from the last
+ * batch at offset 0 on), as what they say.
+ */
+export const lastPartialAnswer = (
+  events: ReadonlyArray<SessionEvent>,
+): Said[] => {
+  const batches = partialsOf(events);
+  let first = batches.length - 1;
+  while (first > 0 && batches[first]?.data.offset !== 0) first--;
+  return said(
+    batches.slice(Math.max(0, first)).flatMap((b) =>
+      b.data.stream.map((r) => r.chunk)
+    ),
+  );
+};
