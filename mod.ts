@@ -237,7 +237,13 @@ export {
   type OpenTurn,
   type OpenWork,
   openWork,
+  type PartialAnswerPolicy,
 } from "./src/session/repair.ts";
+export {
+  type PartialAnswer,
+  partialAnswers,
+  type PartialBlock,
+} from "./src/session/partial.ts";
 export {
   AppendOutcomeUnknown,
   HandleClosed,
@@ -267,6 +273,7 @@ export {
   type OpenMode,
   type OpenOptions,
   type OpenReport,
+  type RepairOptions,
   type RepairResult,
   type ResolveError,
   type ResolveOptions,

@@ -25,6 +25,7 @@ import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import type { Response } from "effect/ai";
+import type { ModelSource } from "../core/message.ts";
 import type { SessionHandle, SessionStore } from "../store/store.ts";
 import type { EventDraft } from "../session/session.ts";
 import type { TimedPart } from "./record.ts";
@@ -159,7 +160,11 @@ export const joinDeltas = (
  */
 export const makePartialWriter = (
   handle: SessionHandle,
-  where: { readonly turn: number; readonly step: number },
+  where: {
+    readonly turn: number;
+    readonly step: number;
+    readonly source: ModelSource;
+  },
   parts: ReadonlyArray<TimedPart>,
   settings: PartialSettings | undefined,
 ): Effect.Effect<PartialWriter, never, Scope.Scope | SessionStore> => {
@@ -181,7 +186,15 @@ export const makePartialWriter = (
       const draft: EventDraft = {
         type: "assistant/partial",
         ignorable: true,
-        data: { turn: where.turn, step: where.step, offset, stream },
+        data: {
+          turn: where.turn,
+          step: where.step,
+          offset,
+          stream,
+          // The first batch names the model, for a repair that appends
+          // the partial answer as the model's message.
+          ...(offset === 0 ? { source: where.source } : {}),
+        },
       };
       return Effect.catch(
         Effect.asVoid(appendDrafts(handle, [draft])),

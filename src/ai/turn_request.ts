@@ -237,7 +237,7 @@ export const requestAnswer: <Tools extends ToolMap>(
   const exit = yield* Effect.scoped(Effect.flatMap(
     makePartialWriter(
       state.options.handle,
-      { turn: state.turn, step },
+      { turn: state.turn, step, source: state.source },
       parts,
       state.partial,
     ),

@@ -12,6 +12,7 @@ import type { AiError, Response, Tool, Toolkit } from "effect/ai";
 import type { SessionSeq } from "../core/seq.ts";
 import type { SessionEvent, TurnEndReason } from "../core/event.ts";
 import type { AppendError, EventDraft, Session } from "../session/session.ts";
+import type { PartialAnswerPolicy } from "../session/repair.ts";
 import type { SessionHandle, WriteError } from "../store/store.ts";
 import type { PairingRepair } from "../providers/pairing.ts";
 import type { CompactionPolicy, OnOpen } from "./compaction.ts";
@@ -106,6 +107,13 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    * and write nothing.
    */
   readonly onOpen?: OnOpen;
+  /**
+   * When a crash left a turn open with an answer cut while it streamed
+   * (its `assistant/partial` batches): `"keep"` it for people only (the
+   * default), or `"append"` its text and reasoning as an interrupted
+   * `assistant/message` before the closers (`store.repair`'s option).
+   */
+  readonly partialAnswer?: PartialAnswerPolicy;
   /**
    * Told each {@link TurnEvent} as it happens (text as it streams, each
    * tool call, compaction, each step's end, the turn's end); the turn waits

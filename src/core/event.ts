@@ -313,6 +313,8 @@ export interface AssistantPartialData {
   readonly offset: number;
   /** The records, in the order they arrived. */
   readonly stream: ReadonlyArray<StreamRecord>;
+  /** The model, on a request's first batch. */
+  readonly source?: ModelSourceType;
 }
 
 /** Data of `tool/call`. */
@@ -446,6 +448,7 @@ export const AssistantPartialData: Schema.Codec<AssistantPartialData> = Schema
     step: Counter,
     offset: Counter,
     stream: Schema.Array(StreamRecord),
+    source: Schema.optionalKey(ModelSource),
   });
 
 /** Schema of {@link ToolCallData}. */

@@ -233,7 +233,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
-  const repair: SessionStore["repair"] = (handle) =>
+  const repair: SessionStore["repair"] = (handle, options) =>
     Effect.suspend(() => {
       let closers: ReadonlyArray<SessionEvent> = [];
       return Effect.map(
@@ -241,6 +241,9 @@ export function makeSessionStore(core: StoreCore): SessionStore {
           closers = interruptedTurnClosers(heldEvents(session), {
             surface: session.surface,
             live: liveWork(handle),
+            ...(options?.partialAnswer === undefined
+              ? {}
+              : { partialAnswer: options.partialAnswer }),
           });
           return closers.length === 0
             ? Effect.succeed(session)

@@ -6,6 +6,8 @@
  * @module
  */
 import type { AssistantPartialEvent, SessionEvent } from "@palimpsest/session";
+import { decodeEventResult } from "@palimpsest/session/schema";
+import { Result } from "effect";
 
 /** One part of what a stream says. */
 export type Said =
@@ -92,3 +94,101 @@ export const lastPartialAnswer = (
     ),
   );
 };
+
+/** The model of the crashed log. */
+export const source = { kind: "model", provider: "p", model: "m" };
+/** A stream record at time 7. */
+export const record = (chunk: unknown) => ({ time: 7, chunk });
+const decode = (raw: ReadonlyArray<unknown>): SessionEvent[] =>
+  raw.map((e) => Result.getOrThrow(decodeEventResult(e)));
+
+/** A turn whose second step's answer was cut while it streamed. */
+export const crashed = (): SessionEvent[] =>
+  decode([
+    { type: "turn/start", seq: 0, time: 1, data: { turn: 0 } },
+    {
+      type: "user/message",
+      seq: 1,
+      time: 1,
+      surfaceOp: "append",
+      data: {
+        id: "u",
+        role: "user",
+        source: { kind: "user" },
+        content: [{ type: "text", text: "Go" }],
+      },
+    },
+    { type: "step/start", seq: 2, time: 2, data: { turn: 0, step: 0 } },
+    {
+      type: "assistant/partial",
+      seq: 3,
+      time: 3,
+      ignorable: true,
+      data: {
+        turn: 0,
+        step: 0,
+        offset: 0,
+        source,
+        stream: [
+          record({ type: "text-start", id: "t" }),
+          record({ type: "text-delta", id: "t", delta: "Settled " }),
+        ],
+      },
+    },
+    {
+      type: "assistant/message",
+      seq: 4,
+      time: 4,
+      surfaceOp: "append",
+      data: {
+        turn: 0,
+        step: 0,
+        stream: [],
+        message: {
+          id: "a",
+          role: "assistant",
+          source,
+          content: [{ type: "text", text: "Settled answer." }],
+        },
+      },
+    },
+    { type: "step/end", seq: 5, time: 5, data: { turn: 0, step: 0 } },
+    { type: "step/start", seq: 6, time: 6, data: { turn: 0, step: 1 } },
+    {
+      type: "assistant/partial",
+      seq: 7,
+      time: 7,
+      ignorable: true,
+      data: {
+        turn: 0,
+        step: 1,
+        offset: 0,
+        source,
+        stream: [
+          record({ type: "reasoning-start", id: "r" }),
+          record({ type: "reasoning-delta", id: "r", delta: "Think." }),
+          record({ type: "text-start", id: "t" }),
+          record({ type: "text-delta", id: "t", delta: "Half an " }),
+        ],
+      },
+    },
+    {
+      type: "assistant/partial",
+      seq: 8,
+      time: 8,
+      ignorable: true,
+      data: {
+        turn: 0,
+        step: 1,
+        offset: 4,
+        stream: [
+          record({ type: "text-delta", id: "t", delta: "answer" }),
+          record({ type: "text-end", id: "t" }),
+          record({ type: "tool-params-start", id: "c1", name: "read" }),
+          record({ type: "tool-call", id: "c1", name: "read", params: {} }),
+          record({ type: "tool-params-start", id: "c2", name: "write" }),
+          record({ type: "tool-params-delta", id: "c2", delta: '{"pa' }),
+        ],
+      },
+    },
+  ]);

@@ -243,3 +243,77 @@ Deno.test("a part that waits is written after the interval, with no new part to 
   );
   assert.ok(isPrefixOf(streamed, said(answer.data.stream.map((r) => r.chunk))));
 });
+
+/** A session a crash left mid-answer, then a turn run on it. */
+const afterCrash = (options: Options) => {
+  const scripted = scriptedModel({ stream: [{ parts: secondAnswer }] });
+  const root = tempDir("palimpsest-partial-");
+  return Effect.runPromise(
+    Effect.gen(function* () {
+      const { handle } = yield* newSession([
+        { type: "turn/start", data: { turn: 0 } },
+        {
+          type: "user/message",
+          surfaceOp: "append",
+          data: {
+            id: "u",
+            role: "user",
+            source: { kind: "user" },
+            content: [{ type: "text", text: "Go" }],
+          },
+        },
+        { type: "step/start", data: { turn: 0, step: 0 } },
+        {
+          type: "assistant/partial",
+          ignorable: true,
+          data: {
+            turn: 0,
+            step: 0,
+            offset: 0,
+            source: { kind: "model", ...model },
+            stream: firstAnswer.slice(0, 11).map((chunk) => ({
+              time: 1,
+              chunk,
+            })),
+          },
+        },
+      ]);
+      const outcome = yield* runTurn({
+        handle,
+        toolkit: yield* tools,
+        model,
+        input: "Again?",
+        ...options,
+      });
+      return { outcome, prompt: JSON.stringify(scripted.streamed[0]) };
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(
+        Layer.mergeAll(scripted.layer, handlers, layerJsonlStore({ root })),
+      ),
+    ),
+  );
+};
+
+Deno.test("after a crash mid-answer, runTurn keeps the partial answer out of the request by default", async () => {
+  const { outcome, prompt } = await afterCrash({});
+  assert.deepEqual(outcome.recovered.map((e) => e.type), [
+    "step/end",
+    "turn/end",
+  ]);
+  assert.ok(!prompt.includes("Let me read it."));
+  assert.ok(!prompt.includes("The user wants"));
+});
+
+Deno.test("with partialAnswer append, runTurn sends the partial answer's text as an interrupted message, without its call", async () => {
+  const { outcome, prompt } = await afterCrash({ partialAnswer: "append" });
+  const [message] = outcome.recovered;
+  assert.ok(message?.type === "assistant/message");
+  assert.equal(message.data.interrupted, true);
+  assert.deepEqual(message.data.message.content, [
+    { type: "reasoning", text: "The user wants a file." },
+    { type: "text", text: "Let me read it." },
+  ]);
+  assert.ok(prompt.includes("Let me read it."));
+  assert.ok(!prompt.includes('"a.txt"'));
+});
