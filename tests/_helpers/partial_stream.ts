@@ -95,8 +95,34 @@ export const lastPartialAnswer = (
   );
 };
 
+/** The data of a user message "Go", id `u`. */
+export const userGo = {
+  id: "u",
+  role: "user",
+  source: { kind: "user" },
+  content: [{ type: "text", text: "Go" }],
+} as const;
+
+/** The data of an `assistant/partial` batch of turn 0 holding `chunks`. */
+export const partialData = (
+  step: number,
+  offset: number,
+  chunks: ReadonlyArray<unknown>,
+  source?: {
+    readonly kind: "model";
+    readonly provider: string;
+    readonly model: string;
+  },
+) => ({
+  turn: 0,
+  step,
+  offset,
+  ...(source === undefined ? {} : { source }),
+  stream: chunks.map((chunk) => ({ time: 7, chunk })),
+});
+
 /** The model of the crashed log. */
-export const source = { kind: "model", provider: "p", model: "m" };
+export const source = { kind: "model", provider: "p", model: "m" } as const;
 /** A stream record at time 7. */
 export const record = (chunk: unknown) => ({ time: 7, chunk });
 const decode = (raw: ReadonlyArray<unknown>): SessionEvent[] =>
@@ -111,12 +137,7 @@ export const crashed = (): SessionEvent[] =>
       seq: 1,
       time: 1,
       surfaceOp: "append",
-      data: {
-        id: "u",
-        role: "user",
-        source: { kind: "user" },
-        content: [{ type: "text", text: "Go" }],
-      },
+      data: userGo,
     },
     { type: "step/start", seq: 2, time: 2, data: { turn: 0, step: 0 } },
     {
@@ -124,16 +145,10 @@ export const crashed = (): SessionEvent[] =>
       seq: 3,
       time: 3,
       ignorable: true,
-      data: {
-        turn: 0,
-        step: 0,
-        offset: 0,
-        source,
-        stream: [
-          record({ type: "text-start", id: "t" }),
-          record({ type: "text-delta", id: "t", delta: "Settled " }),
-        ],
-      },
+      data: partialData(0, 0, [
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Settled " },
+      ], source),
     },
     {
       type: "assistant/message",
@@ -159,36 +174,25 @@ export const crashed = (): SessionEvent[] =>
       seq: 7,
       time: 7,
       ignorable: true,
-      data: {
-        turn: 0,
-        step: 1,
-        offset: 0,
-        source,
-        stream: [
-          record({ type: "reasoning-start", id: "r" }),
-          record({ type: "reasoning-delta", id: "r", delta: "Think." }),
-          record({ type: "text-start", id: "t" }),
-          record({ type: "text-delta", id: "t", delta: "Half an " }),
-        ],
-      },
+      data: partialData(1, 0, [
+        { type: "reasoning-start", id: "r" },
+        { type: "reasoning-delta", id: "r", delta: "Think." },
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "Half an " },
+      ], source),
     },
     {
       type: "assistant/partial",
       seq: 8,
       time: 8,
       ignorable: true,
-      data: {
-        turn: 0,
-        step: 1,
-        offset: 4,
-        stream: [
-          record({ type: "text-delta", id: "t", delta: "answer" }),
-          record({ type: "text-end", id: "t" }),
-          record({ type: "tool-params-start", id: "c1", name: "read" }),
-          record({ type: "tool-call", id: "c1", name: "read", params: {} }),
-          record({ type: "tool-params-start", id: "c2", name: "write" }),
-          record({ type: "tool-params-delta", id: "c2", delta: '{"pa' }),
-        ],
-      },
+      data: partialData(1, 4, [
+        { type: "text-delta", id: "t", delta: "answer" },
+        { type: "text-end", id: "t" },
+        { type: "tool-params-start", id: "c1", name: "read" },
+        { type: "tool-call", id: "c1", name: "read", params: {} },
+        { type: "tool-params-start", id: "c2", name: "write" },
+        { type: "tool-params-delta", id: "c2", delta: '{"pa' },
+      ]),
     },
   ]);

@@ -19,7 +19,12 @@ import { finish, scriptedModel, type StreamReply } from "./_scripted.ts";
 import { tempDir } from "../_helpers/store.ts";
 import { layerJsonlStore } from "@palimpsest/session";
 import { newSession } from "./_session.ts";
-import { isPrefixOf, said } from "../_helpers/partial_stream.ts";
+import {
+  isPrefixOf,
+  partialData,
+  said,
+  userGo,
+} from "../_helpers/partial_stream.ts";
 import { Read } from "./_read_tool.ts";
 
 const tools = Toolkit.make(Read);
@@ -252,30 +257,15 @@ const afterCrash = (options: Options) => {
     Effect.gen(function* () {
       const { handle } = yield* newSession([
         { type: "turn/start", data: { turn: 0 } },
-        {
-          type: "user/message",
-          surfaceOp: "append",
-          data: {
-            id: "u",
-            role: "user",
-            source: { kind: "user" },
-            content: [{ type: "text", text: "Go" }],
-          },
-        },
+        { type: "user/message", surfaceOp: "append", data: userGo },
         { type: "step/start", data: { turn: 0, step: 0 } },
         {
           type: "assistant/partial",
           ignorable: true,
-          data: {
-            turn: 0,
-            step: 0,
-            offset: 0,
-            source: { kind: "model", ...model },
-            stream: firstAnswer.slice(0, 11).map((chunk) => ({
-              time: 1,
-              chunk,
-            })),
-          },
+          data: partialData(0, 0, firstAnswer.slice(0, 11), {
+            kind: "model",
+            ...model,
+          }),
         },
       ]);
       const outcome = yield* runTurn({

@@ -30,6 +30,7 @@ import {
   withStore,
 } from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
+import { partialData } from "../_helpers/partial_stream.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const fileOf = (root: string, id: string) =>
@@ -744,15 +745,7 @@ Deno.test("a batch of partial answers alone is written without a sync; any other
   const partial = {
     type: "assistant/partial",
     ignorable: true,
-    data: {
-      turn: 0,
-      step: 0,
-      offset: 0,
-      stream: [{
-        time: 1,
-        chunk: { type: "text-delta", id: "t", delta: "Hi" },
-      }],
-    },
+    data: partialData(0, 0, [{ type: "text-delta", id: "t", delta: "Hi" }]),
   } as const;
   const synced = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
     const writer = yield* store.create(header("p"));
