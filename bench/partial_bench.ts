@@ -16,10 +16,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
-import { Effect, Layer, Result, Schema, Stream } from "effect";
-import { LanguageModel, type Response, Tool, Toolkit } from "effect/ai";
+import { Effect, Layer, Result, Schema } from "effect";
+import { type Response, Tool, Toolkit } from "effect/ai";
 import { layerJsonlStore, Session, SessionStore } from "@palimpsest/session";
 import { runTurn } from "@palimpsest/session/ai";
+import { loopbackModel } from "../tests/_helpers/partial_stream.ts";
 
 const flag = Deno.args.indexOf("--before");
 const before = flag === -1 ? undefined : Deno.args[flag + 1];
@@ -57,17 +58,7 @@ const last: ReadonlyArray<Response.StreamPartEncoded> = [
 ];
 
 /** A loopback model: the long answer, then the last, for every turn. */
-const model = () => {
-  let request = 0;
-  return Layer.effect(
-    LanguageModel.LanguageModel,
-    LanguageModel.make({
-      generateText: () => Effect.succeed([]),
-      streamText: () =>
-        Stream.fromIterable(request++ % 2 === 0 ? answer : last),
-    }),
-  );
-};
+const model = () => loopbackModel([answer, last]);
 const Note = Tool.make("note", {
   parameters: Schema.Struct({ text: Schema.String }),
   success: Schema.String,

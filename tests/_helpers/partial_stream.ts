@@ -7,7 +7,54 @@
  */
 import type { AssistantPartialEvent, SessionEvent } from "@palimpsest/session";
 import { decodeEventResult } from "@palimpsest/session/schema";
-import { Result } from "effect";
+import { Effect, Layer, Result, Stream } from "effect";
+import { LanguageModel, type Response } from "effect/ai";
+
+/**
+ * A part `kind` (text, reasoning, tool arguments of a call to `tool`)
+ * streamed in `pieces`: its start, a delta per piece, its end.
+ */
+export const streamedPart = (
+  kind: "text" | "reasoning" | "tool-params",
+  id: string,
+  pieces: ReadonlyArray<string>,
+  tool = "note",
+): Response.StreamPartEncoded[] => [
+  kind === "tool-params"
+    ? { type: "tool-params-start", id, name: tool }
+    : { type: `${kind}-start`, id },
+  ...pieces.map((delta): Response.StreamPartEncoded => ({
+    type: `${kind}-delta`,
+    id,
+    delta,
+  })),
+  { type: `${kind}-end`, id },
+];
+
+/**
+ * A loopback model: request k streams answer k of `script` (counted
+ * modulo its length), one part every `gapMs` ms (none: all at once).
+ */
+export const loopbackModel = (
+  script: ReadonlyArray<ReadonlyArray<Response.StreamPartEncoded>>,
+  gapMs = 0,
+): Layer.Layer<LanguageModel.LanguageModel> => {
+  let request = 0;
+  return Layer.effect(
+    LanguageModel.LanguageModel,
+    LanguageModel.make({
+      generateText: () => Effect.succeed([]),
+      streamText: () => {
+        const parts = Stream.fromIterable(
+          script[request++ % script.length] ?? [],
+        );
+        return gapMs === 0
+          ? parts
+          : Stream.tap(parts, () => Effect.sleep(gapMs));
+      },
+    }),
+  );
+};
 
 /** One part of what a stream says. */
 export type Said =

@@ -23,6 +23,7 @@ import {
   isPrefixOf,
   partialData,
   said,
+  streamedPart,
   userGo,
 } from "../_helpers/partial_stream.ts";
 import { Read } from "./_read_tool.ts";
@@ -33,33 +34,16 @@ const handlers = tools.toLayer({
 });
 const model = { provider: "scripted", model: "test-1" };
 
-/** A part `kind` (text, reasoning, tool arguments) streamed in `deltas`. */
-const part = (
-  kind: "text" | "reasoning" | "tool-params",
-  id: string,
-  deltas: ReadonlyArray<string>,
-): Response.StreamPartEncoded[] => [
-  kind === "tool-params"
-    ? { type: "tool-params-start", id, name: "read" }
-    : { type: `${kind}-start`, id },
-  ...deltas.map((delta): Response.StreamPartEncoded => ({
-    type: `${kind}-delta`,
-    id,
-    delta,
-  })),
-  { type: `${kind}-end`, id },
-];
-
 /** A first answer with reasoning, text and a call whose arguments stream. */
 const firstAnswer: ReadonlyArray<Response.StreamPartEncoded> = [
-  ...part("reasoning", "r", ["The user wants ", "a file."]),
-  ...part("text", "t", ["Let me ", "read it."]),
-  ...part("tool-params", "c1", ['{"path":', '"a.txt"}']),
+  ...streamedPart("reasoning", "r", ["The user wants ", "a file."]),
+  ...streamedPart("text", "t", ["Let me ", "read it."]),
+  ...streamedPart("tool-params", "c1", ['{"path":', '"a.txt"}'], "read"),
   { type: "tool-call", id: "c1", name: "read", params: { path: "a.txt" } },
   finish("tool-calls"),
 ];
 const secondAnswer: ReadonlyArray<Response.StreamPartEncoded> = [
-  ...part("text", "t", ["It says ", "hello."]),
+  ...streamedPart("text", "t", ["It says ", "hello."]),
   finish("stop"),
 ];
 const script: ReadonlyArray<StreamReply> = [
@@ -215,7 +199,7 @@ const slowModel = (
 
 Deno.test("a part that waits is written after the interval, with no new part to push it", async () => {
   const parts: ReadonlyArray<Response.StreamPartEncoded> = [
-    ...part("text", "t", ["one ", "two ", "three"]),
+    ...streamedPart("text", "t", ["one ", "two ", "three"]),
     finish("stop"),
   ];
   const root = tempDir("palimpsest-partial-");
