@@ -24,7 +24,9 @@ import { loopbackModel } from "../tests/_helpers/partial_stream.ts";
 
 const flag = Deno.args.indexOf("--before");
 const before = flag === -1 ? undefined : Deno.args[flag + 1];
-const numbers = Deno.args.filter((_a, i) => i !== flag && i !== flag + 1);
+const numbers = flag === -1
+  ? Deno.args
+  : Deno.args.filter((_a, i) => i !== flag && i !== flag + 1);
 const parts = Number(numbers[0] ?? 4000);
 const rounds = Number(numbers[1] ?? 9);
 
