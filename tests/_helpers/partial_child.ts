@@ -5,7 +5,8 @@
  * session ID in STORE (a JSONL root folder, or a `postgres://` URL) and
  * runs one turn whose model sends {@link SCRIPT}'s answers one part every
  * {@link GAP_MS} ms, with partial batches every {@link INTERVAL_MS} ms. It
- * prints `created` once the session exists and `done` at the end.
+ * prints `created` once the session exists, `sent N` after the model's
+ * N-th part, and `done` at the end.
  *
  * @module
  */
@@ -67,9 +68,17 @@ export const SCRIPT: ReadonlyArray<ReadonlyArray<Response.StreamPartEncoded>> =
     ],
   ];
 
-/** The slow model: answer k of {@link SCRIPT} for request k. */
-export const slowModel = (): Layer.Layer<LanguageModel.LanguageModel> =>
-  loopbackModel(SCRIPT, GAP_MS);
+/**
+ * The slow model: answer k of {@link SCRIPT} for request k; prints `sent N`
+ * once it sent its N-th part (from 1), so a killer knows how far it got.
+ */
+export const slowModel = (): Layer.Layer<LanguageModel.LanguageModel> => {
+  let sent = 0;
+  return loopbackModel(SCRIPT, GAP_MS, () => console.log(`sent ${++sent}`));
+};
+
+/** The parts the model sends in the whole turn. */
+export const PARTS_SENT: number = SCRIPT.reduce((n, a) => n + a.length, 0);
 
 if (import.meta.main) {
   const [where = "", id = "s"] = Deno.args;

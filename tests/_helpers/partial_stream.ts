@@ -33,11 +33,13 @@ export const streamedPart = (
 
 /**
  * A loopback model: request k streams answer k of `script` (counted
- * modulo its length), one part every `gapMs` ms (none: all at once).
+ * modulo its length), one part every `gapMs` ms (none: all at once),
+ * telling `onSent` once each part is sent.
  */
 export const loopbackModel = (
   script: ReadonlyArray<ReadonlyArray<Response.StreamPartEncoded>>,
   gapMs = 0,
+  onSent?: () => void,
 ): Layer.Layer<LanguageModel.LanguageModel> => {
   let request = 0;
   return Layer.effect(
@@ -48,9 +50,11 @@ export const loopbackModel = (
         const parts = Stream.fromIterable(
           script[request++ % script.length] ?? [],
         );
-        return gapMs === 0
-          ? parts
-          : Stream.tap(parts, () => Effect.sleep(gapMs));
+        return gapMs === 0 && onSent === undefined ? parts : Stream.tap(
+          parts,
+          () =>
+            Effect.andThen(Effect.sleep(gapMs), Effect.sync(() => onSent?.())),
+        );
       },
     }),
   );
@@ -74,6 +78,21 @@ const deltaOf = (chunk: unknown) => {
     : undefined;
 };
 
+/**
+ * A part other than a delta as its type, id and name: the library's
+ * encoding adds fields (`metadata`) that a script's parts leave out.
+ */
+const kindOf = (chunk: unknown): unknown => {
+  if (typeof chunk !== "object" || chunk === null) return chunk;
+  const name = Reflect.get(chunk, "name");
+  const id = Reflect.get(chunk, "id");
+  return {
+    type: Reflect.get(chunk, "type"),
+    ...(id === undefined ? {} : { id }),
+    ...(name === undefined ? {} : { name }),
+  };
+};
+
 /** The stream's chunks with consecutive deltas of one part joined. */
 export const said = (chunks: Iterable<unknown>): Said[] => {
   const out: Said[] = [];
@@ -86,7 +105,7 @@ export const said = (chunks: Iterable<unknown>): Said[] => {
     ) {
       out[out.length - 1] = { ...last, delta: last.delta + delta.delta };
     } else {
-      out.push(delta ?? { chunk });
+      out.push(delta ?? { chunk: kindOf(chunk) });
     }
   }
   return out;
