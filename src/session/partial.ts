@@ -50,13 +50,21 @@ export interface PartialAnswer {
   readonly source: ModelSource | undefined;
 }
 
-const field = (chunk: unknown, key: string): unknown =>
+/**
+ * The field `key` of a recorded stream chunk (opaque JSON), or `undefined`.
+ * @internal
+ */
+export const chunkField = (chunk: unknown, key: string): unknown =>
   typeof chunk === "object" && chunk !== null
     ? Reflect.get(chunk, key)
     : undefined;
 
-const text = (chunk: unknown, key: string): string => {
-  const value = field(chunk, key);
+/**
+ * The string field `key` of a recorded stream chunk, or `""`.
+ * @internal
+ */
+export const chunkText = (chunk: unknown, key: string): string => {
+  const value = chunkField(chunk, key);
   return typeof value === "string" ? value : "";
 };
 
@@ -76,8 +84,8 @@ const contentOf = (
     { id: string; name: string; arguments: string; complete: boolean }
   >();
   for (const { chunk } of stream) {
-    const type = field(chunk, "type");
-    const id = text(chunk, "id");
+    const type = chunkField(chunk, "type");
+    const id = chunkText(chunk, "id");
     switch (type) {
       case "text-start":
       case "reasoning-start":
@@ -87,29 +95,29 @@ const contentOf = (
         const key = `${kind}:${id}`;
         const block = blocks.get(key) ?? { type: kind, text: "" };
         blocks.set(key, block);
-        block.text += text(chunk, "delta");
+        block.text += chunkText(chunk, "delta");
         break;
       }
       case "tool-params-start":
         calls.set(id, {
           id,
-          name: text(chunk, "name"),
+          name: chunkText(chunk, "name"),
           arguments: "",
           complete: false,
         });
         break;
       case "tool-params-delta": {
         const call = calls.get(id);
-        if (call !== undefined) call.arguments += text(chunk, "delta");
+        if (call !== undefined) call.arguments += chunkText(chunk, "delta");
         break;
       }
       case "tool-call": {
-        if (field(chunk, "providerExecuted") === true) break;
+        if (chunkField(chunk, "providerExecuted") === true) break;
         const call = calls.get(id);
-        const params = field(chunk, "params");
+        const params = chunkField(chunk, "params");
         calls.set(id, {
           id,
-          name: text(chunk, "name"),
+          name: chunkText(chunk, "name"),
           arguments: call?.arguments ||
             (params === undefined ? "" : JSON.stringify(params)),
           complete: true,
