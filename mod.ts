@@ -98,6 +98,7 @@ export type {
 export type {
   AssistantAttemptEvent,
   AssistantMessageEvent,
+  AssistantPartialEvent,
   CompactionEndEvent,
   CompactionPruneEvent,
   CompactionStartEvent,
@@ -260,7 +261,13 @@ export {
   type OpenTurn,
   type OpenWork,
   openWork,
+  type PartialAnswerPolicy,
 } from "./src/session/repair.ts";
+export {
+  type PartialAnswer,
+  partialAnswers,
+  type PartialBlock,
+} from "./src/session/partial.ts";
 export {
   AppendOutcomeUnknown,
   HandleClosed,
@@ -293,6 +300,7 @@ export {
   type OpenOptions,
   type OpenReport,
   type RemoveError,
+  type RepairOptions,
   type RepairResult,
   type ResolveError,
   type ResolveOptions,

@@ -11,6 +11,7 @@ import { projectEvent } from "../src/surface/project.ts";
 import { isSurfaceEvent } from "@palimpsest/session";
 import { messageChars } from "../src/history/surface_nodes.ts";
 import type { OpenWork } from "@palimpsest/session";
+import type { PartialAnswer } from "@palimpsest/session";
 
 /**
  * Cuts a text to `max` characters, saying how many were left out.
@@ -58,6 +59,30 @@ const blockText = (block: ContentBlock, max: number): string => {
 export function messageLine(message: Message, max: number): string {
   const body = message.content.map((b) => blockText(b, max)).join(" | ");
   return `${message.role}: ${body === "" ? "(empty)" : body}`;
+}
+
+/**
+ * A partial answer (an answer cut while it streamed) as a short line: its
+ * batches, what it had said, and that the model was never sent it.
+ *
+ * @param answer The partial answer.
+ * @param max The most characters kept per block.
+ * @returns The line, without a newline.
+ */
+export function partialLine(answer: PartialAnswer, max: number): string {
+  const said = [
+    ...answer.content.map((b) => blockText(b, max)),
+    ...answer.calls.map((c) =>
+      `[${c.complete ? "call, not run" : "call cut"}] ${c.name} ${
+        cut(c.arguments, max)
+      }`
+    ),
+  ].join(" | ");
+  return `partial answer (turn ${answer.turn}, step ${answer.step}, seq ${
+    answer.seqs.join(", ")
+  }), cut while it streamed, not sent to the model: ${
+    said === "" ? "(nothing yet)" : said
+  }`;
 }
 
 /**

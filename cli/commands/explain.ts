@@ -22,10 +22,10 @@ import {
   emptySurfaceAt,
   surfaceEvent,
 } from "../../src/surface/mod.ts";
-import { lineage, type LineageNode } from "@palimpsest/session";
+import { lineage, type LineageNode, partialAnswers } from "@palimpsest/session";
 import { type Command, okOutcome, usageOutcome } from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
-import { eventLine } from "../render.ts";
+import { eventLine, partialLine } from "../render.ts";
 
 /**
  * One event of a lineage as `explain --json` prints it. The lineage is a
@@ -296,7 +296,17 @@ export const explainCommand: Command = {
         lineage: lineageJson,
       };
       const lines = [eventLine(event, 100)];
-      if (!isSurfaceEvent(event)) {
+      if (event.type === "assistant/partial") {
+        lines.push("a log-only event: it never joins the surface");
+        const answer = partialAnswers(result.success.events).find((a) =>
+          a.seqs.includes(event.seq)
+        );
+        lines.push(
+          answer === undefined
+            ? "a batch of an answer that settled: its assistant/message or assistant/attempt embeds the whole stream"
+            : `a batch of a ${partialLine(answer, 100)}`,
+        );
+      } else if (!isSurfaceEvent(event)) {
         lines.push("a log-only event: it never joins the surface");
       } else if (onSurface) {
         lines.push("on the surface");

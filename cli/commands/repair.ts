@@ -22,7 +22,7 @@ import { interruptedTurnClosers } from "../../src/session/repair.ts";
 import { replayResult } from "@palimpsest/session";
 import { checkTranscript } from "@palimpsest/session";
 import type { Surface } from "@palimpsest/session";
-import { SessionStore } from "@palimpsest/session";
+import { type RepairOptions, SessionStore } from "@palimpsest/session";
 import {
   type Command,
   ExitCode,
@@ -128,23 +128,35 @@ export const repairCommand: Command = {
       "tool/result for each tool call without a result, then step/end if a step\n" +
       "is open and turn/end (reason interrupted) for each open turn. A torn final\n" +
       "line is cut first. Takes the session's writer lock. Repairing a closed log\n" +
-      "appends nothing. Older logs are refused: migrate them first.",
+      "appends nothing. Older logs are refused: migrate them first. An answer cut\n" +
+      "while it streamed (its assistant/partial events) stays in the log for people\n" +
+      "and out of the model's requests; --append-partial also appends its text as\n" +
+      "an interrupted assistant/message.",
     positionals: [{
       name: "FILE",
       summary: "the session log (JSONL, or postgres://…?session=ID)",
     }],
-    options: [flagOption("dry-run", "print the closers, write nothing")],
+    options: [
+      flagOption("dry-run", "print the closers, write nothing"),
+      flagOption(
+        "append-partial",
+        "append a cut answer's streamed text as an interrupted message",
+      ),
+    ],
   },
   run: (args, io) =>
     Effect.gen(function* () {
       const file = args.positionals[0] ?? "";
+      const options: RepairOptions = args.flags.has("append-partial")
+        ? { partialAnswer: "append" }
+        : {};
       const codeOf = (tag: string) =>
         ioTags.has(tag) ? ExitCode.usage : ExitCode.invalid;
       if (args.flags.has("dry-run")) {
         const loaded = yield* loadOrFail(file, io);
         if (loaded._tag === "Failure") return loaded.failure;
         const log = loaded.success;
-        const closers = interruptedTurnClosers(log.events);
+        const closers = interruptedTurnClosers(log.events, options);
         const folded = replayResult(closers, log.session.surface);
         if (folded._tag === "Failure") {
           return failureOutcome(ExitCode.invalid, file, folded.failure.error);
@@ -165,7 +177,7 @@ export const repairCommand: Command = {
             mode: "write",
             wholeLog: true,
           });
-          return yield* store.repair(handle);
+          return yield* store.repair(handle, options);
         })).pipe(
           Effect.provide(
             postgres.layerPostgresStore({
@@ -183,7 +195,7 @@ export const repairCommand: Command = {
         const { closers, session } = repaired.success;
         return repairedReport(file, closers, session, undefined);
       }
-      const done = yield* Effect.result(repairFile(file));
+      const done = yield* Effect.result(repairFile(file, options));
       if (done._tag === "Failure") {
         return failureOutcome(codeOf(done.failure._tag), file, done.failure);
       }

@@ -64,6 +64,7 @@ export {
   type CompactionRefusal,
   type CompactionReport,
   INVALID_ARGUMENTS,
+  type PartialOptions,
   type RequestRepairs,
   type RunTurnOptions,
   TOOL_FAILED,

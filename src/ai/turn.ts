@@ -150,7 +150,11 @@ export function runTurn<Tools extends Record<string, Tool.Any>>(
 const turnLoop = Effect.fnUntraced(function* <Tools extends ToolMap>(
   options: RunTurnOptions<Tools>,
 ) {
-  const recovered = yield* recoverOpenWork(options.handle, options.onOpen);
+  const recovered = yield* recoverOpenWork(
+    options.handle,
+    options.onOpen,
+    options.partialAnswer,
+  );
   const state = yield* startTurn(options, recovered);
   for (let step = 0; step < state.maxSteps; step++) {
     const outcome = yield* runStep(state, step);

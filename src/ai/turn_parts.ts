@@ -64,14 +64,22 @@ const encodePart = Schema.encodeUnknownEffect(Response.StreamPart());
 const jsonReplacer = (_key: string, value: unknown): unknown =>
   value instanceof Error ? { name: value.name, message: value.message } : value;
 
-/** A decoded stream part as the JSON the log keeps. */
+/**
+ * A decoded stream part as the JSON the log keeps, with the length of that
+ * JSON (what a partial batch's byte bound counts).
+ */
 export const chunkOf = (
   part: unknown,
-): Effect.Effect<Response.StreamPartEncoded> =>
+): Effect.Effect<
+  { readonly chunk: Response.StreamPartEncoded; readonly size: number }
+> =>
   Effect.map(
     Effect.orDie(encodePart(part)),
-    (encoded): Response.StreamPartEncoded =>
-      JSON.parse(JSON.stringify(encoded, jsonReplacer)),
+    (encoded) => {
+      const json = JSON.stringify(encoded, jsonReplacer);
+      const chunk: Response.StreamPartEncoded = JSON.parse(json);
+      return { chunk, size: json.length };
+    },
   );
 
 /** How long a request may go without a stream part by default. */

@@ -14,7 +14,12 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Stream from "effect/Stream";
-import { type AiError, LanguageModel } from "effect/ai";
+import {
+  type AiError,
+  LanguageModel,
+  type Response,
+  type Tool,
+} from "effect/ai";
 import type { SessionSeq } from "../core/seq.ts";
 import type { Message } from "../core/message.ts";
 import { type EventDraft, Session } from "../session/session.ts";
@@ -36,6 +41,7 @@ import {
 } from "./turn_recovery.ts";
 import { estimateTokensByChars } from "../core/tokens.ts";
 import { toPrompt } from "./prompt.ts";
+import { makePartialWriter, type PartialWriter } from "./turn_partial.ts";
 import { addUsage, chunkOf, seqOfNext, withIdleTimeout } from "./turn_parts.ts";
 import type {
   CompactionRefusal,
@@ -81,10 +87,9 @@ export const streamAnswer = <Tools extends ToolMap>(
   current: StepState,
   messages: ReadonlyArray<Message>,
   parts: TimedPart[],
-): Effect.Effect<void, AiError.AiError, TurnServices<Tools>> => {
-  const { turn } = state;
-  const { step } = current;
-  return LanguageModel.streamText({
+  partial: PartialWriter,
+): Effect.Effect<void, AiError.AiError, TurnServices<Tools>> =>
+  LanguageModel.streamText({
     prompt: toPrompt(messages),
     toolkit: state.options.toolkit,
     disableToolCallResolution: true,
@@ -95,29 +100,43 @@ export const streamAnswer = <Tools extends ToolMap>(
       Effect.flatMap(
         Clock.currentTimeMillis,
         (time) =>
-          Effect.flatMap(chunkOf(part), (chunk) => {
-            parts.push({ time, chunk });
-            switch (part.type) {
-              case "text-delta":
-              case "reasoning-delta":
-                return emit(state, {
-                  type: part.type,
-                  turn,
-                  step,
-                  id: part.id,
-                  delta: part.delta,
-                });
-              case "finish":
-                addUsage(state.usage, part.usage);
-                addUsage(current.usage, part.usage);
-                return Effect.void;
-              default:
-                return Effect.void;
-            }
+          Effect.flatMap(chunkOf(part), ({ chunk, size }) => {
+            const record = { time, chunk };
+            parts.push(record);
+            const write = partial.add(part, size);
+            const told = tell(state, current, part);
+            return write === undefined ? told : Effect.andThen(write, told);
           }),
       )
     ),
   );
+
+/**
+ * What a stream part tells: a text or reasoning delta is told to
+ * `onEvent`, a finish's usage added to the turn's and the step's.
+ */
+const tell = <Tools extends ToolMap>(
+  state: TurnState<Tools>,
+  current: StepState,
+  part: Response.StreamPart<Record<string, Tool.Any>>,
+): Effect.Effect<void> => {
+  switch (part.type) {
+    case "text-delta":
+    case "reasoning-delta":
+      return emit(state, {
+        type: part.type,
+        turn: state.turn,
+        step: current.step,
+        id: part.id,
+        delta: part.delta,
+      });
+    case "finish":
+      addUsage(state.usage, part.usage);
+      addUsage(current.usage, part.usage);
+      return Effect.void;
+    default:
+      return Effect.void;
+  }
 };
 
 /**
@@ -213,7 +232,17 @@ export const requestAnswer: <Tools extends ToolMap>(
     step,
     state.repairs,
   );
-  const exit = yield* streamAnswer(state, current, messages, parts).pipe(
+  // The partial writer's scope closes (its last batch written) before the
+  // answer is appended, whole or cut.
+  const exit = yield* Effect.scoped(Effect.flatMap(
+    makePartialWriter(
+      state.options.handle,
+      { turn: state.turn, step, source: state.source },
+      parts,
+      state.partial,
+    ),
+    (partial) => streamAnswer(state, current, messages, parts, partial),
+  )).pipe(
     Effect.onInterrupt(() =>
       Effect.ignore(appendAnswer(state, step, parts, true))
     ),

@@ -21,6 +21,7 @@ import type { SessionStore } from "../store/store.ts";
 import { appendDrafts, type StoreAppendError } from "./_store.ts";
 import { failureOf } from "./turn_recovery.ts";
 import type { UsageSums } from "./turn_parts.ts";
+import type { PartialSettings } from "./turn_partial.ts";
 import type {
   CompactionReport,
   RequestRepairs,
@@ -53,6 +54,8 @@ export interface TurnState<Tools extends ToolMap> {
   /** Forced compactions one step may make after overflows. */
   readonly maxOverflowRetries: number;
   readonly idleTimeout: Duration.Input;
+  /** The partial answer's batching; `undefined` when it is off. */
+  readonly partial: PartialSettings | undefined;
   /** The assistant messages' source. */
   readonly source: {
     readonly kind: "model";

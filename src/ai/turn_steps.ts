@@ -22,7 +22,7 @@ import type { SessionEvent } from "../core/event.ts";
 import { type EventDraft, knownEventAt, Session } from "../session/session.ts";
 import { heldEvents } from "../session/prior.ts";
 import { Draft } from "../session/drafts.ts";
-import { openWork } from "../session/repair.ts";
+import { openWork, type PartialAnswerPolicy } from "../session/repair.ts";
 import {
   type SessionHandle,
   SessionStore,
@@ -59,6 +59,7 @@ import {
   type TurnState,
 } from "./turn_state.ts";
 import { answerStep, tryCompact } from "./turn_request.ts";
+import { partialSettings } from "./turn_partial.ts";
 
 /**
  * Before `turn/start`: fails while another turn runs on the handle; an
@@ -70,11 +71,12 @@ import { answerStep, tryCompact } from "./turn_request.ts";
 export const recoverOpenWork: (
   handle: SessionHandle,
   onOpen: OnOpen | undefined,
+  partialAnswer?: PartialAnswerPolicy,
 ) => Effect.Effect<
   ReadonlyArray<SessionEvent>,
   TurnInProgress | CompactionInProgress | SurfaceError | WriteError,
   SessionStore
-> = Effect.fnUntraced(function* (handle, onOpen) {
+> = Effect.fnUntraced(function* (handle, onOpen, partialAnswer) {
   const live = liveWork(handle);
   const open = openWork(heldEvents(handle.session));
   const running = open.turns.find((t) => live.turns.has(t.turn));
@@ -109,7 +111,10 @@ export const recoverOpenWork: (
   }
   if (turnLeft === undefined && compactionLeft === undefined) return [];
   const store = yield* SessionStore;
-  return (yield* store.repair(handle)).closers;
+  return (yield* store.repair(
+    handle,
+    partialAnswer === undefined ? undefined : { partialAnswer },
+  )).closers;
 });
 
 /**
@@ -172,6 +177,7 @@ export const startTurn: <Tools extends ToolMap>(
     overflowTest: options.isContextOverflow ?? isContextOverflow,
     maxOverflowRetries: Math.max(0, options.maxOverflowRetries ?? 2),
     idleTimeout: options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT,
+    partial: partialSettings(options.partial),
     source: {
       kind: "model",
       provider: options.model.provider,

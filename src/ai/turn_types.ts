@@ -12,6 +12,7 @@ import type { AiError, Response, Tool, Toolkit } from "effect/ai";
 import type { SessionSeq } from "../core/seq.ts";
 import type { SessionEvent, TurnEndReason } from "../core/event.ts";
 import type { AppendError, EventDraft, Session } from "../session/session.ts";
+import type { PartialAnswerPolicy } from "../session/repair.ts";
 import type { SessionHandle, WriteError } from "../store/store.ts";
 import type { PairingRepair } from "../providers/pairing.ts";
 import type { CompactionPolicy, OnOpen } from "./compaction.ts";
@@ -31,6 +32,19 @@ export const TOOL_NOT_FOUND = "TOOL_NOT_FOUND" as const;
 export const INVALID_ARGUMENTS = "INVALID_ARGUMENTS" as const;
 /** Error code of a tool result for a tool that failed. */
 export const TOOL_FAILED = "TOOL_FAILED" as const;
+
+/**
+ * How the turn loop batches a streaming answer's parts into
+ * `assistant/partial` events: a batch is written once the parts waiting
+ * reach `maxBytes` of JSON, or `interval` after the first of them arrived,
+ * whichever comes first. Each batch is one durable store append.
+ */
+export interface PartialOptions {
+  /** The longest a streamed part waits before it is written; 100 ms by default. */
+  readonly interval?: Duration.Input;
+  /** The JSON bytes of waiting parts that make a batch; 4096 by default. */
+  readonly maxBytes?: number;
+}
 
 /** Options of {@link runTurn}. */
 export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
@@ -80,12 +94,26 @@ export interface RunTurnOptions<Tools extends Record<string, Tool.Any>> {
    */
   readonly idleTimeout?: Duration.Input;
   /**
+   * The partial answer: while a request streams, its parts are appended in
+   * batches as `assistant/partial` events (log-only), so a crash keeps what
+   * streamed and a follower sees it as it comes ({@link PartialOptions}:
+   * every 100 ms or 4 KB, whichever comes first); `false` writes none.
+   */
+  readonly partial?: PartialOptions | false;
+  /**
    * A turn or a compaction a crash left open: `close` it first, as
    * `store.repair` records it (the default), or `refuse`
    * ({@link TurnInProgress} or {@link CompactionInProgress}, `live: false`)
    * and write nothing.
    */
   readonly onOpen?: OnOpen;
+  /**
+   * When a crash left a turn open with an answer cut while it streamed
+   * (its `assistant/partial` batches): `"keep"` it for people only (the
+   * default), or `"append"` its text and reasoning as an interrupted
+   * `assistant/message` before the closers (`store.repair`'s option).
+   */
+  readonly partialAnswer?: PartialAnswerPolicy;
   /**
    * Told each {@link TurnEvent} as it happens (text as it streams, each
    * tool call, compaction, each step's end, the turn's end); the turn waits

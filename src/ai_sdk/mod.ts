@@ -12,6 +12,10 @@
  *   resolved), and {@link recordAiSdkSteps} records the steps of its
  *   `generateText` or `streamText` result (answers, tool calls, tool
  *   results, usage) as one turn of the session.
+ * - {@link uiMessageChunks} reads a session's answer from the log as the AI
+ *   SDK's UI message stream, live or finished, from any seq, and
+ *   {@link uiStreamResponse} serves it as server-sent events: a `useChat`
+ *   client that resumes reconnects to the log, with no store of its own.
  *
  * This entry point is the only one that loads the AI SDK packages: a user
  * who does not import it installs nothing more.
@@ -33,4 +37,5 @@ export {
   type RecordedAiSdkTurn,
   toModelMessages,
 } from "./harness.ts";
+export { uiMessageChunks, uiStreamResponse } from "./ui_stream.ts";
 export type { AdapterOptions } from "../providers/content.ts";

@@ -316,6 +316,29 @@ export interface AssistantAttemptData {
   readonly stream: ReadonlyArray<StreamRecord>;
 }
 
+/**
+ * Data of `assistant/partial`: a batch of the stream parts of an answer
+ * still streaming, written as they arrive so that a crash keeps them. The
+ * answer's `assistant/message` (or `assistant/attempt`) still embeds its
+ * whole stream; partial batches never reach the surface.
+ */
+export interface AssistantPartialData {
+  /** The turn. */
+  readonly turn: number;
+  /** The step. */
+  readonly step: number;
+  /**
+   * The index, in the request's stream, of the batch's first record: the
+   * batches of one request follow each other without a gap, the first at
+   * 0 (a batch at 0 starts a new request of the step).
+   */
+  readonly offset: number;
+  /** The records, in the order they arrived. */
+  readonly stream: ReadonlyArray<StreamRecord>;
+  /** The model, on a request's first batch. */
+  readonly source?: ModelSourceType;
+}
+
 /** Data of `tool/call`. */
 export interface ToolCallData {
   /** The turn. */
@@ -458,6 +481,16 @@ export const AssistantAttemptData: Schema.Codec<AssistantAttemptData> = Schema
     turn: Counter,
     step: Counter,
     stream: Schema.Array(StreamRecord),
+  });
+
+/** Schema of {@link AssistantPartialData}. */
+export const AssistantPartialData: Schema.Codec<AssistantPartialData> = Schema
+  .Struct({
+    turn: Counter,
+    step: Counter,
+    offset: Counter,
+    stream: Schema.Array(StreamRecord),
+    source: Schema.optionalKey(ModelSource),
   });
 
 /** Schema of {@link ToolCallData}. */
@@ -615,6 +648,11 @@ export type AssistantAttemptEvent = LogOnlyEnvelope<
   "assistant/attempt",
   AssistantAttemptData
 >;
+/** `assistant/partial`: stream parts of an answer still streaming. */
+export type AssistantPartialEvent = LogOnlyEnvelope<
+  "assistant/partial",
+  AssistantPartialData
+>;
 /** `tool/call`. */
 export type ToolCallEvent = LogOnlyEnvelope<"tool/call", ToolCallData>;
 /** `request/header`. */
@@ -663,6 +701,7 @@ export type LogOnlyEvent =
   | StepStartEvent
   | StepEndEvent
   | AssistantAttemptEvent
+  | AssistantPartialEvent
   | ToolCallEvent
   | RequestHeaderEvent
   | RequestContextEvent
@@ -772,6 +811,7 @@ export const logOnlyDataSchemas: {
   "step/start": StepData,
   "step/end": StepData,
   "assistant/attempt": AssistantAttemptData,
+  "assistant/partial": AssistantPartialData,
   "tool/call": ToolCallData,
   "request/header": RequestHeaderData,
   "request/context": RequestContextData,

@@ -84,13 +84,16 @@ export const writeAll = (
 };
 
 /**
- * Appends `bytes` at `length` (the last good length) and syncs; on failure,
- * truncates back to `length` and syncs.
+ * Appends `bytes` at `length` (the last good length) and syncs (unless
+ * `sync` is false: the bytes are then in the system's hands, which a killed
+ * process does not lose, and the next synced append makes them durable);
+ * on failure, truncates back to `length` and syncs.
  *
  * @param io The file calls.
  * @param fd An open descriptor of the file.
  * @param length The last good length: where the batch goes.
  * @param bytes The batch.
+ * @param sync False to leave the batch unsynced; true by default.
  * @returns How it ended.
  */
 export const appendBatch = (
@@ -98,10 +101,11 @@ export const appendBatch = (
   fd: number,
   length: number,
   bytes: Uint8Array,
+  sync = true,
 ): AppendOutcome => {
   try {
     writeAll(io, fd, bytes, length);
-    io.sync(fd);
+    if (sync) io.sync(fd);
     return { _tag: "Written" };
   } catch (cause) {
     try {

@@ -30,7 +30,7 @@ import {
 import { acquireClaim, type HeldClaim, releaseClaim } from "./lock.ts";
 import { readSessionFile, type TornTail } from "../log/reader.ts";
 import { makeJsonlStore } from "./store.ts";
-import type { OpenError, WriteError } from "../store/store.ts";
+import type { OpenError, RepairOptions, WriteError } from "../store/store.ts";
 import { appendBatch, closeQuietly, nodeAppendIo } from "../fs/durable_file.ts";
 import { ioError } from "../fs/io.ts";
 import { encodeEventLines } from "../store/lines.ts";
@@ -58,11 +58,12 @@ export type RepairFileError =
 const viaStore = (
   file: string,
   id: string,
+  options: RepairOptions | undefined,
 ): Effect.Effect<RepairDone, RepairFileError> =>
   Effect.gen(function* () {
     const store = yield* makeJsonlStore({ root: nodePath.dirname(file) });
     return yield* store.withSession(id, (handle) =>
-      Effect.map(store.repair(handle), (done) => ({
+      Effect.map(store.repair(handle, options), (done) => ({
         session: done.session,
         closers: done.closers,
         cutTornTail: handle.report.tornTail,
@@ -110,7 +111,10 @@ const openForWrite = (file: string) =>
     (fd) => Effect.sync(() => closeQuietly(fd)),
   );
 
-const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
+const viaFile = (
+  file: string,
+  options: RepairOptions | undefined,
+): Effect.Effect<RepairDone, RepairFileError> =>
   Effect.scoped(Effect.gen(function* () {
     yield* lockFile(file);
     const log = yield* writableLog(
@@ -119,7 +123,7 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
         (error) => error._tag === "FileIoError" ? storage(error) : error,
       ),
     );
-    const closers = interruptedTurnClosers(log.events);
+    const closers = interruptedTurnClosers(log.events, options);
     const folded = replayResult(closers, log.session.surface);
     if (folded._tag === "Failure") return yield* folded.failure.error;
     const torn = log.report.tornTail;
@@ -173,6 +177,7 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
  * success, failure and interruption alike.
  *
  * @param file The log file (current format version).
+ * @param options What becomes of a partial answer (`partialAnswer`).
  * @returns `Effect<RepairDone, OpenError | SurfaceError | WriteError>`;
  * `FormatTooOld` for an older log (migrate it first), `SessionLocked` when a
  * writer holds it.
@@ -197,6 +202,7 @@ const viaFile = (file: string): Effect.Effect<RepairDone, RepairFileError> =>
  */
 export function repairFile(
   file: string,
+  options?: RepairOptions,
 ): Effect.Effect<RepairDone, RepairFileError> {
   return Effect.suspend(() => {
     // Checked first: making the store would create a missing folder.
@@ -206,6 +212,8 @@ export function repairFile(
       return Effect.fail(storage(ioError("open", file, cause)));
     }
     const id = sessionIdOfFileName(nodePath.basename(file));
-    return id === undefined ? viaFile(file) : viaStore(file, id);
+    return id === undefined
+      ? viaFile(file, options)
+      : viaStore(file, id, options);
   });
 }

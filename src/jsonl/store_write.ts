@@ -25,7 +25,7 @@ import { ioError } from "../fs/io.ts";
 import { appendBatch, publishBytes } from "../fs/durable_file.ts";
 import { writeNewEvents } from "../store/handles.ts";
 import { createdFrom, wholeReport, writableLog } from "../store/open.ts";
-import { encodeBatch, encodeLog } from "../store/lines.ts";
+import { batchNeedsSync, encodeBatch, encodeLog } from "../store/lines.ts";
 import {
   checkpointTarget,
   type JsonlHandleState,
@@ -154,7 +154,13 @@ export const appendEvents = (
     state.fd,
     (fd, from, to): Effect.Effect<void, WriteError> => {
       const bytes = encodeBatch(next, from);
-      const outcome = appendBatch(store.io, fd, state.length, bytes);
+      const outcome = appendBatch(
+        store.io,
+        fd,
+        state.length,
+        bytes,
+        batchNeedsSync(next, from),
+      );
       switch (outcome._tag) {
         case "Written":
           state.length += bytes.length;

@@ -33,7 +33,9 @@ import {
   type Surface,
   surfaceEvent,
 } from "../surface/mod.ts";
+import { type PartialAnswer, partialAnswers } from "./partial.ts";
 import type {
+  AssistantMessageEvent,
   CompactionEndEvent,
   SessionEvent,
   StepEndEvent,
@@ -229,7 +231,20 @@ export interface CloserOptions {
    * would miss the nodes they replace.
    */
   readonly surface?: Surface;
+  /**
+   * What becomes of a partial answer (the `assistant/partial` batches of an
+   * answer a crash cut while it streamed, in the open step of an open
+   * turn): `"keep"` (the default) leaves it in the log for people (the
+   * view, the transcript, a follower) and out of the model's requests;
+   * `"append"` also appends its text and reasoning as an interrupted
+   * `assistant/message` (never a call, whole or half: a call that did not
+   * run has no place in the transcript), before the step is closed.
+   */
+  readonly partialAnswer?: PartialAnswerPolicy;
 }
+
+/** What repair does with a partial answer: see {@link CloserOptions}. */
+export type PartialAnswerPolicy = "keep" | "append";
 
 interface IssuedCall {
   readonly callId: string;
@@ -284,6 +299,33 @@ const openCallsAtEnd = (
     }
   });
   return [...open.values()];
+};
+
+/** The source of a partial answer whose batches do not name the model. */
+const UNKNOWN_MODEL = {
+  kind: "model",
+  provider: "unknown",
+  model: "unknown",
+} as const;
+
+/**
+ * The partial answer a repair appends: the last one of the innermost open
+ * turn's open step, begun after the turn started, when it has text or
+ * reasoning.
+ */
+const partialToAppend = (
+  events: ReadonlyArray<SessionEvent>,
+  turns: ReadonlyArray<OpenTurn>,
+): PartialAnswer | undefined => {
+  const innermost = turns[turns.length - 1];
+  if (innermost === undefined || innermost.step === undefined) return undefined;
+  const answer = partialAnswers(events).findLast((a) =>
+    a.turn === innermost.turn && a.step === innermost.step &&
+    (a.seqs[0] ?? -1) > innermost.startSeq
+  );
+  return answer === undefined || answer.content.length === 0
+    ? undefined
+    : answer;
 };
 
 const closerText = (code: string): string =>
@@ -384,9 +426,13 @@ export function interruptedTurnClosers(
   const unanswered = outermost === undefined
     ? []
     : openCallsAtEnd(events, outermost.startSeq, options?.surface);
+  const partial = options?.partialAnswer === "append"
+    ? partialToAppend(events, turns)
+    : undefined;
   // A log that ends at the last safe seq cannot take another event, so there
   // is nothing to number the closers with.
   const count = compactions.length + unanswered.length +
+    (partial === undefined ? 0 : 1) +
     turns.reduce((n, t) => n + (t.step === undefined ? 1 : 2), 0);
   if (last.seq > Number.MAX_SAFE_INTEGER - count) return [];
   const time = last.time;
@@ -434,6 +480,27 @@ export function interruptedTurnClosers(
       sourceEventSeqs: [toolCall ?? call.message],
     };
     closers.push(result);
+  }
+  if (partial !== undefined) {
+    const message: AssistantMessageEvent = {
+      type: "assistant/message",
+      seq: next(),
+      time,
+      data: {
+        turn: partial.turn,
+        step: partial.step,
+        message: {
+          id: `repair-partial-${partial.seqs[0] ?? 0}`,
+          role: "assistant",
+          content: partial.content,
+          source: partial.source ?? UNKNOWN_MODEL,
+        },
+        stream: partial.stream,
+        interrupted: true,
+      },
+      surfaceOp: "append",
+    };
+    closers.push(message);
   }
   for (const turn of [...turns].reverse()) {
     if (turn.step !== undefined) {

@@ -248,7 +248,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
-  const repair: SessionStore["repair"] = (handle) =>
+  const repair: SessionStore["repair"] = (handle, options) =>
     Effect.suspend(() => {
       let closers: ReadonlyArray<SessionEvent> = [];
       return Effect.map(
@@ -256,6 +256,9 @@ export function makeSessionStore(core: StoreCore): SessionStore {
           closers = interruptedTurnClosers(heldEvents(session), {
             surface: session.surface,
             live: liveWork(handle),
+            ...(options?.partialAnswer === undefined
+              ? {}
+              : { partialAnswer: options.partialAnswer }),
           });
           return closers.length === 0
             ? Effect.succeed(session)

@@ -55,6 +55,24 @@ export const encodeBatch = (session: Session, from: SessionSeq): Uint8Array =>
   );
 
 /**
+ * Whether the batch of `session` from seq `from` on must be made durable
+ * before it counts as stored: every batch but one of `assistant/partial`
+ * events alone, which a store writes (a killed process keeps them) without
+ * waiting for the disk; the next durable batch, at the latest the settled
+ * answer's, makes them durable too.
+ *
+ * @param session The session after the batch.
+ * @param from The first seq of the batch.
+ * @returns False for a batch of partial answers only.
+ */
+export const batchNeedsSync = (session: Session, from: SessionSeq): boolean => {
+  for (const event of knownEvents(session, from)) {
+    if (event.type !== "assistant/partial") return true;
+  }
+  return false;
+};
+
+/**
  * A new session as stored lines: its header line, then its events.
  *
  * @param header The session's header.

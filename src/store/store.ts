@@ -53,6 +53,7 @@ import type * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type * as Stream from "effect/Stream";
 import type { SessionEvent } from "../core/event.ts";
+import type { PartialAnswerPolicy } from "../session/repair.ts";
 import type { Vocabulary } from "../core/decode.ts";
 import type {
   EventsNotHeld,
@@ -214,6 +215,17 @@ export interface AppendResult {
   readonly session: Session;
   /** The events stored, with their seqs and times; empty for an empty batch. */
   readonly events: ReadonlyArray<SessionEvent>;
+}
+
+/** Options of `repair`. */
+export interface RepairOptions {
+  /**
+   * What becomes of an answer a crash cut while it streamed: `"keep"` (the
+   * default) leaves its `assistant/partial` batches for people, out of the
+   * model's requests; `"append"` also appends its text and reasoning as an
+   * interrupted `assistant/message`.
+   */
+  readonly partialAnswer?: PartialAnswerPolicy;
 }
 
 /** What `repair` did. */
@@ -421,10 +433,14 @@ export interface SessionStore {
    * open. Repairing a closed log appends nothing.
    *
    * @param handle A write handle.
+   * @param options What becomes of a partial answer (`partialAnswer`:
+   * kept for people, the default, or also appended as an interrupted
+   * message; see `CloserOptions`).
    * @returns `Effect<RepairResult, SurfaceError | WriteError>`.
    */
   readonly repair: (
     handle: SessionHandle,
+    options?: RepairOptions,
   ) => Effect.Effect<RepairResult, SurfaceError | WriteError>;
   /**
    * Tells whether the batch of an {@link AppendOutcomeUnknown} is stored,

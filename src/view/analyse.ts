@@ -46,6 +46,7 @@ import {
   TOOL_OUTCOME_UNKNOWN,
 } from "../session/repair.ts";
 import { projectEvent } from "../surface/project.ts";
+import { type PartialAnswer, partialAnswers } from "../session/partial.ts";
 import type { SessionSeq } from "../core/seq.ts";
 import { estimateTokensByChars } from "../core/tokens.ts";
 
@@ -73,6 +74,12 @@ export interface Interruption {
   readonly seq: number;
   /** The last surface event logged before it, or undefined. */
   readonly after: number | undefined;
+  /**
+   * What the turn's answer had streamed when it was cut (its
+   * `assistant/partial` batches, which no settled answer follows): kept
+   * for people, not sent to the model.
+   */
+  readonly partial?: PartialAnswer;
 }
 
 /** One bucket of the size series: a run of consecutive seqs. */
@@ -170,6 +177,11 @@ export function analyse(
   let peakTokens = 0;
   const repairs = new Set<number>();
   const interruptions: Interruption[] = [];
+  // A cut answer's batches, by turn: the last one a turn left.
+  const partials = new Map<number, PartialAnswer>();
+  for (const answer of partialAnswers(events)) {
+    partials.set(answer.turn, answer);
+  }
   const series: SizeBucket[] = [];
   const width = Math.max(1, Math.min(buckets, count));
   let surface: Surface = emptySurfaceAt(baseSeq);
@@ -222,10 +234,15 @@ export function analyse(
     } else if (
       isTurnEnd(event) && event.data.reason.kind === "interrupted"
     ) {
+      const partial = partials.get(event.data.turn);
       interruptions.push({
         turn: event.data.turn,
         seq: event.seq,
         after: lastSurface,
+        ...(partial !== undefined && partial.seqs[0] !== undefined &&
+            partial.seqs[0] < event.seq
+          ? { partial }
+          : {}),
       });
     }
     const next = applyEventResult(surface, event, { stored: true });

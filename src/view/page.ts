@@ -25,6 +25,7 @@ import {
 import { projectEvent } from "../surface/project.ts";
 import * as Result from "effect/Result";
 import { eventsFrom, knownEventAt, type Session } from "../session/session.ts";
+import type { PartialAnswer } from "../session/partial.ts";
 import type { EventsNotHeld } from "../core/errors.ts";
 import { SessionSeq } from "../core/seq.ts";
 import { surfaceNodes } from "../surface/mod.ts";
@@ -315,8 +316,29 @@ class Page {
       w.put(
         `<div class="note ir">Turn ${i.turn} was interrupted: closed by #${i.seq} turn/end</div>`,
       );
+      if (i.partial !== undefined) this.#partial(i.partial);
     }
     w.put(`</li>`);
+  }
+
+  /** What a cut answer had streamed: shown, marked as never sent. */
+  #partial(answer: PartialAnswer): void {
+    const w = this.#w;
+    w.put(
+      `<div class="note ir pa">Partial answer (${
+        answer.seqs.map((s) => `#${s}`).join(", ")
+      }), cut while it streamed; not sent to the model:</div>`,
+    );
+    for (const block of answer.content) this.block(block);
+    for (const call of answer.calls) {
+      w.put(
+        `<div class="at">[${
+          call.complete
+            ? "call, not run"
+            : "call cut while its arguments streamed"
+        }] ${esc(call.name)} ${esc(call.arguments)}</div>`,
+      );
+    }
   }
 
   #replacement(

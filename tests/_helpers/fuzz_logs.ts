@@ -242,11 +242,18 @@ const logOnly = (g: GenState): Obj => {
     case 3:
       return envelope(g, "step/end", { turn: g.turn, step: g.step });
     case 4:
-      return envelope(g, "assistant/attempt", {
-        turn: g.turn,
-        step: g.step,
-        stream: [{ time: 2, chunk: jsonValue(rng, 1) }],
-      });
+      return rng.chance(0.5)
+        ? envelope(g, "assistant/attempt", {
+          turn: g.turn,
+          step: g.step,
+          stream: [{ time: 2, chunk: jsonValue(rng, 1) }],
+        })
+        : envelope(g, "assistant/partial", {
+          turn: g.turn,
+          step: g.step,
+          offset: rng.int(0, 40),
+          stream: [{ time: 2, chunk: jsonValue(rng, 1) }],
+        });
     case 5:
       return envelope(g, "tool/call", {
         turn: g.turn,

@@ -61,6 +61,7 @@ const LOG_ONLY_TYPES = [
   "step/start",
   "step/end",
   "assistant/attempt",
+  "assistant/partial",
   "tool/call",
   "request/header",
   "request/context",
@@ -195,6 +196,11 @@ function isStream(s: unknown): boolean {
   return true;
 }
 
+function isModelSource(s: unknown): boolean {
+  return isObj(s) && s.kind === "model" && isStr(s.provider) &&
+    isStr(s.model);
+}
+
 function isSeqArray(v: unknown): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) {
@@ -251,6 +257,9 @@ const DATA_RULES: Record<string, (d: unknown) => boolean> = {
   "step/start": (d) => isObj(d) && turnStep(d),
   "step/end": (d) => isObj(d) && turnStep(d),
   "assistant/attempt": (d) => isObj(d) && turnStep(d) && isStream(d.stream),
+  "assistant/partial": (d) =>
+    isObj(d) && turnStep(d) && isCounter(d.offset) && isStream(d.stream) &&
+    (!has(d, "source") || isModelSource(d.source)),
   "tool/call": (d) =>
     isObj(d) && turnStep(d) && isNonEmptyStr(d.callId) && isStr(d.name) &&
     isStr(d.arguments),

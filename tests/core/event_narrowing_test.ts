@@ -59,6 +59,7 @@ const describe = (event: SessionEvent): string => {
     case "step/start":
     case "step/end":
     case "assistant/attempt":
+    case "assistant/partial":
     case "request/header":
     case "request/context":
     case "session/end-seed":

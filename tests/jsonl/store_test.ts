@@ -7,6 +7,7 @@ import {
   AppendOutcomeUnknown,
   checkTranscript,
   deriveMessages,
+  type EventDraft,
   extensionType,
   Session,
   SessionSeq,
@@ -29,6 +30,7 @@ import {
   withStore,
 } from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
+import { partialData } from "../_helpers/partial_stream.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const fileOf = (root: string, id: string) =>
@@ -724,5 +726,49 @@ Deno.test("a failed write is truncated back", async (t) => {
     },
   );
   await Effect.runPromise(Scope.close(scope, Exit.void));
+  fs.rmSync(root, { recursive: true });
+});
+
+Deno.test("a batch of partial answers alone is written without a sync; any other batch is synced", async () => {
+  const root = tempDir();
+  let syncs = 0;
+  const io: AppendIo = {
+    write: (fd, bytes, offset, length, position) =>
+      fs.writeSync(fd, bytes, offset, length, position),
+    sync: (fd) => {
+      syncs++;
+      fs.fdatasyncSync(fd);
+    },
+    truncate: (fd, length) => fs.ftruncateSync(fd, length),
+  };
+  const store = Effect.runSync(makeJsonlStoreWith({ root }, io));
+  const partial = {
+    type: "assistant/partial",
+    ignorable: true,
+    data: partialData(0, 0, [{ type: "text-delta", id: "t", delta: "Hi" }]),
+  } as const;
+  const synced = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+    const writer = yield* store.create(header("p"));
+    const counts: number[] = [];
+    const step = (drafts: ReadonlyArray<EventDraft>) =>
+      Effect.map(store.append(writer, drafts), () => {
+        counts.push(syncs);
+        syncs = 0;
+      });
+    syncs = 0;
+    yield* step(turnBatches(0)[0] ?? []);
+    yield* step([partial]);
+    yield* step([partial, partial]);
+    yield* step([partial, { type: "step/end", data: { turn: 0, step: 0 } }]);
+    yield* store.close(writer);
+    return counts;
+  })));
+  assert.deepEqual(synced, [1, 0, 0, 1]);
+  // A killed writer's unsynced batch is in the file all the same.
+  const read = await Effect.runPromise(readSessionFile(fileOf(root, "p")));
+  assert.equal(
+    read.events.filter((e) => e.type === "assistant/partial").length,
+    4,
+  );
   fs.rmSync(root, { recursive: true });
 });
