@@ -3,8 +3,9 @@
  * follower of the store (opened with the first, closed with the last; on
  * the store's URL or a direct address given for it), the append's `NOTIFY`
  * as the wake-up, polling as the fallback; without `LISTEN` (behind a
- * transaction pooler, or on an engine without notifications), polling by
- * seq that quickens after a change (50 ms) and backs off to 400 ms while
+ * transaction pooler, where a probe notification of the first follower
+ * never arrives, or on an engine without notifications), polling by seq
+ * that quickens after a change (50 ms) and backs off to 400 ms while
  * nothing comes. Each row
  * decoded by the log's one line decoder with the reader's bounds. A read
  * whose connection broke is tried again every poll interval from the same
@@ -38,6 +39,9 @@ import {
   readHeadRow,
 } from "./rows.ts";
 import { EVENTS_CHANNEL } from "./schema.ts";
+
+/** How long the first follower waits for its probe notification. */
+const PROBE_WAIT = "2 seconds";
 
 /** The first wait of a polling follower after a change, in ms. */
 const FASTEST_POLL = 50;
@@ -97,11 +101,36 @@ export const makeFollow = (
       readEventPage(pool, id, from, undefined, pageSize, failed);
     // One LISTEN connection for every follower of this store, opened with
     // the first follower and closed with the last.
+    // Whether LISTEN delivers here: a transaction pooler accepts it but
+    // hands the listening server connection to others, so notifications
+    // never arrive; the first follower finds out with a probe, and then
+    // every follower polls instead.
+    let delivers: boolean | undefined;
     const notifications = yield* RcRef.make({
       acquire: Effect.gen(function* () {
         const hub = yield* PubSub.unbounded<string>();
-        if (listener === undefined) return yield* Effect.fail("no LISTEN");
+        if (listener === undefined || delivers === false) {
+          return yield* Effect.fail("no LISTEN");
+        }
         const queue = yield* listener(EVENTS_CHANNEL);
+        if (delivers === undefined) {
+          const probe = `palimpsest-probe-${crypto.randomUUID()}`;
+          yield* Effect.ignore(
+            pool.unsafe("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, probe]),
+          );
+          const seen = yield* Effect.timeoutOption(
+            Effect.repeat(
+              Effect.tap(
+                Queue.take(queue),
+                (note) => PubSub.publish(hub, note.payload),
+              ),
+              { until: (note) => note.payload === probe },
+            ),
+            PROBE_WAIT,
+          );
+          delivers = Option.isSome(seen);
+          if (!delivers) return yield* Effect.fail("LISTEN delivers nothing");
+        }
         yield* Effect.forkScoped(
           Effect.forever(
             Effect.flatMap(
