@@ -83,7 +83,8 @@ export const PARTS_SENT: number = SCRIPT.reduce((n, a) => n + a.length, 0);
 if (import.meta.main) {
   const [where = "", id = "s"] = Deno.args;
   const store = where.startsWith("postgres://")
-    ? layerPostgresStore({ url: where, maxConnections: 2 })
+    // A short lease: the tests kill this process and take its session.
+    ? layerPostgresStore({ url: where, maxConnections: 2, lease: "1 second" })
     : layerJsonlStore({ root: where });
   await Effect.runPromise(
     Effect.gen(function* () {

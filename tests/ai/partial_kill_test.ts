@@ -21,7 +21,7 @@ import {
 import { runTurn } from "@palimpsest/session/ai";
 import { pairToolCalls } from "@palimpsest/session/providers";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
-import { Effect, Layer, Result } from "effect";
+import { Effect, Layer, Result, Schedule } from "effect";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { tempDir } from "../_helpers/store.ts";
@@ -89,10 +89,18 @@ const afterKill = (
     Effect.gen(function* () {
       const sessions = yield* SessionStore;
       // The log opens (a torn write cut).
+      // (A killed PostgreSQL writer holds its session until its lease,
+      // short here, runs out.)
       const handle = yield* sessions.open(id, {
         mode: "write",
         wholeLog: true,
-      });
+      }).pipe(
+        Effect.retry({
+          while: (error) => error._tag === "SessionLocked",
+          schedule: Schedule.spaced("100 millis"),
+          times: 50,
+        }),
+      );
       const events = Result.getOrThrow(Session.events(handle.session));
       // Each request's batches say a prefix of what the model sent.
       for (const batch of partialsOf(events)) {
