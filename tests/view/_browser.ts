@@ -54,6 +54,30 @@ export const onPage = async (
 };
 
 /**
+ * Launches chromium headless on the profile folder `dir`, with no sandbox,
+ * no background networking and no component updates.
+ */
+export const launchChromium = (
+  dir: string,
+  options: {
+    readonly javaScriptEnabled?: boolean;
+    readonly viewport: { readonly width: number; readonly height: number };
+  },
+): Promise<BrowserContext> =>
+  chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-background-networking",
+      "--disable-component-update",
+    ],
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    viewport: options.viewport,
+  });
+
+/**
  * Launches chromium (on first use) headless with no sandbox, no background networking and
  * no component updates.
  *
@@ -63,15 +87,7 @@ export function launch(): Browser {
   const contexts: Array<{ context: BrowserContext; dir: string }> = [];
   const start = async (javaScript: boolean): Promise<BrowserContext> => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "palimpsest-chromium-"));
-    const context = await chromium.launchPersistentContext(dir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-component-update",
-      ],
+    const context = await launchChromium(dir, {
       javaScriptEnabled: javaScript,
       viewport: { width: 1200, height: 900 },
     });
