@@ -272,6 +272,7 @@ export {
   type FollowOptions,
   type FollowUntil,
   type HistoryOperation,
+  type HistoryReadError,
   type OpenError,
   type OpenMode,
   type OpenOptions,

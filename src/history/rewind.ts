@@ -177,10 +177,12 @@ const wholeOf = (
  * `expect` (`RewindDropsUnexpectedTurns`).
  *
  * A session that holds only its surface and latest events (opened from a
- * checkpoint, or a long log) fails with `EventsNotHeld`: run it in
- * `store.withHistory`, which reads the log, or open the session with
- * `wholeLog: true`. The cost is the surfaces it reads and the nodes it
- * takes off, never the log (docs/rewriting-history.md).
+ * checkpoint, or a long log) fails with `EventsNotHeld`, which
+ * `store.update(handle, (s) => rewind(s, options))` answers by reading the
+ * log through the store and running it again (as `store.withHistory`
+ * does); the rewind then folds the log once. On a session that holds its
+ * log, the cost is the surfaces it reads and the nodes it takes off, never
+ * the log (docs/rewriting-history.md).
  *
  * @param session The session.
  * @param options The point, the event and what it must drop.
