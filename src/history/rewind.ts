@@ -301,43 +301,57 @@ export function branches(
   session: Session,
 ): Effect.Effect<ReadonlyArray<Branch>, EventsNotHeld> {
   return Effect.suspend(() => {
-    const surface = session.surface;
-    const events = eventsFrom(session, surface.baseSeq);
-    if (Result.isFailure(events)) return Effect.fail(events.failure);
-    const out: Branch[] = [];
-    let from: SessionSeq | undefined;
-    let leavesAt: SessionSeq | undefined;
-    let turns: number[] = [];
-    let text: string | undefined;
-    let last: SessionSeq | undefined;
-    const close = (current: boolean) => {
-      if (from === undefined || last === undefined) return;
-      out.push({
-        fromSeq: from,
-        leavesAt,
-        tipSeq: last,
-        turns,
-        firstUserText: text,
-        current,
-      });
-    };
-    for (const event of events.success) {
-      const target = rewindTarget(event);
-      if (from === undefined || target !== undefined) {
-        close(false);
-        from = event.seq;
-        leavesAt = target;
-        turns = [];
-        text = undefined;
-      }
-      if (event.type === "turn/start") turns.push(event.data.turn);
-      if (event.type === "user/message" && text === undefined) {
-        const first = event.data.content.find((b) => b.type === "text");
-        if (first !== undefined && first.type === "text") text = first.text;
-      }
-      last = event.seq;
-    }
-    close(true);
-    return Effect.succeed(out);
+    const events = eventsFrom(session, session.surface.baseSeq);
+    return Result.isFailure(events)
+      ? Effect.fail(events.failure)
+      : Effect.succeed(branchesOf(events.success));
   });
+}
+
+/**
+ * The branches of a log, from its events in seq order: {@link branches}
+ * on events already read (the view, the command line).
+ *
+ * @param events The log from its base.
+ * @returns The branches, in log order.
+ * @internal
+ */
+export function branchesOf(
+  events: ReadonlyArray<SessionEvent>,
+): ReadonlyArray<Branch> {
+  const out: Branch[] = [];
+  let from: SessionSeq | undefined;
+  let leavesAt: SessionSeq | undefined;
+  let turns: number[] = [];
+  let text: string | undefined;
+  let last: SessionSeq | undefined;
+  const close = (current: boolean) => {
+    if (from === undefined || last === undefined) return;
+    out.push({
+      fromSeq: from,
+      leavesAt,
+      tipSeq: last,
+      turns,
+      firstUserText: text,
+      current,
+    });
+  };
+  for (const event of events) {
+    const target = rewindTarget(event);
+    if (from === undefined || target !== undefined) {
+      close(false);
+      from = event.seq;
+      leavesAt = target;
+      turns = [];
+      text = undefined;
+    }
+    if (event.type === "turn/start") turns.push(event.data.turn);
+    if (event.type === "user/message" && text === undefined) {
+      const first = event.data.content.find((b) => b.type === "text");
+      if (first !== undefined && first.type === "text") text = first.text;
+    }
+    last = event.seq;
+  }
+  close(true);
+  return out;
 }

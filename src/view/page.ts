@@ -36,6 +36,7 @@ import {
   type Replacement,
 } from "./analyse.ts";
 import { sizeChart } from "./chart.ts";
+import { type Branch, branchesOf } from "../history/rewind.ts";
 import { escapeHtml as esc } from "./escape.ts";
 import {
   cutAt,
@@ -104,6 +105,7 @@ const KIND_LABEL: Readonly<Record<Replacement["kind"], string>> = {
   "compaction": "Compaction",
   "prune": "Pruned result",
   "system-prompt": "System prompt change",
+  "rewind": "Rewind",
 };
 
 /** Writes the page in chunks. */
@@ -444,8 +446,18 @@ class Page {
     const w = this.#w;
     const a = this.#a;
     const surface = this.#session.surface;
-    const kinds = { "compaction": 0, "prune": 0, "system-prompt": 0 };
-    const saved = { "compaction": 0, "prune": 0, "system-prompt": 0 };
+    const kinds = {
+      "compaction": 0,
+      "prune": 0,
+      "system-prompt": 0,
+      "rewind": 0,
+    };
+    const saved = {
+      "compaction": 0,
+      "prune": 0,
+      "system-prompt": 0,
+      "rewind": 0,
+    };
     let shadowedNodes = 0;
     for (const r of a.replacements.values()) {
       kinds[r.kind]++;
@@ -464,6 +476,7 @@ class Page {
       ["compactions", savedText(kinds.compaction, saved.compaction)],
       ["prunes", savedText(kinds.prune, saved.prune)],
       ["system-prompt changes", formatCount(kinds["system-prompt"])],
+      ["rewinds", formatCount(kinds.rewind)],
       ["crash repairs", formatCount(a.repairs.size)],
       ["interrupted turns", formatCount(a.interruptions.length)],
       ["open turns", formatCount(a.open.turns.length)],
@@ -491,6 +504,62 @@ class Page {
         sizeChart(this.#a)
       }<p class="legend"><span class="sw area"></span> characters <span class="sw compaction"></span> compaction <span class="sw prune"></span> prune <span class="sw system-prompt"></span> system-prompt change</p></section>`,
     );
+  }
+
+  /**
+   * The branch tree of a log with rewinds: each branch under the one it
+   * leaves, the current one marked. Written without recursion: a chain of
+   * rewinds nests as deep as it is long.
+   */
+  branches(list: ReadonlyArray<Branch>): void {
+    if (list.length < 2) return;
+    const children = new Map<number, number[]>();
+    const roots: number[] = [];
+    list.forEach((branch, i) => {
+      const at = branch.leavesAt;
+      const parent = at === undefined
+        ? -1
+        : list.findIndex((p) => p.fromSeq <= at && at <= p.tipSeq);
+      if (parent < 0) roots.push(i);
+      else children.set(parent, [...(children.get(parent) ?? []), i]);
+    });
+    const w = this.#w;
+    w.put(
+      `<section class="branches"><h2>Branches</h2><p class="sub">Each rewind leaves a branch in the log and goes on from an earlier point; a branch is drawn under the one it leaves. The surface above is the current branch's.</p><ul>`,
+    );
+    // Entries to write: a branch's index, or -1 to close its list.
+    const stack: number[] = [...roots].reverse();
+    while (stack.length > 0) {
+      const i = stack.pop() ?? -1;
+      if (i < 0) {
+        w.put(`</ul></li>`);
+        continue;
+      }
+      const b = list[i];
+      if (b === undefined) continue;
+      const text = b.firstUserText;
+      w.put(
+        `<li id="b${b.fromSeq}" class="bn${
+          b.current ? " cur" : ""
+        }"><span class="bh">#${b.fromSeq}–#${b.tipSeq}${
+          b.leavesAt === undefined ? "" : `, from right after #${b.leavesAt}`
+        }, ${plural(b.turns.length, "turn")}${
+          text === undefined
+            ? ""
+            : `: “${esc(text.slice(0, cutAt(text, 80)))}${
+              text.length > 80 ? "…" : ""
+            }”`
+        }${b.current ? ` <b>current</b>` : ""}</span>`,
+      );
+      const under = children.get(i);
+      if (under === undefined) {
+        w.put(`</li>`);
+        continue;
+      }
+      w.put(`<ul>`);
+      stack.push(-1, ...[...under].reverse());
+    }
+    w.put(`</ul></section>`);
   }
 
   notices(options: ViewOptions): void {
@@ -590,6 +659,7 @@ export function writePage(
   page.header(options);
   page.stats();
   page.chart();
+  page.branches(branchesOf(events.success));
   page.notices(options);
   page.surface();
   w.put(

@@ -19,6 +19,7 @@ import fc from "fast-check";
 import assert from "node:assert/strict";
 import { analyse, messageOf } from "../../src/view/analyse.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
+import { branchedSession } from "./_sessions.ts";
 
 const analysisOf = (session: Session, buckets = 50) =>
   analyse(
@@ -87,6 +88,21 @@ Deno.test("analyse() ends with the characters of the surface's messages", () => 
       assert.ok(analysis.peakChars >= chars);
     }),
     { numRuns: 60 },
+  );
+});
+
+Deno.test("analyse() ends with the characters of a rewound surface's messages, nodes brought back counted", () => {
+  const session = branchedSession();
+  const analysis = analysisOf(session);
+  let chars = 0;
+  for (const seq of surfaceNodes(session.surface)) {
+    const event = surfaceEvent(session.surface, seq);
+    if (event !== undefined) chars += messageChars(messageOf(event));
+  }
+  assert.equal(analysis.finalChars, chars);
+  assert.deepEqual(
+    [...analysis.replacements.values()].map((r) => [r.seq, r.kind, r.shadowed]),
+    [[8, "rewind", [5, 6]], [10, "rewind", [9]], [11, "rewind", [8, 10]]],
   );
 });
 
