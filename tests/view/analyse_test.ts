@@ -73,15 +73,21 @@ Deno.test("analyse() agrees with Result.getOrThrow(shadowedBy()) on every surfac
   );
 });
 
+/** The characters of the messages of a session's surface. */
+const surfaceChars = (session: Session): number => {
+  let chars = 0;
+  for (const seq of surfaceNodes(session.surface)) {
+    const event = surfaceEvent(session.surface, seq);
+    if (event !== undefined) chars += messageChars(messageOf(event));
+  }
+  return chars;
+};
+
 Deno.test("analyse() ends with the characters of the surface's messages", () => {
   fc.assert(
     fc.property(historySessionArb, (session) => {
       const analysis = analysisOf(session);
-      let chars = 0;
-      for (const seq of surfaceNodes(session.surface)) {
-        const event = surfaceEvent(session.surface, seq);
-        if (event !== undefined) chars += messageChars(messageOf(event));
-      }
+      const chars = surfaceChars(session);
       assert.equal(analysis.finalChars, chars);
       const last = analysis.series[analysis.series.length - 1];
       assert.equal(last?.last ?? 0, chars);
@@ -94,11 +100,7 @@ Deno.test("analyse() ends with the characters of the surface's messages", () => 
 Deno.test("analyse() ends with the characters of a rewound surface's messages, nodes brought back counted", () => {
   const session = branchedSession();
   const analysis = analysisOf(session);
-  let chars = 0;
-  for (const seq of surfaceNodes(session.surface)) {
-    const event = surfaceEvent(session.surface, seq);
-    if (event !== undefined) chars += messageChars(messageOf(event));
-  }
+  const chars = surfaceChars(session);
   assert.equal(analysis.finalChars, chars);
   assert.deepEqual(
     [...analysis.replacements.values()].map((r) => [r.seq, r.kind, r.shadowed]),
