@@ -17,6 +17,8 @@ import { exportCommand } from "./commands/export.ts";
 import { bundleCommand } from "./commands/bundle.ts";
 import { unbundleCommand } from "./commands/unbundle.ts";
 import { viewCommand } from "./commands/view.ts";
+import { branchesCommand } from "./commands/branches.ts";
+import { rewindCommand } from "./commands/rewind.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -24,6 +26,8 @@ export const commands: ReadonlyArray<Command> = [
   deriveCommand,
   statsCommand,
   explainCommand,
+  branchesCommand,
+  rewindCommand,
   migrateCommand,
   importCommand,
   exportCommand,

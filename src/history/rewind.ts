@@ -30,7 +30,7 @@ import {
   Session,
 } from "../session/session.ts";
 import { replayResult, type Surface } from "../surface/mod.ts";
-import { logEvent } from "../surface/surface.ts";
+import { heldOf, logEvent } from "../surface/surface.ts";
 import {
   onCurrentPath,
   planRewind,
@@ -148,7 +148,13 @@ const wholeOf = (
   session: Session,
 ): Result.Result<Session, EventsNotHeld> => {
   const surface = session.surface;
-  if (surface.heldFrom === surface.baseSeq && surface.keepsLog) {
+  // A surface a store read with a bound on what it holds (`held`) holds
+  // what a rewind reads only for the events after its bound, even when it
+  // holds every event: it is folded afresh too.
+  if (
+    surface.heldFrom === surface.baseSeq && surface.keepsLog &&
+    heldOf(surface) === undefined
+  ) {
     return Result.succeed(session);
   }
   const events = eventsFrom(session, surface.baseSeq);
@@ -353,5 +359,50 @@ export function branchesOf(
     last = event.seq;
   }
   close(true);
+  return out;
+}
+
+/** A branch and its depth in the tree (0: the first branch). */
+export interface BranchInTree {
+  readonly branch: Branch;
+  readonly depth: number;
+}
+
+/**
+ * The branches as a tree, in pre-order: each branch after the one it
+ * leaves (its `leavesAt` lies in that branch's run), siblings in log
+ * order. Without recursion: a chain of rewinds nests as deep as it is long.
+ *
+ * @param list The branches of a log ({@link branchesOf}).
+ * @returns Every branch once, with its depth.
+ * @internal
+ */
+export function branchTree(
+  list: ReadonlyArray<Branch>,
+): ReadonlyArray<BranchInTree> {
+  const children = new Map<number, number[]>();
+  const roots: number[] = [];
+  list.forEach((branch, i) => {
+    const at = branch.leavesAt;
+    const parent = at === undefined
+      ? -1
+      : list.findIndex((p) => p.fromSeq <= at && at <= p.tipSeq);
+    if (parent < 0) roots.push(i);
+    else children.set(parent, [...(children.get(parent) ?? []), i]);
+  });
+  const out: BranchInTree[] = [];
+  const stack: Array<readonly [number, number]> = roots.map((i) =>
+    [i, 0] as const
+  ).reverse();
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [i, depth] = top;
+    const branch = list[i];
+    if (branch === undefined) continue;
+    out.push({ branch, depth });
+    const under = children.get(i) ?? [];
+    for (let k = under.length - 1; k >= 0; k--) {
+      stack.push([under[k] ?? 0, depth + 1]);
+    }
+  }
   return out;
 }

@@ -36,7 +36,7 @@ import {
   type Replacement,
 } from "./analyse.ts";
 import { sizeChart } from "./chart.ts";
-import { type Branch, branchesOf } from "../history/rewind.ts";
+import { type Branch, branchesOf, branchTree } from "../history/rewind.ts";
 import { escapeHtml as esc } from "./escape.ts";
 import {
   cutAt,
@@ -513,30 +513,19 @@ class Page {
    */
   branches(list: ReadonlyArray<Branch>): void {
     if (list.length < 2) return;
-    const children = new Map<number, number[]>();
-    const roots: number[] = [];
-    list.forEach((branch, i) => {
-      const at = branch.leavesAt;
-      const parent = at === undefined
-        ? -1
-        : list.findIndex((p) => p.fromSeq <= at && at <= p.tipSeq);
-      if (parent < 0) roots.push(i);
-      else children.set(parent, [...(children.get(parent) ?? []), i]);
-    });
     const w = this.#w;
     w.put(
-      `<section class="branches"><h2>Branches</h2><p class="sub">Each rewind leaves a branch in the log and goes on from an earlier point; a branch is drawn under the one it leaves. The surface above is the current branch's.</p><ul>`,
+      `<section class="branches"><h2>Branches</h2><p class="sub">Each rewind leaves a branch in the log and goes on from an earlier point; a branch is drawn under the one it leaves. The surface below is the current branch's.</p><ul>`,
     );
-    // Entries to write: a branch's index, or -1 to close its list.
-    const stack: number[] = [...roots].reverse();
-    while (stack.length > 0) {
-      const i = stack.pop() ?? -1;
-      if (i < 0) {
-        w.put(`</ul></li>`);
-        continue;
-      }
-      const b = list[i];
-      if (b === undefined) continue;
+    // The depth of the item last opened; -1 before the first.
+    let open = -1;
+    for (const { branch: b, depth } of branchTree(list)) {
+      // Open a list under the last item, or close the items down to this
+      // depth (pre-order: one level deeper at most).
+      if (depth > open) {
+        if (open >= 0) w.put(`<ul>`);
+      } else w.put(`</li>${`</ul></li>`.repeat(open - depth)}`);
+      open = depth;
       const text = b.firstUserText;
       w.put(
         `<li id="b${b.fromSeq}" class="bn${
@@ -551,15 +540,8 @@ class Page {
             }”`
         }${b.current ? ` <b>current</b>` : ""}</span>`,
       );
-      const under = children.get(i);
-      if (under === undefined) {
-        w.put(`</li>`);
-        continue;
-      }
-      w.put(`<ul>`);
-      stack.push(-1, ...[...under].reverse());
     }
-    w.put(`</ul></section>`);
+    w.put(`</li>${`</ul></li>`.repeat(open)}</ul></section>`);
   }
 
   notices(options: ViewOptions): void {
