@@ -294,6 +294,7 @@ export {
   type FollowOptions,
   type FollowUntil,
   type HistoryOperation,
+  type HistoryReadError,
   type ListError,
   type OpenError,
   type OpenMode,

@@ -21,6 +21,8 @@ import { listCommand } from "./commands/list.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { titleCommand } from "./commands/title.ts";
 import { tagCommand } from "./commands/tag.ts";
+import { branchesCommand } from "./commands/branches.ts";
+import { rewindCommand } from "./commands/rewind.ts";
 
 /** Every command. */
 export const commands: ReadonlyArray<Command> = [
@@ -28,6 +30,8 @@ export const commands: ReadonlyArray<Command> = [
   deriveCommand,
   statsCommand,
   explainCommand,
+  branchesCommand,
+  rewindCommand,
   migrateCommand,
   importCommand,
   exportCommand,

@@ -3,12 +3,14 @@
  * imported session, `explain FILE --line N` gives the events source line N
  * became (read from the log's `import/lines` event) and where each is. The
  * lineage is the tree of events the node stands for, following
- * `sourceEventSeqs` down to the original events; "shadowed by" is the chain
+ * `sourceEventSeqs` down to the original events; in a log with rewinds,
+ * the branch that holds the event; "shadowed by" is the chain
  * of replacements that took it off the surface, ending at the node that
  * stands for it now.
  *
  * @module
  */
+import { branchesOf } from "../../src/history/rewind.ts";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import { SessionSeq } from "@palimpsest/session";
@@ -286,12 +288,24 @@ export const explainCommand: Command = {
         seq,
       );
       const lineageJson = flatten(tree);
+      // In a log with rewinds, the branch that holds the event.
+      const list = branchesOf(result.success.events);
+      const branch = list.length < 2
+        ? undefined
+        : list.find((b) => b.fromSeq <= n && n <= b.tipSeq);
       const json = {
         seq: n,
         type: event.type,
         surfaceEvent: isSurfaceEvent(event),
         onSurface,
         shadowedBy: chain,
+        ...(branch === undefined ? {} : {
+          branch: {
+            fromSeq: branch.fromSeq,
+            tipSeq: branch.tipSeq,
+            current: branch.current,
+          },
+        }),
         event: encodeEvent(event),
         lineage: lineageJson,
       };
@@ -330,6 +344,13 @@ export const explainCommand: Command = {
             }`,
           );
         }
+      }
+      if (branch !== undefined) {
+        lines.push(
+          `on the branch ${branch.fromSeq}..${branch.tipSeq}${
+            branch.current ? " (current)" : ` (not current; "branches FILE")`
+          }`,
+        );
       }
       lines.push("lineage:");
       for (const line of treeLines(lineageJson, session)) lines.push(line);

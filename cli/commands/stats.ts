@@ -122,7 +122,8 @@ export const statsCommand: Command = logCommand(
       "Reads and folds FILE and prints the events by type, the surface length,\n" +
       "the replacements, and the compactions and prunes with the characters each\n" +
       "saved (characters of the nodes taken off the surface minus the\n" +
-      "replacement's own), and the turns and compactions left open.",
+      "replacement's own), the rewinds and the nodes each took off, and the\n" +
+      "turns and compactions left open.",
   },
   (log, file) => {
     const surface = log.session.surface;
@@ -140,6 +141,7 @@ export const statsCommand: Command = logCommand(
     const compactions = group(items, "compaction");
     const prunes = group(items, "prune");
     const systemPrompts = group(items, "system-prompt");
+    const rewinds = group(items, "rewind");
     const open = openWork(log.events);
     const opened = openPhrases(open);
     const json = {
@@ -153,6 +155,7 @@ export const statsCommand: Command = logCommand(
       compactions,
       prunes,
       systemPromptChanges: systemPrompts,
+      rewinds,
       open: openJson(open),
       ...(log.report.tornTail === undefined
         ? {}
@@ -176,6 +179,7 @@ export const statsCommand: Command = logCommand(
     const section = (
       noun: string,
       g: ReturnType<typeof group>,
+      verb = "replaced",
     ): string[] => [
       `${count(g.count, noun)}${
         g.count === 0
@@ -185,7 +189,7 @@ export const statsCommand: Command = logCommand(
           } saved`
       }`,
       ...g.items.map((i) =>
-        `  seq ${i.seq} replaced ${seqRun(i.shadowed)}: ${
+        `  seq ${i.seq} ${verb} ${seqRun(i.shadowed)}: ${
           num(i.charsBefore)
         } -> ${num(i.charsAfter)} characters`
       ),
@@ -194,6 +198,8 @@ export const statsCommand: Command = logCommand(
       ...section("compaction", compactions),
       ...section("prune", prunes),
       ...section("system prompt change", systemPrompts),
+      // A rewind's "saving" leaves out the nodes it brings back.
+      ...(rewinds.count === 0 ? [] : section("rewind", rewinds, "took off")),
       opened.length === 0
         ? "open: nothing (every turn and compaction has its end)"
         : `open: ${opened.join("; ")}`,

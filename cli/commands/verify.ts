@@ -20,6 +20,7 @@ import {
 } from "../load.ts";
 import { count, openJson, openPhrases } from "../render.ts";
 import { openWork } from "@palimpsest/session";
+import { rewindTarget } from "../../src/surface/rewind.ts";
 
 /** The `verify --json` document. */
 export interface VerifyReport {
@@ -33,6 +34,8 @@ export interface VerifyReport {
   readonly surface: number;
   /** Replacements folded. */
   readonly replacements: number;
+  /** Rewinds folded (each leaves a branch; see `branches`). */
+  readonly rewinds: number;
   /** The torn final line, not served. */
   readonly tornTail?: { readonly offset: number; readonly bytes: number };
   /**
@@ -67,6 +70,7 @@ const failed = (
     events: 0,
     surface: 0,
     replacements: 0,
+    rewinds: 0,
     error: report,
   };
   return {
@@ -116,12 +120,16 @@ export const verifyCommand: Command = {
       const open = openWork(error === undefined ? log.events : []);
       const opened = openPhrases(open);
       const shown = redactAddress(file);
+      const rewinds = log.events.filter((e) =>
+        rewindTarget(e) !== undefined
+      ).length;
       const json: VerifyReport = {
         ok: error === undefined,
         version: log.version,
         events: log.events.length,
         surface: surface.length,
         replacements: surface.replacements,
+        rewinds,
         ...(torn === undefined
           ? {}
           : { tornTail: { offset: torn.offset, bytes: torn.bytes } }),
@@ -133,7 +141,9 @@ export const verifyCommand: Command = {
         : ` (format v${log.version}, migrated in memory)`;
       const summary = `${count(log.events.length, "event")}, surface ${
         count(surface.length, "node")
-      }, ${count(surface.replacements, "replacement")}`;
+      }, ${count(surface.replacements, "replacement")}${
+        rewinds === 0 ? "" : `, ${count(rewinds, "rewind")}`
+      }`;
       const tornText = (torn === undefined
         ? ""
         : `warning: torn final line at byte ${torn.offset} (${torn.bytes} bytes), not served; ` +

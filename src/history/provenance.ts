@@ -26,6 +26,7 @@ import {
 } from "../surface/mod.ts";
 import { type HeldReadError, Session } from "../session/session.ts";
 import { EventsNotHeld } from "../core/errors.ts";
+import { rewindTarget } from "../surface/rewind.ts";
 
 /** A read of an event the session does not hold, carried to {@link reading}. */
 class Missing {
@@ -267,12 +268,17 @@ const shadowerOf = (
  * The kind of a replacement: `prune`, `system-prompt` or `compaction`.
  * The command line's `stats` and the viewer group replacements by it.
  */
-export type ReplacementKind = "compaction" | "prune" | "system-prompt";
+export type ReplacementKind =
+  | "compaction"
+  | "prune"
+  | "system-prompt"
+  | "rewind";
 
 /**
- * What kind of replacement an event that replaces surface nodes is, told by
- * its type: a `tool/result` is a prune, a `system/message` a system-prompt
- * change, anything else (a summary message) a compaction.
+ * What kind of replacement an event that takes surface nodes off is: one
+ * carrying a rewind is a rewind; otherwise, told by its type, a
+ * `tool/result` is a prune, a `system/message` a system-prompt change,
+ * anything else (a summary message) a compaction.
  *
  * @param event The replacing event.
  * @returns Its kind.
@@ -296,7 +302,9 @@ export type ReplacementKind = "compaction" | "prune" | "system-prompt";
  * ```
  */
 export function replacementKind(event: SessionEvent): ReplacementKind {
-  return event.type === "tool/result"
+  return rewindTarget(event) !== undefined
+    ? "rewind"
+    : event.type === "tool/result"
     ? "prune"
     : event.type === "system/message"
     ? "system-prompt"

@@ -30,7 +30,7 @@ import {
   Session,
 } from "../session/session.ts";
 import { replayResult, type Surface } from "../surface/mod.ts";
-import { logEvent } from "../surface/surface.ts";
+import { heldOf, logEvent } from "../surface/surface.ts";
 import {
   onCurrentPath,
   planRewind,
@@ -148,7 +148,13 @@ const wholeOf = (
   session: Session,
 ): Result.Result<Session, EventsNotHeld> => {
   const surface = session.surface;
-  if (surface.heldFrom === surface.baseSeq && surface.keepsLog) {
+  // A surface a store read with a bound on what it holds (`held`) holds
+  // what a rewind reads only for the events after its bound, even when it
+  // holds every event: it is folded afresh too.
+  if (
+    surface.heldFrom === surface.baseSeq && surface.keepsLog &&
+    heldOf(surface) === undefined
+  ) {
     return Result.succeed(session);
   }
   const events = eventsFrom(session, surface.baseSeq);
@@ -177,10 +183,12 @@ const wholeOf = (
  * `expect` (`RewindDropsUnexpectedTurns`).
  *
  * A session that holds only its surface and latest events (opened from a
- * checkpoint, or a long log) fails with `EventsNotHeld`: run it in
- * `store.withHistory`, which reads the log, or open the session with
- * `wholeLog: true`. The cost is the surfaces it reads and the nodes it
- * takes off, never the log (docs/rewriting-history.md).
+ * checkpoint, or a long log) fails with `EventsNotHeld`, which
+ * `store.update(handle, (s) => rewind(s, options))` answers by reading the
+ * log through the store and running it again (as `store.withHistory`
+ * does); the rewind then folds the log once. On a session that holds its
+ * log, the cost is the surfaces it reads and the nodes it takes off, never
+ * the log (docs/rewriting-history.md).
  *
  * @param session The session.
  * @param options The point, the event and what it must drop.
@@ -299,43 +307,102 @@ export function branches(
   session: Session,
 ): Effect.Effect<ReadonlyArray<Branch>, EventsNotHeld> {
   return Effect.suspend(() => {
-    const surface = session.surface;
-    const events = eventsFrom(session, surface.baseSeq);
-    if (Result.isFailure(events)) return Effect.fail(events.failure);
-    const out: Branch[] = [];
-    let from: SessionSeq | undefined;
-    let leavesAt: SessionSeq | undefined;
-    let turns: number[] = [];
-    let text: string | undefined;
-    let last: SessionSeq | undefined;
-    const close = (current: boolean) => {
-      if (from === undefined || last === undefined) return;
-      out.push({
-        fromSeq: from,
-        leavesAt,
-        tipSeq: last,
-        turns,
-        firstUserText: text,
-        current,
-      });
-    };
-    for (const event of events.success) {
-      const target = rewindTarget(event);
-      if (from === undefined || target !== undefined) {
-        close(false);
-        from = event.seq;
-        leavesAt = target;
-        turns = [];
-        text = undefined;
-      }
-      if (event.type === "turn/start") turns.push(event.data.turn);
-      if (event.type === "user/message" && text === undefined) {
-        const first = event.data.content.find((b) => b.type === "text");
-        if (first !== undefined && first.type === "text") text = first.text;
-      }
-      last = event.seq;
-    }
-    close(true);
-    return Effect.succeed(out);
+    const events = eventsFrom(session, session.surface.baseSeq);
+    return Result.isFailure(events)
+      ? Effect.fail(events.failure)
+      : Effect.succeed(branchesOf(events.success));
   });
+}
+
+/**
+ * The branches of a log, from its events in seq order: {@link branches}
+ * on events already read (the view, the command line).
+ *
+ * @param events The log from its base.
+ * @returns The branches, in log order.
+ * @internal
+ */
+export function branchesOf(
+  events: ReadonlyArray<SessionEvent>,
+): ReadonlyArray<Branch> {
+  const out: Branch[] = [];
+  let from: SessionSeq | undefined;
+  let leavesAt: SessionSeq | undefined;
+  let turns: number[] = [];
+  let text: string | undefined;
+  let last: SessionSeq | undefined;
+  const close = (current: boolean) => {
+    if (from === undefined || last === undefined) return;
+    out.push({
+      fromSeq: from,
+      leavesAt,
+      tipSeq: last,
+      turns,
+      firstUserText: text,
+      current,
+    });
+  };
+  for (const event of events) {
+    const target = rewindTarget(event);
+    if (from === undefined || target !== undefined) {
+      close(false);
+      from = event.seq;
+      leavesAt = target;
+      turns = [];
+      text = undefined;
+    }
+    if (event.type === "turn/start") turns.push(event.data.turn);
+    if (event.type === "user/message" && text === undefined) {
+      const first = event.data.content.find((b) => b.type === "text");
+      if (first !== undefined && first.type === "text") text = first.text;
+    }
+    last = event.seq;
+  }
+  close(true);
+  return out;
+}
+
+/** A branch and its depth in the tree (0: the first branch). */
+export interface BranchInTree {
+  readonly branch: Branch;
+  readonly depth: number;
+}
+
+/**
+ * The branches as a tree, in pre-order: each branch after the one it
+ * leaves (its `leavesAt` lies in that branch's run), siblings in log
+ * order. Without recursion: a chain of rewinds nests as deep as it is long.
+ *
+ * @param list The branches of a log ({@link branchesOf}).
+ * @returns Every branch once, with its depth.
+ * @internal
+ */
+export function branchTree(
+  list: ReadonlyArray<Branch>,
+): ReadonlyArray<BranchInTree> {
+  const children = new Map<number, number[]>();
+  const roots: number[] = [];
+  list.forEach((branch, i) => {
+    const at = branch.leavesAt;
+    const parent = at === undefined
+      ? -1
+      : list.findIndex((p) => p.fromSeq <= at && at <= p.tipSeq);
+    if (parent < 0) roots.push(i);
+    else children.set(parent, [...(children.get(parent) ?? []), i]);
+  });
+  const out: BranchInTree[] = [];
+  const stack: Array<readonly [number, number]> = roots.map((i) =>
+    [i, 0] as const
+  ).reverse();
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [i, depth] = top;
+    const branch = list[i];
+    if (branch === undefined) continue;
+    out.push({ branch, depth });
+    const under = children.get(i) ?? [];
+    for (let k = under.length - 1; k >= 0; k--) {
+      stack.push([under[k] ?? 0, depth + 1]);
+    }
+  }
+  return out;
 }

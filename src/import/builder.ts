@@ -88,6 +88,11 @@ export interface Builder {
    * repair text when unset.
    */
   closerText: string | undefined;
+  /**
+   * Set when the source went back to an earlier point: the next user
+   * message carries a rewind there (`messages.ts`), then it is cleared.
+   */
+  rewindTo: SessionSeq | undefined;
 }
 
 /** A fresh builder. */
@@ -115,6 +120,7 @@ export const makeBuilder = (): Builder => ({
   repairs: 0,
   summaries: new Set(),
   closerText: undefined,
+  rewindTo: undefined,
 });
 
 /** The result of a builder step. */

@@ -20,7 +20,8 @@
  *   roles kept); the encrypted `compaction` item is an opaque text block
  *   only `toOpenAIResponses` sends. Without one, the newest typed user
  *   messages (about 20k tokens) and the summary are kept, as Codex does.
- *   `thread_rolled_back` replaces the last N user turns by an empty message.
+ *   `thread_rolled_back` takes the last N user turns off by a rewind (they
+ *   stay in the log as a branch), carried by an empty message.
  * - A message logged while calls wait for their outputs is placed after
  *   them (the transcript stays paired); a call with no output is answered
  *   with Codex's `aborted` right after it. `system` messages and
@@ -405,7 +406,7 @@ export const compacted: PayloadStep = (s, p, line, time, kind) => {
   }
 };
 
-/** A `thread_rolled_back` event: the last user turns replaced by an empty message. */
+/** A `thread_rolled_back` event: the last user turns taken off by a rewind. */
 export const rolledBack: PayloadStep = (s, p, line, time, kind) => {
   const reached = boundary(s, line, time);
   if (Result.isFailure(reached)) return reached;

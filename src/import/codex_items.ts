@@ -15,6 +15,7 @@ import { closeTurn } from "./turns.ts";
 import { isRecord } from "./values.ts";
 import { compactBefore } from "./compaction.ts";
 import { userMessage } from "./messages.ts";
+import { appendRewind, pointBefore, rewindPlan } from "./rewind.ts";
 
 /** A message's content as blocks. */
 export const messageContent = (u: unknown): ContentBlock[] => {
@@ -166,9 +167,11 @@ export const keepRecentUserMessages = (
 
 /**
  * \`thread_rolled_back\`: the last \`numTurns\` user turns (from the
- * message the person typed that opened them) are replaced by one empty
- * message from the \`codex/rollback\` plugin, which no adapter sends: Codex
- * drops them.
+ * message the person typed that opened them) are taken off by a rewind to
+ * right before them, carried by one empty message from the
+ * \`codex/rollback\` plugin, which no adapter sends: Codex drops them, and
+ * they stay in the log as a branch. Where no point before them gives
+ * exactly the nodes kept, they are replaced by that message instead.
  */
 export const rollBack = (
   b: Builder,
@@ -191,16 +194,27 @@ export const rollBack = (
   const shadowed = nodes.slice(nodes.indexOf(from));
   const closed = closeTurn(b, line, "interrupted");
   if (Result.isFailure(closed)) return closed;
-  const made = append(b, {
+  const data = {
+    id: uniqueId(b, `codex-rollback-L${line}`),
+    role: "user",
+    content: [{ type: "text", text: "" }],
+    source: { kind: "plugin", plugin: "codex/rollback" },
+  };
+  // A rewind to right before the first dropped turn keeps the turns in the
+  // log as a branch; where none gives exactly the nodes kept (a compaction
+  // in between), the dropped nodes are replaced as before.
+  const point = pointBefore(
+    b.surface,
+    from,
+    nodes.slice(0, nodes.indexOf(from)),
+  );
+  const plan = point === undefined ? undefined : rewindPlan(b.surface, point);
+  const rewinds = point !== undefined && plan !== undefined;
+  const made = rewinds ? appendRewind(b, line, point, plan, data) : append(b, {
     type: "user/message",
     surfaceOp: { op: "replace", startSeq: from, endSeq: last },
     sourceEventSeqs: shadowed,
-    data: {
-      id: uniqueId(b, `codex-rollback-L${line}`),
-      role: "user",
-      content: [{ type: "text", text: "" }],
-      source: { kind: "plugin", plugin: "codex/rollback" },
-    },
+    data,
   }, line);
   if (Result.isFailure(made)) return Result.fail(made.failure);
   notCarried(
@@ -209,7 +223,11 @@ export const rollBack = (
     kind,
     `the last ${turns} user turn${
       turns === 1 ? "" : "s"
-    } (${shadowed.length} surface nodes) replaced by an empty message, as Codex drops them`,
+    } (${shadowed.length} surface nodes) ${
+      rewinds
+        ? `taken off by a rewind to seq ${point}, as Codex drops them; they stay in the log as a branch`
+        : "replaced by an empty message, as Codex drops them"
+    }`,
   );
   return Result.succeed(undefined);
 };

@@ -17,6 +17,7 @@ import { TOOL_NOT_STARTED } from "../session/repair.ts";
 import { append, type Builder, ok, type Step, uniqueId } from "./builder.ts";
 import { notCarried, synthesized } from "./notes.ts";
 import { openStep } from "./turns.ts";
+import { appendRewind, rewindPlan } from "./rewind.ts";
 
 /** Appends a user-role message (any source). */
 export const userMessage = (
@@ -26,13 +27,23 @@ export const userMessage = (
   content: ReadonlyArray<ContentBlock>,
   source: Readonly<Record<string, unknown>> & { readonly kind: string },
   sourceEventSeqs?: ReadonlyArray<SessionSeq>,
-): Step<SessionEvent> =>
-  append(b, {
-    ...Draft.user(content, { id: uniqueId(b, id), source }),
+): Step<SessionEvent> => {
+  const draft = Draft.user(content, { id: uniqueId(b, id), source });
+  // The source went back to an earlier point: this message carries the
+  // rewind, citing the nodes it takes off (and nothing else).
+  const to = b.rewindTo;
+  const plan = to === undefined ? undefined : rewindPlan(b.surface, to);
+  if (to !== undefined && plan !== undefined) {
+    b.rewindTo = undefined;
+    return appendRewind(b, line, to, plan, draft.data);
+  }
+  return append(b, {
+    ...draft,
     ...(sourceEventSeqs === undefined || sourceEventSeqs.length === 0
       ? {}
       : { sourceEventSeqs }),
   }, line);
+};
 
 /** What an assistant message carries besides its content. */
 export interface AssistantExtras {

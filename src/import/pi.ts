@@ -3,9 +3,12 @@
  *
  * - Header `{type: "session", version?, id, timestamp, cwd}`; no `version`
  *   means 1. Version 1 has no entry ids (a linear log); versions 2 and 3
- *   have an `id`/`parentId` tree: the import is the path from the last
- *   entry to the root, and the other branches are reported with their lines.
- *   A first pass reads the tree (ids and lines only), a second imports.
+ *   have an `id`/`parentId` tree, imported whole in file order: an entry
+ *   whose parent is not the entry before it goes on from its parent by a
+ *   rewind, carried by its user message (a branch that starts otherwise is
+ *   left out and reported with its lines); the last entry's branch is
+ *   current. A first pass reads the tree (ids and lines only), a second
+ *   imports.
  * - `message` entries by role: `user` opens a turn; `assistant` is a step
  *   (`thinking` → `reasoning`, `toolCall` → `tool-call` with its arguments
  *   as JSON text; a thinking signature and an error message are kept in the
@@ -33,7 +36,10 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
+import { logEvent, surfaceEvent, surfaceNodes } from "../surface/mod.ts";
+import { isSurfaceEvent } from "../core/event.ts";
+import { SessionSeq } from "../core/seq.ts";
+import { rewindPlan } from "./rewind.ts";
 import {
   append,
   type Builder,
@@ -102,6 +108,14 @@ export interface PiState {
   seenHeader: boolean;
   /** How the last assistant message stopped, while its turn is open. */
   lastStop: string | undefined;
+  /** The last seq of the log once each entry was imported, by id. */
+  readonly ends: Map<string, number>;
+  /** The last seq before the first entry (-1: none). */
+  rootEnd: number | undefined;
+  /** The entry imported last (the current leaf), by id. */
+  previous: string | undefined;
+  /** Entries of branches no rewind could reach, left out (and reported). */
+  readonly dropped: Set<string>;
 }
 
 /**
@@ -135,6 +149,10 @@ export const piState = (
     },
     seenHeader: false,
     lastStop: undefined,
+    ends: new Map(),
+    rootEnd: undefined,
+    previous: undefined,
+    dropped: new Set(),
   };
 };
 
@@ -163,6 +181,7 @@ export const replayKept = (
   from: number,
   to: number,
   kind: string,
+  onPath: ReadonlySet<string> = s.onPath,
 ): Handled => {
   const b = s.b;
   for (const [callId, call] of [...b.calls]) {
@@ -174,7 +193,7 @@ export const replayKept = (
   const replayed = forEachRecord(s.file, s.options, (value, at): Step => {
     if (at < from || at >= to || !isRecord(value)) return ok;
     if (value.type !== "message" || !isRecord(value.message)) return ok;
-    if (typeof value.id === "string" && !s.onPath.has(value.id)) return ok;
+    if (typeof value.id === "string" && !onPath.has(value.id)) return ok;
     copies += 1;
     const role = str(value.message.role) ?? "unknown";
     return piMessage(
@@ -239,7 +258,11 @@ export const compaction: EntryStep = (s, value, line, kind) => {
     kind,
   });
   if (Result.isFailure(replaced)) return Result.fail(replaced.failure);
-  return replayKept(s, keptLine, line, kind);
+  // The kept entries are those on the compaction's own branch.
+  const onPath = typeof value.id === "string"
+    ? pathToRoot(s.tree.tree, value.id)
+    : s.onPath;
+  return replayKept(s, keptLine, line, kind, onPath);
 };
 
 /** A `message` entry: by its role ({@link piMessage}). */
@@ -315,6 +338,116 @@ const bind =
     step(s, value, line, kind);
 
 /**
+ * Keeps the tree: an entry whose parent is not the entry imported last
+ * starts another branch, so the branch left is closed (its open turn
+ * ended) and a rewind, carried by an empty `user/message` from the
+ * `pi/tree` plugin (it derives no message), takes the surface back to
+ * right after the parent. The point is the parent's last event, or a later
+ * log-only one that ends its turn (a rewind lands where nothing is open);
+ * where there is none, the branch is left out and reported, as are the
+ * entries under it. Undefined: import the entry.
+ */
+const followTree = (
+  s: PiState,
+  value: Record<string, unknown>,
+  id: string,
+  line: number,
+): Handled | undefined => {
+  const b = s.b;
+  const parent = s.tree.tree.get(id)?.parent ?? null;
+  if (parent !== null && s.dropped.has(parent)) {
+    s.dropped.add(id);
+    return ok;
+  }
+  if (s.previous === undefined) {
+    s.rootEnd = b.surface.nextSeq - 1;
+  } else if (!s.dropped.has(s.previous)) {
+    s.ends.set(s.previous, b.surface.nextSeq - 1);
+  }
+  if (s.previous === undefined || parent === s.previous) {
+    s.previous = id;
+    return undefined;
+  }
+  const end = parent === null ? s.rootEnd : s.ends.get(parent);
+  const found = end === undefined || !carriesRewind(value)
+    ? undefined
+    : branchPoint(b, end);
+  if (found === undefined) {
+    s.dropped.add(id);
+    return ok;
+  }
+  const closed = closeTurn(
+    b,
+    line,
+    s.lastStop === undefined || s.lastStop === "toolUse"
+      ? "interrupted"
+      : stopReasons[s.lastStop],
+  );
+  if (Result.isFailure(closed)) return Result.fail(closed.failure);
+  s.lastStop = undefined;
+  // Closing the branch left added events, not nodes: the plan holds.
+  if (rewindPlan(b.surface, found.point) === undefined) {
+    s.dropped.add(id);
+    return ok;
+  }
+  b.rewindTo = found.point;
+  synthesized(
+    b,
+    line,
+    "branch",
+    `a rewind to seq ${found.point}: this entry goes on from its parent, another branch than the entry before it`,
+  );
+  s.previous = id;
+  return undefined;
+};
+
+/**
+ * Whether an entry imports as a user message, which can carry a rewind:
+ * a user, command, plugin or summary message, a non-empty branch summary,
+ * a custom message. A branch that starts otherwise is left out.
+ */
+const carriesRewind = (value: Record<string, unknown>): boolean => {
+  const m = value.message;
+  if (value.type === "message" && isRecord(m)) {
+    switch (m.role) {
+      case "user":
+      case "custom":
+      case "hookMessage":
+        return true;
+      case "bashExecution":
+        return m.excludeFromContext !== true;
+      case "branchSummary":
+      case "compactionSummary":
+        return (str(m.summary) ?? "") !== "";
+      default:
+        return false;
+    }
+  }
+  if (value.type === "branch_summary") return (str(value.summary) ?? "") !== "";
+  return value.type === "custom_message";
+};
+
+/**
+ * The point a branch from the entry ending at `end` goes back to: `end`,
+ * or the first later event, before any node, that a rewind may land on.
+ */
+const branchPoint = (
+  b: Builder,
+  end: number,
+): { readonly point: SessionSeq } | undefined => {
+  if (end < b.surface.baseSeq) return undefined;
+  for (let x = end; x < b.surface.nextSeq; x++) {
+    const point = SessionSeq.make(x);
+    const event = logEvent(b.surface, point);
+    if (x > end && event !== undefined && isSurfaceEvent(event)) {
+      return undefined;
+    }
+    if (rewindPlan(b.surface, point) !== undefined) return { point };
+  }
+  return undefined;
+};
+
+/**
  * How a pi file's entries are told apart and handled: by `type` (and a
  * message's role, for the report); an entry off the path is on a branch,
  * already reported as one.
@@ -331,12 +464,10 @@ export const piEntries = (s: PiState): RecordTable => ({
       : undefined;
     return { type, kind: role === undefined ? type : `${type}/${role}` };
   },
-  before: (value) => {
-    if (
-      typeof value.id === "string" && s.tree.tree.size > 0 &&
-      !s.onPath.has(value.id)
-    ) {
-      return ok;
+  before: (value, line) => {
+    if (typeof value.id === "string" && s.tree.tree.size > 0) {
+      const moved = followTree(s, value, value.id, line);
+      if (moved !== undefined) return moved;
     }
     setTime(s.b, value.timestamp);
     return undefined;
@@ -451,7 +582,7 @@ export const importPi: Importer = (file, options, b) => {
     );
   }
   const s = piState(b, file, options, tree.success, version);
-  b.branches = branchesOff(tree.success.tree, s.onPath);
+
   b.closerText = "No result provided";
   // Version 1 compactions count entries from the header: the second pass
   // counts them again.
@@ -465,6 +596,11 @@ export const importPi: Importer = (file, options, b) => {
   if (Result.isFailure(read)) return Result.fail(read.failure);
   const ended = endPi(s);
   if (Result.isFailure(ended)) return Result.fail(ended.failure);
+  // The branches no rewind could reach are reported as branches off.
+  const imported = new Set(
+    [...tree.success.tree.keys()].filter((id) => !s.dropped.has(id)),
+  );
+  b.branches = branchesOff(tree.success.tree, imported);
   return Result.succeed(piConverted(s, version, read.success));
 };
 
@@ -491,13 +627,20 @@ export const piMessage = (
   const b = s.b;
   switch (m.role) {
     case "user": {
-      const opened = userTurn(b, line);
-      if (Result.isFailure(opened)) return opened;
+      // A message carrying a rewind comes first, then its turn opens (as
+      // a turn after the library's rewind does).
+      const rewinds = b.rewindTo !== undefined;
+      if (!rewinds) {
+        const opened = userTurn(b, line);
+        if (Result.isFailure(opened)) return opened;
+      }
       s.lastStop = undefined;
       const converted = convertBlocks(b, line, kind, m.content);
-      return done(
-        userMessage(b, line, id, converted.content, { kind: "user" }),
-      );
+      const made = userMessage(b, line, id, converted.content, {
+        kind: "user",
+      });
+      if (Result.isFailure(made) || !rewinds) return done(made);
+      return userTurn(b, line);
     }
     case "assistant": {
       const converted = convertBlocks(b, line, kind, m.content);

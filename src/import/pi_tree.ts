@@ -1,7 +1,7 @@
 /**
  * The first pass over a pi session file: its header and entry tree (ids,
- * parents and lines only), the path from the last entry to the root that
- * the import follows, and the branches off it, reported with their lines.
+ * parents and lines only), the path from an entry to the root (what a
+ * compaction keeps), and the branches left out, reported with their lines.
  * The second pass, which imports the entries on the path, is `pi.ts`.
  *
  * @module

@@ -15,7 +15,7 @@ import { heldEvents } from "../session/prior.ts";
 import { logEvent } from "../surface/mod.ts";
 import { encodeEventLine, encodeHeaderLine } from "../log/codec.ts";
 import { SessionSeq } from "../core/seq.ts";
-import { EventsNotHeld } from "../core/errors.ts";
+import { EventsNotHeld, type InvalidSessionSeq } from "../core/errors.ts";
 import { interruptedTurnClosers } from "../session/repair.ts";
 import { followWithOptions } from "./follow.ts";
 import { makeHistoryReads } from "./history.ts";
@@ -40,6 +40,7 @@ import type {
   AppendResolution,
   AppendResult,
   HistoryOperation,
+  HistoryReadError,
   ListError,
   OpenError,
   ResolveOptions,
@@ -130,7 +131,23 @@ const extendsSession = (
   if (next.surface.nextSeq < from) return "log";
   if (from > current.surface.baseSeq) {
     const last = SessionSeq.make(from - 1);
-    if (logEvent(next.surface, last) !== logEvent(current.surface, last)) {
+    const mine = logEvent(current.surface, last);
+    if (mine !== undefined || last >= current.surface.heldFrom) {
+      return logEvent(next.surface, last) === mine ? undefined : "log";
+    }
+    // A session that holds only its surface, and an operation that read
+    // the log through the store (a rewind): the events it read are copies,
+    // so its newest node's event, where both hold it, is compared by
+    // content.
+    const tail = current.surface.tail;
+    const held = tail === undefined
+      ? undefined
+      : logEvent(current.surface, tail);
+    const read = tail === undefined ? undefined : logEvent(next.surface, tail);
+    if (
+      held !== undefined && read !== undefined && read !== held &&
+      encodeEventLine(read) !== encodeEventLine(held)
+    ) {
       return "log";
     }
   }
@@ -218,21 +235,35 @@ export function makeSessionStore(core: StoreCore): SessionStore {
       );
     });
 
-  const update: SessionStore["update"] = <
-    E,
-    R,
-    A extends UpdateValue = Session,
-  >(
+  const { events, withHistory, withHistoryOn } = makeHistoryReads(core);
+
+  // Declared narrower than it is written: reads of older events happen
+  // only for an operation that fails `EventsNotHeld` (HistoryReadError).
+  function update<E, R, A extends UpdateValue = Session>(
     handle: SessionHandle,
     op: HistoryOperation<E, R, A>,
-  ) =>
-    Effect.suspend(() => {
+  ): Effect.Effect<
+    UpdateResult<A>,
+    E | NotAnAppend | WriteError | HistoryReadError<E>,
+    R
+  >;
+  function update<E, R, A extends UpdateValue = Session>(
+    handle: SessionHandle,
+    op: HistoryOperation<E, R, A>,
+  ): Effect.Effect<
+    UpdateResult<A>,
+    E | NotAnAppend | WriteError | OpenError | InvalidSessionSeq,
+    R
+  > {
+    return Effect.suspend(() => {
       let result: { readonly value: A } | undefined;
       return Effect.flatMap(
-        commit<E | NotAnAppend, R>(
+        commit<E | NotAnAppend | OpenError | InvalidSessionSeq, R>(
           handle,
           (session) =>
-            Effect.flatMap(op(session), (value) => {
+            // An operation that needs events the session does not hold
+            // (a rewind on a session opened from a checkpoint) reads them.
+            Effect.flatMap(withHistoryOn(handle, session, op), (value) => {
               result = { value };
               const next = isSessionValue(value) ? value : value.session;
               const problem = extendsSession(session, next);
@@ -247,6 +278,7 @@ export function makeSessionStore(core: StoreCore): SessionStore {
             : Effect.succeed({ ...appended, result: result.value }),
       );
     });
+  }
 
   const repair: SessionStore["repair"] = (handle, options) =>
     Effect.suspend(() => {
@@ -267,8 +299,6 @@ export function makeSessionStore(core: StoreCore): SessionStore {
         (session) => ({ session, closers }),
       );
     });
-
-  const { events, withHistory } = makeHistoryReads(core);
 
   const withSession: SessionStore["withSession"] = (id, f, options) =>
     Effect.scoped(

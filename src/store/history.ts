@@ -108,6 +108,7 @@ export const scanByteRange = <EIO>(
 export function makeHistoryReads(source: HistorySource): {
   readonly events: SessionStore["events"];
   readonly withHistory: SessionStore["withHistory"];
+  readonly withHistoryOn: WithHistoryOn;
 } {
   // Where the lines of each handle's log start, as its range reads found.
   const indexes = new WeakMap<SessionHandle, LineIndex>();
@@ -181,8 +182,9 @@ export function makeHistoryReads(source: HistorySource): {
       );
     });
 
-  const withHistory = <A, E, R>(
+  const withHistoryOn: WithHistoryOn = <A, E, R>(
     handle: SessionHandle,
+    start: Session,
     f: (session: Session) => Effect.Effect<A, E, R>,
   ): Effect.Effect<A, E | OpenError | InvalidSessionSeq, R> => {
     const run = (
@@ -219,8 +221,21 @@ export function makeHistoryReads(source: HistorySource): {
         (older) => run(withEarlierEvents(session, older)),
       );
     };
-    return Effect.suspend(() => run(handle.session));
+    return Effect.suspend(() => run(start));
   };
 
-  return { events, withHistory };
+  const withHistory: SessionStore["withHistory"] = (handle, f) =>
+    Effect.suspend(() => withHistoryOn(handle, handle.session, f));
+
+  return { events, withHistory, withHistoryOn };
 }
+
+/**
+ * `withHistory` from a given session of the handle (the one a commit
+ * runs its operation on) rather than the handle's current one.
+ */
+export type WithHistoryOn = <A, E, R>(
+  handle: SessionHandle,
+  start: Session,
+  f: (session: Session) => Effect.Effect<A, E, R>,
+) => Effect.Effect<A, E | OpenError | InvalidSessionSeq, R>;

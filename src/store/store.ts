@@ -253,6 +253,15 @@ export type OpenError =
   | LogReadError
   | StorageError;
 
+/**
+ * What reading older events can fail with in `update`: only for an
+ * operation whose errors include `EventsNotHeld` (one that reads the log,
+ * such as `rewind`), else nothing.
+ */
+export type HistoryReadError<E> = [Extract<E, EventsNotHeld>] extends [never]
+  ? never
+  : OpenError | InvalidSessionSeq;
+
 /** Errors of writing through a handle. */
 export type WriteError =
   | ReadOnlyHandle
@@ -416,14 +425,26 @@ export interface SessionStore {
    * `session` (`(s) => pruneLargeToolResults(s, options)`); that result is
    * the outcome's `result`.
    *
+   * An operation that needs events the session does not hold (a
+   * `rewind` on a session opened from a checkpoint, which holds only its
+   * surface and latest events) fails `EventsNotHeld`; `update` then reads
+   * them from the stored log and runs it again, as `withHistory` does, so
+   * it may run more than once. The handle's session then holds them.
+   *
    * @param handle A write handle.
    * @param op A pure operation such as `(s) => compact(s, range)`.
-   * @returns `Effect<UpdateResult<A>, E | NotAnAppend | WriteError, R>`.
+   * @returns `Effect<UpdateResult<A>, E | NotAnAppend | WriteError |
+   * HistoryReadError<E>, R>` (the last: reading older events, for an
+   * operation that can fail `EventsNotHeld`).
    */
   readonly update: <E, R, A extends UpdateValue = Session>(
     handle: SessionHandle,
     op: HistoryOperation<E, R, A>,
-  ) => Effect.Effect<UpdateResult<A>, E | NotAnAppend | WriteError, R>;
+  ) => Effect.Effect<
+    UpdateResult<A>,
+    E | NotAnAppend | WriteError | HistoryReadError<E>,
+    R
+  >;
   /**
    * Appends the closers of what a crash left open
    * ({@link interruptedTurnClosers}: an abandoned compaction, the open

@@ -12,6 +12,7 @@
 import type { SessionEvent, SurfaceEvent } from "../core/event.ts";
 import { projectEvent } from "./project.ts";
 import { trackCalls } from "./calls.ts";
+import { noteWork } from "./open_work.ts";
 import {
   newStore,
   NONE,
@@ -56,6 +57,7 @@ export const advance = (surface: Surface, event: SessionEvent): Surface => {
     const index = event.seq - surface.baseSeq;
     writes = [events, index, events[index]];
     events[index] = event;
+    noteWork(store, event.seq, event.type, writes);
   }
   return makeSurface(
     handOver(ref, store, writes),

@@ -43,7 +43,8 @@ import { lazyCall, lazyExit } from "../core/lazy_exit.ts";
 import { projectEvent } from "./project.ts";
 import { advance, appendNode } from "./append_one.ts";
 import { trackCalls, unansweredIn } from "./calls.ts";
-import { checkCited, planOn } from "./rewind.ts";
+import { checkCited, planned, planOn } from "./rewind.ts";
+import { noteWork } from "./open_work.ts";
 import {
   type Held,
   newStore,
@@ -87,6 +88,8 @@ interface Cursor {
    * of those messages cannot place).
    */
   rewound: boolean;
+  /** The surface the cursor started from: a rewind folded first onto it may reuse its plan. */
+  from: Surface;
 }
 
 /** How a fold treats its events. */
@@ -135,6 +138,7 @@ const cursorOf = (
     tail: surface.tail === undefined ? NONE : slotOf(held, base, surface.tail),
     stored,
     rewound: false,
+    from: surface,
   };
 };
 
@@ -292,17 +296,21 @@ const rewind = (
       ),
     });
   }
-  const plan = planOn(
-    {
-      store,
-      base,
-      head: cursor.head,
-      length: cursor.length,
-      next: cursor.next,
-    },
-    event.seq,
-    op.toSeq,
-  );
+  // `rewind` planned on the surface this event folds onto: the same plan.
+  const plan =
+    (event.seq === cursor.from.nextSeq
+      ? planned(cursor.from, op.toSeq)
+      : undefined) ?? planOn(
+        {
+          store,
+          base,
+          head: cursor.head,
+          length: cursor.length,
+          next: cursor.next,
+        },
+        event.seq,
+        op.toSeq,
+      );
   if (!("restored" in plan)) return plan;
   const mismatch = checkCited(event, op.toSeq, plan.takenOff);
   if (mismatch !== undefined) return mismatch;
@@ -359,7 +367,10 @@ const step = (
   const { store } = cursor;
   const index = cursor.next - cursor.base;
   if (!isSurfaceEvent(event)) {
-    if (cursor.keepLog) write(cursor, store.events, index, event);
+    if (cursor.keepLog) {
+      write(cursor, store.events, index, event);
+      noteWork(store, event.seq, event.type, cursor.writes);
+    }
     cursor.next++;
     return undefined;
   }

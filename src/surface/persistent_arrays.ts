@@ -124,6 +124,13 @@ export interface Store {
   readonly rewinds: Array<number>;
   /** `[count]`: how many entries of `rewinds` this version has. */
   readonly rewindCount: Array<number>;
+  /**
+   * The open-work index (`open_work.ts`): four numbers per turn, step or
+   * compaction start or end event, the first `workCount[0]` entries.
+   */
+  readonly work: Array<number>;
+  /** `[count]`: how many entries of `work` this version has. */
+  readonly workCount: Array<number>;
 }
 
 /**
@@ -207,4 +214,6 @@ export const newStore = (): Store => ({
   tips: [],
   rewinds: [],
   rewindCount: [0],
+  work: [],
+  workCount: [0],
 });

@@ -29,7 +29,6 @@ import type { SessionEvent, SurfaceEvent } from "../core/event.ts";
 
 import type { SessionSeq } from "../core/seq.ts";
 import {
-  type OpenWork,
   RewindBreaksToolPair,
   RewindDropsSystemHead,
   RewindNotHeld,
@@ -37,6 +36,7 @@ import {
   RewindSourcesMismatch,
 } from "../core/errors.ts";
 import { newStore, NONE, type Store } from "./persistent_arrays.ts";
+import { openWorkAt } from "./open_work.ts";
 import { heldOf, seqUnchecked, storeOf, type Surface } from "./surface.ts";
 
 /** The part of a surface a rewind reads: a store whose slot is `seq - base`. */
@@ -158,46 +158,6 @@ const expand = (
   return out;
 };
 
-/**
- * The open work right after `x`: scanning back along `x`'s path to the
- * nearest turn boundary (or an event carrying a rewind, which lands only
- * where nothing is open), the first start of a turn, step or compaction
- * met before its end. O(events since the last turn boundary).
- */
-const openWorkAt = (
-  view: RewindView,
-  x: number,
-): { readonly work: OpenWork; readonly openedAt: number } | undefined => {
-  let step = false;
-  let compaction = false;
-  for (let seq = x; seq >= view.base; seq--) {
-    const event = eventAt(view, seq);
-    if (event === undefined) return undefined;
-    switch (event.type) {
-      case "turn/start":
-        return { work: "turn", openedAt: seq };
-      case "turn/end":
-        return undefined;
-      case "step/start":
-        if (!step) return { work: "step", openedAt: seq };
-        break;
-      case "step/end":
-        step = true;
-        break;
-      case "compaction/start":
-        if (!compaction) return { work: "compaction", openedAt: seq };
-        break;
-      case "compaction/end":
-        compaction = true;
-        break;
-      case "user/message":
-        if (rewindTarget(event) !== undefined) return undefined;
-        break;
-    }
-  }
-  return undefined;
-};
-
 /** The first tool call or result of `nodes` left without its partner. */
 const unpaired = (
   view: RewindView,
@@ -242,7 +202,7 @@ export const planOn = (
 ): RewindPlan | RewindPlanError => {
   const rewinds = rewindSeqs(view.store);
   const tip = view.next - 1;
-  const open = openWorkAt(view, toSeq);
+  const open = openWorkAt(view.store, toSeq);
   if (open !== undefined) {
     return new RewindPointInsideWork({
       seq,
@@ -350,7 +310,34 @@ export function planRewind(
 ): RewindPlan | RewindPlanError {
   const seq = surface.nextSeq;
   const view = viewOf(surface, seq, toSeq);
-  return "store" in view ? planOn(view, seq, toSeq) : view;
+  if (!("store" in view)) return view;
+  const plan = planOn(view, seq, toSeq);
+  if ("restored" in plan) plans.set(surface, { toSeq, plan });
+  return plan;
+}
+
+/**
+ * The last plan {@link planRewind} made on a surface, by surface: the fold
+ * of the event that carries it, onto the same surface, reuses it instead
+ * of planning again. A plan is a function of the surface (a value) and
+ * the point, so this only saves work; it is weakly held.
+ */
+const plans = new WeakMap<
+  Surface,
+  { readonly toSeq: SessionSeq; readonly plan: RewindPlan }
+>();
+
+/**
+ * The plan {@link planRewind} made on `surface` for a rewind to `toSeq`,
+ * if it made one.
+ * @internal
+ */
+export function planned(
+  surface: Surface,
+  toSeq: SessionSeq,
+): RewindPlan | undefined {
+  const found = plans.get(surface);
+  return found !== undefined && found.toSeq === toSeq ? found.plan : undefined;
 }
 
 /** The events carrying a rewind of a surface that holds its log. @internal */

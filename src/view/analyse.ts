@@ -25,6 +25,7 @@ import {
   emptySurfaceAt,
   type Surface,
   surfaceEvent,
+  surfaceNodes,
 } from "../surface/mod.ts";
 import {
   type CoreEvent,
@@ -220,6 +221,11 @@ export function analyse(
         rank[at(event.seq)] = op === "prepend" ? firstRank-- : nextRank++;
         total += weight;
         totalTokens += cost;
+        if (op !== "append" && op !== "prepend") {
+          shadowing = (event.sourceEventSeqs ?? []).filter((seq) =>
+            surfaceEvent(surface, seq) !== undefined
+          );
+        }
       } else {
         // A replacement takes its range's place, so its first node's rank.
         rank[at(event.seq)] = rank[at(op.startSeq)] ?? nextRank++;
@@ -261,6 +267,18 @@ export function analyse(
       }
       totalTokens += tokens[at(event.seq)] ?? 0;
       const weight = chars[at(event.seq)] ?? 0;
+      if (
+        typeof event.surfaceOp === "object" && event.surfaceOp.op === "rewind"
+      ) {
+        // Nodes came back too: the surface's size is counted afresh (a
+        // rewind is rare, and walks the surface it restores once).
+        total = 0;
+        totalTokens = 0;
+        for (const node of surfaceNodes(surface)) {
+          total += chars[at(node)] ?? 0;
+          totalTokens += tokens[at(node)] ?? 0;
+        }
+      }
       replacements.set(event.seq, {
         seq: event.seq,
         kind: replacementKind(event),
@@ -268,7 +286,11 @@ export function analyse(
         charsBefore,
         charsAfter: weight,
       });
-      total += weight - charsBefore;
+      if (
+        typeof event.surfaceOp !== "object" || event.surfaceOp.op !== "rewind"
+      ) {
+        total += weight - charsBefore;
+      }
     }
     if (total > peak) peak = total;
     if (totalTokens > peakTokens) peakTokens = totalTokens;

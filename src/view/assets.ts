@@ -34,6 +34,7 @@ code,.tx,.ar{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;fo
 .chart .compaction line{stroke:var(--comp)}.chart .prune line{stroke:var(--prune)}.chart .prune line.across{stroke-dasharray:4 3}.chart .system-prompt line{stroke:var(--sysp)}
 .legend{color:var(--mute);font-size:12px}.sw{display:inline-block;width:14px;height:10px;margin:0 4px 0 10px;border-radius:2px;vertical-align:middle}
 .sw.area{background:rgba(42,111,219,.35)}.sw.compaction{background:var(--comp)}.sw.prune{background:var(--prune)}.sw.system-prompt{background:var(--sysp)}
+.branches ul{margin:0;padding-left:20px}.branches li.cur>.bh{font-weight:600}.branches .cur b{color:var(--user)}
 .notices ul{margin:0;padding-left:20px}.notices li.fx,.notices li.ir{color:var(--fx)}
 .tools{margin:0 0 10px}.tools button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);border-radius:6px;background:var(--card);color:var(--fg);cursor:pointer}
 ol.sf,ol.shl{list-style:none;margin:0;padding:0}

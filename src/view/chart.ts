@@ -30,6 +30,7 @@ const LABEL: Readonly<Record<ReplacementKind, string>> = {
   "compaction": "compaction",
   "prune": "prune",
   "system-prompt": "system-prompt change",
+  "rewind": "rewind",
 };
 
 interface Mark {
@@ -94,6 +95,8 @@ export function sizeChart(analysis: Analysis): string {
   // One mark per pixel column and kind.
   const marks = new Map<string, Mark>();
   for (const r of analysis.replacements.values()) {
+    // A rewind has no lane: the page draws it in the branch tree.
+    if (!LANES.includes(r.kind)) continue;
     const key = `${Math.round(x(r.seq))}:${r.kind}`;
     const mark = marks.get(key);
     if (mark === undefined) {

@@ -37,6 +37,7 @@ import {
   type Replacement,
 } from "./analyse.ts";
 import { sizeChart } from "./chart.ts";
+import { type Branch, branchesOf, branchTree } from "../history/rewind.ts";
 import { escapeHtml as esc } from "./escape.ts";
 import {
   cutAt,
@@ -105,6 +106,7 @@ const KIND_LABEL: Readonly<Record<Replacement["kind"], string>> = {
   "compaction": "Compaction",
   "prune": "Pruned result",
   "system-prompt": "System prompt change",
+  "rewind": "Rewind",
 };
 
 /** Writes the page in chunks. */
@@ -466,8 +468,18 @@ class Page {
     const w = this.#w;
     const a = this.#a;
     const surface = this.#session.surface;
-    const kinds = { "compaction": 0, "prune": 0, "system-prompt": 0 };
-    const saved = { "compaction": 0, "prune": 0, "system-prompt": 0 };
+    const kinds = {
+      "compaction": 0,
+      "prune": 0,
+      "system-prompt": 0,
+      "rewind": 0,
+    };
+    const saved = {
+      "compaction": 0,
+      "prune": 0,
+      "system-prompt": 0,
+      "rewind": 0,
+    };
     let shadowedNodes = 0;
     for (const r of a.replacements.values()) {
       kinds[r.kind]++;
@@ -486,6 +498,7 @@ class Page {
       ["compactions", savedText(kinds.compaction, saved.compaction)],
       ["prunes", savedText(kinds.prune, saved.prune)],
       ["system-prompt changes", formatCount(kinds["system-prompt"])],
+      ["rewinds", formatCount(kinds.rewind)],
       ["crash repairs", formatCount(a.repairs.size)],
       ["interrupted turns", formatCount(a.interruptions.length)],
       ["open turns", formatCount(a.open.turns.length)],
@@ -513,6 +526,44 @@ class Page {
         sizeChart(this.#a)
       }<p class="legend"><span class="sw area"></span> characters <span class="sw compaction"></span> compaction <span class="sw prune"></span> prune <span class="sw system-prompt"></span> system-prompt change</p></section>`,
     );
+  }
+
+  /**
+   * The branch tree of a log with rewinds: each branch under the one it
+   * leaves, the current one marked. Written without recursion: a chain of
+   * rewinds nests as deep as it is long.
+   */
+  branches(list: ReadonlyArray<Branch>): void {
+    if (list.length < 2) return;
+    const w = this.#w;
+    w.put(
+      `<section class="branches"><h2>Branches</h2><p class="sub">Each rewind leaves a branch in the log and goes on from an earlier point; a branch is drawn under the one it leaves. The surface below is the current branch's.</p><ul>`,
+    );
+    // The depth of the item last opened; -1 before the first.
+    let open = -1;
+    for (const { branch: b, depth } of branchTree(list)) {
+      // Open a list under the last item, or close the items down to this
+      // depth (pre-order: one level deeper at most).
+      if (depth > open) {
+        if (open >= 0) w.put(`<ul>`);
+      } else w.put(`</li>${`</ul></li>`.repeat(open - depth)}`);
+      open = depth;
+      const text = b.firstUserText;
+      w.put(
+        `<li id="b${b.fromSeq}" class="bn${
+          b.current ? " cur" : ""
+        }"><span class="bh">#${b.fromSeq}–#${b.tipSeq}${
+          b.leavesAt === undefined ? "" : `, from right after #${b.leavesAt}`
+        }, ${plural(b.turns.length, "turn")}${
+          text === undefined
+            ? ""
+            : `: “${esc(text.slice(0, cutAt(text, 80)))}${
+              text.length > 80 ? "…" : ""
+            }”`
+        }${b.current ? ` <b>current</b>` : ""}</span>`,
+      );
+    }
+    w.put(`</li>${`</ul></li>`.repeat(open)}</ul></section>`);
   }
 
   notices(options: ViewOptions): void {
@@ -612,6 +663,7 @@ export function writePage(
   page.header(options);
   page.stats();
   page.chart();
+  page.branches(branchesOf(events.success));
   page.notices(options);
   page.surface();
   w.put(

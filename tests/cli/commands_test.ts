@@ -117,7 +117,14 @@ Deno.test("verify", async (t) => {
     "the JSON document has exactly the documented keys",
     async () => {
       const keys = (r: { stdout: string }) => Object.keys(JSON.parse(r.stdout));
-      const always = ["ok", "version", "events", "surface", "replacements"];
+      const always = [
+        "ok",
+        "version",
+        "events",
+        "surface",
+        "replacements",
+        "rewinds",
+      ];
       assert.deepEqual(
         keys(await run("verify", fixture("valid.jsonl"), "--json")),
         always,

@@ -10,7 +10,6 @@ import {
   branches,
   deriveMessages,
   Draft,
-  type EventDraft,
   fork,
   layerMemoryStore,
   replay,
@@ -30,20 +29,9 @@ import {
 } from "../_helpers/reference_checker.ts";
 import { fails, ok, sessionOf } from "../_helpers/build.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
+import { turnDrafts } from "../_helpers/rewind_stored.ts";
 
-const turn = (n: number, user: string, answer: string): EventDraft[] => [
-  Draft.turnStart(n),
-  Draft.user(user, { id: `u${n}` }),
-  Draft.assistant({
-    turn: n,
-    step: 0,
-    provider: "p",
-    model: "m",
-    content: answer,
-    id: `a${n}`,
-  }),
-  Draft.turnEnd(n, { kind: "completed" }),
-];
+const turn = turnDrafts;
 
 // Turns 0, 1 and 2: seqs 0-3, 4-7, 8-11.
 const threeTurns = () =>

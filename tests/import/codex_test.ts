@@ -6,7 +6,7 @@
  * output is answered right after it as Codex does, and the source a message
  * gets from its role.
  */
-import { deriveMessages, type Message } from "@palimpsest/session";
+import { branches, deriveMessages, type Message } from "@palimpsest/session";
 import { importSession } from "@palimpsest/session/import";
 import {
   pairToolCalls,
@@ -173,6 +173,11 @@ Deno.test("thread_rolled_back drops the last user turns from the surface", async
       [{ type: "input_text", text: "again" }],
     ],
   );
+  // A rewind: the dropped turns stay in the log as a branch.
+  const list = Effect.runSync(branches(session));
+  assert.equal(list.length, 2);
+  assert.deepEqual(list[0]?.turns, [0, 1, 2]);
+  assert.equal(list[1]?.current, true);
 });
 
 Deno.test("a message logged between a call and its output follows the output; a call without one is answered right after it", async () => {

@@ -2,12 +2,12 @@
  * pi specifics: a compaction that keeps everything still sends its summary
  * first, as pi builds its context; summaries are wrapped as pi sends them.
  */
-import { deriveMessages } from "@palimpsest/session";
+import { branches, deriveMessages, Session } from "@palimpsest/session";
 import {
   type ImportedSession,
   importSession,
 } from "@palimpsest/session/import";
-import { Effect } from "effect";
+import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
 import { blockLabel } from "./_labels.ts";
@@ -130,4 +130,69 @@ Deno.test("a compaction over a call with no result closes the turn first: no rep
     ["thanks"],
   );
   assertRepairsClean(events);
+});
+
+const header =
+  '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}';
+const said = (id: string, parentId: string | null, text: string) =>
+  entry(id, parentId, { role: "user", content: text });
+const answered = (id: string, parentId: string, text: string) =>
+  entry(id, parentId, assistant([{ type: "text", text }], "stop"));
+/** u1 a1 u2 a2, a line each after the header (lines 2 to 5). */
+const twoTurns = [
+  header,
+  said("u1", null, "one"),
+  answered("a1", "u1", "A1"),
+  said("u2", "a1", "two"),
+  answered("a2", "u2", "A2"),
+];
+
+Deno.test("every branch of a pi tree is imported: each goes on by a rewind, a branch summary carries its own, the last entry's branch is current", async () => {
+  const { session, report } = await importLines([
+    ...twoTurns,
+    // Back to right after a1, with a summary of the branch left.
+    JSON.stringify({
+      type: "branch_summary",
+      id: "s1",
+      parentId: "a1",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      fromId: "a2",
+      summary: "tried two",
+    }),
+    said("u3", "s1", "three"),
+    answered("a3", "u3", "A3"),
+    // Back to the tip of the first branch.
+    said("u4", "a2", "four"),
+    answered("a4", "u4", "A4"),
+  ]);
+  assert.deepEqual(report.branches, []);
+  const list = Effect.runSync(branches(session));
+  assert.deepEqual(
+    list.map((b) => [b.firstUserText?.slice(-29), b.current]),
+    [["one", false], ["<summary>\ntried two</summary>", false], [
+      "four",
+      true,
+    ]],
+  );
+  // What pi would send for the last entry: the path u1 a1 u2 a2 u4 a4.
+  assert.deepEqual(
+    deriveMessages(session.surface).map((m) => m.id),
+    ["u1", "a1", "u2", "a2", "u4", "a4"],
+  );
+  assertRepairsClean(Result.getOrThrow(Session.events(session)));
+});
+
+Deno.test("a pi branch that starts with no user message is left out and reported", async () => {
+  const { session, report } = await importLines([
+    ...twoTurns,
+    // An answer regenerated from u2's parent: no user message to carry it.
+    answered("b2", "a1", "B2"),
+    said("u3", "b2", "three"),
+  ]);
+  assert.deepEqual(report.branches, [{ fromLine: 3, lines: [6, 7] }]);
+  assert.equal(Effect.runSync(branches(session)).length, 1);
+  assert.deepEqual(
+    deriveMessages(session.surface).map((m) => m.id),
+    ["u1", "a1", "u2", "a2"],
+  );
 });

@@ -145,6 +145,40 @@ Deno.test("RewindPointInsideWork: a turn, a step or a compaction open at the poi
     .thenFails("RewindPointInsideWork", { work: "compaction", openedAt: 1 });
 });
 
+Deno.test("RewindPointInsideWork: what a rewind's point left open is closed after it, and an older version keeps its own", () => {
+  // A step opened at 1 and never closed on the branch a rewind left: the
+  // points after the rewind have nothing open.
+  given([
+    user(0),
+    step("step/start", 1),
+    assistant(2),
+    user(3, { op: rewindTo(0), sources: [2] }),
+    user(4),
+  ]).when(user(5, { op: rewindTo(4) })).then([0, 3, 4, 5]);
+  // A turn holding a closed step is still open after the step ends.
+  given([
+    user(0),
+    turn("turn/start", 1),
+    step("step/start", 2),
+    step("step/end", 3),
+    user(4),
+  ]).when(user(5, { op: rewindTo(4) }))
+    .thenFails("RewindPointInsideWork", { work: "turn", openedAt: 1 });
+  // The version before a compaction ends sees it open; the one after not.
+  const open = fold([
+    user(0),
+    logOnly("compaction/start", 1, { compactionId: "c", turn: null }),
+    user(2),
+  ]);
+  const closed = fold(
+    [logOnly("compaction/end", 3, { compactionId: "c" })],
+    open,
+  );
+  given([], closed).when(user(4, { op: rewindTo(3) })).then([0, 2, 4]);
+  given([], open).when(user(3, { op: rewindTo(2) }))
+    .thenFails("RewindPointInsideWork", { work: "compaction", openedAt: 1 });
+});
+
 Deno.test("RewindBreaksToolPair: a call whose result the point leaves out", () => {
   given([
     user(0),

@@ -5,8 +5,10 @@
  */
 import {
   compact,
+  Draft,
   type EventDraft,
   pruneToolResult,
+  rewind,
   selectCompactableRange,
   Session,
   SessionSeq,
@@ -218,3 +220,32 @@ export const HOSTILE =
   `<a id="jsurl" href="javascript:window.__pwned = 3">click</a> ' " \u2028\u2029 ` +
   `</style><style>body{display:none}</style><svg onload="window.__pwned = 4"></svg>` +
   `</textarea></title><iframe src="javascript:parent.__pwned = 5"></iframe>`;
+
+/**
+ * A session with a branch tree: turns 0 (seqs 0-3) and 1 (4-7); a rewind
+ * to 3 (seq 8) and a message (9); a rewind to 8 (10), on that branch; then
+ * a rewind to 7 (11), back under the first branch, which is current. The
+ * tree: 0-7 holds 8-9 (which holds 10) and 11.
+ */
+export function branchedSession(): Session {
+  let session = Session.make({ id: "branched", createdAt: 0, isSeeded: false });
+  for (const n of [0, 1]) {
+    session = append(session, { type: "turn/start", data: { turn: n } });
+    session = append(session, user(`u${n}`, `Question ${n}`));
+    session = append(session, assistant(n, `a${n}`, `Answer ${n}`));
+    session = append(session, {
+      type: "turn/end",
+      data: { turn: n, reason: { kind: "completed" } },
+    });
+  }
+  const back = (to: number, id: string, t: string) => {
+    session = run(
+      rewind(session, { to, event: Draft.user(t, { id }) }),
+    );
+  };
+  back(3, "e1", "Edited question 1");
+  session = append(session, user("x1", "And more"));
+  back(8, "e2", "Edited again");
+  back(7, "e3", "Back on the first branch");
+  return session;
+}

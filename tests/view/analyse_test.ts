@@ -19,6 +19,7 @@ import fc from "fast-check";
 import assert from "node:assert/strict";
 import { analyse, messageOf } from "../../src/view/analyse.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
+import { branchedSession } from "./_sessions.ts";
 
 const analysisOf = (session: Session, buckets = 50) =>
   analyse(
@@ -72,21 +73,38 @@ Deno.test("analyse() agrees with Result.getOrThrow(shadowedBy()) on every surfac
   );
 });
 
+/** The characters of the messages of a session's surface. */
+const surfaceChars = (session: Session): number => {
+  let chars = 0;
+  for (const seq of surfaceNodes(session.surface)) {
+    const event = surfaceEvent(session.surface, seq);
+    if (event !== undefined) chars += messageChars(messageOf(event));
+  }
+  return chars;
+};
+
 Deno.test("analyse() ends with the characters of the surface's messages", () => {
   fc.assert(
     fc.property(historySessionArb, (session) => {
       const analysis = analysisOf(session);
-      let chars = 0;
-      for (const seq of surfaceNodes(session.surface)) {
-        const event = surfaceEvent(session.surface, seq);
-        if (event !== undefined) chars += messageChars(messageOf(event));
-      }
+      const chars = surfaceChars(session);
       assert.equal(analysis.finalChars, chars);
       const last = analysis.series[analysis.series.length - 1];
       assert.equal(last?.last ?? 0, chars);
       assert.ok(analysis.peakChars >= chars);
     }),
     { numRuns: 60 },
+  );
+});
+
+Deno.test("analyse() ends with the characters of a rewound surface's messages, nodes brought back counted", () => {
+  const session = branchedSession();
+  const analysis = analysisOf(session);
+  const chars = surfaceChars(session);
+  assert.equal(analysis.finalChars, chars);
+  assert.deepEqual(
+    [...analysis.replacements.values()].map((r) => [r.seq, r.kind, r.shadowed]),
+    [[8, "rewind", [5, 6]], [10, "rewind", [9]], [11, "rewind", [8, 10]]],
   );
 });
 

@@ -13,7 +13,7 @@ import { renderSessionHtml } from "@palimpsest/session/view";
 import { Effect, Result } from "effect";
 import assert from "node:assert/strict";
 import { type Browser, launch, onPage } from "./_browser.ts";
-import { HOSTILE, richSession } from "./_sessions.ts";
+import { branchedSession, HOSTILE, richSession } from "./_sessions.ts";
 import { workload } from "../_helpers/workload.ts";
 
 /** The seqs of the surface entries, in page order. */
@@ -261,6 +261,49 @@ Deno.test({
               assert.equal(await groups.first().getAttribute("open"), null);
             },
           );
+        },
+      );
+      await t.step(
+        "a log with rewinds shows its branch tree, the current branch marked, and the current surface",
+        async () => {
+          const session = branchedSession();
+          const { page, requests, errors } = await browser.open(
+            Result.getOrThrow(renderSessionHtml(session)),
+          );
+          assert.deepEqual(requests, []);
+          assert.deepEqual(errors, []);
+          // Each branch under the one it leaves.
+          const tree = await page.locator("section.branches li.bn")
+            .evaluateAll((els) =>
+              els.map((el) => [
+                el.id,
+                el.parentElement?.closest("li.bn")?.id ?? null,
+              ])
+            );
+          assert.deepEqual(tree, [
+            ["b0", null],
+            ["b8", "b0"],
+            ["b10", "b8"],
+            ["b11", "b0"],
+          ]);
+          assert.deepEqual(
+            await page.locator("section.branches li.cur").evaluateAll((els) =>
+              els.map((el) => el.id)
+            ),
+            ["b11"],
+          );
+          assert.ok(
+            (await page.locator("#b11 > .bh").innerText()).includes("current"),
+          );
+          const ids = await page.locator("ol.sf > li.m:not(.em)").evaluateAll(
+            (els) => els.map((el) => el.id),
+          );
+          assert.deepEqual(
+            surfaceSeqs(ids),
+            deriveMessagesWithSources(session.surface).map((m) => m.seq),
+          );
+          assert.deepEqual(surfaceSeqs(ids), [1, 2, 5, 6, 11]);
+          await page.close();
         },
       );
     } finally {
