@@ -344,7 +344,13 @@ export function itemsOfMessage(
         type: "message",
         role: "assistant",
         status: "completed",
-        content: [{ type: "output_text", text }],
+        // The Responses schema requires both on an output text; the SDK
+        // sends a part's `providerData` keys as the part's own.
+        content: [{
+          type: "output_text",
+          text,
+          providerData: { annotations: [], logprobs: [] },
+        }],
       });
     }
     for (const block of message.content) {
