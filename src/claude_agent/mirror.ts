@@ -43,12 +43,20 @@ export interface Mirror {
    * kept, not imported (the report of an import of the file says why).
    */
   stopped: boolean;
+  /** The `uuid` of every entry kept. */
+  readonly uuids: Set<string>;
 }
 
 /** An import that has read nothing. */
 export const newMirror = (): Mirror => {
   const state = claudeState(makeBuilder());
-  return { state, lines: claudeLines(state), line: 0, stopped: false };
+  return {
+    state,
+    lines: claudeLines(state),
+    line: 0,
+    stopped: false,
+    uuids: new Set(),
+  };
 };
 
 /** The builder of a mirror. */
@@ -64,6 +72,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  */
 export const feed = (m: Mirror, entry: Record<string, unknown>): boolean => {
   m.line++;
+  const uuid = entry["uuid"];
+  if (typeof uuid === "string") m.uuids.add(uuid);
   const kept = append(m.state.b, {
     type: ENTRY_TYPE,
     ignorable: true,
@@ -74,6 +84,16 @@ export const feed = (m: Mirror, entry: Record<string, unknown>): boolean => {
   const handled = handleRecord(m.state.b, m.lines, entry, m.line);
   if (Result.isFailure(handled)) m.stopped = true;
   return true;
+};
+
+/**
+ * Whether the mirror kept an entry of this `uuid` already: the SDK retries a
+ * batch whose append failed or timed out, and `importSessionToStore`
+ * replays a transcript, so an entry with a `uuid` is kept once.
+ */
+export const seen = (m: Mirror, entry: Record<string, unknown>): boolean => {
+  const uuid = entry["uuid"];
+  return typeof uuid === "string" && m.uuids.has(uuid);
 };
 
 /** Emits the pending message and its results, importing nothing more on a refusal. */

@@ -7,7 +7,9 @@
  *   the entries as given, in order) and imports it into the session's
  *   surface with the Claude Code importer, incrementally (`mirror.ts`):
  *   a mirrored session derives, views and exports like an imported one.
- *   One stored batch per call.
+ *   One stored batch per call. An entry whose `uuid` is stored already is
+ *   skipped (the SDK retries failed batches and replays imports), as the
+ *   SDK asks of adapters.
  * - Each key is its own session (`keys.ts`): a subagent transcript is a
  *   subkey (`subpath`), listed by `listSubkeys`.
  * - `delete` removes nothing: it marks the key's generation deleted (an
@@ -42,6 +44,7 @@ import {
   feed,
   type Mirror,
   replayMirror,
+  seen,
   settle,
 } from "./mirror.ts";
 
@@ -217,7 +220,9 @@ export function makeClaudeSessionStore(): Effect.Effect<
           );
           return;
         }
-        for (const entry of entries) feed(mirror, entry);
+        for (const entry of entries) {
+          if (!seen(mirror, entry)) feed(mirror, entry);
+        }
         settle(mirror);
         const events = builderOf(mirror).events.slice(from);
         yield* store.appendEvents(handle, events).pipe(

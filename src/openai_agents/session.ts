@@ -449,15 +449,8 @@ export async function openAgentsSession<E>(
     await Effect.runPromise(Scope.close(scope, exit));
     return Effect.runPromise(Effect.failCause(exit.cause));
   }
-  const session = exit.value;
   return {
-    ...session,
-    getSessionId: session.getSessionId,
-    getItems: session.getItems,
-    addItems: session.addItems,
-    popItem: session.popItem,
-    clearSession: session.clearSession,
-    runCompaction: session.runCompaction,
+    ...exit.value,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
   };
 }

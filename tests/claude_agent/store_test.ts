@@ -15,6 +15,8 @@ import {
   openClaudeSessionStore,
 } from "@palimpsest/session/claude-agent";
 import { importSession } from "@palimpsest/session/import";
+import { layerPostgresStore } from "@palimpsest/session/postgres";
+import { postgresTest } from "../_helpers/postgres.ts";
 import type {
   SessionKey,
   SessionStore as SdkSessionStore,
@@ -52,11 +54,21 @@ const withStore = async (
   }
 };
 
-for (const [name, layer] of Object.entries(layers)) {
+for (const name of ["memory", "jsonl", "postgres"]) {
   const contract = (
     title: string,
     f: (s: ClaudeSessionStore) => Promise<void>,
-  ) => Deno.test(`claude-agent (${name}): ${title}`, () => withStore(layer, f));
+  ) => {
+    const full = `claude-agent (${name}): ${title}`;
+    const layer = layers[name];
+    if (layer !== undefined) Deno.test(full, () => withStore(layer, f));
+    else {
+      postgresTest(
+        full,
+        (url) => withStore(() => layerPostgresStore({ url }), f),
+      );
+    }
+  };
 
   contract(
     "append then load gives the entries back, equal and in order",
@@ -205,6 +217,15 @@ for (const [name, layer] of Object.entries(layers)) {
       await s.listSubkeys({ projectKey: "x", sessionId: "never" }),
       [],
     );
+  });
+
+  contract("an entry whose uuid is stored already is kept once", async (s) => {
+    const first = entry("user", { uuid: "u1" });
+    const untagged = entry("custom-title", { title: "t" });
+    await s.append(KEY, [first, untagged]);
+    // A retried batch: the entry with a uuid is not kept twice, one without is.
+    await s.append(KEY, [first, untagged]);
+    assert.deepEqual(await s.load(KEY), [first, untagged, untagged]);
   });
 
   contract(

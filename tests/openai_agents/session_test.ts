@@ -10,6 +10,8 @@ import {
 } from "@palimpsest/session/openai-agents";
 import type { AgentInputItem } from "@openai/agents";
 import { MISSING_RESULT_TEXT } from "@palimpsest/session/providers";
+import { layerPostgresStore } from "@palimpsest/session/postgres";
+import { postgresTest } from "../_helpers/postgres.ts";
 import { Effect, Layer, Stream } from "effect";
 import { LanguageModel } from "effect/ai";
 import assert from "node:assert/strict";
@@ -92,6 +94,25 @@ for (const [name, layer] of Object.entries(layers)) {
     await again.close();
   });
 }
+
+postgresTest(
+  "openai-agents (postgres): items, a pop and a clear, read back after a reopen",
+  async (url) => {
+    const store = layerPostgresStore({ url });
+    const first = await openAgentsSession(store, { sessionId: "chat" });
+    await first.addItems(turn);
+    assert.deepEqual(await first.popItem(), turn.at(-1));
+    await first.close();
+    const again = await openAgentsSession(store, { sessionId: "chat" });
+    assert.deepEqual(await again.getItems(), turn.slice(0, -1));
+    await again.clearSession();
+    await again.addItems([user("afresh")]);
+    await again.close();
+    const third = await openAgentsSession(store, { sessionId: "chat" });
+    assert.deepEqual(await third.getItems(), [user("afresh")]);
+    await third.close();
+  },
+);
 
 const withSession = <A>(
   f: (
