@@ -85,7 +85,8 @@ const entriesOf = (
   const out: SessionStoreEntry[] = [];
   for (const event of events) {
     const entry = entryOf(event);
-    if (entry !== undefined && isEntry(entry)) out.push(entry);
+    // A copy: the memory layer hands out the stored values themselves.
+    if (entry !== undefined && isEntry(entry)) out.push(structuredClone(entry));
   }
   return out;
 };
@@ -221,7 +222,7 @@ export function makeClaudeSessionStore(): Effect.Effect<
           return;
         }
         for (const entry of entries) {
-          if (!seen(mirror, entry)) feed(mirror, entry);
+          if (!seen(mirror, entry)) feed(mirror, structuredClone(entry));
         }
         settle(mirror);
         const events = builderOf(mirror).events.slice(from);

@@ -356,18 +356,25 @@ export function makeAgentsSession(
     const session: AgentsSession = {
       handle,
       getSessionId: () => Promise.resolve(id),
+      // Copies in and out, as the SDK's own sessions do: the items the
+      // session holds are the log's, and the caller's stay the caller's.
       getItems: (limit) =>
         run(Effect.sync(() => {
           const items = modelItems(handle.session);
-          if (limit === undefined) return items;
-          return limit <= 0 ? [] : items.slice(-limit);
+          const wanted = limit === undefined
+            ? items
+            : limit <= 0
+            ? []
+            : items.slice(-limit);
+          return structuredClone(wanted);
         })),
-      addItems: (items) => run(addItems(items)),
+      addItems: (items) =>
+        run(Effect.suspend(() => addItems(structuredClone(items)))),
       popItem: () =>
         run(
           Effect.suspend(() =>
             keepItems(Math.max(0, nodeItems(handle.session).length - 1))
-          ),
+          ).pipe(Effect.map((item) => structuredClone(item))),
         ),
       clearSession: () => run(keepItems(0).pipe(Effect.asVoid)),
       runCompaction: (args) => {
