@@ -78,6 +78,30 @@ interface Writer {
 const isEntry = (value: Record<string, unknown>): value is SessionStoreEntry =>
   typeof value["type"] === "string";
 
+/**
+ * The session's `cwd` and Claude Code `version`, as the first entries that
+ * carry them say: the header of an imported transcript holds them, and the
+ * exporters place a session by its `cwd`. A session's header is written
+ * with its first batch, so only that batch is looked at.
+ */
+const settingsOf = (
+  entries: ReadonlyArray<SessionStoreEntry>,
+): { cwd?: string; version?: string } => {
+  const first = (name: string): string | undefined => {
+    for (const entry of entries) {
+      const value = entry[name];
+      if (typeof value === "string") return value;
+    }
+    return undefined;
+  };
+  const cwd = first("cwd");
+  const version = first("version");
+  return {
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(version === undefined ? {} : { version }),
+  };
+};
+
 /** The entries a session's events keep, in order. */
 const entriesOf = (
   events: ReadonlyArray<SessionEvent>,
@@ -162,7 +186,11 @@ export function makeClaudeSessionStore(): Effect.Effect<
           : { generation: latest.generation, live: true };
       });
 
-    const writerOf = (key: SessionKey, id: string) =>
+    const writerOf = (
+      key: SessionKey,
+      id: string,
+      first: ReadonlyArray<SessionStoreEntry>,
+    ) =>
       Effect.gen(function* () {
         const held = writers.get(id);
         if (held !== undefined) return held;
@@ -177,7 +205,13 @@ export function makeClaudeSessionStore(): Effect.Effect<
                   id,
                   createdAt,
                   isSeeded: false,
-                  meta: { importedFrom: { tool: "claude-code", ...key } },
+                  meta: {
+                    importedFrom: {
+                      tool: "claude-code",
+                      ...key,
+                      ...settingsOf(first),
+                    },
+                  },
                 });
                 return { handle, created: true };
               })),
@@ -207,7 +241,7 @@ export function makeClaudeSessionStore(): Effect.Effect<
         if (entries.length === 0) return;
         const { generation: g } = yield* generation(key);
         const id = idOf(key, g);
-        const writer = yield* writerOf(key, id);
+        const writer = yield* writerOf(key, id, entries);
         const { handle, mirror } = writer;
         const from = handle.session.surface.nextSeq;
         if (mirror === undefined) {

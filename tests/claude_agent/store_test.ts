@@ -288,6 +288,33 @@ for (const fixture of ["compact", "rewind", "split-interrupted"]) {
   });
 }
 
+Deno.test("claude-agent: a session's header holds the cwd and version its first batch names, as an import's does", async () => {
+  const root = Deno.makeTempDirSync();
+  const store = await openClaudeSessionStore(layerJsonlStore({ root }));
+  await store.append(KEY, [
+    entry("queue-operation"),
+    entry("user", {
+      cwd: "/w",
+      version: "2.1.0",
+      message: { role: "user", content: "hi" },
+    }),
+  ]);
+  await store.close();
+  const header = await Effect.runPromise(
+    Effect.scoped(Effect.gen(function* () {
+      const sessions = yield* SessionStore;
+      const [id = ""] = yield* sessions.list();
+      return (yield* sessions.open(id)).session.header;
+    })).pipe(Effect.provide(layerJsonlStore({ root }))),
+  );
+  assert.deepEqual(header.meta?.["importedFrom"], {
+    tool: "claude-code",
+    ...KEY,
+    cwd: "/w",
+    version: "2.1.0",
+  });
+});
+
 Deno.test("claude-agent: one writer per session across store handles", async () => {
   const root = Deno.makeTempDirSync();
   const first = await openClaudeSessionStore(layerJsonlStore({ root }));
