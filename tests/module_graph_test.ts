@@ -115,6 +115,21 @@ Deno.test("only the ai-sdk entry point loads the AI SDK packages", () => {
   assert.ok([...runtimeGraph("src/ai_sdk/mod.ts")].some(aiSdk));
 });
 
+Deno.test("no entry point loads an agent SDK at run time", () => {
+  // The agent SDK adapters import the SDKs' types only: a user of any entry
+  // point, theirs included, loads nothing of an SDK through this library.
+  const agentSdk = (specifier: string) =>
+    specifier.startsWith("@openai/agents") ||
+    specifier.startsWith("@anthropic-ai/claude-agent-sdk");
+  const config = JSON.parse(
+    fs.readFileSync(path.join(ROOT, "deno.json"), "utf8"),
+  );
+  for (const target of Object.values(config.exports)) {
+    if (typeof target !== "string") continue;
+    assert.deepEqual([...runtimeGraph(target)].filter(agentSdk), [], target);
+  }
+});
+
 /** A row of docs/architecture.md's layer table. */
 interface Layer {
   readonly name: string;

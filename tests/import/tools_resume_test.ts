@@ -33,28 +33,10 @@ import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { peerLogs } from "./_peer_logs.ts";
+import { installTools } from "../_helpers/peer_tools.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-/** Installs the pinned tools (or finds them installed); their bin folder. */
-const installTools = async (): Promise<string> => {
-  const out = await new Deno.Command("bash", {
-    args: [path.join(ROOT, "tools/peer_tools/install.sh")],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  assert.ok(
-    out.success,
-    `tools/peer_tools/install.sh failed: ${
-      new TextDecoder().decode(out.stderr)
-    }`,
-  );
-  return text.split("\n").pop() ?? "";
-};
 
 /** One comparable item of a conversation. */
 type Item =
