@@ -7,9 +7,9 @@
  * `deno run -A examples/claude_agent.ts` prints what the store loads back,
  * what the mirrored session derives, and the file to run the CLI on.
  *
- * With the SDK itself:
+ * With the SDK itself (it runs Claude Code, so the doc tests leave it out):
  *
- * ```ts
+ * ```ts ignore
  * import { query } from "@anthropic-ai/claude-agent-sdk";
  * const sessionStore = await openClaudeSessionStore(layerJsonlStore({ root }));
  * for await (const m of query({ prompt: "hi", options: { sessionStore } })) {}

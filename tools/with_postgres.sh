@@ -25,5 +25,9 @@ fi
 # PALIMPSEST_PG_VIA=pgbouncer puts Debian's PgBouncer in transaction mode
 # in front of it, and =distributed takes away what distributed engines
 # lack (tools/pg_mode.sh).
-exec pg_virtualenv -t -o max_connections=400 \
+# PALIMPSEST_PG_PORT fixes the cluster's port: clusters that start at the
+# same moment would otherwise pick the same free port.
+port=()
+if [ -n "${PALIMPSEST_PG_PORT:-}" ]; then port=(-c "-p ${PALIMPSEST_PG_PORT}"); fi
+exec pg_virtualenv -t -o max_connections=400 "${port[@]}" \
   bash "$(dirname "$0")/pg_mode.sh" "$@"

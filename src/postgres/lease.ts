@@ -39,18 +39,18 @@ export const claimStatement = (takeover: boolean): string =>
  * Who holds session `$1`, and until when (epoch ms); whether its lease is
  * live.
  */
-export const HOLDER_STATEMENT = `SELECT writer,
+export const HOLDER_STATEMENT: string = `SELECT writer,
    (extract(epoch FROM lease_until) * 1000)::float8 AS until,
    (lease_until IS NOT NULL AND lease_until >= now()) AS live
  FROM ${SESSIONS_TABLE} WHERE id = $1`;
 
 /** Renews the lease of token `$2` on session `$1` for `$3` seconds. */
-export const RENEW_STATEMENT = `UPDATE ${SESSIONS_TABLE}
+export const RENEW_STATEMENT: string = `UPDATE ${SESSIONS_TABLE}
  SET lease_until = ${leaseFrom(3)}
  WHERE id = $1 AND writer_token = $2 RETURNING 1 AS ok`;
 
 /** Gives back the lease of token `$2` on session `$1`. */
-export const RELEASE_STATEMENT = `UPDATE ${SESSIONS_TABLE}
+export const RELEASE_STATEMENT: string = `UPDATE ${SESSIONS_TABLE}
  SET writer_token = NULL, writer = NULL, lease_until = NULL
  WHERE id = $1 AND writer_token = $2`;
 
@@ -60,12 +60,12 @@ export const RELEASE_STATEMENT = `UPDATE ${SESSIONS_TABLE}
  * the old token can never commit. Returns the head (no row: the lease was
  * taken over, or the session is gone).
  */
-export const ROTATE_STATEMENT = `UPDATE ${SESSIONS_TABLE}
+export const ROTATE_STATEMENT: string = `UPDATE ${SESSIONS_TABLE}
  SET writer_token = $3 WHERE id = $1 AND writer_token = $2
  RETURNING header, next_seq`;
 
 /** Gives up whatever lease session `$1` has; returns whether one was live. */
-export const BREAK_STATEMENT = `UPDATE ${SESSIONS_TABLE} s
+export const BREAK_STATEMENT: string = `UPDATE ${SESSIONS_TABLE} s
  SET writer_token = NULL, writer = NULL, lease_until = NULL
  FROM (SELECT id, lease_until FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE) o
  WHERE s.id = o.id
@@ -100,7 +100,7 @@ export const appendStatement = (notify: boolean): string =>
  * More rows of a batch whose first statement moved the head (the same
  * transaction): inserts `$2` seqs and `$3` lines of session `$1`.
  */
-export const MORE_ROWS_STATEMENT =
+export const MORE_ROWS_STATEMENT: string =
   `INSERT INTO ${EVENTS_TABLE} (session_id, seq, line)
  SELECT $1, r.seq, r.line FROM unnest($2::bigint[], $3::text[]) AS r(seq, line)`;
 
@@ -111,7 +111,7 @@ export const MORE_ROWS_STATEMENT =
  * exists; the rows (`$10` seqs, `$11` lines) with it. One row when
  * created, none when the id is taken.
  */
-export const CREATE_STATEMENT = `WITH h AS (
+export const CREATE_STATEMENT: string = `WITH h AS (
    INSERT INTO ${SESSIONS_TABLE}
      (id, version, header, next_seq, bytes, created_at, writer_token, writer, lease_until)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${leaseFrom(9)})
@@ -127,7 +127,7 @@ export const CREATE_STATEMENT = `WITH h AS (
  * Why an append matched no row: session `$1`'s head and whether token `$2`
  * holds its lease.
  */
-export const MISMATCH_STATEMENT =
+export const MISMATCH_STATEMENT: string =
   `SELECT next_seq, (writer_token IS NOT DISTINCT FROM $2) AS mine
  FROM ${SESSIONS_TABLE} WHERE id = $1`;
 
@@ -136,7 +136,8 @@ export const MISMATCH_STATEMENT =
  * `$1` is in flight, and reads its head: for the check of a write left
  * without an answer.
  */
-export const SETTLE_HEAD_STATEMENT = `SELECT header, next_seq, writer_token
+export const SETTLE_HEAD_STATEMENT: string =
+  `SELECT header, next_seq, writer_token
  FROM ${SESSIONS_TABLE} WHERE id = $1 FOR UPDATE`;
 
 /**
@@ -144,7 +145,7 @@ export const SETTLE_HEAD_STATEMENT = `SELECT header, next_seq, writer_token
  * same key waits for it): a row back means no session was stored (the
  * caller rolls the probe back).
  */
-export const PROBE_CREATE_STATEMENT = `INSERT INTO ${SESSIONS_TABLE}
+export const PROBE_CREATE_STATEMENT: string = `INSERT INTO ${SESSIONS_TABLE}
  (id, version, header, next_seq, bytes, created_at, writer_token, writer, lease_until)
  VALUES ($1, 0, '', 0, 0, 0, 'probe', 'probe', now())
  ON CONFLICT (id) DO NOTHING RETURNING id`;
@@ -153,7 +154,7 @@ export const PROBE_CREATE_STATEMENT = `INSERT INTO ${SESSIONS_TABLE}
  * The server process whose transaction holds session `$1`'s head row (its
  * `xmax` is that transaction), for `resolveAppend`'s `terminateWriter`.
  */
-export const HOLDING_PROCESS_STATEMENT = `SELECT a.pid
+export const HOLDING_PROCESS_STATEMENT: string = `SELECT a.pid
  FROM ${SESSIONS_TABLE} s JOIN pg_stat_activity a ON a.backend_xid = s.xmax
  WHERE s.id = $1 AND s.xmax <> '0'::xid`;
 
