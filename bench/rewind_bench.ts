@@ -56,7 +56,9 @@ console.log(
     `${session.surface.length} nodes -> ${rewound.surface.length}`,
 );
 console.log(
-  `rewind ${rewindMs.toFixed(2)} ms (target <= ${TARGET_MS} ms: ${
+  `rewind ${rewindMs.toFixed(2)} ms, ${
+    (rewindMs / TARGET_MS).toFixed(2)
+  } of the target (<= ${TARGET_MS} ms: ${
     rewindMs <= TARGET_MS ? "met" : "MISSED"
   }); deriveMessages after it ${deriveOnly.toFixed(2)} ms`,
 );

@@ -1,8 +1,9 @@
 /**
  * `rewind FILE --to SEQ [--text TEXT] [--drops-turns-from K]`: take the
  * session's surface back to what it was right after event SEQ and go on
- * from a new user message (TEXT; without it, an empty one, which derives
- * no message). The events after SEQ stay in the log as a branch
+ * from a new user message (TEXT; without it, an empty one, which the
+ * provider adapters leave out of requests). The events after SEQ stay in
+ * the log as a branch
  * (`branches FILE`). Checked before anything is written, like the
  * library's `rewind`: a point inside a turn, a step or a compaction, a
  * restored surface with a call parted from its result, a lost system
@@ -66,7 +67,7 @@ export const rewindCommand: Command = {
     summary: "go back to an earlier point, keeping what follows as a branch",
     description:
       "Takes the surface of FILE back to what it was right after event SEQ and\n" +
-      "appends a user message (TEXT, or an empty one that derives no message)\n" +
+      "appends a user message (TEXT, or an empty one, which requests leave out)\n" +
       "citing the nodes it takes off. The events after SEQ stay in the log as a\n" +
       'branch ("branches FILE"); back to a branch is a rewind to its tip. Refused\n' +
       "with exit 1, writing nothing, when a turn, a step or a compaction is open\n" +

@@ -22,10 +22,12 @@
  *   answer yet) is recorded inside that turn, which goes on after it; a
  *   manual `/compact`, or one after the model's answer, ends the turn.
  * - The file is imported in line order. A typed prompt whose `parentUuid`
- *   is not the line before it was written after a rewind or an edit; it is
- *   reported (the abandoned lines stay on the surface), since Claude Code's
- *   own parent links also fork for parallel tool results and cannot be
- *   followed blindly.
+ *   is not the line before it was written after a rewind or an edit: it
+ *   carries a rewind to right after the line it continues from (or the end
+ *   of that line's turn), so the lines between stay in the log as a branch
+ *   (where no point holds, they stay on the surface and it is reported).
+ *   Only typed prompts are followed so: Claude Code's own parent links also
+ *   fork for parallel tool results.
  * - `progress`, `file-history-snapshot`, `queue-operation`, titles
  *   (`summary`, `custom-title`, `ai-title`), `permission-mode`,
  *   `attachment` and other `system` lines are skipped and counted by kind;
@@ -46,7 +48,8 @@ import {
   setTime,
   type Step,
 } from "./builder.ts";
-import { keptOpaque, notCarried, skip } from "./notes.ts";
+import { keptOpaque, notCarried, skip, synthesized } from "./notes.ts";
+import { branchPoint } from "./rewind.ts";
 import { closeAnsweredTurn, closeStep, closeTurn, userTurn } from "./turns.ts";
 import {
   argumentsText,
@@ -149,6 +152,13 @@ export interface ClaudeState {
   /** The last uuid seen. */
   lastUuid: string | undefined;
   /**
+   * The line a typed prompt continues from when it is not the line before
+   * it (a rewind or an edit), until the prompt is imported.
+   */
+  rewindFrom:
+    | { readonly line: number; readonly parentLine: number }
+    | undefined;
+  /**
    * A subagent's own transcript (\`subagents/agent-*.jsonl\`) is sidechain
    * from its first message on: there the sidechain is the conversation.
    */
@@ -172,6 +182,7 @@ export const claudeState = (b: Builder): ClaudeState => ({
   boundary: undefined,
   lineOf: new Map(),
   lastUuid: undefined,
+  rewindFrom: undefined,
   subagentFile: undefined,
 });
 
@@ -403,13 +414,70 @@ export const userLine = (
     });
     return done(made);
   }
-  const opened = userTurn(s.b, line);
-  if (Result.isFailure(opened)) return opened;
   const source = value.isMeta === true
     ? { kind: "plugin", plugin: "claude-code" }
     : { kind: "user" };
+  const rewound = rewindBefore(s, line, "user");
+  if (Result.isFailure(rewound)) return Result.fail(rewound.failure);
+  if (rewound.success) {
+    // The prompt carries the rewind, then its turn opens (as a turn after
+    // the library's rewind does).
+    const made = userMessage(s.b, line, id, content, source);
+    if (Result.isFailure(made)) return Result.fail(made.failure);
+    return userTurn(s.b, line);
+  }
+  const opened = userTurn(s.b, line);
+  if (Result.isFailure(opened)) return opened;
   const made = userMessage(s.b, line, id, content, source);
   return done(made);
+};
+
+/**
+ * For a typed prompt that continues from an earlier line than the one
+ * before it (a rewind or an edit in Claude Code): ends the turn of the
+ * path left and sets the rewind its message carries, to right after the
+ * earlier line's events (or the end of their turn). True when set; where
+ * no point holds, the lines between stay on the surface and it is
+ * reported.
+ */
+const rewindBefore = (
+  s: ClaudeState,
+  line: number,
+  kind: string,
+): Step<boolean> => {
+  const from = s.rewindFrom;
+  if (from === undefined || from.line !== line) return Result.succeed(false);
+  s.rewindFrom = undefined;
+  const b = s.b;
+  // The last event of the earlier line: origins are lines, in order.
+  let end = -1;
+  for (let seq = b.origin.length - 1; seq >= 0; seq--) {
+    const origin = b.origin[seq] ?? 0;
+    if (origin > 0 && origin <= from.parentLine) {
+      end = seq;
+      break;
+    }
+  }
+  const closed = closeTurn(b, line);
+  if (Result.isFailure(closed)) return Result.fail(closed.failure);
+  const found = branchPoint(b, end);
+  if (found === undefined) {
+    notCarried(
+      b,
+      line,
+      kind,
+      `continues from line ${from.parentLine} (a rewind or an edit); no point to rewind to, so the lines between stay on the surface in file order`,
+    );
+    return Result.succeed(false);
+  }
+  b.rewindTo = found.point;
+  synthesized(
+    b,
+    line,
+    kind,
+    `continues from line ${from.parentLine} (a rewind or an edit): a rewind to seq ${found.point}; the lines between stay in the log as a branch`,
+  );
+  return Result.succeed(true);
 };
 
 /** The rules every line follows before its type's handler. */
@@ -456,12 +524,7 @@ export const lineRules = (
     type === "user" && parentLine !== undefined && parent !== s.lastUuid &&
     isRecord(value.message) && typeof value.message.content === "string"
   ) {
-    notCarried(
-      s.b,
-      line,
-      kind,
-      `continues from line ${parentLine} (a rewind or an edit); the lines between stay on the surface in file order`,
-    );
+    s.rewindFrom = { line, parentLine };
   }
   if (uuid !== undefined) {
     s.lineOf.set(uuid, line);

@@ -36,10 +36,8 @@
  * @internal
  */
 import * as Result from "effect/Result";
-import { logEvent, surfaceEvent, surfaceNodes } from "../surface/mod.ts";
-import { isSurfaceEvent } from "../core/event.ts";
-import { SessionSeq } from "../core/seq.ts";
-import { rewindPlan } from "./rewind.ts";
+import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
+import { branchPoint, rewindPlan } from "./rewind.ts";
 import {
   append,
   type Builder,
@@ -425,26 +423,6 @@ const carriesRewind = (value: Record<string, unknown>): boolean => {
   }
   if (value.type === "branch_summary") return (str(value.summary) ?? "") !== "";
   return value.type === "custom_message";
-};
-
-/**
- * The point a branch from the entry ending at `end` goes back to: `end`,
- * or the first later event, before any node, that a rewind may land on.
- */
-const branchPoint = (
-  b: Builder,
-  end: number,
-): { readonly point: SessionSeq } | undefined => {
-  if (end < b.surface.baseSeq) return undefined;
-  for (let x = end; x < b.surface.nextSeq; x++) {
-    const point = SessionSeq.make(x);
-    const event = logEvent(b.surface, point);
-    if (x > end && event !== undefined && isSurfaceEvent(event)) {
-      return undefined;
-    }
-    if (rewindPlan(b.surface, point) !== undefined) return { point };
-  }
-  return undefined;
 };
 
 /**

@@ -11,8 +11,8 @@
  * @internal
  */
 import { SessionSeq } from "../core/seq.ts";
-import type { SessionEvent } from "../core/event.ts";
-import type { Surface } from "../surface/mod.ts";
+import { isSurfaceEvent, type SessionEvent } from "../core/event.ts";
+import { logEvent, type Surface } from "../surface/mod.ts";
 import { planRewind, type RewindPlan } from "../surface/rewind.ts";
 import { append, type Builder, type Step } from "./builder.ts";
 
@@ -48,6 +48,27 @@ export const pointBefore = (
     ) {
       return seq;
     }
+  }
+  return undefined;
+};
+
+/**
+ * The point a branch from a source entry whose events end at `end` goes
+ * back to: `end`, or the first later event, before any node, that a rewind
+ * may land on (the turn/end that closed the entry's turn, say).
+ */
+export const branchPoint = (
+  b: Builder,
+  end: number,
+): { readonly point: SessionSeq } | undefined => {
+  if (end < b.surface.baseSeq) return undefined;
+  for (let x = end; x < b.surface.nextSeq; x++) {
+    const point = SessionSeq.make(x);
+    const event = logEvent(b.surface, point);
+    if (x > end && event !== undefined && isSurfaceEvent(event)) {
+      return undefined;
+    }
+    if (rewindPlan(b.surface, point) !== undefined) return { point };
   }
   return undefined;
 };

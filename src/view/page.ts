@@ -137,6 +137,12 @@ class Page {
   readonly #a: Analysis;
   readonly #after: Map<number, Interruption[]>;
   readonly #deferred: number[] = [];
+  /**
+   * The events drawn so far: a rewind takes off replacements whose
+   * shadowed nodes it brought back (drawn on the surface already), and a
+   * node two replacements shadowed, on two branches, is drawn in the first.
+   */
+  readonly #drawn = new Set<number>();
   constructor(w: Writer, session: Session, analysis: Analysis) {
     this.#w = w;
     this.#session = session;
@@ -266,6 +272,8 @@ class Page {
     const w = this.#w;
     const event = this.#event(seq);
     if (event === undefined || !isSurfaceEvent(event)) return;
+    if (this.#drawn.has(seq)) return;
+    this.#drawn.add(seq);
     const a = this.#a;
     const message = messageOf(event);
     const rep = a.replacements.get(seq);
@@ -352,9 +360,11 @@ class Page {
     const shadowed = new Set(rep.shadowed);
     const other = sources.filter((s) => !shadowed.has(s));
     w.put(
-      `<details class="sh"><summary>${KIND_LABEL[rep.kind]}: replaces ${
-        plural(rep.shadowed.length, "node")
-      } · ${formatCount(rep.charsBefore)} → ${
+      `<details class="sh"><summary>${KIND_LABEL[rep.kind]}: ${
+        rep.kind === "rewind" ? "takes off" : "replaces"
+      } ${plural(rep.shadowed.length, "node")} · ${
+        formatCount(rep.charsBefore)
+      } → ${
         formatCount(rep.charsAfter)
       } characters</summary><div class="lin">Lineage: stands for ${
         rep.shadowed.map((s) => `<a href="#e${s}">#${s}</a>`).join(", ")

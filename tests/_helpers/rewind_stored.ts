@@ -44,6 +44,21 @@ export const turnDrafts = (
   Draft.turnEnd(n, { kind: "completed" }),
 ];
 
+/**
+ * Session `id` created in the store of the context with turns 0 (seqs 0-3)
+ * and 1 (4-7); the store and the write handle.
+ */
+export const storeTwoTurns = (id: string) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore;
+    const writer = yield* store.create({ id, createdAt: 0, isSeeded: false });
+    yield* store.append(writer, [
+      ...turnDrafts(0, "hi", "hello"),
+      ...turnDrafts(1, "more", "sure"),
+    ]);
+    return { store, writer };
+  });
+
 /** What {@link rewindThroughStore} saw, comparable across layers. */
 export interface StoredRewind {
   /** The first event the rewound handle's session held before the rewind. */
@@ -62,16 +77,7 @@ export interface StoredRewind {
  * checkpoint gives what a whole open and a whole replay give.
  */
 export const rewindThroughStore = Effect.gen(function* () {
-  const store = yield* SessionStore;
-  const writer = yield* store.create({
-    id: "r",
-    createdAt: 0,
-    isSeeded: false,
-  });
-  yield* store.append(writer, [
-    ...turnDrafts(0, "hi", "hello"),
-    ...turnDrafts(1, "more", "sure"),
-  ]);
+  const { store, writer } = yield* storeTwoTurns("r");
   yield* store.checkpoint(writer);
   yield* store.close(writer);
   const handle = yield* store.open("r", { mode: "write" });

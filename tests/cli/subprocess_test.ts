@@ -28,6 +28,7 @@ Deno.test("the real CLI as a subprocess", async (t) => {
       events: 12,
       surface: 5,
       replacements: 1,
+      rewinds: 0,
     });
   });
 

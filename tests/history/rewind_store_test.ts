@@ -11,14 +11,13 @@ import {
   layerJsonlStore,
   layerMemoryStore,
   rewind,
-  SessionStore,
 } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
 import {
   expectedStoredRewind,
   rewindThroughStore,
+  storeTwoTurns,
   surfaceOnly,
-  turnDrafts,
 } from "../_helpers/rewind_stored.ts";
 import { tempDir } from "../_helpers/store.ts";
 
@@ -42,16 +41,7 @@ Deno.test("a rewind through update on a session opened from a checkpoint reads w
 
 Deno.test("a rewind through update on a session a store opened whole (a short log) works on memory and JSONL", async () => {
   const program = Effect.gen(function* () {
-    const store = yield* SessionStore;
-    const writer = yield* store.create({
-      id: "s",
-      createdAt: 0,
-      isSeeded: false,
-    });
-    yield* store.append(writer, [
-      ...turnDrafts(0, "hi", "hello"),
-      ...turnDrafts(1, "more", "sure"),
-    ]);
+    const { store, writer } = yield* storeTwoTurns("s");
     yield* store.close(writer);
     const handle = yield* store.open("s", { mode: "write" });
     const { session } = yield* store.update(

@@ -2,8 +2,9 @@
  * Claude Code lines that carry nothing the model saw (titles, the
  * permission mode, attachment records, a subagent's sidechain) are
  * summarised by kind in the report, never listed one by one as not carried
- * over.
+ * over; a prompt typed after a rewind goes on by a rewind.
  */
+import { branches, deriveMessages } from "@palimpsest/session";
 import { formatImportReport, importSession } from "@palimpsest/session/import";
 import { Effect } from "effect";
 import assert from "node:assert/strict";
@@ -62,4 +63,24 @@ Deno.test("a subagent's own transcript, sidechain from its first message, is imp
     assert.equal(report.surface, 2);
     assert.deepEqual(report.skipped, []);
   });
+});
+
+Deno.test("a prompt typed after a Claude Code rewind goes on by a rewind: the abandoned lines stay in the log as a branch", async () => {
+  const file = new URL(
+    "../fixtures/import/claude-code/rewind.jsonl",
+    import.meta.url,
+  ).pathname;
+  const { session } = await Effect.runPromise(
+    importSession(file, { from: "claude-code" }),
+  );
+  const list = Effect.runSync(branches(session));
+  assert.deepEqual(
+    list.map((b) => [b.firstUserText, b.leavesAt, b.current]),
+    [["name a colour", undefined, false], ["a warm one", 5, true]],
+  );
+  // The abandoned prompt and answer are in the log, off the surface.
+  assert.deepEqual(
+    deriveMessages(session.surface).map((m) => m.id),
+    ["u-1", "msg_1", "u-3", "msg_3"],
+  );
 });

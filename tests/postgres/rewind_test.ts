@@ -12,8 +12,10 @@ import { postgresTest } from "../_helpers/postgres.ts";
 import {
   expectedStoredRewind,
   rewindThroughStore,
+  storeTwoTurns,
   surfaceOnly,
 } from "../_helpers/rewind_stored.ts";
+import { cliInProcess } from "../cli/_cli.ts";
 
 postgresTest(
   "a rewind on PostgreSQL gives the session the memory store gives",
@@ -30,5 +32,37 @@ postgresTest(
       ),
     );
     assert.deepEqual(postgres, memory);
+  },
+);
+
+postgresTest(
+  "palimpsest rewind and branches on a session in PostgreSQL",
+  async (url) => {
+    await Effect.runPromise(
+      Effect.scoped(storeTwoTurns("r")).pipe(
+        Effect.provide(layerPostgresStore({ url })),
+      ),
+    );
+    const at = new URL(url);
+    at.searchParams.set("session", "r");
+    const address = at.toString();
+    const rewound = await cliInProcess(
+      "rewind",
+      address,
+      "--to",
+      "3",
+      "--text",
+      "edited",
+      "--json",
+    );
+    assert.equal(rewound.code, 0, rewound.stderr);
+    assert.deepEqual(JSON.parse(rewound.stdout).takenOff, [5, 6]);
+    const listed = await cliInProcess("branches", address, "--json");
+    assert.deepEqual(
+      JSON.parse(listed.stdout).branches.map((b: { current: boolean }) =>
+        b.current
+      ),
+      [false, true],
+    );
   },
 );

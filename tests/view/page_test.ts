@@ -4,9 +4,11 @@
  * a policy that allows exactly the page's own style and script.
  */
 import {
+  compact,
   Draft,
   type EventDraft,
   isSurfaceEvent,
+  rewind,
   Session,
   SessionSeq,
 } from "@palimpsest/session";
@@ -17,7 +19,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { MAX_DEPTH } from "../../src/view/page.ts";
 import { historySessionArb } from "../_helpers/session_gen.ts";
-import { HOSTILE, richSession } from "./_sessions.ts";
+import { branchedSession, HOSTILE, richSession } from "./_sessions.ts";
 
 const drawnSeqs = (html: string): number[] =>
   [...html.matchAll(/<li class="m[^"]*" id="e(\d+)"/g)].map((m) =>
@@ -40,6 +42,35 @@ Deno.test("renderSessionHtml() draws every surface event of the log exactly once
     }),
     { numRuns: 60 },
   );
+});
+
+Deno.test("renderSessionHtml() draws every surface event once when a rewind brings back what a compaction shadowed", () => {
+  const program = Effect.gen(function* () {
+    let session = Session.make({ id: "x", createdAt: 0, isSeeded: false });
+    session = yield* Session.appendAll(session, [
+      Draft.user("a", { id: "a" }),
+      Draft.user("b", { id: "b" }),
+      Draft.user("c", { id: "c" }),
+    ]);
+    session = yield* compact(session, {
+      startSeq: 0,
+      endSeq: 1,
+      summary: "a and b",
+      compactionId: "k",
+    });
+    // Back to before the compaction: 0 and 1 return, the summary goes.
+    return yield* rewind(session, {
+      to: 2,
+      event: Draft.user("d", { id: "d" }),
+    });
+  });
+  for (const session of [Effect.runSync(program), branchedSession()]) {
+    const drawn = drawnSeqs(Result.getOrThrow(renderSessionHtml(session)));
+    assert.deepEqual(
+      [...drawn].sort((a, b) => a - b),
+      surfaceEventSeqs(session),
+    );
+  }
 });
 
 Deno.test("renderSessionHtml() continues history nested deeper than MAX_DEPTH at the end of the page", () => {
