@@ -37,7 +37,6 @@ import assert from "node:assert/strict";
 import { peerLogs } from "./_peer_logs.ts";
 import { installTools } from "../_helpers/peer_tools.ts";
 
-
 /** One comparable item of a conversation. */
 type Item =
   | { readonly k: "text"; readonly role: string; readonly text: string }
