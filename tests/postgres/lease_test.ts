@@ -19,7 +19,7 @@ import {
   claimStatement,
   MORE_ROWS_STATEMENT,
 } from "../../src/postgres/lease.ts";
-import { postgresTest } from "../_helpers/postgres.ts";
+import { postgresTest, serverUrl } from "../_helpers/postgres.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { rowsOf, sqlState } from "../../src/postgres/rows.ts";
 import { Session } from "@palimpsest/session";
@@ -124,7 +124,10 @@ const waiting = async (url: string, pid: number) =>
 
 postgresTest(
   "over every interleaving of two writers' statements, exactly one writer commits at each seq, and a writer whose lease was taken over never does",
-  async (url) => {
+  async (pooled) => {
+    // On the server itself: a waiting statement is found by its server
+    // process, which a pooler would hand another statement to.
+    const url = serverUrl(pooled);
     await run(Effect.asVoid(makePostgresStore({ url })));
     const orders = interleavings(4, 3);
     const outcomes = new Map<string, number>();
