@@ -96,7 +96,14 @@ export const makeFollow = (
     // Without notifications a follower polls by seq, soon after a change
     // and less often while nothing comes.
     const slowest = Math.min(Duration.toMillis(pollInterval), SLOWEST_POLL);
-    const readHead = (id: string) => readHeadRow(pool, id, failed);
+    // A connection that broke (a server restart, a pooler's reconnect) is
+    // waited out here as a page read is.
+    const readHead = (id: string) =>
+      readHeadRow(pool, id, failed).pipe(Effect.retry({
+        schedule: Schedule.spaced(pollInterval),
+        while: (error) =>
+          isSqlError(error.cause) && brokeConnection(error.cause),
+      }));
     const readPage = (id: string, from: number) =>
       readEventPage(pool, id, from, undefined, pageSize, failed);
     // One LISTEN connection for every follower of this store, opened with
