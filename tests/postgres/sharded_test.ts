@@ -107,8 +107,17 @@ if (postgresUrl !== undefined) {
         Effect.promise(() =>
           suite ??= databases(3).then((urls) => (suiteUrls = urls))
         ),
-        (urls) => layerShardedPostgresStore({ servers: named(urls) }),
+        (urls) =>
+          layerShardedPostgresStore({
+            servers: named(urls).map((server) => ({
+              ...server,
+              lease: "2 seconds" as const,
+            })),
+          }),
       )),
+    // The writers' lease is short here: a killed writer's session is free
+    // again when it runs out.
+    claimOutlivesWriter: 2000,
     spawnWriter: (args) => {
       if (suiteUrls === undefined) {
         throw new Error("Expected the suite's layer to be built first");

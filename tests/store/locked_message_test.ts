@@ -15,19 +15,20 @@ Deno.test("SessionLocked names a holder process by its pid", () => {
   );
 });
 
-Deno.test("SessionLocked names a PostgreSQL holder's process, application and client", () => {
+Deno.test("SessionLocked names a PostgreSQL lease's holder: its process, program, host and when the lease runs out", () => {
   assert.equal(
     new SessionLocked({
       id: "s",
       pid: 4242,
-      application: "palimpsest writer",
-      client: "10.0.0.5:53122",
+      application: "palimpsest",
+      client: "worker-3",
+      leaseUntil: Date.UTC(2026, 11, 7, 10, 0, 15),
     }).message,
-    'Session "s" is open for writing by server process "4242" (application "palimpsest writer", client "10.0.0.5:53122"); close that writer or open for reading',
+    'Session "s" is open for writing by process "4242" (application "palimpsest", host "worker-3"), whose lease runs until 2026-12-07T10:00:15.000Z unless renewed; close that writer or open for reading',
   );
   assert.equal(
-    new SessionLocked({ id: "s", pid: undefined, client: "local" }).message,
-    'Session "s" is open for writing by a server process (client "local"); close that writer or open for reading',
+    new SessionLocked({ id: "s", pid: undefined, client: "worker-3" }).message,
+    'Session "s" is open for writing by a writer (host "worker-3"); close that writer or open for reading',
   );
 });
 

@@ -12,7 +12,12 @@ import { makeShardedPostgresStore } from "@palimpsest/session/postgres";
 import { runWriterProcess } from "@palimpsest/session/testing";
 
 const [urls = "", ...args] = Deno.args;
-const servers = urls.split(" ").map((url, i) => ({ name: `s${i}`, url }));
+// A short lease: the suite waits for a killed writer's to run out.
+const servers = urls.split(" ").map((url, i) => ({
+  name: `s${i}`,
+  url,
+  lease: "2 seconds" as const,
+}));
 // 20 of these start at once, each connecting to every server: on a loaded
 // machine a connection can time out before the server answers. Retrying
 // the start changes nothing the suite checks (who gets the claim, what is
