@@ -14,7 +14,9 @@
  *   the one that holds it (a session stored before a server was added),
  *   and one per server for a missing id. A handle's writes (`append`,
  *   `update`, `repair`, `checkpoint`, `close`, `events`) go to the server
- *   that opened it. `list` asks every server and merges the ids, sorted.
+ *   that opened it. `list` asks every server and merges the ids, sorted; with a query it
+ *   merges the servers' pages, and its cursor holds one per server
+ *   (`sharded_list.ts`).
  * - **Moving** (`sharded_move.ts`): `moveSession` under the session's writer
  *   claim on both servers, `rebalanceSessions` for every session not on its
  *   own server.
@@ -36,15 +38,10 @@ import * as Layer from "effect/Layer";
 import * as Scope from "effect/Scope";
 import * as Semaphore from "effect/Semaphore";
 import type { PgClient } from "@effect/sql-pg";
-import * as Result from "effect/Result";
 import * as Stream from "effect/Stream";
 import type { ListError } from "../store/store.ts";
-import {
-  type ListPage,
-  type ListQuery,
-  queryEntries,
-  resolveQuery,
-} from "../store/catalogue.ts";
+import type { ListPage, ListQuery } from "../store/catalogue.ts";
+import { listShards } from "./sharded_list.ts";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import type { Session, SessionHeader } from "../session/session.ts";
 import {
@@ -245,8 +242,8 @@ const routed = (shards: Shards): ShardedSessionStore => {
   const holderStore = (id: string) =>
     Effect.map(locateShard(shards, id), (shard) => (shard ?? home(id)).store);
 
-  // Every server's page after the cursor, merged: the first `limit` of
-  // their union are the page (the cursor is a key, alike on every server).
+  // Without a query, every server's ids, merged; with one, a merge of the
+  // servers' pages under a cursor per server (`sharded_list.ts`).
   function list(): Effect.Effect<ReadonlyArray<string>, StorageError>;
   function list(query: ListQuery): Effect.Effect<ListPage, ListError>;
   function list(
@@ -261,15 +258,7 @@ const routed = (shards: Shards): ShardedSessionStore => {
         (lists) => [...new Set(lists.flat())].sort(),
       );
     }
-    const resolved = resolveQuery(query);
-    if (Result.isFailure(resolved)) return Effect.fail(resolved.failure);
-    return Effect.map(
-      Effect.forEach(all, (shard) => shard.store.list(query), {
-        concurrency: "unbounded",
-      }),
-      (pages) =>
-        queryEntries(pages.flatMap((page) => page.sessions), resolved.success),
-    );
+    return listShards(all, query);
   }
 
   const open: SessionStore["open"] = <E = never>(

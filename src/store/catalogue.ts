@@ -142,19 +142,39 @@ const fromBase64url = (text: string): string | undefined => {
  * @returns The cursor.
  */
 export const encodeCursor = (key: string | number, id: string): string =>
-  base64url(JSON.stringify([key, id]));
+  encodeOpaque([key, id]);
+
+/**
+ * A JSON value as an opaque token (base64url of its JSON text), as cursors
+ * are written.
+ *
+ * @param value The value.
+ * @returns The token.
+ */
+export const encodeOpaque = (value: unknown): string =>
+  base64url(JSON.stringify(value));
+
+/**
+ * The JSON value of a token {@link encodeOpaque} wrote, or undefined for
+ * text that is not one.
+ *
+ * @param token The token.
+ * @returns The value, or undefined.
+ */
+export const decodeOpaque = (token: string): unknown => {
+  const text = fromBase64url(token);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 const decodeCursor = (
   cursor: string,
 ): readonly [string | number, string] | undefined => {
-  const text = fromBase64url(cursor);
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const value = decodeOpaque(cursor);
   if (!Array.isArray(value) || value.length !== 2) return undefined;
   const [key, id] = value;
   return (typeof key === "string" || typeof key === "number") &&
@@ -241,6 +261,21 @@ const compareKeys = (
   const [kb, ib] = b;
   if (ka !== kb) return ka < kb ? -1 : 1;
   return ia === ib ? 0 : ia < ib ? -1 : 1;
+};
+
+/**
+ * The order of a query's entries: on the key, then the id, reversed when
+ * descending.
+ *
+ * @param query The resolved query.
+ * @returns A comparison of two entries.
+ */
+export const entryOrder = (
+  query: ResolvedQuery,
+): (a: CatalogueEntry, b: CatalogueEntry) => number => {
+  const sign = query.descending ? -1 : 1;
+  return (a, b) =>
+    sign * compareKeys([keyOf(a, query.by), a.id], [keyOf(b, query.by), b.id]);
 };
 
 /**

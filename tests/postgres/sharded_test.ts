@@ -15,6 +15,7 @@ import { Effect, Layer, Redacted, Result } from "effect";
 import * as Reactivity from "effect/reactivity/Reactivity";
 import { PgClient } from "@effect/sql-pg";
 import { Draft, SessionStore } from "@palimpsest/session";
+import type { ListPage } from "@palimpsest/session";
 import {
   layerPostgresStore,
   layerShardedPostgresStore,
@@ -290,6 +291,62 @@ if (postgresUrl !== undefined) {
     assert.equal(lines.length, 2 * moving.length);
   });
 
+  Deno.test("list pages over the servers in every order and size, each session once, however the servers hold them", async () => {
+    const urls = await databases(3);
+    const names = ["s0", "s1", "s2"];
+    // Runs of ids on one server, so that a page takes a server's whole
+    // page, part of it, or none of it.
+    const ids = Array.from({ length: 14 }, (_, i) => `page-${i}`);
+    const held = new Set(ids.map((id) => serverOfSession(id, names)));
+    assert.equal(held.size, 3);
+    const pages = await withSharded(urls, (store) =>
+      Effect.gen(function* () {
+        for (const [i, id] of ids.entries()) {
+          yield* Effect.scoped(Effect.flatMap(
+            store.create({ ...header(id), createdAt: (i * 5) % 14 }),
+            (handle) => store.append(handle, [user(`${id}.1`)]),
+          ));
+        }
+        const orders = [
+          { by: "updated", direction: "desc" },
+          { by: "updated", direction: "asc" },
+          { by: "created", direction: "asc" },
+          { by: "id", direction: "desc" },
+        ] as const;
+        const results: Array<{ whole: string[]; paged: string[] }> = [];
+        for (const order of orders) {
+          const whole = (yield* store.list({ order, limit: 100 })).sessions
+            .map((s) => s.id);
+          for (const limit of [1, 2, 3, 5]) {
+            const paged: string[] = [];
+            let cursor: string | undefined;
+            do {
+              const page: ListPage = yield* store.list(
+                cursor === undefined
+                  ? { order, limit }
+                  : { order, limit, cursor },
+              );
+              assert.ok(page.sessions.length <= limit);
+              paged.push(...page.sessions.map((s) => s.id));
+              cursor = page.cursor;
+            } while (cursor !== undefined);
+            results.push({ whole, paged });
+          }
+        }
+        const bad = yield* Effect.result(
+          store.list({ cursor: "bm90IGEgY3Vyc29y" }),
+        );
+        return { results, bad };
+      }));
+    for (const { whole, paged } of pages.results) {
+      assert.deepEqual([...whole].sort(), [...ids].sort());
+      assert.deepEqual(paged, whole);
+    }
+    assert.deepEqual(pages.results[0]?.whole, [...ids].reverse());
+    assert.ok(Result.isFailure(pages.bad));
+    assert.equal(pages.bad.failure._tag, "InvalidListQuery");
+  });
+
   Deno.test("a stopped move's second copy is routed around, then removed by a rebalance", async () => {
     const urls = await databases(3);
     const names = ["s0", "s1", "s2"];
@@ -307,14 +364,14 @@ if (postgresUrl !== undefined) {
         }));
         // A move from `other` to `home` stopped after its copy: the same
         // log on both servers.
+        // (The handle is closed inside the plain store's layer, which its
+        // lease's release needs.)
         yield* Effect.scoped(
           Effect.gen(function* () {
             const plain = yield* SessionStore;
             return yield* plain.create(session);
-          }).pipe(
-            Effect.provide(layerPostgresStore({ url: otherUrl })),
-          ),
-        );
+          }),
+        ).pipe(Effect.provide(layerPostgresStore({ url: otherUrl })));
         assert.equal(yield* store.locateSession(id), home);
         yield* store.withSession(id, (handle) =>
           store.append(handle, [user("two")]));
