@@ -41,17 +41,19 @@ type ServerCursors = Readonly<Record<string, string | null>>;
 
 const decodeServerCursors = (cursor: string): ServerCursors | undefined => {
   const value = decodeOpaque(cursor);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (typeof value !== "object" || value === null || !("servers" in value)) {
     return undefined;
   }
-  const servers = (value as { readonly servers?: unknown }).servers;
+  const servers: unknown = value.servers;
   if (
     typeof servers !== "object" || servers === null || Array.isArray(servers)
   ) return undefined;
-  for (const at of Object.values(servers)) {
+  const read: Record<string, string | null> = {};
+  for (const [name, at] of Object.entries(servers)) {
     if (at !== null && typeof at !== "string") return undefined;
+    read[name] = at;
   }
-  return servers as ServerCursors;
+  return read;
 };
 
 /**
@@ -99,31 +101,32 @@ export const listShards = (
       // The merge: the smallest head of the servers' pages, until the page
       // is full or every server's page is taken.
       const taken = pages.map(() => 0);
+      const headOf = (i: number) => pages[i]?.sessions[taken[i] ?? 0];
       const sessions: Array<CatalogueEntry> = [];
       const listed = new Set<string>();
       while (sessions.length < limit) {
         let next = -1;
+        let best: CatalogueEntry | undefined;
         for (let i = 0; i < pages.length; i++) {
-          const head = pages[i]?.sessions[taken[i]!];
+          const head = headOf(i);
           if (head === undefined) continue;
-          const best = next < 0
-            ? undefined
-            : pages[next]!.sessions[taken[next]!]!;
-          if (best === undefined || order(head, best) < 0) next = i;
+          if (best === undefined || order(head, best) < 0) {
+            next = i;
+            best = head;
+          }
         }
-        if (next < 0) break;
-        const entry = pages[next]!.sessions[taken[next]!]!;
-        taken[next]!++;
-        if (listed.has(entry.id)) continue;
-        listed.add(entry.id);
-        sessions.push(entry);
+        if (best === undefined) break;
+        taken[next] = (taken[next] ?? 0) + 1;
+        if (listed.has(best.id)) continue;
+        listed.add(best.id);
+        sessions.push(best);
       }
       const after = yield* Effect.forEach(
         shards,
         (shard, i): Effect.Effect<string | null | undefined, ListError> => {
           const page = pages[i];
           const at = from[shard.name];
-          const count = taken[i]!;
+          const count = taken[i] ?? 0;
           if (page === undefined) return Effect.succeed(null);
           if (count === page.sessions.length) {
             return Effect.succeed(page.cursor ?? null);
