@@ -27,7 +27,49 @@ const tsBlocks = (
   return blocks;
 };
 
-/** Type-checks and runs every ```ts block of `file`, one step each. */
+const DOCS = [
+  ["README.md", 1],
+  ["docs/model-integration.md", 2],
+  ["docs/format.md", 1],
+  ["docs/rewriting-history.md", 2],
+] as const;
+
+/** The file a block is written to: its document and line in the name. */
+const blockFile = (dir: string, file: string, line: number): string =>
+  path.join(dir, `${file.replaceAll(/[^A-Za-z0-9]/g, "_")}_${line}.ts`);
+
+let written: Promise<string> | undefined;
+/**
+ * Every block of every document, written into one folder and type-checked
+ * by one `deno check` (a check per block would check the library again for
+ * each); the folder, once the check passed.
+ */
+const checkedBlocks = (): Promise<string> =>
+  written ??= (async () => {
+    // Inside the repository (in the excluded .tmp/) so the import map applies.
+    fs.mkdirSync(path.join(root, ".tmp"), { recursive: true });
+    const dir = fs.mkdtempSync(path.join(root, ".tmp", `readme-${Deno.pid}-`));
+    const files = DOCS.flatMap(([file]) =>
+      tsBlocks(file).map((block) => {
+        const name = blockFile(dir, file, block.line);
+        fs.writeFileSync(name, block.code);
+        return name;
+      })
+    );
+    await denoOk(["check", ...files], { cwd: root });
+    return dir;
+  })();
+
+globalThis.addEventListener("unload", () => {
+  const dir = path.join(root, ".tmp");
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (name.startsWith(`readme-${Deno.pid}-`)) {
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
+});
+
+/** Runs every ```ts block of `file`, type-checked first, one step each. */
 const runBlocks = async (
   t: Deno.TestContext,
   file: string,
@@ -35,34 +77,23 @@ const runBlocks = async (
 ): Promise<void> => {
   const blocks = tsBlocks(file);
   assert.ok(blocks.length >= atLeast, `${file} has its examples`);
-  // Inside the repository (in the excluded .tmp/) so the import map applies.
-  fs.mkdirSync(path.join(root, ".tmp"), { recursive: true });
-  const dir = fs.mkdtempSync(path.join(root, ".tmp", "readme-"));
-  try {
-    for (const block of blocks) {
-      await t.step(`${file} line ${block.line}`, async () => {
-        const file = path.join(dir, `block_${block.line}.ts`);
-        fs.writeFileSync(file, block.code);
-        await denoOk(["run", "--check", "-A", file], { cwd: root });
+  const dir = await checkedBlocks();
+  for (const block of blocks) {
+    await t.step(`${file} line ${block.line}`, async () => {
+      await denoOk([
+        "run",
+        "--no-check",
+        "-A",
+        blockFile(dir, file, block.line),
+      ], {
+        cwd: root,
       });
-    }
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    });
   }
 };
 
-Deno.test("every ts example of the README type-checks and runs", async (t) => {
-  await runBlocks(t, "README.md", 1);
-});
-
-Deno.test("every ts example of docs/model-integration.md type-checks and runs", async (t) => {
-  await runBlocks(t, "docs/model-integration.md", 2);
-});
-
-Deno.test("every ts example of docs/format.md type-checks and runs", async (t) => {
-  await runBlocks(t, "docs/format.md", 1);
-});
-
-Deno.test("every ts example of docs/rewriting-history.md type-checks and runs", async (t) => {
-  await runBlocks(t, "docs/rewriting-history.md", 2);
-});
+for (const [file, atLeast] of DOCS) {
+  Deno.test(`every ts example of ${file} type-checks and runs`, async (t) => {
+    await runBlocks(t, file, atLeast);
+  });
+}
