@@ -371,6 +371,7 @@ export function storeConformance(options: StoreConformanceOptions): void {
         const locked = first.filter((l) => l === "SessionLocked").length;
         assert.deepEqual([opened, locked], [1, 19], first.join(","));
         const winner = writers[first.indexOf("opened")];
+        await winner?.send("go");
         assert.equal(await winner?.line(), "done");
       } finally {
         await Promise.all(writers.map((w) => w.end()));

@@ -9,8 +9,9 @@
  * `hold ID`: opens ID for writing, prints `opened` (or the tag and exits),
  * then appends one `turn/start` per stdin line, printing `appended SEQ`
  * once the batch is stored, and releases the session when stdin ends.
- * `race ID N`: like `hold`, but once opened appends N events in batches of
- * 1 to 3 and prints `done`, then waits for stdin to end.
+ * `race ID N`: like `hold`, but once opened waits for a stdin line, then
+ * appends N events in batches of 1 to 3 and prints `done`, then waits for
+ * stdin to end.
  *
  * @module
  */
@@ -70,6 +71,11 @@ export function runWriterProcess(
     if (mode === "try") return;
     let turn = 1000;
     if (mode === "race") {
+      // The appends wait for a line: the test sends it once every racer
+      // has answered, so that the winner's writes do not share the machine
+      // with the others starting (a writer starved past its lease loses
+      // it, rightly, and the race would then have two winners).
+      if ((yield* nextLine(lines)) === undefined) return;
       let left = Number(countText);
       while (left > 0) {
         const size = Math.min(left, 1 + (left % 3));

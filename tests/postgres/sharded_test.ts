@@ -112,13 +112,13 @@ if (postgresUrl !== undefined) {
           layerShardedPostgresStore({
             servers: named(urls).map((server) => ({
               ...server,
-              lease: "2 seconds" as const,
+              lease: "5 seconds" as const,
             })),
           }),
       )),
     // The writers' lease is short here: a killed writer's session is free
     // again when it runs out.
-    claimOutlivesWriter: 2000,
+    claimOutlivesWriter: 5000,
     spawnWriter: (args) => {
       if (suiteUrls === undefined) {
         throw new Error("Expected the suite's layer to be built first");

@@ -95,6 +95,15 @@ const spawnWriter = (url: string, id: string, count: number) => {
     lines.push(...parts);
   });
   const closed = new Promise<void>((resolve) => child.on("close", resolve));
+  /** `opened`, or why the open failed. */
+  const answer = async (): Promise<string> => {
+    for (;;) {
+      const first = lines[0];
+      if (first !== undefined) return first;
+      if (child.exitCode !== null) return "exited";
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   /** `done` once the events are stored, or why the open failed. */
   const outcome = async (): Promise<string> => {
     for (;;) {
@@ -104,7 +113,7 @@ const spawnWriter = (url: string, id: string, count: number) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  return { child, outcome, closed };
+  return { child, answer, outcome, closed };
 };
 
 postgresTest(
@@ -457,6 +466,8 @@ postgresTest(
         Effect.flatMap(store.create(header("killed")), (h) => store.close(h)),
     );
     const victim = spawnWriter(url, "killed", 3);
+    assert.equal(await victim.answer(), "opened");
+    victim.child.stdin?.write("go\n");
     assert.equal(await victim.outcome(), "done");
     const locked = await withPg(
       url,
@@ -498,6 +509,9 @@ postgresTest(
       { length: 20 },
       () => spawnWriter(url, "crowd", 30),
     );
+    // Every writer answers before the one that opened appends.
+    const answers = await Promise.all(writers.map((w) => w.answer()));
+    writers[answers.indexOf("opened")]?.child.stdin?.write("go\n");
     const outcomes = await Promise.all(writers.map((w) => w.outcome()));
     for (const w of writers) w.child.stdin?.end();
     await Promise.all(writers.map((w) => w.closed));

@@ -16,7 +16,7 @@ const [urls = "", ...args] = Deno.args;
 const servers = urls.split(" ").map((url, i) => ({
   name: `s${i}`,
   url,
-  lease: "2 seconds" as const,
+  lease: "5 seconds" as const,
 }));
 // 20 of these start at once, each connecting to every server: on a loaded
 // machine a connection can time out before the server answers. Retrying
