@@ -64,7 +64,6 @@ export class InvalidLegacyHeader extends Tagged.InvalidLegacyHeader<{
   readonly line: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: expected a session header but found a bad ${
@@ -83,7 +82,6 @@ export class MissingMigrationEdge extends Tagged.MissingMigrationEdge<{
   readonly from: number;
   readonly to: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `No migration edge from version "${this.from}" towards version "${this.to}"; register the missing edge`;
@@ -98,7 +96,6 @@ export class MissingMigrationEdge extends Tagged.MissingMigrationEdge<{
 export class DuplicateMigrationEdge extends Tagged.DuplicateMigrationEdge<{
   readonly from: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Two migration edges convert from version "${this.from}"; keep one`;
@@ -115,7 +112,6 @@ export class CorruptLegacyLine extends Tagged.CorruptLegacyLine<{
   readonly line: number;
   readonly excerpt: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line} is not JSON: "${this.excerpt}"`;
@@ -136,7 +132,6 @@ export class InvalidLegacyEnvelope extends Tagged.InvalidLegacyEnvelope<{
   readonly version: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: invalid v${this.version} envelope at "${this.reason}"`;
@@ -157,7 +152,6 @@ export class UnknownLegacyEventType extends Tagged.UnknownLegacyEventType<{
   readonly version: number;
   readonly type: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: unknown v${this.version} event type "${this.type}"; mark it ignorable or remove it`;
@@ -178,7 +172,6 @@ export class MissingSurfaceMarker extends Tagged.MissingSurfaceMarker<{
   readonly version: number;
   readonly type: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: "${this.type}" event "${this.seq}" has no surfaceOp`;
@@ -199,7 +192,6 @@ export class MalformedReplace extends Tagged.MalformedReplace<{
   readonly version: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: malformed v${this.version} surfaceOp on event "${this.seq}" at "${this.reason}"`;
@@ -221,7 +213,6 @@ export class SurfaceMetadataOnLegacyLogOnly
     readonly version: number;
     readonly type: string;
   }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: log-only "${this.type}" event "${this.seq}" carries surface metadata`;
@@ -242,7 +233,6 @@ export class InvalidLegacySourceList extends Tagged.InvalidLegacySourceList<{
   readonly version: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: invalid sourceEventSeqs on event "${this.seq}" ("${this.reason}")`;
@@ -267,7 +257,6 @@ export class InvalidLegacyEventData extends Tagged.InvalidLegacyEventData<{
   readonly path: string;
   readonly issue: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: "${this.type}" data at "${this.path}": ${this.issue}`;
@@ -288,7 +277,6 @@ export class LegacySeqNotDense extends Tagged.LegacySeqNotDense<{
   readonly expected: number;
   readonly actual: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: expected seq "${this.expected}" but found "${this.actual}"`;
@@ -309,7 +297,6 @@ export class ConsumedChunkReference extends Tagged.ConsumedChunkReference<{
   readonly chunkSeq: number;
   readonly via: "sourceEventSeqs" | "surfaceOp" | "shadowedSeqs";
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: event "${this.seq}" refers to consumed chunk "${this.chunkSeq}" in ${this.via}`;
@@ -330,7 +317,6 @@ export class InvalidChunkCitation extends Tagged.InvalidChunkCitation<{
   readonly source: number;
   readonly reason: "not-a-chunk" | "out-of-order";
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: assistant message "${this.seq}" cites "${this.source}" ("${this.reason}")`;
@@ -350,7 +336,6 @@ export class SurfaceEventBeforeFirstStep
     readonly seq: number;
     readonly type: string;
   }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: "${this.type}" event "${this.seq}" comes before the first step/start`;
@@ -367,7 +352,6 @@ export class PromptChangeOutsideStep extends Tagged.PromptChangeOutsideStep<{
   readonly line: number;
   readonly seq: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: request/header "${this.seq}" changes the system prompt outside a step`;
@@ -386,7 +370,6 @@ export class SyntheticIdCollision extends Tagged.SyntheticIdCollision<{
   readonly seq: number;
   readonly id: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: message id "${this.id}" collides with a synthetic system message id`;
@@ -407,7 +390,6 @@ export class MigratedEventRejected extends Tagged.MigratedEventRejected<{
   readonly tag: string;
   readonly error: EventDecodeError | SurfaceError;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: migrated event "${this.seq}" fails the v3 rules ("${this.tag}")`;
