@@ -20,10 +20,35 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../src/core/errors.ts";
 import { FormatTooNew } from "../src/log/errors.ts";
 import type { FileIoError, TargetExists } from "../src/fs/errors.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../src/core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "InvalidLegacyHeader"
+  | "MissingMigrationEdge"
+  | "DuplicateMigrationEdge"
+  | "CorruptLegacyLine"
+  | "InvalidLegacyEnvelope"
+  | "UnknownLegacyEventType"
+  | "MissingSurfaceMarker"
+  | "MalformedReplace"
+  | "SurfaceMetadataOnLegacyLogOnly"
+  | "InvalidLegacySourceList"
+  | "InvalidLegacyEventData"
+  | "LegacySeqNotDense"
+  | "ConsumedChunkReference"
+  | "InvalidChunkCitation"
+  | "SurfaceEventBeforeFirstStep"
+  | "PromptChangeOutsideStep"
+  | "SyntheticIdCollision"
+  | "MigratedEventRejected"
+> = taggedErrorBases();
 
 /** The header names a newer format version: the reader's own error. */
 export { FormatTooNew };
@@ -35,12 +60,10 @@ export { FormatTooNew };
  * - `line`: 1-based JSONL line (the header is line 1)
  * - `reason`: what is wrong, e.g. `"id"`
  */
-export class InvalidLegacyHeader extends Data.Error<{
+export class InvalidLegacyHeader extends Tagged.InvalidLegacyHeader<{
   readonly line: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "InvalidLegacyHeader" = "InvalidLegacyHeader";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: expected a session header but found a bad ${
@@ -55,12 +78,10 @@ export class InvalidLegacyHeader extends Data.Error<{
  * - `from`: the version no edge converts from
  * - `to`: the version the chain needed to reach
  */
-export class MissingMigrationEdge extends Data.Error<{
+export class MissingMigrationEdge extends Tagged.MissingMigrationEdge<{
   readonly from: number;
   readonly to: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "MissingMigrationEdge" = "MissingMigrationEdge";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `No migration edge from version "${this.from}" towards version "${this.to}"; register the missing edge`;
@@ -72,11 +93,9 @@ export class MissingMigrationEdge extends Data.Error<{
  * Fields:
  * - `from`: the version two edges convert from
  */
-export class DuplicateMigrationEdge extends Data.Error<{
+export class DuplicateMigrationEdge extends Tagged.DuplicateMigrationEdge<{
   readonly from: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "DuplicateMigrationEdge" = "DuplicateMigrationEdge";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Two migration edges convert from version "${this.from}"; keep one`;
@@ -89,12 +108,10 @@ export class DuplicateMigrationEdge extends Data.Error<{
  * - `line`: 1-based JSONL line
  * - `excerpt`: the start of the line
  */
-export class CorruptLegacyLine extends Data.Error<{
+export class CorruptLegacyLine extends Tagged.CorruptLegacyLine<{
   readonly line: number;
   readonly excerpt: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "CorruptLegacyLine" = "CorruptLegacyLine";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line} is not JSON: "${this.excerpt}"`;
@@ -109,14 +126,12 @@ export class CorruptLegacyLine extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `reason`: the offending key or rule, e.g. `"time"`
  */
-export class InvalidLegacyEnvelope extends Data.Error<{
+export class InvalidLegacyEnvelope extends Tagged.InvalidLegacyEnvelope<{
   readonly line: number;
   readonly seq: number | undefined;
   readonly version: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "InvalidLegacyEnvelope" = "InvalidLegacyEnvelope";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: invalid v${this.version} envelope at "${this.reason}"`;
@@ -131,14 +146,12 @@ export class InvalidLegacyEnvelope extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `type`: the unknown type
  */
-export class UnknownLegacyEventType extends Data.Error<{
+export class UnknownLegacyEventType extends Tagged.UnknownLegacyEventType<{
   readonly line: number;
   readonly seq: number;
   readonly version: number;
   readonly type: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "UnknownLegacyEventType" = "UnknownLegacyEventType";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: unknown v${this.version} event type "${this.type}"; mark it ignorable or remove it`;
@@ -153,14 +166,12 @@ export class UnknownLegacyEventType extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `type`: the surface type
  */
-export class MissingSurfaceMarker extends Data.Error<{
+export class MissingSurfaceMarker extends Tagged.MissingSurfaceMarker<{
   readonly line: number;
   readonly seq: number;
   readonly version: number;
   readonly type: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "MissingSurfaceMarker" = "MissingSurfaceMarker";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: "${this.type}" event "${this.seq}" has no surfaceOp`;
@@ -175,14 +186,12 @@ export class MissingSurfaceMarker extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `reason`: the offending key or rule
  */
-export class MalformedReplace extends Data.Error<{
+export class MalformedReplace extends Tagged.MalformedReplace<{
   readonly line: number;
   readonly seq: number;
   readonly version: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "MalformedReplace" = "MalformedReplace";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: malformed v${this.version} surfaceOp on event "${this.seq}" at "${this.reason}"`;
@@ -197,15 +206,13 @@ export class MalformedReplace extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `type`: the log-only type
  */
-export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
-  readonly line: number;
-  readonly seq: number;
-  readonly version: number;
-  readonly type: string;
-}> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "SurfaceMetadataOnLegacyLogOnly" =
-    "SurfaceMetadataOnLegacyLogOnly";
+export class SurfaceMetadataOnLegacyLogOnly
+  extends Tagged.SurfaceMetadataOnLegacyLogOnly<{
+    readonly line: number;
+    readonly seq: number;
+    readonly version: number;
+    readonly type: string;
+  }> {
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: log-only "${this.type}" event "${this.seq}" carries surface metadata`;
@@ -220,14 +227,12 @@ export class SurfaceMetadataOnLegacyLogOnly extends Data.Error<{
  * - `version`: the format version whose decoder refused it
  * - `reason`: `"shape"`, `"empty"`, `"duplicate"`, `"not-earlier"` or `"forbidden"`
  */
-export class InvalidLegacySourceList extends Data.Error<{
+export class InvalidLegacySourceList extends Tagged.InvalidLegacySourceList<{
   readonly line: number;
   readonly seq: number;
   readonly version: number;
   readonly reason: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "InvalidLegacySourceList" = "InvalidLegacySourceList";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: invalid sourceEventSeqs on event "${this.seq}" ("${this.reason}")`;
@@ -244,7 +249,7 @@ export class InvalidLegacySourceList extends Data.Error<{
  * - `path`: where in `data`, e.g. `"message.role"`
  * - `issue`: what was expected there
  */
-export class InvalidLegacyEventData extends Data.Error<{
+export class InvalidLegacyEventData extends Tagged.InvalidLegacyEventData<{
   readonly line: number;
   readonly seq: number;
   readonly version: number;
@@ -252,8 +257,6 @@ export class InvalidLegacyEventData extends Data.Error<{
   readonly path: string;
   readonly issue: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "InvalidLegacyEventData" = "InvalidLegacyEventData";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: "${this.type}" data at "${this.path}": ${this.issue}`;
@@ -268,14 +271,12 @@ export class InvalidLegacyEventData extends Data.Error<{
  * - `expected`: the seq the position requires
  * - `actual`: the seq found
  */
-export class LegacySeqNotDense extends Data.Error<{
+export class LegacySeqNotDense extends Tagged.LegacySeqNotDense<{
   readonly line: number;
   readonly version: number;
   readonly expected: number;
   readonly actual: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "LegacySeqNotDense" = "LegacySeqNotDense";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: expected seq "${this.expected}" but found "${this.actual}"`;
@@ -290,14 +291,12 @@ export class LegacySeqNotDense extends Data.Error<{
  * - `chunkSeq`: the v1 seq of the chunk
  * - `via`: where the reference sits
  */
-export class ConsumedChunkReference extends Data.Error<{
+export class ConsumedChunkReference extends Tagged.ConsumedChunkReference<{
   readonly line: number;
   readonly seq: number;
   readonly chunkSeq: number;
   readonly via: "sourceEventSeqs" | "surfaceOp" | "shadowedSeqs";
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "ConsumedChunkReference" = "ConsumedChunkReference";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: event "${this.seq}" refers to consumed chunk "${this.chunkSeq}" in ${this.via}`;
@@ -312,14 +311,12 @@ export class ConsumedChunkReference extends Data.Error<{
  * - `source`: the offending cited seq
  * - `reason`: why the citation cannot be folded
  */
-export class InvalidChunkCitation extends Data.Error<{
+export class InvalidChunkCitation extends Tagged.InvalidChunkCitation<{
   readonly line: number;
   readonly seq: number;
   readonly source: number;
   readonly reason: "not-a-chunk" | "out-of-order";
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "InvalidChunkCitation" = "InvalidChunkCitation";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: assistant message "${this.seq}" cites "${this.source}" ("${this.reason}")`;
@@ -333,13 +330,12 @@ export class InvalidChunkCitation extends Data.Error<{
  * - `seq`: the event's v2 seq
  * - `type`: the surface type
  */
-export class SurfaceEventBeforeFirstStep extends Data.Error<{
-  readonly line: number;
-  readonly seq: number;
-  readonly type: string;
-}> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "SurfaceEventBeforeFirstStep" = "SurfaceEventBeforeFirstStep";
+export class SurfaceEventBeforeFirstStep
+  extends Tagged.SurfaceEventBeforeFirstStep<{
+    readonly line: number;
+    readonly seq: number;
+    readonly type: string;
+  }> {
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: "${this.type}" event "${this.seq}" comes before the first step/start`;
@@ -352,12 +348,10 @@ export class SurfaceEventBeforeFirstStep extends Data.Error<{
  * - `line`: 1-based JSONL line
  * - `seq`: the header's v2 seq
  */
-export class PromptChangeOutsideStep extends Data.Error<{
+export class PromptChangeOutsideStep extends Tagged.PromptChangeOutsideStep<{
   readonly line: number;
   readonly seq: number;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "PromptChangeOutsideStep" = "PromptChangeOutsideStep";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: request/header "${this.seq}" changes the system prompt outside a step`;
@@ -371,13 +365,11 @@ export class PromptChangeOutsideStep extends Data.Error<{
  * - `seq`: the v2 seq of the later of the two events
  * - `id`: the colliding id
  */
-export class SyntheticIdCollision extends Data.Error<{
+export class SyntheticIdCollision extends Tagged.SyntheticIdCollision<{
   readonly line: number;
   readonly seq: number;
   readonly id: string;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "SyntheticIdCollision" = "SyntheticIdCollision";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: message id "${this.id}" collides with a synthetic system message id`;
@@ -392,14 +384,12 @@ export class SyntheticIdCollision extends Data.Error<{
  * - `tag`: the v3 error tag, e.g. `"ReplaceStartNotOnSurface"`
  * - `error`: the v3 error itself
  */
-export class MigratedEventRejected extends Data.Error<{
+export class MigratedEventRejected extends Tagged.MigratedEventRejected<{
   readonly line: number;
   readonly seq: number;
   readonly tag: string;
   readonly error: EventDecodeError | SurfaceError;
 }> {
-  /** The tag `Effect.catchTag` narrows on. */
-  readonly _tag: "MigratedEventRejected" = "MigratedEventRejected";
   /** A sentence for people; not the contract. */
   override readonly message: string =
     `Line ${this.line}: migrated event "${this.seq}" fails the v3 rules ("${this.tag}")`;

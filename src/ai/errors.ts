@@ -8,10 +8,23 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import type { AiError } from "effect/ai";
 import type { SessionSeq } from "../core/seq.ts";
 import { quote } from "../core/quote.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "CompactionInProgress"
+  | "TurnInProgress"
+  | "EmptySummary"
+  | "SummaryNotSmaller"
+  | "CompactionRangeChanged"
+  | "OverflowNotRecovered"
+> = taggedErrorBases();
 
 /**
  * The message of a refusal to start while `what`, started at `startSeq`, is
@@ -35,7 +48,7 @@ const stillOpen = (
  * caller asked not to close it (`onOpen: "refuse"`; `store.repair` closes
  * it).
  */
-export class CompactionInProgress extends Data.Error<{
+export class CompactionInProgress extends Tagged.CompactionInProgress<{
   /** The id of the open compaction. */
   readonly compactionId: string;
   /** The seq of its `compaction/start`. */
@@ -43,8 +56,6 @@ export class CompactionInProgress extends Data.Error<{
   /** True when a running compaction of this process holds it. */
   readonly live: boolean;
 }> {
-  /** The tag. */
-  readonly _tag: "CompactionInProgress" = "CompactionInProgress";
   /** A sentence for people. */
   override readonly message: string = stillOpen(
     `Compaction ${quote(this.compactionId)}`,
@@ -61,7 +72,7 @@ export class CompactionInProgress extends Data.Error<{
  * caller asked not to close it (`onOpen: "refuse"`; `store.repair` closes
  * it). A turn is never started inside an open one.
  */
-export class TurnInProgress extends Data.Error<{
+export class TurnInProgress extends Tagged.TurnInProgress<{
   /** The number of the open turn. */
   readonly turn: number;
   /** The seq of its `turn/start`. */
@@ -69,8 +80,6 @@ export class TurnInProgress extends Data.Error<{
   /** True when a running turn of this process holds it. */
   readonly live: boolean;
 }> {
-  /** The tag. */
-  readonly _tag: "TurnInProgress" = "TurnInProgress";
   /** A sentence for people. */
   override readonly message: string = stillOpen(
     `Turn ${quote(this.turn)}`,
@@ -85,7 +94,7 @@ export class TurnInProgress extends Data.Error<{
  * replace the range by nothing, and the adapters drop an empty message, so
  * the model would see nothing of that history. The range stays.
  */
-export class EmptySummary extends Data.Error<{
+export class EmptySummary extends Tagged.EmptySummary<{
   /** The compaction id. */
   readonly compactionId: string;
   /** The first node of the range it would have replaced. */
@@ -93,8 +102,6 @@ export class EmptySummary extends Data.Error<{
   /** The last node of that range. */
   readonly endSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "EmptySummary" = "EmptySummary";
   /** A sentence for people. */
   override readonly message: string = `Summary of compaction ${
     quote(this.compactionId)
@@ -104,7 +111,7 @@ export class EmptySummary extends Data.Error<{
 }
 
 /** The model's summary is not smaller than the range it would replace. */
-export class SummaryNotSmaller extends Data.Error<{
+export class SummaryNotSmaller extends Tagged.SummaryNotSmaller<{
   /** The compaction id. */
   readonly compactionId: string;
   /** The estimated tokens of the summary message. */
@@ -112,8 +119,6 @@ export class SummaryNotSmaller extends Data.Error<{
   /** The estimated tokens of the messages it would replace. */
   readonly rangeTokens: number;
 }> {
-  /** The tag. */
-  readonly _tag: "SummaryNotSmaller" = "SummaryNotSmaller";
   /** A sentence for people. */
   override readonly message: string = `Summary of compaction ${
     quote(this.compactionId)
@@ -127,7 +132,7 @@ export class SummaryNotSmaller extends Data.Error<{
  * the summary (a node of it was replaced or left the surface), so the
  * summary may not stand for what is there now.
  */
-export class CompactionRangeChanged extends Data.Error<{
+export class CompactionRangeChanged extends Tagged.CompactionRangeChanged<{
   /** The compaction id. */
   readonly compactionId: string;
   /** The first node of the range as selected. */
@@ -135,8 +140,6 @@ export class CompactionRangeChanged extends Data.Error<{
   /** The last node of the range as selected. */
   readonly endSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "CompactionRangeChanged" = "CompactionRangeChanged";
   /** A sentence for people. */
   override readonly message: string = `Range ${quote(this.startSeq)}..${
     quote(this.endSeq)
@@ -158,7 +161,7 @@ export class CompactionRangeChanged extends Data.Error<{
  * compaction did not shrink the estimate). `error` is the provider's last
  * refusal.
  */
-export class OverflowNotRecovered extends Data.Error<{
+export class OverflowNotRecovered extends Tagged.OverflowNotRecovered<{
   /** The turn. */
   readonly turn: number;
   /** The step whose request overflowed. */
@@ -177,8 +180,6 @@ export class OverflowNotRecovered extends Data.Error<{
   /** The provider's last refusal. */
   readonly error: AiError.AiError;
 }> {
-  /** The tag. */
-  readonly _tag: "OverflowNotRecovered" = "OverflowNotRecovered";
   /** A sentence for people. */
   override readonly message: string = `Request of step ${
     quote(this.step)

@@ -8,9 +8,48 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import type { SessionSeq } from "./seq.ts";
 import { quote } from "./quote.ts";
+import { type TaggedErrorBases, taggedErrorBases } from "./tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "InvalidEnvelope"
+  | "InvalidSessionSeq"
+  | "EventsNotHeld"
+  | "UnknownEventType"
+  | "InvalidEventData"
+  | "SurfaceOpMissing"
+  | "InvalidSurfaceOp"
+  | "PrependNotSystemMessage"
+  | "RewindNotUserMessage"
+  | "RewindPointNotEarlier"
+  | "SurfaceMetadataOnLogOnlyEvent"
+  | "SourcesOnAssistantMessage"
+  | "InvalidSourceList"
+  | "EmptySourceList"
+  | "DuplicateSource"
+  | "SourceNotEarlier"
+  | "ReplaceEndpointNotEarlier"
+  | "ToolErrorWithoutIsError"
+  | "RetiredHeaderSystem"
+  | "NonContiguousSeq"
+  | "ReplaceStartNotOnSurface"
+  | "ReplaceEndNotOnSurface"
+  | "ReplaceRangeInverted"
+  | "ShadowedNodeNotCited"
+  | "ToolResultReplaceNotSingle"
+  | "ToolResultReplaceTargetNotToolResult"
+  | "ToolResultReplaceChangesMoreThanContent"
+  | "SystemHeadProtected"
+  | "SystemHeadExists"
+  | "ReplaceShadowsUnansweredCall"
+  | "RewindNotHeld"
+  | "RewindPointInsideWork"
+  | "RewindDropsSystemHead"
+  | "RewindBreaksToolPair"
+  | "RewindSourcesMismatch"
+> = taggedErrorBases();
 
 const at = (seq: number | undefined): string =>
   seq === undefined ? "" : ` at seq ${quote(seq)}`;
@@ -28,7 +67,7 @@ export type EnvelopeProblem =
   | "invalid-ignorable";
 
 /** The value is not an event envelope. */
-export class InvalidEnvelope extends Data.Error<{
+export class InvalidEnvelope extends Tagged.InvalidEnvelope<{
   /** The seq, when the value had a readable one. */
   readonly seq: number | undefined;
   /** What is wrong. */
@@ -38,8 +77,6 @@ export class InvalidEnvelope extends Data.Error<{
   /** The offending value. */
   readonly value: unknown;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidEnvelope" = "InvalidEnvelope";
   /** A sentence for people. */
   override readonly message: string = {
     "not-an-object": `Expected an event to be a JSON object but found ${
@@ -63,14 +100,12 @@ export class InvalidEnvelope extends Data.Error<{
 }
 
 /** `seq` is not a non-negative safe integer (or is `-0`). */
-export class InvalidSessionSeq extends Data.Error<{
+export class InvalidSessionSeq extends Tagged.InvalidSessionSeq<{
   /** The offending value. */
   readonly value: unknown;
   /** The event type, when readable. */
   readonly type: string | undefined;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidSessionSeq" = "InvalidSessionSeq";
   /** A sentence for people. */
   override readonly message: string =
     `Expected seq to be a non-negative safe integer but found ${
@@ -86,28 +121,24 @@ export class InvalidSessionSeq extends Data.Error<{
  * runs a history function such as `lineage` reading what it needs), or the
  * session is opened whole (`wholeLog: true`).
  */
-export class EventsNotHeld extends Data.Error<{
+export class EventsNotHeld extends Tagged.EventsNotHeld<{
   /** The first seq asked for. */
   readonly fromSeq: SessionSeq;
   /** The first seq the session holds. */
   readonly heldFrom: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "EventsNotHeld" = "EventsNotHeld";
   /** A sentence for people. */
   override readonly message: string =
     `The session holds its events from seq ${this.heldFrom} on (it holds its surface and its latest events), not seq ${this.fromSeq}: read older events with store.events, run history functions with store.withHistory, or open it with wholeLog: true`;
 }
 
 /** The type is outside the vocabulary and the event is not ignorable. */
-export class UnknownEventType extends Data.Error<{
+export class UnknownEventType extends Tagged.UnknownEventType<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The unknown type. */
   readonly type: string;
 }> {
-  /** The tag. */
-  readonly _tag: "UnknownEventType" = "UnknownEventType";
   /** A sentence for people. */
   override readonly message: string = `Unknown event type ${quote(this.type)}${
     at(this.seq)
@@ -115,7 +146,7 @@ export class UnknownEventType extends Data.Error<{
 }
 
 /** `data` does not match the type's schema. */
-export class InvalidEventData extends Data.Error<{
+export class InvalidEventData extends Tagged.InvalidEventData<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
@@ -125,8 +156,6 @@ export class InvalidEventData extends Data.Error<{
   /** The issue, readable. */
   readonly issue: string;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidEventData" = "InvalidEventData";
   /** A sentence for people. */
   override readonly message: string = `Invalid data for ${quote(this.type)}${
     at(this.seq)
@@ -134,14 +163,12 @@ export class InvalidEventData extends Data.Error<{
 }
 
 /** A surface type without `surfaceOp`. */
-export class SurfaceOpMissing extends Data.Error<{
+export class SurfaceOpMissing extends Tagged.SurfaceOpMissing<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
   readonly type: string;
 }> {
-  /** The tag. */
-  readonly _tag: "SurfaceOpMissing" = "SurfaceOpMissing";
   /** A sentence for people. */
   override readonly message: string = `Expected ${quote(this.type)}${
     at(this.seq)
@@ -152,7 +179,7 @@ export class SurfaceOpMissing extends Data.Error<{
  * `surfaceOp` is neither `"append"`, `"prepend"`, an exact replace object
  * nor an exact rewind object.
  */
-export class InvalidSurfaceOp extends Data.Error<{
+export class InvalidSurfaceOp extends Tagged.InvalidSurfaceOp<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
@@ -160,8 +187,6 @@ export class InvalidSurfaceOp extends Data.Error<{
   /** The offending value. */
   readonly surfaceOp: unknown;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidSurfaceOp" = "InvalidSurfaceOp";
   /** A sentence for people. */
   override readonly message: string =
     `Expected surfaceOp to be "append", "prepend", {"op":"replace","startSeq","endSeq"} or {"op":"rewind","toSeq"} but found ${
@@ -170,14 +195,12 @@ export class InvalidSurfaceOp extends Data.Error<{
 }
 
 /** `surfaceOp: "prepend"` on an event that is not a `system/message`. */
-export class PrependNotSystemMessage extends Data.Error<{
+export class PrependNotSystemMessage extends Tagged.PrependNotSystemMessage<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
   readonly type: string;
 }> {
-  /** The tag. */
-  readonly _tag: "PrependNotSystemMessage" = "PrependNotSystemMessage";
   /** A sentence for people. */
   override readonly message: string =
     `Expected only a system/message to prepend but found ${quote(this.type)}${
@@ -186,14 +209,12 @@ export class PrependNotSystemMessage extends Data.Error<{
 }
 
 /** A rewind carried by an event that is not a `user/message`. */
-export class RewindNotUserMessage extends Data.Error<{
+export class RewindNotUserMessage extends Tagged.RewindNotUserMessage<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
   readonly type: string;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindNotUserMessage" = "RewindNotUserMessage";
   /** A sentence for people. */
   override readonly message: string =
     `Expected only a user/message to carry a rewind but found ${
@@ -202,14 +223,12 @@ export class RewindNotUserMessage extends Data.Error<{
 }
 
 /** A rewind's point is not earlier than the event that carries it. */
-export class RewindPointNotEarlier extends Data.Error<{
+export class RewindPointNotEarlier extends Tagged.RewindPointNotEarlier<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The point the rewind names. */
   readonly toSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindPointNotEarlier" = "RewindPointNotEarlier";
   /** A sentence for people. */
   override readonly message: string = `Rewind toSeq ${
     quote(this.toSeq)
@@ -217,17 +236,15 @@ export class RewindPointNotEarlier extends Data.Error<{
 }
 
 /** A known log-only type carries `surfaceOp` or `sourceEventSeqs`. */
-export class SurfaceMetadataOnLogOnlyEvent extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-  /** The event type. */
-  readonly type: string;
-  /** The field that must not be there. */
-  readonly field: "surfaceOp" | "sourceEventSeqs";
-}> {
-  /** The tag. */
-  readonly _tag: "SurfaceMetadataOnLogOnlyEvent" =
-    "SurfaceMetadataOnLogOnlyEvent";
+export class SurfaceMetadataOnLogOnlyEvent
+  extends Tagged.SurfaceMetadataOnLogOnlyEvent<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+    /** The event type. */
+    readonly type: string;
+    /** The field that must not be there. */
+    readonly field: "surfaceOp" | "sourceEventSeqs";
+  }> {
   /** A sentence for people. */
   override readonly message: string = `Log-only event ${quote(this.type)}${
     at(this.seq)
@@ -235,12 +252,11 @@ export class SurfaceMetadataOnLogOnlyEvent extends Data.Error<{
 }
 
 /** An `assistant/message` carries `sourceEventSeqs`. */
-export class SourcesOnAssistantMessage extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-}> {
-  /** The tag. */
-  readonly _tag: "SourcesOnAssistantMessage" = "SourcesOnAssistantMessage";
+export class SourcesOnAssistantMessage
+  extends Tagged.SourcesOnAssistantMessage<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `The assistant message${
     at(this.seq)
@@ -248,7 +264,7 @@ export class SourcesOnAssistantMessage extends Data.Error<{
 }
 
 /** `sourceEventSeqs` is not an array of seqs. */
-export class InvalidSourceList extends Data.Error<{
+export class InvalidSourceList extends Tagged.InvalidSourceList<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
@@ -258,8 +274,6 @@ export class InvalidSourceList extends Data.Error<{
   /** The offending value. */
   readonly value: unknown;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidSourceList" = "InvalidSourceList";
   /** A sentence for people. */
   override readonly message: string = this.index === undefined
     ? `Expected sourceEventSeqs to be an array of seqs but found ${
@@ -271,14 +285,12 @@ export class InvalidSourceList extends Data.Error<{
 }
 
 /** `sourceEventSeqs` is `[]`. */
-export class EmptySourceList extends Data.Error<{
+export class EmptySourceList extends Tagged.EmptySourceList<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
   readonly type: string;
 }> {
-  /** The tag. */
-  readonly _tag: "EmptySourceList" = "EmptySourceList";
   /** A sentence for people. */
   override readonly message: string = `Expected sourceEventSeqs${
     at(this.seq)
@@ -286,7 +298,7 @@ export class EmptySourceList extends Data.Error<{
 }
 
 /** A source is listed twice. */
-export class DuplicateSource extends Data.Error<{
+export class DuplicateSource extends Tagged.DuplicateSource<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
@@ -294,8 +306,6 @@ export class DuplicateSource extends Data.Error<{
   /** The repeated source. */
   readonly source: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "DuplicateSource" = "DuplicateSource";
   /** A sentence for people. */
   override readonly message: string = `Source ${
     quote(this.source)
@@ -303,7 +313,7 @@ export class DuplicateSource extends Data.Error<{
 }
 
 /** A source is not earlier than the event. */
-export class SourceNotEarlier extends Data.Error<{
+export class SourceNotEarlier extends Tagged.SourceNotEarlier<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The event type. */
@@ -311,8 +321,6 @@ export class SourceNotEarlier extends Data.Error<{
   /** The offending source. */
   readonly source: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "SourceNotEarlier" = "SourceNotEarlier";
   /** A sentence for people. */
   override readonly message: string = `Source ${
     quote(this.source)
@@ -320,18 +328,17 @@ export class SourceNotEarlier extends Data.Error<{
 }
 
 /** A replace endpoint is not earlier than the event. */
-export class ReplaceEndpointNotEarlier extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-  /** The event type. */
-  readonly type: string;
-  /** Which endpoint. */
-  readonly endpoint: "startSeq" | "endSeq";
-  /** Its value. */
-  readonly value: SessionSeq;
-}> {
-  /** The tag. */
-  readonly _tag: "ReplaceEndpointNotEarlier" = "ReplaceEndpointNotEarlier";
+export class ReplaceEndpointNotEarlier
+  extends Tagged.ReplaceEndpointNotEarlier<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+    /** The event type. */
+    readonly type: string;
+    /** Which endpoint. */
+    readonly endpoint: "startSeq" | "endSeq";
+    /** Its value. */
+    readonly value: SessionSeq;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `Replace ${this.endpoint} ${
     quote(this.value)
@@ -339,14 +346,12 @@ export class ReplaceEndpointNotEarlier extends Data.Error<{
 }
 
 /** A `tool/result` has `error` while its block is not `isError: true`. */
-export class ToolErrorWithoutIsError extends Data.Error<{
+export class ToolErrorWithoutIsError extends Tagged.ToolErrorWithoutIsError<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The tool call id. */
   readonly callId: string;
 }> {
-  /** The tag. */
-  readonly _tag: "ToolErrorWithoutIsError" = "ToolErrorWithoutIsError";
   /** A sentence for people. */
   override readonly message: string = `Tool result for call ${
     quote(this.callId)
@@ -354,12 +359,10 @@ export class ToolErrorWithoutIsError extends Data.Error<{
 }
 
 /** A v3 `request/header` carries `header.system`. */
-export class RetiredHeaderSystem extends Data.Error<{
+export class RetiredHeaderSystem extends Tagged.RetiredHeaderSystem<{
   /** The event seq. */
   readonly seq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "RetiredHeaderSystem" = "RetiredHeaderSystem";
   /** A sentence for people. */
   override readonly message: string = `Request header${
     at(this.seq)
@@ -391,14 +394,12 @@ export type EventDecodeError =
 // Relational rules
 
 /** The event's seq is not the surface's next expected seq. */
-export class NonContiguousSeq extends Data.Error<{
+export class NonContiguousSeq extends Tagged.NonContiguousSeq<{
   /** The expected seq. */
   readonly expected: SessionSeq;
   /** The event's seq. */
   readonly actual: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "NonContiguousSeq" = "NonContiguousSeq";
   /** A sentence for people. */
   override readonly message: string = `Expected seq ${
     quote(this.expected)
@@ -406,14 +407,12 @@ export class NonContiguousSeq extends Data.Error<{
 }
 
 /** `startSeq` is not a current surface node. */
-export class ReplaceStartNotOnSurface extends Data.Error<{
+export class ReplaceStartNotOnSurface extends Tagged.ReplaceStartNotOnSurface<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The start endpoint. */
   readonly startSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "ReplaceStartNotOnSurface" = "ReplaceStartNotOnSurface";
   /** A sentence for people. */
   override readonly message: string = `Replace startSeq ${
     quote(this.startSeq)
@@ -421,14 +420,12 @@ export class ReplaceStartNotOnSurface extends Data.Error<{
 }
 
 /** `endSeq` is not a current surface node. */
-export class ReplaceEndNotOnSurface extends Data.Error<{
+export class ReplaceEndNotOnSurface extends Tagged.ReplaceEndNotOnSurface<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The end endpoint. */
   readonly endSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "ReplaceEndNotOnSurface" = "ReplaceEndNotOnSurface";
   /** A sentence for people. */
   override readonly message: string = `Replace endSeq ${quote(this.endSeq)}${
     at(this.seq)
@@ -436,7 +433,7 @@ export class ReplaceEndNotOnSurface extends Data.Error<{
 }
 
 /** `startSeq` stands after `endSeq` in surface order. */
-export class ReplaceRangeInverted extends Data.Error<{
+export class ReplaceRangeInverted extends Tagged.ReplaceRangeInverted<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The start endpoint. */
@@ -444,8 +441,6 @@ export class ReplaceRangeInverted extends Data.Error<{
   /** The end endpoint. */
   readonly endSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "ReplaceRangeInverted" = "ReplaceRangeInverted";
   /** A sentence for people. */
   override readonly message: string = `Replace startSeq ${
     quote(this.startSeq)
@@ -453,14 +448,12 @@ export class ReplaceRangeInverted extends Data.Error<{
 }
 
 /** A node in the replaced range is missing from `sourceEventSeqs`. */
-export class ShadowedNodeNotCited extends Data.Error<{
+export class ShadowedNodeNotCited extends Tagged.ShadowedNodeNotCited<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The shadowed nodes the event does not cite. */
   readonly missing: ReadonlyArray<SessionSeq>;
 }> {
-  /** The tag. */
-  readonly _tag: "ShadowedNodeNotCited" = "ShadowedNodeNotCited";
   /** A sentence for people. */
   override readonly message: string = `The replacement${
     at(this.seq)
@@ -470,14 +463,13 @@ export class ShadowedNodeNotCited extends Data.Error<{
 }
 
 /** A `tool/result` replacement whose range is not exactly one node. */
-export class ToolResultReplaceNotSingle extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-  /** How many nodes the range holds. */
-  readonly rangeLength: number;
-}> {
-  /** The tag. */
-  readonly _tag: "ToolResultReplaceNotSingle" = "ToolResultReplaceNotSingle";
+export class ToolResultReplaceNotSingle
+  extends Tagged.ToolResultReplaceNotSingle<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+    /** How many nodes the range holds. */
+    readonly rangeLength: number;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `A tool/result replacement${
     at(this.seq)
@@ -487,17 +479,15 @@ export class ToolResultReplaceNotSingle extends Data.Error<{
 }
 
 /** A `tool/result` replacement whose shadowed node is not a `tool/result`. */
-export class ToolResultReplaceTargetNotToolResult extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-  /** The shadowed node. */
-  readonly target: SessionSeq;
-  /** Its type. */
-  readonly targetType: string;
-}> {
-  /** The tag. */
-  readonly _tag: "ToolResultReplaceTargetNotToolResult" =
-    "ToolResultReplaceTargetNotToolResult";
+export class ToolResultReplaceTargetNotToolResult
+  extends Tagged.ToolResultReplaceTargetNotToolResult<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+    /** The shadowed node. */
+    readonly target: SessionSeq;
+    /** Its type. */
+    readonly targetType: string;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `A tool/result replacement${
     at(this.seq)
@@ -507,17 +497,15 @@ export class ToolResultReplaceTargetNotToolResult extends Data.Error<{
 }
 
 /** A `tool/result` replacement that changes more than the block's content. */
-export class ToolResultReplaceChangesMoreThanContent extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-  /** The shadowed node. */
-  readonly target: SessionSeq;
-  /** The first path in `data` that differs. */
-  readonly path: ReadonlyArray<string | number>;
-}> {
-  /** The tag. */
-  readonly _tag: "ToolResultReplaceChangesMoreThanContent" =
-    "ToolResultReplaceChangesMoreThanContent";
+export class ToolResultReplaceChangesMoreThanContent
+  extends Tagged.ToolResultReplaceChangesMoreThanContent<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+    /** The shadowed node. */
+    readonly target: SessionSeq;
+    /** The first path in `data` that differs. */
+    readonly path: ReadonlyArray<string | number>;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `A tool/result replacement${
     at(this.seq)
@@ -527,14 +515,12 @@ export class ToolResultReplaceChangesMoreThanContent extends Data.Error<{
 }
 
 /** A replacement that would take the protected system head off. */
-export class SystemHeadProtected extends Data.Error<{
+export class SystemHeadProtected extends Tagged.SystemHeadProtected<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The head node. */
   readonly head: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "SystemHeadProtected" = "SystemHeadProtected";
   /** A sentence for people. */
   override readonly message: string = `The replacement${
     at(this.seq)
@@ -544,14 +530,12 @@ export class SystemHeadProtected extends Data.Error<{
 }
 
 /** A `system/message` prepended while the head is already a system prompt. */
-export class SystemHeadExists extends Data.Error<{
+export class SystemHeadExists extends Tagged.SystemHeadExists<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The head node, a `system/message`. */
   readonly head: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "SystemHeadExists" = "SystemHeadExists";
   /** A sentence for people. */
   override readonly message: string = `The prepend${
     at(this.seq)
@@ -565,17 +549,15 @@ export class SystemHeadExists extends Data.Error<{
  * `tool/result` has answered yet: the result, when it came, would answer a
  * call the model no longer sees, and no request could carry it.
  */
-export class ReplaceShadowsUnansweredCall extends Data.Error<{
-  /** The event seq. */
-  readonly seq: SessionSeq;
-  /** The first `assistant/message` node in the range with unanswered calls. */
-  readonly callSeq: SessionSeq;
-  /** Its unanswered call ids, in block order. */
-  readonly callIds: ReadonlyArray<string>;
-}> {
-  /** The tag. */
-  readonly _tag: "ReplaceShadowsUnansweredCall" =
-    "ReplaceShadowsUnansweredCall";
+export class ReplaceShadowsUnansweredCall
+  extends Tagged.ReplaceShadowsUnansweredCall<{
+    /** The event seq. */
+    readonly seq: SessionSeq;
+    /** The first `assistant/message` node in the range with unanswered calls. */
+    readonly callSeq: SessionSeq;
+    /** Its unanswered call ids, in block order. */
+    readonly callIds: ReadonlyArray<string>;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `The replacement${
     at(this.seq)
@@ -593,7 +575,7 @@ export class ReplaceShadowsUnansweredCall extends Data.Error<{
  * point. The session's `rewind` reads the log through the store and folds
  * it whole first; an open from a checkpoint replays the whole log instead.
  */
-export class RewindNotHeld extends Data.Error<{
+export class RewindNotHeld extends Tagged.RewindNotHeld<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The point the rewind names. */
@@ -601,8 +583,6 @@ export class RewindNotHeld extends Data.Error<{
   /** The first seq whose event the surface holds. */
   readonly heldFrom: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindNotHeld" = "RewindNotHeld";
   /** A sentence for people. */
   override readonly message: string = `The rewind${at(this.seq)} to seq ${
     quote(this.toSeq)
@@ -615,7 +595,7 @@ export class RewindNotHeld extends Data.Error<{
 export type OpenWork = "turn" | "step" | "compaction";
 
 /** A rewind to a point where a turn, a step or a compaction is open. */
-export class RewindPointInsideWork extends Data.Error<{
+export class RewindPointInsideWork extends Tagged.RewindPointInsideWork<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The point the rewind names. */
@@ -625,8 +605,6 @@ export class RewindPointInsideWork extends Data.Error<{
   /** The event that opened it (`turn/start`, `step/start`, `compaction/start`). */
   readonly openedAt: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindPointInsideWork" = "RewindPointInsideWork";
   /** A sentence for people. */
   override readonly message: string = `The rewind${at(this.seq)} to seq ${
     quote(this.toSeq)
@@ -636,7 +614,7 @@ export class RewindPointInsideWork extends Data.Error<{
 }
 
 /** A rewind whose restored surface has no system head where the surface had one. */
-export class RewindDropsSystemHead extends Data.Error<{
+export class RewindDropsSystemHead extends Tagged.RewindDropsSystemHead<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The point the rewind names. */
@@ -644,8 +622,6 @@ export class RewindDropsSystemHead extends Data.Error<{
   /** The current system head. */
   readonly head: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindDropsSystemHead" = "RewindDropsSystemHead";
   /** A sentence for people. */
   override readonly message: string = `The rewind${at(this.seq)} to seq ${
     quote(this.toSeq)
@@ -658,7 +634,7 @@ export class RewindDropsSystemHead extends Data.Error<{
  * A rewind whose restored surface holds a tool call without its result
  * after it, or a result without its call before it.
  */
-export class RewindBreaksToolPair extends Data.Error<{
+export class RewindBreaksToolPair extends Tagged.RewindBreaksToolPair<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The point the rewind names. */
@@ -668,8 +644,6 @@ export class RewindBreaksToolPair extends Data.Error<{
   /** The call id without its partner. */
   readonly callId: string;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindBreaksToolPair" = "RewindBreaksToolPair";
   /** A sentence for people. */
   override readonly message: string = `The rewind${at(this.seq)} to seq ${
     quote(this.toSeq)
@@ -679,7 +653,7 @@ export class RewindBreaksToolPair extends Data.Error<{
 }
 
 /** A rewind whose `sourceEventSeqs` are not exactly the nodes it takes off. */
-export class RewindSourcesMismatch extends Data.Error<{
+export class RewindSourcesMismatch extends Tagged.RewindSourcesMismatch<{
   /** The event seq. */
   readonly seq: SessionSeq;
   /** The point the rewind names. */
@@ -689,8 +663,6 @@ export class RewindSourcesMismatch extends Data.Error<{
   /** Seqs it cites but does not take off. */
   readonly extra: ReadonlyArray<SessionSeq>;
 }> {
-  /** The tag. */
-  readonly _tag: "RewindSourcesMismatch" = "RewindSourcesMismatch";
   /** A sentence for people. */
   override readonly message: string = `The rewind${at(this.seq)} to seq ${
     quote(this.toSeq)

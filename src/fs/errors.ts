@@ -7,8 +7,17 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import { quote } from "../core/quote.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "FileIoError"
+  | "TargetExists"
+> = taggedErrorBases();
 
 /** What a thrown value says, for a message: its own message, or itself. */
 const causeText = (cause: unknown): string =>
@@ -32,7 +41,7 @@ const causeText = (cause: unknown): string =>
  * assert.equal(error.message, 'Could not open "/no/such/file" (ENOENT); check the path and its permissions');
  * ```
  */
-export class FileIoError extends Data.Error<{
+export class FileIoError extends Tagged.FileIoError<{
   /** What was being done (`open`, `read`, `write`, `fsync`, `link`, ...). */
   readonly operation: string;
   /** The path involved (for a write, the temporary file's). */
@@ -50,8 +59,6 @@ export class FileIoError extends Data.Error<{
    */
   readonly permission?: string | undefined;
 }> {
-  /** The tag. */
-  readonly _tag: "FileIoError" = "FileIoError";
   /** A sentence for people. */
   override readonly message: string = this.permission !== undefined
     ? `Could not ${this.operation} ${
@@ -80,12 +87,10 @@ export class FileIoError extends Data.Error<{
  * assert.equal(error.message, 'Expected "s.v3.jsonl" not to exist; choose another path');
  * ```
  */
-export class TargetExists extends Data.Error<{
+export class TargetExists extends Tagged.TargetExists<{
   /** The path that exists. */
   readonly path: string;
 }> {
-  /** The tag. */
-  readonly _tag: "TargetExists" = "TargetExists";
   /** A sentence for people. */
   override readonly message: string = `Expected ${
     quote(this.path)

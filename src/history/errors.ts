@@ -11,21 +11,32 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import type { SessionSeq } from "../core/seq.ts";
 import { quote } from "../core/quote.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "CompactionShadowsSystemHead"
+  | "CompactionSplitsToolPair"
+  | "SystemPromptNotAtHead"
+  | "ForkPointOutOfRange"
+  | "RewindDropsUnexpectedTurns"
+> = taggedErrorBases();
 
 /** A compaction range that would shadow the protected system head. */
-export class CompactionShadowsSystemHead extends Data.Error<{
-  /** The first node of the range. */
-  readonly startSeq: SessionSeq;
-  /** The last node of the range. */
-  readonly endSeq: SessionSeq;
-  /** The system head, node 0 of the surface. */
-  readonly head: SessionSeq;
-}> {
-  /** The tag. */
-  readonly _tag: "CompactionShadowsSystemHead" = "CompactionShadowsSystemHead";
+export class CompactionShadowsSystemHead
+  extends Tagged.CompactionShadowsSystemHead<{
+    /** The first node of the range. */
+    readonly startSeq: SessionSeq;
+    /** The last node of the range. */
+    readonly endSeq: SessionSeq;
+    /** The system head, node 0 of the surface. */
+    readonly head: SessionSeq;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `Compaction range ${
     quote(this.startSeq)
@@ -39,7 +50,7 @@ export class CompactionShadowsSystemHead extends Data.Error<{
  * not the other, which would leave the model an unanswered call or an
  * answer to a call it never made.
  */
-export class CompactionSplitsToolPair extends Data.Error<{
+export class CompactionSplitsToolPair extends Tagged.CompactionSplitsToolPair<{
   /** The first node of the range. */
   readonly startSeq: SessionSeq;
   /** The last node of the range. */
@@ -51,8 +62,6 @@ export class CompactionSplitsToolPair extends Data.Error<{
   /** The `tool/result` node that answers it. */
   readonly resultSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "CompactionSplitsToolPair" = "CompactionSplitsToolPair";
   /** A sentence for people. */
   override readonly message: string = `Compaction range ${
     quote(this.startSeq)
@@ -71,14 +80,12 @@ export class CompactionSplitsToolPair extends Data.Error<{
  * @deprecated No longer raised: `setSystemPrompt` now prepends the prompt
  * (`surfaceOp: "prepend"`) on such a surface.
  */
-export class SystemPromptNotAtHead extends Data.Error<{
+export class SystemPromptNotAtHead extends Tagged.SystemPromptNotAtHead<{
   /** The current head node. */
   readonly head: SessionSeq;
   /** Its event type. */
   readonly headType: string;
 }> {
-  /** The tag. */
-  readonly _tag: "SystemPromptNotAtHead" = "SystemPromptNotAtHead";
   /** A sentence for people. */
   override readonly message: string = `The surface head ${
     quote(this.head)
@@ -88,7 +95,7 @@ export class SystemPromptNotAtHead extends Data.Error<{
 }
 
 /** A fork point outside the session's log. */
-export class ForkPointOutOfRange extends Data.Error<{
+export class ForkPointOutOfRange extends Tagged.ForkPointOutOfRange<{
   /** The requested cut. */
   readonly atSeq: SessionSeq;
   /** The first seq of the log (its window base). */
@@ -96,8 +103,6 @@ export class ForkPointOutOfRange extends Data.Error<{
   /** The seq the next event would get; the cut must be below it. */
   readonly nextSeq: SessionSeq;
 }> {
-  /** The tag. */
-  readonly _tag: "ForkPointOutOfRange" = "ForkPointOutOfRange";
   /** A sentence for people. */
   override readonly message: string = `Fork point ${
     quote(this.atSeq)
@@ -110,18 +115,17 @@ export class ForkPointOutOfRange extends Data.Error<{
  * A rewind that would drop other turns than its caller declared: a turn
  * numbered at least `expectedFrom` kept, or one below it dropped.
  */
-export class RewindDropsUnexpectedTurns extends Data.Error<{
-  /** The point of the rewind. */
-  readonly toSeq: SessionSeq;
-  /** The first turn the caller expected it to drop. */
-  readonly expectedFrom: number;
-  /** The last turn the point keeps, if any. */
-  readonly keptThrough: number | undefined;
-  /** The first turn it would drop, if any. */
-  readonly droppedFrom: number | undefined;
-}> {
-  /** The tag. */
-  readonly _tag: "RewindDropsUnexpectedTurns" = "RewindDropsUnexpectedTurns";
+export class RewindDropsUnexpectedTurns
+  extends Tagged.RewindDropsUnexpectedTurns<{
+    /** The point of the rewind. */
+    readonly toSeq: SessionSeq;
+    /** The first turn the caller expected it to drop. */
+    readonly expectedFrom: number;
+    /** The last turn the point keeps, if any. */
+    readonly keptThrough: number | undefined;
+    /** The first turn it would drop, if any. */
+    readonly droppedFrom: number | undefined;
+  }> {
   /** A sentence for people. */
   override readonly message: string = `The rewind to seq ${
     quote(this.toSeq)

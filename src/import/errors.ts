@@ -6,21 +6,33 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import { quote } from "../core/quote.ts";
 import type { FileIoError, TargetExists } from "../fs/errors.ts";
 import { formatHint, formatLabel, type SessionFormat } from "./sniff.ts";
 import type { SourceTool } from "./importer.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "ImportLineNotJson"
+  | "ImportLineTooLong"
+  | "ImportNotASession"
+  | "ImportVersionUnsupported"
+  | "ImportEventRejected"
+  | "ImportNoSession"
+  | "ImportNotThisFormat"
+> = taggedErrorBases();
 
 /** A source line is not JSON (for example two records glued together). */
-export class ImportLineNotJson extends Data.Error<{
+export class ImportLineNotJson extends Tagged.ImportLineNotJson<{
   /** The 1-based line. */
   readonly line: number;
   /** The start of the line. */
   readonly excerpt: string;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportLineNotJson" = "ImportLineNotJson";
   /** A sentence for people. */
   override readonly message: string = `Expected line ${
     quote(this.line)
@@ -30,7 +42,7 @@ export class ImportLineNotJson extends Data.Error<{
 }
 
 /** A source line is longer than the reader's bound. */
-export class ImportLineTooLong extends Data.Error<{
+export class ImportLineTooLong extends Tagged.ImportLineTooLong<{
   /** The 1-based line. */
   readonly line: number;
   /** Its length in bytes (at least the bound). */
@@ -38,8 +50,6 @@ export class ImportLineTooLong extends Data.Error<{
   /** The bound. */
   readonly limit: number;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportLineTooLong" = "ImportLineTooLong";
   /** A sentence for people. */
   override readonly message: string = `Expected line ${
     quote(this.line)
@@ -47,7 +57,7 @@ export class ImportLineTooLong extends Data.Error<{
 }
 
 /** The file does not start like a session of the named tool. */
-export class ImportNotASession extends Data.Error<{
+export class ImportNotASession extends Tagged.ImportNotASession<{
   /** The tool the file was read as. */
   readonly from: string;
   /** The 1-based line. */
@@ -55,8 +65,6 @@ export class ImportNotASession extends Data.Error<{
   /** What was expected there. */
   readonly expected: string;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportNotASession" = "ImportNotASession";
   /** A sentence for people. */
   override readonly message: string = `Expected line ${quote(this.line)} of a ${
     quote(this.from)
@@ -64,7 +72,7 @@ export class ImportNotASession extends Data.Error<{
 }
 
 /** The file declares a format version this importer does not know. */
-export class ImportVersionUnsupported extends Data.Error<{
+export class ImportVersionUnsupported extends Tagged.ImportVersionUnsupported<{
   /** The tool. */
   readonly from: string;
   /** The version the file declares. */
@@ -72,8 +80,6 @@ export class ImportVersionUnsupported extends Data.Error<{
   /** The versions this importer reads. */
   readonly supported: ReadonlyArray<number>;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportVersionUnsupported" = "ImportVersionUnsupported";
   /** The header is line 1. */
   readonly line: 1 = 1;
   /** A sentence for people. */
@@ -89,7 +95,7 @@ export class ImportVersionUnsupported extends Data.Error<{
  * every event through the library's decoder and fold, so this names the rule
  * (`tag`, an `EventDecodeError` or `SurfaceError` tag) and the source line.
  */
-export class ImportEventRejected extends Data.Error<{
+export class ImportEventRejected extends Tagged.ImportEventRejected<{
   /** The 1-based source line the event came from (0: synthesized). */
   readonly line: number;
   /** The seq the event would have had. */
@@ -99,8 +105,6 @@ export class ImportEventRejected extends Data.Error<{
   /** What the rule said. */
   readonly reason: string;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportEventRejected" = "ImportEventRejected";
   /** A sentence for people. */
   override readonly message: string = `Expected line ${
     quote(this.line)
@@ -114,14 +118,12 @@ export class ImportEventRejected extends Data.Error<{
  * (every line skipped, or none of the kinds the tool writes): never an empty
  * success.
  */
-export class ImportNoSession extends Data.Error<{
+export class ImportNoSession extends Tagged.ImportNoSession<{
   /** The source file. */
   readonly file: string;
   /** The tool the file was read as. */
   readonly from: string;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportNoSession" = "ImportNoSession";
   /** A sentence for people. */
   override readonly message: string = `No session found in ${
     quote(this.file)
@@ -133,7 +135,7 @@ export class ImportNoSession extends Data.Error<{
  * like another known format: the message says which and what to do (the
  * `--from` to use, `opencode export` for opencode's storage).
  */
-export class ImportNotThisFormat extends Data.Error<{
+export class ImportNotThisFormat extends Tagged.ImportNotThisFormat<{
   /** The source file (or folder). */
   readonly file: string;
   /** The tool the file was read as. */
@@ -141,8 +143,6 @@ export class ImportNotThisFormat extends Data.Error<{
   /** The format the file looks like. */
   readonly looksLike: SessionFormat;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportNotThisFormat" = "ImportNotThisFormat";
   /** What to do, as a clause. */
   readonly hint: string = formatHint(this.looksLike, this.file);
   /** A sentence for people. */

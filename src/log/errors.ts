@@ -11,20 +11,36 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import type { EventDecodeError, SurfaceError } from "../core/errors.ts";
 import { quote } from "../core/quote.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "InvalidJson"
+  | "TooManyContainers"
+  | "InvalidUtf8"
+  | "InvalidSourceRange"
+  | "InvalidHeader"
+  | "CorruptLine"
+  | "FoldFailed"
+  | "LineTooLong"
+  | "MissingHeader"
+  | "FormatTooNew"
+  | "FormatTooOld"
+> = taggedErrorBases();
 
 // ---------------------------------------------------------------------------
 // Inner errors of one line
 
 /** A line is not JSON. */
-export class InvalidJson extends Data.Error<{
+export class InvalidJson extends Tagged.InvalidJson<{
   /** What the JSON parser said. */
   readonly problem: string;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidJson" = "InvalidJson";
   /** A sentence for people. */
   override readonly message: string =
     `Expected a JSON value but the parser said ${quote(this.problem)}`;
@@ -36,7 +52,7 @@ export class InvalidJson extends Data.Error<{
  * reader counts them before parsing a line longer than 64 KiB and refuses
  * more than one per 16 characters.
  */
-export class TooManyContainers extends Data.Error<{
+export class TooManyContainers extends Tagged.TooManyContainers<{
   /** Arrays and objects counted when the limit was passed. */
   readonly containers: number;
   /** The line's length in characters. */
@@ -44,8 +60,6 @@ export class TooManyContainers extends Data.Error<{
   /** The most the line may hold. */
   readonly limit: number;
 }> {
-  /** The tag. */
-  readonly _tag: "TooManyContainers" = "TooManyContainers";
   /** A sentence for people. */
   override readonly message: string = `Expected a line of ${
     quote(this.length)
@@ -55,12 +69,10 @@ export class TooManyContainers extends Data.Error<{
 }
 
 /** A line is not valid UTF-8. */
-export class InvalidUtf8 extends Data.Error<{
+export class InvalidUtf8 extends Tagged.InvalidUtf8<{
   /** How many bytes the line has. */
   readonly bytes: number;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidUtf8" = "InvalidUtf8";
   /** A sentence for people. */
   override readonly message: string = `Expected the line of ${
     quote(this.bytes)
@@ -82,7 +94,7 @@ export type SourceRangeProblem =
  * earlier than the event, or expanding to more seqs than the reader allows
  * (more than the events before the line, or past the log's budget).
  */
-export class InvalidSourceRange extends Data.Error<{
+export class InvalidSourceRange extends Tagged.InvalidSourceRange<{
   /** The event seq, when readable. */
   readonly seq: number | undefined;
   /** The index of the element in the stored list. */
@@ -92,8 +104,6 @@ export class InvalidSourceRange extends Data.Error<{
   /** What is wrong. */
   readonly problem: SourceRangeProblem;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidSourceRange" = "InvalidSourceRange";
   /** A sentence for people. */
   override readonly message: string = {
     "not-a-pair":
@@ -129,7 +139,7 @@ export type HeaderProblem =
   | "invalid-field";
 
 /** Line 1 is JSON but not a session header. */
-export class InvalidHeader extends Data.Error<{
+export class InvalidHeader extends Tagged.InvalidHeader<{
   /** What is wrong. */
   readonly problem: HeaderProblem;
   /** The offending key, when one is. */
@@ -137,8 +147,6 @@ export class InvalidHeader extends Data.Error<{
   /** The offending value. */
   readonly value: unknown;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidHeader" = "InvalidHeader";
   /** A sentence for people. */
   override readonly message: string = {
     "not-an-object": `Expected the header to be a JSON object but found ${
@@ -174,7 +182,7 @@ export type LineError =
  * A complete line does not parse or decode. Nothing after it is served
  * silently: a strict read fails, a recovering read stops before it.
  */
-export class CorruptLine extends Data.Error<{
+export class CorruptLine extends Tagged.CorruptLine<{
   /** The 1-based line number; the header is line 1. */
   readonly line: number;
   /** The start of the line, for people. */
@@ -184,8 +192,6 @@ export class CorruptLine extends Data.Error<{
   /** The inner error. */
   readonly inner: LineError;
 }> {
-  /** The tag. */
-  readonly _tag: "CorruptLine" = "CorruptLine";
   /** A sentence for people. */
   override readonly message: string = `Line ${this.line} is corrupt (${
     quote(this.innerTag)
@@ -193,7 +199,7 @@ export class CorruptLine extends Data.Error<{
 }
 
 /** A decoded event breaks a relational rule of the fold. */
-export class FoldFailed extends Data.Error<{
+export class FoldFailed extends Tagged.FoldFailed<{
   /** The 1-based line number of the event. */
   readonly line: number;
   /** The event's seq. */
@@ -203,8 +209,6 @@ export class FoldFailed extends Data.Error<{
   /** The inner error. */
   readonly inner: SurfaceError;
 }> {
-  /** The tag. */
-  readonly _tag: "FoldFailed" = "FoldFailed";
   /** A sentence for people. */
   override readonly message: string = `The event on line ${this.line} (seq ${
     quote(this.seq)
@@ -212,7 +216,7 @@ export class FoldFailed extends Data.Error<{
 }
 
 /** A line is longer than the reader's limit. */
-export class LineTooLong extends Data.Error<{
+export class LineTooLong extends Tagged.LineTooLong<{
   /** The 1-based line number. */
   readonly line: number;
   /** The byte offset where the line starts. */
@@ -220,8 +224,6 @@ export class LineTooLong extends Data.Error<{
   /** The limit, in bytes. */
   readonly limit: number;
 }> {
-  /** The tag. */
-  readonly _tag: "LineTooLong" = "LineTooLong";
   /** A sentence for people. */
   override readonly message: string = `Line ${this.line} at byte ${
     quote(this.offset)
@@ -231,12 +233,10 @@ export class LineTooLong extends Data.Error<{
 }
 
 /** The file has no complete header line (it is empty or torn before it). */
-export class MissingHeader extends Data.Error<{
+export class MissingHeader extends Tagged.MissingHeader<{
   /** How many bytes the file has. */
   readonly bytes: number;
 }> {
-  /** The tag. */
-  readonly _tag: "MissingHeader" = "MissingHeader";
   /** A sentence for people. */
   override readonly message: string =
     `Expected a session header line but the file has ${
@@ -260,7 +260,7 @@ export class MissingHeader extends Data.Error<{
  * assert.deepEqual(error._tag === "FormatTooNew" && [error.line, error.version], [1, 99]);
  * ```
  */
-export class FormatTooNew extends Data.Error<{
+export class FormatTooNew extends Tagged.FormatTooNew<{
   /** The 1-based line of the header (always 1). */
   readonly line: number;
   /** The file's version. */
@@ -268,8 +268,6 @@ export class FormatTooNew extends Data.Error<{
   /** The newest version this library reads. */
   readonly supported: number;
 }> {
-  /** The tag. */
-  readonly _tag: "FormatTooNew" = "FormatTooNew";
   /** A sentence for people. */
   override readonly message: string = `The log has format version ${
     quote(this.version)
@@ -279,14 +277,12 @@ export class FormatTooNew extends Data.Error<{
 }
 
 /** The header's version is older and no migration was supplied. */
-export class FormatTooOld extends Data.Error<{
+export class FormatTooOld extends Tagged.FormatTooOld<{
   /** The file's version. */
   readonly version: number;
   /** The version this library reads natively. */
   readonly supported: number;
 }> {
-  /** The tag. */
-  readonly _tag: "FormatTooOld" = "FormatTooOld";
   /** A sentence for people. */
   override readonly message: string = `The log has format version ${
     quote(this.version)

@@ -5,14 +5,23 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import { quote } from "../core/quote.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "UnknownFunctionCall"
+  | "NoRewindPoint"
+> = taggedErrorBases();
 
 /**
  * A `function_call_result` whose call is neither in the batch nor in the
  * session: the log keeps a result only beside the call it answers.
  */
-export class UnknownFunctionCall extends Data.Error<{
+export class UnknownFunctionCall extends Tagged.UnknownFunctionCall<{
   /** The session id. */
   readonly sessionId: string;
   /** The call id the result answers. */
@@ -20,8 +29,6 @@ export class UnknownFunctionCall extends Data.Error<{
   /** The result's index in the batch. */
   readonly index: number;
 }> {
-  /** The tag. */
-  readonly _tag: "UnknownFunctionCall" = "UnknownFunctionCall";
   /** A sentence for people. */
   override readonly message: string = `Item ${
     quote(this.index)
@@ -35,14 +42,12 @@ export class UnknownFunctionCall extends Data.Error<{
  * log starts with what would be removed (a session that module did not
  * create has no first log-only event to go back to).
  */
-export class NoRewindPoint extends Data.Error<{
+export class NoRewindPoint extends Tagged.NoRewindPoint<{
   /** The session id. */
   readonly sessionId: string;
   /** How many items were to be kept. */
   readonly keep: number;
 }> {
-  /** The tag. */
-  readonly _tag: "NoRewindPoint" = "NoRewindPoint";
   /** A sentence for people. */
   override readonly message: string = `No point of session ${
     quote(this.sessionId)

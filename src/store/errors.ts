@@ -8,23 +8,40 @@
  *
  * @module
  */
-import * as Data from "effect/Data";
 import type { SessionEvent } from "../core/event.ts";
 import type { SessionHeader } from "../session/session.ts";
 import { quote } from "../core/quote.ts";
+import {
+  type TaggedErrorBases,
+  taggedErrorBases,
+} from "../core/tagged_error.ts";
+
+// The tags, each once; every class below extends the base of its tag.
+const Tagged: TaggedErrorBases<
+  | "InvalidSessionId"
+  | "SessionAlreadyExists"
+  | "SessionNotFound"
+  | "SessionLocked"
+  | "ReadOnlyHandle"
+  | "HandleClosed"
+  | "StorageError"
+  | "AppendOutcomeUnknown"
+  | "WriterClaimLost"
+  | "StoredLogDiffers"
+  | "NotAnAppend"
+  | "InvalidListQuery"
+> = taggedErrorBases();
 
 /** Why a session id is refused. */
 export type SessionIdProblem = "empty" | "not-well-formed" | "too-long";
 
 /** A session id is refused by the store. */
-export class InvalidSessionId extends Data.Error<{
+export class InvalidSessionId extends Tagged.InvalidSessionId<{
   /** The id. */
   readonly id: string;
   /** What is wrong. */
   readonly problem: SessionIdProblem;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidSessionId" = "InvalidSessionId";
   /** A sentence for people. */
   override readonly message: string = {
     "empty": "Expected a non-empty session id",
@@ -38,12 +55,10 @@ export class InvalidSessionId extends Data.Error<{
 }
 
 /** `create` found a session with the same id. */
-export class SessionAlreadyExists extends Data.Error<{
+export class SessionAlreadyExists extends Tagged.SessionAlreadyExists<{
   /** The id. */
   readonly id: string;
 }> {
-  /** The tag. */
-  readonly _tag: "SessionAlreadyExists" = "SessionAlreadyExists";
   /** A sentence for people. */
   override readonly message: string = `A session ${
     quote(this.id)
@@ -51,12 +66,10 @@ export class SessionAlreadyExists extends Data.Error<{
 }
 
 /** No session has this id. */
-export class SessionNotFound extends Data.Error<{
+export class SessionNotFound extends Tagged.SessionNotFound<{
   /** The id. */
   readonly id: string;
 }> {
-  /** The tag. */
-  readonly _tag: "SessionNotFound" = "SessionNotFound";
   /** A sentence for people. */
   override readonly message: string = `No session ${
     quote(this.id)
@@ -64,7 +77,7 @@ export class SessionNotFound extends Data.Error<{
 }
 
 /** Another writer holds the session (its writer claim is live). */
-export class SessionLocked extends Data.Error<{
+export class SessionLocked extends Tagged.SessionLocked<{
   /** The id. */
   readonly id: string;
   /**
@@ -97,8 +110,6 @@ export class SessionLocked extends Data.Error<{
    */
   readonly permission?: string | undefined;
 }> {
-  /** The tag. */
-  readonly _tag: "SessionLocked" = "SessionLocked";
   /** A sentence for people. */
   override readonly message: string = this.liveness === "unknown"
     ? `Session ${quote(this.id)} is claimed for writing by ${
@@ -141,12 +152,10 @@ const holderOf = (
 };
 
 /** A write operation on a handle opened for reading. */
-export class ReadOnlyHandle extends Data.Error<{
+export class ReadOnlyHandle extends Tagged.ReadOnlyHandle<{
   /** The id. */
   readonly id: string;
 }> {
-  /** The tag. */
-  readonly _tag: "ReadOnlyHandle" = "ReadOnlyHandle";
   /** A sentence for people. */
   override readonly message: string = `Session ${
     quote(this.id)
@@ -154,12 +163,10 @@ export class ReadOnlyHandle extends Data.Error<{
 }
 
 /** An operation on a closed handle. */
-export class HandleClosed extends Data.Error<{
+export class HandleClosed extends Tagged.HandleClosed<{
   /** The id. */
   readonly id: string;
 }> {
-  /** The tag. */
-  readonly _tag: "HandleClosed" = "HandleClosed";
   /** A sentence for people. */
   override readonly message: string = `The handle of session ${
     quote(this.id)
@@ -171,7 +178,7 @@ export class HandleClosed extends Data.Error<{
  * operation did not happen, except where its own error says the outcome is
  * unknown ({@link AppendOutcomeUnknown}).
  */
-export class StorageError extends Data.Error<{
+export class StorageError extends Tagged.StorageError<{
   /** What the store was doing (`create`, `open`, `append`, `list`, ...). */
   readonly operation: string;
   /** The session, when the operation concerns one. */
@@ -186,8 +193,6 @@ export class StorageError extends Data.Error<{
    */
   readonly permission?: string | undefined;
 }> {
-  /** The tag. */
-  readonly _tag: "StorageError" = "StorageError";
   /** A sentence for people. */
   override readonly message: string = `The store could not ${this.operation}${
     this.id === undefined ? "" : ` session ${quote(this.id)}`
@@ -211,7 +216,7 @@ export class StorageError extends Data.Error<{
  * `store.resolveAppend(error)` can tell whether it is stored: retry only
  * when it answers `"absent"`.
  */
-export class AppendOutcomeUnknown extends Data.Error<{
+export class AppendOutcomeUnknown extends Tagged.AppendOutcomeUnknown<{
   /** The session. */
   readonly id: string;
   /** The seq of the batch's first event. */
@@ -235,8 +240,6 @@ export class AppendOutcomeUnknown extends Data.Error<{
   /** Why the outcome is still unknown, for people. */
   readonly reason?: string | undefined;
 }> {
-  /** The tag. */
-  readonly _tag: "AppendOutcomeUnknown" = "AppendOutcomeUnknown";
   /** A sentence for people. */
   override readonly message: string = `The batch of ${
     quote(this.events)
@@ -254,14 +257,12 @@ export class AppendOutcomeUnknown extends Data.Error<{
  * another writer may hold the session now. The write that failed with this
  * error stored nothing; open the session again to go on.
  */
-export class WriterClaimLost extends Data.Error<{
+export class WriterClaimLost extends Tagged.WriterClaimLost<{
   /** The session. */
   readonly id: string;
   /** The storage's error that showed the claim gone. */
   readonly cause: unknown;
 }> {
-  /** The tag. */
-  readonly _tag: "WriterClaimLost" = "WriterClaimLost";
   /** A sentence for people. */
   override readonly message: string = `The writer of session ${
     quote(this.id)
@@ -285,7 +286,7 @@ export type StoredLogDifference =
  * part of the batch. Retrying the batch would not give the log it meant to;
  * read the session and decide.
  */
-export class StoredLogDiffers extends Data.Error<{
+export class StoredLogDiffers extends Tagged.StoredLogDiffers<{
   /** The session. */
   readonly id: string;
   /** The seq of the batch's first event. */
@@ -295,8 +296,6 @@ export class StoredLogDiffers extends Data.Error<{
   /** How they differ. */
   readonly difference: StoredLogDifference;
 }> {
-  /** The tag. */
-  readonly _tag: "StoredLogDiffers" = "StoredLogDiffers";
   /** A sentence for people. */
   override readonly message: string = `Session ${
     quote(this.id)
@@ -315,14 +314,12 @@ export class StoredLogDiffers extends Data.Error<{
  * session (another header, or a log that does not start with the handle's
  * events): it is not an append, so nothing was written.
  */
-export class NotAnAppend extends Data.Error<{
+export class NotAnAppend extends Tagged.NotAnAppend<{
   /** The session. */
   readonly id: string;
   /** What differs: the header, or the log before the handle's next seq. */
   readonly problem: "header" | "log";
 }> {
-  /** The tag. */
-  readonly _tag: "NotAnAppend" = "NotAnAppend";
   /** A sentence for people. */
   override readonly message: string =
     `The operation's result does not extend session ${
@@ -331,14 +328,12 @@ export class NotAnAppend extends Data.Error<{
 }
 
 /** A `store.list` query the store refuses: a bad limit, a foreign cursor. */
-export class InvalidListQuery extends Data.Error<{
+export class InvalidListQuery extends Tagged.InvalidListQuery<{
   /** The field refused: `limit` or `cursor`. */
   readonly field: "limit" | "cursor";
   /** The value given, as text. */
   readonly value: string;
 }> {
-  /** The tag. */
-  readonly _tag: "InvalidListQuery" = "InvalidListQuery";
   /** A sentence for people. */
   override readonly message: string = this.field === "limit"
     ? `Expected the list limit to be an integer from 1 to 1000 but found ${this.value}`
