@@ -29,19 +29,16 @@ const str = chunkText;
 /** A recorded `effect/ai` part as UI chunks (none for what the UI does not draw). */
 const chunkOfPart = (part: unknown): ReadonlyArray<UIMessageChunk> => {
   const id = str(part, "id");
-  switch (field(part, "type")) {
-    case "text-start":
-      return [{ type: "text-start", id }];
+  const type = field(part, "type");
+  switch (type) {
     case "text-delta":
-      return [{ type: "text-delta", id, delta: str(part, "delta") }];
-    case "text-end":
-      return [{ type: "text-end", id }];
-    case "reasoning-start":
-      return [{ type: "reasoning-start", id }];
     case "reasoning-delta":
-      return [{ type: "reasoning-delta", id, delta: str(part, "delta") }];
+      return [{ type, id, delta: str(part, "delta") }];
+    case "text-start":
+    case "text-end":
+    case "reasoning-start":
     case "reasoning-end":
-      return [{ type: "reasoning-end", id }];
+      return [{ type, id }];
     case "tool-params-start":
       return [{
         type: "tool-input-start",

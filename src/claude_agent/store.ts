@@ -35,6 +35,7 @@ import type {
 } from "@anthropic-ai/claude-agent-sdk";
 import type { SessionEvent } from "../core/event.ts";
 import { type SessionHandle, SessionStore } from "../store/store.ts";
+import { openOrCreate } from "../store/open.ts";
 import { extensionType } from "../session/session.ts";
 import { baseOf, deletedIdOf, generationsOf, idOf } from "./keys.ts";
 import {
@@ -195,31 +196,16 @@ export function makeClaudeSessionStore(): Effect.Effect<
         const held = writers.get(id);
         if (held !== undefined) return held;
         const scope = yield* Scope.make();
-        const opened = yield* store.open(id, { mode: "write", wholeLog: true })
-          .pipe(
-            Effect.map((handle) => ({ handle, created: false })),
-            Effect.catchTag("SessionNotFound", () =>
-              Effect.gen(function* () {
-                const createdAt = yield* Clock.currentTimeMillis;
-                const handle = yield* store.create({
-                  id,
-                  createdAt,
-                  isSeeded: false,
-                  meta: {
-                    importedFrom: {
-                      tool: "claude-code",
-                      ...key,
-                      ...settingsOf(first),
-                    },
-                  },
-                });
-                return { handle, created: true };
-              })),
-            Scope.provide(scope),
-            Effect.onError((cause) =>
-              Scope.close(scope, Exit.failCause(cause))
-            ),
-          );
+        const opened = yield* openOrCreate(store, id, () => ({
+          importedFrom: {
+            tool: "claude-code",
+            ...key,
+            ...settingsOf(first),
+          },
+        })).pipe(
+          Scope.provide(scope),
+          Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))),
+        );
         const handle = opened.handle;
         const events = opened.created ? [] : yield* store.events(handle).pipe(
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))),

@@ -93,13 +93,7 @@ export function tagSession(
   session: Session,
   tags: ReadonlyArray<string>,
 ): Effect.Effect<Session, AppendError> {
-  return Effect.suspend(() => {
-    const current = sessionMetadata(session).tags;
-    const next = [...new Set([...current, ...tags])];
-    return next.length === current.length
-      ? Effect.succeed(session)
-      : setMetadata(session, { tags: next });
-  });
+  return retag(session, (current) => [...new Set([...current, ...tags])]);
 }
 
 /**
@@ -125,12 +119,22 @@ export function untagSession(
   session: Session,
   tags: ReadonlyArray<string>,
 ): Effect.Effect<Session, AppendError> {
-  return Effect.suspend(() => {
-    const current = sessionMetadata(session).tags;
+  return retag(session, (current) => {
     const drop = new Set(tags);
-    const next = current.filter((tag) => !drop.has(tag));
+    return current.filter((tag) => !drop.has(tag));
+  });
+}
+
+// Both edits only add or only remove, so an unchanged count means
+// an unchanged set: nothing is appended then.
+const retag = (
+  session: Session,
+  edit: (current: ReadonlyArray<string>) => ReadonlyArray<string>,
+): Effect.Effect<Session, AppendError> =>
+  Effect.suspend(() => {
+    const current = sessionMetadata(session).tags;
+    const next = edit(current);
     return next.length === current.length
       ? Effect.succeed(session)
       : setMetadata(session, { tags: next });
   });
-}

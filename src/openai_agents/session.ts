@@ -21,7 +21,6 @@
  *
  * @module
  */
-import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Layer from "effect/Layer";
@@ -46,6 +45,7 @@ import {
   type SessionHandle,
   SessionStore,
 } from "../store/store.ts";
+import { openOrCreate } from "../store/open.ts";
 import { compactIfNeeded, type CompactionPolicy } from "../ai/compaction.ts";
 import {
   findCall,
@@ -250,24 +250,14 @@ export function makeAgentsSession(
   return Effect.gen(function* () {
     const store = yield* SessionStore;
     const id = options.sessionId;
-    const handle = yield* store.open(id, { mode: "write", wholeLog: true })
-      .pipe(
-        Effect.catchTag("SessionNotFound", () =>
-          Effect.gen(function* () {
-            const createdAt = yield* Clock.currentTimeMillis;
-            const created = yield* store.create({
-              id,
-              createdAt,
-              isSeeded: false,
-            });
-            yield* store.append(created, [{
-              type: extensionType(SESSION_EVENT_TYPE),
-              ignorable: true,
-              data: { sessionId: id },
-            }]).pipe(Effect.orDie);
-            return created;
-          })),
-      );
+    const { handle, created } = yield* openOrCreate(store, id);
+    if (created) {
+      yield* store.append(handle, [{
+        type: extensionType(SESSION_EVENT_TYPE),
+        ignorable: true,
+        data: { sessionId: id },
+      }]).pipe(Effect.orDie);
+    }
     const provider = options.provider ?? "openai";
     const model = options.model ?? "unknown";
     let queue: Promise<unknown> = Promise.resolve();

@@ -50,12 +50,11 @@ import { readOptionsOf, reportOf } from "../store/open.ts";
 import {
   checkpointBound,
   type CheckpointMark,
-  HOLD_LOG_UP_TO,
   type LoadedFrom,
+  loadWhole,
   oversized,
   type ResolvedPolicy,
   restoreAndRead,
-  wholeUnlessRewound,
 } from "../store/checkpoints.ts";
 import {
   type Failed,
@@ -381,20 +380,11 @@ export const loadStored = <E>(
     }
     // Without `wholeLog`, a long log's session holds only its surface and
     // the work still open, as with a checkpoint.
-    const read = readOptionsOf(options, strict);
-    const readWith = (with_: typeof read) =>
-      readStoredSession(client, id, head, pageSize, failed, with_);
-    const log =
-      yield* (options.wholeLog === true ? readWith(read) : wholeUnlessRewound(
-        readWith,
-        read,
-        policy?.holdLogUpTo ?? HOLD_LOG_UP_TO,
-      ));
-    return {
-      log,
-      report: rejected === undefined
-        ? reportOf(log)
-        : { ...reportOf(log), checkpointRejected: rejected },
-      mark: { seq: 0, since: undefined },
-    };
+    return yield* loadWhole(
+      (read) => readStoredSession(client, id, head, pageSize, failed, read),
+      options,
+      strict,
+      policy,
+      rejected,
+    );
   });

@@ -380,7 +380,7 @@ export interface LoadedFrom {
  * @param holdLogUpTo The bound.
  * @returns The load.
  */
-export const wholeUnlessRewound = <E, EW>(
+const wholeUnlessRewound = <E, EW>(
   whole: (read: ReadOptions<E>) => Effect.Effect<LoadedLog, EW>,
   read: ReadOptions<E>,
   holdLogUpTo: number,
@@ -393,6 +393,42 @@ export const wholeUnlessRewound = <E, EW>(
 
 const rewindNotHeld = (error: unknown): boolean =>
   error instanceof FoldFailed && error.innerTag === "RewindNotHeld";
+
+/**
+ * A layer's load from the whole log, when no checkpoint serves: with
+ * `wholeLog`, every event held; else only the surface and the work left
+ * open (up to the policy's bound), unless the log rewinds past that.
+ *
+ * @param whole Reads the whole log with these reader options.
+ * @param options The open's options.
+ * @param strict Whether a write handle is being opened.
+ * @param policy The layer's policy (undefined: checkpoints are off).
+ * @param rejected The checkpoint tried and refused, for the report.
+ * @returns The load.
+ */
+export const loadWhole = <E, EW>(
+  whole: (read: ReadOptions<E>) => Effect.Effect<LoadedLog, EW>,
+  options: OpenOptions<E>,
+  strict: boolean,
+  policy: ResolvedPolicy | undefined,
+  rejected: CheckpointRejected | undefined,
+): Effect.Effect<LoadedFrom, EW> => {
+  const read = readOptionsOf(options, strict);
+  return Effect.map(
+    options.wholeLog === true ? whole(read) : wholeUnlessRewound(
+      whole,
+      read,
+      policy?.holdLogUpTo ?? HOLD_LOG_UP_TO,
+    ),
+    (log): LoadedFrom => ({
+      log,
+      report: rejected === undefined
+        ? reportOf(log)
+        : { ...reportOf(log), checkpointRejected: rejected },
+      mark: { seq: 0, since: undefined },
+    }),
+  );
+};
 
 /**
  * A layer's load at open: from the checkpoint when the layer keeps them
@@ -420,7 +456,6 @@ export const loadWithCheckpoint = <EIO, E, EW>(
   whole: (read: ReadOptions<E>) => Effect.Effect<LoadedLog, EW>,
 ): Effect.Effect<LoadedFrom, EIO | EW> =>
   Effect.gen(function* () {
-    const none: CheckpointMark = { seq: 0, since: undefined };
     let rejected: CheckpointRejected | undefined;
     if (policy !== undefined && options.wholeLog !== true) {
       const outcome = yield* openFromCheckpoint(
@@ -451,18 +486,5 @@ export const loadWithCheckpoint = <EIO, E, EW>(
       }
       if (outcome._tag === "Rejected") rejected = outcome.rejected;
     }
-    const read = readOptionsOf(options, strict);
-    const loaded =
-      yield* (options.wholeLog === true ? whole(read) : wholeUnlessRewound(
-        whole,
-        read,
-        policy?.holdLogUpTo ?? HOLD_LOG_UP_TO,
-      ));
-    return {
-      log: loaded,
-      report: rejected === undefined
-        ? reportOf(loaded)
-        : { ...reportOf(loaded), checkpointRejected: rejected },
-      mark: none,
-    };
+    return yield* loadWhole(whole, options, strict, policy, rejected);
   });

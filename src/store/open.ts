@@ -6,6 +6,7 @@
  * @module
  * @internal
  */
+import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Result from "effect/Result";
 import type * as Scope from "effect/Scope";
@@ -15,11 +16,13 @@ import { Session, type SessionHeader } from "../session/session.ts";
 import { FormatTooOld } from "../log/errors.ts";
 import type { LoadedLog, ReadOptions } from "../log/reader.ts";
 import type {
+  CreateError,
   CreateOptions,
   OpenError,
   OpenOptions,
   OpenReport,
   SessionHandle,
+  SessionStore,
 } from "./store.ts";
 import type { StoreCore } from "./core.ts";
 
@@ -166,3 +169,34 @@ export const createdFrom = (
   );
   return { header, vocabulary, session };
 };
+
+/**
+ * Opens session `id` for writing with its whole log or, when the store has
+ * none, creates it unseeded at the clock's time with the `meta` that
+ * `metaOf` gives (asked only then); `created` says which. For an adapter
+ * whose host names sessions the store may not have yet.
+ * @internal
+ */
+export const openOrCreate = (
+  store: SessionStore,
+  id: string,
+  metaOf?: () => { readonly [key: string]: unknown },
+): Effect.Effect<
+  { readonly handle: SessionHandle; readonly created: boolean },
+  OpenError | CreateError,
+  Scope.Scope
+> =>
+  store.open(id, { mode: "write", wholeLog: true }).pipe(
+    Effect.map((handle) => ({ handle, created: false })),
+    Effect.catchTag("SessionNotFound", () =>
+      Effect.gen(function* () {
+        const createdAt = yield* Clock.currentTimeMillis;
+        const handle = yield* store.create({
+          id,
+          createdAt,
+          isSeeded: false,
+          ...(metaOf === undefined ? {} : { meta: metaOf() }),
+        });
+        return { handle, created: true };
+      })),
+  );
