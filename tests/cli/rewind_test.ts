@@ -6,25 +6,16 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { makeJsonlStore } from "@palimpsest/session";
+import { layerJsonlStore } from "@palimpsest/session";
 import { cliInProcess as run, tempDir } from "./_cli.ts";
-import { turnDrafts } from "../_helpers/rewind_stored.ts";
+import { storeTwoTurns } from "../_helpers/rewind_stored.ts";
 
 /** A session file `r.jsonl` with turns 0 (seqs 0-3) and 1 (4-7). */
 const twoTurns = (): string => {
   const dir = tempDir();
-  Effect.runSync(Effect.scoped(Effect.gen(function* () {
-    const store = yield* makeJsonlStore({ root: dir });
-    const handle = yield* store.create({
-      id: "r",
-      createdAt: 0,
-      isSeeded: false,
-    });
-    yield* store.append(handle, [
-      ...turnDrafts(0, "hi", "hello"),
-      ...turnDrafts(1, "more", "sure"),
-    ]);
-  })));
+  Effect.runSync(Effect.scoped(
+    Effect.provide(storeTwoTurns("r"), layerJsonlStore({ root: dir })),
+  ));
   return path.join(dir, "r.jsonl");
 };
 

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { Effect, Fiber, Redacted, Result, type Scope, Stream } from "effect";
+import { Effect, Fiber, Result, type Scope, Stream } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type ChildProcess, spawn } from "node:child_process";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { PgClient } from "@effect/sql-pg";
 import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
 import {
   type EventDraft,
@@ -13,12 +11,14 @@ import {
   type SessionEvent,
   SessionStore,
 } from "@palimpsest/session";
-import {
-  makePostgresStore,
-  type PostgresSessionStore,
-} from "../../src/postgres/mod.ts";
+import type { PostgresSessionStore } from "../../src/postgres/mod.ts";
 import { loadPostgresSession } from "../../src/postgres/load.ts";
-import { databaseUrl, postgresTest } from "../_helpers/postgres.ts";
+import {
+  databaseUrl,
+  postgresTest,
+  querySql,
+  withPgStore,
+} from "../_helpers/postgres.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { turnBatches } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
@@ -36,27 +36,15 @@ const withPg = <A, E>(
   f: (store: PostgresSessionStore) => Effect.Effect<A, E, Scope.Scope>,
   options: { readonly pageSize?: number } = {},
 ): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    makePostgresStore({ url, pollInterval: "100 millis", ...options }),
-    f,
-  )));
+  withPgStore(url, f, { pollInterval: "100 millis", ...options });
 
-/** Runs raw SQL on the database. */
-const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
-  )));
-
-/** {@link sql} as a step of a program. */
+/** {@link querySql} as a step of a program. */
 const runSql = (
   url: string,
   text: string,
   params: ReadonlyArray<unknown> = [],
 ): Effect.Effect<ReadonlyArray<Record<string, unknown>>> =>
-  Effect.promise(() => sql(url, text, params));
+  Effect.promise(() => querySql(url, text, params));
 
 /** The events of a few workload turns, seqs and times assigned. */
 const workloadEvents = (turns: number): ReadonlyArray<SessionEvent> =>
@@ -132,7 +120,7 @@ postgresTest(
           ["same"],
         );
       }));
-    const headRows = await sql(
+    const headRows = await querySql(
       url,
       "SELECT header FROM palimpsest_sessions WHERE id = $1",
       ["same"],
@@ -355,7 +343,7 @@ postgresTest(
       }));
     thenFails(result.failed, "StorageError", { code: "conflict" });
     thenFails(result.after, "HandleClosed", { id: "moved" });
-    const rows = await sql(
+    const rows = await querySql(
       url,
       "SELECT seq FROM palimpsest_events WHERE session_id = 'moved'",
     );
@@ -402,12 +390,12 @@ postgresTest(
         );
       }));
     thenFails(result, "StorageError", { code: "23505" });
-    const rows = await sql(
+    const rows = await querySql(
       url,
       "SELECT seq, line FROM palimpsest_events WHERE session_id = 'taken' ORDER BY seq",
     );
     assert.deepEqual(rows.map((row) => Number(row.seq)), [0, 2]);
-    const head = await sql(
+    const head = await querySql(
       url,
       "SELECT next_seq FROM palimpsest_sessions WHERE id = 'taken'",
     );
@@ -503,7 +491,7 @@ postgresTest(
     await Promise.all(writers.map((w) => w.closed));
     assert.equal(outcomes.filter((o) => o === "done").length, 1);
     assert.equal(outcomes.filter((o) => o === "SessionLocked").length, 19);
-    const rows = await sql(
+    const rows = await querySql(
       url,
       "SELECT seq FROM palimpsest_events WHERE session_id = 'crowd' ORDER BY seq",
     );
