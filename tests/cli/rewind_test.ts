@@ -21,6 +21,10 @@ const twoTurns = (): string => {
 
 const doc = (stdout: string) => JSON.parse(stdout);
 
+/** `rewind FILE --to SEQ ...flags --json`. */
+const rewindJson = (file: string, to: string, ...flags: string[]) =>
+  run("rewind", file, "--to", to, ...flags, "--json");
+
 Deno.test("rewind and branches", async (t) => {
   const file = twoTurns();
 
@@ -28,7 +32,7 @@ Deno.test("rewind and branches", async (t) => {
     "a point inside a turn is refused, exit 1, nothing written",
     async () => {
       const before = fs.readFileSync(file, "utf8");
-      const r = await run("rewind", file, "--to", "5", "--json");
+      const r = await rewindJson(file, "5");
       assert.equal(r.code, 1);
       assert.equal(doc(r.stdout).error.tag, "RewindPointInsideWork");
       assert.equal(fs.readFileSync(file, "utf8"), before);
@@ -38,15 +42,7 @@ Deno.test("rewind and branches", async (t) => {
   await t.step(
     "--drops-turns-from refuses what it does not declare",
     async () => {
-      const r = await run(
-        "rewind",
-        file,
-        "--to",
-        "3",
-        "--drops-turns-from",
-        "2",
-        "--json",
-      );
+      const r = await rewindJson(file, "3", "--drops-turns-from", "2");
       assert.equal(r.code, 1);
       assert.equal(doc(r.stdout).error.tag, "RewindDropsUnexpectedTurns");
     },
@@ -55,16 +51,13 @@ Deno.test("rewind and branches", async (t) => {
   await t.step(
     "rewinds with a new message, citing what it takes off",
     async () => {
-      const r = await run(
-        "rewind",
+      const r = await rewindJson(
         file,
-        "--to",
         "3",
         "--text",
         "edited",
         "--drops-turns-from",
         "1",
-        "--json",
       );
       assert.equal(r.code, 0);
       assert.deepEqual(doc(r.stdout), {
