@@ -256,36 +256,19 @@ const endpoints = (
   r: { readonly startSeq: number; readonly endSeq: number } | undefined,
 ) => r && [r.startSeq, r.endSeq];
 
-/**
- * Checks that `select` of each case's keep gives the case's endpoints
- * (undefined: nothing to compact).
- */
-const selects = (
-  select: (keep: number) => ReadonlyArray<number> | undefined,
-  cases: ReadonlyArray<
-    readonly [number, readonly [number, number] | undefined]
-  >,
-) => {
-  for (const [keep, expected] of cases) {
-    assert.deepEqual(select(keep), expected, `keep ${keep}`);
-  }
-};
-
 Deno.test("selectCompactableRange() keeps the head, the newest nodes and pairs", () => {
   const surface = fixture().surface;
   const select = (keepLast: number) =>
     endpoints(selectCompactableRange(surface, { keepLast }));
-  selects(select, [
-    [0, [2, 7]],
-    [1, [2, 6]],
-    [2, [2, 5]],
-    // Position 2 is a0, whose result would stay: shrink to u0.
-    [3, [2, 2]],
-    [4, [2, 2]],
-    [5, undefined],
-    [100, undefined],
-    [-3, [2, 7]],
-  ]);
+  assert.deepEqual(select(0), [2, 7]);
+  assert.deepEqual(select(1), [2, 6]);
+  assert.deepEqual(select(2), [2, 5]);
+  // Position 2 is a0, whose result would stay: shrink to u0.
+  assert.deepEqual(select(3), [2, 2]);
+  assert.deepEqual(select(4), [2, 2]);
+  assert.equal(select(5), undefined);
+  assert.equal(select(100), undefined);
+  assert.deepEqual(select(-3), [2, 7]);
   const noHead = sessionOf([user("a"), user("b")]).surface;
   assert.deepEqual(selectCompactableRange(noHead, { keepLast: 1 }), {
     startSeq: 0,
@@ -342,15 +325,13 @@ Deno.test("selectCompactableRangeByBudget() keeps the newest text within the bud
   const surface = fixture().surface;
   const select = (keepChars: number) =>
     endpoints(selectCompactableRangeByBudget(surface, { keepChars }));
-  selects(select, [
-    [0, [2, 7]],
-    [2, [2, 6]],
-    [6, [2, 5]],
-    [13, [2, 5]],
-    // Keeping the result (8 more) keeps a0 only by shrinking past it.
-    [14, [2, 2]],
-    [1_000, undefined],
-  ]);
+  assert.deepEqual(select(0), [2, 7]);
+  assert.deepEqual(select(2), [2, 6]);
+  assert.deepEqual(select(6), [2, 5]);
+  assert.deepEqual(select(13), [2, 5]);
+  // Keeping the result (8 more) keeps a0 only by shrinking past it.
+  assert.deepEqual(select(14), [2, 2]);
+  assert.equal(select(1_000), undefined);
 });
 
 Deno.test("pruneToolResult() rewrites only the block's content", async (t) => {
