@@ -9,6 +9,7 @@ import {
   layerJsonlStore,
   Session,
   type SessionEvent,
+  type SessionHandle,
   SessionStore,
 } from "@palimpsest/session";
 import type { PostgresSessionStore } from "../../src/postgres/mod.ts";
@@ -45,6 +46,31 @@ const runSql = (
   params: ReadonlyArray<unknown> = [],
 ): Effect.Effect<ReadonlyArray<Record<string, unknown>>> =>
   Effect.promise(() => querySql(url, text, params));
+
+/**
+ * Creates session `id` with turn 0, runs `statement` behind its writer's
+ * back, then appends turns 1 and 2 through the writer: the append's
+ * failure, and what `after` gives on the same writer.
+ */
+const appendBehindBack = <A, E>(
+  url: string,
+  id: string,
+  statement: string,
+  after: (
+    store: PostgresSessionStore,
+    handle: SessionHandle,
+  ) => Effect.Effect<A, E, Scope.Scope>,
+) =>
+  withPg(url, (store) =>
+    Effect.gen(function* () {
+      const handle = yield* store.create(header(id));
+      yield* store.append(handle, [turnStart(0)]);
+      yield* runSql(url, statement);
+      const failed = yield* Effect.flip(
+        store.append(handle, [turnStart(1), turnStart(2)]),
+      );
+      return { failed, after: yield* after(store, handle) };
+    }));
 
 /** The events of a few workload turns, seqs and times assigned. */
 const workloadEvents = (turns: number): ReadonlyArray<SessionEvent> =>
@@ -325,22 +351,14 @@ postgresTest(
 postgresTest(
   "a writer whose head row moved under it appends nothing and stops",
   async (url) => {
-    const result = await withPg(url, (store) =>
-      Effect.gen(function* () {
-        const handle = yield* store.create(header("moved"));
-        yield* store.append(handle, [turnStart(0)]);
-        yield* runSql(
-          url,
-          // As a writer that took the lease over would: the head moves
-          // and the lease with it.
-          "UPDATE palimpsest_sessions SET next_seq = 5, lease_until = now() + interval '1 minute' WHERE id = 'moved'",
-        );
-        const failed = yield* Effect.flip(
-          store.append(handle, [turnStart(1), turnStart(2)]),
-        );
-        const after = yield* Effect.flip(store.append(handle, [turnStart(3)]));
-        return { failed, after };
-      }));
+    const result = await appendBehindBack(
+      url,
+      "moved",
+      // As a writer that took the lease over would: the head moves
+      // and the lease with it.
+      "UPDATE palimpsest_sessions SET next_seq = 5, lease_until = now() + interval '1 minute' WHERE id = 'moved'",
+      (store, handle) => Effect.flip(store.append(handle, [turnStart(3)])),
+    );
     thenFails(result.failed, "StorageError", { code: "conflict" });
     thenFails(result.after, "HandleClosed", { id: "moved" });
     const rows = await querySql(
@@ -377,19 +395,13 @@ postgresTest(
 postgresTest(
   "a seq already taken is a conflict and the whole batch rolls back",
   async (url) => {
-    const result = await withPg(url, (store) =>
-      Effect.gen(function* () {
-        const handle = yield* store.create(header("taken"));
-        yield* store.append(handle, [turnStart(0)]);
-        yield* runSql(
-          url,
-          `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
-        );
-        return yield* Effect.flip(
-          store.append(handle, [turnStart(1), turnStart(2)]),
-        );
-      }));
-    thenFails(result, "StorageError", { code: "23505" });
+    const result = await appendBehindBack(
+      url,
+      "taken",
+      `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
+      () => Effect.void,
+    );
+    thenFails(result.failed, "StorageError", { code: "23505" });
     const rows = await querySql(
       url,
       "SELECT seq, line FROM palimpsest_events WHERE session_id = 'taken' ORDER BY seq",
