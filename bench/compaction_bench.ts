@@ -6,6 +6,7 @@
  */
 import {
   compact,
+  Draft,
   type EventDraft,
   lineage,
   pruneToolResult,
@@ -18,16 +19,7 @@ import { Effect } from "effect";
 const cycles = 10_000;
 
 const cycle = (n: number): EventDraft[] => [
-  {
-    type: "user/message",
-    surfaceOp: "append",
-    data: {
-      id: `u${n}`,
-      role: "user",
-      content: [{ type: "text", text: `question ${n}` }],
-      source: { kind: "user" },
-    },
-  },
+  Draft.user(`question ${n}`, { id: `u${n}` }),
   {
     type: "assistant/message",
     surfaceOp: "append",

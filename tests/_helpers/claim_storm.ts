@@ -67,7 +67,15 @@ export interface StormOptions {
 }
 
 /** What a storm saw. */
-export interface StormReport {
+export interface StormReport extends StormCounts {
+  /** Claim files left after the final writer released the session. */
+  readonly claimsLeft: ReadonlyArray<string>;
+  /** What broke: empty when every check held. */
+  readonly problems: ReadonlyArray<string>;
+}
+
+/** The counts a storm reports. */
+export interface StormCounts {
   /** Writers started, replacements included. */
   readonly started: number;
   /** Of which Node writers. */
@@ -91,11 +99,9 @@ export interface StormReport {
   /** Writers that saw another live holder, and seqs acknowledged twice. */
   readonly overlaps: number;
   readonly doubleAcks: number;
-  /** Claim files left after the final writer released the session. */
-  readonly claimsLeft: ReadonlyArray<string>;
-  /** What broke: empty when every check held. */
-  readonly problems: ReadonlyArray<string>;
 }
+
+type StormCount = keyof StormCounts;
 
 interface Running {
   readonly proc: LineProcess;
@@ -129,20 +135,27 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
   );
   const acks = new Map<number, number[]>();
   const problems: string[] = [];
-  let started = 0;
-  let nodeWriters = 0;
-  let slowed = 0;
-  let kills = 0;
-  let killedHolders = 0;
-  let planted = 0;
-  let holds = 0;
-  let refused = 0;
-  let overlaps = 0;
+  // Every count of the report, kept as the storm runs and checked.
+  const count: { -readonly [K in StormCount]: number } = {
+    started: 0,
+    nodeWriters: 0,
+    slowed: 0,
+    kills: 0,
+    killedHolders: 0,
+    planted: 0,
+    holds: 0,
+    refused: 0,
+    acknowledged: 0,
+    found: 0,
+    events: 0,
+    overlaps: 0,
+    doubleAcks: 0,
+  };
   const running = new Set<Running>();
   const killed: number[] = [];
 
   const start = (): void => {
-    const index = started++;
+    const index = count.started++;
     const node = options.node !== undefined && index % 2 === 1;
     const traced = index % 3 === 0;
     const writer = node ? [...(options.node ?? []), root, "s"] : [
@@ -155,8 +168,8 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
       root,
       "s",
     ];
-    if (node) nodeWriters++;
-    if (traced) slowed++;
+    if (node) count.nodeWriters++;
+    if (traced) count.slowed++;
     const [command = "", ...args] = traced
       ? [
         "strace",
@@ -186,11 +199,11 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
           if (word === "pid") state.pid = Number(a);
           else if (word === "held") {
             state.holding = true;
-            holds++;
+            count.holds++;
           } else if (word === "released") state.holding = false;
-          else if (word === "refused") refused++;
+          else if (word === "refused") count.refused++;
           else if (word === "overlap") {
-            overlaps++;
+            count.overlaps++;
             problems.push(`writer ${state.pid} saw ${a} holding too`);
           } else if (word === "ack") {
             const seq = Number(a);
@@ -208,8 +221,8 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
     running.delete(target);
     // The writer itself, by its pid: killing strace alone would detach it.
     for (let i = 0; target.pid === undefined && i < 200; i++) await pause(50);
-    kills++;
-    if (target.holding) killedHolders++;
+    count.kills++;
+    if (target.holding) count.killedHolders++;
     if (target.pid !== undefined) killed.push(target.pid);
     for (const signal of [() => target.pid, () => undefined]) {
       try {
@@ -235,7 +248,7 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
       // A dead claim and a claim whose pid is alive but another process.
       plant(file, deadPid(), "1");
       plant(file, Deno.pid, "0");
-      planted += 2;
+      count.planted += 2;
       nextPlant = Date.now() + 3_000;
     }
     await pause(options.killEveryMs);
@@ -262,26 +275,22 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
 
   // The checks.
   const read = await Effect.runPromise(Effect.result(readSessionFile(file)));
-  let events = 0;
-  let found = 0;
-  let acknowledged = 0;
-  let doubleAcks = 0;
   if (Result.isFailure(read)) {
     problems.push(`the log does not read: ${read.failure._tag}`);
   } else {
     const log = read.success;
-    events = log.events.length;
+    count.events = log.events.length;
     const bySeq = new Map(log.events.map((e) => [e.seq as number, e]));
     for (const [seq, turns] of acks) {
-      acknowledged += turns.length;
+      count.acknowledged += turns.length;
       if (turns.length > 1) {
-        doubleAcks++;
+        count.doubleAcks++;
         problems.push(`seq ${seq} acknowledged to ${turns.length} writers`);
       }
       const event = bySeq.get(seq);
       const turn = event?.type === "turn/start" ? event.data.turn : undefined;
       for (const t of turns) {
-        if (turn === t) found++;
+        if (turn === t) count.found++;
         else problems.push(`acknowledged append lost: seq ${seq} turn ${t}`);
       }
     }
@@ -295,9 +304,9 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
   )));
   if (Result.isFailure(last)) {
     problems.push(`a writer cannot take the claim after: ${last.failure._tag}`);
-  } else if (last.success !== events) {
+  } else if (last.success !== count.events) {
     problems.push(
-      `the writer after sees ${last.success} events, not ${events}`,
+      `the writer after sees ${last.success} events, not ${count.events}`,
     );
   }
   const base = path.basename(file);
@@ -308,25 +317,9 @@ export const runStorm = async (options: StormOptions): Promise<StormReport> => {
     const text = fs.readFileSync(path.join(root, name), "utf8");
     problems.push(`claim left: ${name} ${text}`);
   }
-  if (holds === 0) problems.push("no writer ever held the claim");
+  if (count.holds === 0) problems.push("no writer ever held the claim");
   fs.rmSync(root, { recursive: true, force: true });
-  return {
-    started,
-    nodeWriters,
-    slowed,
-    kills,
-    killedHolders,
-    planted,
-    holds,
-    refused,
-    acknowledged,
-    found,
-    events,
-    overlaps,
-    doubleAcks,
-    claimsLeft,
-    problems,
-  };
+  return { ...count, claimsLeft, problems };
 };
 
 /** The report as one line. */

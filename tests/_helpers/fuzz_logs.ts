@@ -443,64 +443,47 @@ const userRewind = (g: GenState): Obj | undefined => {
   return undefined;
 };
 
+/** An appended surface event of `type`. */
+const appended = (g: GenState, type: string, data: Obj): Obj => ({
+  ...envelope(g, type, data),
+  surfaceOp: "append",
+});
+
+/**
+ * What a draw of 0 to 99 makes: the first row whose bound is above the
+ * draw. A row that finds nothing to make (`undefined`) draws again.
+ */
+const eventMix: ReadonlyArray<
+  readonly [below: number, make: (g: GenState) => Obj | undefined]
+> = [
+  [25, logOnly],
+  [30, opaque],
+  [44, (g) => appended(g, "user/message", userData(g, false))],
+  [58, (g) => appended(g, "assistant/message", assistantData(g))],
+  [70, (g) => {
+    const event = appended(g, "tool/result", toolResultData(g));
+    if (g.rng.chance(0.5) && g.surface.next > 0) {
+      event.sourceEventSeqs = [g.rng.int(0, g.surface.next - 1)];
+    }
+    return event;
+  }],
+  [81, userReplace],
+  [91, toolPrune],
+  [95, systemReplace],
+  [97, userRewind],
+  [100, (g) => appended(g, "system/message", systemData(g))],
+];
+
 const nextEvent = (g: GenState): Obj => {
   const rng = g.rng;
   if (g.surface.nodes.length === 0 && g.events.length < 3 && rng.chance(0.5)) {
-    return {
-      ...envelope(g, "system/message", systemData(g)),
-      surfaceOp: "append",
-    };
+    return appended(g, "system/message", systemData(g));
   }
   for (;;) {
     const r = rng.int(0, 99);
-    if (r < 25) return logOnly(g);
-    if (r < 30) return opaque(g);
-    if (r < 44) {
-      return {
-        ...envelope(g, "user/message", userData(g, false)),
-        surfaceOp: "append",
-      };
-    }
-    if (r < 58) {
-      return {
-        ...envelope(g, "assistant/message", assistantData(g)),
-        surfaceOp: "append",
-      };
-    }
-    if (r < 70) {
-      const event: Obj = {
-        ...envelope(g, "tool/result", toolResultData(g)),
-        surfaceOp: "append",
-      };
-      if (rng.chance(0.5) && g.surface.next > 0) {
-        event.sourceEventSeqs = [rng.int(0, g.surface.next - 1)];
-      }
-      return event;
-    }
-    if (r < 81) {
-      const e = userReplace(g);
-      if (e !== undefined) return e;
-      continue;
-    }
-    if (r < 91) {
-      const e = toolPrune(g);
-      if (e !== undefined) return e;
-      continue;
-    }
-    if (r < 95) {
-      const e = systemReplace(g);
-      if (e !== undefined) return e;
-      continue;
-    }
-    if (r < 97) {
-      const e = userRewind(g);
-      if (e !== undefined) return e;
-      continue;
-    }
-    return {
-      ...envelope(g, "system/message", systemData(g)),
-      surfaceOp: "append",
-    };
+    const make = eventMix.find(([below]) => r < below)?.[1];
+    const event = make?.(g);
+    if (event !== undefined) return event;
   }
 };
 

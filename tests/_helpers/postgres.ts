@@ -13,9 +13,14 @@
  *
  * @module
  */
-import { Effect, Redacted } from "effect";
+import { Effect, Redacted, type Scope } from "effect";
 import { PgClient } from "@effect/sql-pg";
 import * as Reactivity from "effect/reactivity/Reactivity";
+import {
+  makePostgresStore,
+  type PostgresSessionStore,
+  type PostgresStoreOptions,
+} from "../../src/postgres/mod.ts";
 
 /** The server the PostgreSQL tests use, when one is configured. */
 export const postgresUrl: string | undefined =
@@ -58,6 +63,42 @@ const admin = <A>(
       f,
     ),
   ));
+
+/**
+ * Runs raw SQL on the database over a connection of its own.
+ *
+ * @param url The database.
+ * @param text The statement.
+ * @param params Its parameters.
+ * @returns The rows.
+ */
+export const querySql = (
+  url: string,
+  text: string,
+  params: ReadonlyArray<unknown> = [],
+): Promise<ReadonlyArray<Record<string, unknown>>> =>
+  admin(
+    url,
+    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
+  );
+
+/**
+ * Runs a program with a PostgreSQL store over `url`, closed after it.
+ *
+ * @param url The database.
+ * @param f The program.
+ * @param options The store's options.
+ * @returns What the program gives.
+ */
+export const withPgStore = <A, E>(
+  url: string,
+  f: (store: PostgresSessionStore) => Effect.Effect<A, E, Scope.Scope>,
+  options: Omit<PostgresStoreOptions, "url"> = {},
+): Promise<A> =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(
+    makePostgresStore({ url, ...options }),
+    f,
+  )));
 
 /**
  * Runs `f` with the URL of a fresh, empty database, dropped afterwards.

@@ -39,16 +39,15 @@ import {
 import { compactIfNeeded, runTurn } from "@palimpsest/session/ai";
 import { pairToolCalls } from "@palimpsest/session/providers";
 import { Cause, Effect, Exit, Layer, Result, Schedule, Stream } from "effect";
-import { AiError, LanguageModel, type Response, Toolkit } from "effect/ai";
+import { AiError, LanguageModel, type Response } from "effect/ai";
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import { Read } from "./_read_tool.ts";
+import { readTools as tools } from "./_read_tool.ts";
 
 const SEED = 20261203;
 /** Sequences checked per run of the suite. */
 export const RUNS = 300;
 
-const tools = Toolkit.make(Read);
 const handlers = tools.toLayer({
   read: ({ path }) => Effect.succeed(`contents of ${path} `.repeat(60)),
 });

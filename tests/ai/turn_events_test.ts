@@ -28,17 +28,15 @@ import {
   toolCall,
 } from "@palimpsest/session/testing";
 import { Chunk, Effect, Exit, Layer, Result, Stream } from "effect";
-import { AiError, Toolkit } from "effect/ai";
+import { AiError, type Toolkit } from "effect/ai";
 import assert from "node:assert/strict";
 import { thenFails } from "../_helpers/then.ts";
 import { newSession } from "./_session.ts";
-import { Read } from "./_read_tool.ts";
-
-const tools = Toolkit.make(Read);
-const handlers = tools.toLayer({
-  read: ({ path }) => Effect.succeed(`contents of ${path}`),
-});
-const model = { provider: "scripted", model: "test-1" };
+import {
+  readHandlers as handlers,
+  readTools as tools,
+  scriptedModelId as model,
+} from "./_read_tool.ts";
 
 type Options = Omit<
   RunTurnOptions<Toolkit.Tools<typeof tools>>,

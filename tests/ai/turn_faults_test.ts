@@ -21,7 +21,7 @@ import {
   Layer,
   Result,
 } from "effect";
-import { type Response, Toolkit } from "effect/ai";
+import type { Response } from "effect/ai";
 import { TestClock } from "effect/testing";
 import assert from "node:assert/strict";
 import {
@@ -33,10 +33,7 @@ import {
   text,
 } from "./_scripted.ts";
 import { newSession } from "./_session.ts";
-import { Read } from "./_read_tool.ts";
-
-const tools = Toolkit.make(Read);
-const model = { provider: "scripted", model: "test-1" };
+import { readTools as tools, scriptedModelId as model } from "./_read_tool.ts";
 
 /** Runs `turns` turns on one session; counts the tool's runs. */
 const turns = async (

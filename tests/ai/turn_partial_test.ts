@@ -26,13 +26,11 @@ import {
   streamedPart,
   userGo,
 } from "../_helpers/partial_stream.ts";
-import { Read } from "./_read_tool.ts";
-
-const tools = Toolkit.make(Read);
-const handlers = tools.toLayer({
-  read: ({ path }) => Effect.succeed(`contents of ${path}`),
-});
-const model = { provider: "scripted", model: "test-1" };
+import {
+  readHandlers as handlers,
+  readTools as tools,
+  scriptedModelId as model,
+} from "./_read_tool.ts";
 
 /** A first answer with reasoning, text and a call whose arguments stream. */
 const firstAnswer: ReadonlyArray<Response.StreamPartEncoded> = [

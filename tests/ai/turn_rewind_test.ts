@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { Effect, Layer, Result } from "effect";
-import { Toolkit } from "effect/ai";
 import {
   checkTranscript,
   deriveMessages,
@@ -15,10 +14,7 @@ import {
 import { runTurn, toPrompt } from "@palimpsest/session/ai";
 import { call, finish, scriptedModel, tempStore, text } from "./_scripted.ts";
 import { newSession } from "./_session.ts";
-import { Read } from "./_read_tool.ts";
-
-const tools = Toolkit.make(Read);
-const model = { provider: "scripted", model: "test-1" };
+import { readTools as tools, scriptedModelId as model } from "./_read_tool.ts";
 
 Deno.test("runTurn continues on a rewound session with what the rewound surface derives", async () => {
   const scripted = scriptedModel({

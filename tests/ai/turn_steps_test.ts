@@ -13,7 +13,7 @@ import {
 import { eventTypeName } from "@palimpsest/session/schema";
 import { TOOL_NOT_FOUND, type TurnEvent } from "@palimpsest/session/ai";
 import { Effect, Layer, Result, type Scope } from "effect";
-import { Toolkit } from "effect/ai";
+import type { Toolkit } from "effect/ai";
 import type { Read as ReadTool } from "./_read_tool.ts";
 import assert from "node:assert/strict";
 import {
@@ -25,7 +25,7 @@ import {
 } from "./_scripted.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 import { newSession } from "./_session.ts";
-import { Read } from "./_read_tool.ts";
+import { readTools as tools, scriptedModelId as model } from "./_read_tool.ts";
 import {
   beginStep,
   finishStep,
@@ -35,9 +35,6 @@ import {
 } from "../../src/ai/turn_steps.ts";
 import { appendAnswer, recoverOverflow } from "../../src/ai/turn_request.ts";
 import type { TimedPart } from "../../src/ai/record.ts";
-
-const tools = Toolkit.make(Read);
-const model = { provider: "scripted", model: "test-1" };
 
 const typesAfter = (handle: SessionHandle, from: number): string[] =>
   Result.getOrThrow(Session.events(handle.session))

@@ -20,6 +20,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { schemaChecks, type Target } from "../_helpers/provider_schemas.ts";
+import { serveLocalHttp } from "../_helpers/local_http.ts";
 
 /** The three wire formats served. */
 export type Dialect = "openai-responses" | "openai-chat" | "anthropic";
@@ -544,18 +545,12 @@ export const serveLoopback = (
   const stalled = new Promise<void>((resolve) => {
     onStall = resolve;
   });
-  const stop = new AbortController();
   const json = (status: number, body: unknown): Response =>
     new Response(JSON.stringify(body), {
       status,
       headers: { "content-type": "application/json" },
     });
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: stop.signal,
-    onListen: () => {},
-  }, async (request) => {
+  const server = serveLocalHttp(async (request) => {
     const url = new URL(request.url);
     const body = await request.json();
     const isStream = body.stream === true;
@@ -655,15 +650,11 @@ export const serveLoopback = (
       { headers },
     );
   });
-  const { port } = server.addr;
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `${server.origin}/v1`,
     requests,
     stalled,
     aborted,
-    close: async () => {
-      stop.abort();
-      await server.finished;
-    },
+    close: server.close,
   };
 };

@@ -7,18 +7,10 @@
  * @module
  */
 import { answerEvents } from "../ai_sdk/_loopback.ts";
+import { type ScriptedAnswer, serveLocalHttp } from "../_helpers/local_http.ts";
 
 /** What the server answers to one request. */
-export type Reply =
-  | { readonly text: string }
-  | {
-    readonly call: {
-      readonly id: string;
-      readonly name: string;
-      readonly args: string;
-    };
-  }
-  | "hang";
+export type Reply = ScriptedAnswer | "hang";
 
 /** A running server. */
 export interface AnthropicServer {
@@ -39,17 +31,11 @@ export const serveAnthropic = (
   answer: (body: Record<string, unknown>) => Reply,
 ): AnthropicServer => {
   const requests: Array<Record<string, unknown>> = [];
-  const stop = new AbortController();
   let onHeld = (): void => {};
   const held = new Promise<void>((resolve) => {
     onHeld = resolve;
   });
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: stop.signal,
-    onListen: () => {},
-  }, async (request) => {
+  const server = serveLocalHttp(async (request) => {
     const { pathname } = new URL(request.url);
     const raw = request.method === "POST" ? await request.text() : "";
     if (pathname === "/v1/messages/count_tokens") {
@@ -89,13 +75,10 @@ export const serveAnthropic = (
     });
   });
   return {
-    url: `http://127.0.0.1:${server.addr.port}`,
+    url: server.origin,
     requests,
     held,
-    close: async () => {
-      stop.abort();
-      await server.finished;
-    },
+    close: server.close,
   };
 };
 

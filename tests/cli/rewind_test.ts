@@ -6,29 +6,24 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { makeJsonlStore } from "@palimpsest/session";
+import { layerJsonlStore } from "@palimpsest/session";
 import { cliInProcess as run, tempDir } from "./_cli.ts";
-import { turnDrafts } from "../_helpers/rewind_stored.ts";
+import { storeTwoTurns } from "../_helpers/rewind_stored.ts";
 
 /** A session file `r.jsonl` with turns 0 (seqs 0-3) and 1 (4-7). */
 const twoTurns = (): string => {
   const dir = tempDir();
-  Effect.runSync(Effect.scoped(Effect.gen(function* () {
-    const store = yield* makeJsonlStore({ root: dir });
-    const handle = yield* store.create({
-      id: "r",
-      createdAt: 0,
-      isSeeded: false,
-    });
-    yield* store.append(handle, [
-      ...turnDrafts(0, "hi", "hello"),
-      ...turnDrafts(1, "more", "sure"),
-    ]);
-  })));
+  Effect.runSync(Effect.scoped(
+    Effect.provide(storeTwoTurns("r"), layerJsonlStore({ root: dir })),
+  ));
   return path.join(dir, "r.jsonl");
 };
 
 const doc = (stdout: string) => JSON.parse(stdout);
+
+/** `rewind FILE --to SEQ ...flags --json`. */
+const rewindJson = (file: string, to: string, ...flags: string[]) =>
+  run("rewind", file, "--to", to, ...flags, "--json");
 
 Deno.test("rewind and branches", async (t) => {
   const file = twoTurns();
@@ -37,7 +32,7 @@ Deno.test("rewind and branches", async (t) => {
     "a point inside a turn is refused, exit 1, nothing written",
     async () => {
       const before = fs.readFileSync(file, "utf8");
-      const r = await run("rewind", file, "--to", "5", "--json");
+      const r = await rewindJson(file, "5");
       assert.equal(r.code, 1);
       assert.equal(doc(r.stdout).error.tag, "RewindPointInsideWork");
       assert.equal(fs.readFileSync(file, "utf8"), before);
@@ -47,15 +42,7 @@ Deno.test("rewind and branches", async (t) => {
   await t.step(
     "--drops-turns-from refuses what it does not declare",
     async () => {
-      const r = await run(
-        "rewind",
-        file,
-        "--to",
-        "3",
-        "--drops-turns-from",
-        "2",
-        "--json",
-      );
+      const r = await rewindJson(file, "3", "--drops-turns-from", "2");
       assert.equal(r.code, 1);
       assert.equal(doc(r.stdout).error.tag, "RewindDropsUnexpectedTurns");
     },
@@ -64,16 +51,13 @@ Deno.test("rewind and branches", async (t) => {
   await t.step(
     "rewinds with a new message, citing what it takes off",
     async () => {
-      const r = await run(
-        "rewind",
+      const r = await rewindJson(
         file,
-        "--to",
         "3",
         "--text",
         "edited",
         "--drops-turns-from",
         "1",
-        "--json",
       );
       assert.equal(r.code, 0);
       assert.deepEqual(doc(r.stdout), {

@@ -29,7 +29,7 @@ import {
 } from "../_helpers/reference_checker.ts";
 import { fails, ok, sessionOf } from "../_helpers/build.ts";
 import { tempDir, withStore } from "../_helpers/store.ts";
-import { turnDrafts } from "../_helpers/rewind_stored.ts";
+import { storeTwoTurns, turnDrafts } from "../_helpers/rewind_stored.ts";
 
 const turn = turnDrafts;
 
@@ -185,19 +185,10 @@ Deno.test("property: rewind then the same appends derives what fork at the point
 });
 
 /** Session "r" created in the store of the context, with turns 0 and 1. */
-const twoTurnsStored = Effect.gen(function* () {
-  const store = yield* SessionStore;
-  const handle = yield* store.create({
-    id: "r",
-    createdAt: 0,
-    isSeeded: false,
-  });
-  yield* store.append(handle, [
-    ...turn(0, "hi", "hello"),
-    ...turn(1, "more", "sure"),
-  ]);
-  return { store, handle };
-});
+const twoTurnsStored = Effect.map(
+  storeTwoTurns("r"),
+  ({ store, writer }) => ({ store, handle: writer }),
+);
 
 Deno.test("a rewind through the JSONL store reads back, and opens from a checkpoint alike", async () => {
   const root = tempDir();

@@ -12,17 +12,7 @@
  */
 import type { ErrorObject } from "ajv/dist/2020.js";
 import { schemaChecks } from "../_helpers/provider_schemas.ts";
-
-/** One scripted answer: text, or a function call. */
-export type Answer =
-  | { readonly text: string }
-  | {
-    readonly call: {
-      readonly id: string;
-      readonly name: string;
-      readonly args: string;
-    };
-  };
+import { type ScriptedAnswer, serveLocalHttp } from "../_helpers/local_http.ts";
 
 /** A request as received. */
 export interface Received {
@@ -63,7 +53,7 @@ export const unpaired = (input: unknown): string[] => {
 
 let responses = 0;
 
-const outputOf = (answer: Answer): unknown =>
+const outputOf = (answer: ScriptedAnswer): unknown =>
   "text" in answer
     ? {
       type: "message",
@@ -87,7 +77,7 @@ const outputOf = (answer: Answer): unknown =>
     };
 
 /** A whole response of one answer. */
-const responseOf = (answer: Answer): Record<string, unknown> => ({
+const responseOf = (answer: ScriptedAnswer): Record<string, unknown> => ({
   id: `resp_${responses}`,
   object: "response",
   created_at: 1_700_000_000,
@@ -130,18 +120,12 @@ const streamed = (response: Record<string, unknown>): Response => {
 
 /** Starts the server; it answers `script` in order, then "Done.". */
 export const serveResponses = (
-  script: ReadonlyArray<Answer>,
+  script: ReadonlyArray<ScriptedAnswer>,
 ): ResponsesServer => {
   const check = schemaChecks()["OpenAI Responses"];
   const requests: Received[] = [];
   let next = 0;
-  const stop = new AbortController();
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    signal: stop.signal,
-    onListen: () => {},
-  }, async (request) => {
+  const server = serveLocalHttp(async (request) => {
     const body: unknown = await request.json();
     const record = isRecord(body) ? body : {};
     requests.push({
@@ -156,11 +140,8 @@ export const serveResponses = (
     return Response.json(response);
   });
   return {
-    baseURL: `http://127.0.0.1:${server.addr.port}/v1`,
+    baseURL: `${server.origin}/v1`,
     requests,
-    close: async () => {
-      stop.abort();
-      await server.finished;
-    },
+    close: server.close,
   };
 };

@@ -12,8 +12,8 @@ import {
 } from "@palimpsest/session";
 import { modelItems } from "@palimpsest/session/openai-agents";
 import type { AgentInputItem } from "@openai/agents";
-import { Effect, Layer, Stream } from "effect";
-import { LanguageModel } from "effect/ai";
+import { Effect } from "effect";
+import { summaryModel } from "../_helpers/summary_model.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { runTurn } from "./_agent.ts";
@@ -111,14 +111,7 @@ Deno.test("openai-agents: the runner compacts the session after a turn, and the 
     { call: { id: "call_1", name: "add", args: '{"a":1,"b":1}' } },
     { text: "2" },
   ]);
-  const model = Layer.effect(
-    LanguageModel.LanguageModel,
-    LanguageModel.make({
-      generateText: () =>
-        Effect.succeed([{ type: "text", text: "Earlier: a long answer." }]),
-      streamText: () => Stream.empty,
-    }),
-  );
+  const model = summaryModel("Earlier: a long answer.");
   const compaction = { model, maxTokens: 120, keepTokens: 10 };
   try {
     const root = Deno.makeTempDirSync();

@@ -12,8 +12,8 @@ import type { AgentInputItem } from "@openai/agents";
 import { MISSING_RESULT_TEXT } from "@palimpsest/session/providers";
 import { layerPostgresStore } from "@palimpsest/session/postgres";
 import { postgresTest } from "../_helpers/postgres.ts";
-import { Effect, Layer, Stream } from "effect";
-import { LanguageModel } from "effect/ai";
+import { Effect, Layer } from "effect";
+import { summaryModel } from "../_helpers/summary_model.ts";
 import assert from "node:assert/strict";
 
 const user = (text: string): AgentInputItem => ({
@@ -232,14 +232,7 @@ Deno.test("openai-agents: one writer per session", async () => {
 });
 
 Deno.test("openai-agents: runCompaction puts a summary in place of the oldest items", async () => {
-  const model = Layer.effect(
-    LanguageModel.LanguageModel,
-    LanguageModel.make({
-      generateText: () =>
-        Effect.succeed([{ type: "text", text: "They added numbers." }]),
-      streamText: () => Stream.empty,
-    }),
-  );
+  const model = summaryModel("They added numbers.");
   await withSession(async (session) => {
     for (let i = 0; i < 6; i++) {
       await session.addItems([

@@ -7,19 +7,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Effect, Redacted } from "effect";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { PgClient } from "@effect/sql-pg";
+import { Effect } from "effect";
 import { makePostgresStore } from "@palimpsest/session/postgres";
-import { postgresTest } from "../_helpers/postgres.ts";
-
-const sql = (url: string, text: string) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (client) => client.unsafe<Record<string, unknown>>(text),
-  )));
+import { postgresTest, querySql } from "../_helpers/postgres.ts";
 
 const user = (text: string) => ({
   type: "user/message" as const,
@@ -52,16 +42,19 @@ postgresTest(
       }
     })));
     // As an earlier release left it.
-    await sql(
+    await querySql(
       url,
       `ALTER TABLE palimpsest_sessions DROP COLUMN title, DROP COLUMN tags,
          DROP COLUMN labels, DROP COLUMN cwd, DROP COLUMN metadata, DROP COLUMN first_text`,
     );
-    await sql(
+    await querySql(
       url,
       "DROP INDEX palimpsest_sessions_updated, palimpsest_sessions_created",
     );
-    await sql(url, "DELETE FROM palimpsest_migrations WHERE migration_id > 2");
+    await querySql(
+      url,
+      "DELETE FROM palimpsest_migrations WHERE migration_id > 2",
+    );
     const page = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
       const store = yield* makePostgresStore({ url });
       return yield* store.list({ search: "PARSER" });
@@ -72,7 +65,7 @@ postgresTest(
         ["a", "why is the parser slow"],
       ],
     );
-    const indexes = await sql(
+    const indexes = await querySql(
       url,
       "SELECT indexname FROM pg_indexes WHERE tablename = 'palimpsest_sessions' ORDER BY indexname",
     );

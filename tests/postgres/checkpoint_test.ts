@@ -7,48 +7,22 @@
  * release without touching its sessions.
  */
 import assert from "node:assert/strict";
-import { Effect, Redacted, Result, type Scope } from "effect";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { PgClient } from "@effect/sql-pg";
+import { Effect, Result } from "effect";
 import {
   deriveMessages,
   Session,
   type SessionEvent,
   type SessionHandle,
 } from "@palimpsest/session";
-import {
-  makePostgresStore,
-  type PostgresSessionStore,
-  type PostgresStoreOptions,
-} from "../../src/postgres/mod.ts";
-import { postgresTest } from "../_helpers/postgres.ts";
+import type { PostgresSessionStore } from "../../src/postgres/mod.ts";
+import { postgresTest, querySql, withPgStore } from "../_helpers/postgres.ts";
 import { workload } from "../_helpers/workload.ts";
 
 const header = (id: string) => ({ id, createdAt: 1, isSeeded: false });
 const { events } = workload({ events: 6000, lines: false });
 
-/** Runs a program with a PostgreSQL store over `url`. */
-const withPg = <A, E>(
-  url: string,
-  f: (store: PostgresSessionStore) => Effect.Effect<A, E, Scope.Scope>,
-  options: Omit<PostgresStoreOptions, "url"> = {},
-): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    makePostgresStore({ url, ...options }),
-    f,
-  )));
-
-/** Runs raw SQL on the database. */
-const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
-  )));
-
 const checkpointSeq = async (url: string, id: string) => {
-  const rows = await sql(
+  const rows = await querySql(
     url,
     "SELECT seq FROM palimpsest_checkpoints WHERE session_id = $1",
     [id],
@@ -68,6 +42,17 @@ const appendAll = (
     }
   });
 
+/**
+ * Creates session `id` holding the workload's first `count` events;
+ * returns its writer.
+ */
+const createWith = (store: PostgresSessionStore, id: string, count: number) =>
+  Effect.flatMap(
+    store.create(header(id)),
+    (writer) =>
+      Effect.as(appendAll(store, writer, events.slice(0, count)), writer),
+  );
+
 /** What a session shows: what the model sees and the tail of the log. */
 const shown = (session: Session, tailFrom: number) => ({
   nextSeq: session.surface.nextSeq,
@@ -85,10 +70,9 @@ const policy = {
 postgresTest(
   "a writer writes checkpoints every K events and on close; an open starts from the newest",
   async (url) => {
-    const seen = await withPg(url, (store) =>
+    const seen = await withPgStore(url, (store) =>
       Effect.gen(function* () {
-        const writer = yield* store.create(header("k"));
-        yield* appendAll(store, writer, events.slice(0, 2600));
+        const writer = yield* createWith(store, "k", 2600);
         const whileOpen = yield* Effect.promise(() => checkpointSeq(url, "k"));
         yield* store.close(writer);
         const afterClose = yield* Effect.promise(() => checkpointSeq(url, "k"));
@@ -107,10 +91,9 @@ postgresTest(
 postgresTest(
   "opening from a checkpoint, then appending, gives what a whole replay gives",
   async (url) => {
-    const seen = await withPg(url, (store) =>
+    const seen = await withPgStore(url, (store) =>
       Effect.gen(function* () {
-        const first = yield* store.create(header("same"));
-        yield* appendAll(store, first, events.slice(0, 3100));
+        const first = yield* createWith(store, "same", 3100);
         const at = yield* store.checkpoint(first);
         yield* appendAll(store, first, events.slice(3100, 3400));
         yield* store.close(first);
@@ -155,17 +138,16 @@ postgresTest(
 
 /** Stores 3,000 events with a checkpoint at 3,000; returns its text. */
 const stored = (url: string, id: string) =>
-  withPg(url, (store) =>
+  withPgStore(url, (store) =>
     Effect.gen(function* () {
-      const writer = yield* store.create(header(id));
-      yield* appendAll(store, writer, events.slice(0, 3000));
+      const writer = yield* createWith(store, id, 3000);
       yield* store.checkpoint(writer);
       yield* store.close(writer);
     }), policy);
 
 /** The open of `id` with its report and what a whole replay shows. */
 const openBoth = (url: string, id: string) =>
-  withPg(url, (store) =>
+  withPgStore(url, (store) =>
     Effect.gen(function* () {
       const reader = yield* store.open(id);
       const whole = yield* store.open(id, { wholeLog: true });
@@ -199,7 +181,7 @@ const damages: ReadonlyArray<Damage> = [
     what: "a corrupted (torn) checkpoint",
     id: "torn",
     damage: async (url) => {
-      await sql(
+      await querySql(
         url,
         "UPDATE palimpsest_checkpoints SET body = left(body, 200) WHERE session_id = 'torn'",
       );
@@ -212,7 +194,7 @@ const damages: ReadonlyArray<Damage> = [
     id: "mine",
     damage: async (url) => {
       await stored(url, "theirs");
-      await sql(
+      await querySql(
         url,
         `UPDATE palimpsest_checkpoints SET body =
            (SELECT body FROM palimpsest_checkpoints WHERE session_id = 'theirs')
@@ -227,11 +209,11 @@ const damages: ReadonlyArray<Damage> = [
     what: "a log cut below the checkpoint's boundary",
     id: "cut",
     damage: async (url) => {
-      await sql(
+      await querySql(
         url,
         "DELETE FROM palimpsest_events WHERE session_id = 'cut' AND seq >= 2000",
       );
-      await sql(
+      await querySql(
         url,
         // By hand, as a writer would: under a lease (one run out already).
         "UPDATE palimpsest_sessions SET next_seq = 2000, writer_token = 'by-hand', lease_until = now() - interval '1 second' WHERE id = 'cut'",
@@ -244,13 +226,13 @@ const damages: ReadonlyArray<Damage> = [
     what: "a log whose boundary event was rewritten",
     id: "rewritten",
     damage: async (url) => {
-      const [row] = await sql(
+      const [row] = await querySql(
         url,
         "SELECT line FROM palimpsest_events WHERE session_id = 'rewritten' AND seq = 2999",
       );
       const event = JSON.parse(String(row?.line));
       event.time += 1;
-      await sql(
+      await querySql(
         url,
         "UPDATE palimpsest_events SET line = $1 WHERE session_id = 'rewritten' AND seq = 2999",
         [JSON.stringify(event)],
@@ -281,10 +263,9 @@ postgresTest(
   "with checkpoints off, none is written and none is read",
   async (url) => {
     await stored(url, "kept");
-    const seen = await withPg(url, (store) =>
+    const seen = await withPgStore(url, (store) =>
       Effect.gen(function* () {
-        const writer = yield* store.create(header("off"));
-        yield* appendAll(store, writer, events.slice(0, 2600));
+        const writer = yield* createWith(store, "off", 2600);
         yield* store.close(writer);
         const reader = yield* store.open("kept");
         return { report: reader.report };
@@ -303,12 +284,12 @@ postgresTest(
     // As an earlier release left it: no checkpoint table, no record of it
     // nor of the migrations after it (the migrator runs only those past the
     // newest it recorded; the catalogue's columns are added again as is).
-    await sql(url, "DROP TABLE palimpsest_checkpoints");
-    await sql(
+    await querySql(url, "DROP TABLE palimpsest_checkpoints");
+    await querySql(
       url,
       "DELETE FROM palimpsest_migrations WHERE migration_id >= 2",
     );
-    const seen = await withPg(url, (store) =>
+    const seen = await withPgStore(url, (store) =>
       Effect.gen(function* () {
         const reader = yield* store.open("old");
         const writer = yield* store.open("old", { mode: "write" });

@@ -4,9 +4,7 @@
  * lines, strict and with `recover`, whatever the rows hold.
  */
 import assert from "node:assert/strict";
-import { Effect, Exit, Redacted } from "effect";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { PgClient } from "@effect/sql-pg";
+import { Effect, Exit } from "effect";
 import { Session, SessionStore } from "@palimpsest/session";
 import {
   type LoadedLog,
@@ -17,19 +15,10 @@ import {
   layerPostgresStore,
   loadPostgresSession,
 } from "@palimpsest/session/postgres";
-import { postgresTest } from "../_helpers/postgres.ts";
+import { postgresTest, querySql } from "../_helpers/postgres.ts";
 import { workload } from "../_helpers/workload.ts";
 
 const EVENTS = 3000;
-
-/** Runs raw SQL on the database. */
-const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
-  )));
 
 /** Stores the standard workload's first EVENTS events as session `id`. */
 const store = async (url: string, id: string): Promise<void> => {
@@ -64,12 +53,12 @@ const bothReads = async (
   id: string,
   options: ReadOptions = {},
 ) => {
-  const head = await sql(
+  const head = await querySql(
     url,
     "SELECT header, next_seq FROM palimpsest_sessions WHERE id = $1",
     [id],
   );
-  const rows = await sql(
+  const rows = await querySql(
     url,
     "SELECT line FROM palimpsest_events WHERE session_id = $1 AND seq < $2 ORDER BY seq",
     [id, head[0]?.next_seq],
@@ -88,7 +77,7 @@ const bothReads = async (
 
 /** Replaces the line of event `seq`. */
 const setLine = (url: string, id: string, seq: number, line: string) =>
-  sql(
+  querySql(
     url,
     "UPDATE palimpsest_events SET line = $3 WHERE session_id = $1 AND seq = $2",
     [id, seq, line],
@@ -96,7 +85,7 @@ const setLine = (url: string, id: string, seq: number, line: string) =>
 
 const lineOf = async (url: string, id: string, seq: number) =>
   String(
-    (await sql(
+    (await querySql(
       url,
       "SELECT line FROM palimpsest_events WHERE session_id = $1 AND seq = $2",
       [id, seq],
@@ -180,7 +169,7 @@ postgresTest("a line ending in \\r is read and counted", async (url) => {
   await store(url, "crlf");
   await setLine(url, "crlf", 10, `${await lineOf(url, "crlf", 10)}\r`);
   // The head row keeps the log's size, as an append would.
-  await sql(
+  await querySql(
     url,
     "UPDATE palimpsest_sessions SET bytes = bytes + 1 WHERE id = 'crlf'",
   );
@@ -194,7 +183,7 @@ postgresTest(
   "a session of an older version is migrated as its file is",
   async (url) => {
     await store(url, "older");
-    await sql(
+    await querySql(
       url,
       "UPDATE palimpsest_sessions SET version = 2, header = $2 WHERE id = $1",
       [

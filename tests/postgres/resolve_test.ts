@@ -51,6 +51,10 @@ const heldCommit = (millis: number): Fault => ({
 /** Events of a batch large enough to be written as a transaction. */
 const LARGE = 1001;
 
+/** Turns 10 to 10 + size - 1: batch 1 of `size` events. */
+const turnsOf = (size: number) =>
+  Array.from({ length: size }, (_, i) => 10 + i);
+
 /**
  * Creates session `id`, then appends batch 1 (`size` turns from 10 on)
  * with `faults` armed; returns the append's exit.
@@ -70,140 +74,140 @@ const faultedAppend = async (
   }));
 };
 
-/** As {@link faultedAppend}, whose outcome must be unknown. */
-const unknownAppend = async (
+/** A store behind a fault proxy, with the steps every test here takes. */
+interface Proxied {
+  readonly url: string;
+  readonly store: PostgresSessionStore;
+  readonly proxy: FaultProxy;
+  /** {@link faultedAppend} on this store. */
+  readonly faultedAppend: (
+    id: string,
+    size: number,
+    ...faults: ReadonlyArray<Fault>
+  ) => ReturnType<typeof faultedAppend>;
+  /**
+   * As `faultedAppend` with the writer's statement held by `held` and the
+   * append's check refused: the outcome must be unknown, left to
+   * `resolveAppend`.
+   */
+  readonly blindAppend: (
+    id: string,
+    size: number,
+    held: Fault,
+  ) => Promise<AppendOutcomeUnknown>;
+  /**
+   * Checks that session `id` holds no turn of batch 1, then that batch 1 of
+   * two turns written again is stored once.
+   */
+  readonly storedOnceWrittenAgain: (id: string) => Promise<void>;
+}
+
+const proxied = (
+  url: string,
   store: PostgresSessionStore,
   proxy: FaultProxy,
-  id: string,
-  size: number,
-  ...faults: ReadonlyArray<Fault>
-) => {
-  const exit = await faultedAppend(store, proxy, id, size, ...faults);
-  assert.equal(kindOf(exit), "AppendOutcomeUnknown");
-  return unknownOf(exit);
+): Proxied => {
+  const append: Proxied["faultedAppend"] = (id, size, ...faults) =>
+    faultedAppend(store, proxy, id, size, ...faults);
+  return {
+    url,
+    store,
+    proxy,
+    faultedAppend: append,
+    blindAppend: async (id, size, held) => {
+      const exit = await append(id, size, held, onConnect(CHECK));
+      assert.equal(kindOf(exit), "AppendOutcomeUnknown");
+      return unknownOf(exit);
+    },
+    storedOnceWrittenAgain: async (id) => {
+      assert.deepEqual(await storedTurns(url, id), []);
+      await run(store.withSession(id, (w) => store.append(w, batch(1, 2))));
+      assert.deepEqual(await storedTurns(url, id), [10, 11]);
+    },
+  };
 };
 
-/** Turns 10 to 10 + size - 1: batch 1 of `size` events. */
-const turnsOf = (size: number) =>
-  Array.from({ length: size }, (_, i) => 10 + i);
+/** A PostgreSQL test whose store reaches the server through a fault proxy. */
+const proxiedTest = (name: string, body: (t: Proxied) => Promise<void>) =>
+  postgresTest(name, async (url) => {
+    await withProxiedStore(
+      url,
+      (store, proxy) => body(proxied(url, store, proxy)),
+    );
+  });
 
 const sleep = (millis: number) =>
   new Promise((resolve) => setTimeout(resolve, millis));
 
-postgresTest(
+proxiedTest(
   "a write held past the append's check is fenced: reported not stored, and never stored when it arrives",
-  async (url) => {
-    await withProxiedStore(url, async (store, proxy) => {
-      const exit = await faultedAppend(
-        store,
-        proxy,
-        "held",
-        2,
-        heldWrite(1500),
-      );
-      thenFails(failureOf(exit), "WriterClaimLost", { id: "held" });
-      assert.deepEqual(await storedTurns(url, "held"), []);
-      // The held statement arrives with the replaced token: refused.
-      await sleep(2500);
-      assert.deepEqual(await storedTurns(url, "held"), []);
-      await run(store.withSession("held", (w) => store.append(w, batch(1, 2))));
-      assert.deepEqual(await storedTurns(url, "held"), [10, 11]);
-    });
+  async (t) => {
+    const exit = await t.faultedAppend("held", 2, heldWrite(1500));
+    thenFails(failureOf(exit), "WriterClaimLost", { id: "held" });
+    assert.deepEqual(await storedTurns(t.url, "held"), []);
+    // The held statement arrives with the replaced token: refused.
+    await sleep(2500);
+    await t.storedOnceWrittenAgain("held");
   },
 );
 
-postgresTest(
+proxiedTest(
   "when the check cannot look, resolveAppend revokes the writer's lease and answers at once: a write still on its way is fenced",
-  async (url) => {
-    await withProxiedStore(url, async (store, proxy) => {
-      const error = await unknownAppend(
-        store,
-        proxy,
-        "blind",
-        2,
-        heldWrite(1500),
-        onConnect(CHECK),
-      );
-      assert.ok(error.writerToken !== undefined, "the writer's token is known");
-      const resolution = await Effect.runPromise(
-        store.resolveAppend(error, { writerWait: "200 millis" }),
-      );
-      assert.equal(resolution, "absent");
-      await sleep(2500);
-      assert.deepEqual(await storedTurns(url, "blind"), []);
-      await run(
-        store.withSession("blind", (w) => store.append(w, batch(1, 2))),
-      );
-      assert.deepEqual(await storedTurns(url, "blind"), [10, 11]);
-    });
+  async (t) => {
+    const error = await t.blindAppend("blind", 2, heldWrite(1500));
+    assert.ok(error.writerToken !== undefined, "the writer's token is known");
+    const resolution = await Effect.runPromise(
+      t.store.resolveAppend(error, { writerWait: "200 millis" }),
+    );
+    assert.equal(resolution, "absent");
+    await sleep(2500);
+    await t.storedOnceWrittenAgain("blind");
   },
 );
 
-postgresTest(
+proxiedTest(
   "past its wait, resolveAppend says the outcome is still unknown while a large batch's transaction holds the head row, and answers once it ends",
-  async (url) => {
-    await withProxiedStore(url, async (store, proxy) => {
-      // The check is refused: the append's outcome is unknown at once.
-      const error = await unknownAppend(
-        store,
-        proxy,
-        "running",
-        LARGE,
-        heldCommit(3000),
-        onConnect(CHECK),
-      );
-      const early = await Effect.runPromise(Effect.exit(
-        store.resolveAppend(error, { writerWait: "200 millis" }),
-      ));
-      const still = failureOf(early);
-      assert.ok(still instanceof AppendOutcomeUnknown, kindOf(early));
-      assert.equal(still.id, "running");
-      assert.equal(still.fromSeq, error.fromSeq);
-      assert.equal(still.writerToken, error.writerToken);
-      assert.match(still.message, /still runs after 200 ms/);
-      // A check that cannot look answers nothing either.
-      proxy.arm(onConnect(CHECK));
-      const blind = failureOf(
-        await Effect.runPromise(Effect.exit(store.resolveAppend(still))),
-      );
-      assert.ok(blind instanceof AppendOutcomeUnknown);
-      assert.deepEqual([blind.fromSeq, blind.writerToken], [
-        error.fromSeq,
-        error.writerToken,
-      ]);
-      // The COMMIT arrives: the batch is stored, and so said.
-      const resolution = await Effect.runPromise(store.resolveAppend(still));
-      assert.equal(resolution, "stored");
-      assert.deepEqual(await storedTurns(url, "running"), turnsOf(LARGE));
-    });
+  async (t) => {
+    // The check is refused: the append's outcome is unknown at once.
+    const error = await t.blindAppend("running", LARGE, heldCommit(3000));
+    const early = await Effect.runPromise(Effect.exit(
+      t.store.resolveAppend(error, { writerWait: "200 millis" }),
+    ));
+    const still = failureOf(early);
+    assert.ok(still instanceof AppendOutcomeUnknown, kindOf(early));
+    assert.equal(still.id, "running");
+    assert.equal(still.fromSeq, error.fromSeq);
+    assert.equal(still.writerToken, error.writerToken);
+    assert.match(still.message, /still runs after 200 ms/);
+    // A check that cannot look answers nothing either.
+    t.proxy.arm(onConnect(CHECK));
+    const blind = failureOf(
+      await Effect.runPromise(Effect.exit(t.store.resolveAppend(still))),
+    );
+    assert.ok(blind instanceof AppendOutcomeUnknown);
+    assert.deepEqual([blind.fromSeq, blind.writerToken], [
+      error.fromSeq,
+      error.writerToken,
+    ]);
+    // The COMMIT arrives: the batch is stored, and so said.
+    const resolution = await Effect.runPromise(t.store.resolveAppend(still));
+    assert.equal(resolution, "stored");
+    assert.deepEqual(await storedTurns(t.url, "running"), turnsOf(LARGE));
   },
 );
 
-postgresTest(
+proxiedTest(
   "with terminateWriter, resolveAppend ends the server process that holds the head row and the batch stays absent",
-  async (url) => {
-    await withProxiedStore(url, async (store, proxy) => {
-      const error = await unknownAppend(
-        store,
-        proxy,
-        "terminated",
-        LARGE,
-        heldCommit(6000),
-        onConnect(CHECK),
-      );
-      const started = Date.now();
-      const resolution = await Effect.runPromise(
-        store.resolveAppend(error, { writerWait: 0, terminateWriter: true }),
-      );
-      assert.equal(resolution, "absent");
-      // The held COMMIT finds its process gone.
-      await sleep(Math.max(0, 6500 - (Date.now() - started)));
-      assert.deepEqual(await storedTurns(url, "terminated"), []);
-      // Written again, the batch is stored once.
-      await run(
-        store.withSession("terminated", (w) => store.append(w, batch(1, 2))),
-      );
-      assert.deepEqual(await storedTurns(url, "terminated"), [10, 11]);
-    });
+  async (t) => {
+    const error = await t.blindAppend("terminated", LARGE, heldCommit(6000));
+    const started = Date.now();
+    const resolution = await Effect.runPromise(
+      t.store.resolveAppend(error, { writerWait: 0, terminateWriter: true }),
+    );
+    assert.equal(resolution, "absent");
+    // The held COMMIT finds its process gone.
+    await sleep(Math.max(0, 6500 - (Date.now() - started)));
+    // Written again, the batch is stored once.
+    await t.storedOnceWrittenAgain("terminated");
   },
 );

@@ -1,24 +1,25 @@
 import assert from "node:assert/strict";
-import { Effect, Fiber, Redacted, Result, type Scope, Stream } from "effect";
+import { Effect, Fiber, Result, type Scope, Stream } from "effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { type ChildProcess, spawn } from "node:child_process";
-import * as Reactivity from "effect/reactivity/Reactivity";
-import { PgClient } from "@effect/sql-pg";
 import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
 import {
   type EventDraft,
   layerJsonlStore,
   Session,
   type SessionEvent,
+  type SessionHandle,
   SessionStore,
 } from "@palimpsest/session";
-import {
-  makePostgresStore,
-  type PostgresSessionStore,
-} from "../../src/postgres/mod.ts";
+import type { PostgresSessionStore } from "../../src/postgres/mod.ts";
 import { loadPostgresSession } from "../../src/postgres/load.ts";
-import { databaseUrl, postgresTest } from "../_helpers/postgres.ts";
+import {
+  databaseUrl,
+  postgresTest,
+  querySql,
+  withPgStore,
+} from "../_helpers/postgres.ts";
 import { thenFails } from "../_helpers/then.ts";
 import { turnBatches } from "../_helpers/build.ts";
 import { tempDir } from "../_helpers/store.ts";
@@ -36,27 +37,40 @@ const withPg = <A, E>(
   f: (store: PostgresSessionStore) => Effect.Effect<A, E, Scope.Scope>,
   options: { readonly pageSize?: number } = {},
 ): Promise<A> =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    makePostgresStore({ url, pollInterval: "100 millis", ...options }),
-    f,
-  )));
+  withPgStore(url, f, { pollInterval: "100 millis", ...options });
 
-/** Runs raw SQL on the database. */
-const sql = (url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.makeClient({ url: Redacted.make(url) }).pipe(
-      Effect.provide(Reactivity.layer),
-    ),
-    (client) => client.unsafe<Record<string, unknown>>(text, [...params]),
-  )));
-
-/** {@link sql} as a step of a program. */
+/** {@link querySql} as a step of a program. */
 const runSql = (
   url: string,
   text: string,
   params: ReadonlyArray<unknown> = [],
 ): Effect.Effect<ReadonlyArray<Record<string, unknown>>> =>
-  Effect.promise(() => sql(url, text, params));
+  Effect.promise(() => querySql(url, text, params));
+
+/**
+ * Creates session `id` with turn 0, runs `statement` behind its writer's
+ * back, then appends turns 1 and 2 through the writer: the append's
+ * failure, and what `after` gives on the same writer.
+ */
+const appendBehindBack = <A, E>(
+  url: string,
+  id: string,
+  statement: string,
+  after: (
+    store: PostgresSessionStore,
+    handle: SessionHandle,
+  ) => Effect.Effect<A, E, Scope.Scope>,
+) =>
+  withPg(url, (store) =>
+    Effect.gen(function* () {
+      const handle = yield* store.create(header(id));
+      yield* store.append(handle, [turnStart(0)]);
+      yield* runSql(url, statement);
+      const failed = yield* Effect.flip(
+        store.append(handle, [turnStart(1), turnStart(2)]),
+      );
+      return { failed, after: yield* after(store, handle) };
+    }));
 
 /** The events of a few workload turns, seqs and times assigned. */
 const workloadEvents = (turns: number): ReadonlyArray<SessionEvent> =>
@@ -141,7 +155,7 @@ postgresTest(
           ["same"],
         );
       }));
-    const headRows = await sql(
+    const headRows = await querySql(
       url,
       "SELECT header FROM palimpsest_sessions WHERE id = $1",
       ["same"],
@@ -346,25 +360,17 @@ postgresTest(
 postgresTest(
   "a writer whose head row moved under it appends nothing and stops",
   async (url) => {
-    const result = await withPg(url, (store) =>
-      Effect.gen(function* () {
-        const handle = yield* store.create(header("moved"));
-        yield* store.append(handle, [turnStart(0)]);
-        yield* runSql(
-          url,
-          // As a writer that took the lease over would: the head moves
-          // and the lease with it.
-          "UPDATE palimpsest_sessions SET next_seq = 5, lease_until = now() + interval '1 minute' WHERE id = 'moved'",
-        );
-        const failed = yield* Effect.flip(
-          store.append(handle, [turnStart(1), turnStart(2)]),
-        );
-        const after = yield* Effect.flip(store.append(handle, [turnStart(3)]));
-        return { failed, after };
-      }));
+    const result = await appendBehindBack(
+      url,
+      "moved",
+      // As a writer that took the lease over would: the head moves
+      // and the lease with it.
+      "UPDATE palimpsest_sessions SET next_seq = 5, lease_until = now() + interval '1 minute' WHERE id = 'moved'",
+      (store, handle) => Effect.flip(store.append(handle, [turnStart(3)])),
+    );
     thenFails(result.failed, "StorageError", { code: "conflict" });
     thenFails(result.after, "HandleClosed", { id: "moved" });
-    const rows = await sql(
+    const rows = await querySql(
       url,
       "SELECT seq FROM palimpsest_events WHERE session_id = 'moved'",
     );
@@ -398,25 +404,19 @@ postgresTest(
 postgresTest(
   "a seq already taken is a conflict and the whole batch rolls back",
   async (url) => {
-    const result = await withPg(url, (store) =>
-      Effect.gen(function* () {
-        const handle = yield* store.create(header("taken"));
-        yield* store.append(handle, [turnStart(0)]);
-        yield* runSql(
-          url,
-          `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
-        );
-        return yield* Effect.flip(
-          store.append(handle, [turnStart(1), turnStart(2)]),
-        );
-      }));
-    thenFails(result, "StorageError", { code: "23505" });
-    const rows = await sql(
+    const result = await appendBehindBack(
+      url,
+      "taken",
+      `INSERT INTO palimpsest_events (session_id, seq, line) VALUES ('taken', 2, 'x')`,
+      () => Effect.void,
+    );
+    thenFails(result.failed, "StorageError", { code: "23505" });
+    const rows = await querySql(
       url,
       "SELECT seq, line FROM palimpsest_events WHERE session_id = 'taken' ORDER BY seq",
     );
     assert.deepEqual(rows.map((row) => Number(row.seq)), [0, 2]);
-    const head = await sql(
+    const head = await querySql(
       url,
       "SELECT next_seq FROM palimpsest_sessions WHERE id = 'taken'",
     );
@@ -517,7 +517,7 @@ postgresTest(
     await Promise.all(writers.map((w) => w.closed));
     assert.equal(outcomes.filter((o) => o === "done").length, 1);
     assert.equal(outcomes.filter((o) => o === "SessionLocked").length, 19);
-    const rows = await sql(
+    const rows = await querySql(
       url,
       "SELECT seq FROM palimpsest_events WHERE session_id = 'crowd' ORDER BY seq",
     );

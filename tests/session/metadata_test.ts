@@ -1,6 +1,7 @@
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import {
+  Draft,
   type EventDraft,
   makeMemoryStore,
   Session,
@@ -17,16 +18,7 @@ const header = { id: "m", createdAt: 0, isSeeded: false };
 
 const turn = (n: number): ReadonlyArray<EventDraft> => [
   { type: "turn/start", data: { turn: n } },
-  {
-    type: "user/message",
-    surfaceOp: "append",
-    data: {
-      id: `u${n}`,
-      role: "user",
-      content: [{ type: "text", text: `hello ${n}` }],
-      source: { kind: "user" },
-    },
-  },
+  Draft.user(`hello ${n}`, { id: `u${n}` }),
   { type: "turn/end", data: { turn: n, reason: { kind: "completed" } } },
 ];
 
