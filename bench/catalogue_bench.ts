@@ -7,7 +7,8 @@
  * the next page by cursor, a tag filter, a search of the titles, tags and
  * first texts. For JSONL also the first `list` of a store whose index is
  * missing (rebuilt from the 10,000 files) and of a new store over a built
- * index (read from its snapshot).
+ * index (read from its snapshot: 20 new stores, with the median's ratio to
+ * the 50 ms target).
  *
  * The sessions are written straight into the storage (files, rows), as
  * the stores would write them, to keep the setup short; the conformance
@@ -129,12 +130,22 @@ console.log(
     )
   } ms`,
 );
+// The target: a page of 50 in 50 ms, here the first of a store opened over
+// the built index (as a new process's would be), a new store each run.
+const TARGET_MS = 50;
+const firsts: number[] = [];
+for (let r = 0; r < RUNS; r++) {
+  firsts.push(
+    await timed(() => Effect.runPromise(jsonl().list({ limit: 50 }))),
+  );
+}
+const firstMedian = [...firsts].sort((a, b) => a - b)[Math.floor(RUNS / 2)] ??
+  NaN;
 console.log(
-  `jsonl first list of a new store over the index: ${
-    (await timed(() => Effect.runPromise(jsonl().list({ limit: 50 })))).toFixed(
-      1,
-    )
-  } ms`,
+  `jsonl first list of a new store over the index: ${summary(firsts)}; ` +
+    `median ${
+      (firstMedian / TARGET_MS).toFixed(2)
+    }× the ${TARGET_MS} ms target`,
 );
 await measure("jsonl", jsonl());
 fs.rmSync(root, { recursive: true, force: true });

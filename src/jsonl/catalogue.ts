@@ -4,7 +4,10 @@
  *
  * - `.catalogue.json`, the snapshot: one record per session, its
  *   {@link CatalogueEntry} and the size and modification time its log had
- *   when the record was made, and the folder's modification time then.
+ *   when the record was made, and the folder's modification time then. A
+ *   first line holds that time and the ids and sort keys as columns, then
+ *   one line per record, parsed when first used: a new store's first page
+ *   in plain order reads the keys and its own 50 records.
  * - `.catalogue.journal`, what changed since: one JSON line per change,
  *   appended (never synced: it is derived) by this store's writers after
  *   each create, batch and removal. When it grows past the number of
@@ -67,7 +70,7 @@ export const SNAPSHOT_NAME = ".catalogue.json";
 /** The journal's file name. */
 export const JOURNAL_NAME = ".catalogue.journal";
 
-const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_VERSION = 2;
 
 /** A record of the index: an entry and the log it was read from. */
 interface Indexed extends CatalogueEntry {
@@ -112,8 +115,20 @@ const statOrUndefined = (path: string): fs.Stats | undefined => {
   }
 };
 
+/** A record as a plain object, its fields its own. */
+const plain = (record: Indexed): Indexed => ({
+  id: record.id,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+  events: record.events,
+  metadata: record.metadata,
+  firstText: record.firstText,
+  size: record.size,
+  scanned: record.scanned,
+});
+
 const encodeRecord = (record: Indexed): unknown => ({
-  ...record,
+  ...plain(record),
   metadata: {
     ...record.metadata,
     title: record.metadata.title ?? null,
@@ -194,7 +209,7 @@ const applyPatch = (
   // brings it in (its file is new to the index).
   if (record === undefined) return;
   entries.set(patch.id, {
-    ...applyCatalogueChange(record, patch.change, patch.updatedAt),
+    ...applyCatalogueChange(plain(record), patch.change, patch.updatedAt),
     size: patch.size,
     scanned: patch.size,
   });
@@ -353,6 +368,18 @@ export const journalBatch = (
 export const journalRemoved = (root: string, id: string): void =>
   journal(root, [{ drop: id }]);
 
+/** Reads `length` bytes at `offset`, or fewer where the file ends. */
+const readAt = (fd: number, offset: number, length: number): Uint8Array => {
+  const bytes = new Uint8Array(length);
+  let read = 0;
+  while (read < length) {
+    const n = fs.readSync(fd, bytes, read, length - read, offset + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return bytes.subarray(0, read);
+};
+
 /** Reads a log into a record: from `from`'s bytes on when it only grew. */
 const readLog = (
   id: string,
@@ -368,20 +395,7 @@ const readLog = (
       : 0;
     const fd = fs.openSync(path, "r");
     try {
-      bytes = new Uint8Array(info.size - start);
-      let read = 0;
-      while (read < bytes.length) {
-        const n = fs.readSync(
-          fd,
-          bytes,
-          read,
-          bytes.length - read,
-          start + read,
-        );
-        if (n === 0) break;
-        read += n;
-      }
-      bytes = bytes.subarray(0, read);
+      bytes = readAt(fd, start, info.size - start);
     } finally {
       fs.closeSync(fd);
     }
@@ -464,17 +478,22 @@ const writeSnapshot = (
   }
   const temp = `${target}.${randomUUID()}.tmp`;
   try {
-    fs.writeFileSync(
-      temp,
-      JSON.stringify({
-        catalogue: SNAPSHOT_VERSION,
-        folder: cache.folder,
-        entries: Array.from(entries.values(), encodeRecord),
-      }),
+    const records = Array.from(entries.values());
+    const lines = records.map((record) =>
+      `${JSON.stringify(encodeRecord(record))}\n`
     );
+    const head = JSON.stringify({
+      catalogue: SNAPSHOT_VERSION,
+      folder: cache.folder,
+      ids: records.map((record) => record.id),
+      createdAt: records.map((record) => record.createdAt),
+      updatedAt: records.map((record) => record.updatedAt),
+      bytes: lines.map((line) => encoder.encode(line).length),
+    });
+    fs.writeFileSync(temp, `${head}\n${lines.join("")}`);
     fs.renameSync(temp, target);
     const info = fs.statSync(target);
-    cache.snapshot = `${info.ino}:${info.mtimeMs}:${info.size}`;
+    cache.snapshot = snapshotKeyOf(info);
     cache.journalOffset = 0;
     cache.journalLines = 0;
   } catch {
@@ -513,29 +532,222 @@ const settleFolder = (
   journal(root, [...lines, { folder: cache.folder }]);
 };
 
-/** Reads the snapshot, or undefined when missing or unreadable. */
+/**
+ * The records' lines of a snapshot whose head was read: a line is read on
+ * its own (a page's records), until so many were that the query needs
+ * most (a filter, a search): then the whole file is, once.
+ */
+class SnapshotLines {
+  /** Lines read on their own so far. */
+  #reads = 0;
+  /** The whole file, once read; null when it was not the snapshot's. */
+  #bytes: Uint8Array | null | undefined;
+  constructor(
+    /** The snapshot's path. */
+    readonly path: string,
+    /** Its `ino:mtime:size` when its head was read. */
+    readonly key: string,
+  ) {}
+
+  /**
+   * The JSON value of the line at `offset`; undefined when the snapshot
+   * is no longer the one whose head was read, or the line does not parse.
+   */
+  value(offset: number, length: number): unknown {
+    if (this.#bytes === undefined && this.#reads >= LINES_READ_ALONE) {
+      this.#bytes = this.#read(0, undefined) ?? null;
+    }
+    const bytes = this.#bytes === undefined
+      ? (this.#reads += 1, this.#read(offset, length))
+      : this.#bytes?.subarray(offset, offset + length);
+    if (bytes === undefined) return undefined;
+    try {
+      return JSON.parse(decoder.decode(bytes));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Reads `length` bytes at `offset` (all of them when undefined). */
+  #read(offset: number, length: number | undefined): Uint8Array | undefined {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.path, "r");
+      const info = fs.fstatSync(fd);
+      if (snapshotKeyOf(info) !== this.key) return undefined;
+      return readAt(fd, offset, length ?? info.size);
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) closeQuietly(fd);
+    }
+  }
+}
+
+/**
+ * How many lines a snapshot has read one by one before it reads the whole
+ * file: past a page or two, one read of it all costs less.
+ */
+const LINES_READ_ALONE = 200;
+
+/** Where a record's line is: its snapshot and its bytes there. */
+interface RecordLine {
+  readonly lines: SnapshotLines;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/**
+ * A record whose snapshot line is read when a field other than its id
+ * and keys is first used: a page in plain order reads only its own
+ * records. A line that does not hold the record its keys announce (the
+ * snapshot was replaced since, or is damaged) gives way to the log: the
+ * record is read from it, or, when that fails, is one whose size no log
+ * has, which the page's check drops. Its other fields are getters on the
+ * prototype (an object per record with accessors of its own costs a
+ * thousand times more to make): spread it only through {@link plain}.
+ */
+class LazyRecord implements Indexed {
+  readonly #root: string;
+  readonly #line: RecordLine;
+  #full: Indexed | undefined;
+  constructor(
+    readonly id: string,
+    readonly createdAt: number,
+    readonly updatedAt: number,
+    root: string,
+    line: RecordLine,
+  ) {
+    this.#root = root;
+    this.#line = line;
+  }
+  get size(): number {
+    return this.#load().size;
+  }
+  get scanned(): number {
+    return this.#load().scanned;
+  }
+  get events(): number {
+    return this.#load().events;
+  }
+  get metadata(): SessionMetadata {
+    return this.#load().metadata;
+  }
+  get firstText(): string | undefined {
+    return this.#load().firstText;
+  }
+  #load(): Indexed {
+    if (this.#full !== undefined) return this.#full;
+    const { id, createdAt, updatedAt } = this;
+    const { lines, offset, length } = this.#line;
+    const record = decodeRecord(lines.value(offset, length));
+    if (
+      record !== undefined && record.id === id &&
+      record.createdAt === createdAt && record.updatedAt === updatedAt
+    ) return this.#full = record;
+    const path = logPath(this.#root, id);
+    return this.#full =
+      (path === undefined ? undefined : readLog(id, path, undefined)) ?? {
+        // An entry with nothing read (no header line to read it from).
+        ...entryOfHeaderLine(id, "", updatedAt),
+        createdAt,
+        size: -1,
+        scanned: 0,
+      };
+  }
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** A snapshot's identity: a new one (renamed in) or a changed one differs. */
+const snapshotKeyOf = (info: fs.Stats): string =>
+  `${info.ino}:${info.mtimeMs}:${info.size}`;
+
+/**
+ * The snapshot's first line, read in growing chunks up to its end (the
+ * records after it are read when used), and its length with its `\n`.
+ */
+const readHead = (fd: number): { text: string; bytes: number } | undefined => {
+  let bytes = new Uint8Array(0);
+  for (;;) {
+    const chunk = readAt(fd, bytes.length, Math.max(65536, bytes.length));
+    if (chunk.length === 0) return undefined;
+    const end = chunk.indexOf(10);
+    const grown = new Uint8Array(
+      bytes.length + (end < 0 ? chunk.length : end),
+    );
+    grown.set(bytes);
+    grown.set(end < 0 ? chunk : chunk.subarray(0, end), bytes.length);
+    bytes = grown;
+    if (end >= 0) {
+      return { text: decoder.decode(bytes), bytes: bytes.length + 1 };
+    }
+  }
+};
+
+/**
+ * Reads the snapshot, or undefined when missing or unreadable. Its first
+ * line holds the folder's time and every record's id, sort keys and line
+ * length, as columns; each line after it one record, in the same order,
+ * read when first used ({@link LazyRecord}): a store's first page costs
+ * the first line's read and parse, not the whole index's.
+ */
 const readSnapshot = (
+  root: string,
   path: string,
   cache: CatalogueCache,
-): Map<string, Indexed> | undefined => {
-  let value: unknown;
+): { entries: Map<string, Indexed>; key: string } | undefined => {
+  let head: unknown;
+  let headBytes: number;
+  let info: fs.Stats;
+  let fd: number | undefined;
   try {
-    value = JSON.parse(fs.readFileSync(path, "utf8"));
+    fd = fs.openSync(path, "r");
+    info = fs.fstatSync(fd);
+    const read = readHead(fd);
+    if (read === undefined) return undefined;
+    head = JSON.parse(read.text);
+    headBytes = read.bytes;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
   }
   if (
-    !isObject(value) || value.catalogue !== SNAPSHOT_VERSION ||
-    !Array.isArray(value.entries) || typeof value.folder !== "number"
+    !isObject(head) || head.catalogue !== SNAPSHOT_VERSION ||
+    typeof head.folder !== "number"
   ) return undefined;
+  const { ids, createdAt, updatedAt, bytes } = head;
+  if (
+    !Array.isArray(ids) || !Array.isArray(createdAt) ||
+    !Array.isArray(updatedAt) || !Array.isArray(bytes) ||
+    createdAt.length !== ids.length || updatedAt.length !== ids.length ||
+    bytes.length !== ids.length
+  ) return undefined;
+  const key = snapshotKeyOf(info);
+  const lines = new SnapshotLines(path, key);
   const entries = new Map<string, Indexed>();
-  for (const raw of value.entries) {
-    const record = decodeRecord(raw);
-    if (record === undefined) return undefined;
-    entries.set(record.id, record);
+  let offset = headBytes;
+  for (let i = 0; i < ids.length; i++) {
+    const id: unknown = ids[i];
+    const created: unknown = createdAt[i];
+    const updated: unknown = updatedAt[i];
+    const length: unknown = bytes[i];
+    if (
+      typeof id !== "string" || typeof created !== "number" ||
+      !isCount(updated) || !isCount(length)
+    ) return undefined;
+    entries.set(
+      id,
+      new LazyRecord(id, created, updated, root, { lines, offset, length }),
+    );
+    offset += length;
   }
-  cache.folder = value.folder;
-  return entries;
+  // A snapshot cut short or grown is not the one its head describes.
+  if (offset !== info.size) return undefined;
+  cache.folder = head.folder;
+  return { entries, key };
 };
 
 /** Applies the journal's lines past the cache's offset. */
@@ -584,7 +796,7 @@ const refresh = (
   if (info.size === record.size && info.mtimeMs === record.updatedAt) {
     return record;
   }
-  const read = readLog(record.id, path, record);
+  const read = readLog(record.id, path, plain(record));
   if (read === undefined) entries.delete(record.id);
   else entries.set(record.id, read);
   return read;
@@ -603,7 +815,7 @@ const loadIndex = (
   const snapshotInfo = statOrUndefined(snapshotPath);
   const snapshotKey = snapshotInfo === undefined
     ? ""
-    : `${snapshotInfo.ino}:${snapshotInfo.mtimeMs}:${snapshotInfo.size}`;
+    : snapshotKeyOf(snapshotInfo);
   const journalSize = statOrUndefined(journalPath)?.size ?? 0;
   let entries = cache.entries;
   let rebuilt = false;
@@ -614,9 +826,12 @@ const loadIndex = (
     cache.journalOffset = 0;
     cache.journalLines = 0;
     cache.snapshot = snapshotKey;
-    entries = snapshotInfo === undefined
+    const snapshot = snapshotInfo === undefined
       ? undefined
-      : readSnapshot(snapshotPath, cache);
+      : readSnapshot(root, snapshotPath, cache);
+    // The one read, should it have been replaced since the stat.
+    if (snapshot !== undefined) cache.snapshot = snapshot.key;
+    entries = snapshot?.entries;
     if (entries === undefined) {
       // Missing or unreadable: rebuilt from the logs themselves.
       entries = new Map();

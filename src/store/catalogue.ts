@@ -225,18 +225,23 @@ export const matchesQuery = (
   query: ResolvedQuery,
 ): boolean => {
   const { filter, search } = query;
-  const metadata = entry.metadata;
+  // The metadata is read only when a field asks for it: an index may load
+  // it on first use, and a page in plain order needs only the keys.
   if (filter.tags !== undefined) {
+    const tags = entry.metadata.tags;
     for (const tag of filter.tags) {
-      if (!metadata.tags.includes(tag)) return false;
+      if (!tags.includes(tag)) return false;
     }
   }
   if (filter.labels !== undefined) {
+    const labels = entry.metadata.labels;
     for (const [key, value] of Object.entries(filter.labels)) {
-      if (metadata.labels[key] !== value) return false;
+      if (labels[key] !== value) return false;
     }
   }
-  if (filter.cwd !== undefined && metadata.cwd !== filter.cwd) return false;
+  if (filter.cwd !== undefined && entry.metadata.cwd !== filter.cwd) {
+    return false;
+  }
   if (
     filter.updatedAfter !== undefined && entry.updatedAt < filter.updatedAfter
   ) return false;
@@ -245,6 +250,7 @@ export const matchesQuery = (
     entry.updatedAt >= filter.updatedBefore
   ) return false;
   if (search === undefined) return true;
+  const metadata = entry.metadata;
   return (metadata.title?.toLowerCase().includes(search) ?? false) ||
     metadata.tags.some((tag) => tag.toLowerCase().includes(search)) ||
     (entry.firstText?.toLowerCase().includes(search) ?? false);
@@ -253,12 +259,13 @@ export const matchesQuery = (
 const keyOf = (entry: CatalogueEntry, by: ListOrderKey): string | number =>
   by === "updated" ? entry.updatedAt : by === "created" ? entry.createdAt : "";
 
+/** Compares two (key, id) pairs: on the key, then the id. */
 const compareKeys = (
-  a: readonly [string | number, string],
-  b: readonly [string | number, string],
+  ka: string | number,
+  ia: string,
+  kb: string | number,
+  ib: string,
 ): number => {
-  const [ka, ia] = a;
-  const [kb, ib] = b;
   if (ka !== kb) return ka < kb ? -1 : 1;
   return ia === ib ? 0 : ia < ib ? -1 : 1;
 };
@@ -275,7 +282,7 @@ export const entryOrder = (
 ): (a: CatalogueEntry, b: CatalogueEntry) => number => {
   const sign = query.descending ? -1 : 1;
   return (a, b) =>
-    sign * compareKeys([keyOf(a, query.by), a.id], [keyOf(b, query.by), b.id]);
+    sign * compareKeys(keyOf(a, query.by), a.id, keyOf(b, query.by), b.id);
 };
 
 /**
@@ -291,24 +298,46 @@ export const queryEntries = (
   query: ResolvedQuery,
 ): ListPage => {
   const sign = query.descending ? -1 : 1;
-  const after = query.after;
-  const kept: Array<
-    readonly [readonly [string | number, string], CatalogueEntry]
-  > = [];
+  const { after, by, limit } = query;
+  // The page is the first `limit` in order: they are kept sorted as the
+  // entries pass (a binary search, an insertion), so a page costs a pass
+  // over the entries rather than a sort of them all.
+  const page: Array<{ readonly key: string | number; entry: CatalogueEntry }> =
+    [];
+  let kept = 0;
   for (const entry of entries) {
     if (!matchesQuery(entry, query)) continue;
-    const key = [keyOf(entry, query.by), entry.id] as const;
-    if (after !== undefined && sign * compareKeys(key, after) <= 0) continue;
-    kept.push([key, entry]);
+    const key = keyOf(entry, by);
+    if (
+      after !== undefined &&
+      sign * compareKeys(key, entry.id, after[0], after[1]) <= 0
+    ) continue;
+    kept += 1;
+    const worst = page.length === limit ? page[limit - 1] : undefined;
+    if (
+      worst !== undefined &&
+      sign * compareKeys(key, entry.id, worst.key, worst.entry.id) >= 0
+    ) continue;
+    if (worst !== undefined) page.pop();
+    let low = 0;
+    let high = page.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const other = page[middle];
+      if (
+        other !== undefined &&
+        sign * compareKeys(other.key, other.entry.id, key, entry.id) < 0
+      ) low = middle + 1;
+      else high = middle;
+    }
+    page.splice(low, 0, { key, entry });
   }
-  kept.sort((a, b) => sign * compareKeys(a[0], b[0]));
-  const page = kept.slice(0, query.limit);
   const last = page[page.length - 1];
   return {
-    sessions: page.map(([, entry]) => entry),
-    cursor: last === undefined || kept.length <= query.limit
+    sessions: page.map(({ entry }) => entry),
+    cursor: last === undefined || kept <= limit
       ? undefined
-      : encodeCursor(last[0][0], last[0][1]),
+      : encodeCursor(last.key, last.entry.id),
   };
 };
 

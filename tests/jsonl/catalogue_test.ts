@@ -91,3 +91,64 @@ Deno.test("the JSONL catalogue finds logs changed by other means, and rebuilds a
     "by hand",
   ]]);
 });
+
+Deno.test("a store over a built index sees what other stores wrote since, and reads a damaged record's line from its log", async () => {
+  const root = tempDir("catalogue-");
+  const writer = Effect.runSync(makeJsonlStore({ root }));
+  for (const id of ["a", "b", "c"]) await titled(writer, id, `first ${id}`);
+  const byId: ListQuery = { order: { by: "id", direction: "asc" } };
+  // Built (from the logs) and written as a snapshot by the first list.
+  await titles(writer, byId);
+  const reader = Effect.runSync(makeJsonlStore({ root }));
+  assert.deepEqual(await titles(reader, { ...byId, limit: 1 }), [[
+    "a",
+    "first a",
+  ]]);
+  // Written by another store after the reader read the snapshot's head:
+  // a record the reader has not read yet, and a new session.
+  await Effect.runPromise(
+    writer.withSession("b", (w) => writer.update(w, (s) => setTitle(s, "b2"))),
+  );
+  await titled(writer, "d", "first d");
+  assert.deepEqual(await titles(reader, byId), [
+    ["a", "first a"],
+    ["b", "b2"],
+    ["c", "first c"],
+    ["d", "first d"],
+  ]);
+  // A record's line damaged in a snapshot whose head is whole: that
+  // record comes from its log, on a page and in a search.
+  const snapshot = path.join(root, ".catalogue.json");
+  const text = fs.readFileSync(snapshot, "utf8");
+  const line = text.split("\n").findIndex((l) => l.includes('"id":"c"'));
+  assert.ok(line > 0);
+  fs.writeFileSync(
+    snapshot,
+    text.split("\n").map((l, i) => i === line ? l.replace("{", "#") : l)
+      .join("\n"),
+  );
+  const fresh = () => Effect.runSync(makeJsonlStore({ root }));
+  assert.deepEqual((await titles(fresh(), byId))[2], ["c", "first c"]);
+  assert.deepEqual(await titles(fresh(), { search: "first c" }), [[
+    "c",
+    "first c",
+  ]]);
+});
+
+Deno.test("a search on a store over a built index of many sessions reads every record", async () => {
+  const root = tempDir("catalogue-");
+  const writer = Effect.runSync(makeJsonlStore({ root }));
+  const ids = Array.from({ length: 220 }, (_, i) => `s${100 + i}`);
+  for (const id of ids) await titled(writer, id, `title ${id}`);
+  await titles(writer);
+  const reader = Effect.runSync(makeJsonlStore({ root }));
+  const found = await titles(reader, {
+    search: "title s2",
+    order: { by: "id", direction: "asc" },
+    limit: 1000,
+  });
+  assert.deepEqual(
+    found,
+    ids.filter((id) => id.startsWith("s2")).map((id) => [id, `title ${id}`]),
+  );
+});
