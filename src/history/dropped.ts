@@ -70,6 +70,12 @@ export interface LoggedCompaction {
   readonly failed: boolean;
   /** The branch of the log that holds it (one branch in a log without rewinds). */
   readonly branch: Branch | undefined;
+  /**
+   * Whether it is on the path from the log's base to its latest event:
+   * false once a rewind went back to a point before it, even when the
+   * branch that holds it shares events with the current one.
+   */
+  readonly onCurrentPath: boolean;
 }
 
 /** One surface node a compaction took off, as {@link droppedBy} describes it. */
@@ -261,14 +267,38 @@ export function compactionsIn(
     }
   }
   const branches = branchesOf(events);
+  const path = currentPath(branches);
   return list.map((entry): LoggedCompaction => {
     const at = entry.replacementSeq ?? entry.startSeq ?? entry.recordSeq ?? 0;
     return {
       ...entry,
       branch: branches.find((b) => b.fromSeq <= at && at <= b.tipSeq),
+      onCurrentPath: path.some(([from, to]) => from <= at && at <= to),
     };
   });
 }
+
+/**
+ * The runs of seqs on the path from the base to the latest event: the
+ * current branch, then, up the tree, the part of each branch before the
+ * point the one below it leaves at.
+ */
+const currentPath = (
+  branches: ReadonlyArray<Branch>,
+): Array<readonly [number, number]> => {
+  const runs: Array<readonly [number, number]> = [];
+  let branch = branches.find((b) => b.current);
+  let to = branch?.tipSeq ?? 0;
+  // Each step goes to an earlier branch: at most one per branch.
+  for (let k = 0; branch !== undefined && k < branches.length; k++) {
+    runs.push([branch.fromSeq, to]);
+    const leaves = branch.leavesAt;
+    if (leaves === undefined) break;
+    to = leaves;
+    branch = branches.find((b) => b.fromSeq <= leaves && leaves <= b.tipSeq);
+  }
+  return runs;
+};
 
 /**
  * The seqs of a compaction's events, the one callers are likeliest to name

@@ -19,6 +19,9 @@ import {
   Session,
   SessionSeq,
 } from "@palimpsest/session";
+import { encodeEventLine, encodeHeaderLine } from "@palimpsest/session/jsonl";
+import * as fs from "node:fs";
+import * as path from "node:path";
 
 /** The long text of the result the prune replaced. */
 export const LISTING = "a.txt\n".repeat(50);
@@ -85,3 +88,17 @@ export const droppedLog = (options: { rewound: boolean } = {
       event: Draft.user("edited", { id: "u3" }),
     });
   }));
+
+/** Writes a session as a JSONL log file in a new folder; gives its path. */
+export const writeLogFile = (session: Session, dir: string): string => {
+  const events = Result.getOrThrow(
+    Session.events(session, session.surface.baseSeq),
+  );
+  const file = path.join(dir, `${session.header.id}.jsonl`);
+  fs.writeFileSync(
+    file,
+    encodeHeaderLine(session.header) +
+      events.map((e) => encodeEventLine(e)).join(""),
+  );
+  return file;
+};

@@ -37,11 +37,12 @@ Deno.test("given two compactions and a prune, compactions lists each with its ev
       c.branch?.fromSeq,
       c.branch?.tipSeq,
       c.branch?.current,
+      c.onCurrentPath,
     ]),
     [
-      ["prune", undefined, undefined, 6, 7, undefined, 0, 16, false],
-      ["compaction", "c1", 8, 9, 10, 11, 0, 16, false],
-      ["compaction", "c2", 13, 14, 15, 16, 0, 16, false],
+      ["prune", undefined, undefined, 6, 7, undefined, 0, 16, false, true],
+      ["compaction", "c1", 8, 9, 10, 11, 0, 16, false, true],
+      ["compaction", "c2", 13, 14, 15, 16, 0, 16, false, false],
     ],
   );
 });
@@ -89,7 +90,9 @@ Deno.test("given a rewind that undoes a compaction, the compaction says which re
   assert.deepEqual(d.takenOffBy, { seq: 17, kind: "rewind" });
   assert.equal(d.onSurface, false);
   assert.equal(d.branch?.current, false);
+  assert.equal(d.onCurrentPath, false);
   const before = drop(droppedLog({ rewound: false }), "c2");
+  assert.equal(before.onCurrentPath, true);
   assert.equal(before.takenOffBy, undefined);
   assert.equal(before.onSurface, true);
   assert.equal(before.branch?.current, true);
