@@ -190,6 +190,7 @@ export {
   type UserOptions,
 } from "./src/session/drafts.ts";
 export {
+  CompactionNotFound,
   CompactionShadowsSystemHead,
   CompactionSplitsToolPair,
   ForkPointOutOfRange,
@@ -240,9 +241,19 @@ export {
   type RewindOptions,
 } from "./src/history/rewind.ts";
 export {
+  type CompactionDrop,
+  compactions,
+  type DropKind,
+  droppedBy,
+  type DroppedError,
+  type DroppedNode,
+  type LoggedCompaction,
+} from "./src/history/dropped.ts";
+export {
   diffSurfaces,
   lineage,
   type LineageNode,
+  type ReplacementKind,
   shadowedBy,
   surfaceAt,
   type SurfaceDiff,

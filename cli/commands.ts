@@ -10,6 +10,7 @@ import { deriveCommand } from "./commands/derive.ts";
 import { statsCommand } from "./commands/stats.ts";
 import { repairCommand } from "./commands/repair.ts";
 import { explainCommand } from "./commands/explain.ts";
+import { droppedCommand } from "./commands/dropped.ts";
 import { schemaCommand } from "./commands/schema.ts";
 import { importCommand } from "./commands/import.ts";
 import { copyCommand } from "./commands/copy.ts";
@@ -30,6 +31,7 @@ export const commands: ReadonlyArray<Command> = [
   deriveCommand,
   statsCommand,
   explainCommand,
+  droppedCommand,
   branchesCommand,
   rewindCommand,
   migrateCommand,

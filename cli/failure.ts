@@ -276,6 +276,8 @@ const otherHints: Readonly<Record<string, string>> = {
     "another process is writing this session; stop it or wait, then try again",
   ImportNotASession:
     "check that --from names the tool that wrote FILE, and that FILE is one of its sessions",
+  CompactionNotFound:
+    "run dropped FILE without COMPACTION to list the log's compactions",
 };
 
 /** The hint of a missing path, or of one the process may not use. */

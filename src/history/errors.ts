@@ -135,3 +135,27 @@ export class RewindDropsUnexpectedTurns
     quote(this.keptThrough)
   } and drops turns from ${quote(this.droppedFrom)}`;
 }
+
+/**
+ * A compaction asked for by an id or a seq that names no compaction or prune
+ * of the log.
+ */
+export class CompactionNotFound extends Data.Error<{
+  /** What was asked for: a compaction id, or a seq as a string. */
+  readonly given: string;
+  /** The ids of the log's compactions, in log order (prunes have none). */
+  readonly compactionIds: ReadonlyArray<string>;
+  /** The seq of each compaction and prune of the log, in log order. */
+  readonly seqs: ReadonlyArray<SessionSeq>;
+}> {
+  /** The tag. */
+  readonly _tag: "CompactionNotFound" = "CompactionNotFound";
+  /** A sentence for people. */
+  override readonly message: string = this.seqs.length === 0
+    ? `No compaction ${quote(this.given)} in the log: it has no compactions`
+    : `No compaction ${quote(this.given)} in the log; choose a compaction id (${
+      this.compactionIds.length === 0
+        ? "none"
+        : this.compactionIds.map((id) => quote(id)).join(", ")
+    }) or the seq of a compaction or prune (${this.seqs.join(", ")})`;
+}

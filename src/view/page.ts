@@ -38,6 +38,11 @@ import {
 } from "./analyse.ts";
 import { sizeChart } from "./chart.ts";
 import { type Branch, branchesOf, branchTree } from "../history/rewind.ts";
+import {
+  compactionsIn,
+  describeDropped,
+  type LoggedCompaction,
+} from "../history/dropped.ts";
 import { escapeHtml as esc } from "./escape.ts";
 import {
   cutAt,
@@ -372,6 +377,10 @@ class Page {
         other.length === 0
           ? ""
           : `; also cites ${other.map((s) => this.#link(s)).join(", ")}`
+      }${
+        rep.kind === "compaction" || rep.kind === "prune"
+          ? ` · <a href="#d${rep.seq}">what it dropped</a>`
+          : ""
       }</div>`,
     );
     if (depth < MAX_DEPTH) {
@@ -431,6 +440,86 @@ class Page {
         `<section id="x${seq}"><h3>What <a href="#e${seq}">#${seq}</a> replaced</h3><ol class="shl">`,
       );
       for (const s of rep.shadowed) this.node(s, 1);
+      w.put(`</ol></section>`);
+    }
+    w.put(`</section>`);
+  }
+
+  /**
+   * One section per compaction and prune, anchored `#d<seq>` (its
+   * replacement's seq): where its events are in the log, and the nodes it
+   * took off, each linking to where it is drawn.
+   */
+  drops(list: ReadonlyArray<LoggedCompaction>): void {
+    const w = this.#w;
+    const done = list.filter((c) =>
+      c.replacementSeq !== undefined &&
+      this.#a.replacements.has(c.replacementSeq)
+    );
+    if (done.length === 0) return;
+    const bySeq = new Map<number, LoggedCompaction>();
+    for (const c of done) {
+      if (c.replacementSeq !== undefined) bySeq.set(c.replacementSeq, c);
+    }
+    const at = (seq: number | undefined): string =>
+      seq === undefined ? "–" : `<span class="lo">#${seq}</span>`;
+    w.put(
+      `<section class="drops" id="drops"><h2>What each compaction dropped</h2><p class="sub">Each compaction and prune, where its events are in the log, and the nodes it took off the surface (<code>palimpsest dropped FILE ID</code> prints the same).</p>`,
+    );
+    for (const c of done) {
+      const seq = c.replacementSeq ?? 0;
+      const rep = this.#a.replacements.get(seq);
+      if (rep === undefined) continue;
+      w.put(
+        `<section id="d${seq}"><h3>${
+          c.kind === "prune"
+            ? "Prune"
+            : `Compaction${
+              c.compactionId === undefined
+                ? ""
+                : ` <code>${esc(c.compactionId)}</code>`
+            }`
+        }: replaced by <a href="#e${seq}">#${seq}</a></h3><p class="sub">${
+          c.kind === "prune"
+            ? `record ${at(c.recordSeq)}`
+            : `start ${at(c.startSeq)}, summary ${at(c.recordSeq)}, end ${
+              at(c.endSeq)
+            }`
+        }${
+          c.onCurrentPath
+            ? ""
+            : "; not on the current path (a rewind went back before it)"
+        } · ${plural(rep.shadowed.length, "node")}, ${
+          formatCount(rep.charsBefore)
+        } → ${formatCount(rep.charsAfter)} characters</p><ol class="dl">`,
+      );
+      for (const s of rep.shadowed) {
+        const event = this.#event(s);
+        if (event === undefined || !isSurfaceEvent(event)) continue;
+        const d = describeDropped(event, (x) => bySeq.get(x));
+        const text = d.text ?? "";
+        w.put(
+          `<li><a href="#e${s}">#${s}</a> ${esc(d.type)} · ${d.role} · ${
+            plural(d.chars, "char")
+          }${d.toolCalls.map((t) => ` · call <b>${esc(t.name)}</b>`).join("")}${
+            d.toolCallId === undefined
+              ? ""
+              : ` · result for ${esc(d.toolCallId)}`
+          }${
+            d.replacement === undefined
+              ? ""
+              : bySeq.has(s)
+              ? ` · <a href="#d${s}">a ${d.replacement.kind}</a>`
+              : ` · a ${d.replacement.kind}`
+          }${
+            text === ""
+              ? ""
+              : `: ${esc(text.slice(0, cutAt(text, 80)))}${
+                text.length > 80 ? "…" : ""
+              }`
+          }</li>`,
+        );
+      }
       w.put(`</ol></section>`);
     }
     w.put(`</section>`);
@@ -676,6 +765,7 @@ export function writePage(
   page.branches(branchesOf(events.success));
   page.notices(options);
   page.surface();
+  page.drops(compactionsIn(events.success));
   w.put(
     `<footer>Written by palimpsest from the session log. Shadowed events stay in the log, written over but still legible.</footer><script>${PAGE_SCRIPT}</script></body></html>\n`,
   );
