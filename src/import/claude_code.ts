@@ -254,15 +254,18 @@ const messageOf = (
   return undefined;
 };
 
+/** A step over one transcript line of a message type. */
+export type LineStep = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+) => Step;
+
 /**
  * An `assistant` line: one content block of a message, joined with the
  * lines before it of the same `message.id` into the pending message.
  */
-export const assistantLine = (
-  s: ClaudeState,
-  value: Record<string, unknown>,
-  line: number,
-): Step => {
+export const assistantLine: LineStep = (s, value, line) => {
   const m = messageOf(s, value, line, "assistant");
   if (m === undefined) return ok;
   const id = str(m.id) ?? str(value.uuid) ?? `claude-L${line}`;
@@ -334,11 +337,7 @@ export const assistantLine = (
  * is a user message (a compaction summary, an interruption marker, a typed
  * prompt opening a turn).
  */
-export const userLine = (
-  s: ClaudeState,
-  value: Record<string, unknown>,
-  line: number,
-): Step => {
+export const userLine: LineStep = (s, value, line) => {
   const m = messageOf(s, value, line, "user");
   if (m === undefined) return ok;
   const id = str(value.uuid) ?? `claude-L${line}`;

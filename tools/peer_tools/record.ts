@@ -193,8 +193,8 @@ const record = async (
     for (const step of steps(tool, files)) {
       const s = step();
       const done = await runTool(program, [...args, ...s.args], cwd, env);
-      console.log(`${tool} ${s.args.join(" ")}: ${done.said.trim()}`);
       if (!done.success) throw new Error(`${tool} failed:\n${done.said}`);
+      console.log(`${tool} ${s.args.join(" ")}: ok`);
     }
     const out = path.join(ROOT, "tests", "fixtures", "import", tool);
     const written = files();
