@@ -5,13 +5,20 @@
  * through a short scripted session, and the session files it wrote are
  * copied to `tests/fixtures/import/<tool>/real-*.jsonl`.
  *
- *     deno run -A tools/peer_tools/record.ts [claude-code|codex|pi ...]
+ *     deno run -A --config deno.json tools/peer_tools/record.ts [claude-code|codex|pi ...]
+ *     deno run -A --config deno.json tools/peer_tools/record.ts --expected [claude-code|codex|pi ...]
  *
- * A tool's new release is checked by bumping its pin, running this script,
- * and running `deno test -A tests/import/fixtures_test.ts`: a failure shows
- * what the new writer changed (then review the diff and update the
- * `.expected.json` beside each file). The sessions are offline, so the files
- * hold nothing to scrub beyond the scratch paths and the tools' own ids.
+ * (the second only rewrites the expectations of the files recorded before).
+ *
+ * Beside each file it writes the `.expected.json` that
+ * `tests/import/fixtures_test.ts` checks, from the file's import as it is
+ * now: the derived messages and the report's kinds of notes, skips and
+ * unknown lines. A tool's new release is checked by bumping its pin and
+ * running this script: the diff of the `.expected.json` files (ids and
+ * times change with every recording) shows what the new writer changed for
+ * the importer, above all a line type reported as not carried; review it
+ * before committing. The sessions are offline, so the files hold nothing to
+ * scrub beyond the scratch paths and the tools' own ids.
  *
  * The script, per tool (the model asks for one tool call reading `note.txt`,
  * then answers in text; a summary request gets a summary):
@@ -29,6 +36,9 @@
  *
  * @module
  */
+import { deriveMessagesWithSources } from "@palimpsest/session";
+import { importSession } from "@palimpsest/session/import";
+import { Effect } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -145,7 +155,13 @@ const steps = (
     case "codex":
       return [
         () => ({
-          args: ["exec", "--skip-git-repo-check", "--sandbox", "read-only", ASK],
+          args: [
+            "exec",
+            "--skip-git-repo-check",
+            "--sandbox",
+            "read-only",
+            ASK,
+          ],
         }),
         () => ({
           args: [
@@ -198,7 +214,7 @@ const record = async (
     }
     const out = path.join(ROOT, "tests", "fixtures", "import", tool);
     const written = files();
-    const named = written.map((file, n) =>
+    const named = written.map((_, n) =>
       `real-${n === 0 ? "session" : n === 1 ? "fork" : `${n}`}.jsonl`
     );
     return written.map((file, n) => {
@@ -218,22 +234,62 @@ const record = async (
   }
 };
 
+/** Writes the `.expected.json` beside `file` from its import as it is now. */
+const writeExpected = async (tool: PeerTool, file: string): Promise<void> => {
+  const { session, report } = await Effect.runPromise(
+    importSession(file, { from: tool }),
+  );
+  const expected = {
+    messages: deriveMessagesWithSources(session.surface).map((m) => [
+      m.seq,
+      m.message.id,
+      m.message.role,
+    ]),
+    report: {
+      formatVersion: report.formatVersion,
+      surface: report.surface,
+      compactions: report.compactions,
+      synthesized: report.synthesized.map((e) => [e.line, e.kind]),
+      notCarried: report.notCarried.map((e) => [e.line, e.kind]),
+      skipped: report.skipped.map((k) => [k.kind, k.lines]),
+    },
+  };
+  fs.writeFileSync(
+    file.replace(/\.jsonl$/, ".expected.json"),
+    `${JSON.stringify(expected, null, 2)}\n`,
+  );
+};
+
 if (import.meta.main) {
   const all: ReadonlyArray<PeerTool> = ["claude-code", "codex", "pi"];
-  const chosen = Deno.args.length === 0
-    ? all
-    : all.filter((t) => Deno.args.includes(t));
-  const bin = await installTools();
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "peer-record-"));
-  try {
+  const named = all.filter((t) => Deno.args.includes(t));
+  const chosen = named.length === 0 ? all : named;
+  if (Deno.args.includes("--expected")) {
+    // Only the expectations, from the recorded files as they are.
     for (const tool of chosen) {
-      for (const file of await record(bin, tool, scratch)) {
-        console.log(`wrote ${path.relative(ROOT, file)}`);
+      const dir = path.join(ROOT, "tests", "fixtures", "import", tool);
+      for (const name of fs.readdirSync(dir).sort()) {
+        if (!/^real-.*\.jsonl$/.test(name)) continue;
+        await writeExpected(tool, path.join(dir, name));
+        console.log(`wrote the expectations of ${tool}/${name}`);
       }
     }
-  } finally {
-    if (Deno.env.get("KEEP") === undefined) {
-      fs.rmSync(scratch, { recursive: true, force: true });
-    } else console.log(`kept ${scratch}`);
+  } else {
+    const bin = await installTools();
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "peer-record-"));
+    try {
+      for (const tool of chosen) {
+        for (const file of await record(bin, tool, scratch)) {
+          await writeExpected(tool, file);
+          console.log(
+            `wrote ${path.relative(ROOT, file)} and its expectations`,
+          );
+        }
+      }
+    } finally {
+      if (Deno.env.get("KEEP") === undefined) {
+        fs.rmSync(scratch, { recursive: true, force: true });
+      } else console.log(`kept ${scratch}`);
+    }
   }
 }
