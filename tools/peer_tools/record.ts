@@ -152,29 +152,13 @@ const steps = (
         () => ({ args: ["-p", "/compact", "--resume", id, ...claude] }),
         () => ({ args: ["-p", "Thanks.", "--resume", id, ...claude] }),
       ];
-    case "codex":
+    case "codex": {
+      const exec = ["exec", "--skip-git-repo-check", "--sandbox", "read-only"];
       return [
-        () => ({
-          args: [
-            "exec",
-            "--skip-git-repo-check",
-            "--sandbox",
-            "read-only",
-            ASK,
-          ],
-        }),
-        () => ({
-          args: [
-            "exec",
-            "--skip-git-repo-check",
-            "--sandbox",
-            "read-only",
-            "resume",
-            "--last",
-            "Thanks.",
-          ],
-        }),
+        () => ({ args: [...exec, ASK] }),
+        () => ({ args: [...exec, "resume", "--last", "Thanks."] }),
       ];
+    }
     case "pi":
       return [
         () => ({ args: ["-p", ASK] }),
