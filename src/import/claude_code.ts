@@ -61,7 +61,8 @@ import {
 } from "./values.ts";
 import { lineImporter, own, type RecordTable } from "./records.ts";
 import type { RecordReadSummary } from "./lines.ts";
-import { compactBefore } from "./compaction.ts";
+import { compactBefore, fromLineOnward } from "./compaction.ts";
+import type { SessionSeq } from "../core/seq.ts";
 import { assistantMessage, toolResult, userMessage } from "./messages.ts";
 import type { Converted, Importer } from "./importer.ts";
 
@@ -98,6 +99,16 @@ const noise: Readonly<Record<string, string>> = {
   "ai-title": "a session title",
   "permission-mode": "the session's permission mode, not sent to the model",
   "attachment": "an attachment record the UI keeps, not a message",
+  "mode": "the prompt box's input mode, not sent to the model",
+  "api-request":
+    "a record of a model request, whose messages are their own lines",
+  "api-request-blob":
+    "a copy of a model request's content, whose messages are their own lines",
+  "api-request-shape": "a copy of a model request's tools and settings",
+  "api-request-route": "which endpoint and credential a request used",
+  "tools-used": "the tools a turn used, not sent to the model",
+  "cost-state": "cost and usage bookkeeping, not sent to the model",
+  "atis-latch": "client bookkeeping, not sent to the model",
 };
 
 const INTERRUPTED = "[Request interrupted by user";
@@ -146,7 +157,15 @@ export interface ClaudeState {
   /** Tool results waiting for the pending message to be complete. */
   readonly results: PendingResult[];
   /** A `compact_boundary` waiting for its summary. */
-  boundary: { line: number; id: string; auto: boolean } | undefined;
+  boundary:
+    | {
+      line: number;
+      id: string;
+      auto: boolean;
+      /** `compactMetadata.preservedSegment`: the messages kept after the summary. */
+      preserved: { head: string; tail: string } | undefined;
+    }
+    | undefined;
   /** The line of each uuid seen. */
   readonly lineOf: Map<string, number>;
   /** The last uuid seen. */
@@ -235,15 +254,18 @@ const messageOf = (
   return undefined;
 };
 
+/** A step over one transcript line of a message type. */
+export type LineStep = (
+  s: ClaudeState,
+  value: Record<string, unknown>,
+  line: number,
+) => Step;
+
 /**
  * An `assistant` line: one content block of a message, joined with the
  * lines before it of the same `message.id` into the pending message.
  */
-export const assistantLine = (
-  s: ClaudeState,
-  value: Record<string, unknown>,
-  line: number,
-): Step => {
+export const assistantLine: LineStep = (s, value, line) => {
   const m = messageOf(s, value, line, "assistant");
   if (m === undefined) return ok;
   const id = str(m.id) ?? str(value.uuid) ?? `claude-L${line}`;
@@ -315,11 +337,7 @@ export const assistantLine = (
  * is a user message (a compaction summary, an interruption marker, a typed
  * prompt opening a turn).
  */
-export const userLine = (
-  s: ClaudeState,
-  value: Record<string, unknown>,
-  line: number,
-): Step => {
+export const userLine: LineStep = (s, value, line) => {
   const m = messageOf(s, value, line, "user");
   if (m === undefined) return ok;
   const id = str(value.uuid) ?? `claude-L${line}`;
@@ -393,6 +411,7 @@ export const userLine = (
     // inside the turn, which goes on after it; any other ends the turn.
     const midTurn = s.boundary?.auto === true && s.b.turn !== undefined &&
       (!s.b.answered || s.b.reason === "interrupted");
+    const keepFrom = preservedTail(s, line);
     s.boundary = undefined;
     const closed = midTurn ? closeStep(s.b, line) : closeTurn(s.b, line);
     if (Result.isFailure(closed)) return closed;
@@ -401,6 +420,7 @@ export const userLine = (
       summary: text,
       content,
       kind: "user/compact-summary",
+      ...(keepFrom === undefined ? {} : { keepFrom }),
     }));
   }
   if (text.startsWith(INTERRUPTED) && s.b.turn !== undefined) {
@@ -430,6 +450,43 @@ export const userLine = (
   if (Result.isFailure(opened)) return opened;
   const made = userMessage(s.b, line, id, content, source);
   return done(made);
+};
+
+/**
+ * The kept tail of a compaction whose boundary names a `preservedSegment`:
+ * Claude Code sends the segment's messages (written before the boundary)
+ * right after the summary, and the lines after the summary continue from
+ * its tail. The surface from the segment's head line on is kept, and it is
+ * reported; a head not in the file is reported and nothing is kept.
+ */
+const preservedTail = (
+  s: ClaudeState,
+  line: number,
+): ((seq: SessionSeq) => boolean) | undefined => {
+  const segment = s.boundary?.preserved;
+  if (s.boundary === undefined || segment === undefined) return undefined;
+  const from = s.lineOf.get(segment.head);
+  const to = s.lineOf.get(segment.tail);
+  if (from === undefined || to === undefined) {
+    notCarried(
+      s.b,
+      s.boundary.line,
+      "system/compact_boundary",
+      `the preserved segment (${JSON.stringify(segment.head)} to ${
+        JSON.stringify(segment.tail)
+      }) is not in the file; nothing is kept after the summary`,
+    );
+    return undefined;
+  }
+  // The next lines continue from the segment's tail, not from a rewind.
+  s.lastUuid = segment.tail;
+  synthesized(
+    s.b,
+    line,
+    "user/compact-summary",
+    `the compaction keeps its preserved segment (lines ${from}-${to}) after the summary, as Claude Code sends it`,
+  );
+  return fromLineOnward(s.b, from);
 };
 
 /**
@@ -546,10 +603,18 @@ export const systemLine = (
     const compact = isRecord(value.compactMetadata)
       ? value.compactMetadata
       : {};
+    const segment = isRecord(compact.preservedSegment)
+      ? compact.preservedSegment
+      : {};
+    const head = str(segment.headUuid);
+    const tail = str(segment.tailUuid);
     s.boundary = {
       line,
       id: str(value.uuid) ?? `claude-L${line}`,
       auto: compact.trigger === "auto",
+      preserved: head === undefined || tail === undefined
+        ? undefined
+        : { head, tail },
     };
     return ok;
   }

@@ -30,7 +30,10 @@
  *   differences from what Codex sends are listed in `docs/importing.md`.
  * - `turn_context` becomes `request/context` when the model changes; the
  *   `event_msg` echoes of the history (`user_message`, `agent_message`,
- *   `agent_reasoning`) and `token_count` are skipped and counted.
+ *   `agent_reasoning`, `item_completed`), `token_count` and
+ *   `thread_settings_applied` are skipped and counted, as are `world_state`
+ *   (the environment, which Codex renders into its context messages) and
+ *   `token_usage_record`.
  *
  * @module
  * @internal
@@ -46,6 +49,7 @@ import {
   own,
   type RecordHandler,
   type RecordTable,
+  skipping,
 } from "./records.ts";
 import { compactBefore } from "./compaction.ts";
 import {
@@ -79,6 +83,10 @@ const echoes: Readonly<Record<string, string>> = {
   agent_reasoning: "an echo of a response_item reasoning summary",
   agent_reasoning_raw_content: "an echo of response_item reasoning",
   token_count: "token accounting, not sent to the model",
+  item_completed:
+    "an echo of a finished item (message, command, tool call) whose response_item is the history",
+  thread_settings_applied:
+    "the thread's settings as applied (model, approvals, sandbox); a model change is taken from turn_context",
 };
 
 /** Emits the pending output as one assistant message, if there is one. */
@@ -473,6 +481,14 @@ export const codexLines = (s: CodexState): RecordTable => ({
     compacted: payload(s, compacted),
     turn_context: payload(s, turnContext),
     event_msg: payload(s, eventMsg),
+    world_state: skipping(
+      s.b,
+      "the environment Codex renders into its context messages, which are response_items",
+    ),
+    token_usage_record: skipping(
+      s.b,
+      "token accounting, not sent to the model",
+    ),
   },
 });
 

@@ -119,6 +119,12 @@ const usageOf = (usage: unknown): unknown =>
     : { input_tokens: 0, output_tokens: 0 };
 
 /** Where Claude Code keeps the transcripts of a working folder. */
+/** A `user` line's record: a prompt or tool results, as Claude Code writes both. */
+const userRecord = (content: unknown): Record<string, unknown> => ({
+  type: "user",
+  message: { role: "user", content },
+});
+
 const folderOf = (cwd: string): string => cwd.replace(/[^a-zA-Z0-9]/g, "-");
 
 /** A conversation as a Claude Code transcript. */
@@ -169,11 +175,7 @@ export const exportClaudeCode: Exporter = (c: Conversation) => {
         return;
       case "user":
         line(item.id, item.time, {
-          type: "user",
-          message: {
-            role: "user",
-            content: contentOf(item.content, lost(item.id)),
-          },
+          ...userRecord(contentOf(item.content, lost(item.id))),
           ...(item.plugin === undefined ? {} : { isMeta: true }),
         });
         return;
@@ -197,18 +199,16 @@ export const exportClaudeCode: Exporter = (c: Conversation) => {
         return;
       }
       case "result":
-        line(item.id, item.time, {
-          type: "user",
-          message: {
-            role: "user",
-            content: [{
-              type: "tool_result",
-              tool_use_id: item.callId,
-              content: contentOf(item.content, lost(item.id)),
-              is_error: item.isError,
-            }],
-          },
-        });
+        line(
+          item.id,
+          item.time,
+          userRecord([{
+            type: "tool_result",
+            tool_use_id: item.callId,
+            content: contentOf(item.content, lost(item.id)),
+            is_error: item.isError,
+          }]),
+        );
         return;
     }
   };
@@ -225,8 +225,7 @@ export const exportClaudeCode: Exporter = (c: Conversation) => {
       compactMetadata: { trigger: "manual", preTokens: 0 },
     }, null);
     line(summary.id, summary.time, {
-      type: "user",
-      message: { role: "user", content: summary.text },
+      ...userRecord(summary.text),
       isCompactSummary: true,
       isVisibleInTranscriptOnly: true,
     });

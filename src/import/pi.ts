@@ -2,7 +2,10 @@
  * pi session files (format versions 1 to 3) to v3 events.
  *
  * - Header `{type: "session", version?, id, timestamp, cwd}`; no `version`
- *   means 1. Version 1 has no entry ids (a linear log); versions 2 and 3
+ *   means 1. A fork's header names its `parentSession`: pi copies the
+ *   history it forks from into the fork's file, and the report names the
+ *   parent (found as written or beside the file) and the entry the fork
+ *   leaves it at, or says the parent is not found. Version 1 has no entry ids (a linear log); versions 2 and 3
  *   have an `id`/`parentId` tree, imported whole in file order: an entry
  *   whose parent is not the entry before it goes on from its parent by a
  *   rewind, carried by its user message (a branch that starts otherwise is
@@ -80,7 +83,13 @@ import {
   type RecordReadSummary,
 } from "./lines.ts";
 import type { Converted, Importer } from "./importer.ts";
-import { branchesOff, pathToRoot, type PiTree, readPiTree } from "./pi_tree.ts";
+import {
+  branchesOff,
+  forkNote,
+  pathToRoot,
+  type PiTree,
+  readPiTree,
+} from "./pi_tree.ts";
 
 /**
  * What the second pass of a pi import knows besides the builder: the first
@@ -560,6 +569,8 @@ export const importPi: Importer = (file, options, b) => {
     );
   }
   const s = piState(b, file, options, tree.success, version);
+  const fork = forkNote(file, options, tree.success);
+  if (fork !== undefined) notCarried(b, 1, "session", fork);
 
   b.closerText = "No result provided";
   // Version 1 compactions count entries from the header: the second pass

@@ -3,11 +3,15 @@
  * parents and lines only), the path from an entry to the root (what a
  * compaction keeps), and the branches left out, reported with their lines.
  * The second pass, which imports the entries on the path, is `pi.ts`.
+ * A fork's parent (`parentSession`) is read the same way, to report where
+ * the fork leaves it.
  *
  * @module
  * @internal
  */
 import * as Result from "effect/Result";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { BranchReport } from "./report.ts";
 import { isRecord } from "./values.ts";
 import { type SessionFormat, sessionFormatOf } from "./sniff.ts";
@@ -211,4 +215,59 @@ export const branchesOff = (
       : tree.get(parent)?.line ?? 0;
     return { fromLine, lines: lines.sort((x, y) => x - y) };
   }).sort((x, y) => (x.lines[0] ?? 0) - (y.lines[0] ?? 0));
+};
+
+/**
+ * Where a fork's `parentSession` is: the path as written, else a file of
+ * that name beside the fork (sessions moved together keep their names).
+ *
+ * @param file The fork's path.
+ * @param parent The header's `parentSession`.
+ * @returns The parent's path, or `undefined` when neither is a file.
+ */
+export const parentFile = (file: string, parent: string): string | undefined =>
+  [parent, path.join(path.dirname(file), path.basename(parent))]
+    .find((p) => fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true);
+
+/**
+ * What the report says of a fork (a header with `parentSession`). pi
+ * copies the history it forks from into the new file (the whole path, or
+ * nothing when the fork is made before the first message) and rebuilds a
+ * session from its own file alone, so the fork's entries are what pi
+ * shows: the parent is followed to name the entry the fork leaves it at,
+ * and its entries after that are not part of this session.
+ *
+ * @param file The fork's path.
+ * @param options How the parent is read.
+ * @param t The fork's first pass.
+ * @returns The report's note, or `undefined` for a file that is no fork.
+ */
+export const forkNote = (
+  file: string,
+  options: RecordReadOptions,
+  t: PiTree,
+): string | undefined => {
+  const parent = t.header?.parentSession;
+  if (typeof parent !== "string") return undefined;
+  const named = JSON.stringify(parent);
+  const found = parentFile(file, parent);
+  if (found === undefined) {
+    return `a fork of ${named}, which is not found (nor beside this file): the history pi copied into this file is imported; the parent's other entries are not`;
+  }
+  const read = readPiTree(found, options);
+  if (Result.isFailure(read)) {
+    return `a fork of ${named} (found at ${
+      JSON.stringify(found)
+    }), which is not a readable pi session (${read.failure._tag}): the history pi copied into this file is imported`;
+  }
+  const shared = [...t.tree.keys()].filter((id) => read.success.tree.has(id));
+  const at = shared[shared.length - 1];
+  const where = at === undefined
+    ? "before its first entry (nothing copied)"
+    : `at its entry ${JSON.stringify(at)} (line ${
+      read.success.tree.get(at)?.line ?? 0
+    } there)`;
+  return `a fork of ${named} (found at ${
+    JSON.stringify(found)
+  }) ${where}: pi copied that history into this file and shows it from here, so it is imported from here; the parent's later entries are not part of this session`;
 };

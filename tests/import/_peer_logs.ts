@@ -3,6 +3,8 @@
  * beside the repository (or beside a worktree's parent). Tests read them
  * there and never copy them into the repository.
  */
+import { isSourceTool, type SourceTool } from "@palimpsest/session/import";
+import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,3 +35,29 @@ export const walk = (dir: string, prefix = ""): string[] =>
         ? walk(path.join(dir, e.name), `${prefix}${e.name}/`)
         : [`${prefix}${e.name}`]
     );
+
+/** A study session file and the tool that wrote it. */
+export interface StudySession {
+  /** Its path under the study folder. */
+  readonly rel: string;
+  /** The tool, named by a folder of its path. */
+  readonly from: SourceTool;
+}
+
+/** The study's session files under `base` (not its oracles or notes). */
+export const studySessions = (base: string): StudySession[] =>
+  walk(base).filter((rel) =>
+    !rel.startsWith("expected/") && !rel.endsWith(".md")
+  ).map((rel) => {
+    const from = rel.split("/").find(isSourceTool);
+    assert.ok(from !== undefined, `no importer for ${rel}`);
+    return { rel, from };
+  });
+
+/** The names of the files whose next request the tools' own code gave. */
+export const oracleNames = (base: string): ReadonlySet<string> =>
+  new Set(
+    walk(path.join(base, "expected")).map((rel) =>
+      path.basename(rel, ".next.json")
+    ),
+  );

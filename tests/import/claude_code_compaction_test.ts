@@ -5,7 +5,7 @@
  * after it, ending as the file says (here at the next prompt); a compaction
  * after the model's answer, or a manual `/compact`, ends the turn first.
  */
-import type { SessionEvent } from "@palimpsest/session";
+import { deriveMessages, type SessionEvent } from "@palimpsest/session";
 import { importSession } from "@palimpsest/session/import";
 import { Effect } from "effect";
 import * as path from "node:path";
@@ -200,4 +200,63 @@ Deno.test("the real automatic compaction (line 1256) happens inside its turn, wh
   );
   assert.ok(next !== undefined);
   assert.equal(lines[end.seq], lines[next.seq]);
+});
+
+const realSession = new URL(
+  "../fixtures/import/claude-code/real-session.jsonl",
+  import.meta.url,
+).pathname;
+
+Deno.test("a compaction's preserved segment follows its summary on the surface, as Claude Code sends it, and the report says so", async () => {
+  const { session, report } = await Effect.runPromise(
+    importSession(realSession, { from: "claude-code" }),
+  );
+  const texts = deriveMessages(session.surface).map((m) =>
+    m.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("")
+  );
+  assert.match(texts[0] ?? "", /^This session is being continued/);
+  // The preserved message, written before the boundary, comes next; then
+  // the lines after the summary, which continue from it (no rewind).
+  assert.equal(texts[1], "No response requested.");
+  assert.ok(texts.includes("Thanks."));
+  const kept = report.synthesized.find((e) =>
+    e.kind === "user/compact-summary"
+  );
+  assert.match(kept?.note ?? "", /preserved segment \(lines \d+-\d+\)/);
+  assert.ok(!report.synthesized.some((e) => /rewind/.test(e.note)));
+  assert.ok(!report.notCarried.some((e) => e.kind === "mode"));
+});
+
+Deno.test("a preserved segment that is not in the file is reported, and nothing is kept after the summary", async () => {
+  const lines = Deno.readTextFileSync(realSession).split("\n").filter((l) =>
+    l !== ""
+  );
+  const boundary = lines.findIndex((l) => l.includes('"compact_boundary"'));
+  const head: string = JSON.parse(lines[boundary] ?? "{}").compactMetadata
+    .preservedSegment.headUuid;
+  const dir = Deno.makeTempDirSync();
+  try {
+    const file = path.join(dir, "cut.jsonl");
+    Deno.writeTextFileSync(
+      file,
+      lines.filter((l) =>
+        !l.startsWith(`{"parentUuid"`) || !l.includes(`"uuid":"${head}"`)
+      )
+        .join("\n") + "\n",
+    );
+    const { session, report } = await Effect.runPromise(
+      importSession(file, { from: "claude-code" }),
+    );
+    assert.ok(
+      report.notCarried.some((e) =>
+        e.kind === "system/compact_boundary" && e.note.includes(head)
+      ),
+    );
+    const texts = deriveMessages(session.surface).map((m) =>
+      m.content.flatMap((b) => b.type === "text" ? [b.text] : []).join("")
+    );
+    assert.ok(!texts.includes("No response requested."));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

@@ -71,7 +71,12 @@ Deno.test("claude-code steps: a compact boundary waits for its summary", () => {
     5,
     "system/compact_boundary",
   ));
-  assert.deepEqual(s.boundary, { line: 5, id: "b1", auto: false });
+  assert.deepEqual(s.boundary, {
+    line: 5,
+    id: "b1",
+    auto: false,
+    preserved: undefined,
+  });
   assert.deepEqual(types(s), []);
 });
 

@@ -18,8 +18,6 @@ import { deriveMessages, type Message } from "@palimpsest/session";
 import {
   exportFile,
   importSession,
-  isSourceTool,
-  type SourceTool,
   targetTools,
 } from "@palimpsest/session/import";
 import { Effect } from "effect";
@@ -29,10 +27,7 @@ import * as path from "node:path";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
 import { compareWithOracle, oracleOf } from "./_oracle_compare.ts";
-import { peerLogs, walk } from "./_peer_logs.ts";
-
-const toolOf = (rel: string): SourceTool | undefined =>
-  rel.split("/").find(isSourceTool);
+import { oracleNames, peerLogs, studySessions } from "./_peer_logs.ts";
 
 /** What the model sees of one message, as comparable text. */
 const visible = (
@@ -97,20 +92,12 @@ const crossing = (messages: ReadonlyArray<Message>): string[] =>
 Deno.test("every study log exported to its tool imports back to what the model sees, and to the other tools keeps its calls, results and answers", async (t) => {
   const base = peerLogs();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "export-peer-"));
-  const files = walk(base).filter((rel) =>
-    !rel.startsWith("expected/") && !rel.endsWith(".md")
-  );
-  const oracles = new Set(
-    walk(path.join(base, "expected")).map((rel) =>
-      path.basename(rel, ".next.json")
-    ),
-  );
+  const files = studySessions(base);
+  const oracles = oracleNames(base);
   let sameTool = 0;
   let versusOracle = 0;
   try {
-    for (const rel of files) {
-      const from = toolOf(rel);
-      assert.ok(from !== undefined, `no importer for ${rel}`);
+    for (const { rel, from } of files) {
       await t.step(rel, async () => {
         const damaged = rel.startsWith("damaged/");
         const original = await Effect.runPromise(

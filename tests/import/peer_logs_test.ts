@@ -24,7 +24,6 @@ import { readSessionFile } from "@palimpsest/session/jsonl";
 import {
   importFile,
   importSession,
-  isSourceTool,
   type SourceTool,
 } from "@palimpsest/session/import";
 import { Effect } from "effect";
@@ -34,10 +33,7 @@ import * as path from "node:path";
 import assert from "node:assert/strict";
 import { assertRepairsClean } from "./_clean_transcript.ts";
 import { compareWithOracle, oracleOf } from "./_oracle_compare.ts";
-import { peerLogs, walk } from "./_peer_logs.ts";
-
-const toolOf = (rel: string): SourceTool | undefined =>
-  rel.split("/").find(isSourceTool);
+import { oracleNames, peerLogs, studySessions } from "./_peer_logs.ts";
 
 const records = (file: string): Array<[number, Record<string, unknown>]> =>
   fs.readFileSync(file, "utf8").split("\n").flatMap((text, i) => {
@@ -161,25 +157,16 @@ const assertAfterCompaction = (
 Deno.test("every study log imports, verifies, needs no pairing repair and says what the tool would send next", async (t) => {
   const base = peerLogs();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "import-peer-"));
-  const all = walk(base).filter((rel) =>
-    !rel.startsWith("expected/") && !rel.endsWith(".md")
-  );
+  const files = studySessions(base);
   // Every file is a session: JSONL, or an `opencode export` JSON document.
-  const files = all;
   assert.deepEqual(
-    files.filter((rel) => !rel.endsWith(".jsonl")),
+    files.flatMap(({ rel }) => rel.endsWith(".jsonl") ? [] : [rel]),
     ["opencode/all-tools.json"],
   );
-  const oracles = new Set(
-    walk(path.join(base, "expected")).map((rel) =>
-      path.basename(rel, ".next.json")
-    ),
-  );
+  const oracles = oracleNames(base);
   let compared = 0;
   try {
-    for (const rel of files) {
-      const tool = toolOf(rel);
-      assert.ok(tool !== undefined, `no importer for ${rel}`);
+    for (const { rel, from: tool } of files) {
       await t.step(rel, async () => {
         const source = path.join(base, rel);
         const damaged = rel.startsWith("damaged/");

@@ -196,3 +196,41 @@ Deno.test("a pi branch that starts with no user message is left out and reported
     ["u1", "a1", "u2", "a2"],
   );
 });
+
+Deno.test("a pi fork names its parent: found beside it with the entry the fork leaves it at, or reported not found with its path", async () => {
+  const fixtures = new URL("../fixtures/import/pi/", import.meta.url).pathname;
+  const fork = `${fixtures}real-fork.jsonl`;
+  const parent: string = JSON.parse(
+    Deno.readTextFileSync(fork).split("\n")[0] ?? "{}",
+  ).parentSession;
+  const beside = await Effect.runPromise(importSession(fork, { from: "pi" }));
+  const found = beside.report.notCarried.find((e) => e.kind === "session");
+  assert.ok(found?.note.includes(JSON.stringify(parent)));
+  assert.ok(found?.note.includes("real-session.jsonl"));
+  assert.match(found?.note ?? "", /at its entry "[0-9a-f]+"/);
+  // pi copied the parent's history into the fork: it is imported once.
+  const texts = (s: ImportedSession) =>
+    deriveMessages(s.session.surface).flatMap((m) =>
+      m.content.flatMap((b) => b.type === "text" ? [`${m.role}:${b.text}`] : [])
+    );
+  assert.deepEqual(texts(beside), [
+    "user:Read note.txt and tell me what it says.",
+    "assistant:The note says hello.",
+    "user:Thanks.",
+    "assistant:Noted.",
+  ]);
+  // Alone, the fork is imported the same and its parent reported missing.
+  const dir = Deno.makeTempDirSync();
+  try {
+    Deno.copyFileSync(fork, `${dir}/fork.jsonl`);
+    const alone = await Effect.runPromise(
+      importSession(`${dir}/fork.jsonl`, { from: "pi" }),
+    );
+    const missing = alone.report.notCarried.find((e) => e.kind === "session");
+    assert.ok(missing?.note.includes(JSON.stringify(parent)));
+    assert.match(missing?.note ?? "", /not found/);
+    assert.deepEqual(texts(alone), texts(beside));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

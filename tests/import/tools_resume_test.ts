@@ -35,19 +35,20 @@ import * as os from "node:os";
 import * as path from "node:path";
 import assert from "node:assert/strict";
 import { peerLogs } from "./_peer_logs.ts";
-import { installTools } from "../_helpers/peer_tools.ts";
+import {
+  installTools,
+  list,
+  loopback,
+  rec,
+  runTool,
+  str,
+  toolSetup,
+} from "../_helpers/peer_tools.ts";
 
 /** One comparable item of a conversation. */
 type Item =
   | { readonly k: "text"; readonly role: string; readonly text: string }
   | { readonly k: "call" | "result"; readonly id: string };
-
-const rec = (u: unknown): Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-    ? Object.fromEntries(Object.entries(u))
-    : {};
-const list = (u: unknown): unknown[] => Array.isArray(u) ? u : [];
-const str = (u: unknown): string => typeof u === "string" ? u : "";
 
 /** What the library derives, as items (the system message is the tool's own). */
 const derivedItems = (messages: ReadonlyArray<Message>): Item[] =>
@@ -151,131 +152,6 @@ const missing = (
   return undefined;
 };
 
-const sse = (events: ReadonlyArray<unknown>, named: boolean): string =>
-  events.map((d) => {
-    const type = str(rec(d).type);
-    return `${named && type !== "" ? `event: ${type}\n` : ""}data: ${
-      typeof d === "string" ? d : JSON.stringify(d)
-    }\n\n`;
-  }).join("");
-
-/** The answer each API streams back: one text, "resumed". */
-const answer = (pathname: string, model: string): string => {
-  if (pathname.endsWith("/messages")) {
-    return sse([
-      {
-        type: "message_start",
-        message: {
-          id: "msg_loopback",
-          type: "message",
-          role: "assistant",
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      },
-      {
-        type: "content_block_start",
-        index: 0,
-        content_block: { type: "text", text: "" },
-      },
-      {
-        type: "content_block_delta",
-        index: 0,
-        delta: { type: "text_delta", text: "resumed" },
-      },
-      { type: "content_block_stop", index: 0 },
-      {
-        type: "message_delta",
-        delta: { stop_reason: "end_turn", stop_sequence: null },
-        usage: { output_tokens: 1 },
-      },
-      { type: "message_stop" },
-    ], true);
-  }
-  if (pathname.endsWith("/responses")) {
-    const item = {
-      type: "message",
-      id: "msg_loopback",
-      role: "assistant",
-      status: "completed",
-      content: [{ type: "output_text", text: "resumed", annotations: [] }],
-    };
-    const response = {
-      id: "resp_loopback",
-      object: "response",
-      created_at: 0,
-      status: "completed",
-      model,
-      output: [item],
-      usage: {
-        input_tokens: 1,
-        output_tokens: 1,
-        total_tokens: 2,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens_details: { reasoning_tokens: 0 },
-      },
-    };
-    return sse([
-      {
-        type: "response.created",
-        response: { ...response, status: "in_progress", output: [] },
-      },
-      {
-        type: "response.output_item.added",
-        output_index: 0,
-        item: { ...item, content: [] },
-      },
-      {
-        type: "response.output_text.delta",
-        output_index: 0,
-        content_index: 0,
-        item_id: item.id,
-        delta: "resumed",
-      },
-      { type: "response.output_item.done", output_index: 0, item },
-      { type: "response.completed", response },
-    ], true);
-  }
-  const chunk = (delta: unknown, finish: string | null) => ({
-    id: "chatcmpl-loopback",
-    object: "chat.completion.chunk",
-    created: 0,
-    model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
-  return sse([
-    chunk({ role: "assistant", content: "resumed" }, null),
-    chunk({}, "stop"),
-    "[DONE]",
-  ], false);
-};
-
-/** A loopback model server that records the body of every model request. */
-const loopback = () => {
-  const bodies: Array<{ path: string; body: unknown }> = [];
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: () => {},
-  }, async (req) => {
-    const { pathname } = new URL(req.url);
-    const raw = req.method === "POST" ? await req.text() : "";
-    if (raw === "") {
-      // Codex tries a WebSocket first; a refusal sends it to HTTP.
-      return new Response("", { status: 404 });
-    }
-    const body: unknown = JSON.parse(raw);
-    bodies.push({ path: pathname, body });
-    return new Response(answer(pathname, str(rec(body).model)), {
-      headers: { "content-type": "text/event-stream" },
-    });
-  });
-  return { bodies, server, url: `http://127.0.0.1:${server.addr.port}` };
-};
-
 interface Run {
   readonly from: SourceTool;
   readonly file: string;
@@ -304,20 +180,13 @@ const command = (
   file: string,
   url: string,
 ): { args: string[]; env: Record<string, string> } => {
-  const quiet = {
-    HOME: home,
-    DISABLE_TELEMETRY: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    PI_OFFLINE: "1",
-    NO_COLOR: "1",
-  };
+  const { program, args, env } = toolSetup(bin, to, home, url);
   switch (to) {
     case "claude-code":
       return {
         args: [
-          path.join(bin, "claude"),
+          program,
+          ...args,
           "-p",
           "continue",
           "--resume",
@@ -326,72 +195,26 @@ const command = (
           "Read",
           "--permission-mode",
           "acceptEdits",
-          "--model",
-          "claude-sonnet-4-5",
         ],
-        env: {
-          ...quiet,
-          ANTHROPIC_BASE_URL: url,
-          ANTHROPIC_API_KEY: "sk-loopback",
-        },
+        env,
       };
     case "codex":
-      fs.writeFileSync(
-        path.join(home, ".codex", "config.toml"),
-        `model = "gpt-5-codex"\nopenai_base_url = "${url}/v1"\n` +
-          `check_for_update_on_startup = false\n[analytics]\nenabled = false\n`,
-      );
       return {
         args: [
-          path.join(bin, "codex"),
+          program,
+          ...args,
           "exec",
           "--skip-git-repo-check",
           "resume",
           id,
           "continue",
         ],
-        env: {
-          ...quiet,
-          CODEX_HOME: path.join(home, ".codex"),
-          OPENAI_API_KEY: "sk-loopback",
-        },
+        env,
       };
     case "pi":
-      fs.writeFileSync(
-        path.join(home, ".pi", "agent", "models.json"),
-        JSON.stringify({
-          providers: {
-            loopback: {
-              baseUrl: `${url}/v1`,
-              api: "openai-completions",
-              apiKey: "LOOPBACK_KEY",
-              models: [{
-                id: "loopback-model",
-                name: "loopback model",
-                reasoning: false,
-                input: ["text", "image"],
-                contextWindow: 200000,
-                maxTokens: 8192,
-                cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-              }],
-            },
-          },
-        }),
-      );
       return {
-        args: [
-          path.join(bin, "pi"),
-          "--offline",
-          "--provider",
-          "loopback",
-          "--model",
-          "loopback-model",
-          "--session",
-          file,
-          "-p",
-          "continue",
-        ],
-        env: { ...quiet, LOOPBACK_KEY: "sk-loopback" },
+        args: [program, ...args, "--session", file, "-p", "continue"],
+        env,
       };
   }
 };
@@ -424,18 +247,8 @@ Deno.test("exported sessions resume in pi, Claude Code and Codex, whose next req
         );
         const seen = bodies.length;
         const [program = "", ...rest] = args;
-        const done = await new Deno.Command(program, {
-          args: rest,
-          cwd,
-          env,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-          signal: AbortSignal.timeout(180_000),
-        }).output();
-        const said = new TextDecoder().decode(done.stdout) +
-          new TextDecoder().decode(done.stderr);
-        assert.ok(done.success, `${args.join(" ")} failed:\n${said}`);
+        const { success, said } = await runTool(program, rest, cwd, env);
+        assert.ok(success, `${args.join(" ")} failed:\n${said}`);
         assert.match(said, /resumed/);
         const sent = bodies.slice(seen);
         assert.ok(sent.length > 0, `${run.to} sent no model request`);
