@@ -27,3 +27,39 @@ export const installTools = async (): Promise<string> => {
   );
   return text.split("\n").pop() ?? "";
 };
+
+/** What a tool's run printed. */
+export interface ToolRun {
+  /** Whether it exited with 0. */
+  readonly success: boolean;
+  /** Its standard output. */
+  readonly stdout: string;
+  /** Its standard output, then its standard error. */
+  readonly said: string;
+}
+
+/**
+ * Runs one of the pinned tools offline, without input, for at most three
+ * minutes.
+ */
+export const runTool = async (
+  program: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: Record<string, string> },
+): Promise<ToolRun> => {
+  const done = await new Deno.Command(program, {
+    args: [...args],
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(180_000),
+  }).output();
+  const stdout = new TextDecoder().decode(done.stdout);
+  return {
+    success: done.success,
+    stdout,
+    said: stdout + new TextDecoder().decode(done.stderr),
+  };
+};

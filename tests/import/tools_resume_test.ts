@@ -35,7 +35,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import assert from "node:assert/strict";
 import { peerLogs } from "./_peer_logs.ts";
-import { installTools } from "../_helpers/peer_tools.ts";
+import { installTools, runTool } from "../_helpers/peer_tools.ts";
 
 /** One comparable item of a conversation. */
 type Item =
@@ -424,18 +424,8 @@ Deno.test("exported sessions resume in pi, Claude Code and Codex, whose next req
         );
         const seen = bodies.length;
         const [program = "", ...rest] = args;
-        const done = await new Deno.Command(program, {
-          args: rest,
-          cwd,
-          env,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-          signal: AbortSignal.timeout(180_000),
-        }).output();
-        const said = new TextDecoder().decode(done.stdout) +
-          new TextDecoder().decode(done.stderr);
-        assert.ok(done.success, `${args.join(" ")} failed:\n${said}`);
+        const { success, said } = await runTool(program, rest, { cwd, env });
+        assert.ok(success, `${args.join(" ")} failed:\n${said}`);
         assert.match(said, /resumed/);
         const sent = bodies.slice(seen);
         assert.ok(sent.length > 0, `${run.to} sent no model request`);
