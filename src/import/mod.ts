@@ -74,12 +74,12 @@ import {
   ImportNoSession,
   ImportNotThisFormat,
 } from "./errors.ts";
-import { sniffSessionFormat } from "./sniff.ts";
+import { isSqliteFile, sniffSessionFormat } from "./sniff.ts";
 import { importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
 import { importOpencode, importOpencodeDocument } from "./opencode.ts";
-import { isSqliteFile, readOpencodeDatabase } from "./opencode_database.ts";
+import { readOpencodeDatabase } from "./opencode_database.ts";
 import type { ImportReport } from "./report.ts";
 import { type Importer, importers, type SourceTool } from "./importer.ts";
 import { publishLog } from "./write.ts";

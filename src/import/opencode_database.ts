@@ -15,36 +15,10 @@
  * @internal
  */
 import * as Effect from "effect/Effect";
-import * as fs from "node:fs";
 import type { FileIoError } from "../fs/errors.ts";
 import { ioError } from "../fs/io.ts";
 import { ImportSessionNotChosen } from "./errors.ts";
 import { isRecord, str } from "./values.ts";
-
-/** The 16 bytes every SQLite 3 database starts with. */
-const HEADER = "SQLite format 3\0";
-
-/**
- * Whether a file starts with the SQLite 3 header (a path that cannot be read
- * does not).
- *
- * @param file The path.
- * @returns Whether it is a SQLite database.
- */
-export const isSqliteFile = (file: string): boolean => {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, "r");
-    const start = new Uint8Array(HEADER.length);
-    const n = fs.readSync(fd, start, 0, start.length, 0);
-    return n === HEADER.length &&
-      new TextDecoder().decode(start) === HEADER;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-};
 
 /** What this module uses of a `node:sqlite` statement. */
 interface Statement {
