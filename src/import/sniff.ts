@@ -297,6 +297,9 @@ export const formatLabel = (format: SessionFormat): string => {
 export const formatHint = (format: SessionFormat, file: string): string => {
   switch (format) {
     case "opencode-storage": {
+      // opencode's data folder today holds its database, which imports.
+      const db = path.join(file, "opencode.db");
+      if (isSqliteFile(db)) return `import ${db} with --from opencode`;
       const id = /ses_[0-9A-Za-z]+/.exec(file)?.[0] ?? "<id>";
       return `run \`opencode export ${id}\` and import its output`;
     }

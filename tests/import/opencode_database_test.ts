@@ -89,9 +89,20 @@ Deno.test("a session read from opencode.db imports as its `opencode export` does
   );
 });
 
-Deno.test("opencode.db is told by its SQLite header", () => {
+Deno.test("opencode.db is told by its SQLite header, and its data folder points to it", async () => {
   assert.equal(sniffSessionFormat(db), "opencode");
   assert.equal(sniffSessionFormat(exported), "opencode");
+  await withDir("opencode-data-", async (dir) => {
+    fs.copyFileSync(db, path.join(dir, "opencode.db"));
+    const refusal = await Effect.runPromise(
+      Effect.flip(importSession(dir, { from: "opencode" })),
+    );
+    assert.equal(refusal._tag, "ImportNotThisFormat");
+    assert.equal(
+      "hint" in refusal ? refusal.hint : undefined,
+      `import ${path.join(dir, "opencode.db")} with --from opencode`,
+    );
+  });
 });
 
 /** The fixture with a second, later session beside the first. */
