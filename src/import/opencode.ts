@@ -1,9 +1,9 @@
 /**
  * opencode sessions, as `opencode export SESSION` prints them (one JSON
- * document `{ info, messages: [{ info, parts }] }`) or as its database
- * holds them (read into that document by `opencode_database.ts`), to v3 events, following
- * what opencode itself sends to the model for them (`MessageV2.toModelMessages`
- * and the AI SDK's `convertToModelMessages`).
+ * document `{ info, messages: [{ info, parts }] }`) or as its database holds
+ * them (read into that document by `opencode_database.ts`), to v3 events,
+ * following what opencode itself sends to the model for them
+ * (`MessageV2.toModelMessages` and the AI SDK's `convertToModelMessages`).
  *
  * - The document is one record: it is read whole (bounded by the record
  *   bound, `maxLineBytes`); a message or part is reported by the line on
