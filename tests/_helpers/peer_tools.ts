@@ -1,5 +1,5 @@
 /**
- * The agent tools `tools/peer_tools/` pins (Claude Code, Codex, pi),
+ * The agent tools `tools/peer_tools/` pins (Claude Code, Codex, pi, opencode),
  * installed by its `install.sh` into a scratch folder outside the
  * repository (an install whose lock matches is kept).
  *
