@@ -1,5 +1,5 @@
 /**
- * `import --from TOOL FILE --out NEW [--recover]`: writes a v3 log from another agent tool's session file and prints the import
+ * `import --from TOOL FILE --out NEW [--session ID] [--recover]`: writes a v3 log from another agent tool's session file and prints the import
  * report. The work is `@palimpsest/session/import`'s; this command only
  * parses, calls `importFile` and renders.
  *
@@ -33,7 +33,7 @@ import {
 const usage = (message: string): Outcome =>
   usageOutcome(
     message,
-    `import --from ${fromValues} FILE --out NEW [--recover] [--json]`,
+    `import --from ${fromValues} FILE --out NEW [--session ID] [--recover] [--json]`,
   );
 
 /** The `import` command. */
@@ -49,11 +49,21 @@ export const importCommand: Command = {
       "naming the line (exit 1); --recover skips and reports it instead. A file\n" +
       "of another tool's format is refused (exit 1), naming the --from that\n" +
       "reads it (for opencode's storage folder: run `opencode export` first).\n" +
+      "opencode's database (opencode.db) is read as well as what `opencode export`\n" +
+      "prints; --session ID picks one of its sessions when it holds several (needs\n" +
+      "Node 22.5 or later, or Deno).\n" +
       `--from TOOL is one of:\n${fromList}`,
     positionals: [{ name: "FILE", summary: "the other tool's session file" }],
     options: [
       fromOption(`the tool that wrote FILE: ${fromNames}`),
       outOption("NEW", "the new v3 file (must not exist)"),
+      {
+        name: "session",
+        kind: "string",
+        value: "ID",
+        summary:
+          "the session to read from a file holding several (opencode.db)",
+      },
       flagOption("recover", "skip and report lines that are not JSON"),
     ],
   },
@@ -62,6 +72,7 @@ export const importCommand: Command = {
       const file = args.positionals[0] ?? "";
       const from = args.values.get("from");
       const out = args.values.get("out");
+      const session = args.values.get("session");
       if (from === undefined || !isSourceTool(from)) {
         // The file's look names the tool to pass.
         const looksLike = sniffSessionFormat(file);
@@ -76,7 +87,12 @@ export const importCommand: Command = {
       }
       if (out === undefined) return usage('missing "--out NEW"');
       const result = yield* Effect.result(
-        importFile(file, { from, out, recover: args.flags.has("recover") }),
+        importFile(file, {
+          from,
+          out,
+          recover: args.flags.has("recover"),
+          ...(session === undefined ? {} : { session }),
+        }),
       );
       if (result._tag === "Failure") {
         return classifiedFailure(fileWriteTags, file, result.failure);

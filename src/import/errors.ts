@@ -153,6 +153,32 @@ export class ImportNotThisFormat extends Tagged.ImportNotThisFormat<{
   }; ${this.hint}`;
 }
 
+/**
+ * An opencode database holds several sessions and none was chosen, or none
+ * of the id asked for (or none at all): the message lists the ids it holds.
+ */
+export class ImportSessionNotChosen extends Data.Error<{
+  /** The database. */
+  readonly file: string;
+  /** The session id asked for, if one was. */
+  readonly requested: string | undefined;
+  /** The ids of the sessions the database holds, oldest first. */
+  readonly sessions: ReadonlyArray<string>;
+}> {
+  /** The tag. */
+  readonly _tag: "ImportSessionNotChosen" = "ImportSessionNotChosen";
+  /** A sentence for people. */
+  override readonly message: string = this.sessions.length === 0
+    ? `Expected a session in ${quote(this.file)} but it holds none`
+    : `${
+      this.requested === undefined
+        ? `Expected one session in ${
+          quote(this.file)
+        } but it holds ${this.sessions.length}`
+        : `No session ${quote(this.requested)} in ${quote(this.file)}`
+    }; choose one with --session: ${this.sessions.map(quote).join(", ")}`;
+}
+
 /** Any refusal of an import. */
 export type ImportError =
   | ImportLineNotJson
@@ -163,4 +189,5 @@ export type ImportError =
   | FileIoError
   | TargetExists
   | ImportNoSession
-  | ImportNotThisFormat;
+  | ImportNotThisFormat
+  | ImportSessionNotChosen;

@@ -54,8 +54,8 @@ export const importers = [
   {
     name: "opencode",
     tool: "opencode",
-    label: "an `opencode export` document",
-    description: "what `opencode export` prints",
+    label: "an opencode session (`opencode export` output or `opencode.db`)",
+    description: "what `opencode export` prints, or opencode's database",
   },
 ] as const;
 

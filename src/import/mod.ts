@@ -74,11 +74,12 @@ import {
   ImportNoSession,
   ImportNotThisFormat,
 } from "./errors.ts";
-import { sniffSessionFormat } from "./sniff.ts";
+import { isSqliteFile, sniffSessionFormat } from "./sniff.ts";
 import { importPi } from "./pi.ts";
 import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
-import { importOpencode } from "./opencode.ts";
+import { importOpencode, importOpencodeDocument } from "./opencode.ts";
+import { readOpencodeDatabase } from "./opencode_database.ts";
 import type { ImportReport } from "./report.ts";
 import { type Importer, importers, type SourceTool } from "./importer.ts";
 import { publishLog } from "./write.ts";
@@ -151,6 +152,11 @@ export interface ImportOptions {
   readonly recover?: boolean;
   /** The longest source line accepted, in bytes (default {@link DEFAULT_IMPORT_MAX_LINE_BYTES}). */
   readonly maxLineBytes?: number;
+  /**
+   * The session to read from a file holding several (opencode's database,
+   * `opencode.db`); may be left out when it holds one.
+   */
+  readonly session?: string;
 }
 
 /** An imported session. */
@@ -180,9 +186,26 @@ const isFolder = (file: string): boolean => {
   }
 };
 
+/**
+ * The function that reads `file`: the tool's, or, for opencode's SQLite
+ * database, one over the session read from it (read here, as the database
+ * driver loads asynchronously).
+ */
+const converterOf = (
+  file: string,
+  options: ImportOptions,
+): Effect.Effect<Importer, ImportError> =>
+  options.from === "opencode" && isSqliteFile(file)
+    ? Effect.map(
+      readOpencodeDatabase(file, options.session),
+      importOpencodeDocument,
+    )
+    : Effect.succeed(converters[options.from]);
+
 const run = (
   file: string,
   options: ImportOptions,
+  convert: Importer,
 ): Result.Result<ImportedSession, ImportError> => {
   if (isFolder(file)) {
     // No importer reads a folder: opencode's storage is exported first.
@@ -194,7 +217,7 @@ const run = (
     }
   }
   const b = makeBuilder();
-  const converted = converters[options.from](file, {
+  const converted = convert(file, {
     recover: options.recover === true,
     maxLineBytes: options.maxLineBytes ?? DEFAULT_IMPORT_MAX_LINE_BYTES,
   }, b);
@@ -268,7 +291,10 @@ export function importSession(
   file: string,
   options: ImportOptions,
 ): Effect.Effect<ImportedSession, ImportError> {
-  return Effect.suspend(() => Effect.fromResult(run(file, options)));
+  return Effect.flatMap(
+    Effect.suspend(() => converterOf(file, options)),
+    (convert) => Effect.fromResult(run(file, options, convert)),
+  );
 }
 
 /** Options of {@link importFile}. */
@@ -307,16 +333,19 @@ export function importFile(
   file: string,
   options: ImportFileOptions,
 ): Effect.Effect<ImportedSession, ImportError> {
-  return Effect.suspend(() => {
-    const imported = run(file, options);
-    if (Result.isFailure(imported)) return Effect.fail(imported.failure);
-    return Effect.as(
-      publishLog(
-        options.out,
-        imported.success.session.header,
-        imported.success.events,
-      ),
-      imported.success,
-    );
-  });
+  return Effect.flatMap(
+    Effect.suspend(() => converterOf(file, options)),
+    (convert) => {
+      const imported = run(file, options, convert);
+      if (Result.isFailure(imported)) return Effect.fail(imported.failure);
+      return Effect.as(
+        publishLog(
+          options.out,
+          imported.success.session.header,
+          imported.success.events,
+        ),
+        imported.success,
+      );
+    },
+  );
 }

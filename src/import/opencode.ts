@@ -1,8 +1,9 @@
 /**
  * opencode sessions, as `opencode export SESSION` prints them (one JSON
- * document `{ info, messages: [{ info, parts }] }`), to v3 events, following
- * what opencode itself sends to the model for them (`MessageV2.toModelMessages`
- * and the AI SDK's `convertToModelMessages`).
+ * document `{ info, messages: [{ info, parts }] }`) or as its database holds
+ * them (read into that document by `opencode_database.ts`), to v3 events,
+ * following what opencode itself sends to the model for them
+ * (`MessageV2.toModelMessages` and the AI SDK's `convertToModelMessages`).
  *
  * - The document is one record: it is read whole (bounded by the record
  *   bound, `maxLineBytes`); a message or part is reported by the line on
@@ -136,7 +137,26 @@ export const importOpencode: Importer = (file, options, b) => {
         : notThisFormat(file, "opencode", undefined, failure),
     );
   }
-  const { text, value } = read.success;
+  return importDocument(file, read.success, b);
+};
+
+/**
+ * An importer of a document already read (from opencode's database: see
+ * `opencode_database.ts`), whatever file it is given.
+ *
+ * @param document The document and its text.
+ * @returns The importer.
+ */
+export const importOpencodeDocument = (
+  document: { readonly text: string; readonly value: unknown },
+): Importer =>
+(file, _options, b) => importDocument(file, document, b);
+
+const importDocument = (
+  file: string,
+  { text, value }: { readonly text: string; readonly value: unknown },
+  b: Builder,
+): ReturnType<Importer> => {
   if (
     !isRecord(value) || !isRecord(value.info) ||
     !Array.isArray(value.messages)

@@ -14,7 +14,9 @@
  *   `queue-operation`, `progress`, titles, ...);
  * - Codex: `{type: session_meta | response_item | event_msg | turn_context
  *   | compacted, payload: {...}}`;
- * - an `opencode export` document: `{info: {...}, messages: [...]}`;
+ * - an `opencode export` document: `{info: {...}, messages: [...]}`, or
+ *   opencode's database (`opencode.db`: a file that starts with the SQLite
+ *   header, the only database an importer reads);
  * - opencode's own storage: a folder holding `session/` and `message/` (or
  *   `storage/`, or `opencode.db`), entries named `ses_…`, `msg_…`, `prt_…`,
  *   or one of those JSON files (`{id: "ses_…", ...}`);
@@ -194,6 +196,31 @@ const opencodeFolder = (dir: string): boolean => {
       names.every((n) => opencodeId.test(n) || n.startsWith(".")));
 };
 
+/** The 16 bytes every SQLite 3 database starts with. */
+const HEADER = "SQLite format 3\0";
+
+/**
+ * Whether a file starts with the SQLite 3 header (a path that cannot be read
+ * does not).
+ *
+ * @param file The path.
+ * @returns Whether it is a SQLite database.
+ */
+export const isSqliteFile = (file: string): boolean => {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, "r");
+    const start = new Uint8Array(HEADER.length);
+    const n = fs.readSync(fd, start, 0, start.length, 0);
+    return n === HEADER.length &&
+      new TextDecoder().decode(start) === HEADER;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+};
+
 /**
  * Which format a file (or folder) looks like, from its first mebibyte (see
  * the module doc). Never fails: a path that cannot be read looks like
@@ -220,6 +247,7 @@ export function sniffSessionFormat(file: string): SessionFormat | undefined {
     if (fs.statSync(file).isDirectory()) {
       return opencodeFolder(file) ? "opencode-storage" : undefined;
     }
+    if (isSqliteFile(file)) return "opencode";
     fd = fs.openSync(file, "r");
     const buffer = new Uint8Array(WINDOW);
     let read = 0;
@@ -269,6 +297,9 @@ export const formatLabel = (format: SessionFormat): string => {
 export const formatHint = (format: SessionFormat, file: string): string => {
   switch (format) {
     case "opencode-storage": {
+      // opencode's data folder today holds its database, which imports.
+      const db = path.join(file, "opencode.db");
+      if (isSqliteFile(db)) return `import ${db} with --from opencode`;
       const id = /ses_[0-9A-Za-z]+/.exec(file)?.[0] ?? "<id>";
       return `run \`opencode export ${id}\` and import its output`;
     }

@@ -1,5 +1,6 @@
 /**
- * The agent tools `tools/peer_tools/` pins (Claude Code, Codex, pi),
+ * The agent tools `tools/peer_tools/` pins (Claude Code, Codex, pi, opencode,
+ * Gemini CLI),
  * installed by its `install.sh` into a scratch folder outside the
  * repository (an install whose lock matches is kept), and what runs them
  * offline: a loopback model server that records every model request and
@@ -327,13 +328,23 @@ export const toolSetup = (
   }
 };
 
+/** What a tool's run printed. */
+export interface ToolRun {
+  /** Whether it exited with 0. */
+  readonly success: boolean;
+  /** Its standard output. */
+  readonly stdout: string;
+  /** Its standard output, then its standard error. */
+  readonly said: string;
+}
+
 /** Runs `program` in `cwd` (three minutes at most); what it printed. */
 export const runTool = async (
   program: string,
   args: ReadonlyArray<string>,
   cwd: string,
   env: Record<string, string>,
-): Promise<{ success: boolean; said: string }> => {
+): Promise<ToolRun> => {
   const done = await new Deno.Command(program, {
     args: [...args],
     cwd,
@@ -343,9 +354,10 @@ export const runTool = async (
     stderr: "piped",
     signal: AbortSignal.timeout(180_000),
   }).output();
+  const stdout = new TextDecoder().decode(done.stdout);
   return {
     success: done.success,
-    said: new TextDecoder().decode(done.stdout) +
-      new TextDecoder().decode(done.stderr),
+    stdout,
+    said: stdout + new TextDecoder().decode(done.stderr),
   };
 };

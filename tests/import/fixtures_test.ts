@@ -1,6 +1,7 @@
 /**
- * The importers over hand-written fixtures, one per format and case: each
- * `<name>.jsonl` has a `<name>.expected.json` with the derived messages
+ * The importers over hand-written fixtures, one per format and case (and
+ * opencode's database as the pinned opencode wrote it): each `<name>.jsonl`
+ * (`<name>.db`) has a `<name>.expected.json` with the derived messages
  * (seq, id, role) and the parts of the report the case is about. Every
  * imported log is also checked to replay, and to give a clean transcript
  * once the library's repair closes its last turn.
@@ -20,16 +21,21 @@ interface Expected {
   readonly report?: Readonly<Record<string, unknown>>;
 }
 
-const tools: ReadonlyArray<SourceTool> = ["pi", "claude-code", "codex"];
+const tools: ReadonlyArray<readonly [SourceTool, string]> = [
+  ["pi", ".jsonl"],
+  ["claude-code", ".jsonl"],
+  ["codex", ".jsonl"],
+  ["opencode", ".db"],
+];
 
-for (const tool of tools) {
+for (const [tool, extension] of tools) {
   const dir = new URL(`${tool}/`, root);
   const names = [...Deno.readDirSync(dir)]
     .map((e) => e.name)
-    .filter((n) => n.endsWith(".jsonl"))
+    .filter((n) => n.endsWith(extension))
     .sort();
   for (const name of names) {
-    const base = name.slice(0, -".jsonl".length);
+    const base = name.slice(0, -extension.length);
     Deno.test(`import ${tool} ${base} gives the expected v3 log`, async () => {
       const file = new URL(name, dir).pathname;
       const expected: Expected = JSON.parse(

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Installs the pinned agent tools (package.json and package-lock.json beside
-# this script: Claude Code, Codex, pi) into a scratch folder outside the
-# repository, and prints the folder of their commands. The folder is the
-# first argument, else $PALIMPSEST_PEER_TOOLS, else
+# this script: Claude Code, Codex, pi, opencode) into a scratch folder
+# outside the repository, and prints the folder of their commands. The
+# folder is the first argument, else $PALIMPSEST_PEER_TOOLS, else
 # ${TMPDIR:-/tmp}/palimpsest-peer-tools; an install whose lock matches is
-# kept. tests/import/tools_resume_test.ts runs it. A tool's new release is
-# checked by bumping its pin here (npm install --package-lock-only).
+# kept. tests/import/tools_resume_test.ts and opencode_database_test.ts run
+# it. A tool's new release is checked by bumping its pin here (npm install
+# --package-lock-only). The install is `npm install --no-save` from the
+# lock, not `npm ci`: opencode lists a binary package per platform as
+# optional, and `npm ci` refuses a lock that lacks any of them (a registry
+# mirror may hold only its own).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dest=${1:-${PALIMPSEST_PEER_TOOLS:-${TMPDIR:-/tmp}/palimpsest-peer-tools}}
 mkdir -p "$dest"
 bin="$dest/node_modules/.bin"
-if ! cmp -s "$here/package-lock.json" "$dest/package-lock.json" ||
-  [ ! -x "$bin/claude" ] || [ ! -x "$bin/codex" ] || [ ! -x "$bin/pi" ]; then
+if ! cmp -s "$here/package-lock.json" "$dest/pinned-lock.json" ||
+  [ ! -x "$bin/claude" ] || [ ! -x "$bin/codex" ] || [ ! -x "$bin/pi" ] ||
+  [ ! -x "$bin/opencode" ]; then
   cp "$here/package.json" "$here/package-lock.json" "$dest/"
-  (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  (cd "$dest" && npm install --no-save --no-audit --no-fund --loglevel=error >&2)
+  cp "$here/package-lock.json" "$dest/pinned-lock.json"
 fi
 echo "$bin"
