@@ -1,6 +1,6 @@
 /**
  * The importers over hand-written fixtures, one per format and case: each
- * `<name>.jsonl` has a `<name>.expected.json` with the derived messages
+ * `<name>.jsonl` (or `.json`) has a `<name>.expected.json` with the derived messages
  * (seq, id, role) and the parts of the report the case is about. Every
  * imported log is also checked to replay, and to give a clean transcript
  * once the library's repair closes its last turn.
@@ -20,16 +20,25 @@ interface Expected {
   readonly report?: Readonly<Record<string, unknown>>;
 }
 
-const tools: ReadonlyArray<SourceTool> = ["pi", "claude-code", "codex"];
+const tools: ReadonlyArray<SourceTool> = [
+  "pi",
+  "claude-code",
+  "codex",
+  "gemini-cli",
+];
 
 for (const tool of tools) {
   const dir = new URL(`${tool}/`, root);
   const names = [...Deno.readDirSync(dir)]
     .map((e) => e.name)
-    .filter((n) => n.endsWith(".jsonl"))
+    // A source is JSON lines, or one JSON document (Gemini CLI's older form).
+    .filter((n) =>
+      n.endsWith(".jsonl") ||
+      (n.endsWith(".json") && !n.endsWith(".expected.json"))
+    )
     .sort();
   for (const name of names) {
-    const base = name.slice(0, -".jsonl".length);
+    const base = name.replace(/\.jsonl?$/, "");
     Deno.test(`import ${tool} ${base} gives the expected v3 log`, async () => {
       const file = new URL(name, dir).pathname;
       const expected: Expected = JSON.parse(

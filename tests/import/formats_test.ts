@@ -221,6 +221,19 @@ Deno.test("a damaged file of the right format imports as before: its bad first l
     const lines: Record<SourceTool, ReadonlyArray<unknown>> = {
       "pi": [],
       "opencode": [],
+      "gemini-cli": [
+        {
+          sessionId: "g1",
+          projectHash: "p",
+          startTime: "2026-01-01T00:00:00Z",
+        },
+        {
+          id: "m1",
+          timestamp: "2026-01-01T00:00:01Z",
+          type: "user",
+          content: [{ text: "hi" }],
+        },
+      ],
       "claude-code": [
         claudeUser("u1", "hi"),
         claudeAssistant("a1", "hello"),
@@ -237,7 +250,7 @@ Deno.test("a damaged file of the right format imports as before: its bad first l
         },
       ],
     };
-    for (const tool of ["claude-code", "codex"] as const) {
+    for (const tool of ["claude-code", "codex", "gemini-cli"] as const) {
       // Given two records glued together on the first line
       const [a, b] = lines[tool].map((r) => JSON.stringify(r));
       const file = path.join(dir, `${tool}.jsonl`);
