@@ -25,6 +25,7 @@ const Tagged: TaggedErrorBases<
   | "SystemPromptNotAtHead"
   | "ForkPointOutOfRange"
   | "RewindDropsUnexpectedTurns"
+  | "CompactionNotFound"
 > = taggedErrorBases();
 
 /** A compaction range that would shadow the protected system head. */
@@ -140,7 +141,7 @@ export class RewindDropsUnexpectedTurns
  * A compaction asked for by an id or a seq that names no compaction or prune
  * of the log.
  */
-export class CompactionNotFound extends Data.Error<{
+export class CompactionNotFound extends Tagged.CompactionNotFound<{
   /** What was asked for: a compaction id, or a seq as a string. */
   readonly given: string;
   /** The ids of the log's compactions, in log order (prunes have none). */
@@ -148,8 +149,6 @@ export class CompactionNotFound extends Data.Error<{
   /** The seq of each compaction and prune of the log, in log order. */
   readonly seqs: ReadonlyArray<SessionSeq>;
 }> {
-  /** The tag. */
-  readonly _tag: "CompactionNotFound" = "CompactionNotFound";
   /** A sentence for people. */
   override readonly message: string = this.seqs.length === 0
     ? `No compaction ${quote(this.given)} in the log: it has no compactions`

@@ -24,6 +24,7 @@ const Tagged: TaggedErrorBases<
   | "ImportEventRejected"
   | "ImportNoSession"
   | "ImportNotThisFormat"
+  | "ImportSessionNotChosen"
 > = taggedErrorBases();
 
 /** A source line is not JSON (for example two records glued together). */
@@ -157,7 +158,7 @@ export class ImportNotThisFormat extends Tagged.ImportNotThisFormat<{
  * An opencode database holds several sessions and none was chosen, or none
  * of the id asked for (or none at all): the message lists the ids it holds.
  */
-export class ImportSessionNotChosen extends Data.Error<{
+export class ImportSessionNotChosen extends Tagged.ImportSessionNotChosen<{
   /** The database. */
   readonly file: string;
   /** The session id asked for, if one was. */
@@ -165,8 +166,6 @@ export class ImportSessionNotChosen extends Data.Error<{
   /** The ids of the sessions the database holds, oldest first. */
   readonly sessions: ReadonlyArray<string>;
 }> {
-  /** The tag. */
-  readonly _tag: "ImportSessionNotChosen" = "ImportSessionNotChosen";
   /** A sentence for people. */
   override readonly message: string = this.sessions.length === 0
     ? `Expected a session in ${quote(this.file)} but it holds none`

@@ -57,6 +57,13 @@ export const importers = [
     label: "an opencode session (`opencode export` output or `opencode.db`)",
     description: "what `opencode export` prints, or opencode's database",
   },
+  {
+    name: "gemini-cli",
+    tool: "Gemini CLI",
+    label: "a Gemini CLI session",
+    description:
+      "a Gemini CLI session (~/.gemini/tmp/.../chats/session-*.jsonl or .json)",
+  },
 ] as const;
 
 /** What {@link importers} says of one importer. */

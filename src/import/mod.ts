@@ -1,6 +1,6 @@
 /**
  * `@palimpsest/session/import`: reading the session files other agent tools
- * wrote (pi, Claude Code, Codex, opencode) as v3 logs, so that `verify`,
+ * wrote (pi, Claude Code, Codex, opencode, Gemini CLI) as v3 logs, so that `verify`,
  * `derive`, `stats` and `explain` work on them.
  *
  * An import streams the source by lines (a line is never longer than
@@ -80,6 +80,7 @@ import { importClaudeCode } from "./claude_code.ts";
 import { importCodex } from "./codex.ts";
 import { importOpencode, importOpencodeDocument } from "./opencode.ts";
 import { readOpencodeDatabase } from "./opencode_database.ts";
+import { importGeminiCli } from "./gemini_cli.ts";
 import type { ImportReport } from "./report.ts";
 import { type Importer, importers, type SourceTool } from "./importer.ts";
 import { publishLog } from "./write.ts";
@@ -175,6 +176,7 @@ const converters: Readonly<Record<SourceTool, Importer>> = {
   "claude-code": importClaudeCode,
   "codex": importCodex,
   "opencode": importOpencode,
+  "gemini-cli": importGeminiCli,
 };
 
 /** Whether `file` is a folder (a path that cannot be read is not). */

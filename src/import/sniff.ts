@@ -17,6 +17,10 @@
  * - an `opencode export` document: `{info: {...}, messages: [...]}`, or
  *   opencode's database (`opencode.db`: a file that starts with the SQLite
  *   header, the only database an importer reads);
+ * - Gemini CLI: the metadata `{sessionId, projectHash, ...}` (the older
+ *   whole-JSON file is one with its `messages`), messages `{id, type:
+ *   user | gemini | info | error | warning, content}` with no nested
+ *   `message`, `{$set: {...}}` and `{$rewindTo: id}`;
  * - opencode's own storage: a folder holding `session/` and `message/` (or
  *   `storage/`, or `opencode.db`), entries named `ses_…`, `msg_…`, `prt_…`,
  *   or one of those JSON files (`{id: "ses_…", ...}`);
@@ -73,6 +77,19 @@ const codexLines: ReadonlySet<string> = new Set([
   "compacted",
 ]);
 
+/** Gemini CLI's message types besides `user`. */
+const geminiTypes: ReadonlySet<string> = new Set([
+  "gemini",
+  "info",
+  "error",
+  "warning",
+]);
+
+/** A Gemini CLI message record: an id, a time and its content. */
+const geminiMessage = (v: Record<string, unknown>): boolean =>
+  typeof v.id === "string" && typeof v.timestamp === "string" &&
+  "content" in v;
+
 const opencodeId = /^(?:ses|msg|prt)_[0-9A-Za-z]/;
 const eventType = /^[a-z][a-z_-]*\/[a-z][a-z_/-]*$/;
 
@@ -121,8 +138,10 @@ export function sessionFormatOf(value: unknown): SessionFormat | undefined {
     }
     if (piEntries.has(type)) return "pi";
     if (type === "user" || type === "assistant") {
-      return isRecord(value.message) ? "claude-code" : undefined;
+      if (isRecord(value.message)) return "claude-code";
+      return type === "user" && geminiMessage(value) ? "gemini-cli" : undefined;
     }
+    if (geminiTypes.has(type) && geminiMessage(value)) return "gemini-cli";
     if (type === "system") {
       return typeof value.subtype === "string" ||
           typeof value.uuid === "string"
@@ -135,6 +154,11 @@ export function sessionFormatOf(value: unknown): SessionFormat | undefined {
     ) return "palimpsest";
   }
   if (isRecord(value.info) && Array.isArray(value.messages)) return "opencode";
+  if (
+    isRecord(value.$set) || typeof value.$rewindTo === "string" ||
+    (typeof value.sessionId === "string" &&
+      typeof value.projectHash === "string")
+  ) return "gemini-cli";
   if (opencodeStored(value)) return "opencode-storage";
   return undefined;
 }
@@ -173,6 +197,9 @@ const formatOfText = (
   }
   // A pretty-printed document too long to read whole: its first key.
   if (/^\s*\{\s*"info"\s*:\s*\{/.test(text)) return "opencode";
+  if (/^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"/.test(text)) {
+    return "gemini-cli";
+  }
   if (/^\s*\{\s*"id"\s*:\s*"(?:ses|msg|prt)_/.test(text)) {
     return "opencode-storage";
   }

@@ -218,7 +218,10 @@ if (import.meta.main) {
     path.join(Deno.env.get("TMPDIR") ?? "/tmp", "opencode-writer-"),
   );
   try {
-    const session = await driveOpencode(await installTools(), scratch);
+    const session = await driveOpencode(
+      await installTools({ writers: true }),
+      scratch,
+    );
     const db = path.join(dir, `${name}.db`);
     fs.rmSync(db, { force: true });
     await copyDatabase(session.db, path.resolve(db));

@@ -25,10 +25,19 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** A tool `tools/peer_tools/` pins. */
 export type PeerTool = "claude-code" | "codex" | "pi";
 
-/** Installs the pinned tools (or finds them installed); their bin folder. */
-export const installTools = async (): Promise<string> => {
+/**
+ * Installs a set of pinned tools (or finds them installed); their bin
+ * folder: the export targets (Claude Code, Codex, pi), or with `writers`
+ * the tools only the fixture recordings run (opencode, Gemini CLI).
+ */
+export const installTools = async (
+  options: { readonly writers?: boolean } = {},
+): Promise<string> => {
   const out = await new Deno.Command("bash", {
-    args: [path.join(ROOT, "tools/peer_tools/install.sh")],
+    args: [
+      path.join(ROOT, "tools/peer_tools/install.sh"),
+      ...(options.writers === true ? ["--writers"] : []),
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -11,9 +11,17 @@ import assert from "node:assert/strict";
 const fixture = (name: string): string =>
   fileURLToPath(new URL(`../fixtures/import/${name}`, import.meta.url));
 
+/** `import --from TOOL SOURCE --out OUT` with more flags. */
+const importAs = (
+  from: string,
+  source: string,
+  out: string,
+  ...flags: string[]
+) => run("import", "--from", from, source, "--out", out, ...flags);
+
 /** `import --from pi FIXTURE --out OUT` with more flags. */
 const importPi = (name: string, out: string, ...flags: string[]) =>
-  run("import", "--from", "pi", fixture(name), "--out", out, ...flags);
+  importAs("pi", fixture(name), out, ...flags);
 
 Deno.test("import writes a v3 log that verify accepts, and never overwrites it", () =>
   withDir("import-cli-", async (dir) => {
@@ -169,14 +177,7 @@ Deno.test("import --from opencode reads an opencode export; verify accepts the l
     const text = JSON.stringify(doc, null, 2);
     fs.writeFileSync(source, text);
     const out = path.join(dir, "s.jsonl");
-    const imported = await run(
-      "import",
-      "--from",
-      "opencode",
-      source,
-      "--out",
-      out,
-    );
+    const imported = await importAs("opencode", source, out);
     assert.equal(imported.code, 0);
     assert.match(imported.out, /^imported opencode \(format 1\.1\.34\)/);
     assert.match(imported.out, /part\/step-start x2/);
@@ -189,4 +190,32 @@ Deno.test("import --from opencode reads an opencode export; verify accepts the l
       // The part holds the call (its step's message) and its result.
       ["step/start", "assistant/message", "tool/call", "tool/result"],
     );
+  }));
+
+Deno.test("import --from gemini-cli reads a session Gemini CLI 0.61 wrote; verify accepts the log, explain maps a rewritten answer to its last write, and a file without --from is pointed to it", () =>
+  withDir("import-cli-", async (dir) => {
+    const source = fixture("gemini-cli/real.jsonl");
+    const out = path.join(dir, "s.jsonl");
+    const imported = await importAs("gemini-cli", source, out, "--json");
+    assert.equal(imported.code, 0);
+    const report = JSON.parse(imported.out).report;
+    assert.equal(report.from, "gemini-cli");
+    assert.equal(report.kinds["message/gemini"], 4);
+    // The earlier writes of a message are merged into its last one.
+    assert.ok(
+      report.skipped.some((s: { kind: string }) => s.kind === "rewritten"),
+    );
+    assert.equal((await run("verify", out)).code, 0);
+    // Line 15 is the `$set` of the whole list the resumed run wrote: the
+    // messages it holds are imported from it.
+    const explained = await run("explain", out, "--line", "15", "--json");
+    assert.equal(explained.code, 0);
+    assert.ok(
+      JSON.parse(explained.out).events.some((e: { type: string }) =>
+        e.type === "assistant/message"
+      ),
+    );
+    const unnamed = await run("import", source, "--out", `${out}.2`);
+    assert.equal(unnamed.code, 2);
+    assert.match(unnamed.err, /--from gemini-cli/);
   }));

@@ -1,7 +1,7 @@
 /**
  * The importers over hand-written fixtures, one per format and case (and
  * opencode's database as the pinned opencode wrote it): each `<name>.jsonl`
- * (`<name>.db`) has a `<name>.expected.json` with the derived messages
+ * (`<name>.json`, `<name>.db`) has a `<name>.expected.json` with the derived messages
  * (seq, id, role) and the parts of the report the case is about. Every
  * imported log is also checked to replay, and to give a clean transcript
  * once the library's repair closes its last turn.
@@ -26,13 +26,15 @@ const tools: ReadonlyArray<readonly [SourceTool, string]> = [
   ["claude-code", ".jsonl"],
   ["codex", ".jsonl"],
   ["opencode", ".db"],
+  ["gemini-cli", ".jsonl"],
+  ["gemini-cli", ".json"],
 ];
 
 for (const [tool, extension] of tools) {
   const dir = new URL(`${tool}/`, root);
   const names = [...Deno.readDirSync(dir)]
     .map((e) => e.name)
-    .filter((n) => n.endsWith(extension))
+    .filter((n) => n.endsWith(extension) && !n.endsWith(".expected.json"))
     .sort();
   for (const name of names) {
     const base = name.slice(0, -extension.length);

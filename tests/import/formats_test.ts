@@ -221,6 +221,19 @@ Deno.test("a damaged file of the right format imports as before: its bad first l
     const lines: Record<SourceTool, ReadonlyArray<unknown>> = {
       "pi": [],
       "opencode": [],
+      "gemini-cli": [
+        {
+          sessionId: "g1",
+          projectHash: "p",
+          startTime: "2026-01-01T00:00:00Z",
+        },
+        {
+          id: "m1",
+          timestamp: "2026-01-01T00:00:01Z",
+          type: "user",
+          content: [{ text: "hi" }],
+        },
+      ],
       "claude-code": [
         claudeUser("u1", "hi"),
         claudeAssistant("a1", "hello"),
@@ -237,7 +250,7 @@ Deno.test("a damaged file of the right format imports as before: its bad first l
         },
       ],
     };
-    for (const tool of ["claude-code", "codex"] as const) {
+    for (const tool of ["claude-code", "codex", "gemini-cli"] as const) {
       // Given two records glued together on the first line
       const [a, b] = lines[tool].map((r) => JSON.stringify(r));
       const file = path.join(dir, `${tool}.jsonl`);
@@ -274,6 +287,29 @@ Deno.test("a pretty-printed export longer than the sniffed start is told by its 
     assert.equal((await attempt(file, "opencode"))._tag, "Success");
   }));
 
+Deno.test("Gemini CLI's files are told apart: its JSON lines, its whole-JSON file, and one too long to read whole by its first keys", () =>
+  withDir((dir) => {
+    const fixtures = new URL("../fixtures/import/gemini-cli/", import.meta.url);
+    for (const name of ["real.jsonl", "patches.jsonl", "whole.json"]) {
+      assert.equal(
+        sniffSessionFormat(new URL(name, fixtures).pathname),
+        "gemini-cli",
+        name,
+      );
+    }
+    const file = path.join(dir, "session.json");
+    fs.writeFileSync(
+      file,
+      pretty({
+        sessionId: "g",
+        projectHash: "h",
+        messages: [{ id: "m", type: "user", content: "x".repeat(1_200_000) }],
+      }),
+    );
+    assert.equal(sniffSessionFormat(file), "gemini-cli");
+    return Promise.resolve();
+  }));
+
 Deno.test("sessionFormatOf tells each tool's records apart", () => {
   const cases: ReadonlyArray<readonly [unknown, SessionFormat | undefined]> = [
     [{ type: "session", version: 3, id: "a", timestamp: "t", cwd: "/" }, "pi"],
@@ -291,10 +327,19 @@ Deno.test("sessionFormatOf tells each tool's records apart", () => {
     [{ id: "ses_1abc", projectID: "p", time: {} }, "opencode-storage"],
     [{ id: "msg_1abc", sessionID: "ses_1", role: "user" }, "opencode-storage"],
     [{ id: "prt_1abc", messageID: "msg_1", type: "text" }, "opencode-storage"],
+    [{ sessionId: "g", projectHash: "h", startTime: "t" }, "gemini-cli"],
+    [{ sessionId: "g", projectHash: "h", messages: [] }, "gemini-cli"],
+    [{ id: "m", timestamp: "t", type: "user", content: [] }, "gemini-cli"],
+    [{ id: "m", timestamp: "t", type: "gemini", content: "" }, "gemini-cli"],
+    [{ id: "m", timestamp: "t", type: "info", content: "x" }, "gemini-cli"],
+    [{ $set: { lastUpdated: "t" } }, "gemini-cli"],
+    [{ $rewindTo: "m" }, "gemini-cli"],
     // Near misses: a raw item without its envelope, a bare object, a value.
     [{ type: "message", role: "user", content: [] }, undefined],
     [{ type: "response_item" }, undefined],
     [{ type: "user" }, undefined],
+    [{ type: "gemini", content: "" }, undefined],
+    [{ sessionId: "g" }, undefined],
     [{ id: "ses_1abc" }, undefined],
     [{ hello: "world" }, undefined],
     [[1, 2], undefined],

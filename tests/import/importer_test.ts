@@ -14,12 +14,13 @@ import { Effect } from "effect";
 import assert from "node:assert/strict";
 import { withTempFile } from "../_helpers/temp_file.ts";
 
-Deno.test("the importer list holds pi, claude-code, codex and opencode", () => {
+Deno.test("the importer list holds pi, claude-code, codex, opencode and gemini-cli", () => {
   assert.deepEqual(importers.map((i) => i.name), [
     "pi",
     "claude-code",
     "codex",
     "opencode",
+    "gemini-cli",
   ]);
   assert.deepEqual(sourceTools, importers.map((i) => i.name));
   for (const i of importers) assert.equal(isSourceTool(i.name), true);

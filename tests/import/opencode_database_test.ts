@@ -3,8 +3,8 @@
  * (`tools/peer_tools/`) writes it: a session read from it imports to what
  * `opencode export` of the same session imports to. The fixture
  * (`tests/fixtures/import/opencode/read-tool.db`, with the export beside it)
- * needs no opencode; the last test drives the pinned opencode afresh
- * (`tests/_helpers/opencode_writer.ts`).
+ * needs no opencode; `tools/peer_tools/opencode_fixture.sh` writes it afresh
+ * with the pinned opencode (`tests/_helpers/opencode_writer.ts`).
  */
 import { deriveMessages } from "@palimpsest/session";
 import {
@@ -20,8 +20,6 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { run, withDir } from "./_cli_run.ts";
-import { installTools } from "../_helpers/peer_tools.ts";
-import { driveOpencode } from "../_helpers/opencode_writer.ts";
 
 const fixtures = new URL("../fixtures/import/opencode/", import.meta.url);
 const db = new URL("read-tool.db", fixtures).pathname;
@@ -159,20 +157,4 @@ Deno.test("a database with no session is refused, saying so", async () => {
     assert.deepEqual(empty.sessions, []);
     assert.match(empty.message, /holds none/);
   });
-});
-
-Deno.test("the pinned opencode's database imports as its `opencode export` does", async () => {
-  const bin = await installTools();
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "opencode-db-live-"));
-  try {
-    const session = await driveOpencode(bin, scratch);
-    const file = path.join(scratch, "export.json");
-    fs.writeFileSync(file, session.exported);
-    const fromDb = await imported(session.db, session.id);
-    assertSameImport(fromDb, await imported(file));
-    assert.equal(fromDb.session.header.id, session.id);
-    assert.equal(deriveMessages(fromDb.session.surface).length, 4);
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
 });

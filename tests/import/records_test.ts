@@ -71,6 +71,8 @@ const sources = (type: string): Record<SourceTool, unknown[]> => ({
     { type, id: "e1", parentId: null },
   ],
   opencode: [],
+  // Gemini CLI tells its records by their keys, not by a `type` to look up.
+  "gemini-cli": [],
 });
 
 for (const from of ["claude-code", "codex", "pi"] as const) {
