@@ -16,7 +16,6 @@ import {
 import { Effect } from "effect";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { run, withDir } from "./_cli_run.ts";
