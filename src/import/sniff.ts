@@ -67,6 +67,15 @@ const claudeOnly: ReadonlySet<string> = new Set([
   "last-prompt",
   "permission-mode",
   "attachment",
+  // Bookkeeping lines of Claude Code 2.1 (the importer skips them).
+  "mode",
+  "api-request",
+  "api-request-blob",
+  "api-request-shape",
+  "api-request-route",
+  "tools-used",
+  "cost-state",
+  "atis-latch",
 ]);
 
 const codexLines: ReadonlySet<string> = new Set([
@@ -75,6 +84,8 @@ const codexLines: ReadonlySet<string> = new Set([
   "event_msg",
   "turn_context",
   "compacted",
+  "world_state",
+  "token_usage_record",
 ]);
 
 /** Gemini CLI's message types besides `user`. */

@@ -1,6 +1,7 @@
 /**
  * Fuzzing the format check of the importers: files made of real lines of
- * one tool (from `../shared/peer-logs/`, the opencode export as one line),
+ * one tool (from `../shared/peer-logs/`, the opencode export as one line,
+ * and the sessions the pinned tools wrote for the importers' fixtures),
  * shuffled, among junk (lines that are not JSON, JSON of no known format,
  * blank lines) and sometimes cut in the middle of their last line. For each
  * file, with at least one of the tool's lines among its first ten:
@@ -61,6 +62,21 @@ const pool = (): ReadonlyMap<SourceTool, ReadonlyArray<string>> => {
       );
     }
     lines.set(tool, own);
+  }
+  // The sessions the pinned tools wrote for the importers' fixtures
+  // (`real*.jsonl`): real lines too, and the only ones of a tool the shared
+  // files lack (Gemini CLI).
+  const fixtures = new URL("../fixtures/import/", import.meta.url).pathname;
+  for (const tool of sourceTools) {
+    const dir = path.join(fixtures, tool);
+    if (!fs.existsSync(dir)) continue;
+    for (const name of fs.readdirSync(dir)) {
+      if (!/^real.*\.jsonl$/.test(name)) continue;
+      const text = fs.readFileSync(path.join(dir, name), "utf8");
+      const own = lines.get(tool) ?? [];
+      own.push(...text.split("\n").filter((l) => l.trim() !== ""));
+      lines.set(tool, own);
+    }
   }
   return lines;
 };
