@@ -41,30 +41,40 @@
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import {
-  type Builder,
-  done,
-  importedHeader,
-  ok,
-  setTime,
-  type Step,
-} from "./builder.ts";
-import { keptOpaque, notCarried, skip, synthesized } from "./notes.ts";
-import { branchPoint } from "./rewind.ts";
-import { closeAnsweredTurn, closeStep, closeTurn, userTurn } from "./turns.ts";
-import {
   argumentsText,
+  assistantMessage,
+  branchPoint,
+  type Builder,
+  closeAnsweredTurn,
+  closeStep,
+  closeTurn,
+  compactBefore,
+  type Converted,
+  done,
   epochOf,
   fileName,
+  fromLineOnward,
+  importedHeader,
+  type Importer,
   isRecord,
+  keptOpaque,
+  lineImporter,
+  notCarried,
+  ok,
+  own,
+  type RecordReadSummary,
+  type RecordTable,
+  setTime,
+  skip,
+  type Step,
   str,
+  synthesized,
   toolCallBlock,
-} from "./values.ts";
-import { lineImporter, own, type RecordTable } from "./records.ts";
-import type { RecordReadSummary } from "./lines.ts";
-import { compactBefore, fromLineOnward } from "./compaction.ts";
+  toolResult,
+  userMessage,
+  userTurn,
+} from "./kit.ts";
 import type { SessionSeq } from "../core/seq.ts";
-import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import type { Converted, Importer } from "./importer.ts";
 
 /** An assistant message being joined from its lines. */
 export interface PendingAssistant {

@@ -40,24 +40,33 @@
  */
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolCallBlock } from "../core/message.ts";
-import { done, ok, setTime, type Step } from "./builder.ts";
-import { keptOpaque, notCarried, skip } from "./notes.ts";
-import { closeAnsweredTurn, closeTurn, openTurn } from "./turns.ts";
-import { argumentsText, isRecord, str, toolCallBlock } from "./values.ts";
 import {
+  argumentsText,
+  assistantMessage,
+  closeAnsweredTurn,
+  closeOpenCalls,
+  closeTurn,
+  compactBefore,
+  done,
+  type Importer,
+  isRecord,
+  keptOpaque,
   lineImporter,
+  notCarried,
+  ok,
+  openTurn,
   own,
   type RecordHandler,
   type RecordTable,
+  setTime,
+  skip,
   skipping,
-} from "./records.ts";
-import { compactBefore } from "./compaction.ts";
-import {
-  assistantMessage,
-  closeOpenCalls,
+  type Step,
+  str,
+  toolCallBlock,
   toolResult,
   userMessage,
-} from "./messages.ts";
+} from "./kit.ts";
 import {
   isRealUserMessage,
   keepRecentUserMessages,
@@ -66,7 +75,6 @@ import {
   rollBack,
   sourceOf,
 } from "./codex_items.ts";
-import type { Importer } from "./importer.ts";
 import {
   codexConverted,
   type CodexState,

@@ -12,17 +12,20 @@ import type { SessionSeq } from "../core/seq.ts";
 import {
   append,
   type Builder,
+  type Converted,
   done,
+  epochOf,
+  fileName,
   importedHeader,
+  isRecord,
   ok,
+  type RecordReadSummary,
   setTime,
+  skip,
   type Step,
+  str,
   uniqueId,
-} from "./builder.ts";
-import { skip } from "./notes.ts";
-import { epochOf, fileName, isRecord, str } from "./values.ts";
-import type { RecordReadSummary } from "./lines.ts";
-import type { Converted } from "./importer.ts";
+} from "./kit.ts";
 
 /** The assistant message being gathered from consecutive output items. */
 export interface PendingOutput {

@@ -30,7 +30,7 @@ import {
 import type { Exporter, ExportNote } from "./exporter.ts";
 import {
   argumentsValue,
-  imageData,
+  dataContent,
   isoOf,
   isUuid,
   sessionUuid,
@@ -50,27 +50,10 @@ const contentOf = (
 ): unknown => {
   const first = content[0];
   if (content.length === 1 && first?.type === "text") return first.text;
-  return content.flatMap((b): unknown[] => {
-    if (b.type === "text") return [{ type: "text", text: b.text }];
-    if (b.type === "image") {
-      const image = imageData(b.attachment);
-      if (image === undefined) {
-        lost(
-          "an image that is a link, not data: Claude Code keeps images as data",
-        );
-      }
-      return image === undefined ? [] : [{
-        type: "image",
-        source: {
-          type: "base64",
-          media_type: image.mimeType,
-          data: image.data,
-        },
-      }];
-    }
-    lost(`a ${b.type} block, which Claude Code's messages do not hold`);
-    return [];
-  });
+  return dataContent(content, "Claude Code", (image) => ({
+    type: "image",
+    source: { type: "base64", media_type: image.mimeType, data: image.data },
+  }), lost);
 };
 
 /** An assistant message's blocks as Claude Code's. */

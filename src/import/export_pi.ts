@@ -30,7 +30,7 @@ import {
 import type { Exporter, ExportNote } from "./exporter.ts";
 import {
   argumentsValue,
-  imageData,
+  dataContent,
   isoOf,
   sessionUuid,
   shortIdOf,
@@ -80,18 +80,7 @@ const userBlocks = (
   content: ReadonlyArray<ContentBlock>,
   lost: (note: string) => void,
 ): unknown[] =>
-  content.flatMap((b): unknown[] => {
-    if (b.type === "text") return [{ type: "text", text: b.text }];
-    if (b.type === "image") {
-      const image = imageData(b.attachment);
-      if (image === undefined) {
-        lost("an image that is a link, not data: pi keeps images as data");
-      }
-      return image === undefined ? [] : [{ type: "image", ...image }];
-    }
-    lost(`a ${b.type} block, which pi's messages do not hold`);
-    return [];
-  });
+  dataContent(content, "pi", (image) => ({ type: "image", ...image }), lost);
 
 /** An assistant message's blocks as pi's: its thinking keeps its signature. */
 const assistantBlocks = (

@@ -8,7 +8,7 @@
  * @internal
  */
 import { createHash } from "node:crypto";
-import type { ContentBlock } from "../core/message.ts";
+import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import { isRecord, str } from "./values.ts";
 
 const hex = (seed: string): string =>
@@ -46,9 +46,7 @@ export const textOf = (content: ReadonlyArray<ContentBlock>): string =>
   content.flatMap((b) => b.type === "text" ? [b.text] : []).join("\n");
 
 /** An image's media type and base64 data, from any attachment the importers keep. */
-export const imageData = (
-  attachment: unknown,
-): { readonly mimeType: string; readonly data: string } | undefined => {
+export const imageData = (attachment: unknown): ImageData | undefined => {
   if (!isRecord(attachment)) return undefined;
   // pi: {mimeType, data}; Claude Code: {type: "base64", media_type, data}.
   const data = str(attachment.data);
@@ -62,6 +60,35 @@ export const imageData = (
   if (match === null) return undefined;
   return { mimeType: match[1] ?? "", data: match[2] ?? "" };
 };
+
+/** An image as {@link imageData} reads it: its media type and base64 data. */
+export type ImageData = { readonly mimeType: string; readonly data: string };
+
+/**
+ * A message's blocks as a tool that keeps images as data (pi, Claude Code)
+ * holds them: text as text, an image as `image` shapes its data. What the
+ * tool cannot hold, an image that is a link or a block of another type, is
+ * left out and said through `lost`.
+ */
+export const dataContent = (
+  content: ReadonlyArray<ContentBlock | ToolResultContentBlock>,
+  tool: string,
+  image: (data: ImageData) => unknown,
+  lost: (note: string) => void,
+): unknown[] =>
+  content.flatMap((b): unknown[] => {
+    if (b.type === "text") return [{ type: "text", text: b.text }];
+    if (b.type === "image") {
+      const data = imageData(b.attachment);
+      if (data === undefined) {
+        lost(`an image that is a link, not data: ${tool} keeps images as data`);
+        return [];
+      }
+      return [image(data)];
+    }
+    lost(`a ${b.type} block, which ${tool}'s messages do not hold`);
+    return [];
+  });
 
 /** An image as a data URL, or its URL when it has one that is not data. */
 export const imageUrl = (attachment: unknown): string | undefined => {

@@ -31,30 +31,37 @@ import * as fs from "node:fs";
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import {
-  type Builder,
-  done,
-  importedHeader,
-  ok,
-  setTime,
-  type Step,
-} from "./builder.ts";
-import { count, notCarried, skip } from "./notes.ts";
-import { closeAnsweredTurn, userTurn } from "./turns.ts";
-import {
   argumentsText,
+  assistantMessage,
+  type Builder,
+  closeAnsweredTurn,
+  type Converted,
+  count,
+  done,
   epochOf,
   fileName,
+  importedHeader,
+  type Importer,
+  type ImportError,
+  ImportNotASession,
   isRecord,
+  lineImporter,
+  notCarried,
+  notThisFormat,
+  ok,
+  type RecordReadOptions,
+  type RecordReadSummary,
+  sessionFormatOf,
+  setTime,
+  skip,
+  type Step,
   str,
   toolCallBlock,
-} from "./values.ts";
-import { assistantMessage, toolResult, userMessage } from "./messages.ts";
-import { type ImportError, ImportNotASession } from "./errors.ts";
-import { lineImporter, notThisFormat } from "./records.ts";
-import { sessionFormatOf } from "./sniff.ts";
+  toolResult,
+  userMessage,
+  userTurn,
+} from "./kit.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
-import type { Converted, Importer } from "./importer.ts";
-import type { RecordReadOptions, RecordReadSummary } from "./lines.ts";
 import {
   geminiLines,
   type GeminiMessage,

@@ -44,34 +44,35 @@
 import * as Result from "effect/Result";
 import type { ContentBlock, ToolResultContentBlock } from "../core/message.ts";
 import {
-  type Builder,
-  done,
-  importedHeader,
-  ok,
-  setTime,
-  type Step,
-} from "./builder.ts";
-import { count, keptOpaque, notCarried, skip } from "./notes.ts";
-import { closeAnsweredTurn, closeTurn, userTurn } from "./turns.ts";
-import {
   argumentsText,
+  assistantMessage,
+  type Builder,
+  closeAnsweredTurn,
+  closeOpenCalls,
+  closeTurn,
+  compactBefore,
+  count,
+  done,
   fileName,
+  importedHeader,
+  type Importer,
+  ImportNotASession,
   isRecord,
+  keptOpaque,
+  notCarried,
+  notThisFormat,
+  ok,
+  sessionFormatOf,
+  setTime,
+  skip,
+  type Step,
   str,
   toolCallBlock,
-} from "./values.ts";
-import {
-  assistantMessage,
-  closeOpenCalls,
   toolResult,
   userMessage,
-} from "./messages.ts";
-import { ImportNotASession } from "./errors.ts";
-import { notThisFormat } from "./records.ts";
-import { sessionFormatOf } from "./sniff.ts";
+  userTurn,
+} from "./kit.ts";
 import { idLines, readDocument } from "./opencode_document.ts";
-import { compactBefore } from "./compaction.ts";
-import type { Importer } from "./importer.ts";
 
 type Rec = Record<string, unknown>;
 type Part = Rec & { readonly id: string };

@@ -40,34 +40,44 @@
  */
 import * as Result from "effect/Result";
 import { surfaceEvent, surfaceNodes } from "../surface/mod.ts";
-import { branchPoint, rewindPlan } from "./rewind.ts";
 import {
   append,
+  assistantMessage,
+  branchPoint,
   type Builder,
+  closeTurn,
+  compactBefore,
+  type Converted,
   done,
-  importedHeader,
-  ok,
-  setTime,
-  type Step,
-} from "./builder.ts";
-import {
-  notAnObject,
-  notCarried,
-  skip,
-  synthesized,
-  unknownType,
-} from "./notes.ts";
-import { closeTurn, userTurn } from "./turns.ts";
-import { epochOf, fileName, isRecord, str } from "./values.ts";
-import { compactBefore, fromLineOnward } from "./compaction.ts";
-import {
+  epochOf,
+  fileName,
+  forEachRecord,
+  fromLineOnward,
   type Handled,
   handleRecord,
+  importedHeader,
+  type Importer,
+  ImportVersionUnsupported,
+  isRecord,
+  notAnObject,
+  notCarried,
+  ok,
   type RecordHandler,
+  type RecordReadOptions,
+  type RecordReadSummary,
   type RecordTable,
+  rewindPlan,
+  setTime,
+  skip,
   skipping,
-} from "./records.ts";
-import { assistantMessage, toolResult, userMessage } from "./messages.ts";
+  type Step,
+  str,
+  synthesized,
+  toolResult,
+  unknownType,
+  userMessage,
+  userTurn,
+} from "./kit.ts";
 import {
   bashText,
   branchText,
@@ -76,13 +86,6 @@ import {
   resultBlocks,
   stopReasons,
 } from "./pi_content.ts";
-import { ImportVersionUnsupported } from "./errors.ts";
-import {
-  forEachRecord,
-  type RecordReadOptions,
-  type RecordReadSummary,
-} from "./lines.ts";
-import type { Converted, Importer } from "./importer.ts";
 import {
   branchesOff,
   forkNote,
