@@ -27,6 +27,8 @@ import {
   claimsOf,
   exitWithStore,
   tempDir,
+  useStore,
+  useStoreExit,
   withStore,
 } from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
@@ -39,10 +41,8 @@ const helper = new URL("../store/jsonl_writer.ts", import.meta.url).pathname;
 
 Deno.test("the store round-trips a session", async (t) => {
   const root = tempDir();
-  const written = await withStore(
-    root,
+  const written = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const handle = yield* store.create(header("round"));
       for (let turn = 0; turn < 3; turn++) {
         for (const batch of turnBatches(turn)) {
@@ -74,22 +74,18 @@ Deno.test("the store round-trips a session", async (t) => {
       const session = handle.session;
       yield* store.close(handle);
       return session;
-    }),
-  );
+    }));
   const file = fileOf(root, "round");
   const before = fs.readFileSync(file);
 
   await t.step(
     "events and derived messages are equal after reopen",
     async () => {
-      const read = await withStore(
-        root,
+      const read = await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const handle = yield* store.open("round");
           return handle.session;
-        }),
-      );
+        }));
       assert.deepEqual(
         Result.getOrThrow(Session.events(read)),
         Result.getOrThrow(Session.events(written)),
@@ -109,10 +105,8 @@ Deno.test("the store round-trips a session", async (t) => {
   await t.step(
     "opening and closing an unchanged log keeps its bytes",
     async () => {
-      await withStore(
-        root,
+      await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const writer = yield* store.open("round", { mode: "write" });
           yield* store.close(writer);
           const reader = yield* store.open("round");
@@ -120,8 +114,7 @@ Deno.test("the store round-trips a session", async (t) => {
           const again = yield* store.open("round", { mode: "write" });
           yield* store.repair(again);
           yield* store.close(again);
-        }),
-      );
+        }));
       assert.deepEqual(fs.readFileSync(file), before);
       assert.deepEqual(claimsOf(file), []);
     },
@@ -129,14 +122,14 @@ Deno.test("the store round-trips a session", async (t) => {
   await t.step(
     "list names the stored sessions and stat reports each one",
     async () => {
-      const [ids, stat] = await withStore(
+      const [ids, stat] = await useStore(
         root,
-        Effect.gen(function* () {
-          const store = yield* SessionStore;
-          const handle = yield* store.create(header("../other"));
-          yield* store.close(handle);
-          return [yield* store.list(), yield* store.stat("round")] as const;
-        }),
+        (store) =>
+          Effect.gen(function* () {
+            const handle = yield* store.create(header("../other"));
+            yield* store.close(handle);
+            return [yield* store.list(), yield* store.stat("round")] as const;
+          }),
       );
       assert.deepEqual(ids, ["../other", "round"]);
       assert.equal(stat.bytes, before.length);
@@ -149,13 +142,10 @@ Deno.test("the store round-trips a session", async (t) => {
 /** A fresh folder whose store holds one empty session `id`. */
 const rootWithEmptySession = async (id: string): Promise<string> => {
   const root = tempDir();
-  await withStore(
-    root,
+  await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       yield* store.close(yield* store.create(header(id)));
-    }),
-  );
+    }));
   return root;
 };
 
@@ -190,36 +180,28 @@ Deno.test("store errors", async (t) => {
     thenFails(error, "InvalidSessionId");
   });
   await t.step("read handles refuse appends", async () => {
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const reader = yield* store.open("s");
         return yield* store.append(reader, [drafts.user("u", "x")]);
-      }),
-    );
+      }));
     thenFails(failureOf(exit), "ReadOnlyHandle");
   });
   await t.step("closed handles refuse appends", async () => {
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("s", { mode: "write" });
         yield* store.close(writer);
         yield* store.close(writer);
         return yield* store.append(writer, [drafts.user("u", "x")]);
-      }),
-    );
+      }));
     thenFails(failureOf(exit), "HandleClosed");
   });
   await t.step("a rejected batch writes nothing", async () => {
     const file = fileOf(root, "s");
     const before = fs.readFileSync(file);
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("s", { mode: "write" });
         return yield* store.append(writer, [
           drafts.user("u", "x"),
@@ -239,8 +221,7 @@ Deno.test("store errors", async (t) => {
             },
           },
         ]).pipe(Effect.ensuring(store.close(writer)));
-      }),
-    );
+      }));
     thenFails(failureOf(exit), "EmptySourceList");
     assert.deepEqual(fs.readFileSync(file), before);
   });
@@ -253,10 +234,8 @@ Deno.test("one writer per session", async (t) => {
   await t.step(
     "a second writer in this process gets SessionLocked",
     async () => {
-      const exit = await exitWithStore(
-        root,
+      const exit = await useStoreExit(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const first = yield* store.open("w", { mode: "write" });
           const second = yield* Effect.result(
             store.open("w", { mode: "write" }),
@@ -265,8 +244,7 @@ Deno.test("one writer per session", async (t) => {
           const reader = yield* store.open("w");
           yield* store.close(first);
           return { second, readerLines: reader.report.events + 1 };
-        }),
-      );
+        }));
       const { second, readerLines } = successOf(exit);
       assert.ok(Result.isFailure(second));
       thenFails(second.failure, "SessionLocked", { pid: Deno.pid });
@@ -274,10 +252,8 @@ Deno.test("one writer per session", async (t) => {
     },
   );
   await t.step("a writer in another process gets SessionLocked", async () => {
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const first = yield* store.open("w", { mode: "write" });
         const child = spawnSync(Deno.execPath(), [
           "run",
@@ -289,8 +265,7 @@ Deno.test("one writer per session", async (t) => {
         ], { encoding: "utf8" });
         yield* store.close(first);
         return child.stdout.trim();
-      }),
-    );
+      }));
     assert.equal(successOf(exit), "SessionLocked");
   });
   await t.step(
@@ -365,18 +340,15 @@ Deno.test("one writer per session", async (t) => {
       SessionStore.use((s) => s.stat("w")),
     );
     assert.equal(stat.locked, false);
-    const opened = await withStore(
-      root,
+    const opened = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("w", { mode: "write" });
         const claims = claimsOf(file).map((name) =>
           JSON.parse(fs.readFileSync(path.join(root, name), "utf8"))
         );
         yield* store.close(writer);
         return claims;
-      }),
-    );
+      }));
     // The dead 0.2 lock is gone; the writer's own claim held its pid.
     assert.equal(opened.length, 1);
     assert.equal(opened[0].pid, Deno.pid);
@@ -395,13 +367,10 @@ Deno.test("one writer per session", async (t) => {
         `${file}.lock`,
         JSON.stringify({ pid: Deno.pid, start: "1", token: "reused" }),
       );
-      const exit = await exitWithStore(
-        root,
+      const exit = await useStoreExit(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           yield* store.close(yield* store.open("w", { mode: "write" }));
-        }),
-      );
+        }));
       if (procReadable) {
         // The lock is reclaimed: the open succeeds.
         successOf(exit);
@@ -438,15 +407,12 @@ Deno.test("one writer per session", async (t) => {
 Deno.test("torn tails and recovery through the store", async (t) => {
   const root = tempDir();
   const file = fileOf(root, "t");
-  await withStore(
-    root,
+  await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.create(header("t"));
       yield* store.append(writer, turnBatches(0)[0] ?? []);
       yield* store.close(writer);
-    }),
-  );
+    }));
   const good = fs.readFileSync(file);
   fs.appendFileSync(file, '{"type":"assistant/mes');
   await t.step(
@@ -464,17 +430,14 @@ Deno.test("torn tails and recovery through the store", async (t) => {
     },
   );
   await t.step("a writer cuts the tail, then appends", async () => {
-    const after = await withStore(
-      root,
+    const after = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("t", { mode: "write" });
         assert.equal(fs.statSync(file).size, good.length);
         yield* store.append(writer, [assistantCallDraft(0, 0, "c0")]);
         yield* store.close(writer);
         return yield* store.open("t");
-      }),
-    );
+      }));
     assert.equal(after.report.tornTail, undefined);
     assert.equal(after.session.surface.nextSeq, 4);
     assert.deepEqual(fs.readFileSync(file).subarray(0, good.length), good);
@@ -491,10 +454,8 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         1,
       );
       fs.copyFileSync(file, fileOf(root, "t2"));
-      const repaired = await withStore(
-        root,
+      const repaired = await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const results = [];
           for (const id of ["t", "t2"]) {
             const writer = yield* store.open(id, { mode: "write" });
@@ -503,8 +464,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
             yield* store.close(writer);
           }
           return results;
-        }),
-      );
+        }));
       assert.deepEqual(
         repaired.map((r) => r.closers.length),
         [3, 0, 3, 0],
@@ -568,17 +528,14 @@ Deno.test("torn tails and recovery through the store", async (t) => {
   });
   await t.step("a header-only file opens empty and takes appends", async () => {
     fs.writeFileSync(fileOf(root, "bare"), headerLine("bare"));
-    const session = await withStore(
-      root,
+    const session = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("bare", { mode: "write" });
         assert.equal(writer.session.surface.nextSeq, 0);
         yield* store.append(writer, [toolCallDraft(0, 0, "x")]);
         yield* store.close(writer);
         return (yield* store.open("bare")).session;
-      }),
-    );
+      }));
     assert.equal(session.surface.nextSeq, 1);
   });
   await t.step(
@@ -589,10 +546,8 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         headerLine("crlf").replace("\n", "\r\n") +
           '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\r\n',
       );
-      const reopened = await withStore(
-        root,
+      const reopened = await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const writer = yield* store.open("crlf", { mode: "write" });
           assert.equal(writer.report.events, 1);
           yield* store.append(writer, [{
@@ -601,8 +556,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
           }]);
           yield* store.close(writer);
           return yield* store.open("crlf");
-        }),
-      );
+        }));
       assert.equal(reopened.session.surface.nextSeq, 2);
       const read = await Effect.runPromise(
         readSessionFile(fileOf(root, "crlf")),
@@ -616,10 +570,8 @@ Deno.test("torn tails and recovery through the store", async (t) => {
 Deno.test("a 50 MB single event round-trips", async () => {
   const root = tempDir();
   const big = "x".repeat(50 * 1024 * 1024);
-  const read = await withStore(
-    root,
+  const read = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.create(header("big"));
       yield* store.append(writer, [
         drafts.user("u0", big),
@@ -627,8 +579,7 @@ Deno.test("a 50 MB single event round-trips", async () => {
       ]);
       yield* store.close(writer);
       return yield* store.open("big");
-    }),
-  );
+    }));
   const [first, second] = deriveMessages(read.session.surface);
   const block = first?.content[0];
   assert.equal(block?.type === "text" && block.text.length, big.length);
