@@ -11,7 +11,6 @@ import {
   extensionType,
   Session,
   SessionSeq,
-  SessionStore,
 } from "@palimpsest/session";
 import { encodeSessionId, readSessionFile } from "@palimpsest/session/jsonl";
 import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
@@ -25,11 +24,9 @@ import {
 } from "../_helpers/build.ts";
 import {
   claimsOf,
-  exitWithStore,
   tempDir,
   useStore,
   useStoreExit,
-  withStore,
 } from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
 import { partialData } from "../_helpers/partial_stream.ts";
@@ -152,30 +149,18 @@ const rootWithEmptySession = async (id: string): Promise<string> => {
 Deno.test("store errors", async (t) => {
   const root = await rootWithEmptySession("s");
   await t.step("create never overwrites", async () => {
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.create(header("s"))),
-    );
+    const exit = await useStoreExit(root, (s) => s.create(header("s")));
     const error = failureOf(exit);
     thenFails(error, "SessionAlreadyExists");
   });
   await t.step("a missing session is SessionNotFound", async () => {
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.open("nope")),
-    );
+    const exit = await useStoreExit(root, (s) => s.open("nope"));
     thenFails(failureOf(exit), "SessionNotFound");
-    const stat = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.stat("nope")),
-    );
+    const stat = await useStoreExit(root, (s) => s.stat("nope"));
     thenFails(failureOf(stat), "SessionNotFound");
   });
   await t.step("an empty id is refused", async () => {
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.open("")),
-    );
+    const exit = await useStoreExit(root, (s) => s.open(""));
     const error = failureOf(exit);
     thenFails(error, "InvalidSessionId");
   });
@@ -301,9 +286,9 @@ Deno.test("one writer per session", async (t) => {
       assert.equal(out[0], "opened");
       for (let i = 0; i < 3; i++) {
         child.stdin?.write("append\n");
-        const exit = await exitWithStore(
+        const exit = await useStoreExit(
           root,
-          SessionStore.use((s) => s.open("w", { mode: "write" })),
+          (s) => s.open("w", { mode: "write" }),
         );
         thenFails(failureOf(exit), "SessionLocked");
         await waitFor(2 + i);
@@ -315,10 +300,7 @@ Deno.test("one writer per session", async (t) => {
         "appended 4",
         "appended 5",
       ]);
-      const read = await withStore(
-        root,
-        SessionStore.use((s) => s.open("w", { mode: "write" })),
-      );
+      const read = await useStore(root, (s) => s.open("w", { mode: "write" }));
       assert.equal(read.session.surface.nextSeq, 6);
       assert.equal(read.report.tornTail, undefined);
       const lines = fs.readFileSync(file, "utf8").split("\n");
@@ -335,10 +317,7 @@ Deno.test("one writer per session", async (t) => {
       `${file}.lock`,
       JSON.stringify({ pid, start: null, token: "stale" }),
     );
-    const stat = await withStore(
-      root,
-      SessionStore.use((s) => s.stat("w")),
-    );
+    const stat = await useStore(root, (s) => s.stat("w"));
     assert.equal(stat.locked, false);
     const opened = await useStore(root, (store) =>
       Effect.gen(function* () {
@@ -390,9 +369,9 @@ Deno.test("one writer per session", async (t) => {
       `${file}.lock`,
       JSON.stringify({ pid: child.pid, start: null, token: "live" }),
     );
-    const exit = await exitWithStore(
+    const exit = await useStoreExit(
       root,
-      SessionStore.use((s) => s.open("w", { mode: "write" })),
+      (s) => s.open("w", { mode: "write" }),
     );
     const error = failureOf(exit);
     thenFails(error, "SessionLocked");
@@ -418,10 +397,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
   await t.step(
     "a reader reports the torn tail and leaves the file alone",
     async () => {
-      const reader = await withStore(
-        root,
-        SessionStore.use((s) => s.open("t")),
-      );
+      const reader = await useStore(root, (s) => s.open("t"));
       assert.deepEqual(reader.report.tornTail, {
         offset: good.length,
         bytes: 22,
@@ -445,10 +421,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
   await t.step(
     "repair closes the turn and the transcript is clean",
     async () => {
-      const before = await withStore(
-        root,
-        SessionStore.use((s) => s.open("t")),
-      );
+      const before = await useStore(root, (s) => s.open("t"));
       assert.equal(
         checkTranscript(deriveMessages(before.session.surface)).length,
         1,
@@ -471,10 +444,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       );
       const text = fs.readFileSync(file, "utf8");
       assert.equal(text, fs.readFileSync(fileOf(root, "t2"), "utf8"));
-      const reopened = await withStore(
-        root,
-        SessionStore.use((s) => s.open("t")),
-      );
+      const reopened = await useStore(root, (s) => s.open("t"));
       assert.deepEqual(
         checkTranscript(deriveMessages(reopened.session.surface)),
         [],
@@ -488,10 +458,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       lines[2] = lines[2]?.replace('"seq":1', '"seq":"1"') ?? "";
       fs.writeFileSync(file, lines.join("\n"));
       for (const mode of ["read", "write"] as const) {
-        const exit = await exitWithStore(
-          root,
-          SessionStore.use((s) => s.open("t", { mode })),
-        );
+        const exit = await useStoreExit(root, (s) => s.open("t", { mode }));
         const error = failureOf(exit);
         thenFails(error, "CorruptLine", {
           line: 3,
@@ -499,9 +466,9 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         });
       }
       assert.deepEqual(claimsOf(file), []);
-      const recovered = await withStore(
+      const recovered = await useStore(
         root,
-        SessionStore.use((s) => s.open("t", { recover: true })),
+        (s) => s.open("t", { recover: true }),
       );
       assert.equal(recovered.session.surface.nextSeq, 1);
       assert.equal(recovered.report.stoppedAt?.line, 3);
@@ -512,18 +479,15 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       fileOf(root, "future"),
       '{"type":"session","version":9,"id":"future","createdAt":0,"isSeeded":false}\n',
     );
-    const exit = await exitWithStore(
+    const exit = await useStoreExit(
       root,
-      SessionStore.use((s) => s.open("future", { mode: "write" })),
+      (s) => s.open("future", { mode: "write" }),
     );
     thenFails(failureOf(exit), "FormatTooNew");
   });
   await t.step("an empty file fails the open with MissingHeader", async () => {
     fs.writeFileSync(fileOf(root, "empty"), "");
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.open("empty")),
-    );
+    const exit = await useStoreExit(root, (s) => s.open("empty"));
     thenFails(failureOf(exit), "MissingHeader");
   });
   await t.step("a header-only file opens empty and takes appends", async () => {
