@@ -252,37 +252,23 @@ Deno.test("repeated compaction keeps the older summary in the lineage", async (t
 });
 
 /** A selected range as `[startSeq, endSeq]`, or undefined. */
-/**
- * Checks each `[keep, range]` case: the range `select(keep)` picks, as
- * `[startSeq, endSeq]`, or `undefined` where it picks none.
- */
-const assertSelects = (
-  select: (
-    keep: number,
-  ) => { readonly startSeq: number; readonly endSeq: number } | undefined,
-  cases: ReadonlyArray<
-    readonly [number, readonly [number, number] | undefined]
-  >,
-): void => {
-  for (const [keep, range] of cases) {
-    const r = select(keep);
-    assert.deepEqual(r && [r.startSeq, r.endSeq], range, `keeping ${keep}`);
-  }
-};
+const endpoints = (
+  r: { readonly startSeq: number; readonly endSeq: number } | undefined,
+) => r && [r.startSeq, r.endSeq];
 
 Deno.test("selectCompactableRange() keeps the head, the newest nodes and pairs", () => {
   const surface = fixture().surface;
-  assertSelects((keepLast) => selectCompactableRange(surface, { keepLast }), [
-    [0, [2, 7]],
-    [1, [2, 6]],
-    [2, [2, 5]],
-    // Position 2 is a0, whose result would stay: shrink to u0.
-    [3, [2, 2]],
-    [4, [2, 2]],
-    [5, undefined],
-    [100, undefined],
-    [-3, [2, 7]],
-  ]);
+  const select = (keepLast: number) =>
+    endpoints(selectCompactableRange(surface, { keepLast }));
+  assert.deepEqual(select(0), [2, 7]);
+  assert.deepEqual(select(1), [2, 6]);
+  assert.deepEqual(select(2), [2, 5]);
+  // Position 2 is a0, whose result would stay: shrink to u0.
+  assert.deepEqual(select(3), [2, 2]);
+  assert.deepEqual(select(4), [2, 2]);
+  assert.equal(select(5), undefined);
+  assert.equal(select(100), undefined);
+  assert.deepEqual(select(-3), [2, 7]);
   const noHead = sessionOf([user("a"), user("b")]).surface;
   assert.deepEqual(selectCompactableRange(noHead, { keepLast: 1 }), {
     startSeq: 0,
@@ -337,18 +323,15 @@ Deno.test("selectCompactableRange() does not offer a summary alone", () => {
 Deno.test("selectCompactableRangeByBudget() keeps the newest text within the budget", () => {
   // Chars: sys 9 | u0 2 | a0 4 + 4 + 2 | result 8 | a1 4 | u1 2.
   const surface = fixture().surface;
-  assertSelects(
-    (keepChars) => selectCompactableRangeByBudget(surface, { keepChars }),
-    [
-      [0, [2, 7]],
-      [2, [2, 6]],
-      [6, [2, 5]],
-      [13, [2, 5]],
-      // Keeping the result (8 more) keeps a0 only by shrinking past it.
-      [14, [2, 2]],
-      [1_000, undefined],
-    ],
-  );
+  const select = (keepChars: number) =>
+    endpoints(selectCompactableRangeByBudget(surface, { keepChars }));
+  assert.deepEqual(select(0), [2, 7]);
+  assert.deepEqual(select(2), [2, 6]);
+  assert.deepEqual(select(6), [2, 5]);
+  assert.deepEqual(select(13), [2, 5]);
+  // Keeping the result (8 more) keeps a0 only by shrinking past it.
+  assert.deepEqual(select(14), [2, 2]);
+  assert.equal(select(1_000), undefined);
 });
 
 Deno.test("pruneToolResult() rewrites only the block's content", async (t) => {
