@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import {
   deriveMessages,
+  Draft,
   type EventDraft,
   Session,
   type SessionEvent,
@@ -341,20 +342,10 @@ switch (name) {
       });
     const changes = name === "derive-after-prepend"
       ? [decode({
-        type: "system/message",
+        ...Draft.system("be brief", { id: "prompt", plugin: "prompt" }),
         seq,
         time: 0,
         surfaceOp: "prepend",
-        data: {
-          turn: 0,
-          step: 0,
-          message: {
-            id: "prompt",
-            role: "system",
-            content: [{ type: "text", text: "be brief" }],
-            source: { kind: "plugin", plugin: "prompt" },
-          },
-        },
       })]
       : name === "derive-after-replaces"
       ? prunes(surface, 5)

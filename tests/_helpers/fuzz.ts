@@ -191,6 +191,19 @@ export function assertProtoUnchanged(before: ProtoSnapshot): void {
 }
 
 /**
+ * Runs `f` and asserts that it changed no built-in prototype.
+ *
+ * @param f The code under watch.
+ * @returns What `f` returned.
+ */
+export function leavesPrototypes<A>(f: () => A): A {
+  const before = protoSnapshot();
+  const result = f();
+  assertProtoUnchanged(before);
+  return result;
+}
+
+/**
  * {@link fuzz} for cases that run effects: the cases run one after another.
  *
  * @param category The category name (also the counter's name).

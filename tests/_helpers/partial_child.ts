@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { spawn } from "node:child_process";
 import { Effect, Layer, Schema } from "effect";
 import { type LanguageModel, type Response, Tool, Toolkit } from "effect/ai";
 import { layerJsonlStore, SessionStore } from "@palimpsest/session";
@@ -79,6 +80,34 @@ export const slowModel = (): Layer.Layer<LanguageModel.LanguageModel> => {
 
 /** The parts the model sends in the whole turn. */
 export const PARTS_SENT: number = SCRIPT.reduce((n, a) => n + a.length, 0);
+
+/** This program, started by {@link startAgent}. */
+const self = new URL(import.meta.url).pathname;
+
+/**
+ * Starts this program in its own process on session `id` of `where`;
+ * resolves once it has printed `ready` (`created`, `sent 20`), with its
+ * exit code to come.
+ */
+export const startAgent = (
+  where: string,
+  id: string,
+  ready: string,
+): Promise<{ readonly done: Promise<number | null> }> =>
+  new Promise((resolve, reject) => {
+    const agent = spawn(Deno.execPath(), ["run", "-A", self, where, id], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const done = new Promise<number | null>((end) =>
+      agent.on("exit", (code) => end(code))
+    );
+    agent.on("error", reject);
+    let out = "";
+    agent.stdout.on("data", (data: Uint8Array) => {
+      out += new TextDecoder().decode(data);
+      if (out.includes(`${ready}\n`)) resolve({ done });
+    });
+  });
 
 if (import.meta.main) {
   const [where = "", id = "s"] = Deno.args;

@@ -189,6 +189,21 @@ export const partialData = (
 
 /** The model of the crashed log. */
 export const source = { kind: "model", provider: "p", model: "m" } as const;
+/** A stored `assistant/partial` at `seq` (its time too) of turn 0 holding `chunks`. */
+const partialAt = (
+  seq: number,
+  step: number,
+  offset: number,
+  chunks: ReadonlyArray<unknown>,
+  from?: typeof source,
+) => ({
+  type: "assistant/partial",
+  seq,
+  time: seq,
+  ignorable: true,
+  data: partialData(step, offset, chunks, from),
+});
+
 /** A stream record at time 7. */
 export const record = (chunk: unknown) => ({ time: 7, chunk });
 const decode = (raw: ReadonlyArray<unknown>): SessionEvent[] =>
@@ -206,16 +221,10 @@ export const crashed = (): SessionEvent[] =>
       data: userGo,
     },
     { type: "step/start", seq: 2, time: 2, data: { turn: 0, step: 0 } },
-    {
-      type: "assistant/partial",
-      seq: 3,
-      time: 3,
-      ignorable: true,
-      data: partialData(0, 0, [
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Settled " },
-      ], source),
-    },
+    partialAt(3, 0, 0, [
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Settled " },
+    ], source),
     {
       type: "assistant/message",
       seq: 4,
@@ -235,30 +244,18 @@ export const crashed = (): SessionEvent[] =>
     },
     { type: "step/end", seq: 5, time: 5, data: { turn: 0, step: 0 } },
     { type: "step/start", seq: 6, time: 6, data: { turn: 0, step: 1 } },
-    {
-      type: "assistant/partial",
-      seq: 7,
-      time: 7,
-      ignorable: true,
-      data: partialData(1, 0, [
-        { type: "reasoning-start", id: "r" },
-        { type: "reasoning-delta", id: "r", delta: "Think." },
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: "Half an " },
-      ], source),
-    },
-    {
-      type: "assistant/partial",
-      seq: 8,
-      time: 8,
-      ignorable: true,
-      data: partialData(1, 4, [
-        { type: "text-delta", id: "t", delta: "answer" },
-        { type: "text-end", id: "t" },
-        { type: "tool-params-start", id: "c1", name: "read" },
-        { type: "tool-call", id: "c1", name: "read", params: {} },
-        { type: "tool-params-start", id: "c2", name: "write" },
-        { type: "tool-params-delta", id: "c2", delta: '{"pa' },
-      ]),
-    },
+    partialAt(7, 1, 0, [
+      { type: "reasoning-start", id: "r" },
+      { type: "reasoning-delta", id: "r", delta: "Think." },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Half an " },
+    ], source),
+    partialAt(8, 1, 4, [
+      { type: "text-delta", id: "t", delta: "answer" },
+      { type: "text-end", id: "t" },
+      { type: "tool-params-start", id: "c1", name: "read" },
+      { type: "tool-call", id: "c1", name: "read", params: {} },
+      { type: "tool-params-start", id: "c2", name: "write" },
+      { type: "tool-params-delta", id: "c2", delta: '{"pa' },
+    ]),
   ]);

@@ -9,7 +9,7 @@ import { Effect, type Exit, type Scope } from "effect";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { layerJsonlStore, type SessionStore } from "@palimpsest/session";
+import { layerJsonlStore, SessionStore } from "@palimpsest/session";
 
 /** A fresh temp folder. */
 export const tempDir = (prefix = "palimpsest-"): string =>
@@ -37,6 +37,18 @@ export const exitWithStore = <A, E>(
       Effect.provide(layerJsonlStore({ root })),
     ),
   );
+
+/** {@link withStore} of a program given the store. */
+export const useStore = <A, E>(
+  root: string,
+  use: (store: SessionStore) => Effect.Effect<A, E, SessionStore | Scope.Scope>,
+): Promise<A> => withStore(root, SessionStore.use(use));
+
+/** {@link exitWithStore} of a program given the store. */
+export const useStoreExit = <A, E>(
+  root: string,
+  use: (store: SessionStore) => Effect.Effect<A, E, SessionStore | Scope.Scope>,
+): Promise<Exit.Exit<A, E>> => exitWithStore(root, SessionStore.use(use));
 
 /**
  * The writer claim files of a session file (`<file>.lock.<uuid>`, and the

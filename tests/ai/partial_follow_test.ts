@@ -11,30 +11,10 @@ import {
 import { layerPostgresStore } from "@palimpsest/session/postgres";
 import { Effect, type Layer, Stream } from "effect";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { tempDir } from "../_helpers/store.ts";
 import { postgresTest } from "../_helpers/postgres.ts";
 import { isPrefixOf, said } from "../_helpers/partial_stream.ts";
-
-const child = new URL("../_helpers/partial_child.ts", import.meta.url)
-  .pathname;
-
-/** The agent in its own process; resolves once its session exists. */
-const startAgent = (where: string) =>
-  new Promise<{ done: Promise<number | null> }>((resolve, reject) => {
-    const agent = spawn(Deno.execPath(), ["run", "-A", child, where, "s"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const done = new Promise<number | null>((end) =>
-      agent.on("exit", (code) => end(code))
-    );
-    agent.on("error", reject);
-    agent.stdout.on("data", (data: Uint8Array) => {
-      if (new TextDecoder().decode(data).includes("created")) {
-        resolve({ done });
-      }
-    });
-  });
+import { startAgent } from "../_helpers/partial_child.ts";
 
 /**
  * Waits until the session holds a partial batch, then follows it from seq
@@ -97,7 +77,7 @@ const check = (
 
 Deno.test("a JSONL follower in another process gets a partial answer mid-stream, then the rest", async () => {
   const root = tempDir("palimpsest-follow-");
-  const agent = await startAgent(root);
+  const agent = await startAgent(root, "s", "created");
   const { held, followed } = await followMidAnswer(layerJsonlStore({ root }));
   assert.equal(await agent.done, 0);
   check(held, followed);
@@ -106,7 +86,7 @@ Deno.test("a JSONL follower in another process gets a partial answer mid-stream,
 postgresTest(
   "a PostgreSQL follower in another process gets a partial answer mid-stream, then the rest",
   async (url) => {
-    const agent = await startAgent(url);
+    const agent = await startAgent(url, "s", "created");
     const { held, followed } = await followMidAnswer(
       layerPostgresStore({ url, maxConnections: 2 }),
     );

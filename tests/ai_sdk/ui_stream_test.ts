@@ -17,24 +17,8 @@ import {
 } from "ai";
 import { Effect, Stream } from "effect";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { tempDir } from "../_helpers/store.ts";
-
-const child = new URL("../_helpers/partial_child.ts", import.meta.url)
-  .pathname;
-
-/** The slow agent in another process; resolves once its session exists. */
-const startAgent = (root: string) =>
-  new Promise<Promise<void>>((resolve, reject) => {
-    const agent = spawn(Deno.execPath(), ["run", "-A", child, root, "s"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const done = new Promise<void>((end) => agent.on("exit", () => end()));
-    agent.on("error", reject);
-    agent.stdout.on("data", (data: Uint8Array) => {
-      if (new TextDecoder().decode(data).includes("sent 20")) resolve(done);
-    });
-  });
+import { startAgent } from "../_helpers/partial_child.ts";
 
 const chunksOf = (root: string) =>
   Effect.runPromise(
@@ -72,10 +56,10 @@ const readAsClient = async (response: Response): Promise<UIMessage> => {
 
 Deno.test("a live answer from another process and the finished one give the same UI chunks, which the AI SDK reads", async () => {
   const root = tempDir("palimpsest-ui-");
-  const done = await startAgent(root);
+  const agent = await startAgent(root, "s", "sent 20");
   // Connected mid-answer (the model has sent 20 parts).
   const live = await chunksOf(root);
-  await done;
+  await agent.done;
   const finished = await chunksOf(root);
   assert.deepEqual(live, finished);
   const types = live.map((c) => c.type);

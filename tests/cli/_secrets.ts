@@ -140,6 +140,14 @@ export interface Counts {
   runs: number;
 }
 
+/** The counts before a run. */
+export const noCounts = (): Counts => ({
+  addresses: 0,
+  outputs: 0,
+  succeeded: 0,
+  runs: 0,
+});
+
 /** Asserts that no form of `pw` is in `text`. */
 export const assertHidden = (
   counts: Counts,
@@ -166,11 +174,49 @@ export const sessionFile = (): string => {
   return file;
 };
 
+const empty: Session = S.make({ id: "s", createdAt: 0, isSeeded: false });
+
 /**
- * Runs every CLI command that takes an address, as text and as `--json`,
- * in-process, on `addr`, and checks stdout, stderr and any file written.
+ * The library's own errors for `addr`: `InvalidAddress` from parsing, or
+ * the errors of loading and saving through the URL; checks their message,
+ * their fields as JSON and the cause as `Cause.pretty` prints it.
  */
-export const runCommands = async (
+const checkLibraryErrors = async (
+  counts: Counts,
+  pw: string,
+  addr: string,
+): Promise<void> => {
+  const parsed = parseSessionAddress(addr);
+  const errors: unknown[] = [];
+  if (isAddressError(parsed)) errors.push(parsed);
+  else if (parsed.kind === "postgres") {
+    for (
+      const program of [
+        Effect.asVoid(loadPostgresSession(parsed.url, "no-such-session")),
+        savePostgresSession(parsed.url, empty),
+      ] as ReadonlyArray<Effect.Effect<void, unknown>>
+    ) {
+      const exit = await Effect.runPromiseExit(program);
+      if (exit._tag === "Failure") {
+        errors.push(Cause.squash(exit.cause));
+        assertHidden(counts, pw, Cause.pretty(exit.cause), `cause ${addr}`);
+      }
+    }
+  }
+  for (const error of errors) {
+    const e = error as { message?: unknown };
+    assertHidden(counts, pw, String(e.message), `message ${addr}`);
+    assertHidden(counts, pw, JSON.stringify(error), `JSON ${addr}`);
+  }
+};
+
+/**
+ * Checks one address: runs every CLI command that takes one, as text and
+ * as `--json`, in-process, on `addr` (with the session `file` to copy in),
+ * and checks stdout, stderr and any file written; then the library's own
+ * errors for it.
+ */
+export const checkAddress = async (
   counts: Counts,
   pw: string,
   addr: string,
@@ -212,40 +258,5 @@ export const runCommands = async (
       `${name} written from ${addr}`,
     );
   }
-};
-
-const empty: Session = S.make({ id: "s", createdAt: 0, isSeeded: false });
-
-/**
- * The library's own errors for `addr`: `InvalidAddress` from parsing, or
- * the errors of loading and saving through the URL; checks their message,
- * their fields as JSON and the cause as `Cause.pretty` prints it.
- */
-export const checkLibraryErrors = async (
-  counts: Counts,
-  pw: string,
-  addr: string,
-): Promise<void> => {
-  const parsed = parseSessionAddress(addr);
-  const errors: unknown[] = [];
-  if (isAddressError(parsed)) errors.push(parsed);
-  else if (parsed.kind === "postgres") {
-    for (
-      const program of [
-        Effect.asVoid(loadPostgresSession(parsed.url, "no-such-session")),
-        savePostgresSession(parsed.url, empty),
-      ] as ReadonlyArray<Effect.Effect<void, unknown>>
-    ) {
-      const exit = await Effect.runPromiseExit(program);
-      if (exit._tag === "Failure") {
-        errors.push(Cause.squash(exit.cause));
-        assertHidden(counts, pw, Cause.pretty(exit.cause), `cause ${addr}`);
-      }
-    }
-  }
-  for (const error of errors) {
-    const e = error as { message?: unknown };
-    assertHidden(counts, pw, String(e.message), `message ${addr}`);
-    assertHidden(counts, pw, JSON.stringify(error), `JSON ${addr}`);
-  }
+  await checkLibraryErrors(counts, pw, addr);
 };

@@ -10,12 +10,11 @@ import assert from "node:assert/strict";
 import { Result } from "effect";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
-  assertProtoUnchanged,
   config,
   countsReport,
   fuzz,
   heavyRuns,
-  protoSnapshot,
+  leavesPrototypes,
 } from "../_helpers/fuzz.ts";
 import { assertAgree } from "../_helpers/fuzz_compare.ts";
 import { ENVELOPE_KEYS, jsonEqual } from "../_helpers/reference_checker.ts";
@@ -27,10 +26,10 @@ const judge = (
   lines: ReadonlyArray<string>,
   options: { base?: number; roundTrip?: boolean } = {},
 ): string => {
-  const before = protoSnapshot();
-  const values = lines.map((line) => JSON.parse(line));
-  const { outcome, library } = assertAgree(values, options.base ?? 0);
-  assertProtoUnchanged(before);
+  const { values, outcome, library } = leavesPrototypes(() => {
+    const values = lines.map((line) => JSON.parse(line));
+    return { values, ...assertAgree(values, options.base ?? 0) };
+  });
   assert.equal(Reflect.get({}, "polluted"), undefined);
   if (options.roundTrip !== false) {
     library.events.forEach((event, i) => {

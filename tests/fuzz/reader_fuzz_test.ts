@@ -29,12 +29,11 @@ import {
 } from "@palimpsest/session/jsonl";
 import { decodeEventResult, encodeEvent } from "@palimpsest/session/schema";
 import {
-  assertProtoUnchanged,
   config,
   countsReport,
   fuzz,
   heavyRuns,
-  protoSnapshot,
+  leavesPrototypes,
   type Rng,
 } from "../_helpers/fuzz.ts";
 import { genValidLog } from "../_helpers/fuzz_logs.ts";
@@ -173,79 +172,79 @@ const judgeBytes = (
   bytes: Uint8Array,
   options: { maxLineBytes?: number } = {},
 ): void => {
-  const before = protoSnapshot();
-  for (const recover of [false, true]) {
-    const opts: ReadOptions = { ...options, recover };
-    const whole = read(bytes, opts);
-    const chunked = read(chunksOf(rng, bytes), opts);
-    assert.deepEqual(summary(chunked), summary(whole), "chunking matters");
-    const model = modelRead(bytes, opts);
-    if (model.ok) {
-      if (!whole.ok) {
-        assert.fail(
-          `reader failed ${
-            JSON.stringify(errorShape(whole.error))
-          } but the model serves ${model.events} events (recover: ${recover})`,
-        );
-      }
-      const { log } = whole;
-      assert.deepEqual(
-        {
-          events: log.events.length,
-          nodes: [...surfaceNodes(log.session.surface)],
-          lines: log.report.lines,
-          bytes: log.report.bytes,
-          tornTail: log.report.tornTail,
-          stoppedAt: log.report.stoppedAt === undefined
-            ? undefined
-            : errorShape(log.report.stoppedAt),
-        },
-        {
-          events: model.events,
-          nodes: model.nodes,
-          lines: model.lines,
-          bytes: model.bytes,
-          tornTail: model.tornTail,
-          stoppedAt: model.stoppedAt === undefined
-            ? undefined
-            : modelShape(model.stoppedAt),
-        },
-        `recover: ${recover}`,
-      );
-      // Served events are exactly the folded ones.
-      assert.equal(log.session.surface.nextSeq, log.events.length);
-      if (!recover) assertLinesRoundTrip(log, bytes);
-      const key = model.stoppedAt === undefined
-        ? model.tornTail === undefined ? "served" : "served+torn-tail"
-        : `stopped:${model.stoppedAt.tag}:${model.stoppedAt.innerTag ?? ""}`;
-      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-      if (model.stoppedAt !== undefined) {
-        // The recover prefix is what a strict read of the prefix serves.
-        const prefix = read(bytes.subarray(0, model.stoppedAt.offset), {
-          ...options,
-        });
-        assert.ok(prefix.ok, "the prefix before the bad line reads strictly");
-        assert.equal(prefix.log.events.length, log.events.length);
+  leavesPrototypes(() => {
+    for (const recover of [false, true]) {
+      const opts: ReadOptions = { ...options, recover };
+      const whole = read(bytes, opts);
+      const chunked = read(chunksOf(rng, bytes), opts);
+      assert.deepEqual(summary(chunked), summary(whole), "chunking matters");
+      const model = modelRead(bytes, opts);
+      if (model.ok) {
+        if (!whole.ok) {
+          assert.fail(
+            `reader failed ${
+              JSON.stringify(errorShape(whole.error))
+            } but the model serves ${model.events} events (recover: ${recover})`,
+          );
+        }
+        const { log } = whole;
         assert.deepEqual(
-          surfaceNodes(prefix.log.session.surface),
-          surfaceNodes(log.session.surface),
+          {
+            events: log.events.length,
+            nodes: [...surfaceNodes(log.session.surface)],
+            lines: log.report.lines,
+            bytes: log.report.bytes,
+            tornTail: log.report.tornTail,
+            stoppedAt: log.report.stoppedAt === undefined
+              ? undefined
+              : errorShape(log.report.stoppedAt),
+          },
+          {
+            events: model.events,
+            nodes: model.nodes,
+            lines: model.lines,
+            bytes: model.bytes,
+            tornTail: model.tornTail,
+            stoppedAt: model.stoppedAt === undefined
+              ? undefined
+              : modelShape(model.stoppedAt),
+          },
+          `recover: ${recover}`,
         );
-        assert.equal(prefix.log.report.tornTail, undefined);
+        // Served events are exactly the folded ones.
+        assert.equal(log.session.surface.nextSeq, log.events.length);
+        if (!recover) assertLinesRoundTrip(log, bytes);
+        const key = model.stoppedAt === undefined
+          ? model.tornTail === undefined ? "served" : "served+torn-tail"
+          : `stopped:${model.stoppedAt.tag}:${model.stoppedAt.innerTag ?? ""}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        if (model.stoppedAt !== undefined) {
+          // The recover prefix is what a strict read of the prefix serves.
+          const prefix = read(bytes.subarray(0, model.stoppedAt.offset), {
+            ...options,
+          });
+          assert.ok(prefix.ok, "the prefix before the bad line reads strictly");
+          assert.equal(prefix.log.events.length, log.events.length);
+          assert.deepEqual(
+            surfaceNodes(prefix.log.session.surface),
+            surfaceNodes(log.session.surface),
+          );
+          assert.equal(prefix.log.report.tornTail, undefined);
+        }
+      } else {
+        if (whole.ok) {
+          assert.fail(
+            `reader served ${whole.log.events.length} events but the model fails ${
+              JSON.stringify(modelShape(model.error))
+            } (recover: ${recover})`,
+          );
+        }
+        assert.deepEqual(errorShape(whole.error), modelShape(model.error));
+        const key = `failed:${model.error.tag}:${model.error.innerTag ?? ""}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
       }
-    } else {
-      if (whole.ok) {
-        assert.fail(
-          `reader served ${whole.log.events.length} events but the model fails ${
-            JSON.stringify(modelShape(model.error))
-          } (recover: ${recover})`,
-        );
-      }
-      assert.deepEqual(errorShape(whole.error), modelShape(model.error));
-      const key = `failed:${model.error.tag}:${model.error.innerTag ?? ""}`;
-      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
     }
-  }
-  assertProtoUnchanged(before);
+  });
 };
 
 /** Every served event writes back to a line that reads as the same event. */
@@ -668,18 +667,18 @@ Deno.test("fuzz: a migrated log goes through the same checks", () => {
       text = new TextDecoder().decode(bytes);
     }
     const v2 = text.replace(`"version":3`, `"version":2`);
-    const before = protoSnapshot();
-    for (const recover of [false, true]) {
-      const r = read(encoder.encode(v2), { recover, migrate });
-      if (!r.ok) errorShape(r.error);
-      else {
-        assert.equal(r.log.session.surface.nextSeq, r.log.events.length);
-        if (r.log.report.stoppedAt !== undefined) {
-          errorShape(r.log.report.stoppedAt);
+    leavesPrototypes(() => {
+      for (const recover of [false, true]) {
+        const r = read(encoder.encode(v2), { recover, migrate });
+        if (!r.ok) errorShape(r.error);
+        else {
+          assert.equal(r.log.session.surface.nextSeq, r.log.events.length);
+          if (r.log.report.stoppedAt !== undefined) {
+            errorShape(r.log.report.stoppedAt);
+          }
         }
       }
-    }
-    assertProtoUnchanged(before);
+    });
   });
 });
 

@@ -16,7 +16,6 @@ import {
   rewind,
   Session,
   SessionSeq,
-  SessionStore,
 } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { decodeEventResult } from "@palimpsest/session/schema";
@@ -28,7 +27,7 @@ import {
   judgeRewind,
 } from "../_helpers/reference_checker.ts";
 import { fails, ok, sessionOf } from "../_helpers/build.ts";
-import { tempDir, withStore } from "../_helpers/store.ts";
+import { tempDir, useStore, withStore } from "../_helpers/store.ts";
 import { storeTwoTurns, turnDrafts } from "../_helpers/rewind_stored.ts";
 
 const turn = turnDrafts;
@@ -206,10 +205,8 @@ Deno.test("a rewind through the JSONL store reads back, and opens from a checkpo
     }),
   );
   assert.deepEqual(nodes, [1, 2, 8]);
-  await withStore(
-    root,
+  await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const reader = yield* store.open("r", { mode: "read" });
       const whole = yield* store.open("r", { mode: "read", wholeLog: true });
       assert.deepEqual(surfaceNodes(reader.session.surface), [1, 2, 8, 10, 11]);
@@ -221,8 +218,7 @@ Deno.test("a rewind through the JSONL store reads back, and opens from a checkpo
         deriveMessages(whole.session.surface),
         deriveMessages(reader.session.surface),
       );
-    }),
-  );
+    }));
 });
 
 Deno.test("a rewind on the memory store gives the session the JSONL store gives", async () => {

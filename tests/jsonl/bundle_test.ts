@@ -21,22 +21,19 @@ import {
   writeBundle,
 } from "@palimpsest/session/jsonl";
 import { recordingIo, runCli } from "@palimpsest/session/cli";
-import { tempDir, withStore } from "../_helpers/store.ts";
+import { tempDir, useStore, withStore } from "../_helpers/store.ts";
 
 const header = { id: "moved/1", createdAt: 0, isSeeded: false };
 
 /** A JSONL session under `root` with a checkpoint; its derived texts. */
 const stored = async (root: string): Promise<string[]> => {
-  const session = await withStore(
-    root,
+  const session = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.create(header);
       yield* store.append(writer, [Draft.user("hi"), Draft.user("there")]);
       yield* store.checkpoint(writer);
       return (yield* store.append(writer, [Draft.user("again")])).session;
-    }),
-  );
+    }));
   return texts(deriveMessages(session.surface));
 };
 

@@ -11,22 +11,19 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { Draft, SessionStore } from "@palimpsest/session";
-import { tempDir, withStore } from "../_helpers/store.ts";
+import { Draft } from "@palimpsest/session";
+import { tempDir, useStore } from "../_helpers/store.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
 
 /** A session `s` of two events under `root`, with a checkpoint. */
 const stored = (root: string) =>
-  withStore(
-    root,
+  useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.create(header);
       yield* store.append(writer, [Draft.user("hi"), Draft.user("there")]);
       return yield* store.checkpoint(writer);
-    }),
-  );
+    }));
 
 Deno.test("a sidecar larger than any checkpoint of its log is unreadable without being read", async () => {
   const root = tempDir("checkpoint-bound-");
@@ -39,13 +36,10 @@ Deno.test("a sidecar larger than any checkpoint of its log is unreadable without
   const fd = fs.openSync(sidecar, "w");
   fs.ftruncateSync(fd, 1536 * 1024 * 1024);
   fs.closeSync(fd);
-  const report = await withStore(
-    root,
+  const report = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       return (yield* store.open("s")).report;
-    }),
-  );
+    }));
   assert.equal(report.checkpoint, undefined);
   assert.equal(report.checkpointRejected?.problem, "unreadable");
   assert.match(report.checkpointRejected?.detail ?? "", /1610612736 bytes/);
@@ -68,27 +62,21 @@ Deno.test("a checkpoint write removes the temporary files a killed write left", 
   );
   fs.writeFileSync(legacy, "partial");
   fs.writeFileSync(owned, "partial");
-  const at = await withStore(
-    root,
+  const at = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.open("s", { mode: "write" });
       yield* store.append(writer, [Draft.user("again")]);
       return yield* store.checkpoint(writer);
-    }),
-  );
+    }));
   assert.equal(at, 3);
   assert.deepEqual(
     fs.readdirSync(root).filter((name) => name.endsWith(".tmp")),
     [],
   );
-  const reader = await withStore(
-    root,
+  const reader = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       return (yield* store.open("s")).report;
-    }),
-  );
+    }));
   assert.equal(reader.checkpoint, 3);
   fs.rmSync(root, { recursive: true });
 });

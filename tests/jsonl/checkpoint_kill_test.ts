@@ -18,9 +18,8 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect } from "effect";
-import { SessionStore } from "@palimpsest/session";
 import { assertSameSession, openedAndWhole } from "../_helpers/checkpoints.ts";
-import { tempDir, withStore } from "../_helpers/store.ts";
+import { tempDir, useStore, withStore } from "../_helpers/store.ts";
 import { Rng } from "../_helpers/fuzz.ts";
 import { spawnTraced } from "../_helpers/line_process.ts";
 
@@ -158,13 +157,10 @@ Deno.test(`${KILLS} writers killed during JSONL checkpoint writes: every open is
     if ((await assertOpenIsReplay(root)) !== undefined) fromCheckpoint++;
   }
   // A last run to the end writes checkpoints and leaves nothing behind.
-  const events = await withStore(
-    root,
+  const events = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       return (yield* store.open("s")).session.surface.nextSeq;
-    }),
-  );
+    }));
   const last = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", child, "jsonl", root, "s", String(events + 50)],
     stdout: "null",

@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { SessionStore } from "@palimpsest/session";
 import { turnBatches } from "../_helpers/build.ts";
-import { tempDir, withStore } from "../_helpers/store.ts";
+import { tempDir, useStore, withStore } from "../_helpers/store.ts";
 import { mulberry32 } from "../_helpers/workload.ts";
 import { delaying, spawnLineProcess } from "../_helpers/line_process.ts";
 
@@ -31,10 +31,8 @@ const hasStrace = (() => {
 })();
 
 const seed = (root: string) =>
-  withStore(
-    root,
+  useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       for (const id of IDS) {
         yield* Effect.scoped(Effect.gen(function* () {
           const writer = yield* store.create({
@@ -52,8 +50,7 @@ const seed = (root: string) =>
         const reader = yield* store.open(IDS[0] ?? "");
         return reader.session.surface.nextSeq;
       }));
-    }),
-  );
+    }));
 
 Deno.test("remove killed at random points leaves each session whole or gone", async () => {
   const random = mulberry32(37);
@@ -99,10 +96,8 @@ Deno.test("remove killed at random points leaves each session whole or gone", as
       if (line.startsWith("removed ")) removed.push(line.slice(8));
     }
     await process.status;
-    const outcome = await withStore(
-      root,
+    const outcome = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const found: Record<string, number | "gone"> = {};
         for (const id of IDS) {
           found[id] = yield* Effect.scoped(
@@ -132,8 +127,7 @@ Deno.test("remove killed at random points leaves each session whole or gone", as
           page: page.sessions.map((e) => e.id),
           recreated,
         };
-      }),
-    );
+      }));
     const present = IDS.filter((id) => outcome.found[id] !== "gone");
     for (const id of IDS) {
       const found = outcome.found[id];

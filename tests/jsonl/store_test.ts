@@ -11,7 +11,6 @@ import {
   extensionType,
   Session,
   SessionSeq,
-  SessionStore,
 } from "@palimpsest/session";
 import { encodeSessionId, readSessionFile } from "@palimpsest/session/jsonl";
 import { makeJsonlStoreWith } from "../../src/jsonl/store.ts";
@@ -25,9 +24,9 @@ import {
 } from "../_helpers/build.ts";
 import {
   claimsOf,
-  exitWithStore,
   tempDir,
-  withStore,
+  useStore,
+  useStoreExit,
 } from "../_helpers/store.ts";
 import { failureOf, successOf, thenFails } from "../_helpers/then.ts";
 import { partialData } from "../_helpers/partial_stream.ts";
@@ -39,10 +38,8 @@ const helper = new URL("../store/jsonl_writer.ts", import.meta.url).pathname;
 
 Deno.test("the store round-trips a session", async (t) => {
   const root = tempDir();
-  const written = await withStore(
-    root,
+  const written = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const handle = yield* store.create(header("round"));
       for (let turn = 0; turn < 3; turn++) {
         for (const batch of turnBatches(turn)) {
@@ -74,22 +71,18 @@ Deno.test("the store round-trips a session", async (t) => {
       const session = handle.session;
       yield* store.close(handle);
       return session;
-    }),
-  );
+    }));
   const file = fileOf(root, "round");
   const before = fs.readFileSync(file);
 
   await t.step(
     "events and derived messages are equal after reopen",
     async () => {
-      const read = await withStore(
-        root,
+      const read = await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const handle = yield* store.open("round");
           return handle.session;
-        }),
-      );
+        }));
       assert.deepEqual(
         Result.getOrThrow(Session.events(read)),
         Result.getOrThrow(Session.events(written)),
@@ -109,10 +102,8 @@ Deno.test("the store round-trips a session", async (t) => {
   await t.step(
     "opening and closing an unchanged log keeps its bytes",
     async () => {
-      await withStore(
-        root,
+      await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const writer = yield* store.open("round", { mode: "write" });
           yield* store.close(writer);
           const reader = yield* store.open("round");
@@ -120,8 +111,7 @@ Deno.test("the store round-trips a session", async (t) => {
           const again = yield* store.open("round", { mode: "write" });
           yield* store.repair(again);
           yield* store.close(again);
-        }),
-      );
+        }));
       assert.deepEqual(fs.readFileSync(file), before);
       assert.deepEqual(claimsOf(file), []);
     },
@@ -129,14 +119,14 @@ Deno.test("the store round-trips a session", async (t) => {
   await t.step(
     "list names the stored sessions and stat reports each one",
     async () => {
-      const [ids, stat] = await withStore(
+      const [ids, stat] = await useStore(
         root,
-        Effect.gen(function* () {
-          const store = yield* SessionStore;
-          const handle = yield* store.create(header("../other"));
-          yield* store.close(handle);
-          return [yield* store.list(), yield* store.stat("round")] as const;
-        }),
+        (store) =>
+          Effect.gen(function* () {
+            const handle = yield* store.create(header("../other"));
+            yield* store.close(handle);
+            return [yield* store.list(), yield* store.stat("round")] as const;
+          }),
       );
       assert.deepEqual(ids, ["../other", "round"]);
       assert.equal(stat.bytes, before.length);
@@ -149,77 +139,54 @@ Deno.test("the store round-trips a session", async (t) => {
 /** A fresh folder whose store holds one empty session `id`. */
 const rootWithEmptySession = async (id: string): Promise<string> => {
   const root = tempDir();
-  await withStore(
-    root,
+  await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       yield* store.close(yield* store.create(header(id)));
-    }),
-  );
+    }));
   return root;
 };
 
 Deno.test("store errors", async (t) => {
   const root = await rootWithEmptySession("s");
   await t.step("create never overwrites", async () => {
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.create(header("s"))),
-    );
+    const exit = await useStoreExit(root, (s) => s.create(header("s")));
     const error = failureOf(exit);
     thenFails(error, "SessionAlreadyExists");
   });
   await t.step("a missing session is SessionNotFound", async () => {
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.open("nope")),
-    );
+    const exit = await useStoreExit(root, (s) => s.open("nope"));
     thenFails(failureOf(exit), "SessionNotFound");
-    const stat = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.stat("nope")),
-    );
+    const stat = await useStoreExit(root, (s) => s.stat("nope"));
     thenFails(failureOf(stat), "SessionNotFound");
   });
   await t.step("an empty id is refused", async () => {
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.open("")),
-    );
+    const exit = await useStoreExit(root, (s) => s.open(""));
     const error = failureOf(exit);
     thenFails(error, "InvalidSessionId");
   });
   await t.step("read handles refuse appends", async () => {
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const reader = yield* store.open("s");
         return yield* store.append(reader, [drafts.user("u", "x")]);
-      }),
-    );
+      }));
     thenFails(failureOf(exit), "ReadOnlyHandle");
   });
   await t.step("closed handles refuse appends", async () => {
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("s", { mode: "write" });
         yield* store.close(writer);
         yield* store.close(writer);
         return yield* store.append(writer, [drafts.user("u", "x")]);
-      }),
-    );
+      }));
     thenFails(failureOf(exit), "HandleClosed");
   });
   await t.step("a rejected batch writes nothing", async () => {
     const file = fileOf(root, "s");
     const before = fs.readFileSync(file);
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("s", { mode: "write" });
         return yield* store.append(writer, [
           drafts.user("u", "x"),
@@ -239,8 +206,7 @@ Deno.test("store errors", async (t) => {
             },
           },
         ]).pipe(Effect.ensuring(store.close(writer)));
-      }),
-    );
+      }));
     thenFails(failureOf(exit), "EmptySourceList");
     assert.deepEqual(fs.readFileSync(file), before);
   });
@@ -253,10 +219,8 @@ Deno.test("one writer per session", async (t) => {
   await t.step(
     "a second writer in this process gets SessionLocked",
     async () => {
-      const exit = await exitWithStore(
-        root,
+      const exit = await useStoreExit(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const first = yield* store.open("w", { mode: "write" });
           const second = yield* Effect.result(
             store.open("w", { mode: "write" }),
@@ -265,8 +229,7 @@ Deno.test("one writer per session", async (t) => {
           const reader = yield* store.open("w");
           yield* store.close(first);
           return { second, readerLines: reader.report.events + 1 };
-        }),
-      );
+        }));
       const { second, readerLines } = successOf(exit);
       assert.ok(Result.isFailure(second));
       thenFails(second.failure, "SessionLocked", { pid: Deno.pid });
@@ -274,10 +237,8 @@ Deno.test("one writer per session", async (t) => {
     },
   );
   await t.step("a writer in another process gets SessionLocked", async () => {
-    const exit = await exitWithStore(
-      root,
+    const exit = await useStoreExit(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const first = yield* store.open("w", { mode: "write" });
         const child = spawnSync(Deno.execPath(), [
           "run",
@@ -289,8 +250,7 @@ Deno.test("one writer per session", async (t) => {
         ], { encoding: "utf8" });
         yield* store.close(first);
         return child.stdout.trim();
-      }),
-    );
+      }));
     assert.equal(successOf(exit), "SessionLocked");
   });
   await t.step(
@@ -326,9 +286,9 @@ Deno.test("one writer per session", async (t) => {
       assert.equal(out[0], "opened");
       for (let i = 0; i < 3; i++) {
         child.stdin?.write("append\n");
-        const exit = await exitWithStore(
+        const exit = await useStoreExit(
           root,
-          SessionStore.use((s) => s.open("w", { mode: "write" })),
+          (s) => s.open("w", { mode: "write" }),
         );
         thenFails(failureOf(exit), "SessionLocked");
         await waitFor(2 + i);
@@ -340,10 +300,7 @@ Deno.test("one writer per session", async (t) => {
         "appended 4",
         "appended 5",
       ]);
-      const read = await withStore(
-        root,
-        SessionStore.use((s) => s.open("w", { mode: "write" })),
-      );
+      const read = await useStore(root, (s) => s.open("w", { mode: "write" }));
       assert.equal(read.session.surface.nextSeq, 6);
       assert.equal(read.report.tornTail, undefined);
       const lines = fs.readFileSync(file, "utf8").split("\n");
@@ -360,23 +317,17 @@ Deno.test("one writer per session", async (t) => {
       `${file}.lock`,
       JSON.stringify({ pid, start: null, token: "stale" }),
     );
-    const stat = await withStore(
-      root,
-      SessionStore.use((s) => s.stat("w")),
-    );
+    const stat = await useStore(root, (s) => s.stat("w"));
     assert.equal(stat.locked, false);
-    const opened = await withStore(
-      root,
+    const opened = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("w", { mode: "write" });
         const claims = claimsOf(file).map((name) =>
           JSON.parse(fs.readFileSync(path.join(root, name), "utf8"))
         );
         yield* store.close(writer);
         return claims;
-      }),
-    );
+      }));
     // The dead 0.2 lock is gone; the writer's own claim held its pid.
     assert.equal(opened.length, 1);
     assert.equal(opened[0].pid, Deno.pid);
@@ -395,13 +346,10 @@ Deno.test("one writer per session", async (t) => {
         `${file}.lock`,
         JSON.stringify({ pid: Deno.pid, start: "1", token: "reused" }),
       );
-      const exit = await exitWithStore(
-        root,
+      const exit = await useStoreExit(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           yield* store.close(yield* store.open("w", { mode: "write" }));
-        }),
-      );
+        }));
       if (procReadable) {
         // The lock is reclaimed: the open succeeds.
         successOf(exit);
@@ -421,9 +369,9 @@ Deno.test("one writer per session", async (t) => {
       `${file}.lock`,
       JSON.stringify({ pid: child.pid, start: null, token: "live" }),
     );
-    const exit = await exitWithStore(
+    const exit = await useStoreExit(
       root,
-      SessionStore.use((s) => s.open("w", { mode: "write" })),
+      (s) => s.open("w", { mode: "write" }),
     );
     const error = failureOf(exit);
     thenFails(error, "SessionLocked");
@@ -438,24 +386,18 @@ Deno.test("one writer per session", async (t) => {
 Deno.test("torn tails and recovery through the store", async (t) => {
   const root = tempDir();
   const file = fileOf(root, "t");
-  await withStore(
-    root,
+  await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.create(header("t"));
       yield* store.append(writer, turnBatches(0)[0] ?? []);
       yield* store.close(writer);
-    }),
-  );
+    }));
   const good = fs.readFileSync(file);
   fs.appendFileSync(file, '{"type":"assistant/mes');
   await t.step(
     "a reader reports the torn tail and leaves the file alone",
     async () => {
-      const reader = await withStore(
-        root,
-        SessionStore.use((s) => s.open("t")),
-      );
+      const reader = await useStore(root, (s) => s.open("t"));
       assert.deepEqual(reader.report.tornTail, {
         offset: good.length,
         bytes: 22,
@@ -464,17 +406,14 @@ Deno.test("torn tails and recovery through the store", async (t) => {
     },
   );
   await t.step("a writer cuts the tail, then appends", async () => {
-    const after = await withStore(
-      root,
+    const after = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("t", { mode: "write" });
         assert.equal(fs.statSync(file).size, good.length);
         yield* store.append(writer, [assistantCallDraft(0, 0, "c0")]);
         yield* store.close(writer);
         return yield* store.open("t");
-      }),
-    );
+      }));
     assert.equal(after.report.tornTail, undefined);
     assert.equal(after.session.surface.nextSeq, 4);
     assert.deepEqual(fs.readFileSync(file).subarray(0, good.length), good);
@@ -482,19 +421,14 @@ Deno.test("torn tails and recovery through the store", async (t) => {
   await t.step(
     "repair closes the turn and the transcript is clean",
     async () => {
-      const before = await withStore(
-        root,
-        SessionStore.use((s) => s.open("t")),
-      );
+      const before = await useStore(root, (s) => s.open("t"));
       assert.equal(
         checkTranscript(deriveMessages(before.session.surface)).length,
         1,
       );
       fs.copyFileSync(file, fileOf(root, "t2"));
-      const repaired = await withStore(
-        root,
+      const repaired = await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const results = [];
           for (const id of ["t", "t2"]) {
             const writer = yield* store.open(id, { mode: "write" });
@@ -503,18 +437,14 @@ Deno.test("torn tails and recovery through the store", async (t) => {
             yield* store.close(writer);
           }
           return results;
-        }),
-      );
+        }));
       assert.deepEqual(
         repaired.map((r) => r.closers.length),
         [3, 0, 3, 0],
       );
       const text = fs.readFileSync(file, "utf8");
       assert.equal(text, fs.readFileSync(fileOf(root, "t2"), "utf8"));
-      const reopened = await withStore(
-        root,
-        SessionStore.use((s) => s.open("t")),
-      );
+      const reopened = await useStore(root, (s) => s.open("t"));
       assert.deepEqual(
         checkTranscript(deriveMessages(reopened.session.surface)),
         [],
@@ -528,10 +458,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       lines[2] = lines[2]?.replace('"seq":1', '"seq":"1"') ?? "";
       fs.writeFileSync(file, lines.join("\n"));
       for (const mode of ["read", "write"] as const) {
-        const exit = await exitWithStore(
-          root,
-          SessionStore.use((s) => s.open("t", { mode })),
-        );
+        const exit = await useStoreExit(root, (s) => s.open("t", { mode }));
         const error = failureOf(exit);
         thenFails(error, "CorruptLine", {
           line: 3,
@@ -539,9 +466,9 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         });
       }
       assert.deepEqual(claimsOf(file), []);
-      const recovered = await withStore(
+      const recovered = await useStore(
         root,
-        SessionStore.use((s) => s.open("t", { recover: true })),
+        (s) => s.open("t", { recover: true }),
       );
       assert.equal(recovered.session.surface.nextSeq, 1);
       assert.equal(recovered.report.stoppedAt?.line, 3);
@@ -552,33 +479,27 @@ Deno.test("torn tails and recovery through the store", async (t) => {
       fileOf(root, "future"),
       '{"type":"session","version":9,"id":"future","createdAt":0,"isSeeded":false}\n',
     );
-    const exit = await exitWithStore(
+    const exit = await useStoreExit(
       root,
-      SessionStore.use((s) => s.open("future", { mode: "write" })),
+      (s) => s.open("future", { mode: "write" }),
     );
     thenFails(failureOf(exit), "FormatTooNew");
   });
   await t.step("an empty file fails the open with MissingHeader", async () => {
     fs.writeFileSync(fileOf(root, "empty"), "");
-    const exit = await exitWithStore(
-      root,
-      SessionStore.use((s) => s.open("empty")),
-    );
+    const exit = await useStoreExit(root, (s) => s.open("empty"));
     thenFails(failureOf(exit), "MissingHeader");
   });
   await t.step("a header-only file opens empty and takes appends", async () => {
     fs.writeFileSync(fileOf(root, "bare"), headerLine("bare"));
-    const session = await withStore(
-      root,
+    const session = await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         const writer = yield* store.open("bare", { mode: "write" });
         assert.equal(writer.session.surface.nextSeq, 0);
         yield* store.append(writer, [toolCallDraft(0, 0, "x")]);
         yield* store.close(writer);
         return (yield* store.open("bare")).session;
-      }),
-    );
+      }));
     assert.equal(session.surface.nextSeq, 1);
   });
   await t.step(
@@ -589,10 +510,8 @@ Deno.test("torn tails and recovery through the store", async (t) => {
         headerLine("crlf").replace("\n", "\r\n") +
           '{"type":"turn/start","seq":0,"time":0,"data":{"turn":0}}\r\n',
       );
-      const reopened = await withStore(
-        root,
+      const reopened = await useStore(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const writer = yield* store.open("crlf", { mode: "write" });
           assert.equal(writer.report.events, 1);
           yield* store.append(writer, [{
@@ -601,8 +520,7 @@ Deno.test("torn tails and recovery through the store", async (t) => {
           }]);
           yield* store.close(writer);
           return yield* store.open("crlf");
-        }),
-      );
+        }));
       assert.equal(reopened.session.surface.nextSeq, 2);
       const read = await Effect.runPromise(
         readSessionFile(fileOf(root, "crlf")),
@@ -616,10 +534,8 @@ Deno.test("torn tails and recovery through the store", async (t) => {
 Deno.test("a 50 MB single event round-trips", async () => {
   const root = tempDir();
   const big = "x".repeat(50 * 1024 * 1024);
-  const read = await withStore(
-    root,
+  const read = await useStore(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const writer = yield* store.create(header("big"));
       yield* store.append(writer, [
         drafts.user("u0", big),
@@ -627,8 +543,7 @@ Deno.test("a 50 MB single event round-trips", async () => {
       ]);
       yield* store.close(writer);
       return yield* store.open("big");
-    }),
-  );
+    }));
   const [first, second] = deriveMessages(read.session.surface);
   const block = first?.content[0];
   assert.equal(block?.type === "text" && block.text.length, big.length);

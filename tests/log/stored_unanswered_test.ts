@@ -9,17 +9,12 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Effect, Exit } from "effect";
-import {
-  compact,
-  deriveMessages,
-  Session,
-  SessionStore,
-} from "@palimpsest/session";
+import { compact, deriveMessages, Session } from "@palimpsest/session";
 import { surfaceNodes } from "@palimpsest/session/internal";
 import { readSessionBytes } from "@palimpsest/session/jsonl";
 import { pairToolCalls } from "@palimpsest/session/providers";
 import { failureOf, thenFails } from "../_helpers/then.ts";
-import { tempDir, withStore } from "../_helpers/store.ts";
+import { tempDir, useStore } from "../_helpers/store.ts";
 import { unansweredLs } from "../_helpers/build.ts";
 
 const fixture = new URL(
@@ -52,38 +47,35 @@ Deno.test("a store opens such a log for writing and holds new appends to the rul
   const root = tempDir();
   try {
     const id = "shadowed";
-    await withStore(
-      root,
+    await useStore(root, (store) =>
       Effect.gen(function* () {
-        const store = yield* SessionStore;
         yield* Effect.scoped(store.create({
           id,
           createdAt: 0,
           isSeeded: false,
         }));
-      }),
-    );
+      }));
     const [file] = fs.readdirSync(root).filter((f) => f.endsWith(".jsonl"));
     assert.ok(file !== undefined);
     fs.writeFileSync(path.join(root, file), bytes);
-    const { refused, after } = await withStore(
+    const { refused, after } = await useStore(
       root,
-      Effect.gen(function* () {
-        const store = yield* SessionStore;
-        const handle = yield* store.open(id, { mode: "write" });
-        // A new call with no result, then a compaction over it.
-        yield* store.append(handle, [unansweredLs]);
-        const refused = yield* Effect.exit(
-          store.update(handle, (session) =>
-            compact(session, {
-              startSeq: 6,
-              endSeq: 7,
-              summary: "s",
-              compactionId: "k2",
-            })),
-        );
-        return { refused, after: handle.session };
-      }),
+      (store) =>
+        Effect.gen(function* () {
+          const handle = yield* store.open(id, { mode: "write" });
+          // A new call with no result, then a compaction over it.
+          yield* store.append(handle, [unansweredLs]);
+          const refused = yield* Effect.exit(
+            store.update(handle, (session) =>
+              compact(session, {
+                startSeq: 6,
+                endSeq: 7,
+                summary: "s",
+                compactionId: "k2",
+              })),
+          );
+          return { refused, after: handle.session };
+        }),
     );
     assert.ok(Exit.isFailure(refused));
     thenFails(failureOf(refused), "ReplaceShadowsUnansweredCall", {

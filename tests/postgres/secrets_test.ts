@@ -17,11 +17,10 @@ import { cliInProcess } from "../cli/_cli.ts";
 import {
   address,
   assertHidden,
-  checkLibraryErrors,
-  type Counts,
+  checkAddress,
   FORMS,
+  noCounts,
   password,
-  runCommands,
   sessionFile,
   WELL_FORMED,
 } from "../cli/_secrets.ts";
@@ -51,7 +50,7 @@ postgresTest(
   async (pooled) => {
     // The roles are made on the server, and logged in to there.
     const url = serverUrl(pooled);
-    const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
+    const counts = noCounts();
     let loggedIn = 0;
     let role = 0;
     const file = sessionFile();
@@ -67,8 +66,7 @@ postgresTest(
             const session = `s${counts.addresses}`;
             const addr = address(form, name, pw, hostOf(url), session);
             counts.addresses++;
-            await runCommands(counts, pw, addr, file);
-            await checkLibraryErrors(counts, pw, addr);
+            await checkAddress(counts, pw, addr, file);
             if (!WELL_FORMED.includes(form)) continue;
             const verify = await cliInProcess("verify", addr, "--json");
             assert.equal(verify.code, 0, `${form}: ${verify.stdout}`);
@@ -97,7 +95,7 @@ postgresTest(
   async (pooled) => {
     // What the server answers a wrong password, not a pooler.
     const url = serverUrl(pooled);
-    const counts: Counts = { addresses: 0, outputs: 0, succeeded: 0, runs: 0 };
+    const counts = noCounts();
     const right = new URL(url);
     const wrongPw = `${decodeURIComponent(right.password)}-Wr0ng@:/?#`;
     const wrong = address(

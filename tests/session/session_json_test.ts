@@ -8,11 +8,10 @@ import {
   Session,
   type SessionEvent,
   SessionSeq,
-  SessionStore,
 } from "@palimpsest/session";
 import { decodeEventLine, encodeEventLine } from "@palimpsest/session/jsonl";
 import { toolResultDraft } from "../_helpers/build.ts";
-import { exitWithStore, tempDir } from "../_helpers/store.ts";
+import { tempDir, useStoreExit } from "../_helpers/store.ts";
 import { failureOf, thenFails } from "../_helpers/then.ts";
 
 const header = { id: "s", createdAt: 0, isSeeded: false };
@@ -122,14 +121,11 @@ Deno.test("a draft's data must be JSON", async (t) => {
     "the store refuses a bigint with a typed error, never a defect",
     async () => {
       const root = tempDir();
-      const exit = await exitWithStore(
-        root,
+      const exit = await useStoreExit(root, (store) =>
         Effect.gen(function* () {
-          const store = yield* SessionStore;
           const handle = yield* store.create(header);
           yield* store.append(handle, [withMeta(12n)]);
-        }),
-      );
+        }));
       thenFails(failureOf(exit), "InvalidEventData");
     },
   );
@@ -236,10 +232,8 @@ Deno.test("changing a draft after store.append changes neither the store's sessi
     held: Result.getOrThrow(Session.events(session, Session.heldFrom(session)))
       .map(lineOf),
   });
-  const exit = await exitWithStore(
-    root,
+  const exit = await useStoreExit(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const handle = yield* store.create(header);
       assert.equal(handle.session.copiesDrafts, true);
       yield* store.append(handle, [first]);
@@ -254,15 +248,12 @@ Deno.test("changing a draft after store.append changes neither the store's sessi
       yield* store.checkpoint(handle);
       assert.deepEqual(seen(handle.session), { messages, held: before });
       return { messages, lines: before };
-    }),
-  );
+    }));
   assert.ok(Exit.isSuccess(exit));
   // Reopened from its checkpoint and by a full replay: the same messages,
   // and the file holds the lines appended.
-  const reopened = await exitWithStore(
-    root,
+  const reopened = await useStoreExit(root, (store) =>
     Effect.gen(function* () {
-      const store = yield* SessionStore;
       const fromCheckpoint = yield* store.open("s");
       assert.equal(fromCheckpoint.report.checkpoint, 2);
       const replayed = yield* store.open("s", { wholeLog: true });
@@ -271,8 +262,7 @@ Deno.test("changing a draft after store.append changes neither the store's sessi
         replayed: seen(replayed.session).messages,
         lines: Result.getOrThrow(Session.events(replayed.session)).map(lineOf),
       };
-    }),
-  );
+    }));
   assert.ok(Exit.isSuccess(reopened));
   assert.deepEqual(reopened.value, {
     fromCheckpoint: exit.value.messages,
