@@ -8,7 +8,7 @@
 import type { CliIo } from "./io.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { CommandSpec } from "./args.ts";
-import type * as Effect from "effect/Effect";
+import * as Effect from "effect/Effect";
 import { describeFailure, failureText } from "./failure.ts";
 
 /** The exit codes of the command line. */
@@ -141,3 +141,45 @@ export const fileWriteTags: ReadonlySet<string> = new Set([
   "FileIoError",
   "TargetExists",
 ]);
+
+/**
+ * The outcome of a command's last step, which writes a new file from `file`:
+ * its failure classified by {@link fileWriteTags} (exit 2 for where, 1 for
+ * what `file` holds), or what `ok` makes of its success.
+ *
+ * @param file The file the failure is about.
+ * @param step The step.
+ * @param ok The outcome of its success.
+ * @returns `Effect<Outcome>`, which never fails.
+ */
+export function writeOutcome<A, E extends { readonly _tag: string }>(
+  file: string,
+  step: Effect.Effect<A, E>,
+  ok: (a: A) => Outcome,
+): Effect.Effect<Outcome> {
+  return Effect.match(step, {
+    onFailure: (error) => classifiedFailure(fileWriteTags, file, error),
+    onSuccess: ok,
+  });
+}
+
+/**
+ * The outcome of a command's last step on a store or a session in one:
+ * every failure is about where (exit 2), else what `ok` makes of its
+ * success.
+ *
+ * @param where The folder, file or address the failure is about.
+ * @param step The step.
+ * @param ok The outcome of its success.
+ * @returns `Effect<Outcome>`, which never fails.
+ */
+export function storeOutcome<A, E>(
+  where: string,
+  step: Effect.Effect<A, E>,
+  ok: (a: A) => Outcome,
+): Effect.Effect<Outcome> {
+  return Effect.match(step, {
+    onFailure: (error) => failureOutcome(ExitCode.usage, where, error),
+    onSuccess: ok,
+  });
+}

@@ -9,11 +9,10 @@
 import * as Effect from "effect/Effect";
 import { bundleFile, writeBundle } from "@palimpsest/session/jsonl";
 import {
-  classifiedFailure,
   type Command,
-  fileWriteTags,
   okOutcome,
   usageOutcome,
+  writeOutcome,
 } from "../outcome.ts";
 import { outOption } from "../args.ts";
 import { LOG_POSITIONAL } from "../load.ts";
@@ -41,28 +40,23 @@ export const bundleCommand: Command = {
           "bundle FILE --out BUNDLE [--json]",
         );
       }
-      const result = yield* Effect.result(
-        Effect.andThen(
-          bundleFile(file),
-          (bundle) => Effect.as(writeBundle(bundle, out), bundle),
-        ),
+      const bundled = Effect.andThen(
+        bundleFile(file),
+        (bundle) => Effect.as(writeBundle(bundle, out), bundle),
       );
-      if (result._tag === "Failure") {
-        return classifiedFailure(fileWriteTags, file, result.failure);
-      }
-      const m = result.success.manifest;
-      return okOutcome(
-        {
-          bundle: out,
-          id: m.header.id,
-          events: m.metadata.events,
-          bytes: m.bytes,
-          sha256: m.sha256,
-          checkpoint: m.checkpoint !== null,
-        },
-        `bundled ${m.header.id}: ${m.metadata.events} events, ${m.bytes} bytes${
-          m.checkpoint === null ? "" : ", with its checkpoint"
-        } in ${out}\n`,
-      );
+      return yield* writeOutcome(file, bundled, ({ manifest: m }) =>
+        okOutcome(
+          {
+            bundle: out,
+            id: m.header.id,
+            events: m.metadata.events,
+            bytes: m.bytes,
+            sha256: m.sha256,
+            checkpoint: m.checkpoint !== null,
+          },
+          `bundled ${m.header.id}: ${m.metadata.events} events, ${m.bytes} bytes${
+            m.checkpoint === null ? "" : ", with its checkpoint"
+          } in ${out}\n`,
+        ));
     }),
 };

@@ -28,6 +28,7 @@ import { lineage, type LineageNode, partialAnswers } from "@palimpsest/session";
 import { type Command, okOutcome, usageOutcome } from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 import { eventLine, partialLine } from "../render.ts";
+import { stringOption } from "../args.ts";
 
 /**
  * One event of a lineage as `explain --json` prints it. The lineage is a
@@ -239,13 +240,13 @@ export const explainCommand: Command = {
         optional: true,
       },
     ],
-    options: [{
-      name: "line",
-      kind: "string",
-      value: "N",
-      summary:
+    options: [
+      stringOption(
+        "line",
+        "N",
         "for an imported session: the events source line N became, and where they are",
-    }],
+      ),
+    ],
   },
   run: (args, io) =>
     Effect.gen(function* () {

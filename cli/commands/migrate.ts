@@ -9,18 +9,13 @@ import * as Effect from "effect/Effect";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
 import {
-  classifiedFailure,
   type Command,
   okOutcome,
   usageOutcome,
+  writeOutcome,
 } from "../outcome.ts";
 import { showProgress } from "../load.ts";
 import { outOption } from "../args.ts";
-
-const ioTags: ReadonlySet<string> = new Set([
-  "FileIoError",
-  "TargetExists",
-]);
 
 /** The `migrate` command. */
 export const migrateCommand: Command = {
@@ -48,37 +43,36 @@ export const migrateCommand: Command = {
         );
       }
       const progress = showProgress(io, file);
-      const result = yield* Effect.result(
-        migrateFile(file, {
-          target: out,
-          ...(progress === undefined ? {} : {
-            progress: (lines: number) =>
-              io.stderr(`\rmigrating ${file}: ${lines} lines`),
-          }),
+      const migrated = migrateFile(file, {
+        target: out,
+        ...(progress === undefined ? {} : {
+          progress: (lines: number) =>
+            io.stderr(`\rmigrating ${file}: ${lines} lines`),
         }),
+      }).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (progress !== undefined) io.stderr("\r\x1b[K");
+        })),
       );
-      if (progress !== undefined) io.stderr("\r\x1b[K");
-      if (result._tag === "Failure") {
-        return classifiedFailure(ioTags, file, result.failure);
-      }
-      const summary = result.success;
-      const torn = summary.tornTail === undefined
-        ? ""
-        : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
-      return okOutcome(
-        {
-          source: summary.source,
-          target: summary.target,
-          fromVersion: summary.fromVersion,
-          toVersion: FORMAT_VERSION,
-          eventsRead: summary.eventsRead,
-          eventsWritten: summary.eventsWritten,
-          ...(summary.tornTail === undefined
-            ? {}
-            : { tornTail: summary.tornTail }),
-        },
-        `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
-          `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
-      );
+      return yield* writeOutcome(file, migrated, (summary) => {
+        const torn = summary.tornTail === undefined
+          ? ""
+          : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
+        return okOutcome(
+          {
+            source: summary.source,
+            target: summary.target,
+            fromVersion: summary.fromVersion,
+            toVersion: FORMAT_VERSION,
+            eventsRead: summary.eventsRead,
+            eventsWritten: summary.eventsWritten,
+            ...(summary.tornTail === undefined
+              ? {}
+              : { tornTail: summary.tornTail }),
+          },
+          `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
+            `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
+        );
+      });
     }),
 };

@@ -31,14 +31,14 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import {
+  classifiedFailure,
   type Command,
-  ExitCode,
-  failureOutcome,
   okOutcome,
   usageOutcome,
 } from "../outcome.ts";
 import { onPostgres, storageTags } from "../load.ts";
 import { count } from "../render.ts";
+import { stringOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   ...storageTags,
@@ -80,24 +80,21 @@ export const rewindCommand: Command = {
       summary: "the session (ID.jsonl, or postgres://…?session=ID)",
     }],
     options: [
-      {
-        name: "to",
-        kind: "string",
-        value: "SEQ",
-        summary: "the event right after which the surface is taken back",
-      },
-      {
-        name: "text",
-        kind: "string",
-        value: "TEXT",
-        summary: "the user message to go on from (default: an empty one)",
-      },
-      {
-        name: "drops-turns-from",
-        kind: "string",
-        value: "K",
-        summary: "refuse unless the rewind drops exactly the turns from K on",
-      },
+      stringOption(
+        "to",
+        "SEQ",
+        "the event right after which the surface is taken back",
+      ),
+      stringOption(
+        "text",
+        "TEXT",
+        "the user message to go on from (default: an empty one)",
+      ),
+      stringOption(
+        "drops-turns-from",
+        "K",
+        "refuse unless the rewind drops exactly the turns from K on",
+      ),
     ],
   },
   run: (args, _io) =>
@@ -158,12 +155,7 @@ export const rewindCommand: Command = {
       }
       const result = yield* Effect.result(done);
       if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
+        return classifiedFailure(ioTags, file, result.failure);
       }
       const session = result.success;
       const seq = session.surface.nextSeq - 1;

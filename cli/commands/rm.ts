@@ -7,12 +7,7 @@
  */
 import * as Effect from "effect/Effect";
 import { redactAddress } from "../../src/store/redact.ts";
-import {
-  type Command,
-  ExitCode,
-  failureOutcome,
-  okOutcome,
-} from "../outcome.ts";
+import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
 import { onSession } from "../stores.ts";
 
 /** The `rm` command. */
@@ -29,18 +24,12 @@ export const rmCommand: Command = {
     ],
     options: [],
   },
-  run: (args) =>
-    Effect.gen(function* () {
-      const where = args.positionals[0] ?? "";
-      const removed = yield* Effect.result(
-        onSession(where, (store, id) => Effect.as(store.remove(id), id)),
-      );
-      if (removed._tag === "Failure") {
-        return failureOutcome(ExitCode.usage, where, removed.failure);
-      }
-      return okOutcome(
-        { removed: removed.success },
-        `removed ${redactAddress(where)}\n`,
-      );
-    }),
+  run: (args) => {
+    const where = args.positionals[0] ?? "";
+    return storeOutcome(
+      where,
+      onSession(where, (store, id) => Effect.as(store.remove(id), id)),
+      (removed) => okOutcome({ removed }, `removed ${redactAddress(where)}\n`),
+    );
+  },
 };
