@@ -116,6 +116,17 @@ export function usageOutcome(
 }
 
 /**
+ * {@link usageOutcome} with a command's usage line, for a command that
+ * refuses its command line in more than one way.
+ *
+ * @param usage The command's usage line.
+ * @returns The usage outcome of a message.
+ */
+export function usageWith(usage: string): (message: string) => Outcome {
+  return (message) => usageOutcome(message, usage);
+}
+
+/**
  * The outcome of a tagged failure that is either about where the file is
  * (its tag is in `ioTags`: exit 2) or about what the file holds (exit 1).
  *

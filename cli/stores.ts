@@ -37,6 +37,12 @@ export type ReachError = StorageError | InvalidAddress | NotAStore;
 
 const POSTGRES = /^postgres(ql)?:\/\//i;
 
+/** The first positional of a command on one session of a store. */
+export const SESSION_POSITIONAL = {
+  name: "FILE",
+  summary: "the session file, or postgres://…?session=ID",
+} as const;
+
 /** The URL of a store address, without its `session` parameter. */
 const storeUrl = (address: string): string => {
   try {

@@ -11,18 +11,15 @@ import { exportFile, isTargetTool } from "@palimpsest/session/import";
 import {
   type Command,
   okOutcome,
-  type Outcome,
-  usageOutcome,
+  usageWith,
   writeOutcome,
 } from "../outcome.ts";
 import { outOption, stringOption, toList, toTools, toValues } from "../args.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 
-const usage = (message: string): Outcome =>
-  usageOutcome(
-    message,
-    `export FILE --to ${toValues} --out OUT [--cwd DIR] [--json]`,
-  );
+const usage = usageWith(
+  `export FILE --to ${toValues} --out OUT [--cwd DIR] [--json]`,
+);
 
 /** The `export` command. */
 export const exportCommand: Command = {

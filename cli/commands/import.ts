@@ -15,8 +15,7 @@ import {
 import {
   type Command,
   okOutcome,
-  type Outcome,
-  usageOutcome,
+  usageWith,
   writeOutcome,
 } from "../outcome.ts";
 import {
@@ -30,11 +29,9 @@ import {
   stringOption,
 } from "../args.ts";
 
-const usage = (message: string): Outcome =>
-  usageOutcome(
-    message,
-    `import --from ${fromValues} FILE --out NEW [--session ID] [--recover] [--json]`,
-  );
+const usage = usageWith(
+  `import --from ${fromValues} FILE --out NEW [--session ID] [--recover] [--json]`,
+);
 
 /** The `import` command. */
 export const importCommand: Command = {

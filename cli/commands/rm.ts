@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect";
 import { redactAddress } from "../../src/store/redact.ts";
 import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
-import { onSession } from "../stores.ts";
+import { onSession, SESSION_POSITIONAL } from "../stores.ts";
 
 /** The `rm` command. */
 export const rmCommand: Command = {
@@ -19,9 +19,7 @@ export const rmCommand: Command = {
       "Removes the session FILE (a session file of a store folder, ID.jsonl) or\n" +
       "postgres://user@host:port/db?session=ID, with its checkpoint and catalogue\n" +
       "entry, all together. A session open for writing is not removed (exit 2).",
-    positionals: [
-      { name: "FILE", summary: "the session file, or postgres://…?session=ID" },
-    ],
+    positionals: [SESSION_POSITIONAL],
     options: [],
   },
   run: (args) => {

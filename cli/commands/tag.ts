@@ -7,7 +7,7 @@
 import { sessionMetadata, tagSession, untagSession } from "@palimpsest/session";
 import { redactAddress } from "../../src/store/redact.ts";
 import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
-import { updateSession } from "../stores.ts";
+import { SESSION_POSITIONAL, updateSession } from "../stores.ts";
 import { flagOption } from "../args.ts";
 
 /** The `tag` command. */
@@ -20,7 +20,7 @@ export const tagCommand: Command = {
       "or postgres://…?session=ID; with --remove, takes them off. Prints the tags\n" +
       "the session has after.",
     positionals: [
-      { name: "FILE", summary: "the session file, or postgres://…?session=ID" },
+      SESSION_POSITIONAL,
       { name: "TAGS", summary: "tags, comma-separated" },
     ],
     options: [

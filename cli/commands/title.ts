@@ -7,7 +7,7 @@
 import { sessionMetadata, setTitle } from "@palimpsest/session";
 import { redactAddress } from "../../src/store/redact.ts";
 import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
-import { updateSession } from "../stores.ts";
+import { SESSION_POSITIONAL, updateSession } from "../stores.ts";
 
 /** The `title` command. */
 export const titleCommand: Command = {
@@ -18,7 +18,7 @@ export const titleCommand: Command = {
       "Appends a session/metadata event that sets the title of FILE (a session\n" +
       'file of a store folder) or postgres://…?session=ID; "" clears it.',
     positionals: [
-      { name: "FILE", summary: "the session file, or postgres://…?session=ID" },
+      SESSION_POSITIONAL,
       { name: "TITLE", summary: 'the title; "" clears it' },
     ],
     options: [],
