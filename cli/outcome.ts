@@ -116,6 +116,22 @@ export function usageOutcome(
 }
 
 /**
+ * A non-negative integer of the command line (a seq, a count), or the usage
+ * outcome that names what it should have been.
+ *
+ * @param what What the text was given as: `SEQ`, `--to`.
+ * @param text The text.
+ * @returns The number, or the usage outcome.
+ */
+export function naturalOrUsage(what: string, text: string): number | Outcome {
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text))
+    ? Number(text)
+    : usageOutcome(
+      `Expected ${what} to be a non-negative integer but found "${text}"`,
+    );
+}
+
+/**
  * {@link usageOutcome} with a command's usage line, for a command that
  * refuses its command line in more than one way.
  *

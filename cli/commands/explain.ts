@@ -25,7 +25,12 @@ import {
   surfaceEvent,
 } from "../../src/surface/mod.ts";
 import { lineage, type LineageNode, partialAnswers } from "@palimpsest/session";
-import { type Command, okOutcome, usageOutcome } from "../outcome.ts";
+import {
+  type Command,
+  naturalOrUsage,
+  okOutcome,
+  usageOutcome,
+} from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 import { eventLine, partialLine } from "../render.ts";
 import { stringOption } from "../args.ts";
@@ -259,12 +264,8 @@ export const explainCommand: Command = {
         return yield* explainLine(file, line, io);
       }
       const text = args.positionals[1] ?? "";
-      const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-      if (!Number.isSafeInteger(n)) {
-        return usageOutcome(
-          `Expected SEQ to be a non-negative integer but found "${text}"`,
-        );
-      }
+      const n = naturalOrUsage("SEQ", text);
+      if (typeof n !== "number") return n;
       const result = yield* loadOrFail(file, io);
       if (result._tag === "Failure") return result.failure;
       const session = result.success.session;

@@ -33,6 +33,7 @@ import {
 import {
   classifiedFailure,
   type Command,
+  naturalOrUsage,
   okOutcome,
   usageOutcome,
 } from "../outcome.ts";
@@ -48,17 +49,6 @@ const ioTags: ReadonlySet<string> = new Set([
   "HandleClosed",
   "WriterClaimLost",
 ]);
-
-/** A non-negative integer option, or the usage outcome. */
-const seqOption = (
-  name: string,
-  text: string,
-): number | ReturnType<typeof usageOutcome> =>
-  /^\d+$/.test(text) && Number.isSafeInteger(Number(text))
-    ? Number(text)
-    : usageOutcome(
-      `Expected --${name} to be a non-negative integer but found "${text}"`,
-    );
 
 /** The `rewind` command. */
 export const rewindCommand: Command = {
@@ -104,12 +94,12 @@ export const rewindCommand: Command = {
       if (toText === undefined) {
         return usageOutcome("Expected --to SEQ: the point to go back to");
       }
-      const to = seqOption("to", toText);
+      const to = naturalOrUsage("--to", toText);
       if (typeof to !== "number") return to;
       const dropsText = args.values.get("drops-turns-from");
       const drops = dropsText === undefined
         ? undefined
-        : seqOption("drops-turns-from", dropsText);
+        : naturalOrUsage("--drops-turns-from", dropsText);
       if (drops !== undefined && typeof drops !== "number") return drops;
       const text = args.values.get("text");
       const options: RewindOptions = {
