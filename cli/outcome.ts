@@ -210,3 +210,35 @@ export function storeOutcome<A, E>(
     onSuccess: ok,
   });
 }
+
+/**
+ * A command `NAME FILE --out NEW` that writes a new file from FILE: the
+ * usage outcome `missing` without `--out`, else {@link writeOutcome} of
+ * what `write` does.
+ *
+ * @param spec The command's usage.
+ * @param missing The outcome when `--out` is not given.
+ * @param write Writes NEW (`out`) from FILE.
+ * @param ok The outcome of its success.
+ * @returns The {@link Command}.
+ */
+export function fileToNewCommand<A, E extends { readonly _tag: string }>(
+  spec: CommandSpec,
+  missing: Outcome,
+  write: (file: string, out: string, io: CliIo) => Effect.Effect<A, E>,
+  ok: (a: A, out: string) => Outcome,
+): Command {
+  return {
+    spec,
+    run: (args, io) => {
+      const file = args.positionals[0] ?? "";
+      const out = args.values.get("out");
+      if (out === undefined) return Effect.succeed(missing);
+      return writeOutcome(
+        file,
+        Effect.suspend(() => write(file, out, io)),
+        (a) => ok(a, out),
+      );
+    },
+  };
+}

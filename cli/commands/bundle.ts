@@ -10,16 +10,16 @@ import * as Effect from "effect/Effect";
 import { bundleFile, writeBundle } from "@palimpsest/session/jsonl";
 import {
   type Command,
+  fileToNewCommand,
   okOutcome,
   usageOutcome,
-  writeOutcome,
 } from "../outcome.ts";
 import { outOption } from "../args.ts";
 import { LOG_POSITIONAL } from "../load.ts";
 
 /** The `bundle` command. */
-export const bundleCommand: Command = {
-  spec: {
+export const bundleCommand: Command = fileToNewCommand(
+  {
     name: "bundle",
     summary: "pack a session file, its checkpoint and metadata into one file",
     description:
@@ -30,33 +30,24 @@ export const bundleCommand: Command = {
     positionals: [LOG_POSITIONAL],
     options: [outOption("BUNDLE", "the new bundle file (must not exist)")],
   },
-  run: (args) =>
-    Effect.gen(function* () {
-      const file = args.positionals[0] ?? "";
-      const out = args.values.get("out");
-      if (out === undefined) {
-        return usageOutcome(
-          'missing "--out BUNDLE"',
-          "bundle FILE --out BUNDLE [--json]",
-        );
-      }
-      const bundled = Effect.andThen(
-        bundleFile(file),
-        (bundle) => Effect.as(writeBundle(bundle, out), bundle),
-      );
-      return yield* writeOutcome(file, bundled, ({ manifest: m }) =>
-        okOutcome(
-          {
-            bundle: out,
-            id: m.header.id,
-            events: m.metadata.events,
-            bytes: m.bytes,
-            sha256: m.sha256,
-            checkpoint: m.checkpoint !== null,
-          },
-          `bundled ${m.header.id}: ${m.metadata.events} events, ${m.bytes} bytes${
-            m.checkpoint === null ? "" : ", with its checkpoint"
-          } in ${out}\n`,
-        ));
-    }),
-};
+  usageOutcome('missing "--out BUNDLE"', "bundle FILE --out BUNDLE [--json]"),
+  (file, out) =>
+    Effect.andThen(
+      bundleFile(file),
+      (bundle) => Effect.as(writeBundle(bundle, out), bundle),
+    ),
+  ({ manifest: m }, out) =>
+    okOutcome(
+      {
+        bundle: out,
+        id: m.header.id,
+        events: m.metadata.events,
+        bytes: m.bytes,
+        sha256: m.sha256,
+        checkpoint: m.checkpoint !== null,
+      },
+      `bundled ${m.header.id}: ${m.metadata.events} events, ${m.bytes} bytes${
+        m.checkpoint === null ? "" : ", with its checkpoint"
+      } in ${out}\n`,
+    ),
+);
