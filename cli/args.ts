@@ -3,8 +3,8 @@
  * ({@link ParsedArgs}). `app.ts` turns a spec into an `effect/cli` command,
  * which parses the arguments and prints help and completions; a command
  * module only declares its usage and reads its parsed arguments. The
- * options several commands share are made here ({@link outOption},
- * {@link fromOption}); what they say of the tools `--from` takes comes from
+ * options several commands share are made here ({@link stringOption},
+ * {@link outOption}, {@link fromOption}); what they say of the tools `--from` takes comes from
  * the importer list (`importers` of `@palimpsest/session/import`).
  *
  * @module
@@ -58,18 +58,28 @@ export interface ParsedArgs {
 }
 
 /**
+ * `--NAME VALUE`: an option taking one value.
+ *
+ * @param name The option's name, without `--`.
+ * @param value The placeholder, e.g. `SEQ`.
+ * @param summary The line for `--help`.
+ * @returns The option.
+ */
+export const stringOption = (
+  name: string,
+  value: string,
+  summary: string,
+): OptionSpec => ({ name, kind: "string", value, summary });
+
+/**
  * `--out VALUE`: the new file a command writes.
  *
  * @param value The placeholder, e.g. `NEW`.
  * @param summary The line for `--help`.
  * @returns The option.
  */
-export const outOption = (value: string, summary: string): OptionSpec => ({
-  name: "out",
-  kind: "string",
-  value,
-  summary,
-});
+export const outOption = (value: string, summary: string): OptionSpec =>
+  stringOption("out", value, summary);
 
 /**
  * `--NAME`: a boolean flag.
@@ -116,12 +126,8 @@ export const fromList: string = importers.map((i) =>
  * @param summary The line for `--help`.
  * @returns The option.
  */
-export const fromOption = (summary: string): OptionSpec => ({
-  name: "from",
-  kind: "string",
-  value: "TOOL",
-  summary,
-});
+export const fromOption = (summary: string): OptionSpec =>
+  stringOption("from", "TOOL", summary);
 
 /** The names `--to` takes, for a usage line: `pi|claude-code|codex`. */
 export const toValues: string = exporters.map((e) => e.name).join("|");

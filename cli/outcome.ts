@@ -8,7 +8,7 @@
 import type { CliIo } from "./io.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { CommandSpec } from "./args.ts";
-import type * as Effect from "effect/Effect";
+import * as Effect from "effect/Effect";
 import { describeFailure, failureText } from "./failure.ts";
 
 /** The exit codes of the command line. */
@@ -116,6 +116,33 @@ export function usageOutcome(
 }
 
 /**
+ * A non-negative integer of the command line (a seq, a count), or the usage
+ * outcome that names what it should have been.
+ *
+ * @param what What the text was given as: `SEQ`, `--to`.
+ * @param text The text.
+ * @returns The number, or the usage outcome.
+ */
+export function naturalOrUsage(what: string, text: string): number | Outcome {
+  return /^\d+$/.test(text) && Number.isSafeInteger(Number(text))
+    ? Number(text)
+    : usageOutcome(
+      `Expected ${what} to be a non-negative integer but found "${text}"`,
+    );
+}
+
+/**
+ * {@link usageOutcome} with a command's usage line, for a command that
+ * refuses its command line in more than one way.
+ *
+ * @param usage The command's usage line.
+ * @returns The usage outcome of a message.
+ */
+export function usageWith(usage: string): (message: string) => Outcome {
+  return (message) => usageOutcome(message, usage);
+}
+
+/**
  * The outcome of a tagged failure that is either about where the file is
  * (its tag is in `ioTags`: exit 2) or about what the file holds (exit 1).
  *
@@ -141,3 +168,77 @@ export const fileWriteTags: ReadonlySet<string> = new Set([
   "FileIoError",
   "TargetExists",
 ]);
+
+/**
+ * The outcome of a command's last step, which writes a new file from `file`:
+ * its failure classified by {@link fileWriteTags} (exit 2 for where, 1 for
+ * what `file` holds), or what `ok` makes of its success.
+ *
+ * @param file The file the failure is about.
+ * @param step The step.
+ * @param ok The outcome of its success.
+ * @returns `Effect<Outcome>`, which never fails.
+ */
+export function writeOutcome<A, E extends { readonly _tag: string }>(
+  file: string,
+  step: Effect.Effect<A, E>,
+  ok: (a: A) => Outcome,
+): Effect.Effect<Outcome> {
+  return Effect.match(step, {
+    onFailure: (error) => classifiedFailure(fileWriteTags, file, error),
+    onSuccess: ok,
+  });
+}
+
+/**
+ * The outcome of a command's last step on a store or a session in one:
+ * every failure is about where (exit 2), else what `ok` makes of its
+ * success.
+ *
+ * @param where The folder, file or address the failure is about.
+ * @param step The step.
+ * @param ok The outcome of its success.
+ * @returns `Effect<Outcome>`, which never fails.
+ */
+export function storeOutcome<A, E>(
+  where: string,
+  step: Effect.Effect<A, E>,
+  ok: (a: A) => Outcome,
+): Effect.Effect<Outcome> {
+  return Effect.match(step, {
+    onFailure: (error) => failureOutcome(ExitCode.usage, where, error),
+    onSuccess: ok,
+  });
+}
+
+/**
+ * A command `NAME FILE --out NEW` that writes a new file from FILE: the
+ * usage outcome `missing` without `--out`, else {@link writeOutcome} of
+ * what `write` does.
+ *
+ * @param spec The command's usage.
+ * @param missing The outcome when `--out` is not given.
+ * @param write Writes NEW (`out`) from FILE.
+ * @param ok The outcome of its success.
+ * @returns The {@link Command}.
+ */
+export function fileToNewCommand<A, E extends { readonly _tag: string }>(
+  spec: CommandSpec,
+  missing: Outcome,
+  write: (file: string, out: string, io: CliIo) => Effect.Effect<A, E>,
+  ok: (a: A, out: string) => Outcome,
+): Command {
+  return {
+    spec,
+    run: (args, io) => {
+      const file = args.positionals[0] ?? "";
+      const out = args.values.get("out");
+      if (out === undefined) return Effect.succeed(missing);
+      return writeOutcome(
+        file,
+        Effect.suspend(() => write(file, out, io)),
+        (a) => ok(a, out),
+      );
+    },
+  };
+}

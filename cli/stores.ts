@@ -10,10 +10,15 @@ import * as Effect from "effect/Effect";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
+  type HistoryReadError,
   layerJsonlStore,
+  type NotAnAppend,
+  type OpenError,
+  type Session,
   type SessionStore,
   SessionStore as SessionStoreTag,
   type StorageError,
+  type WriteError,
 } from "@palimpsest/session";
 import { decodeSessionId } from "@palimpsest/session/jsonl";
 import type { InvalidAddress } from "@palimpsest/session/postgres";
@@ -31,6 +36,12 @@ export interface NotAStore {
 export type ReachError = StorageError | InvalidAddress | NotAStore;
 
 const POSTGRES = /^postgres(ql)?:\/\//i;
+
+/** The first positional of a command on one session of a store. */
+export const SESSION_POSITIONAL = {
+  name: "FILE",
+  summary: "the session file, or postgres://…?session=ID",
+} as const;
 
 /** The URL of a store address, without its `session` parameter. */
 const storeUrl = (address: string): string => {
@@ -116,3 +127,29 @@ export const onSession = <A, E>(
   }
   return onStore(path.dirname(where), (store) => f(store, id));
 };
+
+/**
+ * Appends to a session what `change` makes of it, as its writer: a session
+ * file in a store folder (`ID.jsonl`), or `postgres://…?session=ID`.
+ *
+ * @param where A session file or address.
+ * @param change The session after the change, or why not.
+ * @returns The session after the change.
+ */
+export const updateSession = <E>(
+  where: string,
+  change: (session: Session) => Effect.Effect<Session, E>,
+): Effect.Effect<
+  Session,
+  | E
+  | NotAnAppend
+  | WriteError
+  | HistoryReadError<E>
+  | OpenError
+  | ReachError
+> =>
+  onSession(where, (store, id) =>
+    Effect.map(
+      store.withSession(id, (writer) => store.update(writer, change)),
+      (done) => done.session,
+    ));

@@ -9,9 +9,8 @@
 import * as Effect from "effect/Effect";
 import { bundleFile, writeBundle } from "@palimpsest/session/jsonl";
 import {
-  classifiedFailure,
   type Command,
-  fileWriteTags,
+  fileToNewCommand,
   okOutcome,
   usageOutcome,
 } from "../outcome.ts";
@@ -19,8 +18,8 @@ import { outOption } from "../args.ts";
 import { LOG_POSITIONAL } from "../load.ts";
 
 /** The `bundle` command. */
-export const bundleCommand: Command = {
-  spec: {
+export const bundleCommand: Command = fileToNewCommand(
+  {
     name: "bundle",
     summary: "pack a session file, its checkpoint and metadata into one file",
     description:
@@ -31,38 +30,24 @@ export const bundleCommand: Command = {
     positionals: [LOG_POSITIONAL],
     options: [outOption("BUNDLE", "the new bundle file (must not exist)")],
   },
-  run: (args) =>
-    Effect.gen(function* () {
-      const file = args.positionals[0] ?? "";
-      const out = args.values.get("out");
-      if (out === undefined) {
-        return usageOutcome(
-          'missing "--out BUNDLE"',
-          "bundle FILE --out BUNDLE [--json]",
-        );
-      }
-      const result = yield* Effect.result(
-        Effect.andThen(
-          bundleFile(file),
-          (bundle) => Effect.as(writeBundle(bundle, out), bundle),
-        ),
-      );
-      if (result._tag === "Failure") {
-        return classifiedFailure(fileWriteTags, file, result.failure);
-      }
-      const m = result.success.manifest;
-      return okOutcome(
-        {
-          bundle: out,
-          id: m.header.id,
-          events: m.metadata.events,
-          bytes: m.bytes,
-          sha256: m.sha256,
-          checkpoint: m.checkpoint !== null,
-        },
-        `bundled ${m.header.id}: ${m.metadata.events} events, ${m.bytes} bytes${
-          m.checkpoint === null ? "" : ", with its checkpoint"
-        } in ${out}\n`,
-      );
-    }),
-};
+  usageOutcome('missing "--out BUNDLE"', "bundle FILE --out BUNDLE [--json]"),
+  (file, out) =>
+    Effect.andThen(
+      bundleFile(file),
+      (bundle) => Effect.as(writeBundle(bundle, out), bundle),
+    ),
+  ({ manifest: m }, out) =>
+    okOutcome(
+      {
+        bundle: out,
+        id: m.header.id,
+        events: m.metadata.events,
+        bytes: m.bytes,
+        sha256: m.sha256,
+        checkpoint: m.checkpoint !== null,
+      },
+      `bundled ${m.header.id}: ${m.metadata.events} events, ${m.bytes} bytes${
+        m.checkpoint === null ? "" : ", with its checkpoint"
+      } in ${out}\n`,
+    ),
+);

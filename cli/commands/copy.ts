@@ -27,12 +27,7 @@ import {
 } from "@palimpsest/session";
 import { decodeSessionId } from "@palimpsest/session/jsonl";
 import type { InvalidAddress } from "@palimpsest/session/postgres";
-import {
-  type Command,
-  ExitCode,
-  failureOutcome,
-  okOutcome,
-} from "../outcome.ts";
+import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
 import { loadOrFail, onPostgres } from "../load.ts";
 
 /** A JSONL destination that is neither a folder nor a session file name. */
@@ -134,22 +129,23 @@ export const copyCommand: Command = {
       const loaded = yield* loadOrFail(source, io);
       if (loaded._tag === "Failure") return loaded.failure;
       const log = loaded.success;
-      const stored = yield* Effect.result(storeSession(target, log.session));
-      if (stored._tag === "Failure") {
-        return failureOutcome(ExitCode.usage, target, stored.failure);
-      }
       const events = log.events.length;
-      return okOutcome(
-        {
-          source: redactAddress(source),
-          target: redactAddress(target),
-          id: stored.success,
-          version: log.version,
-          events,
-        },
-        `copied ${redactAddress(source)} to ${
-          redactAddress(target)
-        }: ${events} events\n`,
+      return yield* storeOutcome(
+        target,
+        storeSession(target, log.session),
+        (id) =>
+          okOutcome(
+            {
+              source: redactAddress(source),
+              target: redactAddress(target),
+              id,
+              version: log.version,
+              events,
+            },
+            `copied ${redactAddress(source)} to ${
+              redactAddress(target)
+            }: ${events} events\n`,
+          ),
       );
     }),
 };

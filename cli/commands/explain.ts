@@ -25,9 +25,15 @@ import {
   surfaceEvent,
 } from "../../src/surface/mod.ts";
 import { lineage, type LineageNode, partialAnswers } from "@palimpsest/session";
-import { type Command, okOutcome, usageOutcome } from "../outcome.ts";
+import {
+  type Command,
+  naturalOrUsage,
+  okOutcome,
+  usageOutcome,
+} from "../outcome.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 import { eventLine, partialLine } from "../render.ts";
+import { stringOption } from "../args.ts";
 
 /**
  * One event of a lineage as `explain --json` prints it. The lineage is a
@@ -239,13 +245,13 @@ export const explainCommand: Command = {
         optional: true,
       },
     ],
-    options: [{
-      name: "line",
-      kind: "string",
-      value: "N",
-      summary:
+    options: [
+      stringOption(
+        "line",
+        "N",
         "for an imported session: the events source line N became, and where they are",
-    }],
+      ),
+    ],
   },
   run: (args, io) =>
     Effect.gen(function* () {
@@ -258,12 +264,8 @@ export const explainCommand: Command = {
         return yield* explainLine(file, line, io);
       }
       const text = args.positionals[1] ?? "";
-      const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-      if (!Number.isSafeInteger(n)) {
-        return usageOutcome(
-          `Expected SEQ to be a non-negative integer but found "${text}"`,
-        );
-      }
+      const n = naturalOrUsage("SEQ", text);
+      if (typeof n !== "number") return n;
       const result = yield* loadOrFail(file, io);
       if (result._tag === "Failure") return result.failure;
       const session = result.success.session;

@@ -9,21 +9,17 @@
 import * as Effect from "effect/Effect";
 import { exportFile, isTargetTool } from "@palimpsest/session/import";
 import {
-  classifiedFailure,
   type Command,
-  fileWriteTags,
   okOutcome,
-  type Outcome,
-  usageOutcome,
+  usageWith,
+  writeOutcome,
 } from "../outcome.ts";
-import { outOption, toList, toTools, toValues } from "../args.ts";
+import { outOption, stringOption, toList, toTools, toValues } from "../args.ts";
 import { loadOrFail, LOG_POSITIONAL } from "../load.ts";
 
-const usage = (message: string): Outcome =>
-  usageOutcome(
-    message,
-    `export FILE --to ${toValues} --out OUT [--cwd DIR] [--json]`,
-  );
+const usage = usageWith(
+  `export FILE --to ${toValues} --out OUT [--cwd DIR] [--json]`,
+);
 
 /** The `export` command. */
 export const exportCommand: Command = {
@@ -40,21 +36,17 @@ export const exportCommand: Command = {
       `--to TOOL is one of:\n${toList}`,
     positionals: [LOG_POSITIONAL],
     options: [
-      {
-        name: "to",
-        kind: "string",
-        value: "TOOL",
-        summary: `the tool to resume the session in: ${
-          toValues.replaceAll("|", ", ")
-        }`,
-      },
+      stringOption(
+        "to",
+        "TOOL",
+        `the tool to resume the session in: ${toValues.replaceAll("|", ", ")}`,
+      ),
       outOption("OUT", "the new file, or the tool's home folder"),
-      {
-        name: "cwd",
-        kind: "string",
-        value: "DIR",
-        summary: "the working folder to resume in (default: the session's own)",
-      },
+      stringOption(
+        "cwd",
+        "DIR",
+        "the working folder to resume in (default: the session's own)",
+      ),
     ],
   },
   run: (args, io) =>
@@ -70,30 +62,26 @@ export const exportCommand: Command = {
       if (out === undefined) return usage('missing "--out OUT"');
       const loaded = yield* loadOrFail(file, io);
       if (loaded._tag === "Failure") return loaded.failure;
-      const result = yield* Effect.result(
-        exportFile(loaded.success.session, {
-          to,
-          out,
-          ...(cwd === undefined ? {} : { cwd }),
-        }),
-      );
-      if (result._tag === "Failure") {
-        return classifiedFailure(fileWriteTags, out, result.failure);
-      }
-      const e = result.success;
-      const notes = e.notCarried.map((n) =>
-        `  ${n.messageId === "" ? "session" : n.messageId}: ${n.note}\n`
-      ).join("");
-      return okOutcome(
-        {
-          to: e.to,
-          file: e.file,
-          id: e.id,
-          messages: e.messages,
-          notCarried: e.notCarried,
-        },
-        `wrote ${e.file}\n${e.messages} messages as ${e.to} session ${e.id}\n` +
-          (notes === "" ? "" : `not carried:\n${notes}`),
-      );
+      const exported = exportFile(loaded.success.session, {
+        to,
+        out,
+        ...(cwd === undefined ? {} : { cwd }),
+      });
+      return yield* writeOutcome(out, exported, (e) => {
+        const notes = e.notCarried.map((n) =>
+          `  ${n.messageId === "" ? "session" : n.messageId}: ${n.note}\n`
+        ).join("");
+        return okOutcome(
+          {
+            to: e.to,
+            file: e.file,
+            id: e.id,
+            messages: e.messages,
+            notCarried: e.notCarried,
+          },
+          `wrote ${e.file}\n${e.messages} messages as ${e.to} session ${e.id}\n` +
+            (notes === "" ? "" : `not carried:\n${notes}`),
+        );
+      });
     }),
 };

@@ -13,12 +13,10 @@ import {
   sniffSessionFormat,
 } from "@palimpsest/session/import";
 import {
-  classifiedFailure,
   type Command,
-  fileWriteTags,
   okOutcome,
-  type Outcome,
-  usageOutcome,
+  usageWith,
+  writeOutcome,
 } from "../outcome.ts";
 import {
   flagOption,
@@ -28,13 +26,12 @@ import {
   fromTools,
   fromValues,
   outOption,
+  stringOption,
 } from "../args.ts";
 
-const usage = (message: string): Outcome =>
-  usageOutcome(
-    message,
-    `import --from ${fromValues} FILE --out NEW [--session ID] [--recover] [--json]`,
-  );
+const usage = usageWith(
+  `import --from ${fromValues} FILE --out NEW [--session ID] [--recover] [--json]`,
+);
 
 /** The `import` command. */
 export const importCommand: Command = {
@@ -57,13 +54,11 @@ export const importCommand: Command = {
     options: [
       fromOption(`the tool that wrote FILE: ${fromNames}`),
       outOption("NEW", "the new v3 file (must not exist)"),
-      {
-        name: "session",
-        kind: "string",
-        value: "ID",
-        summary:
-          "the session to read from a file holding several (opencode.db)",
-      },
+      stringOption(
+        "session",
+        "ID",
+        "the session to read from a file holding several (opencode.db)",
+      ),
       flagOption("recover", "skip and report lines that are not JSON"),
     ],
   },
@@ -86,21 +81,17 @@ export const importCommand: Command = {
         );
       }
       if (out === undefined) return usage('missing "--out NEW"');
-      const result = yield* Effect.result(
-        importFile(file, {
-          from,
-          out,
-          recover: args.flags.has("recover"),
-          ...(session === undefined ? {} : { session }),
-        }),
-      );
-      if (result._tag === "Failure") {
-        return classifiedFailure(fileWriteTags, file, result.failure);
-      }
-      const { report } = result.success;
-      return okOutcome(
-        { target: out, report },
-        formatImportReport(report, out),
+      const imported = importFile(file, {
+        from,
+        out,
+        recover: args.flags.has("recover"),
+        ...(session === undefined ? {} : { session }),
+      });
+      return yield* writeOutcome(
+        file,
+        imported,
+        ({ report }) =>
+          okOutcome({ target: out, report }, formatImportReport(report, out)),
       );
     }),
 };

@@ -17,8 +17,10 @@ import {
   ExitCode,
   failureOutcome,
   okOutcome,
+  storeOutcome,
 } from "../outcome.ts";
 import { onStore } from "../stores.ts";
+import { flagOption, stringOption } from "../args.ts";
 
 /** A usage error of an option's value. */
 interface BadOption {
@@ -145,72 +147,42 @@ export const listCommand: Command = {
       { name: "ROOT", summary: "a store folder, or postgres://…" },
     ],
     options: [
-      {
-        name: "search",
-        kind: "string",
-        value: "TEXT",
-        summary: "keep sessions whose title, tags or first text has TEXT",
-      },
-      {
-        name: "tag",
-        kind: "string",
-        value: "TAG[,TAG]",
-        summary: "keep sessions with every one of these tags",
-      },
-      {
-        name: "label",
-        kind: "string",
-        value: "K=V[,K=V]",
-        summary: "keep sessions with these labels",
-      },
-      {
-        name: "cwd",
-        kind: "string",
-        value: "DIR",
-        summary: "keep sessions with this working directory",
-      },
-      {
-        name: "order",
-        kind: "string",
-        value: "KEY",
-        summary: "sort on updated (default), created or id",
-      },
-      { name: "asc", kind: "boolean", summary: "oldest (or A) first" },
-      {
-        name: "limit",
-        kind: "string",
-        value: "N",
-        summary: "sessions per page, 1 to 1000 (default 50)",
-      },
-      {
-        name: "cursor",
-        kind: "string",
-        value: "C",
-        summary: "the page after the one that printed C",
-      },
+      stringOption(
+        "search",
+        "TEXT",
+        "keep sessions whose title, tags or first text has TEXT",
+      ),
+      stringOption(
+        "tag",
+        "TAG[,TAG]",
+        "keep sessions with every one of these tags",
+      ),
+      stringOption("label", "K=V[,K=V]", "keep sessions with these labels"),
+      stringOption("cwd", "DIR", "keep sessions with this working directory"),
+      stringOption("order", "KEY", "sort on updated (default), created or id"),
+      flagOption("asc", "oldest (or A) first"),
+      stringOption("limit", "N", "sessions per page, 1 to 1000 (default 50)"),
+      stringOption("cursor", "C", "the page after the one that printed C"),
     ],
   },
-  run: (args) =>
-    Effect.gen(function* () {
-      const where = args.positionals[0] ?? "";
-      const query = queryOf(args.values, args.flags);
-      if (isBad(query)) {
-        return failureOutcome(ExitCode.usage, where, query);
-      }
-      const page = yield* Effect.result(
-        onStore(where, (store) => store.list(query)),
-      );
-      if (page._tag === "Failure") {
-        return failureOutcome(ExitCode.usage, where, page.failure);
-      }
-      const { sessions, cursor } = page.success;
-      return okOutcome(
-        {
-          store: redactAddress(where),
-          sessions: sessions.map(jsonOf),
-          cursor: cursor ?? null,
-        },
-        table(sessions, cursor),
-      );
-    }),
+  run: (args) => {
+    const where = args.positionals[0] ?? "";
+    const query = queryOf(args.values, args.flags);
+    if (isBad(query)) {
+      return Effect.succeed(failureOutcome(ExitCode.usage, where, query));
+    }
+    return storeOutcome(
+      where,
+      onStore(where, (store) => store.list(query)),
+      ({ sessions, cursor }) =>
+        okOutcome(
+          {
+            store: redactAddress(where),
+            sessions: sessions.map(jsonOf),
+            cursor: cursor ?? null,
+          },
+          table(sessions, cursor),
+        ),
+    );
+  },
 };

@@ -9,22 +9,17 @@ import * as Effect from "effect/Effect";
 import { migrateFile } from "@palimpsest/session/migrations";
 import { FORMAT_VERSION } from "@palimpsest/session/jsonl";
 import {
-  classifiedFailure,
   type Command,
+  fileToNewCommand,
   okOutcome,
   usageOutcome,
 } from "../outcome.ts";
 import { showProgress } from "../load.ts";
 import { outOption } from "../args.ts";
 
-const ioTags: ReadonlySet<string> = new Set([
-  "FileIoError",
-  "TargetExists",
-]);
-
 /** The `migrate` command. */
-export const migrateCommand: Command = {
-  spec: {
+export const migrateCommand: Command = fileToNewCommand(
+  {
     name: "migrate",
     summary: "write the current-version copy of a log to NEW",
     description:
@@ -36,49 +31,43 @@ export const migrateCommand: Command = {
     positionals: [{ name: "FILE", summary: "the session log to migrate" }],
     options: [outOption("NEW", "the new file (must not exist)")],
   },
-  run: (args, io) =>
-    Effect.gen(function* () {
-      const file = args.positionals[0] ?? "";
-      const out = args.values.get("out");
-      if (out === undefined) {
-        return usageOutcome(
-          'Missing "--out NEW"; name the file to write',
-          "migrate FILE --out NEW [--json]",
-          'missing "--out NEW"',
-        );
-      }
-      const progress = showProgress(io, file);
-      const result = yield* Effect.result(
-        migrateFile(file, {
-          target: out,
-          ...(progress === undefined ? {} : {
-            progress: (lines: number) =>
-              io.stderr(`\rmigrating ${file}: ${lines} lines`),
-          }),
-        }),
-      );
-      if (progress !== undefined) io.stderr("\r\x1b[K");
-      if (result._tag === "Failure") {
-        return classifiedFailure(ioTags, file, result.failure);
-      }
-      const summary = result.success;
-      const torn = summary.tornTail === undefined
-        ? ""
-        : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
-      return okOutcome(
-        {
-          source: summary.source,
-          target: summary.target,
-          fromVersion: summary.fromVersion,
-          toVersion: FORMAT_VERSION,
-          eventsRead: summary.eventsRead,
-          eventsWritten: summary.eventsWritten,
-          ...(summary.tornTail === undefined
-            ? {}
-            : { tornTail: summary.tornTail }),
-        },
-        `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
-          `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
-      );
-    }),
-};
+  usageOutcome(
+    'Missing "--out NEW"; name the file to write',
+    "migrate FILE --out NEW [--json]",
+    'missing "--out NEW"',
+  ),
+  (file, out, io) => {
+    const progress = showProgress(io, file);
+    return migrateFile(file, {
+      target: out,
+      ...(progress === undefined ? {} : {
+        progress: (lines: number) =>
+          io.stderr(`\rmigrating ${file}: ${lines} lines`),
+      }),
+    }).pipe(
+      Effect.ensuring(Effect.sync(() => {
+        if (progress !== undefined) io.stderr("\r\x1b[K");
+      })),
+    );
+  },
+  (summary) => {
+    const torn = summary.tornTail === undefined
+      ? ""
+      : `\nwarning: the torn final line ${summary.tornTail.line} (${summary.tornTail.bytes} bytes) was not migrated`;
+    return okOutcome(
+      {
+        source: summary.source,
+        target: summary.target,
+        fromVersion: summary.fromVersion,
+        toVersion: FORMAT_VERSION,
+        eventsRead: summary.eventsRead,
+        eventsWritten: summary.eventsWritten,
+        ...(summary.tornTail === undefined
+          ? {}
+          : { tornTail: summary.tornTail }),
+      },
+      `migrated ${summary.source} (v${summary.fromVersion}) to ${summary.target} (v${FORMAT_VERSION}): ` +
+        `${summary.eventsRead} events read, ${summary.eventsWritten} written${torn}\n`,
+    );
+  },
+);

@@ -31,14 +31,15 @@ import {
   SessionStore,
 } from "@palimpsest/session";
 import {
+  classifiedFailure,
   type Command,
-  ExitCode,
-  failureOutcome,
+  naturalOrUsage,
   okOutcome,
   usageOutcome,
 } from "../outcome.ts";
 import { onPostgres, storageTags } from "../load.ts";
 import { count } from "../render.ts";
+import { stringOption } from "../args.ts";
 
 const ioTags: ReadonlySet<string> = new Set([
   ...storageTags,
@@ -48,17 +49,6 @@ const ioTags: ReadonlySet<string> = new Set([
   "HandleClosed",
   "WriterClaimLost",
 ]);
-
-/** A non-negative integer option, or the usage outcome. */
-const seqOption = (
-  name: string,
-  text: string,
-): number | ReturnType<typeof usageOutcome> =>
-  /^\d+$/.test(text) && Number.isSafeInteger(Number(text))
-    ? Number(text)
-    : usageOutcome(
-      `Expected --${name} to be a non-negative integer but found "${text}"`,
-    );
 
 /** The `rewind` command. */
 export const rewindCommand: Command = {
@@ -80,24 +70,21 @@ export const rewindCommand: Command = {
       summary: "the session (ID.jsonl, or postgres://…?session=ID)",
     }],
     options: [
-      {
-        name: "to",
-        kind: "string",
-        value: "SEQ",
-        summary: "the event right after which the surface is taken back",
-      },
-      {
-        name: "text",
-        kind: "string",
-        value: "TEXT",
-        summary: "the user message to go on from (default: an empty one)",
-      },
-      {
-        name: "drops-turns-from",
-        kind: "string",
-        value: "K",
-        summary: "refuse unless the rewind drops exactly the turns from K on",
-      },
+      stringOption(
+        "to",
+        "SEQ",
+        "the event right after which the surface is taken back",
+      ),
+      stringOption(
+        "text",
+        "TEXT",
+        "the user message to go on from (default: an empty one)",
+      ),
+      stringOption(
+        "drops-turns-from",
+        "K",
+        "refuse unless the rewind drops exactly the turns from K on",
+      ),
     ],
   },
   run: (args, _io) =>
@@ -107,12 +94,12 @@ export const rewindCommand: Command = {
       if (toText === undefined) {
         return usageOutcome("Expected --to SEQ: the point to go back to");
       }
-      const to = seqOption("to", toText);
+      const to = naturalOrUsage("--to", toText);
       if (typeof to !== "number") return to;
       const dropsText = args.values.get("drops-turns-from");
       const drops = dropsText === undefined
         ? undefined
-        : seqOption("drops-turns-from", dropsText);
+        : naturalOrUsage("--drops-turns-from", dropsText);
       if (drops !== undefined && typeof drops !== "number") return drops;
       const text = args.values.get("text");
       const options: RewindOptions = {
@@ -158,12 +145,7 @@ export const rewindCommand: Command = {
       }
       const result = yield* Effect.result(done);
       if (result._tag === "Failure") {
-        const error = result.failure;
-        return failureOutcome(
-          ioTags.has(error._tag) ? ExitCode.usage : ExitCode.invalid,
-          file,
-          error,
-        );
+        return classifiedFailure(ioTags, file, result.failure);
       }
       const session = result.success;
       const seq = session.surface.nextSeq - 1;

@@ -7,13 +7,8 @@
  */
 import * as Effect from "effect/Effect";
 import { redactAddress } from "../../src/store/redact.ts";
-import {
-  type Command,
-  ExitCode,
-  failureOutcome,
-  okOutcome,
-} from "../outcome.ts";
-import { onSession } from "../stores.ts";
+import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
+import { onSession, SESSION_POSITIONAL } from "../stores.ts";
 
 /** The `rm` command. */
 export const rmCommand: Command = {
@@ -24,23 +19,15 @@ export const rmCommand: Command = {
       "Removes the session FILE (a session file of a store folder, ID.jsonl) or\n" +
       "postgres://user@host:port/db?session=ID, with its checkpoint and catalogue\n" +
       "entry, all together. A session open for writing is not removed (exit 2).",
-    positionals: [
-      { name: "FILE", summary: "the session file, or postgres://…?session=ID" },
-    ],
+    positionals: [SESSION_POSITIONAL],
     options: [],
   },
-  run: (args) =>
-    Effect.gen(function* () {
-      const where = args.positionals[0] ?? "";
-      const removed = yield* Effect.result(
-        onSession(where, (store, id) => Effect.as(store.remove(id), id)),
-      );
-      if (removed._tag === "Failure") {
-        return failureOutcome(ExitCode.usage, where, removed.failure);
-      }
-      return okOutcome(
-        { removed: removed.success },
-        `removed ${redactAddress(where)}\n`,
-      );
-    }),
+  run: (args) => {
+    const where = args.positionals[0] ?? "";
+    return storeOutcome(
+      where,
+      onSession(where, (store, id) => Effect.as(store.remove(id), id)),
+      (removed) => okOutcome({ removed }, `removed ${redactAddress(where)}\n`),
+    );
+  },
 };

@@ -4,16 +4,11 @@
  *
  * @module
  */
-import * as Effect from "effect/Effect";
 import { sessionMetadata, tagSession, untagSession } from "@palimpsest/session";
 import { redactAddress } from "../../src/store/redact.ts";
-import {
-  type Command,
-  ExitCode,
-  failureOutcome,
-  okOutcome,
-} from "../outcome.ts";
-import { onSession } from "../stores.ts";
+import { type Command, okOutcome, storeOutcome } from "../outcome.ts";
+import { SESSION_POSITIONAL, updateSession } from "../stores.ts";
+import { flagOption } from "../args.ts";
 
 /** The `tag` command. */
 export const tagCommand: Command = {
@@ -25,35 +20,30 @@ export const tagCommand: Command = {
       "or postgres://…?session=ID; with --remove, takes them off. Prints the tags\n" +
       "the session has after.",
     positionals: [
-      { name: "FILE", summary: "the session file, or postgres://…?session=ID" },
+      SESSION_POSITIONAL,
       { name: "TAGS", summary: "tags, comma-separated" },
     ],
     options: [
-      { name: "remove", kind: "boolean", summary: "remove the tags instead" },
+      flagOption("remove", "remove the tags instead"),
     ],
   },
-  run: (args) =>
-    Effect.gen(function* () {
-      const where = args.positionals[0] ?? "";
-      const tags = (args.positionals[1] ?? "").split(",").map((t) => t.trim())
-        .filter((t) => t.length > 0);
-      const change = args.flags.has("remove") ? untagSession : tagSession;
-      const done = yield* Effect.result(
-        onSession(where, (store, id) =>
-          store.withSession(
-            id,
-            (writer) => store.update(writer, (s) => change(s, tags)),
-          )),
-      );
-      if (done._tag === "Failure") {
-        return failureOutcome(ExitCode.usage, where, done.failure);
-      }
-      const now = sessionMetadata(done.success.session).tags;
-      return okOutcome(
-        { tags: now },
-        `${redactAddress(where)}: ${
-          now.length === 0 ? "no tags" : now.join(", ")
-        }\n`,
-      );
-    }),
+  run: (args) => {
+    const where = args.positionals[0] ?? "";
+    const tags = (args.positionals[1] ?? "").split(",").map((t) => t.trim())
+      .filter((t) => t.length > 0);
+    const change = args.flags.has("remove") ? untagSession : tagSession;
+    return storeOutcome(
+      where,
+      updateSession(where, (s) => change(s, tags)),
+      (session) => {
+        const now = sessionMetadata(session).tags;
+        return okOutcome(
+          { tags: now },
+          `${redactAddress(where)}: ${
+            now.length === 0 ? "no tags" : now.join(", ")
+          }\n`,
+        );
+      },
+    );
+  },
 };

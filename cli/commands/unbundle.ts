@@ -13,10 +13,10 @@ import { redactAddress } from "../../src/store/redact.ts";
 import {
   classifiedFailure,
   type Command,
-  ExitCode,
-  failureOutcome,
   fileWriteTags,
   okOutcome,
+  storeOutcome,
+  writeOutcome,
 } from "../outcome.ts";
 import { storeSession } from "./copy.ts";
 
@@ -44,35 +44,33 @@ export const unbundleCommand: Command = {
       const folder = fs.existsSync(target) &&
         fs.statSync(target).isDirectory();
       if (folder) {
-        const done = yield* Effect.result(unbundleToFolder(bundle, target));
-        if (done._tag === "Failure") {
-          return classifiedFailure(fileWriteTags, bundle, done.failure);
-        }
-        const u = done.success;
-        return okOutcome(
-          { file: u.file, id: u.session.header.id, events: u.events.length },
-          `unbundled ${u.session.header.id} to ${u.file}: ${u.events.length} events\n`,
+        return yield* writeOutcome(
+          bundle,
+          unbundleToFolder(bundle, target),
+          (u) =>
+            okOutcome(
+              {
+                file: u.file,
+                id: u.session.header.id,
+                events: u.events.length,
+              },
+              `unbundled ${u.session.header.id} to ${u.file}: ${u.events.length} events\n`,
+            ),
         );
       }
       const read = yield* Effect.result(readBundle(bundle));
       if (read._tag === "Failure") {
         return classifiedFailure(fileWriteTags, bundle, read.failure);
       }
-      const stored = yield* Effect.result(
+      const events = read.success.events.length;
+      return yield* storeOutcome(
+        target,
         storeSession(target, read.success.session),
-      );
-      if (stored._tag === "Failure") {
-        return failureOutcome(ExitCode.usage, target, stored.failure);
-      }
-      return okOutcome(
-        {
-          target: redactAddress(target),
-          id: stored.success,
-          events: read.success.events.length,
-        },
-        `unbundled ${stored.success} to ${
-          redactAddress(target)
-        }: ${read.success.events.length} events\n`,
+        (id) =>
+          okOutcome(
+            { target: redactAddress(target), id, events },
+            `unbundled ${id} to ${redactAddress(target)}: ${events} events\n`,
+          ),
       );
     }),
 };

@@ -21,8 +21,7 @@ import {
   ExitCode,
   failureOutcome,
   okOutcome,
-  type Outcome,
-  usageOutcome,
+  usageWith,
 } from "../outcome.ts";
 import { loadOrFail } from "../load.ts";
 import {
@@ -33,11 +32,9 @@ import {
   outOption,
 } from "../args.ts";
 
-const usage = (message: string): Outcome =>
-  usageOutcome(
-    message,
-    "view FILE --out PAGE.html [--from TOOL] [--force] [--json]",
-  );
+const usage = usageWith(
+  "view FILE --out PAGE.html [--from TOOL] [--force] [--json]",
+);
 
 interface Loaded {
   readonly session: Session;

@@ -33,34 +33,27 @@ const draftInput = (
   if (ignorable === undefined) {
     if (op === undefined) {
       if (sources === undefined) return { type, seq, time, data };
-    } else if (typeof op === "string") {
-      if (sources === undefined) {
-        return { type, seq, time, data, surfaceOp: op };
-      }
-      if (Array.isArray(sources)) {
-        return {
-          type,
-          seq,
-          time,
-          data,
-          surfaceOp: op,
-          sourceEventSeqs: [...sources],
-        };
-      }
-    } else if (typeof op === "object" && op !== null) {
-      // A replace: its op and its sources are the log's own copies.
-      if (Array.isArray(sources)) {
-        return {
-          type,
-          seq,
-          time,
-          data,
-          surfaceOp: { ...op },
-          sourceEventSeqs: [...sources],
-        };
-      }
-      if (sources === undefined) {
-        return { type, seq, time, data, surfaceOp: { ...op } };
+    } else {
+      // A replace's op, like the sources, is the log's own copy.
+      const surfaceOp = typeof op === "string"
+        ? op
+        : typeof op === "object" && op !== null
+        ? { ...op }
+        : undefined;
+      if (surfaceOp !== undefined) {
+        if (sources === undefined) {
+          return { type, seq, time, data, surfaceOp };
+        }
+        if (Array.isArray(sources)) {
+          return {
+            type,
+            seq,
+            time,
+            data,
+            surfaceOp,
+            sourceEventSeqs: [...sources],
+          };
+        }
       }
     }
   }
