@@ -169,10 +169,11 @@ if (url === undefined) {
         for (let i = 0; i < SESSIONS; i += 1000) {
           const chunk = sessions.slice(i, i + 1000);
           yield* sql.unsafe(
-            `INSERT INTO palimpsest_sessions (id, version, header, next_seq, bytes, created_at, updated_at, title, tags, labels, metadata, first_text)
+            `INSERT INTO palimpsest_sessions (id, version, header, next_seq, bytes, created_at, updated_at, title, tags, labels, metadata, first_text, writer_token, lease_until)
            SELECT x->>'id', 3, x->>'header', 2, 0, (x->>'createdAt')::bigint,
              now() - ((x->>'age')::int * interval '1 second'), x->>'title',
-             ARRAY[x->>'tag'], '{}'::jsonb, (x->'metadata'), x->>'text'
+             ARRAY[x->>'tag'], '{}'::jsonb, (x->'metadata'), x->>'text',
+             'bench', timestamptz 'epoch'
            FROM jsonb_array_elements($1::jsonb) x`,
             [JSON.stringify(chunk.map((s, j) => {
               const title = `Session ${i + j} on the ${
